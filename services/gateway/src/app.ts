@@ -1,0 +1,200 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import fastifySwagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Clock } from '@mtx/shared/clock';
+import { AppError, type ErrorCode } from '@mtx/shared/errors';
+import { isStoreUnavailable, type UnaryClient } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import type { GatewayConfig } from './config';
+import type { Authenticator, Principal } from './domain/authenticator';
+import type { Idempotency } from './domain/idempotency';
+import { parseJsonBody } from './domain/json-body';
+import { randomBase62 } from './domain/keys';
+import type { RateLimiter } from './domain/rate-limiter';
+import { registerRoutes } from './handlers';
+import type { GatewayStore } from './store/gateway-store';
+
+export interface BackendClients {
+  wallet: UnaryClient;
+  payments: UnaryClient;
+  billing: UnaryClient;
+  execution: UnaryClient;
+}
+
+export interface GatewayDependencies {
+  config: GatewayConfig;
+  logger: Logger;
+  clock: Clock;
+  store: GatewayStore;
+  clients: BackendClients;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  idempotency: Idempotency;
+  /** Answers whether every backend (store, gRPC services) is reachable; /readyz reports it. */
+  readiness: () => Promise<Record<string, boolean>>;
+}
+
+export type AuthMode = 'public' | 'key';
+export type RateLimitBucket = 'execution' | 'other' | 'none';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `public`: no key (health, docs, provider postbacks). Otherwise GET takes any key, writes a full key. */
+    auth?: AuthMode;
+    rateLimit?: RateLimitBucket;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export type GatewayApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+/** The customer behind the request; only routes with key auth call it. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('unauthenticated', 'missing API key');
+  return request.principal;
+}
+
+function validationErrorToAppError(errors: ErrorObject[], part: string): AppError {
+  const error = errors[0]!;
+  const location = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (error.keyword === 'additionalProperties') {
+    const field = (error.params as { additionalProperty: string }).additionalProperty;
+    const param = location ? `${location}.${field}` : field;
+    return new AppError('unknown_field', `unknown field \`${param}\` in ${part}`, { param });
+  }
+  // A schema may name the public code for its range errors (amount bounds → amount_out_of_range); a wrong type stays invalid_request.
+  const rangeKeywords = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems'];
+  const declaredCode = rangeKeywords.includes(error.keyword) ? (error.parentSchema as { 'x-error-code'?: ErrorCode } | undefined)?.['x-error-code'] : undefined;
+  const param = error.keyword === 'required' ? [location, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.') : location || undefined;
+  const message = `${param ?? part} ${error.message ?? 'is invalid'}`;
+  return new AppError(declaredCode ?? 'invalid_request', message, param ? { param } : {});
+}
+
+function newAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({
+    // Never drop unknown fields silently: additionalProperties:false must reject them.
+    removeAdditional: false,
+    useDefaults: true,
+    coerceTypes: coerceTypes ? 'array' : false,
+    allErrors: false,
+    strict: false,
+    verbose: true,
+  });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'x-error-code', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'example' });
+  return ajv;
+}
+
+export async function buildGateway(dependencies: GatewayDependencies): Promise<GatewayApp> {
+  const { config, logger } = dependencies;
+  const app = Fastify({
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: () => `req_${randomBase62(20)}`,
+    trustProxy: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const bodyAjv = newAjv(false);
+  const queryAjv = newAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
+    const validate = ajv.compile(schema);
+    return (data: unknown) => {
+      if (validate(data)) return { value: data };
+      return { error: validationErrorToAppError(validate.errors ?? [], httpPart ?? 'request') as unknown as Error };
+    };
+  });
+  app.setSchemaErrorFormatter((errors, dataVar) => validationErrorToAppError(errors as unknown as ErrorObject[], dataVar) as unknown as Error);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string, config.JSON_DEPTH_MAX));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const routeConfig = request.routeOptions.config ?? {};
+    if (routeConfig.auth === 'public' || !request.routeOptions.url) return;
+    const principal = await dependencies.authenticator.authenticate(request.headers.authorization);
+    if (request.method !== 'GET' && request.method !== 'HEAD' && principal.level !== 'full') {
+      throw new AppError('forbidden', 'this operation needs a full (sk_) key; read-only (rk_) keys may only read');
+    }
+    request.principal = principal;
+    const bucket = routeConfig.rateLimit ?? 'other';
+    if (bucket === 'none') return;
+    const limit = bucket === 'execution' ? config.RATE_LIMIT_EXECUTION_PER_MINUTE : config.RATE_LIMIT_OTHER_PER_MINUTE;
+    const decision = await dependencies.rateLimiter.take(bucket, principal.customer_id, limit);
+    reply.header('ratelimit-limit', decision.limit);
+    reply.header('ratelimit-remaining', decision.remaining);
+    reply.header('ratelimit-reset', decision.resetSeconds);
+    if (!decision.allowed) {
+      reply.header('retry-after', decision.resetSeconds);
+      throw new AppError('rate_limited', `rate limit of ${decision.limit} requests per minute reached; retry in ${decision.resetSeconds} s`);
+    }
+  });
+
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.httpStatus >= 500 && appError.code !== 'unavailable') request.log.error({ err: error }, 'request failed');
+    else if (appError.code === 'unavailable') request.log.warn({ err: { message: (error as Error).message } }, 'backend unavailable');
+    if (appError.code === 'unavailable') reply.header('retry-after', 1);
+    void reply.status(appError.httpStatus).send({ error: appError.toBody(), request_id: request.id });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }, request_id: request.id });
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Wallet, Subscription and Multi-Account Trading API',
+        version: '1.0.0',
+        description:
+          'Prepaid EUR balance topped up in crypto, per-account seats billed from it, and batch order placement and closing across MT4 and MT5 accounts. Every error has the body `{"error": {"code", "message", "param"?, "details"?}, "request_id"}`.',
+      },
+      servers: [{ url: config.PUBLIC_BASE_URL ?? '/' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Full keys start `sk_`; read-only keys start `rk_` and may call every GET.' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (json.$id as string) ?? `def-${index}` },
+  });
+
+  await registerRoutes(app, dependencies);
+  return app;
+}
+
+function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isStoreUnavailable(error)) return new AppError('unavailable', 'storage is unavailable; retry shortly');
+  const fastifyError = error as { statusCode?: number; code?: string; message?: string; validation?: unknown };
+  if (fastifyError?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('payload_too_large', 'request body is too large');
+  if (fastifyError?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new AppError('unsupported_media_type', 'send the body as application/json');
+  if (fastifyError?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('invalid_request', 'request body is empty');
+  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError(fastifyError.statusCode === 404 ? 'not_found' : fastifyError.statusCode === 405 ? 'method_not_allowed' : 'invalid_request', fastifyError.message ?? 'invalid request');
+  }
+  return new AppError('internal', 'internal error', { cause: error });
+}

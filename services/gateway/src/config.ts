@@ -1,0 +1,27 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+
+export const GatewayConfigSchema = Type.Object({
+  ...baseConfigProperties,
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  PUBLIC_BASE_URL: Type.Optional(Type.String()),
+  WALLET_GRPC_URL: Type.String({ default: grpcAddressDefaults.WALLET_GRPC_URL }),
+  PAYMENTS_GRPC_URL: Type.String({ default: grpcAddressDefaults.PAYMENTS_GRPC_URL }),
+  BILLING_GRPC_URL: Type.String({ default: grpcAddressDefaults.BILLING_GRPC_URL }),
+  EXECUTION_GRPC_URL: Type.String({ default: grpcAddressDefaults.EXECUTION_GRPC_URL }),
+  GRPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  EXECUTION_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  RATE_LIMIT_EXECUTION_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  RATE_LIMIT_OTHER_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 }),
+  JSON_DEPTH_MAX: Type.Integer({ minimum: 2, default: 32 }),
+  API_KEY_CACHE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  IDEMPOTENCY_TTL_MS: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
+});
+
+export type GatewayConfig = Static<typeof GatewayConfigSchema>;
+
+export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(GatewayConfigSchema, environment);
+}

@@ -1,0 +1,57 @@
+import type { Clock } from '@mtx/shared/clock';
+import { AppError } from '@mtx/shared/errors';
+import type { GatewayStore } from '../store/gateway-store';
+import { digestsEqual, hashKey, keyLevelOf, type KeyLevel } from './keys';
+
+export interface Principal {
+  customer_id: string;
+  key_id: string;
+  level: KeyLevel;
+}
+
+interface CacheEntry {
+  principal: Principal | null;
+  expiresAtMs: number;
+}
+
+const cacheEntriesMax = 10_000;
+
+/**
+ * Resolves a bearer key to its customer. Results (including misses) are cached briefly: a revoked key stops
+ * working within `cacheMs`, and a flood of bad keys costs one lookup per key per window, not per request.
+ */
+export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayStore; clock: Clock; cacheMs: number }) {
+  const cache = new Map<string, CacheEntry>();
+
+  async function lookup(digest: string): Promise<Principal | null> {
+    const document = await store.apiKeys.findOne({ _id: digest });
+    if (!document || document.revoked_at || !digestsEqual(document._id, digest)) return null;
+    return { customer_id: document.customer_id, key_id: document.key_id, level: document.level };
+  }
+
+  return {
+    async authenticate(authorizationHeader: string | undefined): Promise<Principal> {
+      if (!authorizationHeader) throw new AppError('unauthenticated', 'missing API key: send Authorization: Bearer <key>');
+      const match = /^Bearer ([A-Za-z0-9_]{8,200})$/.exec(authorizationHeader.trim());
+      if (!match) throw new AppError('unauthenticated', 'malformed Authorization header: expected Bearer <key>');
+      const key = match[1]!;
+      const claimedLevel = keyLevelOf(key);
+      if (!claimedLevel) throw new AppError('unauthenticated', 'invalid API key');
+      const digest = hashKey(key);
+      const nowMs = clock.now().getTime();
+      let entry = cache.get(digest);
+      if (!entry || entry.expiresAtMs <= nowMs) {
+        entry = { principal: await lookup(digest), expiresAtMs: nowMs + cacheMs };
+        if (cache.size >= cacheEntriesMax) cache.delete(cache.keys().next().value!);
+        cache.set(digest, entry);
+      }
+      if (!entry.principal || entry.principal.level !== claimedLevel) throw new AppError('unauthenticated', 'invalid API key');
+      return entry.principal;
+    },
+    forget(): void {
+      cache.clear();
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

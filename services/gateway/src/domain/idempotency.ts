@@ -1,0 +1,99 @@
+import crypto from 'node:crypto';
+import type { Clock } from '@mtx/shared/clock';
+import { AppError } from '@mtx/shared/errors';
+import { insertIfAbsent, type GatewayStore, type IdempotencyDocument } from '../store/gateway-store';
+
+export const idempotencyKeyLengthMax = 128;
+
+/** Canonical JSON: object keys sorted, so the same body sent with keys in another order is the same request. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}
+
+export interface IdempotentOutcome<T> {
+  statusCode: number;
+  body: T;
+  replay: boolean;
+}
+
+/**
+ * Stripe-style idempotency, scoped per customer and route. The claim is an insert keyed by
+ * customer+route+key, so of any number of concurrent duplicates, across replicas, exactly one runs the work;
+ * the others get 409 `idempotency_key_in_progress` and send nothing. A finished claim stores the response,
+ * and a replay of the same body returns it. Retriable failures (5xx) release the claim so a retry can run.
+ */
+export function createIdempotency({ store, clock, ttlMs }: { store: GatewayStore; clock: Clock; ttlMs: number }) {
+  return {
+    validateKey(key: string | undefined): string | undefined {
+      if (key === undefined) return undefined;
+      if (key.length === 0 || key.length > idempotencyKeyLengthMax) {
+        throw new AppError('invalid_request', `Idempotency-Key must be 1 to ${idempotencyKeyLengthMax} characters`, { param: 'Idempotency-Key' });
+      }
+      if (!/^[\x21-\x7e]+$/.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be printable ASCII without spaces', { param: 'Idempotency-Key' });
+      return key;
+    },
+
+    async run<T>(customerId: string, scope: string, key: string, body: unknown, work: () => Promise<{ statusCode: number; body: T }>): Promise<IdempotentOutcome<T>> {
+      const requestHash = crypto.createHash('sha256').update(`${scope}\n${canonicalJson(body)}`).digest('hex');
+      const id = `${customerId}:${scope}:${key}`;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const now = clock.now();
+        const claimed = await insertIfAbsent(store.idempotency, {
+          _id: id,
+          customer_id: customerId,
+          request_hash: requestHash,
+          state: 'in_progress',
+          created_at: now,
+          expires_at: new Date(now.getTime() + ttlMs),
+        });
+        if (claimed) {
+          let outcome: { statusCode: number; body: T };
+          try {
+            outcome = await work();
+          } catch (error) {
+            const retriable = !(error instanceof AppError) || error.httpStatus >= 500;
+            if (retriable) await store.idempotency.deleteOne({ _id: id, request_hash: requestHash }).catch(() => undefined);
+            else await store.idempotency.updateOne({ _id: id }, { $set: { state: 'done', status_code: error.httpStatus, response: { error: error.toBody() } } }).catch(() => undefined);
+            throw error;
+          }
+          await store.idempotency.updateOne({ _id: id }, { $set: { state: 'done', status_code: outcome.statusCode, response: outcome.body } });
+          return { ...outcome, replay: false };
+        }
+        const existing: IdempotencyDocument | null = await store.idempotency.findOne({ _id: id });
+        if (!existing) continue;
+        if (existing.expires_at.getTime() <= now.getTime()) {
+          // Expiry is checked on read (no TTL index on FerretDB); deleting lets this request claim the key.
+          await store.idempotency.deleteOne({ _id: id, created_at: existing.created_at });
+          continue;
+        }
+        if (existing.request_hash !== requestHash) {
+          throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request body', { param: 'Idempotency-Key' });
+        }
+        if (existing.state !== 'done') {
+          throw new AppError('idempotency_key_in_progress', 'a request with this Idempotency-Key is still in progress; retry shortly', { param: 'Idempotency-Key' });
+        }
+        const stored = existing.response as { error?: { code: string; message: string } } | undefined;
+        if (stored && stored.error && existing.status_code && existing.status_code >= 400) {
+          const error = new AppError(stored.error.code as never, stored.error.message);
+          throw error;
+        }
+        const replayed = (stored && typeof stored === 'object' && 'idempotent_replay' in stored ? { ...stored, idempotent_replay: true } : stored) as T;
+        return { statusCode: existing.status_code ?? 200, body: replayed, replay: true };
+      }
+      throw new AppError('idempotency_key_in_progress', 'could not claim the Idempotency-Key; retry shortly', { param: 'Idempotency-Key' });
+    },
+
+    /** Deletes expired records; expiry is also enforced on read, so this only bounds storage. */
+    async sweep(): Promise<number> {
+      const result = await store.idempotency.deleteMany({ expires_at: { $lte: clock.now() } });
+      return result.deletedCount;
+    },
+  };
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;

@@ -1,0 +1,5 @@
+import type { GatewayApp, GatewayDependencies } from '../app';
+
+export async function registerAccountsRoutes(_app: GatewayApp, _dependencies: GatewayDependencies): Promise<void> {
+  // Routes land with their issue.
+}

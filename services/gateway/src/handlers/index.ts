@@ -1,0 +1,20 @@
+import type { GatewayApp, GatewayDependencies } from '../app';
+import { ErrorEnvelope } from './schemas';
+import { registerAccountsRoutes } from './accounts';
+import { registerHooksRoutes } from './hooks';
+import { registerOrdersRoutes } from './orders';
+import { registerServersRoutes } from './servers';
+import { registerSubscriptionRoutes } from './subscription';
+import { registerSystemRoutes } from './system';
+import { registerWalletRoutes } from './wallet';
+
+export async function registerRoutes(app: GatewayApp, dependencies: GatewayDependencies): Promise<void> {
+  app.addSchema(ErrorEnvelope);
+  await registerSystemRoutes(app, dependencies);
+  await registerWalletRoutes(app, dependencies);
+  await registerHooksRoutes(app, dependencies);
+  await registerSubscriptionRoutes(app, dependencies);
+  await registerServersRoutes(app, dependencies);
+  await registerAccountsRoutes(app, dependencies);
+  await registerOrdersRoutes(app, dependencies);
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// Runs before `npm start` and `npm test` with no dependencies of its own: installs node_modules when they are
+// missing or older than the lockfile, so a fresh clone needs nothing but the two commands.
+'use strict';
+const { execSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const marker = path.join(root, 'node_modules', '.package-lock.json');
+const lockfile = path.join(root, 'package-lock.json');
+const needed = ['tsx', 'vitest', 'typescript', 'fastify', 'mongodb', 'nats', '@grpc/grpc-js'];
+
+const missing = needed.filter((name) => !fs.existsSync(path.join(root, 'node_modules', name, 'package.json')));
+const stale = fs.existsSync(marker) && fs.existsSync(lockfile) && fs.statSync(lockfile).mtimeMs > fs.statSync(marker).mtimeMs + 1000;
+
+if (missing.length > 0 || !fs.existsSync(marker) || stale) {
+  const reason = missing.length > 0 ? `missing ${missing.join(', ')}` : stale ? 'package-lock.json changed' : 'first run';
+  process.stderr.write(`[install] installing dependencies (${reason})…\n`);
+  const command = fs.existsSync(lockfile) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
+  execSync(command, { cwd: root, stdio: 'inherit' });
+}

@@ -1,0 +1,203 @@
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
+import { AppError, isErrorCode, type ErrorCode } from './errors';
+import { grpcServiceClient } from './proto';
+import type { Logger } from './logger';
+
+export { grpc };
+
+const errorCodeKey = 'x-error-code';
+const errorDetailsKey = 'x-error-details';
+const errorParamKey = 'x-error-param';
+
+const grpcStatusForCode: Partial<Record<ErrorCode, grpc.status>> = {
+  invalid_request: grpc.status.INVALID_ARGUMENT,
+  unknown_field: grpc.status.INVALID_ARGUMENT,
+  amount_out_of_range: grpc.status.INVALID_ARGUMENT,
+  balance_cap_exceeded: grpc.status.FAILED_PRECONDITION,
+  too_many_legs: grpc.status.INVALID_ARGUMENT,
+  too_many_accounts: grpc.status.INVALID_ARGUMENT,
+  unknown_account: grpc.status.INVALID_ARGUMENT,
+  unauthenticated: grpc.status.UNAUTHENTICATED,
+  insufficient_balance: grpc.status.FAILED_PRECONDITION,
+  forbidden: grpc.status.PERMISSION_DENIED,
+  not_found: grpc.status.NOT_FOUND,
+  idempotency_key_reused: grpc.status.ALREADY_EXISTS,
+  idempotency_key_in_progress: grpc.status.ABORTED,
+  accounts_unreachable: grpc.status.FAILED_PRECONDITION,
+  conflict: grpc.status.ABORTED,
+  rate_limited: grpc.status.RESOURCE_EXHAUSTED,
+  unavailable: grpc.status.UNAVAILABLE,
+  internal: grpc.status.INTERNAL,
+};
+
+/** Turns anything a handler threw into a gRPC error that still carries our public error code. */
+export function toGrpcError(error: unknown, logger?: Logger): Partial<grpc.StatusObject> {
+  const metadata = new grpc.Metadata();
+  if (error instanceof AppError) {
+    metadata.set(errorCodeKey, error.code);
+    if (error.param !== undefined) metadata.set(errorParamKey, error.param);
+    if (error.details !== undefined) metadata.set(errorDetailsKey, JSON.stringify(error.details));
+    return { code: grpcStatusForCode[error.code] ?? grpc.status.UNKNOWN, details: error.message, metadata };
+  }
+  if (isStoreUnavailable(error)) {
+    metadata.set(errorCodeKey, 'unavailable');
+    return { code: grpc.status.UNAVAILABLE, details: 'storage is unavailable', metadata };
+  }
+  logger?.error({ err: error }, 'unhandled error in gRPC handler');
+  metadata.set(errorCodeKey, 'internal');
+  return { code: grpc.status.INTERNAL, details: 'internal error', metadata };
+}
+
+/** A store that is down is a retriable condition (503), never an internal error (500). */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const name = error.name;
+  return (
+    name === 'MongoServerSelectionError' ||
+    name === 'MongoNetworkError' ||
+    name === 'MongoNetworkTimeoutError' ||
+    name === 'MongoTopologyClosedError' ||
+    name === 'MongoNotConnectedError' ||
+    name === 'MongoPoolClearedError' ||
+    name === 'MongoOperationTimeoutError' ||
+    /connection .* closed|ECONNREFUSED|ECONNRESET/.test(error.message)
+  );
+}
+
+/** Turns a gRPC client error back into an AppError, so the gateway can answer with the original code. */
+export function fromGrpcError(error: unknown): AppError {
+  const serviceError = error as grpc.ServiceError;
+  const code = serviceError?.metadata?.get(errorCodeKey)[0];
+  if (isErrorCode(code)) {
+    const detailsRaw = serviceError.metadata.get(errorDetailsKey)[0];
+    const param = serviceError.metadata.get(errorParamKey)[0];
+    const options: { param?: string; details?: Record<string, unknown> } = {};
+    if (typeof param === 'string') options.param = param;
+    if (typeof detailsRaw === 'string') options.details = JSON.parse(detailsRaw) as Record<string, unknown>;
+    return new AppError(code, serviceError.details || code, options);
+  }
+  if (serviceError?.code === grpc.status.UNAVAILABLE || serviceError?.code === grpc.status.DEADLINE_EXCEEDED || serviceError?.code === grpc.status.CANCELLED) {
+    return new AppError('unavailable', 'a backing service did not answer in time; retry', { cause: error });
+  }
+  return new AppError('internal', 'internal error', { cause: error });
+}
+
+type UnaryHandler = (request: any, call: grpc.ServerUnaryCall<any, any>) => Promise<unknown>;
+
+/**
+ * Wraps async handlers into grpc-js callbacks. Every handler error becomes a typed gRPC error; nothing a
+ * client sends can crash the process.
+ */
+export function unaryHandlers(handlers: Record<string, UnaryHandler>, logger?: Logger): grpc.UntypedServiceImplementation {
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    implementation[name] = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      handler(call.request, call).then(
+        (response) => callback(null, response as any),
+        (error: unknown) => callback(toGrpcError(error, logger)),
+      );
+    };
+  }
+  return implementation;
+}
+
+export interface GrpcServerHandle {
+  server: grpc.Server;
+  health: HealthImplementation;
+  port: number;
+  /** Stops accepting calls, lets in-flight calls finish within the grace, then forces. */
+  close(graceMs?: number): Promise<void>;
+  setServing(serving: boolean): void;
+}
+
+export interface GrpcServiceBinding {
+  protoFile: string;
+  serviceName: string;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+/** Starts a gRPC server with the standard grpc.health.v1 service, reporting each bound service by name. */
+export async function startGrpcServer(bindings: GrpcServiceBinding[], address: string): Promise<GrpcServerHandle> {
+  const server = new grpc.Server({
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+  });
+  const statusMap: ServingStatusMap = { '': 'SERVING' };
+  for (const binding of bindings) {
+    const constructor = grpcServiceClient(binding.protoFile, binding.serviceName);
+    server.addService(constructor.service, binding.implementation);
+    statusMap[binding.serviceName] = 'SERVING';
+  }
+  const health = new HealthImplementation(statusMap);
+  health.addToServer(server);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, boundPort) => (error ? reject(error) : resolve(boundPort)));
+  });
+  const setServing = (serving: boolean) => {
+    for (const name of Object.keys(statusMap)) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+  };
+  return {
+    server,
+    health,
+    port,
+    setServing,
+    close: (graceMs = 5_000) =>
+      new Promise<void>((resolve) => {
+        setServing(false);
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
+
+export interface UnaryClient {
+  raw: grpc.Client;
+  /** Calls a unary method with a deadline; errors come back as AppError. */
+  call<TResponse = any>(method: string, request: unknown, options?: { deadlineMs?: number; metadata?: grpc.Metadata }): Promise<TResponse>;
+  close(): void;
+}
+
+export function createUnaryClient(protoFile: string, serviceName: string, address: string, defaultDeadlineMs = 5_000): UnaryClient {
+  const constructor = grpcServiceClient(protoFile, serviceName);
+  const raw = new constructor(address, grpc.credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.enable_retries': 0,
+    // Reconnect fast after a backend restart; the default backoff grows to two minutes.
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 2_000,
+  });
+  return {
+    raw,
+    call<TResponse>(method: string, request: unknown, options: { deadlineMs?: number; metadata?: grpc.Metadata } = {}) {
+      const fn = (raw as unknown as Record<string, Function>)[method];
+      if (typeof fn !== 'function') return Promise.reject(new Error(`${serviceName} has no method ${method}`));
+      const deadline = new Date(Date.now() + (options.deadlineMs ?? defaultDeadlineMs));
+      return new Promise<TResponse>((resolve, reject) => {
+        fn.call(raw, request, options.metadata ?? new grpc.Metadata(), { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
+          if (error) reject(fromGrpcError(error));
+          else resolve(response);
+        });
+      });
+    },
+    close: () => raw.close(),
+  };
+}
+
+/** Asks a server's standard health service whether it serves; used by readiness checks and the dev runner. */
+export function checkGrpcHealth(address: string, deadlineMs = 1_000, service = ''): Promise<boolean> {
+  const client = createUnaryClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health', address, deadlineMs);
+  return client
+    .call<{ status: string }>('Check', { service })
+    .then((response) => response.status === 'SERVING')
+    .catch(() => false)
+    .finally(() => client.close());
+}

@@ -1,0 +1,4 @@
+export * from './clock';
+export * from './config';
+export * from './errors';
+export * from './logger';

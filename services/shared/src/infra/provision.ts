@@ -1,0 +1,150 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { cacheDirectory } from './paths';
+
+const run = promisify(execFile);
+
+/**
+ * Pinned versions of the local infrastructure. FerretDB 1.24.0 is the last 1.x release (SQLite backend);
+ * nats-server 2.10.29 is a current 2.10 patch with JetStream.
+ */
+export const tools = {
+  ferretdb: { module: 'github.com/FerretDB/FerretDB', version: 'v1.24.0', packagePath: './cmd/ferretdb', binary: 'ferretdb' },
+  'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.10.29', packagePath: '.', binary: 'nats-server' },
+} as const;
+
+export type ToolName = keyof typeof tools;
+
+export function toolPath(name: ToolName): string {
+  const tool = tools[name];
+  return path.join(cacheDirectory, 'tools', `${name}-${tool.version}`, tool.binary);
+}
+
+type Progress = (line: string) => void;
+
+const defaultProgress: Progress = (line) => process.stderr.write(`[provision] ${line}\n`);
+
+async function withSpinner<T>(label: string, work: Promise<T>, progress: Progress): Promise<T> {
+  const started = Date.now();
+  const interactive = process.stderr.isTTY && progress === defaultProgress;
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let frame = 0;
+  const timer = interactive
+    ? setInterval(() => {
+        process.stderr.write(`\r[provision] ${frames[frame++ % frames.length]} ${label} (${Math.round((Date.now() - started) / 1000)}s)`);
+      }, 120)
+    : setInterval(() => progress(`… ${label} (${Math.round((Date.now() - started) / 1000)}s)`), 15_000);
+  try {
+    const result = await work;
+    if (interactive) process.stderr.write('\r\x1b[K');
+    progress(`✓ ${label} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    return result;
+  } catch (error) {
+    if (interactive) process.stderr.write('\r\x1b[K');
+    progress(`✗ ${label} failed after ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    throw error;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function goBuild(name: ToolName, progress: Progress): Promise<void> {
+  const tool = tools[name];
+  const target = toolPath(name);
+  const environment = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false', CGO_ENABLED: '0' };
+  // `go install module@version` asks the proxy for the module's version list (to check deprecation), which
+  // the proxy refuses for FerretDB; downloading the pinned version and building it from a copy avoids that.
+  const { stdout } = await withSpinner(
+    `${name} ${tool.version}: download module`,
+    run('go', ['mod', 'download', '-json', `${tool.module}@${tool.version}`], { env: environment, maxBuffer: 16 * 1024 * 1024 }),
+    progress,
+  );
+  const moduleDirectory = (JSON.parse(stdout) as { Dir: string }).Dir;
+  const sourceDirectory = path.join(cacheDirectory, 'src', `${name}-${tool.version}`);
+  fs.rmSync(sourceDirectory, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(sourceDirectory), { recursive: true });
+  fs.cpSync(moduleDirectory, sourceDirectory, { recursive: true });
+  makeWritable(sourceDirectory);
+  if (name === 'ferretdb') {
+    // FerretDB embeds its version from files its release tooling generates; a module download lacks them.
+    const versionDirectory = path.join(sourceDirectory, 'build', 'version');
+    fs.writeFileSync(path.join(versionDirectory, 'version.txt'), `${tool.version}\n`);
+    fs.writeFileSync(path.join(versionDirectory, 'package.txt'), 'mtx-local\n');
+  }
+  const temporary = `${target}.tmp-${process.pid}`;
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  await withSpinner(
+    `${name} ${tool.version}: go build`,
+    run('go', ['build', '-trimpath', '-o', temporary, tool.packagePath], { cwd: sourceDirectory, env: environment, maxBuffer: 64 * 1024 * 1024 }),
+    progress,
+  );
+  fs.renameSync(temporary, target);
+  fs.rmSync(sourceDirectory, { recursive: true, force: true });
+}
+
+function makeWritable(directory: string): void {
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name);
+    fs.chmodSync(full, entry.isDirectory() ? 0o755 : 0o644);
+    if (entry.isDirectory()) makeWritable(full);
+  }
+  fs.chmodSync(directory, 0o755);
+}
+
+async function withLock<T>(work: () => Promise<T>): Promise<T> {
+  const lock = path.join(cacheDirectory, 'provision.lock');
+  fs.mkdirSync(cacheDirectory, { recursive: true });
+  const deadline = Date.now() + 20 * 60_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      break;
+    } catch {
+      const holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8').trim() || '0');
+      if (!holder || !isAlive(holder)) {
+        fs.rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`provisioning lock ${lock} held too long by pid ${holder}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Builds whatever pinned tool is missing; a no-op when both binaries are already in the cache. */
+export async function provisionTools(progress: Progress = defaultProgress): Promise<Record<ToolName, string>> {
+  const names = Object.keys(tools) as ToolName[];
+  const missing = names.filter((name) => !fs.existsSync(toolPath(name)));
+  if (missing.length > 0) {
+    await withLock(async () => {
+      for (const [index, name] of missing.entries()) {
+        if (fs.existsSync(toolPath(name))) continue;
+        progress(`[${index + 1}/${missing.length}] building ${name} ${tools[name].version} into ${path.relative(process.cwd(), path.dirname(toolPath(name))) || '.'}`);
+        try {
+          await run('go', ['version']);
+        } catch {
+          throw new Error('the Go toolchain (`go`) is needed to build the local FerretDB and nats-server; install Go 1.22 or newer');
+        }
+        await goBuild(name, progress);
+      }
+    });
+  }
+  return { ferretdb: toolPath('ferretdb'), 'nats-server': toolPath('nats-server') };
+}

@@ -1,0 +1,205 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { checkGrpcHealth } from '../grpc';
+import { freePort } from './ports';
+import { repositoryRoot } from './paths';
+
+/**
+ * How each service is started and probed. The dev runner, the end-to-end tests, the fault suite and the
+ * benchmarks all start services through this one table, so they run the same processes the same way.
+ */
+export const serviceNames = ['wallet', 'payments', 'billing', 'execution', 'broker-sim', 'crypto-sandbox', 'connector-mt4', 'connector-mt5', 'gateway'] as const;
+export type ServiceName = (typeof serviceNames)[number];
+
+interface ServiceSpec {
+  /** Env variable that sets the port the service listens on. */
+  portVariable: string;
+  /** Env variable other services use to reach it. */
+  addressVariable?: string;
+  probe: 'grpc' | 'http';
+  /** Extra port (HTTP control or health) and its variable. */
+  secondaryPortVariable?: string;
+  secondaryAddressVariable?: string;
+}
+
+export const serviceSpecs: Record<ServiceName, ServiceSpec> = {
+  wallet: { portVariable: 'GRPC_PORT', addressVariable: 'WALLET_GRPC_URL', probe: 'grpc' },
+  payments: { portVariable: 'GRPC_PORT', addressVariable: 'PAYMENTS_GRPC_URL', probe: 'grpc' },
+  billing: { portVariable: 'GRPC_PORT', addressVariable: 'BILLING_GRPC_URL', probe: 'grpc' },
+  execution: { portVariable: 'GRPC_PORT', addressVariable: 'EXECUTION_GRPC_URL', probe: 'grpc' },
+  'broker-sim': { portVariable: 'GRPC_PORT', addressVariable: 'BROKER_SIM_GRPC_URL', probe: 'grpc', secondaryPortVariable: 'HTTP_PORT', secondaryAddressVariable: 'BROKER_SIM_HTTP_URL' },
+  'crypto-sandbox': { portVariable: 'PORT', addressVariable: 'CRYPTO_SANDBOX_URL', probe: 'http' },
+  'connector-mt4': { portVariable: 'HEALTH_PORT', probe: 'http' },
+  'connector-mt5': { portVariable: 'HEALTH_PORT', probe: 'http' },
+  gateway: { portVariable: 'PORT', addressVariable: 'GATEWAY_URL', probe: 'http' },
+};
+
+export interface ServiceProcess {
+  readonly name: string;
+  readonly port: number;
+  readonly address: string;
+  readonly pid: number | undefined;
+  running(): boolean;
+  /** Resolves when the process has exited. */
+  exited(): Promise<number | null>;
+  stop(graceMs?: number): Promise<void>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again with the same port and environment. */
+  restart(): Promise<void>;
+}
+
+export interface StartServiceOptions {
+  name: string;
+  /** Folder under services/ (defaults to the name; replicas share a folder). */
+  folder?: ServiceName;
+  env: NodeJS.ProcessEnv;
+  port?: number;
+  onLine?: (service: string, line: string, stream: 'stdout' | 'stderr') => void;
+  onExit?: (service: string, code: number | null, signal: NodeJS.Signals | null) => void;
+  readyDeadlineMs?: number;
+}
+
+const tsxBin = path.join(repositoryRoot, 'node_modules', '.bin', 'tsx');
+
+async function probe(spec: ServiceSpec, address: string): Promise<boolean> {
+  if (spec.probe === 'grpc') return checkGrpcHealth(address, 500);
+  try {
+    const response = await fetch(`${address}/healthz`, { signal: AbortSignal.timeout(500) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+export async function startServiceProcess(options: StartServiceOptions): Promise<ServiceProcess> {
+  const folder = options.folder ?? (options.name as ServiceName);
+  const spec = serviceSpecs[folder];
+  const port = options.port ?? (await freePort());
+  const address = spec.probe === 'grpc' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
+  const entry = path.join(repositoryRoot, 'services', folder, 'src', 'main.ts');
+  if (!fs.existsSync(entry)) throw new Error(`service ${folder} has no ${path.relative(repositoryRoot, entry)}`);
+  let child: ChildProcess | undefined;
+  let exitPromise: Promise<number | null> = Promise.resolve(null);
+  const launch = async () => {
+    child = spawn(tsxBin, [entry], {
+      cwd: repositoryRoot,
+      env: { ...options.env, [spec.portVariable]: String(port), OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const current = child;
+    exitPromise = new Promise((resolve) =>
+      current.once('exit', (code, signal) => {
+        options.onExit?.(options.name, code, signal);
+        resolve(code);
+      }),
+    );
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const reader = readline.createInterface({ input: current[stream]! });
+      reader.on('line', (line) => options.onLine?.(options.name, line, stream));
+    }
+    const deadline = Date.now() + (options.readyDeadlineMs ?? 60_000);
+    let exitedEarly = false;
+    void exitPromise.then(() => (exitedEarly = true));
+    while (!(await probe(spec, address))) {
+      if (exitedEarly) throw new Error(`${options.name} exited before it was ready`);
+      if (Date.now() > deadline) throw new Error(`${options.name} was not ready within ${options.readyDeadlineMs ?? 60_000} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const isRunning = () => !!child && child.exitCode === null && child.signalCode === null;
+  const terminate = (signal: NodeJS.Signals, graceMs: number) =>
+    new Promise<void>((resolve) => {
+      if (!child || !isRunning()) return resolve();
+      const current = child;
+      const timer = setTimeout(() => current.kill('SIGKILL'), graceMs);
+      current.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      current.kill(signal);
+    });
+  await launch();
+  return {
+    name: options.name,
+    port,
+    address,
+    get pid() {
+      return child?.pid;
+    },
+    running: isRunning,
+    exited: () => exitPromise,
+    stop: (graceMs = 10_000) => terminate('SIGTERM', graceMs),
+    kill: (signal = 'SIGKILL') => terminate(signal, 2_000),
+    restart: async () => {
+      await terminate('SIGTERM', 5_000);
+      await launch();
+    },
+  };
+}
+
+export interface Stack {
+  env: NodeJS.ProcessEnv;
+  services: Map<string, ServiceProcess>;
+  gatewayUrl: string;
+  sandboxUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface StartStackOptions {
+  mongodbUrl: string;
+  natsUrl: string;
+  env?: NodeJS.ProcessEnv;
+  /** Which services to run; default all. */
+  services?: readonly ServiceName[];
+  gatewayPort?: number;
+  onLine?: StartServiceOptions['onLine'];
+  onExit?: StartServiceOptions['onExit'];
+}
+
+/**
+ * Starts services in dependency order on free ports, passing every address to every service, and waits for
+ * each to answer its health check before starting those that call it.
+ */
+export async function startStack(options: StartStackOptions): Promise<Stack> {
+  const wanted = new Set(options.services ?? serviceNames);
+  const ports = new Map<ServiceName, number>();
+  const secondaryPorts = new Map<ServiceName, number>();
+  for (const name of serviceNames) {
+    ports.set(name, name === 'gateway' && options.gatewayPort !== undefined ? options.gatewayPort : await freePort());
+    if (serviceSpecs[name].secondaryPortVariable) secondaryPorts.set(name, await freePort());
+  }
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, MONGODB_URL: options.mongodbUrl, NATS_URL: options.natsUrl };
+  for (const name of serviceNames) {
+    const spec = serviceSpecs[name];
+    const port = ports.get(name)!;
+    if (spec.addressVariable && env[spec.addressVariable] === undefined) env[spec.addressVariable] = spec.probe === 'grpc' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
+    if (spec.secondaryPortVariable && spec.secondaryAddressVariable) env[spec.secondaryAddressVariable] = `http://127.0.0.1:${secondaryPorts.get(name)}`;
+  }
+  const services = new Map<string, ServiceProcess>();
+  const stopAll = async () => {
+    // Reverse order: the gateway first, so no new work arrives while the backends drain.
+    for (const service of [...services.values()].reverse()) await service.stop();
+  };
+  try {
+    for (const name of serviceNames) {
+      if (!wanted.has(name)) continue;
+      const spec = serviceSpecs[name];
+      const serviceEnv = { ...env };
+      if (spec.secondaryPortVariable) serviceEnv[spec.secondaryPortVariable] = String(secondaryPorts.get(name));
+      const handle = await startServiceProcess({ name, env: serviceEnv, port: ports.get(name)!, onLine: options.onLine, onExit: options.onExit });
+      services.set(name, handle);
+    }
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  return {
+    env,
+    services,
+    gatewayUrl: env.GATEWAY_URL!,
+    sandboxUrl: env.CRYPTO_SANDBOX_URL!,
+    stop: stopAll,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Loaded first by every service's main.ts (before fastify, grpc-js, nats or mongodb are required), so that
+ * the instrumentations can patch those modules. Honours the standard OTEL_* variables; with no exporter
+ * endpoint configured nothing is exported and the SDK costs next to nothing.
+ */
+import path from 'node:path';
+import { diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
+import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+
+function serviceNameFromEntryPoint(): string {
+  const entry = process.argv[1] ?? '';
+  // services/<name>/src/main.ts → <name>: the folder name is the service name, as DESIGN.md §6 fixes.
+  const parts = entry.split(path.sep);
+  const index = parts.lastIndexOf('services');
+  return index >= 0 && parts[index + 1] ? parts[index + 1]! : 'unknown';
+}
+
+let sdk: NodeSDK | undefined;
+
+export function startInstrumentation(): NodeSDK | undefined {
+  if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return sdk;
+  if (process.env.OTEL_LOG_LEVEL === 'debug') diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.DEBUG);
+  const serviceName = process.env.OTEL_SERVICE_NAME ?? serviceNameFromEntryPoint();
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const protocol = process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+
+  let spanExporter: SpanExporter | undefined;
+  let metricExporter: PushMetricExporter | undefined;
+  if (endpoint) {
+    if (protocol === 'http/json') {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      spanExporter = new OTLPTraceExporter();
+    } else {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+      spanExporter = new OTLPTraceExporter();
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { OTLPMetricExporter } = require('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
+    metricExporter = new OTLPMetricExporter();
+  }
+
+  sdk = new NodeSDK({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    ...(spanExporter ? { spanProcessors: [new BatchSpanProcessor(spanExporter)] } : { spanProcessors: [] }),
+    ...(metricExporter ? { metricReader: new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: Number(process.env.OTEL_METRIC_EXPORT_INTERVAL ?? 10_000) }) } : {}),
+    instrumentations: [
+      new HttpInstrumentation({
+        // Health probes would drown the traces an SRE cares about.
+        ignoreIncomingRequestHook: (request) => request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics',
+      }),
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+      new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
+      new PinoInstrumentation(),
+    ],
+  });
+  sdk.start();
+  return sdk;
+}
+
+export async function shutdownInstrumentation(): Promise<void> {
+  if (!sdk) return;
+  const current = sdk;
+  sdk = undefined;
+  await current.shutdown().catch(() => undefined);
+}
+
+startInstrumentation();

@@ -1,0 +1,54 @@
+import { MongoClient, MongoServerError, type Db, type MongoClientOptions } from 'mongodb';
+
+export type { Db, Collection, MongoClient } from 'mongodb';
+
+/**
+ * Storage rules that hold on FerretDB 1.x (SQLite) as well as on MongoDB 7; see the README's design notes:
+ * - updates there are read-modify-write without isolation, so a conditional update is NOT a compare-and-set;
+ * - inserts are linearised by unique indexes (of 100 racing inserts of one key exactly one wins);
+ * - only `_id` equality is answered from an index; any other filter scans the collection.
+ * Hence every decision that must be exclusive is an insert, and every hot lookup is by `_id`.
+ */
+export async function connectMongo(url: string, options: MongoClientOptions = {}): Promise<MongoClient> {
+  const client = new MongoClient(url, {
+    serverSelectionTimeoutMS: 3_000,
+    connectTimeoutMS: 3_000,
+    socketTimeoutMS: 10_000,
+    maxPoolSize: 32,
+    // Retried writes need sessions with transaction numbers, which FerretDB lacks; our writes are idempotent instead.
+    retryWrites: false,
+    retryReads: true,
+    ...options,
+  });
+  await client.connect();
+  return client;
+}
+
+export function databaseName(prefix: string, service: string): string {
+  return `${prefix}${service.replace(/-/g, '_')}`;
+}
+
+export function isDuplicateKeyError(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 11000;
+}
+
+/** Inserts a document; returns false when a unique index already holds its key (the insert lost the race). */
+export async function insertIfAbsent<T extends { _id: unknown }>(collection: import('mongodb').Collection<T>, document: T): Promise<boolean> {
+  try {
+    await collection.insertOne(document as any);
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}
+
+/** Cheap liveness probe of the store, used by /readyz. */
+export async function pingMongo(database: Db, deadlineMs = 1_000): Promise<boolean> {
+  try {
+    await database.command({ ping: 1 }, { timeoutMS: deadlineMs } as any);
+    return true;
+  } catch {
+    return false;
+  }
+}

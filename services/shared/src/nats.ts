@@ -1,0 +1,59 @@
+import { context, propagation, type Context } from '@opentelemetry/api';
+import { connect, headers as natsHeaders, type ConnectionOptions, type MsgHdrs, type NatsConnection } from 'nats';
+import type { Logger } from './logger';
+
+export type { NatsConnection, MsgHdrs } from 'nats';
+
+/**
+ * Connects with the settings every service wants: reconnect forever (a NATS restart must not need a
+ * service restart), bounded buffers while disconnected, and log lines for each state change.
+ */
+export async function connectNats(url: string, name: string, logger: Logger, options: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+  const connection = await connect({
+    servers: url.split(','),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    reconnectJitter: 100,
+    timeout: 5_000,
+    pingInterval: 10_000,
+    waitOnFirstConnect: false,
+    ...options,
+  });
+  void (async () => {
+    for await (const status of connection.status()) {
+      if (status.type === 'pingTimer') continue;
+      logger.info({ nats_status: status.type, data: typeof status.data === 'string' ? status.data : undefined }, 'nats connection status');
+    }
+  })().catch(() => undefined);
+  return connection;
+}
+
+const setter = {
+  set(carrier: MsgHdrs, key: string, value: string) {
+    carrier.set(key, value);
+  },
+};
+const getter = {
+  keys(carrier: MsgHdrs): string[] {
+    return carrier.keys();
+  },
+  get(carrier: MsgHdrs, key: string): string | undefined {
+    // NATS header names keep their case; W3C names are lower case, so look both ways.
+    return carrier.get(key) || carrier.get(key.toLowerCase()) || undefined;
+  },
+};
+
+/** Writes the W3C trace context of `activeContext` into NATS headers. */
+export function injectTraceHeaders(headers: MsgHdrs = natsHeaders(), activeContext: Context = context.active()): MsgHdrs {
+  propagation.inject(activeContext, headers, setter);
+  return headers;
+}
+
+/** Reads the W3C trace context a publisher put into NATS headers. */
+export function extractTraceContext(headers: MsgHdrs | undefined): Context {
+  if (!headers) return context.active();
+  return propagation.extract(context.active(), headers, getter);
+}
+
+export { natsHeaders };
