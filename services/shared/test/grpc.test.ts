@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../src/errors';
+import { checkGrpcHealth, createUnaryClient, grpc, startGrpcServer, unaryHandlers, type GrpcServerHandle } from '../src/grpc';
+import { grpcServiceClient } from '../src/proto';
+
+let server: GrpcServerHandle;
+let failingServer: grpc.Server;
+let failingPort: number;
+
+beforeAll(async () => {
+  server = await startGrpcServer([], '127.0.0.1:0');
+  // A bare server whose Check method throws, to exercise the error path end to end over a real socket.
+  failingServer = new grpc.Server();
+  failingServer.addService(
+    grpcServiceClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health').service,
+    unaryHandlers({
+      Check: async (request: { service: string }) => {
+        if (request.service === 'boom') throw new Error('internal secret');
+        throw new AppError('insufficient_balance', 'balance 5 cannot pay 10', { param: 'amount_eur_cents', details: { balance_eur_cents: 5 } });
+      },
+    }),
+  );
+  failingPort = await new Promise<number>((resolve, reject) =>
+    failingServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+  );
+});
+
+afterAll(async () => {
+  await server?.close(100);
+  failingServer?.forceShutdown();
+});
+
+describe('gRPC helpers', () => {
+  it('serves the standard health service and reports NOT_SERVING when told', async () => {
+    const address = `127.0.0.1:${server.port}`;
+    expect(await checkGrpcHealth(address)).toBe(true);
+    server.setServing(false);
+    expect(await checkGrpcHealth(address)).toBe(false);
+    server.setServing(true);
+    expect(await checkGrpcHealth(address)).toBe(true);
+  });
+
+  it('carries our error code, param and details across gRPC', async () => {
+    const client = createUnaryClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health', `127.0.0.1:${failingPort}`, 2_000);
+    const error = await client.call('Check', { service: 'x' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).toBody()).toEqual({ code: 'insufficient_balance', message: 'balance 5 cannot pay 10', param: 'amount_eur_cents', details: { balance_eur_cents: 5 } });
+    const internal = await client.call('Check', { service: 'boom' }).catch((caught: unknown) => caught);
+    expect((internal as AppError).code).toBe('internal');
+    expect((internal as AppError).message).not.toContain('secret');
+    client.close();
+  });
+
+  it('turns a missing backend into a retriable unavailable error within the deadline', async () => {
+    const client = createUnaryClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health', '127.0.0.1:1', 300);
+    const started = Date.now();
+    await expect(client.call('Check', { service: '' })).rejects.toMatchObject({ code: 'unavailable' });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    client.close();
+  });
+});

@@ -1,0 +1,50 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createLogger } from '../src/logger';
+import { connectNats, extractTraceContext, injectTraceHeaders, natsHeaders, type NatsConnection } from '../src/nats';
+
+let connection: NatsConnection;
+
+beforeAll(async () => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(new BasicTracerProvider());
+  connection = await connectNats(inject('natsUrl'), 'shared-test', createLogger('test', { level: 'silent' }));
+});
+
+afterAll(async () => {
+  await connection?.close();
+});
+
+describe('NATS trace context', () => {
+  it('carries the W3C trace context from a requester to a responder over a real server', async () => {
+    const subject = `test.trace.${Date.now()}`;
+    const subscription = connection.subscribe(subject, {
+      callback: (_error, message) => {
+        const extracted = extractTraceContext(message.headers);
+        const spanContext = trace.getSpanContext(extracted);
+        message.respond(new TextEncoder().encode(JSON.stringify({ traceId: spanContext?.traceId, spanId: spanContext?.spanId })));
+      },
+    });
+    const tracer = trace.getTracer('test');
+    const span = tracer.startSpan('execution.fanout');
+    const reply = await context.with(trace.setSpan(context.active(), span), () =>
+      connection.request(subject, new Uint8Array(), { timeout: 2_000, headers: injectTraceHeaders(natsHeaders()) }),
+    );
+    span.end();
+    const received = JSON.parse(new TextDecoder().decode(reply.data)) as { traceId: string; spanId: string };
+    expect(received.traceId).toBe(span.spanContext().traceId);
+    expect(received.spanId).toBe(span.spanContext().spanId);
+    subscription.unsubscribe();
+  });
+
+  it('reports no responders at once instead of waiting for the timeout', async () => {
+    const started = Date.now();
+    const error = await connection.request(`test.nobody.${Date.now()}`, new Uint8Array(), { timeout: 5_000 }).catch((caught: unknown) => caught);
+    expect((error as { code?: string }).code).toBe('503');
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
