@@ -6,6 +6,8 @@ import addFormats from 'ajv-formats';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError, type ErrorCode } from '@mtx/shared/errors';
 import { isStoreUnavailable, type UnaryClient } from '@mtx/shared/grpc';
+import { latencyBucketsMs, meter } from '@mtx/shared/telemetry';
+import { trace } from '@opentelemetry/api';
 import type { Logger } from '@mtx/shared/logger';
 import type { GatewayConfig } from './config';
 import type { Authenticator, Principal } from './domain/authenticator';
@@ -125,8 +127,28 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     }
   });
 
+  const requestDuration = meter('gateway').createHistogram('mtx.gateway.request.duration', {
+    unit: 'ms',
+    description: 'REST request duration by route and status',
+    advice: { explicitBucketBoundaries: latencyBucketsMs },
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // The HTTP instrumentation names server spans by method only; the route template makes traces searchable.
+    const span = trace.getActiveSpan();
+    if (span && request.routeOptions.url) {
+      span.updateName(`${request.method} ${request.routeOptions.url}`);
+      span.setAttributes({ 'http.route': request.routeOptions.url, 'mtx.request_id': request.id });
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    requestDuration.record(reply.elapsedTime, {
+      'http.route': request.routeOptions.url ?? 'unmatched',
+      'http.request.method': request.method,
+      'http.response.status_code': reply.statusCode,
+    });
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -137,6 +159,7 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
       throw new AppError('forbidden', 'this operation needs a full (sk_) key; read-only (rk_) keys may only read');
     }
     request.principal = principal;
+    trace.getActiveSpan()?.setAttributes({ 'mtx.customer_id': principal.customer_id, 'mtx.key_id': principal.key_id });
     const bucket = routeConfig.rateLimit ?? 'other';
     if (bucket === 'none') return;
     const limit = bucket === 'execution' ? config.RATE_LIMIT_EXECUTION_PER_MINUTE : config.RATE_LIMIT_OTHER_PER_MINUTE;

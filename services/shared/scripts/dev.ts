@@ -32,6 +32,13 @@ async function gatewayPort(): Promise<number> {
   return fallback;
 }
 
+/** Where each process runs, for operators and for the tests that kill one on purpose. */
+function writeRunFile(stack: Stack, infrastructure: Awaited<ReturnType<typeof startLocalInfrastructure>>): void {
+  const services = Object.fromEntries([...stack.services.entries()].map(([name, handle]) => [name, { pid: handle.pid, address: handle.address }]));
+  const run = { pid: process.pid, mongodb_url: infrastructure.mongodbUrl, nats_url: infrastructure.natsUrl, services };
+  fs.writeFileSync(path.join(dataDirectory, 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   fs.mkdirSync(dataDirectory, { recursive: true });
@@ -67,11 +74,24 @@ async function main(): Promise<void> {
       restarts.set(service, count);
       log(`\x1b[31m${service} exited unexpectedly (${signal ?? `code ${code}`})\x1b[0m — restart ${count}/5`);
       const handle: ServiceProcess | undefined = stack?.services.get(service);
-      if (handle && count <= 5) setTimeout(() => void handle.restart().catch((error: Error) => log(`\x1b[31m${service} failed to restart: ${error.message}\x1b[0m`)), 1_000 * count);
+      if (handle && count <= 5) {
+        setTimeout(
+          () =>
+            void handle.restart().then(
+              () => {
+                log(`${service} restarted`);
+                if (stack) writeRunFile(stack, infrastructure);
+              },
+              (error: Error) => log(`\x1b[31m${service} failed to restart: ${error.message}\x1b[0m`),
+            ),
+          1_000 * count,
+        );
+      }
       else if (count > 5) log(`\x1b[31m${service} keeps crashing; giving up on it\x1b[0m`);
     },
   });
 
+  writeRunFile(stack, infrastructure);
   const devFile = await ensureDemoCustomer({ stack, infrastructure, dataDirectory, log });
   log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s — ${serviceNames.length} services`);
   process.stdout.write(

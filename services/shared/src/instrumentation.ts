@@ -14,7 +14,8 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import { PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 
 function serviceNameFromEntryPoint(): string {
   const entry = process.argv[1] ?? '';
@@ -25,6 +26,12 @@ function serviceNameFromEntryPoint(): string {
 }
 
 let sdk: NodeSDK | undefined;
+let prometheus: PrometheusExporter | undefined;
+
+/** The Prometheus reader, when this process serves /metrics (the gateway, or PROMETHEUS_METRICS=true). */
+export function prometheusExporter(): PrometheusExporter | undefined {
+  return prometheus;
+}
 
 export function startInstrumentation(): NodeSDK | undefined {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return sdk;
@@ -50,10 +57,18 @@ export function startInstrumentation(): NodeSDK | undefined {
     metricExporter = new OTLPMetricExporter();
   }
 
+  const metricReaders: IMetricReader[] = [];
+  if (metricExporter) metricReaders.push(new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: Number(process.env.OTEL_METRIC_EXPORT_INTERVAL ?? 10_000) }));
+  if (process.env.PROMETHEUS_METRICS === 'true' || (process.env.PROMETHEUS_METRICS !== 'false' && serviceName === 'gateway')) {
+    // Served by the app's own HTTP server at /metrics rather than a second port.
+    prometheus = new PrometheusExporter({ preventServerStart: true });
+    metricReaders.push(prometheus);
+  }
+
   sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     ...(spanExporter ? { spanProcessors: [new BatchSpanProcessor(spanExporter)] } : { spanProcessors: [] }),
-    ...(metricExporter ? { metricReader: new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: Number(process.env.OTEL_METRIC_EXPORT_INTERVAL ?? 10_000) }) } : {}),
+    metricReaders,
     instrumentations: [
       new HttpInstrumentation({
         // Health probes would drown the traces an SRE cares about.

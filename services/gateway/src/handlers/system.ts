@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { prometheusExporter } from '@mtx/shared/instrumentation';
 import type { GatewayApp, GatewayDependencies } from '../app';
 
 export async function registerSystemRoutes(app: GatewayApp, dependencies: GatewayDependencies): Promise<void> {
@@ -20,6 +21,15 @@ export async function registerSystemRoutes(app: GatewayApp, dependencies: Gatewa
       return reply.status(ready ? 200 : 503).send({ ready, checks });
     },
   );
+
+  // Prometheus text exposition of the gateway's OpenTelemetry metrics, for scrapers inside the cluster.
+  app.get('/metrics', { config: { auth: 'public', rateLimit: 'none' }, schema: { hide: true } }, async (request, reply) => {
+    const exporter = prometheusExporter();
+    if (!exporter) return reply.status(503).type('text/plain').send('metrics are disabled (PROMETHEUS_METRICS=false or OTEL_SDK_DISABLED=true)\n');
+    reply.hijack();
+    exporter.getMetricsRequestHandler(request.raw, reply.raw);
+    return reply;
+  });
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 }

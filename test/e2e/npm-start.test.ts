@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from '@mtx/shared/testing';
+import { freePort } from '@mtx/shared/infra/ports';
+import { repositoryRoot } from '@mtx/shared/infra/paths';
+
+/**
+ * Runs `npm start` as a newcomer would (with its own data folder and port), then checks what issue 2 promises:
+ * dev.json appears, /readyz answers 200, /v1/wallet without a key is a 401 envelope, /openapi.json is valid
+ * OpenAPI 3, a crashed child is reported, and Ctrl-C stops everything cleanly.
+ */
+const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-start-'));
+let child: ChildProcess;
+let output = '';
+let port: number;
+
+beforeAll(async () => {
+  port = await freePort();
+  child = spawn('npm', ['start'], {
+    cwd: repositoryRoot,
+    // The test's own store and NATS stand in for the ones npm start would provision (the same pinned builds).
+    env: { ...process.env, DATA_DIR: dataDirectory, PORT: String(port), MONGODB_URL: inject('mongodbUrl'), NATS_URL: inject('natsUrl'), MONGODB_DATABASE_PREFIX: `start${port}_`, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await eventually(async () => output.includes('stack ready') || (child.exitCode !== null && Promise.reject(new Error(`npm start exited:\n${output}`))), 180_000, 250);
+}, 200_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    process.kill(-child.pid!, 'SIGKILL');
+  }
+  fs.rmSync(dataDirectory, { recursive: true, force: true });
+});
+
+interface DevFile {
+  base_url: string;
+  full_key: string;
+  read_key: string;
+  sandbox_url: string;
+  accounts: Array<{ id: string; platform: string; server: string; symbol_suffix: string }>;
+}
+
+describe('npm start', () => {
+  it('writes dev.json with the demo customer, keys and accounts on both platforms', () => {
+    const devFile = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'dev.json'), 'utf8')) as DevFile;
+    expect(devFile.base_url).toBe(`http://127.0.0.1:${port}`);
+    expect(devFile.full_key).toMatch(/^sk_/);
+    expect(devFile.read_key).toMatch(/^rk_/);
+    expect(devFile.sandbox_url).toMatch(/^http:\/\//);
+    expect(new Set(devFile.accounts.map((account) => account.platform))).toEqual(new Set(['mt4', 'mt5']));
+    expect(new Set(devFile.accounts.map((account) => account.server)).size).toBeGreaterThanOrEqual(2);
+  });
+
+  it('is ready, refuses keyless calls in the envelope and serves valid OpenAPI 3', async () => {
+    const devFile = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'dev.json'), 'utf8')) as DevFile;
+    const ready = await fetch(`${devFile.base_url}/readyz`, { headers: { authorization: `Bearer ${devFile.read_key}` } });
+    expect(ready.status).toBe(200);
+    const keyless = await fetch(`${devFile.base_url}/v1/wallet`);
+    expect(keyless.status).toBe(401);
+    const body = (await keyless.json()) as { error: { code: string }; request_id: string };
+    expect(body.error.code).toBe('unauthenticated');
+    expect(body.request_id).toBe(keyless.headers.get('x-request-id'));
+    const document = await (await fetch(`${devFile.base_url}/openapi.json`)).json();
+    await SwaggerParser.validate(document as never);
+    const wallet = await fetch(`${devFile.base_url}/v1/wallet`, { headers: { authorization: `Bearer ${devFile.read_key}` } });
+    expect(wallet.status).toBe(200);
+  });
+
+  it('reports a crashed child and brings it back', async () => {
+    const run = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'run.json'), 'utf8')) as { services: Record<string, { pid: number }> };
+    process.kill(run.services.wallet!.pid, 'SIGKILL');
+    await eventually(async () => output.includes('wallet exited unexpectedly'), 10_000);
+    await eventually(async () => output.includes('wallet restarted'), 60_000);
+  }, 90_000);
+
+  it('stops every child on Ctrl-C and exits 0', async () => {
+    const run = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'run.json'), 'utf8')) as { pid: number; services: Record<string, { pid: number }> };
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    process.kill(run.pid, 'SIGINT');
+    expect(await exited).toBe(0);
+    for (const { pid } of Object.values(run.services)) {
+      expect(() => process.kill(pid, 0), `pid ${pid} still alive`).toThrow();
+    }
+  }, 60_000);
+});
