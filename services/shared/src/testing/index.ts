@@ -20,3 +20,5 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+export { startOtlpReceiver, type ReceivedSpan, type ReceivedMetric } from './otlp-receiver';
