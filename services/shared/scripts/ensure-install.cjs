@@ -17,6 +17,8 @@ const stale = fs.existsSync(marker) && fs.existsSync(lockfile) && fs.statSync(lo
 if (missing.length > 0 || !fs.existsSync(marker) || stale) {
   const reason = missing.length > 0 ? `missing ${missing.join(', ')}` : stale ? 'package-lock.json changed' : 'first run';
   process.stderr.write(`[install] installing dependencies (${reason})…\n`);
-  const command = fs.existsSync(lockfile) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
-  execSync(command, { cwd: root, stdio: 'inherit' });
+  // `npm install`, not `npm ci`: the registry reachable here serves only the linux-x64 builds of optional
+  // platform packages (rollup, esbuild), so the lockfile lacks the others and `npm ci` refuses it as out of
+  // sync. `npm install` still installs the locked versions.
+  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
