@@ -26,7 +26,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], fileParallelism: false, testTimeout: 180_000 },
+        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], poolOptions: { forks: { singleFork: true } }, testTimeout: 180_000 },
       },
     ],
   },
