@@ -5,7 +5,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Two projects: `main` (unit, integration and end-to-end tests) and `faults` (the fault suite, which kills and
- * restarts real processes and so runs its files one at a time). `npm test` runs both; `npm run test:faults`
+ * restarts real processes and so runs its files one at a time, after `main` has finished, so its kills and restarts never share the machine with other tests). `npm test` runs both; `npm run test:faults`
  * runs the second alone.
  */
 export default defineConfig({
@@ -22,11 +22,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['services/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/faults/**', '**/node_modules/**'] },
+        test: { name: 'main', include: ['services/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/faults/**', '**/node_modules/**'], sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], poolOptions: { forks: { singleFork: true } }, testTimeout: 180_000 },
+        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } }, testTimeout: 180_000 },
       },
     ],
   },
