@@ -65,14 +65,20 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
       const prefix = `${bucket}:${customerId}:${window}`;
       void sweep(window);
-      let slot = nextSlotHints.get(prefix) ?? 1;
+      // Reserve the slot number in process before the insert, so concurrent requests on one replica never
+      // collide with each other; only a collision with another replica needs the search.
+      const reserve = (from: number) => {
+        const reserved = Math.max(from, nextSlotHints.get(prefix) ?? 1);
+        if (nextSlotHints.size >= hintsMax) nextSlotHints.clear();
+        nextSlotHints.set(prefix, reserved + 1);
+        return reserved;
+      };
+      let slot = reserve(1);
       for (let attempt = 0; attempt < 64 && slot <= limit; attempt++) {
         if (await insertIfAbsent(store.rateLimitSlots, { _id: slotId(prefix, slot), window })) {
-          if (nextSlotHints.size >= hintsMax) nextSlotHints.clear();
-          nextSlotHints.set(prefix, slot + 1);
           return { allowed: true, limit, remaining: limit - slot, resetSeconds };
         }
-        slot = await firstFreeSlot(prefix, slot, limit);
+        slot = reserve(await firstFreeSlot(prefix, slot, limit));
       }
       nextSlotHints.set(prefix, limit + 1);
       return { allowed: false, limit, remaining: 0, resetSeconds };

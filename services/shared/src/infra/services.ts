@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { checkGrpcHealth } from '../grpc';
 import { freePort } from './ports';
 import { repositoryRoot } from './paths';
@@ -61,7 +62,9 @@ export interface StartServiceOptions {
   readyDeadlineMs?: number;
 }
 
-const tsxBin = path.join(repositoryRoot, 'node_modules', '.bin', 'tsx');
+// Node itself with tsx's loader, not the tsx CLI: the CLI runs the service in a second process, so a SIGKILL
+// (crash tests) would kill only the wrapper and leave the service running as an orphan.
+const tsxLoader = pathToFileURL(path.join(repositoryRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 async function probe(spec: ServiceSpec, address: string): Promise<boolean> {
   if (spec.probe === 'grpc') return checkGrpcHealth(address, 500);
@@ -83,7 +86,7 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
   let child: ChildProcess | undefined;
   let exitPromise: Promise<number | null> = Promise.resolve(null);
   const launch = async () => {
-    child = spawn(tsxBin, [entry], {
+    child = spawn(process.execPath, ['--import', tsxLoader, entry], {
       cwd: repositoryRoot,
       env: { ...options.env, [spec.portVariable]: String(port), OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder },
       stdio: ['ignore', 'pipe', 'pipe'],

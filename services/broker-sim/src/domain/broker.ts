@@ -1,0 +1,559 @@
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Clock } from '@mtx/shared/clock';
+import type { Logger } from '@mtx/shared/logger';
+import { insertIfAbsent } from '@mtx/shared/mongo';
+import type { BrokerStore, Journal } from '../store/journal';
+import { findServer, findSymbol, servers, type MarginMode, type Platform, type ServerDefinition, type SymbolSpec } from './catalog';
+import {
+  AccountState,
+  accountFigures,
+  closePosition,
+  deleteOrder,
+  nextMarketEvent,
+  openOrder,
+  roundMoney,
+  type AccountRecord,
+  type Effect,
+  type EngineContext,
+  type OpenRequest,
+  type OperationResult,
+  type PendingOrder,
+  type Position,
+  type RequestAction,
+  type RequestRecord,
+  type TradeError,
+  type TradeOutcome,
+} from './engine';
+import { PriceFeed } from './prices';
+
+const scrypt = promisify(crypto.scrypt) as (password: string, salt: string, length: number) => Promise<Buffer>;
+
+/** Per-account fault and latency settings (control API). */
+export interface FaultSettings {
+  /** Latency before a trade request executes; replaces BROKER_SIM_LATENCY_MS for this account. */
+  delay_ms?: number;
+  /** The request executes at once but its answer is held this long (or until the caller gives up). */
+  hang_ms?: number;
+  /** Refuse trade requests with this platform-native code (MT4 error number or MT5 retcode). */
+  reject_code?: number;
+  reject_message?: string;
+  /** Answer trade requests with a requote. */
+  requote?: boolean;
+  /** The trade server is unreachable: logins fail and open sessions are dropped. */
+  disconnect?: boolean;
+  /** Trading is closed for the account's symbols. */
+  market_closed?: boolean;
+  /** Only the next N trade requests are affected; afterwards the settings clear themselves. */
+  remaining?: number;
+}
+
+export class BrokerError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'unauthenticated' | 'unavailable' | 'invalid' | 'conflict' | 'wrong_platform',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BrokerError';
+  }
+}
+
+export interface TradeCall {
+  sessionId: string;
+  clientId: string;
+  deadlineUnixMs: number;
+  /** Resolves when the caller has given up (gRPC cancellation), so a hang ends early. */
+  cancelled?: Promise<void>;
+}
+
+export interface BrokerOptions {
+  store: BrokerStore;
+  journal: Journal;
+  clock: Clock;
+  logger: Logger;
+  latencyMs: number;
+  prices?: PriceFeed;
+}
+
+interface Session {
+  accountKey: string;
+  createdAtMs: number;
+}
+
+export interface BrokerStats {
+  trade_requests_received: number;
+  trade_requests_executed: number;
+  accounts: number;
+}
+
+function accountKey(server: string, login: string): string {
+  return `${server}:${login}`;
+}
+
+const sleep = (durationMs: number) => new Promise<void>((resolve) => setTimeout(resolve, durationMs));
+
+/** Holds an answer for `durationMs`, or until the caller gives up, whichever comes first. */
+function holdAnswer(durationMs: number, cancelled: Promise<void> | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, durationMs);
+    void cancelled?.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The simulated brokers: accounts (created on first login with the password seen, or through the control
+ * API), sessions, faults, the price feed, and the trade pipeline every request goes through: session →
+ * dedup by client id → deadline → latency → faults → engine → journal → (hang) → answer.
+ */
+export class Broker {
+  readonly prices: PriceFeed;
+  private readonly accounts = new Map<string, AccountState>();
+  private readonly creating = new Map<string, Promise<AccountState>>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly faults = new Map<string, FaultSettings>();
+  private readonly inflight = new Map<string, Promise<TradeOutcome>>();
+  private readonly receivedByAccount = new Map<string, number>();
+  private nextTicket = 10_000_001;
+  private received = 0;
+  private executed = 0;
+
+  constructor(private readonly options: BrokerOptions) {
+    this.prices = options.prices ?? new PriceFeed();
+  }
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  private context(): EngineContext {
+    return { prices: this.prices, tickets: { next: () => this.nextTicket++ }, nowMs: this.now() };
+  }
+
+  /** Rebuilds every account from the store: account documents, then each account's events in order. */
+  async load(): Promise<void> {
+    const documents = await this.options.store.accounts.find({}).toArray();
+    for (const document of documents) {
+      const definition = findServer(document.server);
+      if (!definition) continue;
+      this.accounts.set(document._id, new AccountState(this.recordOf(document), definition));
+    }
+    const events = await this.options.store.events.find({}).toArray();
+    events.sort((left, right) => (left.account === right.account ? left.seq - right.seq : left.account < right.account ? -1 : 1));
+    for (const event of events) {
+      const account = this.accounts.get(event.account);
+      if (!account) continue;
+      for (const effect of event.effects) {
+        account.apply(effect);
+        this.noteTickets(effect);
+      }
+      account.nextSequence = Math.max(account.nextSequence, event.seq + 1);
+    }
+    this.options.logger.info({ accounts: this.accounts.size, events: events.length, next_ticket: this.nextTicket }, 'broker state loaded');
+  }
+
+  private noteTickets(effect: Effect): void {
+    const seen: number[] = [];
+    if (effect.t === 'position_set') seen.push(effect.position.ticket);
+    else if (effect.t === 'order_set') seen.push(effect.order.ticket);
+    else if (effect.t === 'deal') seen.push(effect.deal.ticket, effect.deal.order);
+    else if (effect.t === 'request' && effect.record.outcome) seen.push(effect.record.outcome.order, effect.record.outcome.deal, effect.record.outcome.newTicket ?? 0);
+    for (const ticket of seen) if (ticket >= this.nextTicket) this.nextTicket = ticket + 1;
+  }
+
+  private recordOf(document: {
+    _id: string;
+    server: string;
+    login: string;
+    platform: Platform;
+    password_hash: string;
+    password_salt: string;
+    initial_balance: number;
+    leverage: number;
+    margin_mode: MarginMode;
+    created_at: Date;
+  }): AccountRecord {
+    return {
+      key: document._id,
+      server: document.server,
+      login: document.login,
+      platform: document.platform,
+      passwordHash: document.password_hash,
+      passwordSalt: document.password_salt,
+      initialBalance: document.initial_balance,
+      leverage: document.leverage,
+      marginMode: document.margin_mode,
+      createdAtMs: document.created_at.getTime(),
+    };
+  }
+
+  serverInfo(name: string): ServerDefinition {
+    const definition = findServer(name);
+    if (!definition) throw new BrokerError('not_found', `no trade server named ${name}`);
+    return definition;
+  }
+
+  listServers(): ServerDefinition[] {
+    return servers;
+  }
+
+  private async hashPassword(password: string, salt: string): Promise<string> {
+    return (await scrypt(password, salt, 32)).toString('base64');
+  }
+
+  /**
+   * Creates an account. The insert of `<server>:<login>` is the exclusive step: of two racing creations
+   * one wins and the other is told the account exists.
+   */
+  async createAccount(input: { server: string; login: string; password: string; balance?: number; leverage?: number; margin_mode?: MarginMode }): Promise<AccountState> {
+    const definition = this.serverInfo(input.server);
+    if (!/^[0-9A-Za-z_-]{1,32}$/.test(input.login)) throw new BrokerError('invalid', 'login must be 1 to 32 letters, digits, _ or -');
+    if (input.password.length === 0) throw new BrokerError('invalid', 'password must not be empty');
+    const marginMode: MarginMode = definition.platform === 'mt4' ? 'hedging' : (input.margin_mode ?? definition.defaultMarginMode);
+    const salt = crypto.randomBytes(16).toString('base64');
+    const document = {
+      _id: accountKey(definition.name, input.login),
+      server: definition.name,
+      login: input.login,
+      platform: definition.platform,
+      password_hash: await this.hashPassword(input.password, salt),
+      password_salt: salt,
+      initial_balance: roundMoney(input.balance ?? definition.defaultBalance),
+      leverage: input.leverage ?? definition.defaultLeverage,
+      margin_mode: marginMode,
+      created_at: this.options.clock.now(),
+    };
+    if (!(await insertIfAbsent(this.options.store.accounts, document))) throw new BrokerError('conflict', `account ${input.login} already exists on ${definition.name}`);
+    const account = new AccountState(this.recordOf(document), definition);
+    this.accounts.set(document._id, account);
+    return account;
+  }
+
+  private async accountForLogin(server: ServerDefinition, login: string, password: string): Promise<AccountState> {
+    const key = accountKey(server.name, login);
+    let account = this.accounts.get(key);
+    if (!account) {
+      let creating = this.creating.get(key);
+      if (!creating) {
+        creating = this.createAccount({ server: server.name, login, password })
+          .catch(async (error) => {
+            // Another broker-sim replica (or an earlier boot) made it; read it back.
+            if (error instanceof BrokerError && error.kind === 'conflict') {
+              const document = await this.options.store.accounts.findOne({ _id: key });
+              if (document) {
+                const state = new AccountState(this.recordOf(document), server);
+                this.accounts.set(key, state);
+                return state;
+              }
+            }
+            throw error;
+          })
+          .finally(() => this.creating.delete(key));
+        this.creating.set(key, creating);
+      }
+      account = await creating;
+    }
+    const hash = await this.hashPassword(password, account.record.passwordSalt);
+    if (!crypto.timingSafeEqual(Buffer.from(hash), Buffer.from(account.record.passwordHash))) throw new BrokerError('unauthenticated', 'invalid account or password');
+    return account;
+  }
+
+  async login(serverName: string, login: string, password: string): Promise<{ sessionId: string; account: AccountState }> {
+    const definition = this.serverInfo(serverName);
+    if (this.faults.get(accountKey(definition.name, login))?.disconnect) throw new BrokerError('unavailable', `no connection to ${definition.name}`);
+    const account = await this.accountForLogin(definition, login, password);
+    const sessionId = crypto.randomBytes(16).toString('hex');
+    this.sessions.set(sessionId, { accountKey: account.record.key, createdAtMs: this.now() });
+    return { sessionId, account };
+  }
+
+  /** The account behind a session; a dropped session is UNAUTHENTICATED (the call was not read). */
+  accountOf(sessionId: string): AccountState {
+    const session = this.sessions.get(sessionId);
+    const account = session ? this.accounts.get(session.accountKey) : undefined;
+    if (!session || !account) throw new BrokerError('unauthenticated', 'session expired; log in again');
+    if (this.faults.get(account.record.key)?.disconnect) {
+      this.sessions.delete(sessionId);
+      throw new BrokerError('unauthenticated', 'connection to the trade server was lost; log in again');
+    }
+    return account;
+  }
+
+  figures(account: AccountState) {
+    return accountFigures(account, this.prices);
+  }
+
+  symbol(account: AccountState, name: string): { spec: SymbolSpec; bid: number; ask: number; tradeAllowed: boolean } {
+    const spec = findSymbol(account.server, name);
+    if (!spec) throw new BrokerError('not_found', `symbol ${name} does not exist on ${account.server.name}`);
+    const quote = this.prices.quote(spec);
+    return { spec, ...quote, tradeAllowed: !this.faults.get(account.record.key)?.market_closed };
+  }
+
+  /** Runs a trade request through the pipeline; `operate` is the engine call, run once after latency and faults. */
+  async trade(
+    call: TradeCall,
+    action: RequestAction,
+    describe: (account: AccountState) => Pick<RequestRecord, 'symbol' | 'ticket' | 'type' | 'volume' | 'kind'>,
+    operate: (account: AccountState, context: EngineContext) => OperationResult,
+  ): Promise<{ account: AccountState; record: RequestRecord }> {
+    const account = this.accountOf(call.sessionId);
+    const key = account.record.key;
+    this.received += 1;
+    this.receivedByAccount.set(key, (this.receivedByAccount.get(key) ?? 0) + 1);
+    if (!call.clientId) throw new BrokerError('invalid', 'client_id is required');
+
+    const existing = account.requests.get(call.clientId);
+    if (existing?.state === 'done') return { account, record: existing };
+    const inflightKey = `${key}|${call.clientId}`;
+    const running = this.inflight.get(inflightKey);
+    if (running) {
+      await running;
+      const settled = account.requests.get(call.clientId);
+      if (!settled) throw new BrokerError('unavailable', 'the first request with this client id failed; it was not executed');
+      return { account, record: settled };
+    }
+
+    const description = describe(account);
+    const processing: RequestRecord = { clientId: call.clientId, state: 'processing', action, ...description, receivedAtMs: this.now() };
+    let finish!: (outcome: TradeOutcome) => void;
+    const promise = new Promise<TradeOutcome>((resolve) => (finish = resolve));
+    this.inflight.set(inflightKey, promise);
+    account.requests.set(call.clientId, processing);
+    try {
+      const outcome = await this.execute(call, account, processing, operate);
+      finish(outcome);
+      return { account, record: account.requests.get(call.clientId)! };
+    } catch (error) {
+      // Nothing was executed (the engine is synchronous and throws before any effect): forget the request.
+      if (account.requests.get(call.clientId)?.state === 'processing') account.requests.delete(call.clientId);
+      finish(this.refusal('rejected', 'internal error'));
+      throw error;
+    } finally {
+      this.inflight.delete(inflightKey);
+    }
+  }
+
+  private takeFault(key: string): FaultSettings | undefined {
+    const settings = this.faults.get(key);
+    if (!settings) return undefined;
+    if (settings.remaining !== undefined) {
+      settings.remaining -= 1;
+      if (settings.remaining <= 0) this.faults.delete(key);
+    }
+    return settings;
+  }
+
+  private async execute(call: TradeCall, account: AccountState, processing: RequestRecord, operate: (account: AccountState, context: EngineContext) => OperationResult): Promise<TradeOutcome> {
+    const key = account.record.key;
+    // The deadline is judged on arrival: a request that reaches the server late is refused, so after the
+    // deadline "not found" proves "never executed".
+    if (call.deadlineUnixMs > 0 && processing.receivedAtMs > call.deadlineUnixMs) {
+      return this.finish(account, processing, [], this.refusal('timeout', 'request reached the trade server after its deadline; not executed'));
+    }
+    const fault = this.takeFault(key);
+    const delayMs = fault?.delay_ms ?? this.options.latencyMs;
+    if (delayMs > 0) await sleep(delayMs);
+
+    let outcome: TradeOutcome;
+    let effects: Effect[] = [];
+    if (fault?.reject_code !== undefined) {
+      outcome = { ...this.refusal('rejected', fault.reject_message ?? 'request rejected by the broker'), nativeCode: fault.reject_code };
+    } else if (fault?.requote) {
+      outcome = this.refusal('requote', 'requote: prices changed');
+    } else if (fault?.market_closed) {
+      outcome = this.refusal('market_closed', 'market is closed');
+    } else {
+      const operation = operate(account, this.context());
+      outcome = operation.outcome;
+      effects = operation.effects;
+    }
+    const done = await this.finish(account, processing, effects, outcome);
+    if (fault?.hang_ms && fault.hang_ms > 0) await holdAnswer(fault.hang_ms, call.cancelled);
+    return done;
+  }
+
+  private refusal(error: TradeError, message: string): TradeOutcome {
+    return { ok: false, error, message, order: 0, deal: 0, position: 0, price: 0, bid: 0, ask: 0, volume: 0 };
+  }
+
+  /** Applies the effects and the request's final record in memory and waits until they are journaled. */
+  private async finish(account: AccountState, processing: RequestRecord, effects: Effect[], outcome: TradeOutcome): Promise<TradeOutcome> {
+    const record: RequestRecord = { ...processing, state: 'done', outcome };
+    if (outcome.ok && processing.action === 'open') record.kind = effects.some((effect) => effect.t === 'order_set') ? 'pending' : 'position';
+    const all: Effect[] = [...effects, { t: 'request', record }];
+    await this.commit(account, all);
+    if (outcome.ok) this.executed += 1;
+    return outcome;
+  }
+
+  private async commit(account: AccountState, effects: Effect[]): Promise<void> {
+    for (const effect of effects) account.apply(effect);
+    const seq = account.nextSequence++;
+    await this.options.journal.append({ _id: `${account.record.key}:${seq}`, account: account.record.key, seq, at: this.options.clock.now(), effects });
+  }
+
+  openOrder(call: TradeCall, request: OpenRequest) {
+    return this.trade(
+      call,
+      'open',
+      () => ({ symbol: request.symbol, ticket: 0, type: request.type, volume: request.volume, kind: '' }),
+      (account, context) => openOrder(account, request, context),
+    );
+  }
+
+  closePosition(call: TradeCall, ticket: number, volume: number, price: number, deviationPoints: number | undefined) {
+    return this.trade(
+      call,
+      'close',
+      (account) => {
+        const position = account.positions.get(ticket);
+        return { symbol: position?.symbol ?? '', ticket, type: position?.type ?? 0, volume: volume > 0 ? volume : (position?.volume ?? 0), kind: 'position' };
+      },
+      (account, context) => closePosition(account, { clientId: call.clientId, ticket, volume, price, deviationPoints }, context),
+    );
+  }
+
+  deleteOrder(call: TradeCall, ticket: number) {
+    return this.trade(
+      call,
+      'delete',
+      (account) => {
+        const order = account.orders.get(ticket);
+        return { symbol: order?.symbol ?? '', ticket, type: order?.type ?? 0, volume: order?.volume ?? 0, kind: 'pending' };
+      },
+      (account, context) => deleteOrder(account, ticket, context),
+    );
+  }
+
+  lookup(sessionId: string, clientIds: string[], prefix: string): RequestRecord[] {
+    const account = this.accountOf(sessionId);
+    const records: RequestRecord[] = [];
+    for (const clientId of clientIds) {
+      const record = account.requests.get(clientId);
+      if (record) records.push(record);
+    }
+    if (prefix) for (const record of account.requests.values()) if (record.clientId.startsWith(prefix) && !clientIds.includes(record.clientId)) records.push(record);
+    return records;
+  }
+
+  /** Applies market events (triggers, stops, expirations) for every account; called on each price tick. */
+  async applyMarket(): Promise<number> {
+    let applied = 0;
+    const commits: Promise<void>[] = [];
+    for (const account of this.accounts.values()) {
+      if (account.orders.size === 0 && account.positions.size === 0) continue;
+      for (let guard = 0; guard < 100; guard++) {
+        const effects = nextMarketEvent(account, this.context());
+        if (!effects) break;
+        commits.push(this.commit(account, effects));
+        applied += 1;
+      }
+    }
+    await Promise.all(commits);
+    return applied;
+  }
+
+  // Control API -----------------------------------------------------------------------------------------
+
+  private accountByKey(server: string, login: string): AccountState {
+    const definition = this.serverInfo(server);
+    const account = this.accounts.get(accountKey(definition.name, login));
+    if (!account) throw new BrokerError('not_found', `no account ${login} on ${definition.name}`);
+    return account;
+  }
+
+  setFaults(server: string, login: string, settings: FaultSettings): void {
+    const definition = this.serverInfo(server);
+    const key = accountKey(definition.name, login);
+    if (Object.keys(settings).length === 0) this.faults.delete(key);
+    else this.faults.set(key, { ...settings });
+    if (settings.disconnect) for (const [id, session] of this.sessions) if (session.accountKey === key) this.sessions.delete(id);
+  }
+
+  getFaults(server: string, login: string): FaultSettings {
+    return { ...(this.faults.get(accountKey(this.serverInfo(server).name, login)) ?? {}) };
+  }
+
+  async seedPosition(server: string, login: string, input: { symbol: string; type: 'buy' | 'sell'; volume: number; price?: number; sl?: number; tp?: number; magic?: number; comment?: string }): Promise<Position> {
+    const account = this.accountByKey(server, login);
+    const spec = findSymbol(account.server, input.symbol);
+    if (!spec) throw new BrokerError('invalid', `symbol ${input.symbol} does not exist on ${account.server.name}`);
+    if (!(input.volume > 0)) throw new BrokerError('invalid', 'volume must be greater than 0');
+    const quote = this.prices.quote(spec);
+    const context = this.context();
+    const type = input.type === 'buy' ? 0 : 1;
+    const ticket = context.tickets.next();
+    const price = input.price ?? (type === 0 ? quote.ask : quote.bid);
+    const position: Position = { ticket, symbol: spec.name, type, volume: input.volume, priceOpen: price, sl: input.sl ?? 0, tp: input.tp ?? 0, magic: input.magic ?? 0, comment: input.comment ?? '', openedAtMs: context.nowMs, clientId: '' };
+    const dealTicket = account.record.platform === 'mt4' ? ticket : context.tickets.next();
+    await this.commit(account, [
+      { t: 'position_set', position },
+      { t: 'deal', deal: { ticket: dealTicket, order: ticket, position: ticket, symbol: spec.name, type, entry: 'in', volume: input.volume, price, profit: 0, timeMs: context.nowMs, clientId: '', reason: 'seed' } },
+    ]);
+    return position;
+  }
+
+  async seedOrder(
+    server: string,
+    login: string,
+    input: { symbol: string; type: 'buy_limit' | 'sell_limit' | 'buy_stop' | 'sell_stop' | 'buy_stop_limit' | 'sell_stop_limit'; volume: number; price: number; stop_limit_price?: number; magic?: number; comment?: string },
+  ): Promise<PendingOrder> {
+    const account = this.accountByKey(server, login);
+    const spec = findSymbol(account.server, input.symbol);
+    if (!spec) throw new BrokerError('invalid', `symbol ${input.symbol} does not exist on ${account.server.name}`);
+    const types = { buy_limit: 2, sell_limit: 3, buy_stop: 4, sell_stop: 5, buy_stop_limit: 6, sell_stop_limit: 7 } as const;
+    const type = types[input.type];
+    if (type === undefined) throw new BrokerError('invalid', `unknown order type ${input.type}`);
+    if (account.record.platform === 'mt4' && type > 5) throw new BrokerError('invalid', 'MT4 has no stop-limit orders');
+    if (!(input.volume > 0) || !(input.price > 0)) throw new BrokerError('invalid', 'volume and price must be greater than 0');
+    const context = this.context();
+    const order: PendingOrder = {
+      ticket: context.tickets.next(),
+      symbol: spec.name,
+      type,
+      volume: input.volume,
+      price: input.price,
+      stopLimitPrice: input.stop_limit_price ?? 0,
+      sl: 0,
+      tp: 0,
+      magic: input.magic ?? 0,
+      comment: input.comment ?? '',
+      expirationMs: 0,
+      placedAtMs: context.nowMs,
+      clientId: '',
+    };
+    await this.commit(account, [{ t: 'order_set', order }]);
+    return order;
+  }
+
+  accountSnapshot(server: string, login: string) {
+    const account = this.accountByKey(server, login);
+    return {
+      server: account.record.server,
+      login: account.record.login,
+      platform: account.record.platform,
+      margin_mode: account.record.marginMode,
+      leverage: account.record.leverage,
+      ...this.figures(account),
+      positions: [...account.positions.values()],
+      orders: [...account.orders.values()],
+      faults: this.faults.get(account.record.key) ?? {},
+      trade_requests_received: this.receivedByAccount.get(account.record.key) ?? 0,
+    };
+  }
+
+  deals(server: string, login: string) {
+    return this.accountByKey(server, login).deals;
+  }
+
+  requests(server: string, login: string) {
+    return [...this.accountByKey(server, login).requests.values()];
+  }
+
+  stats(): BrokerStats {
+    return { trade_requests_received: this.received, trade_requests_executed: this.executed, accounts: this.accounts.size };
+  }
+}

@@ -1,0 +1,10 @@
+import { startConnectorApp, type ConnectorApp } from '@mtx/shared/connector/app';
+import type { ClaimStore } from '@mtx/shared/connector/claims';
+import type { ConnectorConfig } from '@mtx/shared/connector/config';
+import type { Logger } from '@mtx/shared/logger';
+import { Mt4Adapter } from './domain/mt4-adapter';
+
+/** The MT4 connector: the shared connector runtime with the MT4 platform adapter. */
+export function startConnectorMt4(options: { config: ConnectorConfig; logger: Logger; claims?: ClaimStore }): Promise<ConnectorApp> {
+  return startConnectorApp({ platform: 'mt4', config: options.config, logger: options.logger, adapterFactory: (client) => new Mt4Adapter(client), ...(options.claims ? { claims: options.claims } : {}) });
+}

@@ -1,0 +1,80 @@
+import type { Clock } from '@mtx/shared/clock';
+import { systemClock } from '@mtx/shared/clock';
+import { createUnaryClient, startGrpcServer, type GrpcServerHandle, type UnaryClient } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import type { Db } from '@mtx/shared/mongo';
+import type { NatsConnection } from '@mtx/shared/nats';
+import type { ExecutionConfig } from './config';
+import { developmentAccountSecretKey } from './config';
+import { AccountRegistry } from './domain/accounts';
+import { BatchService } from './domain/batches';
+import { createSecretBox, parseSecretKey } from './domain/secrets';
+import { TerminalClient } from './domain/terminals';
+import { createExecutionGrpcImplementation, executionProto } from './handlers/grpc';
+import { createExecutionStore, type ExecutionStore } from './store/execution-store';
+
+export interface ExecutionApp {
+  store: ExecutionStore;
+  registry: AccountRegistry;
+  batches: BatchService;
+  terminals: TerminalClient;
+  /** Serves gRPC on the port (0 picks a free one) and starts the reconciliation timer. */
+  listen(port: number, host?: string): Promise<number>;
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Builds the execution service over a database and a NATS connection, without listening. */
+export function createExecutionApp(options: { config: ExecutionConfig; database: Db; nats: NatsConnection; logger: Logger; clock?: Clock; billing?: UnaryClient }): ExecutionApp {
+  const { config, database, nats, logger } = options;
+  const clock = options.clock ?? systemClock;
+  if (config.ACCOUNT_SECRET_KEY === developmentAccountSecretKey) logger.warn('ACCOUNT_SECRET_KEY is the development key; set your own outside development');
+  const store = createExecutionStore(database);
+  const terminals = new TerminalClient(nats, config.TERMINAL_SUBJECT_ROOT, logger);
+  const billing = options.billing ?? (config.SEATS_REQUIRED ? createUnaryClient('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS) : undefined);
+  const registry = new AccountRegistry({
+    store,
+    clock,
+    logger,
+    secrets: createSecretBox(parseSecretKey(config.ACCOUNT_SECRET_KEY)),
+    terminals,
+    billing,
+    seatsRequired: config.SEATS_REQUIRED,
+    cacheMs: config.ACCOUNT_CACHE_MS,
+    pingDeadlineMs: config.PING_DEADLINE_MS,
+    billingDeadlineMs: config.GRPC_DEADLINE_MS,
+  });
+  const batches = new BatchService({ store, registry, terminals, clock, logger, config });
+  let server: GrpcServerHandle | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let passRunning: Promise<unknown> | undefined;
+
+  return {
+    store,
+    registry,
+    batches,
+    terminals,
+    async listen(port, host = '0.0.0.0') {
+      terminals.start();
+      server = await startGrpcServer([{ protoFile: executionProto.file, serviceName: executionProto.service, implementation: createExecutionGrpcImplementation(registry, batches, logger) }], `${host}:${port}`);
+      if (config.RECONCILE_INTERVAL_MS > 0) {
+        timer = setInterval(() => {
+          if (passRunning) return;
+          passRunning = batches
+            .reconcile()
+            .catch((error: unknown) => logger.error({ err: error }, 'reconciliation pass failed'))
+            .finally(() => (passRunning = undefined));
+        }, config.RECONCILE_INTERVAL_MS);
+        timer.unref();
+      }
+      return server.port;
+    },
+    async close(graceMs = 5_000) {
+      if (timer) clearInterval(timer);
+      // In-flight batches finish (their deadline is shorter than the grace) before the inbox goes away.
+      await server?.close(graceMs);
+      await passRunning;
+      await terminals.close();
+      if (!options.billing) billing?.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+
+/**
+ * Development key for trading-account passwords (AES-256-GCM). Anything beyond a laptop must set
+ * ACCOUNT_SECRET_KEY (32 random bytes, base64 or hex); the service warns at boot when this one is in use.
+ */
+export const developmentAccountSecretKey = 'ZGV2LW9ubHktYWNjb3VudC1zZWNyZXQta2V5LTMyYiE=';
+
+export const ExecutionConfigSchema = Type.Object({
+  ...baseConfigProperties,
+  GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50054 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  BILLING_GRPC_URL: Type.String({ default: grpcAddressDefaults.BILLING_GRPC_URL }),
+  GRPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** How long a batch waits for the terminals; a leg without a reply by then is `unknown`. */
+  EXECUTION_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** Deadline of the reachability ping (require_reachable, connecting an account). */
+  PING_DEADLINE_MS: Type.Integer({ minimum: 50, default: 1_500 }),
+  ACCOUNT_SECRET_KEY: Type.String({ default: developmentAccountSecretKey }),
+  /** Connecting an account takes a billing seat (false until billing runs, and in tests of execution alone). */
+  SEATS_REQUIRED: Type.Boolean({ default: true }),
+  TERMINAL_SUBJECT_ROOT: Type.String({ default: 'term', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
+  /** How long an account read on the hot path is reused (billing status changes apply within it everywhere). */
+  ACCOUNT_CACHE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  /** Margin after a batch's deadline before "not found at the broker" counts as "never executed" (clock skew). */
+  RECONCILE_SETTLE_AFTER_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  /** A leg still unknown after this long is no longer looked up (it stays unknown, and is logged). */
+  RECONCILE_GIVE_UP_AFTER_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
+  /** A batch whose outcomes were never written this long after its deadline is recovered (process died). */
+  RECOVERY_AFTER_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
+  /** Batches handled at once by this replica; beyond it a batch is refused with 503 before anything is sent. */
+  BATCHES_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, default: 1_000 }),
+  /** How long late replies (after the deadline) are still taken into the stored batch. */
+  LATE_REPLY_WINDOW_MS: Type.Integer({ minimum: 0, default: 120_000 }),
+});
+
+export type ExecutionConfig = Static<typeof ExecutionConfigSchema>;
+
+export function loadExecutionConfig(environment: NodeJS.ProcessEnv = process.env): ExecutionConfig {
+  return loadConfig(ExecutionConfigSchema, environment);
+}

@@ -1,0 +1,153 @@
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
+import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
+import { terminalSubject, type ConnectorOp } from '@mtx/shared/connector/messages';
+import type { Logger } from '@mtx/shared/logger';
+import { injectTraceHeaders, natsHeaders } from '@mtx/shared/nats';
+
+export type TerminalResponse =
+  | { kind: 'reply'; data: Uint8Array }
+  | { kind: 'no_responders' }
+  | { kind: 'timeout' }
+  | { kind: 'service_error'; code: number; message: string };
+
+interface PendingRequest {
+  resolve: (response: TerminalResponse) => void;
+  timer: NodeJS.Timeout | undefined;
+  answered: boolean;
+  onLate?: (response: TerminalResponse) => void;
+  lateUntilMs: number;
+}
+
+const lateEntriesMax = 100_000;
+const tracer = trace.getTracer('mtx-execution');
+
+function responseOf(message: Msg): TerminalResponse {
+  const headers = message.headers;
+  const serviceErrorCode = headers?.get('Nats-Service-Error-Code');
+  if (serviceErrorCode) return { kind: 'service_error', code: Number(serviceErrorCode), message: headers?.get('Nats-Service-Error') ?? '' };
+  // NATS answers a request nobody listens to with an empty 503 status message at once.
+  if (message.data.length === 0 && headers?.code === 503) return { kind: 'no_responders' };
+  return { kind: 'reply', data: message.data };
+}
+
+/**
+ * Requests to the terminals over NATS on one multiplexed inbox subscription. Unlike a plain request, an
+ * answer that arrives after the deadline is not dropped: it is handed to `onLate` (within a bounded window),
+ * so the stored batch learns what happened to a leg that was reported unknown.
+ */
+export class TerminalClient {
+  private readonly inbox: string;
+  private subscription: Subscription | undefined;
+  private readonly pending = new Map<string, PendingRequest>();
+  private sequence = 0;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly nats: NatsConnection,
+    private readonly subjectRoot: string,
+    private readonly logger: Logger,
+  ) {
+    this.inbox = createInbox('_INBOX.execution');
+  }
+
+  start(): void {
+    this.subscription = this.nats.subscribe(`${this.inbox}.*`, {
+      callback: (error, message) => {
+        if (error) {
+          this.logger.error({ err: error }, 'terminal inbox failed');
+          return;
+        }
+        const token = message.subject.slice(this.inbox.length + 1);
+        const entry = this.pending.get(token);
+        if (!entry) return;
+        const response = responseOf(message);
+        if (!entry.answered) {
+          entry.answered = true;
+          if (entry.timer) clearTimeout(entry.timer);
+          this.pending.delete(token);
+          entry.resolve(response);
+          return;
+        }
+        this.pending.delete(token);
+        if (entry.onLate && Date.now() <= entry.lateUntilMs && response.kind === 'reply') {
+          try {
+            entry.onLate(response);
+          } catch (lateError) {
+            this.logger.error({ err: lateError }, 'late reply handler failed');
+          }
+        }
+      },
+    });
+    this.sweeper = setInterval(() => this.sweep(), 10_000);
+    this.sweeper.unref();
+  }
+
+  private sweep(): void {
+    const nowMs = Date.now();
+    for (const [token, entry] of this.pending) if (entry.answered && entry.lateUntilMs < nowMs) this.pending.delete(token);
+  }
+
+  /**
+   * Sends one request to `<root>.<platform>.<account>.<op>` and waits up to `timeoutMs`. Never rejects:
+   * every way it can end is a TerminalResponse.
+   */
+  request(
+    platform: string,
+    accountId: string,
+    op: ConnectorOp,
+    payload: Uint8Array,
+    options: { timeoutMs: number; lateWindowMs?: number; onLate?: (response: TerminalResponse) => void; span?: Span },
+  ): Promise<TerminalResponse> {
+    const token = (++this.sequence).toString(36);
+    const subject = terminalSubject(this.subjectRoot, platform, accountId, op);
+    return new Promise<TerminalResponse>((resolve) => {
+      const entry: PendingRequest = { resolve, timer: undefined, answered: false, lateUntilMs: 0 };
+      if (options.onLate) entry.onLate = options.onLate;
+      entry.timer = setTimeout(
+        () => {
+          entry.answered = true;
+          if (options.onLate && options.lateWindowMs) {
+            entry.lateUntilMs = Date.now() + options.lateWindowMs;
+            if (this.pending.size > lateEntriesMax) this.pending.delete(token);
+          } else {
+            this.pending.delete(token);
+          }
+          resolve({ kind: 'timeout' });
+        },
+        Math.max(1, options.timeoutMs),
+      );
+      this.pending.set(token, entry);
+      const activeContext = options.span ? trace.setSpan(context.active(), options.span) : context.active();
+      try {
+        this.nats.publish(subject, payload, { reply: `${this.inbox}.${token}`, headers: injectTraceHeaders(natsHeaders(), activeContext) });
+      } catch (error) {
+        // The connection is closed or the payload too large: nothing left this process.
+        clearTimeout(entry.timer);
+        this.pending.delete(token);
+        this.logger.error({ err: error, subject }, 'terminal request could not be published');
+        resolve({ kind: 'no_responders' });
+      }
+    });
+  }
+
+  /** A span for one terminal request, child of the active span (the batch's execution.fanout). */
+  startRequestSpan(op: ConnectorOp, platform: string, accountId: string, attributes: Record<string, string | number | boolean | string[] | number[]>): Span {
+    return tracer.startSpan(
+      `execution.terminal.${op}`,
+      { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': terminalSubject(this.subjectRoot, platform, accountId, op), 'mtx.account_id': accountId, 'mtx.platform': platform, ...attributes } },
+      context.active(),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.subscription?.unsubscribe();
+    for (const entry of this.pending.values()) if (entry.timer) clearTimeout(entry.timer);
+    this.pending.clear();
+  }
+}
+
+export function endSpan(span: Span, error?: string): void {
+  if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+  span.end();
+}

@@ -1,0 +1,62 @@
+import { AppError } from '@mtx/shared/errors';
+import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import { accountView, type AccountRegistry } from '../domain/accounts';
+import type { BatchService } from '../domain/batches';
+
+export const executionProto = { file: 'execution/v1/execution.proto', service: 'mtx.execution.v1.ExecutionService' } as const;
+
+function requireCustomer(request: { customer_id?: string }): string {
+  if (!request.customer_id) throw new AppError('invalid_request', 'customer_id is required', { param: 'customer_id' });
+  return request.customer_id;
+}
+
+/** The fields of a proto message that were actually set (proto3 `optional` presence), nulls dropped. */
+function setFields<T extends object>(message: T | null | undefined): T | undefined {
+  if (!message) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(message)) if (value !== undefined && value !== null && !key.startsWith('_')) out[key] = value;
+  return out as T;
+}
+
+/** gRPC adapter of the execution service: transport only, every rule lives in the domain. */
+export function createExecutionGrpcImplementation(registry: AccountRegistry, batches: BatchService, logger: Logger): grpc.UntypedServiceImplementation {
+  return unaryHandlers(
+    {
+      CreateAccount: async (request) =>
+        registry.create({
+          customer_id: requireCustomer(request),
+          platform: request.platform,
+          server: request.server,
+          login: request.login,
+          password: request.password,
+          label: request.label,
+          bonus_seat: !!request.bonus_seat,
+        }),
+      ListAccounts: async (request) => ({ accounts: await registry.list(requireCustomer(request)) }),
+      ListServers: async () => ({ servers: await registry.listServers() }),
+      GetAccount: async (request) => accountView(await registry.get(requireCustomer(request), request.account_id)),
+      DeleteAccount: async (request) => registry.delete(requireCustomer(request), request.account_id),
+      SetAccountBillingStatus: async (request) => registry.setBillingStatus(requireCustomer(request), request.account_id, request.status),
+      PlaceOrders: async (request) =>
+        batches.placeOrders(requireCustomer(request), {
+          defaults: setFields(request.defaults),
+          orders: (request.orders ?? []).map((order: { account_id: string; fields?: object }) => ({ account_id: order.account_id, fields: setFields(order.fields) })),
+        }),
+      CloseOrders: async (request) =>
+        batches.closeOrders(requireCustomer(request), {
+          defaults: setFields(request.defaults),
+          accounts: (request.accounts ?? []).map((entry: { account_id: string; fields?: object; tickets?: number[]; has_tickets?: boolean }) => ({
+            account_id: entry.account_id,
+            fields: setFields(entry.fields),
+            tickets: (entry.tickets ?? []).map(Number),
+            has_tickets: !!entry.has_tickets,
+          })),
+          require_reachable: !!request.require_reachable,
+        }),
+      GetBatch: async (request) => batches.getBatch(requireCustomer(request), request.batch_id),
+      Reconcile: async (request) => batches.reconcile(request.batch_id || undefined),
+    },
+    logger,
+  );
+}

@@ -1,0 +1,134 @@
+import type { Collection, Db } from 'mongodb';
+import type { EncryptedSecret } from '../domain/secrets';
+
+/**
+ * Execution's collections. Every hot read is a `findOne({_id})` and every exclusive decision an insert
+ * (FerretDB scans on anything else and does not isolate updates); collections that are scanned (unsettled
+ * legs, open batches) stay small because their documents are deleted once done.
+ */
+
+export type Platform = 'mt4' | 'mt5';
+export type BillingStatus = 'active' | 'past_due' | 'suspended';
+
+export interface AccountDocument {
+  _id: string;
+  customer_id: string;
+  platform: Platform;
+  server: string;
+  login: string;
+  password: EncryptedSecret;
+  label: string;
+  symbol_suffix: string;
+  margin_mode: string;
+  billing_status: BillingStatus;
+  bonus_seat: boolean;
+  slot: number;
+  created_at: Date;
+}
+
+/** `_id: <customer>:<platform>:<server>:<login>`: one connection of a login per customer. */
+export interface AccountKeyDocument {
+  _id: string;
+  account_id: string;
+}
+
+/** `_id: <customer>:<n>`: the customer's n-th account, so listing is a walk over `_id`s, never a scan. */
+export interface AccountSlotDocument {
+  _id: string;
+  account_id: string;
+}
+
+export interface StoredLeg {
+  account_id: string;
+  platform: Platform;
+  client_id: string;
+  symbol: string;
+  operation: string;
+  volume: number;
+}
+
+export interface StoredCloseAccount {
+  account_id: string;
+  platform: Platform;
+  client_id_base: string;
+}
+
+/** Written before anything is sent (the batch's intent); never updated. */
+export interface BatchDocument {
+  _id: string;
+  customer_id: string;
+  kind: 'orders' | 'close';
+  created_at: Date;
+  deadline_at: Date;
+  legs?: StoredLeg[];
+  accounts?: StoredCloseAccount[];
+}
+
+/** Marks a batch whose outcomes are not written yet; deleted once they are. Recovery scans it. */
+export interface OpenBatchDocument {
+  _id: string;
+  created_at: Date;
+  deadline_at: Date;
+}
+
+/** `_id: <batch>:<index>`: a leg's (or close account's) outcome as the batch returned it. */
+export interface OutcomeDocument {
+  _id: string;
+  batch_id: string;
+  index: number;
+  result: Record<string, any>;
+  source: 'reply' | 'recovery';
+  written_at: Date;
+}
+
+/** `_id: <batch>:<index>`: the final outcome of a leg that was unknown; the first insert wins. */
+export interface SettlementDocument {
+  _id: string;
+  batch_id: string;
+  index: number;
+  result: Record<string, any>;
+  source: 'late_reply' | 'reconciliation';
+  settled_at: Date;
+}
+
+/** `_id: <batch>:<index>`: a leg (or close account) still to reconcile. */
+export interface UnsettledDocument {
+  _id: string;
+  batch_id: string;
+  index: number;
+  kind: 'orders' | 'close';
+  customer_id: string;
+  account_id: string;
+  platform: Platform;
+  /** Client ids to look up; for a close account that never answered, empty and `client_id_prefix` set. */
+  client_ids: string[];
+  client_id_prefix: string;
+  deadline_at: Date;
+  created_at: Date;
+}
+
+export interface ExecutionStore {
+  database: Db;
+  accounts: Collection<AccountDocument>;
+  accountKeys: Collection<AccountKeyDocument>;
+  accountSlots: Collection<AccountSlotDocument>;
+  batches: Collection<BatchDocument>;
+  openBatches: Collection<OpenBatchDocument>;
+  outcomes: Collection<OutcomeDocument>;
+  settlements: Collection<SettlementDocument>;
+  unsettled: Collection<UnsettledDocument>;
+}
+
+export function createExecutionStore(database: Db): ExecutionStore {
+  return {
+    database,
+    accounts: database.collection<AccountDocument>('accounts'),
+    accountKeys: database.collection<AccountKeyDocument>('account_keys'),
+    accountSlots: database.collection<AccountSlotDocument>('account_slots'),
+    batches: database.collection<BatchDocument>('batches'),
+    openBatches: database.collection<OpenBatchDocument>('open_batches'),
+    outcomes: database.collection<OutcomeDocument>('outcomes'),
+    settlements: database.collection<SettlementDocument>('settlements'),
+    unsettled: database.collection<UnsettledDocument>('unsettled'),
+  };
+}

@@ -1,0 +1,110 @@
+import crypto from 'node:crypto';
+import { inject } from 'vitest';
+import type { ConnectorApp } from '@mtx/shared/connector/app';
+import { loadConnectorConfig } from '@mtx/shared/connector/config';
+import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
+import { createLogger } from '@mtx/shared/logger';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+import { testDatabasePrefix } from '@mtx/shared/testing';
+import { createBrokerSimApp, type BrokerSimApp } from '../../broker-sim/src/app';
+import { startConnectorMt4 } from '../../connector-mt4/src/app';
+import { startConnectorMt5 } from '../../connector-mt5/src/app';
+import { createExecutionApp, type ExecutionApp } from '../src/app';
+import { loadExecutionConfig } from '../src/config';
+
+export interface ExecutionStack {
+  prefix: string;
+  subjectRoot: string;
+  mongo: MongoClient;
+  nats: NatsConnection;
+  broker: BrokerSimApp;
+  execution: ExecutionApp;
+  client: UnaryClient;
+  executionAddress: string;
+  brokerGrpcAddress: string;
+  connectors: { mt4?: ConnectorApp; mt5?: ConnectorApp };
+  connectorEnv: Record<string, string>;
+  control<T = any>(path: string, method?: string, body?: unknown): Promise<{ status: number; body: T }>;
+  startConnector(platform: 'mt4' | 'mt5'): Promise<ConnectorApp>;
+  stopConnector(platform: 'mt4' | 'mt5'): Promise<void>;
+  close(): Promise<void>;
+}
+
+const silent = createLogger('test', { level: 'silent' });
+
+/**
+ * broker-sim, both connectors and execution in this process, on real sockets, real NATS and the real store,
+ * isolated by a database prefix and a NATS subject root of their own.
+ */
+export async function startExecutionStack(options: { label: string; latencyMs?: number; executionEnv?: Record<string, string>; connectorEnv?: Record<string, string> }): Promise<ExecutionStack> {
+  const prefix = testDatabasePrefix(options.label);
+  const subjectRoot = `t${crypto.randomBytes(5).toString('hex')}`;
+  const mongo = await connectMongo(inject('mongodbUrl'));
+  const natsUrl = inject('natsUrl');
+  const broker = createBrokerSimApp({ config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0 }, database: mongo.db(databaseName(prefix, 'broker_sim')), logger: silent });
+  const ports = await broker.listen(0, 0, '127.0.0.1');
+  const brokerGrpcAddress = `127.0.0.1:${ports.grpcPort}`;
+  const connectorEnv = { NATS_URL: natsUrl, BROKER_SIM_GRPC_URL: brokerGrpcAddress, HEALTH_PORT: '0', HOST: '127.0.0.1', TERMINAL_SUBJECT_ROOT: subjectRoot, LOG_LEVEL: 'silent', ...options.connectorEnv };
+  const connectors: ExecutionStack['connectors'] = {};
+  const startConnector = async (platform: 'mt4' | 'mt5') => {
+    const config = loadConnectorConfig(platform, connectorEnv);
+    const app = platform === 'mt4' ? await startConnectorMt4({ config, logger: silent }) : await startConnectorMt5({ config, logger: silent });
+    connectors[platform] = app;
+    return app;
+  };
+  await Promise.all([startConnector('mt4'), startConnector('mt5')]);
+  const nats = await connectNats(natsUrl, 'execution-test', silent);
+  const config = loadExecutionConfig({
+    MONGODB_DATABASE_PREFIX: prefix,
+    SEATS_REQUIRED: 'false',
+    TERMINAL_SUBJECT_ROOT: subjectRoot,
+    EXECUTION_DEADLINE_MS: '1500',
+    PING_DEADLINE_MS: '800',
+    RECONCILE_INTERVAL_MS: '0',
+    RECONCILE_SETTLE_AFTER_MS: '200',
+    ACCOUNT_CACHE_MS: '0',
+    ...options.executionEnv,
+  });
+  const execution = createExecutionApp({ config, database: mongo.db(databaseName(prefix, 'execution')), nats, logger: silent });
+  const port = await execution.listen(0, '127.0.0.1');
+  const executionAddress = `127.0.0.1:${port}`;
+  const client = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', executionAddress, 10_000);
+  const controlUrl = `http://127.0.0.1:${ports.httpPort}`;
+  return {
+    prefix,
+    subjectRoot,
+    mongo,
+    nats,
+    broker,
+    execution,
+    client,
+    executionAddress,
+    brokerGrpcAddress,
+    connectors,
+    connectorEnv,
+    async control(path, method = 'GET', body) {
+      const response = await fetch(`${controlUrl}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as any };
+    },
+    startConnector,
+    async stopConnector(platform) {
+      await connectors[platform]?.close(1_000);
+      delete connectors[platform];
+    },
+    async close() {
+      client.close();
+      await execution.close(1_000);
+      for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.close(1_000);
+      await broker.close(1_000);
+      await nats.close();
+      for (const service of ['execution', 'broker_sim']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
+}
+
+/** The response fields of a proto message without the synthetic `_field` markers of proto3 optionals. */
+export function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (key, item) => (key.startsWith('_') ? undefined : item))) as T;
+}

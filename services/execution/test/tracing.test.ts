@@ -1,0 +1,88 @@
+import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plain, startExecutionStack, type ExecutionStack } from './stack';
+
+// A real tracer in this test process: the execution service and the connectors run in it, so every span
+// they make lands here, and the trace context has to cross NATS headers to connect them.
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+trace.setGlobalTracerProvider(provider);
+
+let stack: ExecutionStack;
+const customer = 'cus_tracing';
+const accounts: Record<string, { id: string; login: string }> = {};
+
+beforeAll(async () => {
+  stack = await startExecutionStack({ label: 'trace' });
+  await stack.control('/control/prices', 'POST', { frozen_all: true });
+  for (const [name, platform, server] of [
+    ['alpha', 'mt5', 'AlphaFX-Live'],
+    ['gamma', 'mt4', 'GammaTrade-Real'],
+  ] as const) {
+    const login = String(63_000 + Object.keys(accounts).length);
+    accounts[name] = { ...(await stack.client.call('CreateAccount', { customer_id: customer, platform, server, login, password: 'pw' })), login };
+  }
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await provider.shutdown();
+});
+
+const byName = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+describe('tracing', () => {
+  it('makes execution.fanout the parent of one request span per account, continued by the connectors over NATS', async () => {
+    exporter.reset();
+    const response = plain(
+      await stack.client.call('PlaceOrders', {
+        customer_id: customer,
+        defaults: { operation: 'buy', volume: 0.1 },
+        orders: [
+          { account_id: accounts.alpha!.id, fields: { symbol: 'EURUSD' } },
+          { account_id: accounts.gamma!.id, fields: { symbol: 'EURUSDm' } },
+          { account_id: accounts.gamma!.id, fields: { symbol: 'EURUSD' } },
+        ],
+      }),
+    );
+    const spans = exporter.getFinishedSpans();
+    const [fanout] = byName(spans, 'execution.fanout');
+    expect(fanout).toBeDefined();
+    expect(fanout!.attributes).toMatchObject({ 'mtx.customer_id': customer, 'mtx.batch_id': response.batch_id, 'mtx.legs': 3 });
+    const requests = byName(spans, 'execution.terminal.place');
+    expect(requests).toHaveLength(2);
+    for (const request of requests) {
+      expect(request.spanContext().traceId).toBe(fanout!.spanContext().traceId);
+      expect(parentOf(request)).toBe(fanout!.spanContext().spanId);
+    }
+    const gammaRequest = requests.find((span) => span.attributes['mtx.account_id'] === accounts.gamma!.id)!;
+    expect(gammaRequest.attributes).toMatchObject({ 'mtx.platform': 'mt4', 'mtx.batch_id': response.batch_id, 'mtx.leg_index': [1, 2], 'mtx.status': ['filled', 'rejected'], 'mtx.retcode': [10009, 10013] });
+    const connectorSpans = byName(spans, 'connector.place');
+    expect(connectorSpans).toHaveLength(2);
+    for (const span of connectorSpans) {
+      const request = requests.find((candidate) => candidate.attributes['mtx.account_id'] === span.attributes['mtx.account_id'])!;
+      expect(span.spanContext().traceId).toBe(fanout!.spanContext().traceId);
+      expect(parentOf(span)).toBe(request.spanContext().spanId);
+    }
+  });
+
+  it('marks the span of a leg that ends unknown or unavailable as an error with the reason', async () => {
+    await stack.stopConnector('mt4');
+    try {
+      exporter.reset();
+      await stack.client.call('PlaceOrders', { customer_id: customer, orders: [{ account_id: accounts.gamma!.id, fields: { symbol: 'EURUSDm', operation: 'buy', volume: 0.1 } }] });
+      const [request] = byName(exporter.getFinishedSpans(), 'execution.terminal.place');
+      expect(request!.status.code).toBe(SpanStatusCode.ERROR);
+      expect(request!.status.message).toContain('unavailable');
+      expect(request!.attributes['mtx.status']).toEqual(['unavailable']);
+    } finally {
+      await stack.startConnector('mt4');
+    }
+  });
+});

@@ -1,0 +1,65 @@
+import type { BrokerClient, BrokerSession } from './broker-client';
+import type { OrderLegMessage } from './messages';
+
+/**
+ * What a platform (MT4, MT5) must provide to the connector runtime. Results are already expressed as MT5
+ * retcodes; the runtime turns them into statuses, applies selectors, caps, claims and deadlines.
+ */
+
+/** An open position or pending order, normalised across platforms. */
+export interface OpenItem {
+  ticket: number;
+  symbol: string;
+  /** ORDER_TYPE_* number: 0 buy, 1 sell, 2..7 pending types. */
+  type: number;
+  kind: 'position' | 'pending';
+  volume: number;
+  magic: number;
+}
+
+export interface TradeOutcome {
+  retcode: number;
+  order: number;
+  deal: number;
+  price: number;
+  bid: number;
+  ask: number;
+  volume: number;
+  message: string;
+}
+
+export interface BrokerRecord {
+  clientId: string;
+  state: 'processing' | 'done';
+  action: 'open' | 'close' | 'delete';
+  symbol: string;
+  ticket: number;
+  type: number;
+  volume: number;
+  kind: 'position' | 'pending' | '';
+  outcome?: TradeOutcome;
+}
+
+export interface SymbolDetails {
+  name: string;
+  volumeMin: number;
+  volumeMax: number;
+  volumeStep: number;
+}
+
+export interface PlatformAdapter {
+  readonly platform: 'mt4' | 'mt5';
+  /** Sends one order; `clientId` and `deadlineUnixMs` travel with it so the server dedups and fences. */
+  place(session: BrokerSession, leg: OrderLegMessage, options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number }): Promise<TradeOutcome>;
+  listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]>;
+  getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined>;
+  /** Closes a position (volume 0: whole) or deletes a pending order. */
+  close(session: BrokerSession, item: OpenItem, options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number }): Promise<TradeOutcome>;
+  lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]>;
+  symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails>;
+  ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean>;
+  /** Trade servers of this platform the terminals can reach. */
+  servers(callDeadlineMs: number): Promise<Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>>;
+}
+
+export type AdapterFactory = (client: BrokerClient) => PlatformAdapter;

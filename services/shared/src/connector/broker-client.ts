@@ -1,0 +1,183 @@
+import crypto from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { grpcServiceClient } from '../proto';
+
+export const brokerSimProtoFile = 'brokersim/v1/brokersim.proto';
+export const brokerSimServiceName = 'mtx.brokersim.v1.BrokerSimService';
+
+/** A failed call to the trade server, with the gRPC status so callers can tell "refused unread" from "lost". */
+export class BrokerCallError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BrokerCallError';
+  }
+  /** The server discarded the call unread (its session was gone): safe to log in again and resend. */
+  get sessionLost(): boolean {
+    return this.code === grpc.status.UNAUTHENTICATED;
+  }
+}
+
+/** gRPC client of the trade servers (broker-sim), keeping raw status codes; every call has a deadline. */
+export class BrokerClient {
+  private readonly raw: grpc.Client;
+
+  constructor(address: string) {
+    const constructor = grpcServiceClient(brokerSimProtoFile, brokerSimServiceName);
+    this.raw = new constructor(address, grpc.credentials.createInsecure(), {
+      'grpc.keepalive_time_ms': 30_000,
+      'grpc.enable_retries': 0,
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 2_000,
+    });
+  }
+
+  call<TResponse>(method: string, request: unknown, deadlineMs: number): Promise<TResponse> {
+    const fn = (this.raw as unknown as Record<string, Function>)[method];
+    if (typeof fn !== 'function') return Promise.reject(new Error(`broker-sim has no method ${method}`));
+    const deadline = new Date(Date.now() + Math.max(1, deadlineMs));
+    return new Promise<TResponse>((resolve, reject) => {
+      fn.call(this.raw, request, new grpc.Metadata(), { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
+        if (error) reject(new BrokerCallError(error.code, error.details || error.message));
+        else resolve(response);
+      });
+    });
+  }
+
+  close(): void {
+    this.raw.close();
+  }
+}
+
+export interface Credentials {
+  server: string;
+  login: string;
+  password: string;
+}
+
+export interface ServerInfo {
+  name: string;
+  platform: string;
+  broker: string;
+  symbol_suffix: string;
+  margin_mode: string;
+  symbols: string[];
+}
+
+export interface BrokerSession {
+  sessionId: string;
+  server: ServerInfo;
+  marginMode: string;
+}
+
+/** Why a terminal could not log in; the runtime reports such accounts as unavailable, nothing sent. */
+export class TerminalLoginError extends Error {
+  constructor(
+    readonly reason: 'invalid_credentials' | 'unknown_server' | 'no_connection' | 'wrong_platform',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TerminalLoginError';
+  }
+}
+
+interface CachedSession {
+  fingerprint: string;
+  session?: BrokerSession;
+  pending?: Promise<BrokerSession>;
+}
+
+/**
+ * Sessions to trade servers, one per account, opened lazily and kept in a bounded LRU. The cache is keyed by
+ * account id and checked against a fingerprint of the credentials, so a changed password opens a new session.
+ * Concurrent first uses of an account share one login.
+ */
+export class SessionPool {
+  private readonly sessions = new Map<string, CachedSession>();
+
+  constructor(
+    private readonly client: BrokerClient,
+    private readonly platform: 'mt4' | 'mt5',
+    private readonly options: { sessionsMax: number; loginDeadlineMs: number },
+  ) {}
+
+  private fingerprint(credentials: Credentials): string {
+    return crypto.createHash('sha256').update(`${credentials.server}\n${credentials.login}\n${credentials.password}`).digest('base64');
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async get(accountId: string, credentials: Credentials): Promise<BrokerSession> {
+    const fingerprint = this.fingerprint(credentials);
+    const cached = this.sessions.get(accountId);
+    if (cached && cached.fingerprint === fingerprint) {
+      // Refresh the LRU position.
+      this.sessions.delete(accountId);
+      this.sessions.set(accountId, cached);
+      if (cached.session) return cached.session;
+      if (cached.pending) return cached.pending;
+    }
+    const entry: CachedSession = { fingerprint };
+    entry.pending = this.login(credentials).then(
+      (session) => {
+        entry.session = session;
+        entry.pending = undefined;
+        return session;
+      },
+      (error: unknown) => {
+        if (this.sessions.get(accountId) === entry) this.sessions.delete(accountId);
+        throw error;
+      },
+    );
+    this.sessions.delete(accountId);
+    this.sessions.set(accountId, entry);
+    while (this.sessions.size > this.options.sessionsMax) {
+      const oldest = this.sessions.keys().next().value;
+      if (oldest === undefined) break;
+      this.sessions.delete(oldest);
+    }
+    return entry.pending;
+  }
+
+  invalidate(accountId: string, session?: BrokerSession): void {
+    const cached = this.sessions.get(accountId);
+    if (cached && (!session || cached.session === session)) this.sessions.delete(accountId);
+  }
+
+  private async login(credentials: Credentials): Promise<BrokerSession> {
+    let response: { session_id: string; server: ServerInfo; margin_mode: string };
+    try {
+      response = await this.client.call('Login', credentials, this.options.loginDeadlineMs);
+    } catch (error) {
+      if (error instanceof BrokerCallError) {
+        if (error.code === grpc.status.UNAUTHENTICATED) throw new TerminalLoginError('invalid_credentials', `login ${credentials.login} on ${credentials.server} was refused: invalid account or password`);
+        if (error.code === grpc.status.NOT_FOUND) throw new TerminalLoginError('unknown_server', `no trade server named ${credentials.server}`);
+        throw new TerminalLoginError('no_connection', `no connection to trade server ${credentials.server}: ${error.message}`);
+      }
+      throw error;
+    }
+    if (response.server.platform !== this.platform) {
+      throw new TerminalLoginError('wrong_platform', `${credentials.server} is an ${response.server.platform.toUpperCase()} server, not ${this.platform.toUpperCase()}`);
+    }
+    return { sessionId: response.session_id, server: response.server, marginMode: response.margin_mode };
+  }
+
+  /**
+   * Runs `work` with the account's session. A call the server refused as "session lost" was discarded
+   * unread, so it is run once more on a fresh login; any other failure is the caller's to judge.
+   */
+  async withSession<T>(accountId: string, credentials: Credentials, work: (session: BrokerSession) => Promise<T>): Promise<T> {
+    const session = await this.get(accountId, credentials);
+    try {
+      return await work(session);
+    } catch (error) {
+      if (!(error instanceof BrokerCallError) || !error.sessionLost) throw error;
+      this.invalidate(accountId, session);
+      return work(await this.get(accountId, credentials));
+    }
+  }
+}

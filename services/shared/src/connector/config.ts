@@ -1,0 +1,36 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '../config';
+
+export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
+  return Type.Object({
+    ...baseConfigProperties,
+    HEALTH_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: platform === 'mt4' ? 50070 : 50071 }),
+    HOST: Type.String({ default: '0.0.0.0' }),
+    BROKER_SIM_GRPC_URL: Type.String({ default: grpcAddressDefaults.BROKER_SIM_GRPC_URL }),
+    /** First token of the terminal subjects (`<root>.<platform>.<account_id>.<op>`); tests use their own. */
+    TERMINAL_SUBJECT_ROOT: Type.String({ default: 'term', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
+    /** NATS queue group; replicas with the same group share the load. */
+    CONNECTOR_QUEUE_GROUP: Type.String({ default: `connector-${platform}` }),
+    /** JetStream key-value bucket holding client-id claims (shared by every connector replica). */
+    CONNECTOR_CLAIMS_BUCKET: Type.String({ default: 'connector_claims', pattern: '^[A-Za-z0-9_-]+$' }),
+    CONNECTOR_CLAIM_TTL_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
+    /** Deadline of one trade call to the trade server (a slow broker may answer after the requester gave up). */
+    BROKER_CALL_DEADLINE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+    BROKER_LOGIN_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+    /** Deadline of reads (lists, lookups, symbol details, pings). */
+    BROKER_READ_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+    CONNECTOR_SESSIONS_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
+    /** Requests handled at once; beyond it the connector answers 503 at once and sends nothing. */
+    CONNECTOR_CONCURRENCY_MAX: Type.Integer({ minimum: 1, default: 2_000 }),
+    /** Closes per account and request; matches beyond it come back skipped. */
+    CONNECTOR_CLOSES_PER_ACCOUNT_MAX: Type.Integer({ minimum: 1, default: 20 }),
+    /** Deviation allowed when a market order names a price but no slippage. */
+    CONNECTOR_DEFAULT_SLIPPAGE_POINTS: Type.Integer({ minimum: 0, default: 20 }),
+  });
+}
+
+export type ConnectorConfig = Static<ReturnType<typeof connectorConfigSchema>>;
+
+export function loadConnectorConfig(platform: 'mt4' | 'mt5', environment: NodeJS.ProcessEnv = process.env): ConnectorConfig {
+  return loadConfig(connectorConfigSchema(platform), environment);
+}

@@ -1,0 +1,186 @@
+import { messageCodec } from '../proto';
+
+/**
+ * TypeScript shapes of proto/connector/v1/connector.proto (the NATS protocol between execution and the
+ * connectors) and their codecs. Field names are the proto's snake_case; optional fields are undefined when
+ * unset.
+ */
+
+export type ConnectorOp = 'place' | 'close' | 'lookup' | 'ping' | 'servers';
+export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'lookup', 'ping', 'servers'];
+
+/** Account token of the `servers` subject, which concerns no account (account ids all start `acc_`). */
+export const directoryToken = 'directory';
+
+export interface CredentialsMessage {
+  server: string;
+  login: string;
+  password: string;
+}
+
+export interface OrderLegMessage {
+  client_id: string;
+  leg_index: number;
+  symbol: string;
+  operation: string;
+  volume: number;
+  price?: number;
+  slippage?: number;
+  stop_loss?: number;
+  take_profit?: number;
+  stop_limit_price?: number;
+  expiration?: string;
+  comment?: string;
+  expert_id?: number;
+}
+
+export interface PlaceRequestMessage {
+  account_id: string;
+  credentials: CredentialsMessage;
+  legs: OrderLegMessage[];
+  deadline_unix_ms: number;
+  batch_id: string;
+}
+
+export type LegStatus = 'filled' | 'placed' | 'rejected' | 'unavailable' | 'unknown';
+
+export interface LegResultMessage {
+  client_id: string;
+  leg_index: number;
+  status: LegStatus;
+  order: number;
+  deal: number;
+  price?: number;
+  bid?: number;
+  ask?: number;
+  retcode: number;
+  retcode_description: string;
+  message: string;
+  latency_ms: number;
+  volume: number;
+  symbol: string;
+  operation: string;
+}
+
+export interface PlaceReplyMessage {
+  account_id: string;
+  results: LegResultMessage[];
+}
+
+export interface CloseSelectorMessage {
+  symbol: string;
+  symbol_match: string;
+  side: string;
+  kind: string;
+  magic?: number;
+}
+
+export interface CloseRequestMessage {
+  account_id: string;
+  credentials: CredentialsMessage;
+  selector?: CloseSelectorMessage;
+  tickets: number[];
+  volume?: number;
+  slippage?: number;
+  client_id_base: string;
+  deadline_unix_ms: number;
+  closes_max: number;
+  batch_id: string;
+}
+
+export type TicketStatus = 'closed' | 'failed' | 'skipped' | 'unknown';
+export type CloseAccountStatus = 'closed' | 'partial' | 'nothing_matched' | 'failed' | 'unavailable' | 'unknown';
+
+export interface TicketResultMessage {
+  ticket: number;
+  symbol: string;
+  type: string;
+  kind: string;
+  volume: number;
+  status: TicketStatus;
+  retcode: number;
+  retcode_description: string;
+  price?: number;
+  message: string;
+  client_id: string;
+}
+
+export interface CloseReplyMessage {
+  account_id: string;
+  status: CloseAccountStatus;
+  matched: number;
+  closed: number;
+  message: string;
+  results: TicketResultMessage[];
+  latency_ms: number;
+}
+
+export interface LookupRequestMessage {
+  account_id: string;
+  credentials: CredentialsMessage;
+  client_ids: string[];
+  client_id_prefix: string;
+}
+
+export interface LookupEntryMessage {
+  client_id: string;
+  state: 'done' | 'processing' | 'not_found';
+  action: string;
+  leg?: LegResultMessage;
+  ticket?: TicketResultMessage;
+}
+
+export interface LookupReplyMessage {
+  account_id: string;
+  connected: boolean;
+  message: string;
+  entries: LookupEntryMessage[];
+}
+
+export interface PingRequestMessage {
+  account_id: string;
+  credentials: CredentialsMessage;
+}
+
+export interface PingReplyMessage {
+  connected: boolean;
+  server: string;
+  latency_ms: number;
+  platform: string;
+  symbol_suffix: string;
+  margin_mode: string;
+  message: string;
+  reason: string;
+}
+
+export interface ServerEntryMessage {
+  name: string;
+  platform: string;
+  broker: string;
+  symbol_suffix: string;
+  margin_mode: string;
+}
+
+export interface ServersReplyMessage {
+  servers: ServerEntryMessage[];
+}
+
+const prefix = 'mtx.connector.v1.';
+
+export const connectorCodecs = {
+  placeRequest: messageCodec<PlaceRequestMessage>(`${prefix}PlaceRequest`),
+  placeReply: messageCodec<PlaceReplyMessage>(`${prefix}PlaceReply`),
+  closeRequest: messageCodec<CloseRequestMessage>(`${prefix}CloseRequest`),
+  closeReply: messageCodec<CloseReplyMessage>(`${prefix}CloseReply`),
+  lookupRequest: messageCodec<LookupRequestMessage>(`${prefix}LookupRequest`),
+  lookupReply: messageCodec<LookupReplyMessage>(`${prefix}LookupReply`),
+  pingRequest: messageCodec<PingRequestMessage>(`${prefix}PingRequest`),
+  pingReply: messageCodec<PingReplyMessage>(`${prefix}PingReply`),
+  serversRequest: messageCodec<Record<string, never>>(`${prefix}ServersRequest`),
+  serversReply: messageCodec<ServersReplyMessage>(`${prefix}ServersReply`),
+};
+
+/** `term.<platform>.<account_id>.<op>` under a configurable root (tests isolate themselves with their own). */
+export function terminalSubject(root: string, platform: string, accountId: string, op: ConnectorOp): string {
+  return `${root}.${platform}.${accountId}.${op}`;
+}

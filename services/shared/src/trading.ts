@@ -1,0 +1,252 @@
+/**
+ * Trading vocabulary shared by execution, the connectors and broker-sim: MT5 trade result codes (the names
+ * every API answer uses on both platforms), the mapping of MT4 error numbers onto them, order operations,
+ * the symbol `base` match of DESIGN.md §4 and volume-step arithmetic.
+ */
+
+/** MT5 TRADE_RETCODE_* values. */
+export const retcode = {
+  REQUOTE: 10004,
+  REJECT: 10006,
+  CANCEL: 10007,
+  PLACED: 10008,
+  DONE: 10009,
+  DONE_PARTIAL: 10010,
+  ERROR: 10011,
+  TIMEOUT: 10012,
+  INVALID: 10013,
+  INVALID_VOLUME: 10014,
+  INVALID_PRICE: 10015,
+  INVALID_STOPS: 10016,
+  TRADE_DISABLED: 10017,
+  MARKET_CLOSED: 10018,
+  NO_MONEY: 10019,
+  PRICE_CHANGED: 10020,
+  PRICE_OFF: 10021,
+  INVALID_EXPIRATION: 10022,
+  ORDER_CHANGED: 10023,
+  TOO_MANY_REQUESTS: 10024,
+  NO_CHANGES: 10025,
+  SERVER_DISABLES_AT: 10026,
+  CLIENT_DISABLES_AT: 10027,
+  LOCKED: 10028,
+  FROZEN: 10029,
+  INVALID_FILL: 10030,
+  CONNECTION: 10031,
+  ONLY_REAL: 10032,
+  LIMIT_ORDERS: 10033,
+  LIMIT_VOLUME: 10034,
+  INVALID_ORDER: 10035,
+  POSITION_CLOSED: 10036,
+  INVALID_CLOSE_VOLUME: 10038,
+  CLOSE_ORDER_EXIST: 10039,
+  LIMIT_POSITIONS: 10040,
+  REJECT_CANCEL: 10041,
+  LONG_ONLY: 10042,
+  SHORT_ONLY: 10043,
+  CLOSE_ONLY: 10044,
+  FIFO_CLOSE: 10045,
+  HEDGE_PROHIBITED: 10046,
+} as const;
+
+export type RetcodeName = keyof typeof retcode;
+
+const retcodeNames = new Map<number, string>(Object.entries(retcode).map(([name, value]) => [value, `TRADE_RETCODE_${name}`]));
+
+/** `TRADE_RETCODE_<NAME>` for a known code, `TRADE_RETCODE_UNKNOWN_<n>` otherwise (never empty). */
+export function retcodeDescription(code: number): string {
+  return retcodeNames.get(code) ?? `TRADE_RETCODE_UNKNOWN_${code}`;
+}
+
+/** Codes that mean the request executed (a deal was made or a pending order accepted). */
+export function isSuccessRetcode(code: number): boolean {
+  return code === retcode.DONE || code === retcode.PLACED || code === retcode.DONE_PARTIAL;
+}
+
+/** MT4 error numbers (GetLastError after OrderSend/OrderClose/OrderDelete) and their MT4 names. */
+export const mt4Error = {
+  NO_ERROR: 0,
+  NO_RESULT: 1,
+  COMMON_ERROR: 2,
+  INVALID_TRADE_PARAMETERS: 3,
+  SERVER_BUSY: 4,
+  OLD_VERSION: 5,
+  NO_CONNECTION: 6,
+  NOT_ENOUGH_RIGHTS: 7,
+  TOO_FREQUENT_REQUESTS: 8,
+  MALFUNCTIONAL_TRADE: 9,
+  ACCOUNT_DISABLED: 64,
+  INVALID_ACCOUNT: 65,
+  TRADE_TIMEOUT: 128,
+  INVALID_PRICE: 129,
+  INVALID_STOPS: 130,
+  INVALID_TRADE_VOLUME: 131,
+  MARKET_CLOSED: 132,
+  TRADE_DISABLED: 133,
+  NOT_ENOUGH_MONEY: 134,
+  PRICE_CHANGED: 135,
+  OFF_QUOTES: 136,
+  BROKER_BUSY: 137,
+  REQUOTE: 138,
+  ORDER_LOCKED: 139,
+  LONG_POSITIONS_ONLY_ALLOWED: 140,
+  TOO_MANY_REQUESTS: 141,
+  TRADE_MODIFY_DENIED: 145,
+  TRADE_CONTEXT_BUSY: 146,
+  TRADE_EXPIRATION_DENIED: 147,
+  TRADE_TOO_MANY_ORDERS: 148,
+  TRADE_HEDGE_PROHIBITED: 149,
+  TRADE_PROHIBITED_BY_FIFO: 150,
+  INVALID_FUNCTION_PARAMETER_VALUE: 4051,
+  UNKNOWN_SYMBOL: 4106,
+  INVALID_TICKET: 4108,
+  TRADE_NOT_ALLOWED: 4109,
+} as const;
+
+const mt4ToRetcode: Record<number, number> = {
+  [mt4Error.NO_RESULT]: retcode.ERROR,
+  [mt4Error.COMMON_ERROR]: retcode.ERROR,
+  [mt4Error.INVALID_TRADE_PARAMETERS]: retcode.INVALID,
+  [mt4Error.SERVER_BUSY]: retcode.REJECT,
+  [mt4Error.OLD_VERSION]: retcode.REJECT,
+  [mt4Error.NO_CONNECTION]: retcode.CONNECTION,
+  [mt4Error.NOT_ENOUGH_RIGHTS]: retcode.TRADE_DISABLED,
+  [mt4Error.TOO_FREQUENT_REQUESTS]: retcode.TOO_MANY_REQUESTS,
+  [mt4Error.MALFUNCTIONAL_TRADE]: retcode.ERROR,
+  [mt4Error.ACCOUNT_DISABLED]: retcode.TRADE_DISABLED,
+  [mt4Error.INVALID_ACCOUNT]: retcode.INVALID,
+  [mt4Error.TRADE_TIMEOUT]: retcode.TIMEOUT,
+  [mt4Error.INVALID_PRICE]: retcode.INVALID_PRICE,
+  [mt4Error.INVALID_STOPS]: retcode.INVALID_STOPS,
+  [mt4Error.INVALID_TRADE_VOLUME]: retcode.INVALID_VOLUME,
+  [mt4Error.MARKET_CLOSED]: retcode.MARKET_CLOSED,
+  [mt4Error.TRADE_DISABLED]: retcode.TRADE_DISABLED,
+  [mt4Error.NOT_ENOUGH_MONEY]: retcode.NO_MONEY,
+  [mt4Error.PRICE_CHANGED]: retcode.PRICE_CHANGED,
+  [mt4Error.OFF_QUOTES]: retcode.PRICE_OFF,
+  [mt4Error.BROKER_BUSY]: retcode.REJECT,
+  [mt4Error.REQUOTE]: retcode.REQUOTE,
+  [mt4Error.ORDER_LOCKED]: retcode.LOCKED,
+  [mt4Error.LONG_POSITIONS_ONLY_ALLOWED]: retcode.LONG_ONLY,
+  [mt4Error.TOO_MANY_REQUESTS]: retcode.TOO_MANY_REQUESTS,
+  [mt4Error.TRADE_MODIFY_DENIED]: retcode.FROZEN,
+  [mt4Error.TRADE_CONTEXT_BUSY]: retcode.LOCKED,
+  [mt4Error.TRADE_EXPIRATION_DENIED]: retcode.INVALID_EXPIRATION,
+  [mt4Error.TRADE_TOO_MANY_ORDERS]: retcode.LIMIT_ORDERS,
+  [mt4Error.TRADE_HEDGE_PROHIBITED]: retcode.HEDGE_PROHIBITED,
+  [mt4Error.TRADE_PROHIBITED_BY_FIFO]: retcode.FIFO_CLOSE,
+  [mt4Error.INVALID_FUNCTION_PARAMETER_VALUE]: retcode.INVALID,
+  [mt4Error.UNKNOWN_SYMBOL]: retcode.INVALID,
+  [mt4Error.INVALID_TICKET]: retcode.INVALID,
+  [mt4Error.TRADE_NOT_ALLOWED]: retcode.TRADE_DISABLED,
+};
+
+const mt4Names = new Map<number, string>(Object.entries(mt4Error).map(([name, value]) => [value, `ERR_${name}`]));
+
+export function mt4ErrorName(error: number): string {
+  return mt4Names.get(error) ?? `ERR_${error}`;
+}
+
+/**
+ * MT4 error number → MT5 retcode. Success (0) is DONE for a deal and PLACED for an accepted pending order;
+ * an error number MT4 does not define maps to TRADE_RETCODE_ERROR rather than to a guess.
+ */
+export function mt4ErrorToRetcode(error: number, pending = false): number {
+  if (error === mt4Error.NO_ERROR) return pending ? retcode.PLACED : retcode.DONE;
+  return mt4ToRetcode[error] ?? retcode.ERROR;
+}
+
+export const operations = ['buy', 'sell', 'buyLimit', 'sellLimit', 'buyStop', 'sellStop', 'buyStopLimit', 'sellStopLimit'] as const;
+export type Operation = (typeof operations)[number];
+
+const operationByLowerCase = new Map<string, Operation>(operations.map((operation) => [operation.toLowerCase(), operation]));
+
+/** The canonical spelling of an operation given in any case (`BUYLIMIT` → `buyLimit`), or undefined. */
+export function normalizeOperation(value: string): Operation | undefined {
+  return operationByLowerCase.get(value.toLowerCase());
+}
+
+export function isPendingOperation(operation: Operation): boolean {
+  return operation !== 'buy' && operation !== 'sell';
+}
+
+export function isStopLimitOperation(operation: Operation): boolean {
+  return operation === 'buyStopLimit' || operation === 'sellStopLimit';
+}
+
+export function isBuyOperation(operation: Operation): boolean {
+  return operation.startsWith('buy');
+}
+
+/** MT5 ORDER_TYPE_* number of an operation; MT4 uses the same numbers for its six (OP_BUY … OP_SELLSTOP). */
+export const orderTypeNumber: Record<Operation, number> = {
+  buy: 0,
+  sell: 1,
+  buyLimit: 2,
+  sellLimit: 3,
+  buyStop: 4,
+  sellStop: 5,
+  buyStopLimit: 6,
+  sellStopLimit: 7,
+};
+
+/** Names of order types as the platforms' documentation spells them in lower case (ticket `type`). */
+export const orderTypeNames = ['buy', 'sell', 'buy_limit', 'sell_limit', 'buy_stop', 'sell_stop', 'buy_stop_limit', 'sell_stop_limit'] as const;
+
+export function orderTypeName(type: number): string {
+  return orderTypeNames[type] ?? `type_${type}`;
+}
+
+/** Whether an order type number is a buy (long) type. */
+export function isBuyType(type: number): boolean {
+  return type % 2 === 0;
+}
+
+/** Separators that may lead a broker suffix in a `base` match. */
+export const symbolSuffixSeparators = ['.', '-', '_', '#', '!', '+'] as const;
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const baseMatchers = new Map<string, RegExp>();
+
+/**
+ * DESIGN.md §4: `exact` compares the whole name (case-insensitively: brokers never list two symbols that
+ * differ only in case); `base` accepts the base followed by nothing, by a separator and alphanumerics
+ * (EURUSD.xx, EURUSD-ecn) or by one or two alphanumerics (EURUSDm), so EUR never matches EURUSD and EURUSD
+ * never matches EURUSDPRO. `*` matches every symbol in both modes.
+ */
+export function symbolMatches(candidate: string, wanted: string, mode: 'exact' | 'base'): boolean {
+  if (wanted === '*') return true;
+  if (mode === 'exact') return candidate.toLowerCase() === wanted.toLowerCase();
+  let matcher = baseMatchers.get(wanted);
+  if (!matcher) {
+    // Every separator is escaped inside the class, so `-` can never form a range.
+    const separators = symbolSuffixSeparators.map((separator) => `\\${separator}`).join('');
+    matcher = new RegExp(`^${escapeRegExp(wanted)}(?:[${separators}][A-Za-z0-9]+|[A-Za-z0-9]{1,2})?$`, 'i');
+    if (baseMatchers.size > 10_000) baseMatchers.clear();
+    baseMatchers.set(wanted, matcher);
+  }
+  return matcher.test(candidate);
+}
+
+/** Number of decimals of a volume step (0.01 → 2), for rounding without binary-fraction noise. */
+export function stepDecimals(step: number): number {
+  const text = step.toString();
+  if (text.includes('e-')) return Number(text.split('e-')[1]);
+  const dot = text.indexOf('.');
+  return dot < 0 ? 0 : text.length - dot - 1;
+}
+
+/** Rounds a volume DOWN to a multiple of the step (0.37 with step 0.1 → 0.3), tolerating float noise. */
+export function roundVolumeDown(volume: number, step: number): number {
+  if (step <= 0) return volume;
+  const steps = Math.floor(volume / step + 1e-9);
+  return Number((steps * step).toFixed(stepDecimals(step)));
+}
+
+/** Whether a volume is a whole multiple of the step. */
+export function isVolumeOnStep(volume: number, step: number): boolean {
+  return Math.abs(roundVolumeDown(volume, step) - volume) < step * 1e-6;
+}

@@ -1,0 +1,340 @@
+/**
+ * `npm run bench:execution`: 20-leg order batches end to end on real processes (gateway, execution,
+ * connector-mt4, connector-mt5, broker-sim at zero latency) and the real store (FerretDB and NATS started
+ * here unless MONGODB_URL / NATS_URL are set).
+ *
+ * Each batch has one leg on each of 20 accounts (10 MT4, 10 MT5, five brokers), so it is 20 NATS requests.
+ * Three series, each closed loop at concurrency 1, 16 and 64:
+ *   1. REST: POST /v1/orders through the gateway (auth, rate limit, validation) → gRPC → execution (batch
+ *      and outcomes stored) → NATS → connectors (claims, trade server calls) → broker-sim.
+ *   2. gRPC: ExecutionService.PlaceOrders called directly, to show what the gateway adds.
+ *   3. Floor: the same 20 NATS requests sent straight to the connectors and awaited together (no gateway,
+ *      no gRPC, no execution), measured in the same run on the same processes.
+ * Writes test/bench/results/execution.json (format: /work/notes/bench-format.md) and prints a summary.
+ * Knobs: BENCH_EXECUTION_SECONDS (per run, default 10), BENCH_EXECUTION_CONCURRENCY (default "1,16,64"),
+ * BENCH_EXECUTION_OUTPUT (another results file, for exploratory runs), BENCH_EXECUTION_PROFILE=<dir>: every service writes a V8 CPU profile there, summarised per service at the end
+ * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { connectorCodecs, terminalSubject } from '../../services/shared/src/connector/messages';
+import { createUnaryClient } from '../../services/shared/src/grpc';
+import { startLocalInfrastructure } from '../../services/shared/src/infra/local';
+import { startStack, type Stack } from '../../services/shared/src/infra/services';
+import { createLogger } from '../../services/shared/src/logger';
+import { connectMongo, databaseName } from '../../services/shared/src/mongo';
+import { connectNats } from '../../services/shared/src/nats';
+import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { currentMachine, type BenchResult, type BenchRun } from './report';
+
+const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
+const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64').split(',').map(Number);
+const prefix = `benche_${crypto.randomBytes(3).toString('hex')}_`;
+const subjectRoot = `bench${crypto.randomBytes(3).toString('hex')}`;
+const resultsFile = process.env.BENCH_EXECUTION_OUTPUT ? path.resolve(process.env.BENCH_EXECUTION_OUTPUT) : path.join(__dirname, 'results', 'execution.json');
+const log = (line: string) => process.stderr.write(`[bench:execution] ${line}\n`);
+const profileDirectory = process.env.BENCH_EXECUTION_PROFILE ? path.resolve(process.env.BENCH_EXECUTION_PROFILE) : undefined;
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { url: string; functionName: string } }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Share of sampled time per package (or Node internals, GC, idle) in one CPU profile. */
+function summarizeProfile(file: string): Array<[string, number]> {
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  const urls = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const totals = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const frame = urls.get(id)!;
+    const delta = profile.timeDeltas[index] ?? 0;
+    total += delta;
+    let bucket = frame.functionName.startsWith('(') ? frame.functionName : 'other';
+    if (frame.url.includes('node_modules/')) {
+      const parts = frame.url.split('node_modules/').at(-1)!.split('/');
+      bucket = parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+    } else if (frame.url.startsWith('node:')) bucket = 'node internals';
+    else if (frame.url.includes('/services/')) bucket = `services/${frame.url.split('/services/')[1]!.split('/')[0]}`;
+    totals.set(bucket, (totals.get(bucket) ?? 0) + delta);
+  });
+  return [...totals].map(([bucket, time]) => [bucket, time / Math.max(1, total)] as [string, number]).sort((left, right) => right[1] - left[1]);
+}
+
+const servers = [
+  { platform: 'mt5', server: 'AlphaFX-Live', suffix: '' },
+  { platform: 'mt5', server: 'BetaMarkets-Server', suffix: '.xx' },
+  { platform: 'mt4', server: 'GammaTrade-Real', suffix: 'm' },
+  { platform: 'mt4', server: 'DeltaPrime-ECN', suffix: '-ecn' },
+  { platform: 'mt4', server: 'OmegaCapital-Demo', suffix: '' },
+] as const;
+
+interface BenchAccount {
+  id: string;
+  platform: 'mt4' | 'mt5';
+  server: string;
+  login: string;
+  password: string;
+  symbol: string;
+}
+
+function percentile(sorted: number[], fraction: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
+}
+
+const round = (value: number | null, digits = 2) => (value === null ? null : Number(value.toFixed(digits)));
+
+function summarize(label: string, series: string, concurrency: number, latencies: number[], durationS: number, errors: number): BenchRun {
+  const sorted = [...latencies].sort((left, right) => left - right);
+  const step = Math.max(1, Math.floor(sorted.length / 2_000));
+  return {
+    label,
+    series,
+    concurrency,
+    requests: sorted.length,
+    duration_s: round(durationS, 3)!,
+    errors,
+    unit: 'batches',
+    p50_ms: round(percentile(sorted, 0.5)),
+    p90_ms: round(percentile(sorted, 0.9)),
+    p99_ms: round(percentile(sorted, 0.99)),
+    mean_ms: round(sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length)),
+    max_ms: round(sorted.at(-1) ?? null),
+    throughput_per_s: round(sorted.length / durationS, 1),
+    samples_ms: sorted.filter((_, index) => index % step === 0).map((value) => round(value, 3)!),
+  };
+}
+
+/** Runs `operation` in `concurrency` closed loops for `seconds`; each resolves to whether it succeeded. */
+async function closedLoop(concurrency: number, seconds: number, operation: () => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number }> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  const endAt = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < endAt) {
+        const operationStarted = process.hrtime.bigint();
+        const ok = await operation().catch((error: unknown) => {
+          if (errors === 0) log(`first failure: ${(error as Error).message}`);
+          return false;
+        });
+        const latencyMs = Number(process.hrtime.bigint() - operationStarted) / 1e6;
+        if (ok) latencies.push(latencyMs);
+        else errors += 1;
+      }
+    }),
+  );
+  return { latencies, errors, durationS: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = os.loadavg()[0]!;
+  const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-execution-'));
+  const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
+  let stack: Stack | undefined;
+  try {
+    stack = await startStack({
+      mongodbUrl: infrastructure.mongodbUrl,
+      natsUrl: infrastructure.natsUrl,
+      services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
+      env: {
+        MONGODB_DATABASE_PREFIX: prefix,
+        TERMINAL_SUBJECT_ROOT: subjectRoot,
+        SEATS_REQUIRED: 'false',
+        BROKER_SIM_LATENCY_MS: '0',
+        PRICE_TICK_MS: '0',
+        RECONCILE_INTERVAL_MS: '5000',
+        RATE_LIMIT_EXECUTION_PER_MINUTE: '100000000',
+        RATE_LIMIT_OTHER_PER_MINUTE: '100000000',
+        LOG_LEVEL: 'warn',
+        HOST: '127.0.0.1',
+        ...(profileDirectory ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory } : {}),
+      },
+      onLine: (service, line) => {
+        if (/"level":(50|60)/.test(line)) process.stderr.write(`[${service}] ${line}\n`);
+      },
+    });
+    const mongo = await connectMongo(infrastructure.mongodbUrl);
+    const gatewayStore = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
+    const customer = await createCustomer(gatewayStore, 'bench');
+    const key = (await issueKey(gatewayStore, customer.customer_id, 'full')).key;
+    const gateway = new URL(stack.gatewayUrl);
+    const controlUrl = stack.env.BROKER_SIM_HTTP_URL!;
+
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...concurrencies) });
+    const rest = (method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        const request = http.request(
+          {
+            host: gateway.hostname,
+            port: gateway.port,
+            method,
+            path: pathname,
+            agent,
+            headers: { authorization: `Bearer ${key}`, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          },
+        );
+        request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
+        request.on('error', reject);
+        if (payload !== undefined) request.write(payload);
+        request.end();
+      });
+
+    log('connecting 20 accounts (10 MT4, 10 MT5) with large balances');
+    const accounts: BenchAccount[] = [];
+    for (let index = 0; index < 20; index++) {
+      const definition = servers[index % servers.length]!;
+      const login = String(90_000 + index);
+      const password = `bench-${login}`;
+      await fetch(`${controlUrl}/control/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ server: definition.server, login, password, balance: 1_000_000_000, leverage: 500 }),
+      });
+      const created = await rest('POST', '/v1/accounts', { platform: definition.platform, server: definition.server, login, password });
+      if (created.status !== 201) throw new Error(`account creation failed: ${created.body}`);
+      accounts.push({ id: JSON.parse(created.body).id, platform: definition.platform, server: definition.server, login, password, symbol: `EURUSD${definition.suffix}` });
+    }
+
+    let sequence = 0;
+    const batchBody = () => {
+      sequence += 1;
+      return { defaults: { volume: 0.1, operation: sequence % 2 === 0 ? 'buy' : 'sell' }, orders: accounts.map((account) => ({ account_id: account.id, symbol: account.symbol })) };
+    };
+    const restBatch = async () => {
+      const response = await rest('POST', '/v1/orders', batchBody());
+      if (response.status !== 200 || (JSON.parse(response.body) as { summary: { filled: number } }).summary.filled !== 20) throw new Error(`batch not filled: ${response.status} ${response.body.slice(0, 500)}`);
+      return true;
+    };
+    const execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', stack.env.EXECUTION_GRPC_URL!, 30_000);
+    const grpcBatch = async () => {
+      const body = batchBody();
+      const response = await execution.call<{ summary: { filled: number } }>('PlaceOrders', {
+        customer_id: customer.customer_id,
+        defaults: body.defaults,
+        orders: body.orders.map((order) => ({ account_id: order.account_id, fields: { symbol: order.symbol } })),
+      });
+      return response.summary.filled === 20;
+    };
+    const nats = await connectNats(infrastructure.natsUrl, 'bench-floor', createLogger('bench', { level: 'silent' }));
+    const floorBatch = async () => {
+      sequence += 1;
+      const batchId = `flr_${crypto.randomBytes(10).toString('hex')}`;
+      const deadline = Date.now() + 5_000;
+      const replies = await Promise.all(
+        accounts.map((account, index) =>
+          nats.request(
+            terminalSubject(subjectRoot, account.platform, account.id, 'place'),
+            connectorCodecs.placeRequest.encode({
+              account_id: account.id,
+              credentials: { server: account.server, login: account.login, password: account.password },
+              legs: [{ client_id: `${batchId}-${index}`, leg_index: index, symbol: account.symbol, operation: sequence % 2 === 0 ? 'buy' : 'sell', volume: 0.1 }],
+              deadline_unix_ms: deadline,
+              batch_id: batchId,
+            }),
+            { timeout: 5_000 },
+          ),
+        ),
+      );
+      return replies.every((reply) => connectorCodecs.placeReply.decode(reply.data).results[0]?.status === 'filled');
+    };
+
+    log('warming up');
+    await closedLoop(4, 3, restBatch);
+    await closedLoop(4, 2, floorBatch);
+
+    const runs: BenchRun[] = [];
+    const series = {
+      rest: 'REST: gateway → execution → NATS → connectors → broker-sim',
+      grpc: 'gRPC: execution → NATS → connectors → broker-sim',
+      floor: 'floor: the 20 NATS requests straight to the connectors',
+    };
+    const byConcurrency = new Map<number, { rest: BenchRun; grpc: BenchRun; floor: BenchRun }>();
+    for (const concurrency of concurrencies) {
+      log(`concurrency ${concurrency}: REST`);
+      const restRun = await closedLoop(concurrency, runSeconds, restBatch);
+      log(`concurrency ${concurrency}: gRPC`);
+      const grpcRun = await closedLoop(concurrency, runSeconds, grpcBatch);
+      log(`concurrency ${concurrency}: floor`);
+      const floorRun = await closedLoop(concurrency, runSeconds, floorBatch);
+      const entry = {
+        rest: summarize(`REST 20-leg batch, concurrency ${concurrency}`, series.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors),
+        grpc: summarize(`gRPC 20-leg batch, concurrency ${concurrency}`, series.grpc, concurrency, grpcRun.latencies, grpcRun.durationS, grpcRun.errors),
+        floor: summarize(`floor: 20 NATS requests, concurrency ${concurrency}`, series.floor, concurrency, floorRun.latencies, floorRun.durationS, floorRun.errors),
+      };
+      byConcurrency.set(concurrency, entry);
+      log(`  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`);
+      log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
+      log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
+    }
+
+    const first = byConcurrency.get(1);
+    if (first && first.floor.p50_ms !== null && first.floor.p99_ms !== null) {
+      first.rest.floor = { metric: 'p50_ms', value: round(first.floor.p50_ms + 3)!, comparison: 'at_most', description: 'added latency over the floor at p50 ≤ 3 ms (concurrency 1)' };
+    }
+    const busiest = byConcurrency.get(64);
+    if (busiest) busiest.rest.floor = { metric: 'throughput_per_s', value: 500, comparison: 'at_least', description: '≥ 500 batches/s (10,000 legs/s) at concurrency 64' };
+    for (const entry of byConcurrency.values()) runs.push(entry.rest, entry.grpc, entry.floor);
+
+    const notes: string[] = [`1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`];
+    for (const [concurrency, entry] of byConcurrency) {
+      const added50 = entry.rest.p50_ms !== null && entry.floor.p50_ms !== null ? round(entry.rest.p50_ms - entry.floor.p50_ms) : null;
+      const added99 = entry.rest.p99_ms !== null && entry.floor.p99_ms !== null ? round(entry.rest.p99_ms - entry.floor.p99_ms) : null;
+      const ratio = entry.rest.p50_ms !== null && entry.floor.p50_ms ? round(entry.rest.p50_ms / entry.floor.p50_ms) : null;
+      const gatewayShare = entry.rest.p50_ms !== null && entry.grpc.p50_ms !== null ? round(entry.rest.p50_ms - entry.grpc.p50_ms) : null;
+      notes.push(`c=${concurrency}: added over floor p50 ${added50} ms, p99 ${added99} ms; REST/floor p50 ratio ${ratio}; gateway share of p50 ${gatewayShare} ms.`);
+    }
+    const result: BenchResult = {
+      name: 'execution',
+      title: 'Multi-account execution: 20-leg batches',
+      description:
+        'POST /v1/orders with 20 legs on 20 accounts (10 MT4, 10 MT5, five simulated brokers) on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the 20 NATS requests sent straight to the connectors and awaited together.',
+      date: new Date().toISOString(),
+      machine: currentMachine(),
+      runs,
+      notes: notes.join(' '),
+    };
+    fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+    fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
+    log(`wrote ${path.relative(process.cwd(), resultsFile)}`);
+    for (const note of notes) log(note);
+    execution.close();
+    await nats.close();
+    agent.destroy();
+    await mongo.close();
+  } finally {
+    const pids = new Map([...(stack?.services ?? new Map()).values()].map((service) => [String(service.pid), service.name]));
+    await stack?.stop();
+    await infrastructure.stop();
+    fs.rmSync(dataDirectory, { recursive: true, force: true });
+    if (profileDirectory && fs.existsSync(profileDirectory)) {
+      for (const file of fs.readdirSync(profileDirectory).filter((name) => name.endsWith('.cpuprofile'))) {
+        const service = pids.get(file.split('.')[1] ?? '');
+        if (!service) continue;
+        const top = summarizeProfile(path.join(profileDirectory, file)).slice(0, 8);
+        log(`profile ${service}: ${top.map(([bucket, share]) => `${bucket} ${(share * 100).toFixed(1)}%`).join(', ')}`);
+      }
+    }
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`[bench:execution] failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
