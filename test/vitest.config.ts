@@ -11,7 +11,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export default defineConfig({
   test: {
     root,
-    globalSetup: ['test/setup/global-infrastructure.ts'],
     pool: 'forks',
     // Two cores: more workers only make the real servers and the test processes fight for CPU.
     poolOptions: { forks: { minForks: 1, maxForks: 2 } },
@@ -22,7 +21,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['services/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/faults/**', '**/node_modules/**'], sequence: { groupOrder: 0 } },
+        test: { name: 'main', globalSetup: ['test/setup/global-infrastructure.ts'], include: ['services/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/faults/**', '**/node_modules/**'], sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

@@ -16,6 +16,7 @@ import { parseJsonBody } from './domain/json-body';
 import { randomBase62 } from './domain/keys';
 import type { RateLimiter } from './domain/rate-limiter';
 import { registerRoutes } from './handlers';
+import { openApiDocumentOptions } from './handlers/docs';
 import type { GatewayStore } from './store/gateway-store';
 
 export interface BackendClients {
@@ -144,6 +145,13 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   });
 
   app.addHook('onResponse', async (request, reply) => {
+    // One access line per request; the logger's mixin adds trace_id and span_id, linking it to the trace.
+    if (config.ACCESS_LOG) {
+      request.log.info(
+        { request_id: request.id, method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 100) / 100, customer_id: request.principal?.customer_id },
+        'request completed',
+      );
+    }
     requestDuration.record(reply.elapsedTime, {
       'http.route': request.routeOptions.url ?? 'unmatched',
       'http.request.method': request.method,
@@ -203,6 +211,7 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
       security: [{ bearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (json.$id as string) ?? `def-${index}` },
+    ...openApiDocumentOptions(config),
   });
 
   await registerRoutes(app, dependencies);

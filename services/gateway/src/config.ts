@@ -17,6 +17,7 @@ export const GatewayConfigSchema = Type.Object({
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 }),
   JSON_DEPTH_MAX: Type.Integer({ minimum: 2, default: 32 }),
   API_KEY_CACHE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  ACCESS_LOG: Type.Boolean({ default: true }),
   IDEMPOTENCY_TTL_MS: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
 });
 

@@ -1,0 +1,88 @@
+import Fastify, { LogController } from 'fastify';
+import type { Clock } from '@mtx/shared/clock';
+import { AppError } from '@mtx/shared/errors';
+import { isStoreUnavailable } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import type { Db } from '@mtx/shared/mongo';
+import type { SandboxConfig } from './config';
+import { createPostbackDispatcher, type PostbackDispatcher } from './delivery';
+import { registerSandboxRoutes, type SandboxHttp } from './handlers/http';
+import { createInvoices, type Invoices } from './invoices';
+import { createSandboxStore, ensureSandboxCollections } from './store/sandbox-store';
+
+export { signPostback, signatureHeader } from './domain/signing';
+export { catalog } from './domain/catalog';
+
+export interface SandboxAppOptions {
+  config: SandboxConfig;
+  database: Db;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface SandboxApp {
+  app: SandboxHttp;
+  invoices: Invoices;
+  dispatcher: PostbackDispatcher;
+  /** Stops postback work, then the HTTP server. */
+  close(): Promise<void>;
+}
+
+export function postbackUrlOf(config: SandboxConfig): string {
+  return config.POSTBACK_URL ?? `${config.GATEWAY_URL.replace(/\/+$/, '')}/v1/hooks/payments/sandbox`;
+}
+
+/** Builds the sandbox provider without listening, so tests can run it in-process on a ManualClock. */
+export async function createSandboxApp(options: SandboxAppOptions): Promise<SandboxApp> {
+  const { config, database, clock, logger } = options;
+  const store = createSandboxStore(database);
+  await ensureSandboxCollections(store);
+  const invoices = createInvoices({ store, clock });
+  const dispatcher = createPostbackDispatcher({
+    clock,
+    logger,
+    secret: config.POSTBACK_SECRET,
+    defaultUrl: postbackUrlOf(config),
+    timeoutMs: config.POSTBACK_TIMEOUT_MS,
+    attempts: config.POSTBACK_ATTEMPTS,
+    retryBaseMs: config.POSTBACK_RETRY_BASE_MS,
+    lateDelayMs: config.POSTBACK_LATE_DELAY_MS,
+    concurrency: config.POSTBACK_CONCURRENCY,
+    queueMax: config.POSTBACK_QUEUE_MAX,
+  });
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 64 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  });
+  app.setErrorHandler((error: unknown, request, reply) => {
+    let appError: AppError;
+    const fastifyError = error as { validation?: unknown; statusCode?: number; message?: string };
+    if (error instanceof AppError) appError = error;
+    else if (fastifyError.validation) appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
+    else if (isStoreUnavailable(error)) appError = new AppError('unavailable', 'storage is unavailable; retry shortly');
+    else if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
+    else {
+      request.log.error({ err: error }, 'request failed');
+      appError = new AppError('internal', 'internal error');
+    }
+    void reply.status(appError.httpStatus).send({ error: appError.toBody() });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
+  });
+  registerSandboxRoutes(app, { invoices, dispatcher, clock, apiKey: config.SANDBOX_API_KEY, rateStepMs: config.RATE_STEP_MS });
+  await app.ready();
+  return {
+    app,
+    invoices,
+    dispatcher,
+    async close() {
+      await dispatcher.close();
+      await app.close();
+    },
+  };
+}

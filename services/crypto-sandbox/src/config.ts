@@ -1,0 +1,38 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { baseConfigProperties, loadConfig } from '@mtx/shared/config';
+
+/** Shared with payments' default so a laptop works out of the box; every real deployment sets its own. */
+export const developmentPostbackSecret = 'local-only-postback-secret';
+export const developmentMerchantApiKey = 'local-only-sandbox-api-key';
+
+export const SandboxConfigSchema = Type.Object({
+  ...baseConfigProperties,
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8090 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  /** Base address of the gateway; postbacks go to `${GATEWAY_URL}/v1/hooks/payments/sandbox` unless POSTBACK_URL is set. */
+  GATEWAY_URL: Type.String({ default: 'http://127.0.0.1:8080' }),
+  POSTBACK_URL: Type.Optional(Type.String()),
+  /** HMAC-SHA256 key of the postback signature; shared with payments. Never logged. */
+  POSTBACK_SECRET: Type.String({ minLength: 16, default: developmentPostbackSecret }),
+  /** Key the merchant (payments) presents in `X-Api-Key` on the invoice API. Never logged. */
+  SANDBOX_API_KEY: Type.String({ minLength: 8, default: developmentMerchantApiKey }),
+  /** Deadline of one postback attempt. */
+  POSTBACK_TIMEOUT_MS: Type.Integer({ minimum: 50, default: 5_000 }),
+  /** Attempts per postback before the sandbox gives up (reconciliation then finds the payment). */
+  POSTBACK_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 6 }),
+  /** First retry delay; doubles per attempt up to 30 s. */
+  POSTBACK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 250 }),
+  /** How long a `late` delivery waits before its first postback. */
+  POSTBACK_LATE_DELAY_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  /** Postbacks in flight at once, and waiting; a full queue refuses new deposits with 503. */
+  POSTBACK_CONCURRENCY: Type.Integer({ minimum: 1, default: 32 }),
+  POSTBACK_QUEUE_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Rates move one step per this period (a deterministic random walk, so a given instant has one rate). */
+  RATE_STEP_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
+});
+
+export type SandboxConfig = Static<typeof SandboxConfigSchema>;
+
+export function loadSandboxConfig(environment: NodeJS.ProcessEnv = process.env): SandboxConfig {
+  return loadConfig(SandboxConfigSchema, environment);
+}

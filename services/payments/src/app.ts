@@ -1,0 +1,91 @@
+import type { Clock } from '@mtx/shared/clock';
+import type { UnaryClient } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import type { Db } from '@mtx/shared/mongo';
+import type { PaymentsConfig } from './config';
+import { paymentsGrpcImplementation } from './handlers/grpc';
+import type { PaymentProvider } from './providers/provider';
+import { createSandboxProvider } from './providers/sandbox';
+import { createPaymentsStore, ensurePaymentsIndexes } from './store/payments-store';
+import { createTopups, type Topups } from './topups';
+
+export const paymentsGrpcBinding = { protoFile: 'payments/v1/payments.proto', serviceName: 'mtx.payments.v1.PaymentsService' } as const;
+export const walletGrpcTarget = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
+
+export interface PaymentsAppOptions {
+  config: PaymentsConfig;
+  database: Db;
+  clock: Clock;
+  logger: Logger;
+  wallet: UnaryClient;
+  /** Replaces the configured providers (the sandbox) in tests of other provider behaviour. */
+  providers?: PaymentProvider[];
+}
+
+export interface PaymentsApp {
+  topups: Topups;
+  grpcImplementation: ReturnType<typeof paymentsGrpcImplementation>;
+  /** Starts the expiry sweep and the reconciliation poller on their intervals. */
+  startBackgroundWork(): void;
+  stopBackgroundWork(): Promise<void>;
+}
+
+/** Builds payments (top-ups, provider, sweeps) without listening, so tests can run it in-process. */
+export async function createPaymentsApp(options: PaymentsAppOptions): Promise<PaymentsApp> {
+  const { config, database, clock, logger } = options;
+  const store = createPaymentsStore(database);
+  await ensurePaymentsIndexes(store);
+  const providerList = options.providers ?? [
+    createSandboxProvider({ baseUrl: config.CRYPTO_SANDBOX_URL, apiKey: config.SANDBOX_API_KEY, postbackSecret: config.POSTBACK_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+  ];
+  const topups = createTopups({
+    store,
+    clock,
+    logger,
+    providers: new Map(providerList.map((provider) => [provider.name, provider])),
+    defaultProvider: providerList[0]!.name,
+    wallet: options.wallet,
+    walletDeadlineMs: config.WALLET_DEADLINE_MS,
+    postbackToleranceMs: config.POSTBACK_TOLERANCE_MS,
+    assetsCacheMs: config.PROVIDER_ASSETS_CACHE_MS,
+    reconcileLookbackMs: config.RECONCILE_LOOKBACK_MS,
+  });
+
+  const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<unknown>>();
+  let stopped = false;
+  /** Runs `work` every `intervalMs`, never overlapping itself, until stopped. */
+  const every = (name: string, intervalMs: number, work: () => Promise<unknown>) => {
+    const schedule = () => {
+      if (stopped) return;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        const run = work()
+          .catch((error: unknown) => logger.warn({ err: error, job: name }, 'background job failed; it runs again on schedule'))
+          .finally(() => {
+            running.delete(run);
+            schedule();
+          });
+        running.add(run);
+      }, intervalMs);
+      timer.unref();
+      timers.add(timer);
+    };
+    schedule();
+  };
+
+  return {
+    topups,
+    grpcImplementation: paymentsGrpcImplementation(topups, logger),
+    startBackgroundWork() {
+      every('expiry', config.EXPIRY_INTERVAL_MS, () => topups.expireDue(config.EXPIRY_BATCH));
+      every('reconciliation', config.RECONCILE_INTERVAL_MS, () => topups.reconcileStep(config.RECONCILE_BATCH));
+    },
+    async stopBackgroundWork() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.all([...running]);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+
+/** Local-only defaults shared with the crypto-sandbox, so a laptop works out of the box; deployments set their own. */
+export const developmentPostbackSecret = 'local-only-postback-secret';
+export const developmentSandboxApiKey = 'local-only-sandbox-api-key';
+
+export const PaymentsConfigSchema = Type.Object({
+  ...baseConfigProperties,
+  GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: Number(grpcAddressDefaults.PAYMENTS_GRPC_URL.split(':')[1]) }),
+  GRPC_HOST: Type.String({ default: '0.0.0.0' }),
+  WALLET_GRPC_URL: Type.String({ default: grpcAddressDefaults.WALLET_GRPC_URL }),
+  WALLET_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** The crypto-sandbox provider's base address and merchant key (X-Api-Key). The key is never logged. */
+  CRYPTO_SANDBOX_URL: Type.String({ default: 'http://127.0.0.1:8090' }),
+  SANDBOX_API_KEY: Type.String({ minLength: 8, default: developmentSandboxApiKey }),
+  /** HMAC-SHA256 key of the sandbox's postbacks; shared with it. Never logged. */
+  POSTBACK_SECRET: Type.String({ minLength: 16, default: developmentPostbackSecret }),
+  /** A postback whose signed timestamp is further than this from now is refused (replay window). */
+  POSTBACK_TOLERANCE_MS: Type.Integer({ minimum: 1_000, default: 5 * 60_000 }),
+  PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** How long the provider's asset list and rates are reused before asking again. */
+  PROVIDER_ASSETS_CACHE_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
+  EXPIRY_BATCH: Type.Integer({ minimum: 1, default: 200 }),
+  RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+  RECONCILE_BATCH: Type.Integer({ minimum: 1, default: 50 }),
+  /** Top-ups whose quote ended longer ago than this are no longer polled (late coin then needs its postback). */
+  RECONCILE_LOOKBACK_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
+});
+
+export type PaymentsConfig = Static<typeof PaymentsConfigSchema>;
+
+export function loadPaymentsConfig(environment: NodeJS.ProcessEnv = process.env): PaymentsConfig {
+  return loadConfig(PaymentsConfigSchema, environment);
+}

@@ -1,0 +1,31 @@
+import '@mtx/shared/instrumentation';
+import { systemClock } from '@mtx/shared/clock';
+import { createUnaryClient, startGrpcServer } from '@mtx/shared/grpc';
+import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { createLogger } from '@mtx/shared/logger';
+import { connectMongo, databaseName } from '@mtx/shared/mongo';
+import { createPaymentsApp, paymentsGrpcBinding, walletGrpcTarget } from './app';
+import { developmentPostbackSecret, loadPaymentsConfig } from './config';
+
+const logger = createLogger('payments');
+
+runMain(logger, async () => {
+  const config = loadPaymentsConfig();
+  const mongo = await connectMongo(config.MONGODB_URL);
+  const wallet = createUnaryClient(walletGrpcTarget.protoFile, walletGrpcTarget.serviceName, config.WALLET_GRPC_URL, config.WALLET_DEADLINE_MS);
+  const app = await createPaymentsApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'payments')), clock: systemClock, logger, wallet });
+  const server = await startGrpcServer([{ ...paymentsGrpcBinding, implementation: app.grpcImplementation }], `${config.GRPC_HOST}:${config.GRPC_PORT}`);
+  app.startBackgroundWork();
+  if (config.POSTBACK_SECRET === developmentPostbackSecret) logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
+  logger.info({ port: server.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening');
+  handleShutdownSignals(
+    logger,
+    async () => {
+      await server.close(config.SHUTDOWN_GRACE_MS);
+      await app.stopBackgroundWork();
+      wallet.close();
+      await mongo.close();
+    },
+    config.SHUTDOWN_GRACE_MS,
+  );
+});

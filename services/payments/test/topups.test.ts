@@ -1,0 +1,246 @@
+import crypto from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AppError } from '@mtx/shared/errors';
+import type { UnaryClient } from '@mtx/shared/grpc';
+import { createLogger } from '@mtx/shared/logger';
+import { databaseName } from '@mtx/shared/mongo';
+import { startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
+import { createPaymentsApp, type PaymentsApp } from '../src/app';
+import { loadPaymentsConfig } from '../src/config';
+import { parseScaledDecimal } from '../src/domain/money';
+import type { PaymentProvider } from '../src/providers/provider';
+import { createSandboxProvider } from '../src/providers/sandbox';
+import { createPaymentsStore } from '../src/store/payments-store';
+
+let stack: WalletStack;
+
+beforeAll(async () => {
+  stack = await startWalletStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: inject('natsUrl') });
+});
+
+afterAll(async () => stack?.close());
+
+afterEach(async () => {
+  expect((await stack.audit()).breaches).toEqual([]);
+});
+
+const customerId = () => `cus_${crypto.randomBytes(6).toString('hex')}`;
+const store = () => createPaymentsStore(stack.mongo.db(databaseName(stack.prefix, 'payments')));
+const payments = <T = any>(method: string, request: unknown) => stack.paymentsClient.call<T>(method, request);
+
+async function payThroughSandbox(topup: { deposit_address: string; asset_code: string; blockchain_code: string }, amount: string) {
+  const response = await stack.sandboxRequest('POST', '/sandbox/deposits', { address: topup.deposit_address, asset_code: topup.asset_code, blockchain_code: topup.blockchain_code, amount, delivery: 'never' });
+  expect(response.status).toBe(201);
+  return response.body as { transaction_id: string; invoice_id: string; received_at: string };
+}
+
+function postbackBody(topup: { id: number; deposit_address: string; asset_code: string; blockchain_code: string }, payment: { transaction_id: string; invoice_id: string; received_at: string }, amount: string, status = 'confirmed') {
+  return JSON.stringify({
+    type: 'transaction',
+    timestamp: stack.clock.now().toISOString(),
+    invoice_id: payment.invoice_id,
+    order_id: String(topup.id),
+    address: topup.deposit_address,
+    asset_code: topup.asset_code,
+    blockchain_code: topup.blockchain_code,
+    transaction: { id: payment.transaction_id, amount, status, confirmations: 12, received_at: payment.received_at },
+  });
+}
+
+const handle = (body: string, provider = 'sandbox', signature = stack.sign(body)) =>
+  payments('HandlePostback', { provider, body: Buffer.from(body), headers: { 'x-signature': signature, 'content-type': 'application/json' } });
+
+describe('assets', () => {
+  it('quotes each offered pair rounded up to the asset decimals, at the provider rate of the moment', async () => {
+    const { assets } = await payments<{ assets: Array<{ asset_code: string; blockchain_code: string; amount: string; decimals: number }> }>('ListAssets', { amount_eur_cents: 3333 });
+    const rates = (await stack.sandboxRequest('GET', '/v1/assets')).body.assets as Array<{ asset_code: string; blockchain_code: string; rate_eur: string; min_amount_eur_cents: number }>;
+    expect(assets.length).toBe(rates.filter((rate) => rate.min_amount_eur_cents <= 3333).length);
+    for (const row of assets) {
+      const rate = rates.find((candidate) => candidate.asset_code === row.asset_code && candidate.blockchain_code === row.blockchain_code)!;
+      const [whole, fraction = ''] = row.amount.split('.');
+      expect(fraction.length).toBeLessThanOrEqual(row.decimals);
+      const units = BigInt(whole!) * 10n ** BigInt(row.decimals) + BigInt(fraction.padEnd(row.decimals, '0') || '0');
+      const scale = 10n ** BigInt(row.decimals + 8);
+      const scaledRate = parseScaledDecimal(rate.rate_eur, 8);
+      expect(units * scaledRate * 100n >= 3333n * scale, row.asset_code).toBe(true);
+      expect((units - 1n) * scaledRate * 100n < 3333n * scale, row.asset_code).toBe(true);
+    }
+    await expect(payments('ListAssets', { amount_eur_cents: 999 })).rejects.toMatchObject({ code: 'amount_out_of_range' });
+    await expect(payments('ListAssets', { amount_eur_cents: 50001 })).rejects.toMatchObject({ code: 'amount_out_of_range' });
+  });
+});
+
+describe('creating top-ups', () => {
+  it('refuses pairs not offered for the amount, is_evm off an EVM chain and bad input, writing nothing', async () => {
+    const customer = customerId();
+    const before = await store().topups.countDocuments({});
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ amount_eur_cents: 1000, asset_code: 'BTC', blockchain_code: 'BTC' }, 'invalid_request', 'asset_code'],
+      [{ amount_eur_cents: 5000, asset_code: 'USDT', blockchain_code: 'SOL' }, 'invalid_request', 'asset_code'],
+      [{ amount_eur_cents: 5000, asset_code: 'USDT', blockchain_code: 'TRON', is_evm: true }, 'invalid_request', 'is_evm'],
+      [{ amount_eur_cents: 500, asset_code: 'USDT', blockchain_code: 'TRON' }, 'amount_out_of_range', 'amount_eur_cents'],
+      [{ amount_eur_cents: 60000, asset_code: 'USDT', blockchain_code: 'TRON' }, 'amount_out_of_range', 'amount_eur_cents'],
+    ];
+    for (const [request, code, param] of cases) {
+      const error = await payments('CreateTopup', { customer_id: customer, ...request }).catch((caught: unknown) => caught);
+      expect(error, JSON.stringify(request)).toBeInstanceOf(AppError);
+      expect(error, JSON.stringify(request)).toMatchObject({ code, param });
+    }
+    await expect(payments('CreateTopup', { customer_id: 'bad:id', amount_eur_cents: 5000, asset_code: 'USDT', blockchain_code: 'TRON' })).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await store().topups.countDocuments({})).toBe(before);
+  });
+
+  it('gives an EVM deposit address and a wallet-connect URI when is_evm is asked for on an EVM chain', async () => {
+    const customer = customerId();
+    const plain = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 2500, asset_code: 'USDC', blockchain_code: 'ETH', is_evm: false });
+    expect(plain.deposit_address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(plain.payment_uri).toBeUndefined();
+    const web3 = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 2500, asset_code: 'USDC', blockchain_code: 'ETH', is_evm: true });
+    expect(web3).toMatchObject({ is_evm: true });
+    expect(web3.payment_uri).toBe(`ethereum:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48@1/transfer?address=${web3.deposit_address}&uint256=${web3.deposit_amount}`);
+  });
+
+  it('allocates distinct integer ids under concurrency, across replicas, and hides top-ups from other customers', async () => {
+    const replica = await secondReplica({});
+    try {
+      const customer = customerId();
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          index % 2 === 0
+            ? payments('CreateTopup', { customer_id: customer, amount_eur_cents: 1000 + index, asset_code: 'USDT', blockchain_code: 'TRON' })
+            : replica.app.topups.createTopup({ customerId: customer, amountEurCents: 1000 + index, assetCode: 'USDT', blockchainCode: 'TRON' }),
+        ),
+      );
+      const ids = created.map((topup) => Number(topup.id));
+      expect(new Set(ids).size).toBe(12);
+      expect(ids.every((id) => Number.isSafeInteger(id) && id > 0)).toBe(true);
+      const pending = await payments<{ topups: Array<{ id: number }> }>('ListPendingTopups', { customer_id: customer });
+      expect(pending.topups.map((topup) => Number(topup.id)).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+      await expect(payments('GetTopup', { customer_id: customerId(), id: ids[0] })).rejects.toMatchObject({ code: 'not_found' });
+      expect((await payments<{ topups: unknown[] }>('ListPendingTopups', { customer_id: customerId() })).topups).toEqual([]);
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
+describe('postbacks', () => {
+  it('refuses unknown providers and invoices, ignores statuses that move no money, and rejects unparseable signed bodies', async () => {
+    const customer = customerId();
+    const topup = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' });
+    const payment = await payThroughSandbox(topup, topup.deposit_amount);
+    await expect(handle(postbackBody(topup, payment, topup.deposit_amount), 'nowpayments')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(handle(postbackBody(topup, { ...payment, invoice_id: 'inv_unknown' }, topup.deposit_amount))).rejects.toMatchObject({ code: 'not_found' });
+    expect(await handle(postbackBody(topup, payment, topup.deposit_amount, 'confirming'))).toMatchObject({ outcome: 'ignored', credited_eur_cents: 0 });
+    await expect(handle('not json at all')).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(handle(JSON.stringify({ type: 'refund' }))).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await store().events.countDocuments({ topup_id: Number(topup.id) })).toBe(0);
+    expect(await stack.ledgerEntries(customer)).toBe(0);
+    expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({ outcome: 'credited', credited_eur_cents: 1000 });
+  });
+
+  it('credits many different payments to one top-up arriving at once: each once, adding up exactly', async () => {
+    const customer = customerId();
+    const topup = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 7777, asset_code: 'USDC', blockchain_code: 'POLYGON' });
+    const total = BigInt(topup.deposit_amount);
+    const part = total / 10n;
+    const parts = [...Array.from({ length: 9 }, () => part), total - part * 9n];
+    const bodies: string[] = [];
+    for (const amount of parts) bodies.push(postbackBody(topup, await payThroughSandbox(topup, amount.toString()), amount.toString()));
+    // Each body delivered twice, all at once.
+    const answers = await Promise.all([...bodies, ...bodies].map((body) => handle(body)));
+    expect(answers.filter((answer) => answer.outcome === 'credited').length).toBe(10);
+    const final = await payments('GetTopup', { customer_id: customer, id: topup.id });
+    expect(final).toMatchObject({ status: 'paid', credited_eur_cents: 7777 });
+    const events = await store().events.find({ topup_id: Number(topup.id) }).sort({ seq: 1 }).toArray();
+    expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(await store().appliedCredits.countDocuments({ _id: { $in: events.map((event) => event.key) } })).toBe(10);
+    expect(await stack.walletClient.call('GetWallet', { customer_id: customer })).toMatchObject({ balance_eur_cents: 7777 });
+    expect(await stack.ledgerEntries(customer)).toBe(10);
+  });
+
+  it('finishes a credit the wallet could not take: the record stays, the next delivery credits it once', async () => {
+    let failures = 1;
+    const replica = await secondReplica({
+      wallet: (real) => ({
+        ...real,
+        call: <T>(method: string, request: unknown, options?: { deadlineMs?: number }) => {
+          if (method === 'Credit' && failures-- > 0) return Promise.reject(new AppError('unavailable', 'wallet down (injected)'));
+          return real.call<T>(method, request, options);
+        },
+      }),
+    });
+    try {
+      const customer = customerId();
+      const topup = await replica.app.topups.createTopup({ customerId: customer, amountEurCents: 1800, assetCode: 'USDT', blockchainCode: 'TRON' });
+      const body = postbackBody(topup, await payThroughSandbox(topup, topup.deposit_amount), topup.deposit_amount);
+      await expect(replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).rejects.toMatchObject({ code: 'unavailable' });
+      const recorded = await store().events.findOne({ topup_id: topup.id });
+      expect(recorded).toMatchObject({ eur_cents: 1800 });
+      expect(await store().appliedCredits.findOne({ _id: recorded!.key })).toBeNull();
+      expect(await stack.ledgerEntries(customer)).toBe(0);
+      // Not credited yet as far as the customer can see: the balance does not have it.
+      expect(await replica.app.topups.getTopup(customer, topup.id)).toMatchObject({ status: 'pending', credited_eur_cents: 0 });
+      expect(await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).toMatchObject({ outcome: 'credited', credited_eur_cents: 1800 });
+      expect(await handle(body)).toMatchObject({ outcome: 'already_credited' });
+      expect(await stack.ledgerEntries(customer)).toBe(1);
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
+describe('expiry sweep', () => {
+  it('fails due top-ups in bounded batches and retries a cancellation the provider refused', async () => {
+    // Both cancellations of the first pass fail, and so does the first retry within that pass.
+    let cancelFailures = 3;
+    const replica = await secondReplica({
+      provider: (real) => ({
+        ...real,
+        cancelInvoice: async (invoiceId: string) => {
+          if (cancelFailures-- > 0) throw new AppError('unavailable', 'provider down (injected)');
+          return real.cancelInvoice(invoiceId);
+        },
+      }),
+    });
+    try {
+      // Earlier tests' top-ups are due too: let this replica's sweep pass them before creating this test's.
+      stack.clock.advanceMs(31 * 60_000);
+      while ((await replica.app.topups.expireDue(500)).checked > 0);
+      cancelFailures = 3;
+      const customer = customerId();
+      const created: Array<{ id: number }> = [];
+      for (let index = 0; index < 3; index++) created.push(await replica.app.topups.createTopup({ customerId: customer, amountEurCents: 1000, assetCode: 'USDT', blockchainCode: 'TRON' }));
+      stack.clock.advanceMs(31 * 60_000);
+      const invoiceStatus = async (topupId: number) => {
+        const topup = await store().topups.findOne({ _id: String(topupId) });
+        return (await stack.sandboxRequest('GET', `/v1/invoices/${topup!.invoice_id}`)).body.status as string;
+      };
+      const cancelled = async () => (await Promise.all(created.map((topup) => invoiceStatus(topup.id)))).filter((status) => status === 'cancelled').length;
+      expect(await replica.app.topups.expireDue(2)).toMatchObject({ checked: 2, expired: 2 });
+      expect(await cancelled()).toBe(1);
+      expect(await replica.app.topups.expireDue(2)).toMatchObject({ checked: 1, expired: 1 });
+      expect(await cancelled()).toBe(3);
+      expect(await replica.app.topups.expireDue(2)).toMatchObject({ checked: 0, expired: 0 });
+      for (const topup of created) expect((await replica.app.topups.getTopup(customer, topup.id)).status).toBe('failed');
+      expect(await store().cancelledInvoices.countDocuments({ _id: { $in: created.map((topup) => String(topup.id)) } })).toBe(3);
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
+/** A second payments instance on the same store (a replica), optionally with a failing wallet or provider. */
+async function secondReplica(overrides: { wallet?: (real: UnaryClient) => UnaryClient; provider?: (real: PaymentProvider) => PaymentProvider }): Promise<{ app: PaymentsApp; close(): Promise<void> }> {
+  const config = loadPaymentsConfig({ MONGODB_DATABASE_PREFIX: stack.prefix, CRYPTO_SANDBOX_URL: stack.sandboxUrl, POSTBACK_SECRET: testPostbackSecret });
+  const provider = createSandboxProvider({ baseUrl: stack.sandboxUrl, apiKey: config.SANDBOX_API_KEY, postbackSecret: testPostbackSecret, timeoutMs: 5_000 });
+  const app = await createPaymentsApp({
+    config,
+    database: stack.mongo.db(databaseName(stack.prefix, 'payments')),
+    clock: stack.clock,
+    logger: createLogger('payments', { level: 'silent' }),
+    wallet: overrides.wallet ? overrides.wallet(stack.walletClient) : stack.walletClient,
+    providers: [overrides.provider ? overrides.provider(provider) : provider],
+  });
+  return { app, close: () => app.stopBackgroundWork() };
+}

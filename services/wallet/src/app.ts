@@ -1,0 +1,94 @@
+import type { Clock } from '@mtx/shared/clock';
+import type { Logger } from '@mtx/shared/logger';
+import type { Db } from '@mtx/shared/mongo';
+import { injectTraceHeaders, natsHeaders, type NatsConnection } from '@mtx/shared/nats';
+import type { WalletConfig } from './config';
+import { walletGrpcImplementation } from './handlers/grpc';
+import { createLedger, type CreditedEvent, type Ledger } from './ledger';
+import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
+
+export { auditLedger, type AuditReport } from './audit';
+
+/** NATS subject of applied credits; billing listens to retry past-due renewals. */
+export const walletCreditedSubject = 'events.wallet.credited';
+
+export const walletGrpcBinding = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
+
+export interface WalletAppOptions {
+  config: WalletConfig;
+  database: Db;
+  clock: Clock;
+  logger: Logger;
+  nats?: NatsConnection;
+  exit?: (code: number) => never;
+}
+
+export interface WalletApp {
+  ledger: Ledger;
+  grpcImplementation: ReturnType<typeof walletGrpcImplementation>;
+  /** Runs the start-up recovery sweep in the background and schedules the periodic one. */
+  startBackgroundWork(): void;
+  stopBackgroundWork(): Promise<void>;
+}
+
+/** Builds the wallet (ledger, gRPC handlers, recovery) without listening, so tests can run it in-process. */
+export async function createWalletApp(options: WalletAppOptions): Promise<WalletApp> {
+  const { config, database, clock, logger, nats } = options;
+  const store = createLedgerStore(database);
+  await ensureLedgerIndexes(store);
+  const encoder = new TextEncoder();
+  const publishCredited = (event: CreditedEvent) => {
+    if (!nats || nats.isClosed()) return;
+    try {
+      nats.publish(walletCreditedSubject, encoder.encode(JSON.stringify(event)), { headers: injectTraceHeaders(natsHeaders()) });
+    } catch (error) {
+      // The credit stands; billing also retries on its own schedule, so a lost announcement only delays it.
+      logger.warn({ err: error, entry_id: event.entry_id }, 'could not announce a credit');
+    }
+  };
+  const ledger = createLedger({
+    store,
+    clock,
+    logger,
+    publishCredited,
+    queueMax: config.WALLET_QUEUE_MAX,
+    headCacheMax: config.WALLET_HEAD_CACHE_MAX,
+    recoveryBatch: config.WALLET_RECOVERY_BATCH,
+    crashAfterLedgerWritePrefix: config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE,
+    ...(options.exit ? { exit: options.exit } : {}),
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const runRecovery = (work: () => Promise<unknown>) => {
+    running = running
+      .then(work)
+      .catch((error: unknown) => logger.warn({ err: error }, 'recovery pass failed; it runs again on schedule'));
+    return running;
+  };
+
+  return {
+    ledger,
+    grpcImplementation: walletGrpcImplementation(ledger, database, logger),
+    startBackgroundWork() {
+      void runRecovery(async () => {
+        const result = await ledger.recoverAll();
+        logger.info(result, 'start-up recovery sweep done');
+      });
+      const schedule = () => {
+        if (stopped) return;
+        timer = setTimeout(() => {
+          void runRecovery(() => ledger.recoverStep()).finally(schedule);
+        }, config.WALLET_RECOVERY_INTERVAL_MS);
+        timer.unref();
+      };
+      schedule();
+    },
+    async stopBackgroundWork() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,473 @@
+import type { Clock } from '@mtx/shared/clock';
+import { AppError } from '@mtx/shared/errors';
+import type { Logger } from '@mtx/shared/logger';
+import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
+import {
+  assertEntryId,
+  assertMovementAmount,
+  assertWalletId,
+  balanceCapEurCents,
+  emptyHead,
+  ledgerSlotId,
+  planMovement,
+  type MovementKind,
+  type WalletHead,
+} from './domain/movement';
+import { checkpointInterval, type LedgerEntryDocument, type LedgerStore } from './store/ledger-store';
+
+export interface MovementInput {
+  customerId: string;
+  entryId: string;
+  kind: MovementKind;
+  amountEurCents: number;
+  reason: string;
+  reference: string;
+}
+
+export interface MovementOutcome {
+  entry_id: string;
+  applied: boolean;
+  replay: boolean;
+  balance_eur_cents: number;
+  held_eur_cents: number;
+  sequence: number;
+  balance_delta_eur_cents: number;
+  held_delta_eur_cents: number;
+}
+
+export interface WalletView {
+  customer_id: string;
+  balance_eur_cents: number;
+  held_eur_cents: number;
+  sequence: number;
+  balance_cap_eur_cents: number;
+}
+
+export interface CreditedEvent {
+  customer_id: string;
+  entry_id: string;
+  balance_eur_cents: number;
+}
+
+/** Where applied credits are announced (NATS `events.wallet.credited`); delivery is at least once. */
+export type CreditPublisher = (event: CreditedEvent) => void;
+
+export interface LedgerOptions {
+  store: LedgerStore;
+  clock: Clock;
+  logger: Logger;
+  publishCredited?: CreditPublisher;
+  queueMax?: number;
+  headCacheMax?: number;
+  recoveryBatch?: number;
+  /** Entry-id prefix that kills the process after the ledger insert (fault injection); empty is off. */
+  crashAfterLedgerWritePrefix?: string;
+  exit?: (code: number) => never;
+}
+
+// A slot lost to another replica costs one retry; this many in a row means the wallet is pathologically hot.
+const movementAttemptsMax = 64;
+const reasonLengthMax = 40;
+const referenceLengthMax = 200;
+
+function headOf(entry: LedgerEntryDocument): WalletHead {
+  return { sequence: entry.seq, balanceEurCents: entry.balance_after_eur_cents, heldEurCents: entry.held_after_eur_cents };
+}
+
+/** Least-recently-used map with a hard size bound. */
+class BoundedCache<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly sizeMax: number) {}
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.sizeMax) this.entries.delete(this.entries.keys().next().value as string);
+  }
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+interface WalletQueue {
+  tail: Promise<unknown>;
+  pending: number;
+}
+
+export type Ledger = ReturnType<typeof createLedger>;
+
+/**
+ * The insert-linearised ledger. A movement is exactly one insert at `<wallet>:<head + 1>`: the `_id` index
+ * makes two writers of one slot exclusive (the loser re-reads the head and retries) and the unique `entry_id`
+ * makes a movement apply at most once. Nothing is ever updated (FerretDB updates are unisolated and scan the
+ * whole collection), so no money can be lost to a race. The head hints (memory, insert-only checkpoints) and
+ * the entry-id pointers are written after the insert, verified by every reader (which always looks one slot
+ * further) and finished by whoever comes next or by the recovery pass.
+ *
+ * Invariant the hints keep: every entry up to a remembered head or a checkpoint has its pointer (and was
+ * announced). Whoever walks past, or collides with, an entry it did not write finishes it first, so a replay
+ * is found by `_id` lookups, never by a scan.
+ */
+export function createLedger(options: LedgerOptions) {
+  const { store, clock, logger } = options;
+  const publishCredited = options.publishCredited ?? (() => undefined);
+  const queueMax = options.queueMax ?? 1_000;
+  const recoveryBatch = options.recoveryBatch ?? 500;
+  const crashPrefix = options.crashAfterLedgerWritePrefix ?? '';
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const heads = new BoundedCache<WalletHead>(options.headCacheMax ?? 100_000);
+  const registered = new BoundedCache<true>(options.headCacheMax ?? 100_000);
+  const queues = new Map<string, WalletQueue>();
+  let recoveryCursor = '';
+
+  /**
+   * Runs movements of one wallet one at a time in this process, so replicas are the only source of contention.
+   * A task may hand back `settled`: work the caller need not wait for (the follow-up writes of an applied
+   * movement) but the next movement of the wallet must.
+   */
+  function serialise<T>(walletId: string, task: () => Promise<{ result: T; settled?: Promise<void> }>): Promise<T> {
+    let queue = queues.get(walletId);
+    if (!queue) {
+      queue = { tail: Promise.resolve(), pending: 0 };
+      queues.set(walletId, queue);
+    }
+    if (queue.pending >= queueMax) {
+      return Promise.reject(new AppError('unavailable', `too many movements are queued for this wallet (${queueMax}); retry shortly`));
+    }
+    const current = queue;
+    current.pending += 1;
+    const run = current.tail.then(task);
+    current.tail = run
+      .then((outcome) => outcome.settled)
+      .catch(() => undefined)
+      .finally(() => {
+        current.pending -= 1;
+        if (current.pending === 0 && queues.get(walletId) === current) queues.delete(walletId);
+      });
+    return run.then((outcome) => outcome.result);
+  }
+
+  async function entryAt(walletId: string, sequence: number): Promise<LedgerEntryDocument | null> {
+    return store.ledger.findOne({ _id: ledgerSlotId(walletId, sequence) });
+  }
+
+  /**
+   * A recent head from the checkpoints, found by galloping over block numbers (1, 2, 4, … then bisecting), so a
+   * cold start costs O(log n) lookups. A gap left by a crash only makes it start from an older checkpoint. The
+   * head is read from the ledger entry itself, so a damaged checkpoint cannot skew a balance.
+   */
+  async function checkpointStart(walletId: string): Promise<WalletHead> {
+    const present = async (block: number) => (await store.checkpoints.findOne({ _id: `${walletId}:${block}` }, { projection: { _id: 1 } })) !== null;
+    let low = 0;
+    let high = 1;
+    while (await present(high)) {
+      low = high;
+      high *= 2;
+    }
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (await present(middle)) low = middle;
+      else high = middle;
+    }
+    if (low === 0) return emptyHead;
+    const entry = await entryAt(walletId, low * checkpointInterval);
+    if (entry) return headOf(entry);
+    logger.error({ wallet_id: walletId, block: low }, 'checkpoint points past the ledger; reading from the start');
+    return emptyHead;
+  }
+
+  function announce(entry: LedgerEntryDocument): void {
+    if (entry.kind === 'credit') publishCredited({ customer_id: entry.wallet_id, entry_id: entry.entry_id, balance_eur_cents: entry.balance_after_eur_cents });
+  }
+
+  /**
+   * Finishes an entry's follow-up writes whoever wrote it: announcement, then pointer, then (on a block boundary)
+   * checkpoint. An entry without a pointer may never have been announced (its writer may have died after the
+   * insert), so it is announced before the pointer is written; a repeat announcement is harmless, a lost one is not.
+   * Returns whether anything was missing.
+   */
+  async function ensureFollowUps(entry: LedgerEntryDocument, knownMissingPointer = false): Promise<boolean> {
+    let repaired = false;
+    if (knownMissingPointer || !(await store.entryIds.findOne({ _id: entry.entry_id }, { projection: { _id: 1 } }))) {
+      announce(entry);
+      repaired = await insertIfAbsent(store.entryIds, { _id: entry.entry_id, wallet_id: entry.wallet_id, seq: entry.seq });
+    }
+    if (entry.seq % checkpointInterval === 0) {
+      const block = entry.seq / checkpointInterval;
+      const inserted = await insertIfAbsent(store.checkpoints, {
+        _id: `${entry.wallet_id}:${block}`,
+        wallet_id: entry.wallet_id,
+        block,
+        seq: entry.seq,
+        balance_eur_cents: entry.balance_after_eur_cents,
+        held_eur_cents: entry.held_after_eur_cents,
+        created_at: clock.now(),
+      });
+      repaired = repaired || inserted;
+    }
+    return repaired;
+  }
+
+  /**
+   * Follows the ledger from `start` until the first free slot: a stale hint only costs lookups. Writers pass
+   * `finish`, which completes the follow-up writes of every entry walked past (entries another replica, perhaps a
+   * dead one, wrote), keeping the invariant that everything up to a remembered head has its pointer.
+   */
+  async function walkForward(walletId: string, start: WalletHead, finish: boolean): Promise<{ head: WalletHead; walked: LedgerEntryDocument[]; repaired: number }> {
+    let head = start;
+    let repaired = 0;
+    const walked: LedgerEntryDocument[] = [];
+    for (;;) {
+      const next = await entryAt(walletId, head.sequence + 1);
+      if (!next) return { head, walked, repaired };
+      if (finish && (await ensureFollowUps(next))) repaired += 1;
+      walked.push(next);
+      head = headOf(next);
+    }
+  }
+
+  async function headForWrite(walletId: string, optimistic: boolean): Promise<{ head: WalletHead; walked: LedgerEntryDocument[] }> {
+    // The insert at head + 1 is itself the freshness check (E11000 when another replica moved the wallet), so a
+    // remembered head is used without looking one slot further first.
+    if (!registered.get(walletId)) {
+      // Registered before its first entry, so the recovery pass (which walks registrations) reaches every ledger.
+      await insertIfAbsent(store.wallets, { _id: walletId, created_at: clock.now() });
+      registered.set(walletId, true);
+    }
+    const remembered = optimistic ? heads.get(walletId) : undefined;
+    if (remembered) return { head: remembered, walked: [] };
+    let start = heads.get(walletId);
+    if (!start) start = await checkpointStart(walletId);
+    const result = await walkForward(walletId, start, true);
+    heads.set(walletId, result.head);
+    return result;
+  }
+
+  async function findApplied(entryId: string, walked: LedgerEntryDocument[]): Promise<LedgerEntryDocument | null> {
+    const seen = walked.find((entry) => entry.entry_id === entryId);
+    if (seen) return seen;
+    const pointer = await store.entryIds.findOne({ _id: entryId });
+    if (!pointer) return null;
+    return entryAt(pointer.wallet_id, pointer.seq);
+  }
+
+  function replayOutcome(original: LedgerEntryDocument, input: MovementInput): MovementOutcome {
+    if (original.wallet_id !== input.customerId || original.kind !== input.kind || original.amount_eur_cents !== input.amountEurCents) {
+      throw new AppError('conflict', `entry id ${input.entryId} was already used for a different movement`, {
+        param: 'entry_id',
+        details: { kind: original.kind, amount_eur_cents: original.amount_eur_cents },
+      });
+    }
+    return {
+      entry_id: original.entry_id,
+      applied: false,
+      replay: true,
+      balance_eur_cents: original.balance_after_eur_cents,
+      held_eur_cents: original.held_after_eur_cents,
+      sequence: original.seq,
+      balance_delta_eur_cents: original.balance_delta_eur_cents,
+      held_delta_eur_cents: original.held_delta_eur_cents,
+    };
+  }
+
+  async function finishInsert(entry: LedgerEntryDocument): Promise<void> {
+    try {
+      await ensureFollowUps(entry, true);
+    } catch (error) {
+      // The movement is applied (the insert is the commit); only hints are missing. Forgetting the in-memory
+      // head makes the next movement walk from a checkpoint and finish them.
+      heads.delete(entry.wallet_id);
+      logger.warn({ err: error, entry_id: entry.entry_id }, 'ledger hints not written after an applied movement; recovery will finish them');
+    }
+  }
+
+  async function applyMovement(input: MovementInput): Promise<{ result: MovementOutcome; settled?: Promise<void> }> {
+    const walletId = input.customerId;
+    for (let attempt = 0; attempt < movementAttemptsMax; attempt++) {
+      const remembered = heads.get(walletId);
+      // A debit the remembered balance cannot cover is refused only on the true head.
+      const optimistic = attempt === 0 && remembered !== undefined && (input.kind === 'credit' || remembered.balanceEurCents >= input.amountEurCents);
+      const { head, walked } = await headForWrite(walletId, optimistic);
+      if (input.kind === 'debit' && head.balanceEurCents < input.amountEurCents) {
+        // A debit that already applied must answer as a replay even if the balance has moved on since.
+        const existing = await findApplied(input.entryId, walked);
+        if (existing) return { result: replayOutcome(existing, input) };
+      }
+      const plan = planMovement(head, input.kind, input.amountEurCents);
+      const sequence = head.sequence + 1;
+      const entry: LedgerEntryDocument = {
+        _id: ledgerSlotId(walletId, sequence),
+        wallet_id: walletId,
+        seq: sequence,
+        entry_id: input.entryId,
+        kind: input.kind,
+        reason: input.reason,
+        reference: input.reference,
+        amount_eur_cents: input.amountEurCents,
+        balance_delta_eur_cents: plan.balanceDeltaEurCents,
+        held_delta_eur_cents: plan.heldDeltaEurCents,
+        balance_after_eur_cents: plan.balanceAfterEurCents,
+        held_after_eur_cents: plan.heldAfterEurCents,
+        created_at: clock.now(),
+      };
+      try {
+        await store.ledger.insertOne(entry);
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) {
+          heads.delete(walletId);
+          throw error;
+        }
+        // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
+        const occupant = await entryAt(walletId, sequence);
+        if (occupant && occupant.entry_id !== input.entryId) {
+          await ensureFollowUps(occupant);
+          heads.set(walletId, headOf(occupant));
+          continue;
+        }
+        const original = occupant ?? (await findApplied(input.entryId, walked)) ?? (await store.ledger.findOne({ entry_id: input.entryId }));
+        if (!original) continue;
+        return { result: replayOutcome(original, input) };
+      }
+      if (crashPrefix && entry.entry_id.startsWith(crashPrefix)) {
+        logger.fatal({ entry_id: entry.entry_id }, 'fault injection: crashing between the ledger write and the head hints');
+        exit(137);
+      }
+      heads.set(walletId, headOf(entry));
+      // The insert is the commit: the caller is answered now; the announcement, pointer and checkpoint follow
+      // before the next movement of this wallet starts (and recovery finishes them if this process dies).
+      return {
+        result: {
+          entry_id: entry.entry_id,
+          applied: true,
+          replay: false,
+          balance_eur_cents: entry.balance_after_eur_cents,
+          held_eur_cents: entry.held_after_eur_cents,
+          sequence: entry.seq,
+          balance_delta_eur_cents: entry.balance_delta_eur_cents,
+          held_delta_eur_cents: entry.held_delta_eur_cents,
+        },
+        settled: finishInsert(entry),
+      };
+    }
+    throw new AppError('unavailable', 'the wallet is moving too fast to apply this movement now; retry with the same entry id');
+  }
+
+  function validateMovement(input: MovementInput): void {
+    assertWalletId(input.customerId);
+    assertEntryId(input.entryId);
+    if (typeof input.reason !== 'string' || input.reason.length === 0 || input.reason.length > reasonLengthMax) {
+      throw new AppError('invalid_request', `reason must be 1 to ${reasonLengthMax} characters`, { param: 'reason' });
+    }
+    if (typeof input.reference !== 'string' || input.reference.length > referenceLengthMax) {
+      throw new AppError('invalid_request', `reference must be at most ${referenceLengthMax} characters`, { param: 'reference' });
+    }
+    assertMovementAmount(input.amountEurCents);
+  }
+
+  /** Reads the true head: linearisable, because it always looks one slot past whatever hint it starts from. */
+  async function readHead(walletId: string): Promise<WalletHead> {
+    const remembered = heads.get(walletId);
+    if (remembered) return (await walkForward(walletId, remembered, false)).head;
+    const start = await checkpointStart(walletId);
+    // Everything up to a checkpoint has its pointer, so that head is safe to remember; a walked-to one is not.
+    if (!heads.get(walletId)) heads.set(walletId, start);
+    return (await walkForward(walletId, start, false)).head;
+  }
+
+  /**
+   * Finishes what a crash may have left undone on one wallet; returns how many entries needed it. Only the head
+   * entry can lack its follow-ups: whoever wrote any later entry first finished the one before it (its own
+   * follow-ups complete before the wallet's next movement; a foreign one is finished when walked past or hit
+   * by E11000). `thorough` re-checks every entry since the latest checkpoint instead (the start-up sweep).
+   */
+  async function repairWallet(walletId: string, thorough = false): Promise<number> {
+    const start = await checkpointStart(walletId);
+    if (thorough) {
+      const { head, repaired } = await walkForward(walletId, start, true);
+      if (repaired > 0) logger.info({ wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence }, 'recovery finished entries a crash left without pointers or checkpoints');
+      return repaired;
+    }
+    const { head, walked } = await walkForward(walletId, start, false);
+    const last = walked[walked.length - 1] ?? (head.sequence > 0 ? await entryAt(walletId, head.sequence) : null);
+    if (!last || !(await ensureFollowUps(last))) return 0;
+    logger.info({ wallet_id: walletId, entry_id: last.entry_id, head_sequence: head.sequence }, 'recovery finished an entry a crash left without its pointer or checkpoint');
+    return 1;
+  }
+
+  /**
+   * One bounded step of the recovery sweep: the next `recoveryBatch` wallets in `_id` order. Returns true
+   * when the sweep has wrapped around (every wallet visited since the previous wrap).
+   */
+  async function recoverStep(thorough = false): Promise<{ visited: number; repairedEntries: number; wrapped: boolean }> {
+    const batch = await store.wallets
+      .find(recoveryCursor ? { _id: { $gt: recoveryCursor } } : {}, { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .limit(recoveryBatch)
+      .toArray();
+    let repairedEntries = 0;
+    for (const wallet of batch) repairedEntries += await repairWallet(wallet._id, thorough);
+    const wrapped = batch.length < recoveryBatch;
+    recoveryCursor = wrapped ? '' : batch[batch.length - 1]!._id;
+    return { visited: batch.length, repairedEntries, wrapped };
+  }
+
+  return {
+    async credit(input: Omit<MovementInput, 'kind'>): Promise<MovementOutcome> {
+      const movement: MovementInput = { ...input, kind: 'credit' };
+      validateMovement(movement);
+      return serialise(movement.customerId, () => applyMovement(movement));
+    },
+
+    async debit(input: Omit<MovementInput, 'kind'>): Promise<MovementOutcome> {
+      const movement: MovementInput = { ...input, kind: 'debit' };
+      validateMovement(movement);
+      return serialise(movement.customerId, () => applyMovement(movement));
+    },
+
+    async getWallet(customerId: string): Promise<WalletView> {
+      assertWalletId(customerId);
+      const head = await readHead(customerId);
+      return {
+        customer_id: customerId,
+        balance_eur_cents: head.balanceEurCents,
+        held_eur_cents: head.heldEurCents,
+        sequence: head.sequence,
+        balance_cap_eur_cents: balanceCapEurCents,
+      };
+    },
+
+    /** Newest first, at most `limit` entries. */
+    async listEntries(customerId: string, limit: number): Promise<LedgerEntryDocument[]> {
+      assertWalletId(customerId);
+      const bounded = Math.min(Math.max(Number.isInteger(limit) && limit > 0 ? limit : 50, 1), 500);
+      const head = await readHead(customerId);
+      const sequences: number[] = [];
+      for (let sequence = head.sequence; sequence >= 1 && sequences.length < bounded; sequence--) sequences.push(sequence);
+      const entries = await Promise.all(sequences.map((sequence) => entryAt(customerId, sequence)));
+      return entries.filter((entry): entry is LedgerEntryDocument => entry !== null);
+    },
+
+    repairWallet,
+    recoverStep,
+
+    /** A full, thorough sweep over every wallet (at start-up, when a predecessor may have died mid-movement). */
+    async recoverAll(): Promise<{ visited: number; repairedEntries: number }> {
+      recoveryCursor = '';
+      let visited = 0;
+      let repairedEntries = 0;
+      for (;;) {
+        const step = await recoverStep(true);
+        visited += step.visited;
+        repairedEntries += step.repairedEntries;
+        if (step.wrapped) return { visited, repairedEntries };
+      }
+    },
+  };
+}

@@ -1,0 +1,352 @@
+/**
+ * `npm run bench:wallet`: the wallet's hot paths, end to end, on real processes (gateway, payments, wallet,
+ * billing, crypto-sandbox) and the real store (FerretDB started here unless MONGODB_URL is set).
+ *
+ * 1. Signed postbacks credited per second: top-ups are created over REST, then the benchmark acts as the
+ *    provider and POSTs one signed `confirmed` postback per top-up to /v1/hooks/payments/sandbox at a fixed
+ *    concurrency. Latency is the time to the 2xx acknowledgement, which is sent only after the wallet holds
+ *    the credit. Every top-up must end credited exactly once; the ledger audit must pass.
+ * 2. Duplicate deliveries: the same postbacks again (all `already_credited`): the replay path's cost.
+ * 3. GET /v1/wallet requests per second with read-only keys, closed loop, at two concurrencies.
+ *
+ * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
+ * Knobs: BENCH_WALLET_TOPUPS (default 2000), BENCH_WALLET_SECONDS (GET run length, default 10).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { startLocalInfrastructure } from '../../services/shared/src/infra/local';
+import { startStack, type Stack } from '../../services/shared/src/infra/services';
+import { connectMongo, databaseName } from '../../services/shared/src/mongo';
+import { createUnaryClient } from '../../services/shared/src/grpc';
+import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { auditLedger } from '../../services/wallet/src/audit';
+import { currentMachine, type BenchResult, type BenchRun } from './report';
+
+const topupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
+const readSeconds = Number(process.env.BENCH_WALLET_SECONDS ?? 10);
+const postbackSecret = `bench-${crypto.randomBytes(16).toString('hex')}`;
+const prefix = `benchw_${crypto.randomBytes(3).toString('hex')}_`;
+const resultsFile = path.join(__dirname, 'results', 'wallet.json');
+const log = (line: string) => process.stderr.write(`[bench:wallet] ${line}\n`);
+
+interface Answer {
+  status: number;
+  body: string;
+  latencyMs: number;
+}
+
+function createHttpClient(baseUrl: string, connections: number) {
+  const url = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  return {
+    request(method: string, pathname: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+      const started = process.hrtime.bigint();
+      return new Promise((resolve, reject) => {
+        const request = http.request(
+          { host: url.hostname, port: url.port, method, path: pathname, agent, headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), latencyMs: Number(process.hrtime.bigint() - started) / 1e6 }));
+          },
+        );
+        request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
+        request.on('error', reject);
+        if (body !== undefined) request.write(body);
+        request.end();
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+function percentile(sorted: number[], fraction: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+const round = (value: number | null, digits = 2) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
+
+function summarise(label: string, concurrency: number, latencies: number[], durationS: number, errors: number, unit: string, extra: Partial<BenchRun> = {}): BenchRun {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const step = Math.max(1, Math.floor(sorted.length / 2000));
+  return {
+    label,
+    concurrency,
+    requests: latencies.length,
+    duration_s: round(durationS, 3)!,
+    errors,
+    unit,
+    p50_ms: round(percentile(sorted, 0.5)),
+    p90_ms: round(percentile(sorted, 0.9)),
+    p99_ms: round(percentile(sorted, 0.99)),
+    mean_ms: round(sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length)),
+    max_ms: round(sorted[sorted.length - 1] ?? null),
+    throughput_per_s: round(latencies.length / durationS, 1),
+    samples_ms: sorted.filter((_, index) => index % step === 0).map((value) => round(value, 3)!),
+    ...extra,
+  };
+}
+
+/** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight. */
+async function pool(total: number, concurrency: number, work: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) await work(next++);
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-wallet-'));
+  const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
+  let stack: Stack | undefined;
+  const mongo = await connectMongo(infrastructure.mongodbUrl);
+  try {
+    log('starting wallet, payments, billing, crypto-sandbox and gateway');
+    stack = await startStack({
+      mongodbUrl: infrastructure.mongodbUrl,
+      natsUrl: infrastructure.natsUrl,
+      services: ['wallet', 'payments', 'billing', 'crypto-sandbox', 'gateway'],
+      env: {
+        MONGODB_DATABASE_PREFIX: prefix,
+        LOG_LEVEL: 'warn',
+        POSTBACK_SECRET: postbackSecret,
+        RATE_LIMIT_OTHER_PER_MINUTE: '100000000',
+        RATE_LIMIT_EXECUTION_PER_MINUTE: '100000000',
+        // The sandbox's own postbacks are not part of this measurement: the benchmark signs its own.
+        POSTBACK_ATTEMPTS: '1',
+      },
+      onLine: (service, line, stream) => {
+        if (stream === 'stderr' || /"level":(50|60)/.test(line)) process.stderr.write(`[${service}] ${line}\n`);
+      },
+    });
+    const gatewayUrl = stack.gatewayUrl;
+    const gatewayStore = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
+
+    // Customers: postbacks spread over many wallets (as in production), each customer with a few top-ups.
+    const customerCount = Math.max(1, Math.ceil(topupCount / 10));
+    log(`creating ${customerCount} customers and ${topupCount} top-ups over REST`);
+    const customers: Array<{ id: string; full: string; read: string }> = [];
+    for (let index = 0; index < customerCount; index++) {
+      const { customer_id } = await createCustomer(gatewayStore, `Bench ${index}`);
+      customers.push({ id: customer_id, full: (await issueKey(gatewayStore, customer_id, 'full')).key, read: (await issueKey(gatewayStore, customer_id, 'read')).key });
+    }
+    const setupClient = createHttpClient(gatewayUrl, 8);
+    const topups: Array<{ id: number; customer: number; amount: number; deposit_address: string; deposit_amount: string; invoice_id?: string }> = [];
+    const setupStarted = Date.now();
+    await pool(topupCount, 8, async (index) => {
+      const customer = index % customerCount;
+      const amount = 1000 + (index % 40) * 10;
+      // Setup is not measured: a busy machine may time a creation out, so it is retried.
+      for (let attempt = 1; ; attempt++) {
+        const answer = await setupClient.request(
+          'POST',
+          '/v1/wallet/topup',
+          { authorization: `Bearer ${customers[customer]!.full}`, 'content-type': 'application/json' },
+          JSON.stringify({ amount_eur_cents: amount, asset_code: 'USDT', blockchain_code: 'TRON' }),
+        );
+        if (answer.status === 201) {
+          const topup = JSON.parse(answer.body) as { id: number; deposit_address: string; deposit_amount: string };
+          topups.push({ id: topup.id, customer, amount, deposit_address: topup.deposit_address, deposit_amount: topup.deposit_amount });
+          return;
+        }
+        if (answer.status !== 503 || attempt === 5) throw new Error(`top-up creation answered ${answer.status}: ${answer.body}`);
+      }
+    });
+    log(`created ${topups.length} top-ups in ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`);
+    setupClient.close();
+
+    // The provider's invoice id of each top-up, as the real postback would carry it.
+    const paymentsDatabase = mongo.db(databaseName(prefix, 'payments'));
+    const invoiceOf = new Map<number, string>();
+    for await (const topup of paymentsDatabase.collection<{ _id: string; id: number; invoice_id: string }>('topups').find({}, { projection: { id: 1, invoice_id: 1 } })) invoiceOf.set(topup.id, topup.invoice_id);
+    if (topups.some((topup) => !invoiceOf.has(topup.id))) throw new Error('a created top-up has no stored invoice');
+    const postbackFor = (topup: (typeof topups)[number], transactionId: string) =>
+      JSON.stringify({
+        type: 'transaction',
+        delivery_id: `dlv_${crypto.randomBytes(8).toString('hex')}`,
+        timestamp: new Date().toISOString(),
+        invoice_id: invoiceOf.get(topup.id),
+        order_id: String(topup.id),
+        address: topup.deposit_address,
+        asset_code: 'USDT',
+        blockchain_code: 'TRON',
+        transaction: { id: transactionId, amount: topup.deposit_amount, status: 'confirmed', confirmations: 12, received_at: new Date().toISOString() },
+      });
+    const sign = (body: string) => `sha256=${crypto.createHmac('sha256', postbackSecret).update(body).digest('hex')}`;
+    const transactionIds = topups.map(() => crypto.randomBytes(32).toString('hex'));
+
+    const runs: BenchRun[] = [];
+    const concurrencyLevels = [1, 16, 64];
+    // Split the top-ups across the concurrency levels: each postback credits a fresh transaction.
+    const shares = [Math.min(200, Math.floor(topupCount * 0.1)), 0, 0];
+    shares[1] = Math.floor((topupCount - shares[0]!) / 2);
+    shares[2] = topupCount - shares[0]! - shares[1]!;
+    let offset = 0;
+    for (const [level, concurrency] of concurrencyLevels.entries()) {
+      const slice = topups.slice(offset, offset + shares[level]!);
+      const ids = transactionIds.slice(offset, offset + shares[level]!);
+      offset += shares[level]!;
+      if (slice.length === 0) continue;
+      const client = createHttpClient(gatewayUrl, concurrency);
+      const latencies: number[] = [];
+      let errors = 0;
+      let notCredited = 0;
+      const started = process.hrtime.bigint();
+      await pool(slice.length, concurrency, async (index) => {
+        const body = postbackFor(slice[index]!, ids[index]!);
+        const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
+        if (!answer || answer.status !== 200) {
+          errors += 1;
+          if (answer && errors <= 3) log(`postback answered ${answer.status}: ${answer.body}`);
+          return;
+        }
+        latencies.push(answer.latencyMs);
+        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'credited') notCredited += 1;
+      });
+      const durationS = Number(process.hrtime.bigint() - started) / 1e9;
+      client.close();
+      const run = summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', {
+        series: 'postbacks credited',
+        floor: { metric: concurrency === 1 ? 'p99_ms' : 'throughput_per_s', value: concurrency === 1 ? 20 : 1000, comparison: concurrency === 1 ? 'at_most' : 'at_least', description: concurrency === 1 ? 'acknowledgement p99 ≤ 20 ms' : '≥ 1000 credits/s' },
+      });
+      runs.push(run);
+      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`);
+      if (notCredited > 0) throw new Error(`${notCredited} first deliveries did not credit`);
+      if (errors > slice.length / 100) throw new Error(`${errors} of ${slice.length} postbacks failed`);
+    }
+
+    // Replays of the postbacks just credited: every answer must be already_credited.
+    {
+      const replayCount = Math.min(1000, topups.length);
+      const client = createHttpClient(gatewayUrl, 16);
+      const latencies: number[] = [];
+      let errors = 0;
+      let wrong = 0;
+      const started = process.hrtime.bigint();
+      await pool(replayCount, 16, async (index) => {
+        const body = postbackFor(topups[index]!, transactionIds[index]!);
+        const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
+        if (!answer || answer.status !== 200) {
+          errors += 1;
+          return;
+        }
+        latencies.push(answer.latencyMs);
+        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'already_credited') wrong += 1;
+      });
+      const durationS = Number(process.hrtime.bigint() - started) / 1e9;
+      client.close();
+      if (wrong > 0) throw new Error(`${wrong} replays were not recognised as already credited`);
+      const run = summarise('duplicate postback → already credited (concurrency 16)', 16, latencies, durationS, errors, 'replays', { series: 'duplicates' });
+      runs.push(run);
+      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms`);
+    }
+
+    // Exactly once: each customer's balance is the sum of its top-ups, and the ledger is sound.
+    const wallet = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 10_000);
+    const expected = new Map<number, number>();
+    for (const topup of topups) expected.set(topup.customer, (expected.get(topup.customer) ?? 0) + topup.amount);
+    let mismatches = 0;
+    for (const [customer, amount] of expected) {
+      const current = await wallet.call<{ balance_eur_cents: number; held_eur_cents: number }>('GetWallet', { customer_id: customers[customer]!.id });
+      if (current.balance_eur_cents + current.held_eur_cents !== amount) mismatches += 1;
+    }
+    wallet.close();
+    const audit = await auditLedger(mongo.db(databaseName(prefix, 'wallet')));
+    log(`balances: ${mismatches} mismatches over ${expected.size} wallets; audit ${audit.ok ? 'OK' : 'FAILED'} (${audit.entries_checked} entries)`);
+    if (mismatches > 0 || !audit.ok) throw new Error(`money check failed: ${mismatches} balance mismatches, audit breaches: ${audit.breaches.slice(0, 5).join('; ')}`);
+
+    // Where a GET /v1/wallet spends its time: each backend it calls, alone and in sequence.
+    const backendLatency: Record<string, number | null> = {};
+    {
+      const clients = {
+        'wallet GetWallet': ['wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 'GetWallet'],
+        'payments ListPendingTopups': ['payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', stack.env.PAYMENTS_GRPC_URL!, 'ListPendingTopups'],
+        'billing GetUpcoming': ['billing/v1/billing.proto', 'mtx.billing.v1.BillingService', stack.env.BILLING_GRPC_URL!, 'GetUpcoming'],
+      } as const;
+      for (const [label, [file, service, address, method]] of Object.entries(clients)) {
+        const client = createUnaryClient(file, service, address, 10_000);
+        const latencies: number[] = [];
+        for (let index = 0; index < 200; index++) {
+          const started = process.hrtime.bigint();
+          await client.call(method, { customer_id: customers[index % customers.length]!.id });
+          latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+        }
+        client.close();
+        backendLatency[label] = round(percentile([...latencies].sort((a, b) => a - b), 0.5));
+      }
+      log(`backend p50 (sequential): ${JSON.stringify(backendLatency)}`);
+    }
+
+    // GET /v1/wallet, closed loop.
+    for (const concurrency of [16, 64]) {
+      const client = createHttpClient(gatewayUrl, concurrency);
+      const latencies: number[] = [];
+      let errors = 0;
+      const deadline = Date.now() + readSeconds * 1000;
+      const started = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: concurrency }, async (_, worker) => {
+          let turn = worker;
+          while (Date.now() < deadline) {
+            const customer = customers[turn++ % customers.length]!;
+            const answer = await client.request('GET', '/v1/wallet', { authorization: `Bearer ${customer.read}` }).catch(() => null);
+            if (!answer || answer.status !== 200) {
+              errors += 1;
+              if (answer && errors <= 3) log(`GET /v1/wallet answered ${answer.status}: ${answer.body}`);
+              continue;
+            }
+            latencies.push(answer.latencyMs);
+          }
+        }),
+      );
+      const durationS = Number(process.hrtime.bigint() - started) / 1e9;
+      client.close();
+      const run = summarise(`GET /v1/wallet (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'requests', {
+        series: 'GET /v1/wallet',
+        floor: { metric: 'throughput_per_s', value: 3000, comparison: 'at_least', description: '≥ 3000 requests/s' },
+      });
+      runs.push(run);
+      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}`);
+    }
+
+    const result: BenchResult = {
+      name: 'wallet',
+      title: 'Wallet: postbacks credited and balance reads',
+      description:
+        `Real processes (gateway, payments, wallet, billing, crypto-sandbox) on FerretDB. ${topups.length} top-ups over ${customers.length} customers; ` +
+        'each credited by one HMAC-signed postback POSTed by the benchmark acting as the provider, acknowledged only once the wallet holds the credit. ' +
+        `Then duplicate deliveries, then GET /v1/wallet with read-only keys for ${readSeconds} s per concurrency. Every balance is checked and the ledger audited after the credits.`,
+      date: new Date().toISOString(),
+      machine: currentMachine(),
+      runs,
+      notes:
+        `Store: ${process.env.MONGODB_URL ? 'MONGODB_URL' : 'FerretDB 1.24 (SQLite) started by the benchmark'}; the benchmark's client shares the machine with every service ` +
+        `(${os.cpus().length} cores, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end). ` +
+        `Sequential p50 of the backends GET /v1/wallet calls, in ms: ${JSON.stringify(backendLatency)}.`,
+    };
+    fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+    fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
+    log(`results written to ${path.relative(process.cwd(), resultsFile)}`);
+  } finally {
+    await stack?.stop().catch(() => undefined);
+    for (const service of ['wallet', 'payments', 'billing', 'crypto-sandbox', 'gateway']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+    await mongo.close().catch(() => undefined);
+    await infrastructure.stop();
+    fs.rmSync(dataDirectory, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    log(`failed: ${(error as Error).stack ?? String(error)}`);
+    process.exit(1);
+  },
+);

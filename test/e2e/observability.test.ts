@@ -1,0 +1,191 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startStack, type Stack } from '@mtx/shared/infra/services';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { eventually, startOtlpReceiver, testDatabasePrefix, type ReceivedSpan } from '@mtx/shared/testing';
+import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+
+/**
+ * Issue 6 against real processes: every service exports OTLP/JSON to an in-process receiver; the test follows
+ * one REST call through gateway → execution → NATS → both connectors → broker-sim, and one provider postback
+ * through gateway → payments → wallet, and searches every span and log line for the seeded secrets.
+ */
+const postbackSecret = `whsec_${crypto.randomBytes(16).toString('hex')}`;
+const accountPassword = `pw-${crypto.randomBytes(8).toString('hex')}`;
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+let stack: Stack;
+let mongo: MongoClient;
+let keys: { full: string; read: string };
+const logLines: Array<{ service: string; line: string }> = [];
+const prefix = testDatabasePrefix('otel');
+
+async function api(method: string, path: string, body?: unknown, key = keys.full) {
+  const response = await fetch(`${stack.gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, requestId: response.headers.get('x-request-id')!, body: (await response.json()) as any };
+}
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  stack = await startStack({
+    mongodbUrl: inject('mongodbUrl'),
+    natsUrl: inject('natsUrl'),
+    env: {
+      MONGODB_DATABASE_PREFIX: prefix,
+      TERMINAL_SUBJECT_ROOT: `o${crypto.randomBytes(4).toString('hex')}`,
+      SEATS_REQUIRED: 'false',
+      EXECUTION_DEADLINE_MS: '2000',
+      BROKER_SIM_LATENCY_MS: '1',
+      PRICE_TICK_MS: '0',
+      POSTBACK_SECRET: postbackSecret,
+      LOG_LEVEL: 'info',
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRIC_EXPORT_INTERVAL: '1000',
+    },
+    onLine: (service, line) => logLines.push({ service, line }),
+  });
+  mongo = await connectMongo(inject('mongodbUrl'));
+  const store = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
+  const customer = await createCustomer(store, 'observability');
+  keys = { full: (await issueKey(store, customer.customer_id, 'full')).key, read: (await issueKey(store, customer.customer_id, 'read')).key };
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  for (const service of ['gateway', 'execution', 'broker_sim', 'wallet', 'payments', 'crypto_sandbox', 'billing']) await mongo?.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+  await mongo?.close();
+  await receiver?.close();
+});
+
+function traceOf(traceId: string): ReceivedSpan[] {
+  return receiver.spans.filter((span) => span.traceId === traceId);
+}
+
+/** Every span but the root has its parent inside the same trace: no broken links across processes. */
+function expectConnected(spans: ReceivedSpan[]): ReceivedSpan {
+  const ids = new Set(spans.map((span) => span.spanId));
+  const roots = spans.filter((span) => !span.parentSpanId);
+  expect(roots.length, `roots: ${roots.map((span) => `${span.service}/${span.name}`).join(', ')}`).toBe(1);
+  for (const span of spans) if (span.parentSpanId) expect(ids.has(span.parentSpanId), `${span.service}/${span.name} has a parent outside the trace`).toBe(true);
+  return roots[0]!;
+}
+
+function ancestors(span: ReceivedSpan, spans: ReceivedSpan[]): ReceivedSpan[] {
+  const byId = new Map(spans.map((candidate) => [candidate.spanId, candidate]));
+  const chain: ReceivedSpan[] = [];
+  let current = byId.get(span.parentSpanId);
+  while (current) {
+    chain.push(current);
+    current = byId.get(current.parentSpanId);
+  }
+  return chain;
+}
+
+function gatewaySpanFor(requestId: string): ReceivedSpan | undefined {
+  return receiver.spans.find((span) => span.service === 'gateway' && span.attributes['mtx.request_id'] === requestId);
+}
+
+describe('one trace per request', () => {
+  let batchTraceId = '';
+  let batchRequestId = '';
+
+  it('follows a 3-account mixed batch from the gateway to broker-sim in one connected trace', async () => {
+    const mt4 = await api('POST', '/v1/accounts', { platform: 'mt4', server: 'GammaTrade-Real', login: '7100001', password: accountPassword, label: 'trace mt4' });
+    const mt5a = await api('POST', '/v1/accounts', { platform: 'mt5', server: 'AlphaFX-Live', login: '7100002', password: accountPassword, label: 'trace mt5 a' });
+    const mt5b = await api('POST', '/v1/accounts', { platform: 'mt5', server: 'BetaMarkets-Server', login: '7100003', password: accountPassword, label: 'trace mt5 b' });
+    for (const created of [mt4, mt5a, mt5b]) expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const batch = await api('POST', '/v1/orders', {
+      defaults: { operation: 'buy', volume: 0.1 },
+      orders: [
+        { account_id: mt4.body.id, symbol: `EURUSD${mt4.body.symbol_suffix}` },
+        { account_id: mt5a.body.id, symbol: `EURUSD${mt5a.body.symbol_suffix}` },
+        { account_id: mt5b.body.id, symbol: `EURUSD${mt5b.body.symbol_suffix}` },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.body.summary.filled).toBe(3);
+    batchRequestId = batch.requestId;
+
+    const root = await eventually(async () => gatewaySpanFor(batch.requestId), 15_000);
+    batchTraceId = root.traceId;
+    const spans = await eventually(async () => {
+      const current = traceOf(batchTraceId);
+      const services = new Set(current.map((span) => span.service));
+      const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'broker-sim'].every((service) => services.has(service));
+      return complete && current.filter((span) => span.name.startsWith('connector.place')).length >= 3 ? current : undefined;
+    }, 15_000);
+    expect(expectConnected(spans).service).toBe('gateway');
+    const fanout = spans.find((span) => span.name === 'execution.fanout');
+    expect(fanout, 'execution.fanout span').toBeDefined();
+    expect(fanout!.attributes['mtx.batch_id']).toBe(batch.body.batch_id);
+    const connectorSpans = spans.filter((span) => span.service.startsWith('connector-') && span.name.startsWith('connector.place'));
+    expect(new Set(connectorSpans.map((span) => span.service))).toEqual(new Set(['connector-mt4', 'connector-mt5']));
+    for (const span of connectorSpans) {
+      expect(ancestors(span, spans).map((ancestor) => ancestor.spanId), `${span.service}/${span.name} descends from execution.fanout`).toContain(fanout!.spanId);
+      expect(span.attributes['mtx.account_id']).toBeTypeOf('string');
+    }
+    const brokerSpans = spans.filter((span) => span.service === 'broker-sim');
+    for (const span of brokerSpans) expect(ancestors(span, spans).some((ancestor) => ancestor.service.startsWith('connector-'))).toBe(true);
+  });
+
+  it('writes the gateway log lines of that request with the same trace id', () => {
+    const lines = logLines
+      .filter((entry) => entry.service === 'gateway' && entry.line.includes(batchRequestId))
+      .map((entry) => JSON.parse(entry.line) as { trace_id?: string; span_id?: string });
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line.trace_id).toBe(batchTraceId);
+      expect(line.span_id).toMatch(/^[0-9a-f]{16}$/);
+    }
+  });
+
+  it('follows a provider postback through gateway, payments and wallet in one trace', async () => {
+    const assets = await api('GET', '/v1/wallet/assets?amount_eur_cents=2000');
+    expect(assets.status).toBe(200);
+    const pair = assets.body.find((row: { is_stable: boolean }) => row.is_stable) ?? assets.body[0];
+    const topup = await api('POST', '/v1/wallet/topup', { amount_eur_cents: 2000, asset_code: pair.asset_code, blockchain_code: pair.blockchain_code });
+    expect(topup.status).toBe(201);
+    const deposit = await fetch(`${stack.sandboxUrl}/sandbox/deposits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: topup.body.deposit_address, asset_code: topup.body.asset_code, blockchain_code: topup.body.blockchain_code, amount: topup.body.deposit_amount }),
+    });
+    expect(deposit.status).toBeLessThan(300);
+    await eventually(async () => (await api('GET', `/v1/wallet/topup/${topup.body.id}`)).body.status === 'paid', 15_000);
+    const hookSpan = await eventually(async () => receiver.spans.find((span) => span.service === 'gateway' && String(span.attributes['http.route'] ?? '').startsWith('/v1/hooks/payments')), 15_000);
+    const spans = await eventually(async () => {
+      const current = traceOf(hookSpan.traceId);
+      const services = new Set(current.map((span) => span.service));
+      return services.has('payments') && services.has('wallet') ? current : undefined;
+    }, 15_000);
+    expectConnected(spans);
+    const walletSpans = spans.filter((span) => span.service === 'wallet');
+    for (const span of walletSpans) expect(ancestors(span, spans).some((ancestor) => ancestor.service === 'payments')).toBe(true);
+    expect(ancestors(spans.find((span) => span.service === 'payments')!, spans).some((ancestor) => ancestor.spanId === hookSpan.spanId)).toBe(true);
+  });
+
+  it('exports metrics over OTLP and serves them as Prometheus text on the gateway', async () => {
+    const text = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+    expect(text).toMatch(/mtx_gateway_request_duration/);
+    await eventually(async () => receiver.metrics.some((metric) => metric.service === 'gateway' && metric.name === 'mtx.gateway.request.duration'), 15_000);
+  });
+
+  it('never puts an API key, an account password or the postback secret in a span or a log line', async () => {
+    // Give the batch span processors time to flush the last spans.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const secrets = [keys.full, keys.read, accountPassword, postbackSecret];
+    const everything = [...receiver.rawBodies, ...logLines.map((entry) => entry.line)];
+    expect(receiver.rawBodies.length).toBeGreaterThan(0);
+    for (const secret of secrets) {
+      const leaks = everything.filter((text) => text.includes(secret));
+      expect(leaks.length, `secret ${secret.slice(0, 4)}… found in: ${leaks[0]?.slice(0, 300)}`).toBe(0);
+    }
+  });
+});
