@@ -159,13 +159,21 @@ describe('one trace per request', () => {
     });
     expect(deposit.status).toBeLessThan(300);
     await eventually(async () => (await api('GET', `/v1/wallet/topup/${topup.body.id}`)).body.status === 'paid', 15_000);
-    const hookSpan = await eventually(async () => receiver.spans.find((span) => span.service === 'gateway' && String(span.attributes['http.route'] ?? '').startsWith('/v1/hooks/payments')), 15_000);
-    const spans = await eventually(async () => {
-      const current = traceOf(hookSpan.traceId);
-      const services = new Set(current.map((span) => span.service));
-      return services.has('payments') && services.has('wallet') ? current : undefined;
+    // The sandbox sends a postback per confirmation stage; the one that confirms the payment credits the wallet.
+    const { hookSpan, spans } = await eventually(async () => {
+      const hookSpans = receiver.spans.filter((span) => span.service === 'gateway' && String(span.attributes['http.route'] ?? '').startsWith('/v1/hooks/payments'));
+      for (const candidate of hookSpans) {
+        const current = traceOf(candidate.traceId);
+        const services = new Set(current.map((span) => span.service));
+        if (services.has('payments') && current.some((span) => span.service === 'wallet' && span.name === 'wallet.credit')) return { hookSpan: candidate, spans: current };
+      }
+      return undefined;
     }, 15_000);
     expectConnected(spans);
+    const credit = spans.find((span) => span.name === 'wallet.credit')!;
+    expect(credit.attributes).toMatchObject({ 'mtx.outcome': 'applied', 'mtx.reason': expect.any(String) });
+    expect(credit.attributes['mtx.amount_eur_cents']).toBeGreaterThan(0);
+    expect(spans.some((span) => span.service === 'payments' && span.name === 'payments.postback')).toBe(true);
     const walletSpans = spans.filter((span) => span.service === 'wallet');
     for (const span of walletSpans) expect(ancestors(span, spans).some((ancestor) => ancestor.service === 'payments')).toBe(true);
     expect(ancestors(spans.find((span) => span.service === 'payments')!, spans).some((ancestor) => ancestor.spanId === hookSpan.spanId)).toBe(true);
@@ -174,7 +182,18 @@ describe('one trace per request', () => {
   it('exports metrics over OTLP and serves them as Prometheus text on the gateway', async () => {
     const text = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
     expect(text).toMatch(/mtx_gateway_request_duration/);
-    await eventually(async () => receiver.metrics.some((metric) => metric.service === 'gateway' && metric.name === 'mtx.gateway.request.duration'), 15_000);
+    const expected: Array<[string, string]> = [
+      ['gateway', 'mtx.gateway.request.duration'],
+      ['execution', 'mtx.execution.fanout.duration'],
+      ['execution', 'mtx.execution.leg.outcomes'],
+      ['wallet', 'mtx.wallet.movements'],
+      ['wallet', 'mtx.wallet.movement.amount'],
+      ['payments', 'mtx.payments.postbacks'],
+    ];
+    await eventually(async () => expected.every(([service, name]) => receiver.metrics.some((metric) => metric.service === service && metric.name === name)), 15_000).catch(() => {
+      const missing = expected.filter(([service, name]) => !receiver.metrics.some((metric) => metric.service === service && metric.name === name));
+      throw new Error(`metrics never exported: ${missing.map((pair) => pair.join('/')).join(', ')}`);
+    });
   });
 
   it('never puts an API key, an account password or the postback secret in a span or a log line', async () => {

@@ -17,6 +17,7 @@ import type { BatchDocument, ExecutionStore, OpenBatchDocument, OutcomeDocument,
 import { GroupWriter } from '../store/group-writer';
 import type { AccountRegistry, ResolvedAccount } from './accounts';
 import { randomBase62 } from './secrets';
+import { executionMetrics } from './metrics';
 import { endSpan, type TerminalClient, type TerminalResponse } from './terminals';
 import { validateCloseOrders, validatePlaceOrders, type CloseOrdersInput, type NormalizedCloseAccount, type NormalizedLeg, type PlaceOrdersInput } from './validation';
 
@@ -363,6 +364,7 @@ export class BatchService {
     const span = this.options.terminals.startRequestSpan('place', document.platform, document._id, { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': legs.map((leg) => leg.index) });
     const finish = () => {
       const statuses = legs.map((leg) => results[leg.index]!.status);
+      for (const status of statuses) executionMetrics.legOutcomes.add(1, { 'mtx.platform': document.platform, 'mtx.batch_kind': 'orders', 'mtx.status': status });
       span.setAttribute('mtx.status', statuses);
       span.setAttribute('mtx.retcode', legs.map((leg) => results[leg.index]!.retcode ?? 0));
       const troubled = legs.map((leg) => results[leg.index]!).find((result) => result.status === 'unknown' || result.status === 'unavailable');
@@ -497,6 +499,10 @@ export class BatchService {
         });
         await this.persistOutcomes(batchId, results, unsettled);
         const summary = closeSummary(results);
+        for (const account of results) {
+          executionMetrics.legOutcomes.add(1, { 'mtx.platform': account.platform, 'mtx.batch_kind': 'close', 'mtx.status': account.status });
+          for (const ticket of account.results) executionMetrics.legOutcomes.add(1, { 'mtx.platform': account.platform, 'mtx.batch_kind': 'close.ticket', 'mtx.status': ticket.status });
+        }
         span.setAttributes({ 'mtx.matched': summary.matched, 'mtx.closed': summary.closed, 'mtx.failed': summary.failed, 'mtx.unknown': summary.unknown, 'mtx.accounts_unknown': summary.accounts_unknown });
         if (summary.accounts_unknown > 0 || summary.unknown > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: 'some closes are unknown' });
         return { batch_id: batchId, summary, results };

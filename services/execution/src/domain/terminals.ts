@@ -3,6 +3,7 @@ import { createInbox, type Msg, type NatsConnection, type Subscription } from 'n
 import { terminalSubject, type ConnectorOp } from '@mtx/shared/connector/messages';
 import type { Logger } from '@mtx/shared/logger';
 import { injectTraceHeaders, natsHeaders } from '@mtx/shared/nats';
+import { executionMetrics } from './metrics';
 
 export type TerminalResponse =
   | { kind: 'reply'; data: Uint8Array }
@@ -100,7 +101,13 @@ export class TerminalClient {
   ): Promise<TerminalResponse> {
     const token = (++this.sequence).toString(36);
     const subject = terminalSubject(this.subjectRoot, platform, accountId, op);
-    return new Promise<TerminalResponse>((resolve) => {
+    const startedMs = performance.now();
+    return new Promise<TerminalResponse>((settle) => {
+      const resolve = (response: TerminalResponse) => {
+        executionMetrics.fanoutDuration.record(performance.now() - startedMs, { 'mtx.platform': platform, 'mtx.op': op, 'mtx.outcome': response.kind });
+        if (response.kind === 'no_responders' || response.kind === 'timeout') executionMetrics.terminalFailures.add(1, { 'mtx.platform': platform, 'mtx.op': op, 'mtx.reason': response.kind });
+        settle(response);
+      };
       const entry: PendingRequest = { resolve, timer: undefined, answered: false, lateUntilMs: 0 };
       if (options.onLate) entry.onLate = options.onLate;
       entry.timer = setTimeout(

@@ -1,6 +1,8 @@
 import type { Db } from '@mtx/shared/mongo';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
+import { AppError } from '@mtx/shared/errors';
+import { inSpan, meter } from '@mtx/shared/telemetry';
 import { auditLedger } from '../audit';
 import type { Ledger } from '../ledger';
 
@@ -10,6 +12,29 @@ interface MovementRequest {
   amount_eur_cents: number;
   reason: string;
   reference: string;
+}
+
+const walletMeter = meter('wallet');
+const movementCount = walletMeter.createCounter('mtx.wallet.movements', { description: 'Credits and debits by kind, reason and outcome (applied, replay, refused, failed)' });
+const movementAmount = walletMeter.createCounter('mtx.wallet.movement.amount', { unit: 'EUR cents', description: 'Money moved by applied credits and debits, by kind and reason' });
+
+/** One span and the movement metrics around a credit or a debit; ids and amounts only, never secrets. */
+function observed<T extends { applied: boolean; replay: boolean }>(kind: 'credit' | 'debit', request: MovementRequest, work: () => Promise<T>): Promise<T> {
+  const attributes = { 'mtx.customer_id': request.customer_id, 'mtx.entry_id': request.entry_id, 'mtx.amount_eur_cents': request.amount_eur_cents, 'mtx.reason': request.reason };
+  return inSpan('wallet', `wallet.${kind}`, attributes, async (span) => {
+    try {
+      const result = await work();
+      const outcome = result.replay ? 'replay' : 'applied';
+      span.setAttribute('mtx.outcome', outcome);
+      movementCount.add(1, { 'mtx.kind': kind, 'mtx.reason': request.reason, 'mtx.outcome': outcome });
+      if (outcome === 'applied') movementAmount.add(request.amount_eur_cents, { 'mtx.kind': kind, 'mtx.reason': request.reason });
+      return result;
+    } catch (error) {
+      const outcome = error instanceof AppError && error.code === 'insufficient_balance' ? 'refused' : 'failed';
+      movementCount.add(1, { 'mtx.kind': kind, 'mtx.reason': request.reason, 'mtx.outcome': outcome });
+      throw error;
+    }
+  });
 }
 
 /** gRPC adapter of mtx.wallet.v1.WalletService: transport only, every rule lives in the ledger. */
@@ -24,8 +49,8 @@ export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: L
   return unaryHandlers(
     {
       GetWallet: async (request: { customer_id: string }) => ledger.getWallet(request.customer_id),
-      Credit: async (request: MovementRequest) => ledger.credit(movement(request)),
-      Debit: async (request: MovementRequest) => ledger.debit(movement(request)),
+      Credit: async (request: MovementRequest) => observed('credit', request, () => ledger.credit(movement(request))),
+      Debit: async (request: MovementRequest) => observed('debit', request, () => ledger.debit(movement(request))),
       ListEntries: async (request: { customer_id: string; limit: number }) => {
         const entries = await ledger.listEntries(request.customer_id, request.limit);
         return {
