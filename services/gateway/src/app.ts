@@ -102,7 +102,8 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     requestIdHeader: false,
     genReqId: () => `req_${randomBase62(20)}`,
     trustProxy: false,
-    return503OnClosing: true,
+    // Fastify's own closing answer is a bare 503 body; the hook below answers in the error envelope instead.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -132,6 +133,16 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     unit: 'ms',
     description: 'REST request duration by route and status',
     advice: { explicitBucketBoundaries: latencyBucketsMs },
+  });
+
+  // While draining on SIGTERM, requests still arriving on kept-alive connections are refused before any work,
+  // with the retriable `unavailable` (503, Retry-After) every client already handles.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new AppError('unavailable', 'the server is shutting down; retry');
   });
 
   app.addHook('onRequest', async (request, reply) => {

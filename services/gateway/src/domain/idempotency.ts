@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Clock } from '@mtx/shared/clock';
-import { AppError } from '@mtx/shared/errors';
-import { insertIfAbsent, type GatewayStore, type IdempotencyDocument } from '../store/gateway-store';
+import { AppError, isErrorCode } from '@mtx/shared/errors';
+import { insertIfAbsent, type GatewayStore } from '../store/gateway-store';
 
 export const idempotencyKeyLengthMax = 128;
 
@@ -24,10 +24,16 @@ export interface IdempotentOutcome<T> {
 /**
  * Stripe-style idempotency, scoped per customer and route. The claim is an insert keyed by
  * customer+route+key, so of any number of concurrent duplicates, across replicas, exactly one runs the work;
- * the others get 409 `idempotency_key_in_progress` and send nothing. A finished claim stores the response,
- * and a replay of the same body returns it. Retriable failures (5xx) release the claim so a retry can run.
+ * the others get 409 `idempotency_key_in_progress` and send nothing. The finished response is a second insert
+ * under the same key (never an update: FerretDB answers updates by `_id` with a collection scan), and a replay
+ * of the same body returns it. Retriable failures (5xx) release the claim so a retry can run.
  */
 export function createIdempotency({ store, clock, ttlMs }: { store: GatewayStore; clock: Clock; ttlMs: number }) {
+  async function forget(id: string): Promise<void> {
+    await store.idempotencyResults.deleteOne({ _id: id });
+    await store.idempotency.deleteOne({ _id: id });
+  }
+
   return {
     validateKey(key: string | undefined): string | undefined {
       if (key === undefined) return undefined;
@@ -43,55 +49,52 @@ export function createIdempotency({ store, clock, ttlMs }: { store: GatewayStore
       const id = `${customerId}:${scope}:${key}`;
       for (let attempt = 0; attempt < 3; attempt++) {
         const now = clock.now();
-        const claimed = await insertIfAbsent(store.idempotency, {
-          _id: id,
-          customer_id: customerId,
-          request_hash: requestHash,
-          state: 'in_progress',
-          created_at: now,
-          expires_at: new Date(now.getTime() + ttlMs),
-        });
+        const claimed = await insertIfAbsent(store.idempotency, { _id: id, customer_id: customerId, request_hash: requestHash, created_at: now, expires_at: new Date(now.getTime() + ttlMs) });
         if (claimed) {
+          const record = async (statusCode: number, response: unknown) => {
+            await insertIfAbsent(store.idempotencyResults, { _id: id, request_hash: requestHash, created_at: clock.now(), status_code: statusCode, response });
+          };
           let outcome: { statusCode: number; body: T };
           try {
             outcome = await work();
           } catch (error) {
             const retriable = !(error instanceof AppError) || error.httpStatus >= 500;
             if (retriable) await store.idempotency.deleteOne({ _id: id, request_hash: requestHash }).catch(() => undefined);
-            else await store.idempotency.updateOne({ _id: id }, { $set: { state: 'done', status_code: error.httpStatus, response: { error: error.toBody() } } }).catch(() => undefined);
+            else await record(error.httpStatus, { error: error.toBody() }).catch(() => undefined);
             throw error;
           }
-          await store.idempotency.updateOne({ _id: id }, { $set: { state: 'done', status_code: outcome.statusCode, response: outcome.body } });
+          await record(outcome.statusCode, outcome.body);
           return { ...outcome, replay: false };
         }
-        const existing: IdempotencyDocument | null = await store.idempotency.findOne({ _id: id });
+        const existing = await store.idempotency.findOne({ _id: id });
         if (!existing) continue;
         if (existing.expires_at.getTime() <= now.getTime()) {
-          // Expiry is checked on read (no TTL index on FerretDB); deleting lets this request claim the key.
-          await store.idempotency.deleteOne({ _id: id, created_at: existing.created_at });
+          // Expiry is checked on read (no TTL index on FerretDB); forgetting lets this request claim the key.
+          await forget(id);
           continue;
         }
         if (existing.request_hash !== requestHash) {
           throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request body', { param: 'Idempotency-Key' });
         }
-        if (existing.state !== 'done') {
+        const result = await store.idempotencyResults.findOne({ _id: id });
+        if (!result) {
           throw new AppError('idempotency_key_in_progress', 'a request with this Idempotency-Key is still in progress; retry shortly', { param: 'Idempotency-Key' });
         }
-        const stored = existing.response as { error?: { code: string; message: string } } | undefined;
-        if (stored && stored.error && existing.status_code && existing.status_code >= 400) {
-          const error = new AppError(stored.error.code as never, stored.error.message);
-          throw error;
+        const stored = result.response as { error?: { code: string; message: string; param?: string } } | undefined;
+        if (result.status_code >= 400 && stored?.error && isErrorCode(stored.error.code)) {
+          throw new AppError(stored.error.code, stored.error.message, stored.error.param === undefined ? {} : { param: stored.error.param });
         }
         const replayed = (stored && typeof stored === 'object' && 'idempotent_replay' in stored ? { ...stored, idempotent_replay: true } : stored) as T;
-        return { statusCode: existing.status_code ?? 200, body: replayed, replay: true };
+        return { statusCode: result.status_code, body: replayed, replay: true };
       }
       throw new AppError('idempotency_key_in_progress', 'could not claim the Idempotency-Key; retry shortly', { param: 'Idempotency-Key' });
     },
 
-    /** Deletes expired records; expiry is also enforced on read, so this only bounds storage. */
+    /** Deletes expired records (a background job; expiry is also enforced on read, so this only bounds storage). */
     async sweep(): Promise<number> {
-      const result = await store.idempotency.deleteMany({ expires_at: { $lte: clock.now() } });
-      return result.deletedCount;
+      const expired = await store.idempotency.find({ expires_at: { $lte: clock.now() } }, { projection: { _id: 1 } }).limit(1_000).toArray();
+      for (const { _id } of expired) await forget(_id);
+      return expired.length;
     },
   };
 }

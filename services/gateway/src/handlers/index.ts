@@ -1,6 +1,7 @@
 import type { GatewayApp, GatewayDependencies } from '../app';
 import { ErrorEnvelope } from './schemas';
 import { registerAccountsRoutes } from './accounts';
+import { registerDocsRoutes } from './docs';
 import { registerHooksRoutes } from './hooks';
 import { registerOrdersRoutes } from './orders';
 import { registerServersRoutes } from './servers';
@@ -17,4 +18,5 @@ export async function registerRoutes(app: GatewayApp, dependencies: GatewayDepen
   await registerServersRoutes(app, dependencies);
   await registerAccountsRoutes(app, dependencies);
   await registerOrdersRoutes(app, dependencies);
+  await registerDocsRoutes(app, dependencies);
 }

@@ -30,11 +30,17 @@ export interface IdempotencyDocument {
   _id: string;
   customer_id: string;
   request_hash: string;
-  state: 'in_progress' | 'done';
   created_at: Date;
   expires_at: Date;
-  status_code?: number;
-  response?: unknown;
+}
+
+/** The stored outcome of a claimed key: an insert, because FerretDB answers updates by `_id` with a scan. */
+export interface IdempotencyResultDocument {
+  _id: string;
+  request_hash: string;
+  created_at: Date;
+  status_code: number;
+  response: unknown;
 }
 
 export interface RateLimitSlotDocument {
@@ -47,6 +53,7 @@ export interface GatewayStore {
   apiKeys: Collection<ApiKeyDocument>;
   apiKeyIds: Collection<ApiKeyIdDocument>;
   idempotency: Collection<IdempotencyDocument>;
+  idempotencyResults: Collection<IdempotencyResultDocument>;
   rateLimitSlots: Collection<RateLimitSlotDocument>;
   database: Db;
 }
@@ -58,13 +65,14 @@ export function createGatewayStore(database: Db): GatewayStore {
     apiKeys: database.collection<ApiKeyDocument>('api_keys'),
     apiKeyIds: database.collection<ApiKeyIdDocument>('api_key_ids'),
     idempotency: database.collection<IdempotencyDocument>('idempotency_keys'),
+    idempotencyResults: database.collection<IdempotencyResultDocument>('idempotency_results'),
     rateLimitSlots: database.collection<RateLimitSlotDocument>('rate_limit_slots'),
   };
 }
 
 export async function ensureGatewayIndexes(store: GatewayStore): Promise<void> {
   // Creating the collections up front keeps the first request from paying for it; _id is the only index we query.
-  for (const collection of [store.customers, store.apiKeys, store.apiKeyIds, store.idempotency, store.rateLimitSlots]) {
+  for (const collection of [store.customers, store.apiKeys, store.apiKeyIds, store.idempotency, store.idempotencyResults, store.rateLimitSlots]) {
     await store.database.createCollection(collection.collectionName).catch((error: { code?: number }) => {
       if (error?.code !== 48) throw error; // 48: NamespaceExists
     });
