@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { Transport, type CallOptions, type TransportOptions } from './transport';
+import type {
+  Account,
+  AccountList,
+  AccountRequest,
+  AssetList,
+  AssetQuery,
+  CloseBatch,
+  CloseRequest,
+  DeletedAccount,
+  DeletedServer,
+  OrderBatch,
+  OrderBatchRequest,
+  Server,
+  ServerList,
+  ServerPlans,
+  ServerRequest,
+  StoredBatch,
+  Subscription,
+  SubscriptionUpdate,
+  Topup,
+  TopupRequest,
+  TopupState,
+  UpdatedSubscription,
+  Wallet,
+} from './types';
+
+export interface ClientOptions extends TransportOptions {
+  /** Makes the Idempotency-Key of calls that get one automatically; default a random UUID. */
+  generateIdempotencyKey?: () => string;
+}
+
+export interface IdempotentCallOptions extends CallOptions {
+  /**
+   * Idempotency-Key for this logical operation. Omit it to get a fresh one; pass your own (for example one
+   * stored with the order in your database) to make a retry after a crash of your process safe too.
+   */
+  idempotencyKey?: string;
+}
+
+export interface PollOptions<T> extends CallOptions {
+  /** Give up after this long. Default 120 s. */
+  deadlineMs?: number;
+  /** Time between polls. Default 1 s. */
+  intervalMs?: number;
+  /** Called with every state read, for progress displays. */
+  onUpdate?: (state: T) => void;
+}
+
+/** Thrown by the `waitFor…` helpers when the deadline passes first; `last` is the final state read. */
+export class PollTimeoutError<T = unknown> extends Error {
+  constructor(
+    message: string,
+    readonly last: T,
+  ) {
+    super(message);
+    this.name = 'PollTimeoutError';
+  }
+}
+
+/** Top-up statuses after which nothing more is expected without new coin arriving. */
+export const settledTopupStatuses: ReadonlySet<string> = new Set(['paid', 'failed']);
+
+/** A batch has settled once no leg, account or ticket is `unknown` any more (the stored batch says so in `settled`). */
+export function batchIsSettled(batch: unknown): boolean {
+  const view = batch as { settled?: unknown; results?: Array<{ status?: string; results?: Array<{ status?: string }> }> } | undefined;
+  if (typeof view?.settled === 'boolean') return view.settled;
+  return !(view?.results ?? []).some((result) => result.status === 'unknown' || (result.results ?? []).some((ticket) => ticket.status === 'unknown'));
+}
+
+/**
+ * Every API operation and the client method that calls it; a test checks the document has no operation
+ * missing here (provider postbacks excepted: clients never call them).
+ */
+export const clientOperations: Readonly<Record<string, string>> = {
+  'GET /v1/wallet': 'wallet.get',
+  'GET /v1/wallet/assets': 'wallet.listAssets',
+  'POST /v1/wallet/topup': 'wallet.createTopup',
+  'GET /v1/wallet/topup/{id}': 'wallet.getTopup',
+  'GET /v1/subscription': 'subscription.get',
+  'PATCH /v1/subscription': 'subscription.update',
+  'GET /v1/servers/plans': 'servers.listPlans',
+  'GET /v1/servers': 'servers.list',
+  'POST /v1/servers': 'servers.create',
+  'DELETE /v1/servers/{id}': 'servers.delete',
+  'GET /v1/accounts': 'accounts.list',
+  'POST /v1/accounts': 'accounts.create',
+  'DELETE /v1/accounts/{account_id}': 'accounts.delete',
+  'POST /v1/orders': 'orders.place',
+  'POST /v1/orders/close': 'orders.close',
+  'GET /v1/orders/batches/{batch_id}': 'orders.getBatch',
+};
+
+const segment = (value: string | number) => encodeURIComponent(String(value));
+
+/**
+ * Typed client of the Wallet, Subscription and Multi-Account Trading API.
+ *
+ * ```ts
+ * const client = new MtxClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.MTX_API_KEY! });
+ * const wallet = await client.wallet.get();
+ * ```
+ *
+ * Every call has a deadline and bounded retries (see Transport). POST /v1/orders and POST /v1/orders/close
+ * always carry an Idempotency-Key, made once per call and reused on its retries, so a retry never sends an
+ * order twice. Failures are thrown as `ApiError` (the API answered) or `ApiConnectionError` (it did not).
+ */
+export class MtxClient {
+  readonly transport: Transport;
+  private readonly generateIdempotencyKey: () => string;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+    this.generateIdempotencyKey = options.generateIdempotencyKey ?? randomUUID;
+  }
+
+  private sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, delayMs);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** Reads until `settled` holds or the deadline passes. */
+  private async poll<T>(read: () => Promise<T>, settled: (state: T) => boolean, what: string, options: PollOptions<T>): Promise<T> {
+    const deadlineMs = options.deadlineMs ?? 120_000;
+    const intervalMs = options.intervalMs ?? 1_000;
+    const until = Date.now() + deadlineMs;
+    for (;;) {
+      const state = await read();
+      options.onUpdate?.(state);
+      if (settled(state)) return state;
+      if (Date.now() + intervalMs > until) throw new PollTimeoutError(`${what} did not settle within ${deadlineMs} ms`, state);
+      await this.sleep(intervalMs, options.signal);
+    }
+  }
+
+  readonly wallet = {
+    /** GET /v1/wallet: balance, pending top-ups and the charges owed over the next 30 days. Any key. */
+    get: (options: CallOptions = {}): Promise<Wallet> => this.transport.request({ method: 'GET', path: '/v1/wallet', ...options }),
+
+    /** GET /v1/wallet/assets: the coin-and-chain pairs a top-up of this size can be paid in, with the amount of each. */
+    listAssets: (query: AssetQuery, options: CallOptions = {}): Promise<AssetList> =>
+      this.transport.request({ method: 'GET', path: '/v1/wallet/assets', query: query as Record<string, number>, ...options }),
+
+    /**
+     * POST /v1/wallet/topup: a deposit address and exact amount. Not retried after a lost connection or a
+     * 503 (it has no Idempotency-Key); a duplicate pending top-up costs nothing, but check before repeating.
+     */
+    createTopup: (body: TopupRequest, options: CallOptions = {}): Promise<Topup> => this.transport.request({ method: 'POST', path: '/v1/wallet/topup', body, ...options }),
+
+    /** GET /v1/wallet/topup/{id}: current status and credited amount. */
+    getTopup: (id: number, options: CallOptions = {}): Promise<TopupState> => this.transport.request({ method: 'GET', path: `/v1/wallet/topup/${segment(id)}`, ...options }),
+
+    /** Polls a top-up until it is `paid` or `failed` (or `until` holds). */
+    waitForTopup: (id: number, options: PollOptions<TopupState> & { until?: (topup: TopupState) => boolean } = {}): Promise<TopupState> =>
+      this.poll(() => this.wallet.getTopup(id, { signal: options.signal, timeoutMs: options.timeoutMs }), options.until ?? ((topup) => settledTopupStatuses.has((topup as { status: string }).status)), `top-up ${id}`, options),
+  };
+
+  readonly subscription = {
+    /** GET /v1/subscription: plan, seats with their own dates, and the wallet summary. */
+    get: (options: CallOptions = {}): Promise<Subscription> => this.transport.request({ method: 'GET', path: '/v1/subscription', ...options }),
+
+    /** PATCH /v1/subscription: for example `{cancel_at_period_end: true}`. */
+    update: (body: SubscriptionUpdate, options: CallOptions = {}): Promise<UpdatedSubscription> => this.transport.request({ method: 'PATCH', path: '/v1/subscription', body, ...options }),
+  };
+
+  readonly servers = {
+    /** GET /v1/servers/plans: the private-server plans on offer and their monthly prices. */
+    listPlans: (options: CallOptions = {}): Promise<ServerPlans> => this.transport.request({ method: 'GET', path: '/v1/servers/plans', ...options }),
+    /** GET /v1/servers: private servers, each renewed monthly on its own date. */
+    list: (options: CallOptions = {}): Promise<ServerList> => this.transport.request({ method: 'GET', path: '/v1/servers', ...options }),
+    /** POST /v1/servers: a balance-funded private server. */
+    create: (body: ServerRequest, options: CallOptions = {}): Promise<Server> => this.transport.request({ method: 'POST', path: '/v1/servers', body, ...options }),
+    /** DELETE /v1/servers/{id}. */
+    delete: (id: string, options: CallOptions = {}): Promise<DeletedServer> => this.transport.request({ method: 'DELETE', path: `/v1/servers/${segment(id)}`, ...options }),
+  };
+
+  readonly accounts = {
+    /** GET /v1/accounts: the trading accounts batches may address. */
+    list: (options: CallOptions = {}): Promise<AccountList> => this.transport.request({ method: 'GET', path: '/v1/accounts', ...options }),
+    /** POST /v1/accounts: connects an account; it takes a free seat or buys one (402 if the balance cannot). */
+    create: (body: AccountRequest, options: CallOptions = {}): Promise<Account> => this.transport.request({ method: 'POST', path: '/v1/accounts', body, ...options }),
+    /** DELETE /v1/accounts/{account_id}: disconnects the account; its seat stays paid until its date. */
+    delete: (id: string, options: CallOptions = {}): Promise<DeletedAccount> => this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(id)}`, ...options }),
+  };
+
+  readonly orders = {
+    /**
+     * POST /v1/orders: places up to 20 legs across accounts, each dispatched concurrently. Per-leg failures
+     * come back inside the 200 response, not as errors. The call carries an Idempotency-Key (made here
+     * unless given) that every retry reuses.
+     */
+    place: (body: OrderBatchRequest, options: IdempotentCallOptions = {}): Promise<OrderBatch> =>
+      this.transport.request({ method: 'POST', path: '/v1/orders', body, ...options, idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey() }),
+
+    /** POST /v1/orders/close: closes positions or deletes pending orders by selector or ticket, on up to 20 accounts. Idempotent like `place`. */
+    close: (body: CloseRequest, options: IdempotentCallOptions = {}): Promise<CloseBatch> =>
+      this.transport.request({ method: 'POST', path: '/v1/orders/close', body, ...options, idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey() }),
+
+    /** GET /v1/orders/batches/{batch_id}: the stored batch with each leg's latest outcome, late replies included. */
+    getBatch: (batchId: string, options: CallOptions = {}): Promise<StoredBatch> => this.transport.request({ method: 'GET', path: `/v1/orders/batches/${segment(batchId)}`, ...options }),
+
+    /** Polls a stored batch until no outcome is `unknown` any more (late replies and reconciliation fill them in). */
+    waitForBatch: (batchId: string, options: PollOptions<StoredBatch> = {}): Promise<StoredBatch> =>
+      this.poll(() => this.orders.getBatch(batchId, { signal: options.signal, timeoutMs: options.timeoutMs }), batchIsSettled, `batch ${batchId}`, options),
+  };
+}

@@ -1,0 +1,8 @@
+export { MtxClient, PollTimeoutError, clientOperations, batchIsSettled, settledTopupStatuses, type ClientOptions, type IdempotentCallOptions, type PollOptions } from './client';
+export { ApiConnectionError, ApiError } from './errors';
+export { Transport, parseRetryAfter, type CallOptions, type HttpMethod, type RetryEvent, type TransportOptions } from './transport';
+export { SettingsError, devFilePath, loadSettings, type AccountInfo, type ClientSettings } from './settings';
+export { formatEurCents, renderDetails, renderTable, type Column } from './table';
+export { createProgress, type Progress } from './progress';
+export type * from './types';
+export type { components, paths } from './generated/schema';

@@ -1,0 +1,62 @@
+/**
+ * Request and response types of each route, looked up in the types generated from the OpenAPI document
+ * (src/generated/schema.ts, `npm run client:generate`). A route that leaves the document, or changes its
+ * path, stops this file from compiling, so the client cannot silently fall out of step with the API.
+ */
+import type { components, paths } from './generated/schema';
+
+export type HttpMethodName = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** Path templates of the document that have an operation for this method. */
+export type PathWith<M extends HttpMethodName> = { [P in keyof paths]: paths[P] extends Record<M, infer Operation> ? ([Operation] extends [undefined | never] ? never : P) : never }[keyof paths];
+
+/** The generated operation object of a route. */
+export type OperationAt<P extends PathWith<M>, M extends HttpMethodName> = Exclude<paths[P][M], undefined>;
+
+type JsonContent<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : undefined;
+
+type SuccessStatus = 200 | 201 | 202 | 204;
+
+type SuccessBody<Operation> = Operation extends { responses: infer Responses }
+  ? { [Status in keyof Responses]: Status extends SuccessStatus ? JsonContent<Responses[Status]> : never }[keyof Responses]
+  : never;
+
+type RequestBody<Operation> = Operation extends { requestBody?: { content: { 'application/json': infer Body } } } ? Body : never;
+
+type QueryParameters<Operation> = Operation extends { parameters: { query?: infer Query } } ? Exclude<Query, undefined> : never;
+
+/** The JSON body of a route's successful (2xx) response. */
+export type ResponseOf<P extends PathWith<M>, M extends HttpMethodName> = SuccessBody<OperationAt<P, M>>;
+
+/** The JSON request body a route accepts. */
+export type BodyOf<P extends PathWith<M>, M extends HttpMethodName> = RequestBody<OperationAt<P, M>>;
+
+/** The query parameters a route accepts. */
+export type QueryOf<P extends PathWith<M>, M extends HttpMethodName> = QueryParameters<OperationAt<P, M>>;
+
+/** The error body of every non-2xx response. */
+export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
+
+export type Wallet = ResponseOf<'/v1/wallet', 'get'>;
+export type AssetList = ResponseOf<'/v1/wallet/assets', 'get'>;
+export type AssetQuery = QueryOf<'/v1/wallet/assets', 'get'>;
+export type TopupRequest = BodyOf<'/v1/wallet/topup', 'post'>;
+export type Topup = ResponseOf<'/v1/wallet/topup', 'post'>;
+export type TopupState = ResponseOf<'/v1/wallet/topup/{id}', 'get'>;
+export type Subscription = ResponseOf<'/v1/subscription', 'get'>;
+export type SubscriptionUpdate = BodyOf<'/v1/subscription', 'patch'>;
+export type UpdatedSubscription = ResponseOf<'/v1/subscription', 'patch'>;
+export type ServerPlans = ResponseOf<'/v1/servers/plans', 'get'>;
+export type ServerList = ResponseOf<'/v1/servers', 'get'>;
+export type ServerRequest = BodyOf<'/v1/servers', 'post'>;
+export type Server = ResponseOf<'/v1/servers', 'post'>;
+export type DeletedServer = ResponseOf<'/v1/servers/{id}', 'delete'>;
+export type AccountList = ResponseOf<'/v1/accounts', 'get'>;
+export type AccountRequest = BodyOf<'/v1/accounts', 'post'>;
+export type Account = ResponseOf<'/v1/accounts', 'post'>;
+export type DeletedAccount = ResponseOf<'/v1/accounts/{account_id}', 'delete'>;
+export type OrderBatchRequest = BodyOf<'/v1/orders', 'post'>;
+export type OrderBatch = ResponseOf<'/v1/orders', 'post'>;
+export type CloseRequest = BodyOf<'/v1/orders/close', 'post'>;
+export type CloseBatch = ResponseOf<'/v1/orders/close', 'post'>;
+export type StoredBatch = ResponseOf<'/v1/orders/batches/{batch_id}', 'get'>;

@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createUnaryClient } from '@mtx/shared/grpc';
+import { repositoryRoot } from '@mtx/shared/infra/paths';
+import { startStack, type Stack } from '@mtx/shared/infra/services';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { testDatabasePrefix } from '@mtx/shared/testing';
+import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '../../services/gateway/src/admin/commands';
+import { createGatewayStore, ensureGatewayIndexes } from '../../services/gateway/src/store/gateway-store';
+import { MtxClient } from '../../services/client/src/client';
+
+/**
+ * The client package against the real stack (every service as its own process): the three examples run
+ * as a user would run them, the operator CLI prints its tables, and idempotent replays hold end to end.
+ */
+const prefix = testDatabasePrefix('clientex');
+let stack: Stack;
+let mongo: MongoClient;
+let customer: { full_key: string; read_key: string; accounts: DemoAccount[] };
+let environment: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  stack = await startStack({
+    mongodbUrl: inject('mongodbUrl'),
+    natsUrl: inject('natsUrl'),
+    env: { MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: 'warn', BROKER_SIM_LATENCY_MS: '0' },
+  });
+  mongo = await connectMongo(inject('mongodbUrl'));
+  const store = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
+  await ensureGatewayIndexes(store);
+  const created = await createCustomerWithKeys(store, 'Client examples');
+  const execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', stack.env.EXECUTION_GRPC_URL!, 15_000);
+  try {
+    const accounts = await connectDemoAccounts(execution, created.customer_id, [
+      { platform: 'mt4', count: 2 },
+      { platform: 'mt5', count: 2 },
+    ]);
+    customer = { ...created, accounts };
+  } finally {
+    execution.close();
+  }
+  // What a user sets by hand when not running against `npm start`; MTX_DEV_FILE points nowhere so no local dev.json leaks in.
+  environment = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    MTX_BASE_URL: stack.gatewayUrl,
+    MTX_API_KEY: customer.full_key,
+    MTX_READ_KEY: customer.read_key,
+    MTX_SANDBOX_URL: stack.sandboxUrl,
+    MTX_ACCOUNTS: JSON.stringify(customer.accounts),
+    MTX_DEV_FILE: path.join(repositoryRoot, 'test', 'output', 'no-dev-file.json'),
+  };
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  if (mongo) {
+    const { databases } = await mongo.db().admin().listDatabases();
+    for (const database of databases) if (database.name.startsWith(prefix)) await mongo.db(database.name).dropDatabase().catch(() => undefined);
+    await mongo.close();
+  }
+});
+
+const tsx = path.join(repositoryRoot, 'node_modules', '.bin', 'tsx');
+
+function run(script: string, args: string[] = [], timeoutMs = 90_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [path.join(repositoryRoot, script), ...args], { cwd: repositoryRoot, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+const example = (name: string) => run(`services/client/examples/${name}.ts`);
+const cli = (...args: string[]) => run('services/client/src/cli.ts', args);
+
+describe('examples against the stack', () => {
+  it('topup.ts: creates a top-up, pays it through the sandbox and sees it paid', async () => {
+    const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.read_key });
+    const before = await client.wallet.get();
+    const result = await example('topup');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toMatch(/paid: balance/);
+    const after = await client.wallet.get();
+    expect(after.balance_eur_cents).toBeGreaterThanOrEqual(before.balance_eur_cents + 2500);
+  });
+
+  it('place-batch.ts: fills one leg on every MT4 and MT5 account', async () => {
+    const result = await example('place-batch');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    for (const account of customer.accounts) expect(result.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+\\S+\\s+filled`));
+  });
+
+  it('close-by-selector.ts: closes those positions by base symbol on every account', async () => {
+    const result = await example('close-by-selector');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    for (const account of customer.accounts) expect(result.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+closed`));
+    // Nothing is left open: a second close finds nothing.
+    const again = await example('close-by-selector');
+    expect(again.status).toBe(0);
+    for (const account of customer.accounts) expect(again.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+nothing_matched`));
+  });
+});
+
+describe('operator CLI against the stack', () => {
+  it('lists accounts and the wallet as tables', async () => {
+    const accounts = await cli('accounts');
+    expect(accounts.status, accounts.stderr).toBe(0);
+    expect(accounts.stdout.split('\n')[0]).toMatch(/^ACCOUNT\s+PLATFORM/);
+    for (const account of customer.accounts) expect(accounts.stdout).toContain(account.id);
+    const wallet = await cli('wallet');
+    expect(wallet.status, wallet.stderr).toBe(0);
+    expect(wallet.stdout).toMatch(/^balance\s+EUR \d/m);
+  });
+
+  it('shows the subscription, and creates, pays and follows a top-up until it is paid', async () => {
+    const subscription = await cli('subscription');
+    expect(subscription.status, subscription.stderr).toBe(0);
+    expect(subscription.stdout).toMatch(/^plan\s+per_account/m);
+    expect(subscription.stdout).toMatch(/^SEAT\s+STATUS\s+PAID UNTIL\s+ACCOUNT/m);
+
+    const created = await cli('topup:create', '--amount-eur', '12.50', '--json');
+    expect(created.status, created.stderr).toBe(0);
+    const topup = JSON.parse(created.stdout) as { id: number; status: string; amount_eur_cents: number };
+    expect(topup).toMatchObject({ status: 'pending', amount_eur_cents: 1250 });
+    const paid = await cli('topup:pay-sandbox', String(topup.id));
+    expect(paid.status, paid.stderr).toBe(0);
+    const followed = await cli('topup:show', String(topup.id), '--wait', '--timeout-seconds', '60');
+    expect(followed.status, followed.stderr).toBe(0);
+    expect(followed.stderr).toMatch(new RegExp(`✔ top-up ${topup.id}: paid, EUR 12\\.50 credited`));
+    expect(followed.stdout).toMatch(/^status\s+paid$/m);
+  });
+
+  it('places and closes a batch from flags, with progress on stderr and exit status 0', async () => {
+    const placed = await cli('orders:place', '--accounts', 'all', '--base-symbol', 'GBPUSD', '--operation', 'sell', '--volume', '0.1');
+    expect(placed.status, `${placed.stdout}\n${placed.stderr}`).toBe(0);
+    expect(placed.stderr).toMatch(/✔ orders: batch \S+/);
+    for (const account of customer.accounts) expect(placed.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+GBPUSD${account.symbol_suffix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+sell\\s+0\\.1\\s+filled`, 'i'));
+    const closed = await cli('orders:close', '--accounts', 'all', '--symbol', 'GBPUSD', '--match', 'base', '--side', 'short');
+    expect(closed.status, `${closed.stdout}\n${closed.stderr}`).toBe(0);
+    expect(closed.stdout).toMatch(/^ACCOUNT\s+PLATFORM\s+STATUS\s+MATCHED\s+CLOSED/m);
+    for (const account of customer.accounts) expect(closed.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+closed\\s+1\\s+1`));
+  });
+
+  it('reports API errors readably with exit status 1', async () => {
+    const refused = await run('services/client/src/cli.ts', ['orders:place', '--accounts', 'acc_not_mine', '--symbol', 'EURUSD', '--operation', 'buy', '--volume', '0.1']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/mtx: 400 \w+: .+\[request req_/);
+  });
+});
+
+describe('idempotency end to end', () => {
+  it('replays a batch sent twice with one key, and resolves concurrent duplicates to one batch', async () => {
+    const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.full_key });
+    const account = customer.accounts.find((candidate) => candidate.platform === 'mt5')!;
+    const body = { defaults: { operation: 'buy', volume: 0.1 }, orders: [{ account_id: account.id, symbol: `USDJPY${account.symbol_suffix}` }] };
+    const first = await client.orders.place(body, { idempotencyKey: `replay-${prefix}` });
+    const second = await client.orders.place(body, { idempotencyKey: `replay-${prefix}` });
+    expect(first.idempotent_replay).toBe(false);
+    expect(second).toMatchObject({ batch_id: first.batch_id, idempotent_replay: true });
+
+    // The loser of the race gets 409 idempotency_key_in_progress, waits, and retries into the replay.
+    const [left, right] = await Promise.all([client.orders.place(body, { idempotencyKey: `race-${prefix}` }), client.orders.place(body, { idempotencyKey: `race-${prefix}` })]);
+    expect(left.batch_id).toBe(right.batch_id);
+    expect([left.idempotent_replay, right.idempotent_replay].sort()).toEqual([false, true]);
+
+    const closed = await client.orders.close({ defaults: { symbol: 'USDJPY', symbol_match: 'base' }, accounts: [{ account_id: account.id }] });
+    expect(closed.summary.closed).toBeGreaterThanOrEqual(1);
+  });
+});
