@@ -1,0 +1,100 @@
+import crypto from 'node:crypto';
+import type { Db } from 'mongodb';
+import type { Clock } from '@mtx/shared/clock';
+import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import type { NatsConnection } from '@mtx/shared/nats';
+import { parseServerPlans, type BillingConfig } from './config';
+import { BillingService } from './domain/billing';
+import { KeyedSerialQueue } from './domain/keyed-queue';
+import type { ExecutionPort, WalletPort } from './domain/ports';
+import { RenewalEngine } from './domain/renewals';
+import { Scheduler } from './domain/scheduler';
+import { subscribeCreditEvents } from './handlers/credit-events';
+import { billingGrpcImplementation } from './handlers/grpc';
+import { BillingStore, billingCollections, ensureBillingIndexes } from './store/billing-store';
+
+export const billingProto = { file: 'billing/v1/billing.proto', service: 'mtx.billing.v1.BillingService' } as const;
+
+export interface BillingAppDependencies {
+  config: BillingConfig;
+  database: Db;
+  clock: Clock;
+  logger: Logger;
+  wallet: WalletPort;
+  execution: ExecutionPort;
+  /** Without it, past-due renewals are retried by the scheduler only. */
+  nats?: NatsConnection;
+  instanceId?: string;
+}
+
+export interface BillingApp {
+  service: BillingService;
+  scheduler: Scheduler;
+  store: BillingStore;
+  grpcImplementation: ReturnType<typeof billingGrpcImplementation>;
+  /** Subscribes to credit events and starts the periodic scheduler (if enabled). */
+  start(): Promise<void>;
+  /** Listens for gRPC on `address` (host:port; port 0 picks one). */
+  listen(address: string): Promise<GrpcServerHandle>;
+  close(): Promise<void>;
+}
+
+/** Builds billing without listening or starting anything, so tests can run several on one store. */
+export async function createBillingApp(dependencies: BillingAppDependencies): Promise<BillingApp> {
+  const { config, clock, logger } = dependencies;
+  const collections = billingCollections(dependencies.database, config.STORE_SHARDS);
+  await ensureBillingIndexes(collections);
+  const store = new BillingStore(collections, { cacheCustomers: config.VIEW_CACHE_CUSTOMERS });
+  const queue = new KeyedSerialQueue(config.CUSTOMER_QUEUE_LIMIT);
+  const renewals = new RenewalEngine(store, dependencies.wallet, dependencies.execution, clock, {
+    seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
+    gracePeriodHours: config.GRACE_PERIOD_HOURS,
+    pastDueRetryIntervalMs: config.PAST_DUE_RETRY_INTERVAL_MS,
+    suspendedRetryIntervalMs: config.SUSPENDED_RETRY_INTERVAL_MS,
+    failureBackoffMs: config.FAILURE_BACKOFF_MS,
+    pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
+  }, logger);
+  const service = new BillingService(store, dependencies.wallet, renewals, queue, clock, {
+    seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
+    serverPlans: parseServerPlans(config.SERVER_PLANS),
+    walletFeatureEnabled: config.WALLET_FEATURE_ENABLED,
+    horizonDays: config.UPCOMING_HORIZON_DAYS,
+    pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
+  }, logger);
+  const scheduler = new Scheduler(store, renewals, queue, clock, logger, {
+    instanceId: dependencies.instanceId ?? `billing-${crypto.randomBytes(6).toString('hex')}`,
+    leaseMs: config.SCHEDULER_LEASE_MS,
+    batchSize: config.SCHEDULER_BATCH_SIZE,
+    concurrency: config.SCHEDULER_CONCURRENCY,
+  });
+  const grpcImplementation = billingGrpcImplementation(service, scheduler, logger);
+  let creditEvents: { close(): Promise<void> } | undefined;
+  let server: GrpcServerHandle | undefined;
+  return {
+    service,
+    scheduler,
+    store,
+    grpcImplementation,
+    async start() {
+      if (dependencies.nats && !creditEvents) {
+        creditEvents = subscribeCreditEvents(dependencies.nats, service, logger, {
+          subject: config.WALLET_CREDITED_SUBJECT,
+          queueGroup: config.BILLING_QUEUE_GROUP ?? `billing.${config.MONGODB_DATABASE_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+          concurrency: 16,
+        });
+      }
+      if (config.SCHEDULER_ENABLED) scheduler.start(config.SCHEDULER_INTERVAL_MS);
+    },
+    async listen(address: string) {
+      server = await startGrpcServer([{ protoFile: billingProto.file, serviceName: billingProto.service, implementation: grpcImplementation }], address);
+      return server;
+    },
+    async close() {
+      // Stop taking calls first, then let the scheduler finish its batch and drain the credit events.
+      await server?.close(config.SHUTDOWN_GRACE_MS);
+      await scheduler.stop();
+      await creditEvents?.close();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { baseConfigProperties, ConfigError, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+
+export const BillingConfigSchema = Type.Object({
+  ...baseConfigProperties,
+  GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50053 }),
+  GRPC_HOST: Type.String({ default: '0.0.0.0' }),
+  WALLET_GRPC_URL: Type.String({ default: grpcAddressDefaults.WALLET_GRPC_URL }),
+  EXECUTION_GRPC_URL: Type.String({ default: grpcAddressDefaults.EXECUTION_GRPC_URL }),
+  /** Deadline of each call to the wallet (debits, balance reads). */
+  WALLET_DEADLINE_MS: Type.Integer({ minimum: 100, default: 3_000 }),
+  /** Deadline of each SetAccountBillingStatus call; failures are retried by the scheduler. */
+  EXECUTION_DEADLINE_MS: Type.Integer({ minimum: 100, default: 3_000 }),
+  SEAT_PRICE_EUR_CENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_200 }),
+  /** JSON object plan → monthly price in EUR cents. */
+  SERVER_PLANS: Type.String({ default: '{"vps-small":1500,"vps-large":3500}' }),
+  /** When false, the subscription's `wallet` summary is null and no balance is read. */
+  WALLET_FEATURE_ENABLED: Type.Boolean({ default: true }),
+  GRACE_PERIOD_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 31, default: 72 }),
+  UPCOMING_HORIZON_DAYS: Type.Integer({ minimum: 1, maximum: 366, default: 30 }),
+  /** Whether this replica runs the periodic scheduler (it always answers RunSchedulerTick). */
+  SCHEDULER_ENABLED: Type.Boolean({ default: true }),
+  SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+  /** Length of one lease slot: one replica works per slot, and stops before the slot ends. */
+  SCHEDULER_LEASE_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
+  /**
+   * Due items taken from each shard collection per batch (a batch is at most this × STORE_SHARDS items). A
+   * customer's items share a shard, so a large share keeps each customer's renewals in one batch and one write.
+   */
+  SCHEDULER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
+  /** Customers processed in parallel inside one batch. */
+  SCHEDULER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 32 }),
+  /** A past-due item is retried at least this often even if no credit event arrives. */
+  PAST_DUE_RETRY_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 60 * 60_000 }),
+  /** A suspended item is retried this often without a credit event. */
+  SUSPENDED_RETRY_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 6 * 60 * 60_000 }),
+  /** Wait after a failure that may be transient (wallet or execution down). */
+  FAILURE_BACKOFF_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+  /** A purchase whose debit outcome is unknown (wallet timed out) is resolved by the scheduler after this. */
+  PENDING_PURCHASE_RECOVERY_MS: Type.Integer({ minimum: 1_000, default: 5 * 60_000 }),
+  WALLET_CREDITED_SUBJECT: Type.String({ default: 'events.wallet.credited' }),
+  /** NATS queue group shared by the replicas of one deployment; defaults to `billing.<database prefix>`. */
+  BILLING_QUEUE_GROUP: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' })),
+  /**
+   * Collections that are updated in place are split into this many by id hash. FerretDB 1.x scans the whole
+   * collection on every update, so small collections keep writes fast there; use 1 on MongoDB.
+   */
+  STORE_SHARDS: Type.Integer({ minimum: 1, maximum: 256, default: 64 }),
+  /** Customers whose seats and servers a replica keeps in memory (validated against a revision on each read). */
+  VIEW_CACHE_CUSTOMERS: Type.Integer({ minimum: 0, default: 10_000 }),
+  /** Calls waiting per customer on one replica before new ones are refused with `unavailable`. */
+  CUSTOMER_QUEUE_LIMIT: Type.Integer({ minimum: 1, default: 200 }),
+  /**
+   * Fault injection for the fault suite: a debit for a customer whose id starts with this prefix kills the process
+   * (exit 137) right after the wallet applied it, before billing records what was bought. Empty (the default) is off.
+   */
+  BILLING_FAULT_CRASH_AFTER_DEBIT: Type.String({ default: '' }),
+});
+
+export type BillingConfig = Static<typeof BillingConfigSchema>;
+
+export type ServerPlans = ReadonlyMap<string, number>;
+
+export function parseServerPlans(raw: string): ServerPlans {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(['SERVER_PLANS: not valid JSON']);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(['SERVER_PLANS: must be a JSON object of plan → price in EUR cents']);
+  const plans = new Map<string, number>();
+  const problems: string[] = [];
+  for (const [plan, price] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!/^[a-z0-9][a-z0-9._-]{0,39}$/.test(plan)) problems.push(`SERVER_PLANS: plan name ${JSON.stringify(plan)} must be 1-40 of a-z 0-9 . _ -`);
+    else if (!Number.isSafeInteger(price) || (price as number) < 1 || (price as number) > 100_000) problems.push(`SERVER_PLANS: price of ${plan} must be an integer number of cents from 1 to 100000`);
+    else plans.set(plan, price as number);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return plans;
+}
+
+export function loadBillingConfig(environment: NodeJS.ProcessEnv = process.env): BillingConfig {
+  const config = loadConfig(BillingConfigSchema, environment);
+  parseServerPlans(config.SERVER_PLANS);
+  return config;
+}

@@ -1,0 +1,54 @@
+import type { Logger } from '@mtx/shared/logger';
+import { extractTraceContext, type NatsConnection } from '@mtx/shared/nats';
+import { context } from '@opentelemetry/api';
+import type { Subscription } from 'nats';
+import type { BillingService } from '../domain/billing';
+
+export interface CreditEventsOptions {
+  subject: string;
+  queueGroup: string;
+  /** Credits handled at once; further messages wait in the subscription. */
+  concurrency: number;
+}
+
+/**
+ * Retries a customer's past-due and suspended renewals as soon as money arrives. The wallet publishes one
+ * message per credit; a queue group gives each to one replica. A lost message only delays the retry until
+ * the scheduler's periodic pass.
+ */
+export function subscribeCreditEvents(nats: NatsConnection, service: BillingService, logger: Logger, options: CreditEventsOptions): { close(): Promise<void> } {
+  const subscription: Subscription = nats.subscribe(options.subject, { queue: options.queueGroup });
+  const inFlight = new Set<Promise<unknown>>();
+  const done = (async () => {
+    for await (const message of subscription) {
+      let customerId: unknown;
+      try {
+        customerId = (JSON.parse(new TextDecoder().decode(message.data)) as { customer_id?: unknown }).customer_id;
+      } catch {
+        logger.warn({ subject: message.subject }, 'ignored a credit event that is not JSON');
+        continue;
+      }
+      if (typeof customerId !== 'string' || customerId.length === 0 || customerId.length > 128) {
+        logger.warn({ subject: message.subject }, 'ignored a credit event without a customer_id');
+        continue;
+      }
+      const customer = customerId;
+      const task = context
+        .with(extractTraceContext(message.headers), () => service.processCustomerNow(customer, { retryOverdue: true }))
+        .then((outcomes) => {
+          if (outcomes.length > 0) logger.info({ customer_id: customer, outcomes }, 'renewals retried after a credit');
+        })
+        .catch((error: unknown) => logger.warn({ customer_id: customer, err: { message: (error as Error)?.message } }, 'retry after a credit failed; the scheduler will retry'));
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+      if (inFlight.size >= options.concurrency) await Promise.race(inFlight);
+    }
+  })();
+  return {
+    async close() {
+      await subscription.drain().catch(() => undefined);
+      await done.catch(() => undefined);
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

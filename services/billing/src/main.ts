@@ -1,0 +1,61 @@
+import '@mtx/shared/instrumentation';
+import { systemClock } from '@mtx/shared/clock';
+import { createUnaryClient } from '@mtx/shared/grpc';
+import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { createLogger } from '@mtx/shared/logger';
+import { connectMongo, databaseName } from '@mtx/shared/mongo';
+import { connectNats } from '@mtx/shared/nats';
+import { createBillingApp } from './app';
+import { loadBillingConfig } from './config';
+import { executionPortFromClient, walletPortFromClient, type WalletPort } from './domain/ports';
+
+const logger = createLogger('billing');
+
+/** The fault hook (BILLING_FAULT_CRASH_AFTER_DEBIT): dies between the wallet's debit and billing's own record of it. */
+function withCrashAfterDebit(wallet: WalletPort, customerPrefix: string): WalletPort {
+  if (!customerPrefix) return wallet;
+  logger.warn({ prefix: customerPrefix }, 'fault injection armed: crash after debit');
+  return {
+    ...wallet,
+    async debit(request) {
+      const result = await wallet.debit(request);
+      if (request.customer_id.startsWith(customerPrefix)) {
+        logger.fatal({ entry_id: request.entry_id }, 'fault injection: crashing between the debit and its record');
+        process.exit(137);
+      }
+      return result;
+    },
+  };
+}
+
+runMain(logger, async () => {
+  const config = loadBillingConfig();
+  const mongo = await connectMongo(config.MONGODB_URL);
+  const database = mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'billing'));
+  const walletClient = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', config.WALLET_GRPC_URL, config.WALLET_DEADLINE_MS);
+  const executionClient = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', config.EXECUTION_GRPC_URL, config.EXECUTION_DEADLINE_MS);
+  const nats = await connectNats(config.NATS_URL, 'billing', logger);
+  const app = await createBillingApp({
+    config,
+    database,
+    clock: systemClock,
+    logger,
+    wallet: withCrashAfterDebit(walletPortFromClient(walletClient, config.WALLET_DEADLINE_MS), config.BILLING_FAULT_CRASH_AFTER_DEBIT),
+    execution: executionPortFromClient(executionClient, config.EXECUTION_DEADLINE_MS),
+    nats,
+  });
+  const server = await app.listen(`${config.GRPC_HOST}:${config.GRPC_PORT}`);
+  await app.start();
+  logger.info({ port: server.port, scheduler: config.SCHEDULER_ENABLED }, 'billing listening');
+  handleShutdownSignals(
+    logger,
+    async () => {
+      await app.close();
+      await nats.drain().catch(() => undefined);
+      walletClient.close();
+      executionClient.close();
+      await mongo.close();
+    },
+    config.SHUTDOWN_GRACE_MS,
+  );
+});

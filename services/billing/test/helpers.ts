@@ -1,0 +1,115 @@
+import { inject } from 'vitest';
+import { ManualClock } from '@mtx/shared/clock';
+import { createUnaryClient, startGrpcServer, type GrpcServerHandle, type UnaryClient } from '@mtx/shared/grpc';
+import { createLogger } from '@mtx/shared/logger';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+import { testDatabasePrefix } from '@mtx/shared/testing';
+import { createWalletApp, walletGrpcBinding, type WalletApp } from '../../wallet/src/app';
+import { loadWalletConfig } from '../../wallet/src/config';
+import { billingProto, createBillingApp, type BillingApp } from '../src/app';
+import { loadBillingConfig } from '../src/config';
+import { executionPortFromClient, walletPortFromClient, type ExecutionPort, type WalletPort } from '../src/domain/ports';
+
+export interface BillingReplica {
+  app: BillingApp;
+  server: GrpcServerHandle;
+  client: UnaryClient;
+  address: string;
+}
+
+export interface BillingHarness {
+  mongo: MongoClient;
+  nats: NatsConnection;
+  prefix: string;
+  clock: ManualClock;
+  wallet: { app: WalletApp; server: GrpcServerHandle; client: UnaryClient; address: string };
+  /** The first billing replica; more come from addReplica. */
+  billing: BillingReplica;
+  addReplica(options?: { clock?: ManualClock }): Promise<BillingReplica>;
+  credit(customerId: string, amountEurCents: number, entryId?: string): Promise<void>;
+  balance(customerId: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+let creditCounter = 0;
+
+/**
+ * The real wallet (its app factory, gRPC on a free port, publishing credit events on the real NATS) and
+ * billing replicas on the shared test store, all in-process so a ManualClock can move billing's time.
+ */
+export async function startBillingHarness(
+  options: { env?: Record<string, string>; execution?: ExecutionPort; executionAddress?: string; start?: Date | string; wrapWallet?: (wallet: WalletPort) => WalletPort } = {},
+): Promise<BillingHarness> {
+  const prefix = testDatabasePrefix('bill');
+  const mongo = await connectMongo(inject('mongodbUrl'));
+  const logger = createLogger('billing-test', { level: 'silent' });
+  const nats = await connectNats(inject('natsUrl'), 'billing-test', logger);
+  const walletConfig = loadWalletConfig({ MONGODB_URL: inject('mongodbUrl'), MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  const walletApp = await createWalletApp({ config: walletConfig, database: mongo.db(databaseName(prefix, 'wallet')), clock: { now: () => new Date() }, logger, nats });
+  const walletServer = await startGrpcServer([{ ...walletGrpcBinding, implementation: walletApp.grpcImplementation }], '127.0.0.1:0');
+  const walletAddress = `127.0.0.1:${walletServer.port}`;
+  const walletClient = createUnaryClient(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, walletAddress, 10_000);
+  const clock = new ManualClock(options.start ?? '2027-03-10T09:00:00Z');
+  const executionClient = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', options.executionAddress ?? '127.0.0.1:1', 2_000);
+  const replicas: BillingReplica[] = [];
+  const addReplica = async (replicaOptions: { clock?: ManualClock } = {}): Promise<BillingReplica> => {
+    const config = loadBillingConfig({
+      MONGODB_URL: inject('mongodbUrl'),
+      MONGODB_DATABASE_PREFIX: prefix,
+      LOG_LEVEL: 'silent',
+      SCHEDULER_ENABLED: 'false',
+      FAILURE_BACKOFF_MS: '60000',
+      ...options.env,
+    });
+    const app = await createBillingApp({
+      config,
+      database: mongo.db(databaseName(prefix, 'billing')),
+      clock: replicaOptions.clock ?? clock,
+      logger: createLogger('billing', { level: 'silent' }),
+      wallet: (options.wrapWallet ?? ((wallet: WalletPort) => wallet))(walletPortFromClient(walletClient, 5_000)),
+      execution: options.execution ?? executionPortFromClient(executionClient, 2_000),
+      nats,
+    });
+    await app.start();
+    const server = await app.listen('127.0.0.1:0');
+    const address = `127.0.0.1:${server.port}`;
+    const client = createUnaryClient(billingProto.file, billingProto.service, address, 30_000);
+    const replica = { app, server, client, address };
+    replicas.push(replica);
+    return replica;
+  };
+  const billing = await addReplica();
+  return {
+    mongo,
+    nats,
+    prefix,
+    clock,
+    wallet: { app: walletApp, server: walletServer, client: walletClient, address: walletAddress },
+    billing,
+    addReplica,
+    async credit(customerId, amountEurCents, entryId) {
+      await walletClient.call('Credit', { customer_id: customerId, entry_id: entryId ?? `topup:test-${process.pid}-${Date.now()}-${++creditCounter}`, amount_eur_cents: amountEurCents, reason: 'topup', reference: 'test' });
+    },
+    async balance(customerId) {
+      const wallet = await walletClient.call<{ balance_eur_cents: number }>('GetWallet', { customer_id: customerId });
+      return Number(wallet.balance_eur_cents);
+    },
+    async close() {
+      for (const replica of replicas) {
+        replica.client.close();
+        await replica.app.close();
+      }
+      executionClient.close();
+      walletClient.close();
+      await walletServer.close(1_000);
+      await walletApp.stopBackgroundWork();
+      await nats.drain().catch(() => undefined);
+      await mongo.db(databaseName(prefix, 'billing')).dropDatabase().catch(() => undefined);
+      await mongo.db(databaseName(prefix, 'wallet')).dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
+}
+
+export const customerIdFor = (label: string) => `cus_${label}_${Math.random().toString(36).slice(2, 10)}`;

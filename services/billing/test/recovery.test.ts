@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '@mtx/shared/errors';
+import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
+
+/**
+ * Purchases whose debit outcome billing never learned: the real wallet applies (or never receives) the
+ * debit and the answer is lost on the way back. A retry of the same call, or the scheduler's recovery pass,
+ * settles it without ever charging twice and without keeping a seat nobody paid for.
+ */
+let harness: BillingHarness;
+let fault: 'none' | 'lose_reply' | 'down' = 'none';
+
+beforeAll(async () => {
+  harness = await startBillingHarness({
+    start: '2028-05-01T10:00:00Z',
+    env: { PENDING_PURCHASE_RECOVERY_MS: '300000' },
+    execution: { setAccountBillingStatus: async () => undefined },
+    wrapWallet: (wallet) => ({
+      ...wallet,
+      async debit(request) {
+        const mode = fault;
+        fault = 'none';
+        if (mode === 'down') throw new AppError('unavailable', 'a backing service did not answer in time; retry');
+        const result = await wallet.debit(request);
+        if (mode === 'lose_reply') throw new AppError('unavailable', 'a backing service did not answer in time; retry');
+        return result;
+      },
+    }),
+  });
+});
+afterAll(async () => harness?.close());
+
+const call = <T = any>(method: string, request: unknown) => harness.billing.client.call<T>(method, request);
+const assign = (customer: string, account: string) => call('AssignSeat', { customer_id: customer, account_id: account, label: account, bonus: false });
+
+describe('a purchase whose answer was lost', () => {
+  it('is completed by the caller\'s retry without a second charge', async () => {
+    const customer = customerIdFor('retry');
+    await harness.credit(customer, 3000);
+    harness.clock.set('2028-05-01T10:00:00Z');
+    fault = 'lose_reply';
+    await expect(assign(customer, 'acc_r')).rejects.toMatchObject({ code: 'unavailable' });
+    expect(await harness.balance(customer)).toBe(1800);
+    expect((await call('GetSubscription', { customer_id: customer })).seats.total).toBe(0);
+    const seat = await assign(customer, 'acc_r');
+    expect(seat).toMatchObject({ account_id: 'acc_r', status: 'active', paid_until: '2028-06-01T10:00:00.000Z' });
+    expect(await harness.balance(customer)).toBe(1800);
+    expect((await call('GetSubscription', { customer_id: customer })).seats).toEqual({ total: 1, used: 1, bonus: 0 });
+  });
+
+  it('is kept as a paid empty slot by the recovery pass when the wallet took the money', async () => {
+    const customer = customerIdFor('kept');
+    await harness.credit(customer, 3000);
+    harness.clock.set('2028-05-02T10:00:00Z');
+    fault = 'lose_reply';
+    await expect(assign(customer, 'acc_k')).rejects.toMatchObject({ code: 'unavailable' });
+    harness.clock.set('2028-05-02T10:05:00Z');
+    expect((await call('RunSchedulerTick', { respect_lease: false })).recovered).toBeGreaterThanOrEqual(1);
+    const current = await call('GetSubscription', { customer_id: customer });
+    expect(current.seats).toEqual({ total: 1, used: 0, bonus: 0 });
+    expect(current.seat_details[0]).toMatchObject({ status: 'active', paid_until: '2028-06-02T10:00:00.000Z' });
+    expect(await harness.balance(customer)).toBe(1800);
+    // The account connects again and takes the slot it paid for.
+    expect((await assign(customer, 'acc_k')).id).toBe(current.seat_details[0].id);
+    expect(await harness.balance(customer)).toBe(1800);
+  });
+
+  it('is dropped by the recovery pass, nothing charged, when the wallet never got it', async () => {
+    const customer = customerIdFor('dropped');
+    await harness.credit(customer, 3000);
+    harness.clock.set('2028-05-03T10:00:00Z');
+    fault = 'down';
+    await expect(assign(customer, 'acc_d')).rejects.toMatchObject({ code: 'unavailable' });
+    harness.clock.set('2028-05-03T10:05:00Z');
+    expect((await call('RunSchedulerTick', { respect_lease: false })).recovered).toBeGreaterThanOrEqual(1);
+    expect((await call('GetSubscription', { customer_id: customer })).seats.total).toBe(0);
+    expect(await harness.balance(customer)).toBe(3000);
+    const audit = await harness.wallet.client.call<{ ok: boolean }>('Audit', {});
+    expect(audit.ok).toBe(true);
+  });
+});
