@@ -703,7 +703,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @example true */
+                            /**
+                             * @description The postback was verified and processed; the provider may stop retrying.
+                             * @example true
+                             */
                             received: boolean;
                             /**
                              * @description `credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).
@@ -823,6 +826,7 @@ export interface paths {
                              * @example false
                              */
                             cancel_at_period_end: boolean;
+                            /** @description Seat counts: paid for (total), in use, and bonus. */
                             seats: {
                                 /**
                                  * @description Seats held (paid and bonus).
@@ -1008,6 +1012,7 @@ export interface paths {
                              * @example false
                              */
                             cancel_at_period_end: boolean;
+                            /** @description Seat counts: paid for (total), in use, and bonus. */
                             seats: {
                                 /**
                                  * @description Seats held (paid and bonus).
@@ -1183,6 +1188,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Every plan a private server can be bought on, with its monthly price. */
                             plans: {
                                 /**
                                  * @description Plan name to pass to POST /v1/servers.
@@ -1766,7 +1772,10 @@ export interface paths {
                                 margin_mode: string;
                                 /** @description The account uses an operator-granted seat that is never billed. */
                                 bonus_seat: boolean;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the account was connected.
+                                 */
                                 created_at: string;
                             }[];
                         };
@@ -1893,7 +1902,10 @@ export interface paths {
                             margin_mode: string;
                             /** @description The account uses an operator-granted seat that is never billed. */
                             bonus_seat: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the account was connected.
+                             */
                             created_at: string;
                         };
                     };
@@ -2060,7 +2072,10 @@ export interface paths {
                             margin_mode: string;
                             /** @description The account uses an operator-granted seat that is never billed. */
                             bonus_seat: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the account was connected.
+                             */
                             created_at: string;
                             /** @description Always true. */
                             deleted: boolean;
@@ -2294,13 +2309,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @example bat_7hQ2mZr9TnB4wXk3pL8c */
+                            /**
+                             * @description Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.
+                             * @example bat_7hQ2mZr9TnB4wXk3pL8c
+                             */
                             batch_id: string;
                             /** @description True when this is the stored response of an earlier request with the same Idempotency-Key. */
                             idempotent_replay: boolean;
+                            /** @description Counts of the legs by outcome. */
                             summary: {
                                 /** @description Legs in the batch. */
                                 requested: number;
+                                /** @description Legs filled at the market. */
                                 filled: number;
                                 /** @description Pending orders accepted. */
                                 placed: number;
@@ -2544,11 +2564,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}. */
                             batch_id: string;
+                            /** @description True when this is the stored response of an earlier request with the same Idempotency-Key. */
                             idempotent_replay: boolean;
+                            /** @description Counts of accounts and tickets by outcome. */
                             summary: {
+                                /** @description Accounts in the request. */
                                 accounts: number;
+                                /** @description Orders matched across all accounts. */
                                 matched: number;
+                                /** @description Orders closed or deleted across all accounts. */
                                 closed: number;
                                 /** @description Tickets that failed, plus accounts that failed as a whole (failed or unavailable without tickets). */
                                 failed: number;
@@ -2557,18 +2583,30 @@ export interface paths {
                                 /** @description Accounts that did not answer by the deadline. */
                                 accounts_unknown: number;
                             };
+                            /** @description One result per account, in the order of `accounts`. */
                             results: {
+                                /** @description Account. */
                                 account_id: string;
+                                /**
+                                 * @description `mt4` or `mt5`.
+                                 * @example mt4
+                                 */
                                 platform: string;
                                 /** @description `closed`, `partial` (some closed, others failed, skipped or unknown), `nothing_matched`, `failed`, `unavailable` (no terminal; nothing sent) or `unknown` (no reply by the deadline). */
                                 status: string;
                                 /** @description Orders matched by the selector (or tickets given), skipped ones included. */
                                 matched: number;
+                                /** @description Orders closed or deleted on this account. */
                                 closed: number;
+                                /** @description Explanation; empty when every match closed. */
                                 message: string;
+                                /** @description Milliseconds spent on the account: lookup and closes. */
                                 latency_ms: number;
+                                /** @description One result per matched ticket; matches past 20 come back `skipped`. */
                                 results: {
+                                    /** @description Ticket of the position or pending order. */
                                     ticket: number;
+                                    /** @description Symbol as the broker names it. */
                                     symbol: string;
                                     /** @description Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit. */
                                     type: string;
@@ -2578,10 +2616,19 @@ export interface paths {
                                     volume: number;
                                     /** @description `closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer). */
                                     status: string;
+                                    /**
+                                     * @description MT5 TRADE_RETCODE_* number (MT4 errors mapped); absent when skipped or unknown.
+                                     * @example 10009
+                                     */
                                     retcode?: number;
+                                    /**
+                                     * @description Name of the code.
+                                     * @example TRADE_RETCODE_DONE
+                                     */
                                     retcode_description?: string;
                                     /** @description Close price. */
                                     price?: number;
+                                    /** @description Explanation; empty on success. */
                                     message: string;
                                 }[];
                             }[];
@@ -2697,10 +2744,14 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The batch. */
                             batch_id: string;
                             /** @description `orders` (POST /v1/orders) or `close` (POST /v1/orders/close). */
                             kind: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the batch was received.
+                             */
                             created_at: string;
                             /** @description True once no leg, account or ticket is unknown any more. */
                             settled: boolean;
@@ -2708,6 +2759,7 @@ export interface paths {
                             summary: {
                                 [key: string]: number;
                             };
+                            /** @description Latest outcome of every leg or account. */
                             results: {
                                 [key: string]: unknown;
                             }[];

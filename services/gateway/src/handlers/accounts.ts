@@ -13,7 +13,7 @@ const Account = Type.Object(
     symbol_suffix: Type.String({ description: 'Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.', example: '.xx' }),
     margin_mode: Type.String({ description: '`hedging` or `netting` (MT5); MT4 accounts are hedging.', example: 'netting' }),
     bonus_seat: Type.Boolean({ description: 'The account uses an operator-granted seat that is never billed.' }),
-    created_at: Type.String({ format: 'date-time' }),
+    created_at: Type.String({ format: 'date-time', description: 'When the account was connected.' }),
   },
   { additionalProperties: false },
 );

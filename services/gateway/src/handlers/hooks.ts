@@ -15,7 +15,7 @@ const PostbackParams = Type.Object(
 
 const PostbackAcknowledgement = Type.Object(
   {
-    received: Type.Boolean({ example: true }),
+    received: Type.Boolean({ description: 'The postback was verified and processed; the provider may stop retrying.', example: true }),
     outcome: Type.Union([Type.Literal('credited'), Type.Literal('already_credited'), Type.Literal('ignored')], {
       description: '`credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).',
       example: 'credited',

@@ -74,17 +74,17 @@ const OrderLegResult = Type.Object(
 const PlaceSummary = Type.Object(
   {
     requested: Type.Integer({ description: 'Legs in the batch.' }),
-    filled: Type.Integer(),
+    filled: Type.Integer({ description: 'Legs filled at the market.' }),
     placed: Type.Integer({ description: 'Pending orders accepted.' }),
     failed: Type.Integer({ description: 'Legs rejected or unavailable.' }),
     unknown: Type.Integer({ description: 'Legs without a reply by the deadline.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'Counts of the legs by outcome.' },
 );
 
 const PlaceOrdersResponse = Type.Object(
   {
-    batch_id: Type.String({ example: 'bat_7hQ2mZr9TnB4wXk3pL8c' }),
+    batch_id: Type.String({ description: 'Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.', example: 'bat_7hQ2mZr9TnB4wXk3pL8c' }),
     idempotent_replay: Type.Boolean({ description: 'True when this is the stored response of an earlier request with the same Idempotency-Key.' }),
     summary: PlaceSummary,
     results: Type.Array(OrderLegResult, { description: 'One result per leg, in the order of `orders`.' }),
@@ -129,64 +129,64 @@ const CloseOrdersBody = Type.Object(
 
 const TicketResult = Type.Object(
   {
-    ticket: Type.Integer(),
-    symbol: Type.String(),
+    ticket: Type.Integer({ description: 'Ticket of the position or pending order.' }),
+    symbol: Type.String({ description: 'Symbol as the broker names it.' }),
     type: Type.String({ description: 'Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit.' }),
     kind: Type.String({ description: '`position` or `pending`.' }),
     volume: Type.Number({ description: 'Volume closed (or of the order deleted).' }),
     status: Type.String({ description: '`closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer).' }),
-    retcode: Type.Optional(Type.Integer()),
-    retcode_description: Type.Optional(Type.String()),
+    retcode: Type.Optional(Type.Integer({ description: 'MT5 TRADE_RETCODE_* number (MT4 errors mapped); absent when skipped or unknown.', example: 10009 })),
+    retcode_description: Type.Optional(Type.String({ description: 'Name of the code.', example: 'TRADE_RETCODE_DONE' })),
     price: Type.Optional(Type.Number({ description: 'Close price.' })),
-    message: Type.String(),
+    message: Type.String({ description: 'Explanation; empty on success.' }),
   },
   { additionalProperties: false },
 );
 
 const CloseAccountResult = Type.Object(
   {
-    account_id: Type.String(),
-    platform: Type.String(),
+    account_id: Type.String({ description: 'Account.' }),
+    platform: Type.String({ description: '`mt4` or `mt5`.', example: 'mt4' }),
     status: Type.String({ description: '`closed`, `partial` (some closed, others failed, skipped or unknown), `nothing_matched`, `failed`, `unavailable` (no terminal; nothing sent) or `unknown` (no reply by the deadline).' }),
     matched: Type.Integer({ description: 'Orders matched by the selector (or tickets given), skipped ones included.' }),
-    closed: Type.Integer(),
-    message: Type.String(),
-    latency_ms: Type.Integer(),
-    results: Type.Array(TicketResult),
+    closed: Type.Integer({ description: 'Orders closed or deleted on this account.' }),
+    message: Type.String({ description: 'Explanation; empty when every match closed.' }),
+    latency_ms: Type.Integer({ description: 'Milliseconds spent on the account: lookup and closes.' }),
+    results: Type.Array(TicketResult, { description: 'One result per matched ticket; matches past 20 come back `skipped`.' }),
   },
   { additionalProperties: false },
 );
 
 const CloseSummary = Type.Object(
   {
-    accounts: Type.Integer(),
-    matched: Type.Integer(),
-    closed: Type.Integer(),
+    accounts: Type.Integer({ description: 'Accounts in the request.' }),
+    matched: Type.Integer({ description: 'Orders matched across all accounts.' }),
+    closed: Type.Integer({ description: 'Orders closed or deleted across all accounts.' }),
     failed: Type.Integer({ description: 'Tickets that failed, plus accounts that failed as a whole (failed or unavailable without tickets).' }),
     unknown: Type.Integer({ description: 'Tickets whose outcome is unknown.' }),
     accounts_unknown: Type.Integer({ description: 'Accounts that did not answer by the deadline.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'Counts of accounts and tickets by outcome.' },
 );
 
 const CloseOrdersResponse = Type.Object(
   {
-    batch_id: Type.String(),
-    idempotent_replay: Type.Boolean(),
+    batch_id: Type.String({ description: 'Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.' }),
+    idempotent_replay: Type.Boolean({ description: 'True when this is the stored response of an earlier request with the same Idempotency-Key.' }),
     summary: CloseSummary,
-    results: Type.Array(CloseAccountResult),
+    results: Type.Array(CloseAccountResult, { description: 'One result per account, in the order of `accounts`.' }),
   },
   { additionalProperties: false },
 );
 
 const BatchResponse = Type.Object(
   {
-    batch_id: Type.String(),
+    batch_id: Type.String({ description: 'The batch.' }),
     kind: Type.String({ description: '`orders` (POST /v1/orders) or `close` (POST /v1/orders/close).' }),
-    created_at: Type.String({ format: 'date-time' }),
+    created_at: Type.String({ format: 'date-time', description: 'When the batch was received.' }),
     settled: Type.Boolean({ description: 'True once no leg, account or ticket is unknown any more.' }),
     summary: Type.Unsafe<Record<string, number>>({ type: 'object', additionalProperties: { type: 'integer' }, description: 'As in the original response (orders or close summary), recomputed from the latest outcomes.' }),
-    results: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'Order-leg results (kind `orders`) or per-account close results (kind `close`), each with its latest outcome.' })),
+    results: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'Order-leg results (kind `orders`) or per-account close results (kind `close`), each with its latest outcome.' }), { description: 'Latest outcome of every leg or account.' }),
   },
   { additionalProperties: false },
 );

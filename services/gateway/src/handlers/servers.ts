@@ -78,7 +78,7 @@ export async function registerServersRoutes(app: GatewayApp, dependencies: Gatew
         tags: ['servers'],
         summary: 'List server plans',
         description: 'The private-server plans on offer and their monthly prices.',
-        response: { 200: { ...Type.Object({ plans: Type.Array(ServerPlan) }, { additionalProperties: false }), description: 'The plans.', headers: rateLimitHeaders }, ...errorResponses() },
+        response: { 200: { ...Type.Object({ plans: Type.Array(ServerPlan, { description: 'Every plan a private server can be bought on, with its monthly price.' }) }, { additionalProperties: false }), description: 'The plans.', headers: rateLimitHeaders }, ...errorResponses() },
       },
     },
     async () => {

@@ -48,7 +48,7 @@ export const Subscription = Type.Object(
         used: Type.Integer({ description: 'Seats with a connected account.', example: 2 }),
         bonus: Type.Integer({ description: 'Operator-granted seats among them, never billed.', example: 0 }),
       },
-      { additionalProperties: false },
+      { additionalProperties: false, description: 'Seat counts: paid for (total), in use, and bonus.' },
     ),
     seat_details: Type.Array(SeatDetail, { description: 'One entry per seat held, in purchase order.' }),
     current_period_end: nullable<string>({ type: 'string', format: 'date-time', description: 'End of the current period: the earliest paid-until date among active seats and servers; null when none is active.', example: '2027-04-03T09:30:00.000Z' }),
