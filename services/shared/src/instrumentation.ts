@@ -90,7 +90,12 @@ export async function shutdownInstrumentation(): Promise<void> {
   if (!sdk) return;
   const current = sdk;
   sdk = undefined;
-  await current.shutdown().catch(() => undefined);
+  // Flushing is worth a moment, not a stalled exit: an unreachable collector would otherwise hold the
+  // process for the exporters' own timeouts (about 10 s) after SIGTERM.
+  const flushDeadlineMs = Number(process.env.OTEL_SHUTDOWN_DEADLINE_MS ?? 2_000);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([current.shutdown().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, flushDeadlineMs)))]);
+  clearTimeout(timer);
 }
 
 startInstrumentation();
