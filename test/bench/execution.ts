@@ -24,6 +24,7 @@ import { connectorCodecs, terminalSubject } from '../../services/shared/src/conn
 import { createUnaryClient } from '../../services/shared/src/grpc';
 import { startLocalInfrastructure } from '../../services/shared/src/infra/local';
 import { startStack, type Stack } from '../../services/shared/src/infra/services';
+import { startOtlpReceiver } from '../../services/shared/src/testing/otlp-receiver';
 import { createLogger } from '../../services/shared/src/logger';
 import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
@@ -138,6 +139,12 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!;
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-execution-'));
   const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
+  // BENCH_EXECUTION_TRACING: `off` disables the OpenTelemetry SDK in every service; `export` exports every span
+  // and metric over OTLP/HTTP to a receiver in this process; unset keeps the default (SDK on, nothing exported).
+  const tracingMode = process.env.BENCH_EXECUTION_TRACING ?? 'default';
+  const receiver = tracingMode === 'export' ? await startOtlpReceiver() : undefined;
+  const tracingEnv: Record<string, string> =
+    tracingMode === 'off' ? { OTEL_SDK_DISABLED: 'true' } : receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : {};
   let stack: Stack | undefined;
   try {
     stack = await startStack({
@@ -155,6 +162,7 @@ async function main(): Promise<void> {
         RATE_LIMIT_OTHER_PER_MINUTE: '100000000',
         LOG_LEVEL: 'warn',
         HOST: '127.0.0.1',
+        ...tracingEnv,
         ...(profileDirectory ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory } : {}),
       },
       onLine: (service, line) => {
@@ -318,6 +326,7 @@ async function main(): Promise<void> {
   } finally {
     const pids = new Map([...(stack?.services ?? new Map()).values()].map((service) => [String(service.pid), service.name]));
     await stack?.stop();
+    await receiver?.close();
     await infrastructure.stop();
     fs.rmSync(dataDirectory, { recursive: true, force: true });
     if (profileDirectory && fs.existsSync(profileDirectory)) {

@@ -49,6 +49,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     postbackToleranceMs: config.POSTBACK_TOLERANCE_MS,
     assetsCacheMs: config.PROVIDER_ASSETS_CACHE_MS,
     reconcileLookbackMs: config.RECONCILE_LOOKBACK_MS,
+    crashBeforeCreditPrefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT,
   });
 
   const timers = new Set<NodeJS.Timeout>();

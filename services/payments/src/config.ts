@@ -27,6 +27,12 @@ export const PaymentsConfigSchema = Type.Object({
   RECONCILE_BATCH: Type.Integer({ minimum: 1, default: 50 }),
   /** Top-ups whose quote ended longer ago than this are no longer polled (late coin then needs its postback). */
   RECONCILE_LOOKBACK_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
+  /**
+   * Fault injection for the fault suite: a payment recorded for the first time whose wallet entry id
+   * (`topup:<provider>:<transaction>`) starts with this prefix kills the process (exit 137) after the record is
+   * inserted and before the wallet credit. Empty (the default) is off.
+   */
+  PAYMENTS_FAULT_CRASH_BEFORE_CREDIT: Type.String({ default: '' }),
 });
 
 export type PaymentsConfig = Static<typeof PaymentsConfigSchema>;

@@ -16,6 +16,7 @@ runMain(logger, async () => {
   const app = await createPaymentsApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'payments')), clock: systemClock, logger, wallet });
   const server = await startGrpcServer([{ ...paymentsGrpcBinding, implementation: app.grpcImplementation }], `${config.GRPC_HOST}:${config.GRPC_PORT}`);
   app.startBackgroundWork();
+  if (config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT) logger.warn({ prefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT }, 'fault injection armed: crash before credit');
   if (config.POSTBACK_SECRET === developmentPostbackSecret) logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
   logger.info({ port: server.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening');
   handleShutdownSignals(

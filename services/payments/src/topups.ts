@@ -60,6 +60,9 @@ export interface TopupsOptions {
   /** How long a provider's asset list and rates are reused. */
   assetsCacheMs: number;
   reconcileLookbackMs: number;
+  /** Fault injection: a newly recorded payment whose wallet entry id starts with this kills the process before the credit. */
+  crashBeforeCreditPrefix?: string;
+  exit?: (code: number) => never;
 }
 
 interface Progress {
@@ -314,11 +317,16 @@ export function createTopups(options: TopupsOptions) {
     const applied = !result.created && (await creditApplied(key));
     if (!applied) {
       if (event.eur_cents > 0) {
+        const entryId = `topup:${providerName}:${transaction.transactionId}`;
+        if (result.created && options.crashBeforeCreditPrefix && entryId.startsWith(options.crashBeforeCreditPrefix)) {
+          logger.fatal({ entry_id: entryId }, 'fault injection: crashing between the payment record and the wallet credit');
+          (options.exit ?? ((code: number) => process.exit(code)))(137);
+        }
         const movement = await wallet.call<{ applied: boolean }>(
           'Credit',
           {
             customer_id: topup.customer_id,
-            entry_id: `topup:${providerName}:${transaction.transactionId}`,
+            entry_id: entryId,
             amount_eur_cents: event.eur_cents,
             reason: 'topup',
             reference: `topup:${topup.id}`,

@@ -45,10 +45,19 @@ export async function insertIfAbsent<T extends { _id: unknown }>(collection: imp
 
 /** Cheap liveness probe of the store, used by /readyz. */
 export async function pingMongo(database: Db, deadlineMs = 1_000): Promise<boolean> {
+  // With the store down the driver waits for server selection (serverSelectionTimeoutMS) whatever timeoutMS says,
+  // and a readiness probe that hangs that long is itself a failure; the timer bounds it.
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), deadlineMs);
+  });
+  const ping = database.command({ ping: 1 }, { timeoutMS: deadlineMs } as any).then(
+    () => true,
+    () => false,
+  );
   try {
-    await database.command({ ping: 1 }, { timeoutMS: deadlineMs } as any);
-    return true;
-  } catch {
-    return false;
+    return await Promise.race([ping, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }

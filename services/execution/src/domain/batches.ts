@@ -193,6 +193,15 @@ function plainClose(accountId: string, platform: Platform, status: CloseAccountS
   return { account_id: accountId, platform, status, matched: 0, closed: 0, message, latency_ms: latencyMs, results: [] };
 }
 
+const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
+
+/** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
+function batchIdFor(requested: string | undefined): string {
+  if (requested === undefined || requested === '') return `bat_${randomBase62(20)}`;
+  if (!requestedBatchIdPattern.test(requested)) throw new AppError('invalid_request', 'batch_id must be bat_ followed by 20 letters or digits', { param: 'batch_id' });
+  return requested;
+}
+
 function describeFailure(response: Exclude<TerminalResponse, { kind: 'reply' }>, platform: Platform, timeoutMs: number): { status: 'unavailable' | 'unknown' | 'rejected'; message: string } {
   switch (response.kind) {
     case 'no_responders':
@@ -285,6 +294,18 @@ export class BatchService {
     }
   }
 
+  /**
+   * A caller-chosen batch id may already be recorded (the write-ahead tolerates the duplicate): by an earlier
+   * attempt of the same request, which is what it is for, and then its legs' client ids make the connectors
+   * answer with the original outcomes. Recorded for another customer or kind, it is refused before anything is sent.
+   */
+  private async assertBatchOwner(batchId: string, customerId: string, kind: BatchDocument['kind']): Promise<void> {
+    const recorded = await this.options.store.batches.findOne({ _id: batchId }, { projection: { customer_id: 1, kind: 1 } });
+    if (!recorded || recorded.customer_id !== customerId || recorded.kind !== kind) {
+      throw new AppError('conflict', `batch id ${batchId} is recorded for another request; nothing was sent`, { param: 'batch_id' });
+    }
+  }
+
   private async persistOutcomes(batchId: string, results: Array<Record<string, any>>, unsettled: UnsettledDocument[]): Promise<void> {
     const writtenAt = this.options.clock.now();
     const outcomes: OutcomeDocument[] = results.map((result, index) => ({ _id: `${batchId}:${index}`, batch_id: batchId, index, result, source: 'reply', written_at: writtenAt }));
@@ -312,18 +333,18 @@ export class BatchService {
 
   // place --------------------------------------------------------------------------------------------------
 
-  placeOrders(customerId: string, input: PlaceOrdersInput): Promise<PlaceOrdersResult> {
+  placeOrders(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
     return this.bounded(() => this.placeBatch(customerId, input));
   }
 
-  private async placeBatch(customerId: string, input: PlaceOrdersInput): Promise<PlaceOrdersResult> {
+  private async placeBatch(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
     const startedMs = this.nowMs();
     const legs = validatePlaceOrders(input, startedMs);
     const accounts = await this.resolveOwned(
       customerId,
       legs.map((leg) => ({ account_id: leg.account_id, param: `orders[${leg.index}].account_id` })),
     );
-    const batchId = `bat_${randomBase62(20)}`;
+    const batchId = batchIdFor(input.batch_id);
     const deadlineMs = startedMs + this.options.config.EXECUTION_DEADLINE_MS;
     const storedLegs: StoredLeg[] = legs.map((leg) => ({
       account_id: leg.account_id,
@@ -334,6 +355,7 @@ export class BatchService {
       volume: leg.volume,
     }));
     await this.writeAhead({ _id: batchId, customer_id: customerId, kind: 'orders', created_at: new Date(startedMs), deadline_at: new Date(deadlineMs), legs: storedLegs });
+    if (input.batch_id) await this.assertBatchOwner(batchId, customerId, 'orders');
 
     return tracer.startActiveSpan('execution.fanout', { attributes: { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.batch_kind': 'orders', 'mtx.legs': legs.length } }, async (span) => {
       try {
@@ -452,11 +474,11 @@ export class BatchService {
     return checks.filter((id): id is string => id !== undefined);
   }
 
-  closeOrders(customerId: string, input: CloseOrdersInput & { require_reachable?: boolean }): Promise<CloseOrdersResult> {
+  closeOrders(customerId: string, input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string }): Promise<CloseOrdersResult> {
     return this.bounded(() => this.closeBatch(customerId, input));
   }
 
-  private async closeBatch(customerId: string, input: CloseOrdersInput & { require_reachable?: boolean }): Promise<CloseOrdersResult> {
+  private async closeBatch(customerId: string, input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string }): Promise<CloseOrdersResult> {
     const startedMs = this.nowMs();
     const entries = validateCloseOrders(input);
     const accounts = await this.resolveOwned(
@@ -469,10 +491,11 @@ export class BatchService {
         throw new AppError('accounts_unreachable', `${unreachable.length} account(s) have no reachable terminal; nothing was sent`, { details: { account_ids: unreachable } });
       }
     }
-    const batchId = `bat_${randomBase62(20)}`;
+    const batchId = batchIdFor(input.batch_id);
     const deadlineMs = this.nowMs() + this.options.config.EXECUTION_DEADLINE_MS;
     const stored = entries.map((entry) => ({ account_id: entry.account_id, platform: accounts.get(entry.account_id)!.document.platform, client_id_base: `${batchId}-a${entry.index}` }));
     await this.writeAhead({ _id: batchId, customer_id: customerId, kind: 'close', created_at: new Date(startedMs), deadline_at: new Date(deadlineMs), accounts: stored });
+    if (input.batch_id) await this.assertBatchOwner(batchId, customerId, 'close');
 
     return tracer.startActiveSpan('execution.fanout', { attributes: { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.batch_kind': 'close', 'mtx.accounts': entries.length } }, async (span) => {
       try {

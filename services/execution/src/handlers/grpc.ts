@@ -42,6 +42,7 @@ export function createExecutionGrpcImplementation(registry: AccountRegistry, bat
         batches.placeOrders(requireCustomer(request), {
           defaults: setFields(request.defaults),
           orders: (request.orders ?? []).map((order: { account_id: string; fields?: object }) => ({ account_id: order.account_id, fields: setFields(order.fields) })),
+          ...(request.batch_id ? { batch_id: request.batch_id } : {}),
         }),
       CloseOrders: async (request) =>
         batches.closeOrders(requireCustomer(request), {
@@ -53,6 +54,7 @@ export function createExecutionGrpcImplementation(registry: AccountRegistry, bat
             has_tickets: !!entry.has_tickets,
           })),
           require_reachable: !!request.require_reachable,
+          ...(request.batch_id ? { batch_id: request.batch_id } : {}),
         }),
       GetBatch: async (request) => batches.getBatch(requireCustomer(request), request.batch_id),
       Reconcile: async (request) => batches.reconcile(request.batch_id || undefined),

@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
+import { canonicalJson } from '../domain/idempotency';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 /** Margin over the execution deadline for the gRPC call: validation, reachability pings and storage. */
@@ -198,6 +200,16 @@ const idempotencyHeader = Type.Object(
   { additionalProperties: true },
 );
 
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `bat_` + 20 base62 characters of a digest: the same customer, scope, key and body always give the same batch id. */
+function batchIdForKey(customerId: string, scope: string, key: string, body: unknown): string {
+  const digest = crypto.createHash('sha256').update(`${customerId}\n${scope}\n${key}\n${canonicalJson(body)}`).digest();
+  let id = 'bat_';
+  for (let index = 0; id.length < 24; index++) id += base62[digest[index]! % 62];
+  return id;
+}
+
 function present<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
 }
@@ -261,11 +273,17 @@ function batchError(statuses: number[]): Record<number, TSchema> {
 export async function registerOrdersRoutes(app: GatewayApp, dependencies: GatewayDependencies): Promise<void> {
   const deadlineMs = dependencies.config.EXECUTION_DEADLINE_MS + executionCallMarginMs;
 
-  /** Runs `work` under the Idempotency-Key when one is sent (scope per route), plainly otherwise. */
-  async function withIdempotency<T>(customerId: string, scope: 'orders' | 'orders.close', rawKey: unknown, body: unknown, work: () => Promise<T>): Promise<{ statusCode: number; body: T }> {
+  /**
+   * Runs `work` under the Idempotency-Key when one is sent (scope per route), plainly otherwise. A keyed request
+   * names its batch after the customer, key and body: a 5xx releases the key so the client can retry, but when that
+   * 5xx was a deadline or a dropped connection the batch may have been sent, and the retry, reusing the batch id
+   * and so its client ids, gets the original outcomes from the connectors instead of sending again.
+   */
+  async function withIdempotency<T>(customerId: string, scope: 'orders' | 'orders.close', rawKey: unknown, body: unknown, work: (batchId: string | undefined) => Promise<T>): Promise<{ statusCode: number; body: T }> {
     const key = dependencies.idempotency.validateKey(typeof rawKey === 'string' ? rawKey : undefined);
-    if (key === undefined) return { statusCode: 200, body: await work() };
-    const outcome = await dependencies.idempotency.run(customerId, scope, key, body, async () => ({ statusCode: 200, body: await work() }));
+    if (key === undefined) return { statusCode: 200, body: await work(undefined) };
+    const batchId = batchIdForKey(customerId, scope, key, body);
+    const outcome = await dependencies.idempotency.run(customerId, scope, key, body, async () => ({ statusCode: 200, body: await work(batchId) }));
     return { statusCode: outcome.statusCode, body: outcome.body };
   }
 
@@ -286,13 +304,14 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
     async (request, reply) => {
       const customerId = principalOf(request).customer_id;
       const body = request.body as Static<typeof PlaceOrdersBody>;
-      const outcome = await withIdempotency(customerId, 'orders', request.headers['idempotency-key'], body, async () => {
+      const outcome = await withIdempotency(customerId, 'orders', request.headers['idempotency-key'], body, async (batchId) => {
         const response = await dependencies.clients.execution.call(
           'PlaceOrders',
           {
             customer_id: customerId,
             defaults: body.defaults ? pick(body.defaults, orderFieldNames) : undefined,
             orders: body.orders.map((order) => ({ account_id: order.account_id, fields: pick(order as Record<string, unknown>, orderFieldNames) })),
+            ...(batchId ? { batch_id: batchId } : {}),
           },
           { deadlineMs },
         );
@@ -324,7 +343,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
       for (const name of Object.keys(topLevel)) {
         if (name in defaults) throw new AppError('invalid_request', `${name} is given both at the top level and in defaults; give it once`, { param: name });
       }
-      const outcome = await withIdempotency(customerId, 'orders.close', request.headers['idempotency-key'], body, async () => {
+      const outcome = await withIdempotency(customerId, 'orders.close', request.headers['idempotency-key'], body, async (batchId) => {
         const response = await dependencies.clients.execution.call(
           'CloseOrders',
           {
@@ -337,6 +356,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
               has_tickets: entry.tickets !== undefined,
             })),
             require_reachable: body.require_reachable ?? false,
+            ...(batchId ? { batch_id: batchId } : {}),
           },
           { deadlineMs: deadlineMs + dependencies.config.EXECUTION_DEADLINE_MS },
         );

@@ -1,0 +1,505 @@
+/**
+ * Faults on the money path under load: wallet, payments and billing killed between their ledger write and the
+ * update that follows it (fault hooks, armed only in this stack), a storm of postbacks with duplicates, reversed
+ * order and bad signatures, and seeded races of credits and debits on one wallet across two wallet replicas.
+ */
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUnaryClient } from '@mtx/shared/grpc';
+import { databaseName } from '@mtx/shared/mongo';
+import { eventually } from '@mtx/shared/testing';
+import { redeliver, startLoad, type LoadOptions, type Movement } from './load';
+import { errorKind, FaultStack, sleep, walletCapEurCents, type Customer, type HttpAnswer, type TopupForPostbacks } from './stack';
+import { printSummary, seededRandom, seedFromEnvironment } from './summary';
+import { recordAndAssert, tally, verifyAfterFault } from './verify';
+
+const walletCrashPrefix = 'topup:sandbox:walletcrash-';
+const paymentsCrashPrefix = 'topup:sandbox:paymentscrash-';
+const billingCrashCustomerPrefix = 'cus_billcrash';
+
+let stack: FaultStack;
+let loadCustomers: Customer[];
+let loadTopups: TopupForPostbacks[];
+
+beforeAll(async () => {
+  stack = await FaultStack.start({
+    label: 'money',
+    env: {
+      WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE: walletCrashPrefix,
+      PAYMENTS_FAULT_CRASH_BEFORE_CREDIT: paymentsCrashPrefix,
+      BILLING_FAULT_CRASH_AFTER_DEBIT: billingCrashCustomerPrefix,
+      // A purchase cut off by a crash is settled by billing's scheduler this long after it began.
+      PENDING_PURCHASE_RECOVERY_MS: '8000',
+    },
+  });
+  loadCustomers = [];
+  loadTopups = [];
+  for (const label of ['moneya', 'moneyb']) {
+    const customer = await stack.newCustomer(label, { accountsPerServer: 1, balanceEurCents: 30_000 });
+    loadCustomers.push(customer);
+    loadTopups.push(await stack.createTopup(customer, 40_000));
+  }
+}, 240_000);
+
+afterAll(async () => {
+  if (stack?.serviceErrors.length) process.stdout.write(`[faults/money] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
+  await stack?.close();
+  printSummary();
+});
+
+function loadOptions(seed: number, overrides: Partial<LoadOptions> = {}): LoadOptions {
+  return {
+    customers: loadCustomers,
+    seed,
+    concurrency: 3,
+    durationMs: 20_000,
+    requestsMax: 1_500,
+    pauseMs: 15,
+    topups: loadTopups,
+    mix: { wallet: 3, orders: 1, credit: 3, debit: 2, subscription: 1 },
+    ...overrides,
+  };
+}
+
+/** A top-up as its customer sees it; a 503 while a restarted backend is being reconnected to is retried. */
+async function topupView(customer: Customer, topupId: number): Promise<{ status: string; credited_eur_cents: number; amount_eur_cents: number }> {
+  return eventually(async () => {
+    const answer = await stack.api(customer.readKey, 'GET', `/v1/wallet/topup/${topupId}`);
+    if (answer.status === 503) return undefined;
+    if (answer.status !== 200) throw new Error(`GET top-up ${topupId} answered ${answer.status}`);
+    return answer.body;
+  }, 10_000, 200);
+}
+
+/** Delivers a postback until it is accepted (the provider's retry), for the recovery step of a crash. */
+async function deliverUntilAccepted(body: string, deadlineMs = 30_000): Promise<HttpAnswer> {
+  return eventually(async () => {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    const answer = await stack.postback(JSON.stringify({ ...parsed, timestamp: new Date().toISOString() }));
+    return answer.status === 200 ? answer : undefined;
+  }, deadlineMs, 250);
+}
+
+describe('fault suite: money', () => {
+  it('4a. wallet SIGKILL between the ledger write and the head update: recovery repairs it, credited once', async () => {
+    const seed = seedFromEnvironment('wallet crash');
+    const startedAtMs = Date.now();
+    const customer = await stack.newCustomer('walletcrash', { balanceEurCents: 1_000 });
+    const topup = await stack.createTopup(customer, 6_000);
+    const load = startLoad(stack, loadOptions(seed));
+    await sleep(1_000);
+    const wallet = stack.service('wallet');
+    const body = stack.postbackBody(topup, `walletcrash-${seed}-${crypto.randomBytes(3).toString('hex')}`, topup.depositUnits, 'confirmed');
+    const entryId = `topup:sandbox:${JSON.parse(body).transaction.id}`;
+    const crashed = await stack.postback(body);
+    // The wallet died after its insert: the postback is not acknowledged, the provider will deliver it again.
+    expect(crashed.status, JSON.stringify(crashed.body)).toBe(503);
+    expect(await wallet.exited()).toBe(137);
+    expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
+    await wallet.restart();
+    // The start-up sweep finishes what the crash left undone (the entry-id pointer), so the audit passes already.
+    await eventually(async () => (await stack.mongo.db(databaseName(stack.prefix, 'wallet')).collection('ledger_entry_ids').findOne({ _id: entryId as never })) !== null, 10_000, 200);
+    const auditAfterRecovery = await stack.audit();
+    const redelivered = await deliverUntilAccepted(body);
+    const report = await load.stop();
+    const loadRedelivered = await redeliver(stack, report.undelivered);
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: report.batchIds,
+      credits: [...report.acknowledgedCredits, ...loadRedelivered, { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents }],
+      debits: report.acknowledgedDebits,
+    });
+    const entries = await stack.ledgerEntries({ entry_id: entryId });
+    const balance = await stack.balance(customer.id);
+    recordAndAssert(stack, {
+      fault: '4a. wallet SIGKILL after ledger insert (hook)',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: 2 + loadRedelivered.length,
+      scenarioErrors: { [errorKind(crashed)]: 1 },
+      verdict,
+      notes: `redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
+    });
+    expect(auditAfterRecovery.breaches).toEqual([]);
+    expect(entries).toHaveLength(1);
+    expect(balance.balance_eur_cents).toBe(1_000 + topup.amountEurCents);
+    expect(await topupView(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: topup.amountEurCents });
+  });
+
+  it('4b. payments SIGKILL between the payment record and the wallet credit: the redelivery credits it once', async () => {
+    const seed = seedFromEnvironment('payments crash');
+    const startedAtMs = Date.now();
+    const customer = await stack.newCustomer('paycrash', { balanceEurCents: 1_000 });
+    const topup = await stack.createTopup(customer, 7_000);
+    const load = startLoad(stack, loadOptions(seed));
+    await sleep(1_000);
+    const payments = stack.service('payments');
+    const body = stack.postbackBody(topup, `paymentscrash-${seed}-${crypto.randomBytes(3).toString('hex')}`, topup.depositUnits, 'confirmed');
+    const entryId = `topup:sandbox:${JSON.parse(body).transaction.id}`;
+    const crashed = await stack.postback(body);
+    expect(crashed.status, JSON.stringify(crashed.body)).toBe(503);
+    expect(await payments.exited()).toBe(137);
+    await payments.restart();
+    // Nothing is half-visible: no credit yet, and the top-up does not claim one.
+    expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(0);
+    expect(await topupView(customer, topup.id)).toMatchObject({ credited_eur_cents: 0 });
+    const redelivered = await deliverUntilAccepted(body);
+    const report = await load.stop();
+    const loadRedelivered = await redeliver(stack, report.undelivered);
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: report.batchIds,
+      credits: [...report.acknowledgedCredits, ...loadRedelivered, { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents }],
+      debits: report.acknowledgedDebits,
+    });
+    const balance = await stack.balance(customer.id);
+    recordAndAssert(stack, {
+      fault: '4b. payments SIGKILL after payment record (hook)',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: 2 + loadRedelivered.length,
+      scenarioErrors: { [errorKind(crashed)]: 1 },
+      verdict,
+      notes: `redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
+    });
+    expect(redelivered.body.outcome).toBe('credited');
+    expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
+    expect(balance.balance_eur_cents).toBe(1_000 + topup.amountEurCents);
+    expect(await topupView(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: topup.amountEurCents });
+  });
+
+  it('4c. billing SIGKILL between the wallet debit and its record: recovery keeps the paid server, charged once', async () => {
+    const seed = seedFromEnvironment('billing crash');
+    const startedAtMs = Date.now();
+    const customer = await stack.newCustomer('crash', { customerId: `${billingCrashCustomerPrefix}${crypto.randomBytes(5).toString('hex')}`, balanceEurCents: 5_000 });
+    const load = startLoad(stack, loadOptions(seed));
+    await sleep(1_000);
+    const billing = stack.service('billing');
+    const crashed = await stack.api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: 'crash test' }, { 'idempotency-key': `crash-${seed}` });
+    expect(crashed.status, JSON.stringify(crashed.body)).toBe(503);
+    expect(await billing.exited()).toBe(137);
+    const debits = (await stack.ledgerEntries({ wallet_id: customer.id, kind: 'debit' })).filter((entry) => entry.entry_id.startsWith('server:'));
+    expect(debits).toHaveLength(1);
+    await billing.restart();
+    // The purchase was left pending; billing's recovery finds the charge in the ledger and keeps the server.
+    const servers = await eventually(async () => {
+      const answer = await stack.api(customer.readKey, 'GET', '/v1/servers');
+      return answer.status === 200 && answer.body.servers.length > 0 ? (answer.body.servers as Array<{ id: string; status: string }>) : undefined;
+    }, 30_000, 500);
+    const report = await load.stop();
+    const loadRedelivered = await redeliver(stack, report.undelivered);
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: report.batchIds,
+      credits: [...report.acknowledgedCredits, ...loadRedelivered],
+      debits: [...report.acknowledgedDebits, { customerId: customer.id, entryIdPrefix: `server:${servers[0]!.id}:`, amountEurCents: 1_500 }],
+    });
+    const balance = await stack.balance(customer.id);
+    recordAndAssert(stack, {
+      fault: '4c. billing SIGKILL after wallet debit (hook)',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: 1 + loadRedelivered.length,
+      scenarioErrors: { [errorKind(crashed)]: 1 },
+      verdict,
+      notes: `server ${servers[0]!.status} after recovery; balance ${balance.balance_eur_cents}`,
+    });
+    expect(servers).toHaveLength(1);
+    expect(servers[0]).toMatchObject({ status: 'active' });
+    expect(debits[0]!.entry_id.startsWith(`server:${servers[0]!.id}:`)).toBe(true);
+    expect(balance.balance_eur_cents).toBe(5_000 - 1_500);
+    expect((await stack.ledgerEntries({ wallet_id: customer.id, kind: 'debit' })).length).toBe(1);
+  });
+
+  it('5. postback storm: 1000 postbacks, duplicates, reversed order, 10% bad signatures → exactly the right credits, every bad one 401', async () => {
+    const seed = seedFromEnvironment('postback storm');
+    const startedAtMs = Date.now();
+    const random = seededRandom(seed);
+    const customers: Customer[] = [];
+    for (let index = 0; index < 10; index++) customers.push(await stack.newCustomer(`storm${index}`));
+    const topups: TopupForPostbacks[] = [];
+    const pool = customers.flatMap((customer) => Array.from({ length: 10 }, () => ({ customer, amount: 1_000 + 100 * Math.floor(random() * 71) })));
+    for (let start = 0; start < pool.length; start += 4) topups.push(...(await Promise.all(pool.slice(start, start + 4).map(({ customer, amount }) => stack.createTopup(customer, amount)))));
+
+    // Every top-up is paid exactly, in one to three transactions.
+    interface Transaction {
+      topup: TopupForPostbacks;
+      id: string;
+      units: bigint;
+    }
+    const transactions: Transaction[] = [];
+    for (const topup of topups) {
+      const parts = 1 + Math.floor(random() * 3);
+      let left = topup.depositUnits;
+      for (let part = 0; part < parts; part++) {
+        const units = part === parts - 1 ? left : (topup.depositUnits * BigInt(1 + Math.floor(random() * 40))) / 100n;
+        left -= units;
+        transactions.push({ topup, id: `storm-${seed}-${topup.id}-${part}`, units });
+      }
+    }
+    interface Delivery {
+      body: string;
+      signature: string | null;
+      expected: 'ok' | 'unauthenticated';
+      variant: string;
+      transaction: Transaction;
+      status: 'confirming' | 'confirmed';
+    }
+    const good: Delivery[] = [];
+    for (const transaction of transactions) {
+      for (const status of ['confirming', 'confirmed'] as const) {
+        const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, status);
+        good.push({ body, signature: stack.sign(body), expected: 'ok', variant: status, transaction, status });
+      }
+    }
+    while (good.length < 900) {
+      const transaction = transactions[Math.floor(random() * transactions.length)]!;
+      const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
+      good.push({ body, signature: stack.sign(body), expected: 'ok', variant: 'duplicate', transaction, status: 'confirmed' });
+    }
+    const bad: Delivery[] = [];
+    const forgedIds: string[] = [];
+    const variants = ['wrong secret', 'body changed after signing', 'no signature', 'malformed signature', 'signature of another body', 'stale timestamp'] as const;
+    for (let index = 0; bad.length < 100; index++) {
+      const transaction = transactions[Math.floor(random() * transactions.length)]!;
+      const variant = variants[index % variants.length]!;
+      const genuine = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
+      let body = genuine;
+      let signature: string | null = stack.sign(genuine);
+      if (variant === 'wrong secret') {
+        const forgedId = `forged-${seed}-${index}`;
+        forgedIds.push(forgedId);
+        body = stack.postbackBody(transaction.topup, forgedId, transaction.topup.depositUnits * 10n, 'confirmed');
+        signature = `sha256=${crypto.createHmac('sha256', 'not-the-provider-secret-0123456789').update(body).digest('hex')}`;
+      } else if (variant === 'body changed after signing') {
+        body = genuine.replace(`"amount":"${transaction.units}"`, `"amount":"${transaction.units * 10n}"`);
+      } else if (variant === 'no signature') {
+        signature = null;
+      } else if (variant === 'malformed signature') {
+        signature = [`sha256=${'z'.repeat(64)}`, signature.slice(0, 40), `md5=${signature.slice(7, 39)}`, ''][index % 4]!;
+      } else if (variant === 'signature of another body') {
+        const forgedId = `forged-${seed}-${index}`;
+        forgedIds.push(forgedId);
+        body = stack.postbackBody(transaction.topup, forgedId, transaction.units, 'confirmed');
+        signature = stack.sign(genuine);
+      } else {
+        const parsed = JSON.parse(genuine) as Record<string, unknown>;
+        body = JSON.stringify({ ...parsed, timestamp: new Date(Date.now() - 10 * 60_000).toISOString(), transaction: { ...(parsed.transaction as object), id: `forged-${seed}-${index}` } });
+        forgedIds.push(`forged-${seed}-${index}`);
+        signature = stack.sign(body);
+      }
+      bad.push({ body, signature, expected: 'unauthenticated', variant, transaction, status: 'confirmed' });
+    }
+    const deliveries = [...good, ...bad];
+    for (let index = deliveries.length - 1; index > 0; index--) {
+      const other = Math.floor(random() * (index + 1));
+      [deliveries[index], deliveries[other]] = [deliveries[other]!, deliveries[index]!];
+    }
+    // Transactions whose `confirmed` goes out before their `confirming`: the reversed order a provider can produce.
+    const firstSeen = new Map<string, string>();
+    for (const delivery of deliveries) if (delivery.expected === 'ok' && !firstSeen.has(delivery.transaction.id)) firstSeen.set(delivery.transaction.id, delivery.status);
+    const reversed = [...firstSeen.values()].filter((status) => status === 'confirmed').length;
+
+    const ledgerBefore = (await stack.ledgerEntries()).length;
+    const load = startLoad(stack, loadOptions(seed, { durationMs: 60_000 }));
+    const answers: HttpAnswer[] = new Array(deliveries.length);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < deliveries.length) {
+          const index = next++;
+          answers[index] = await stack.postback(deliveries[index]!.body, deliveries[index]!.signature);
+        }
+      }),
+    );
+    const report = await load.stop();
+    const kinds: Record<string, number> = {};
+    const wrong: string[] = [];
+    const outcomes: Record<string, number> = {};
+    for (const [index, answer] of answers.entries()) {
+      const delivery = deliveries[index]!;
+      if (answer.status !== 200) tally(kinds, errorKind(answer));
+      else outcomes[answer.body.outcome] = (outcomes[answer.body.outcome] ?? 0) + 1;
+      if (delivery.expected === 'ok' && answer.status !== 200) wrong.push(`${delivery.variant} ${delivery.transaction.id} answered ${errorKind(answer)}`);
+      if (delivery.expected === 'unauthenticated' && !(answer.status === 401 && answer.body?.error?.code === 'unauthenticated')) wrong.push(`${delivery.variant} ${delivery.transaction.id} answered ${errorKind(answer)}`);
+    }
+    const loadRedelivered = await redeliver(stack, report.undelivered);
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, ...customers],
+      batchIds: report.batchIds,
+      credits: [
+        ...report.acknowledgedCredits,
+        ...loadRedelivered,
+        ...transactions.map((transaction) => ({
+          customerId: transaction.topup.customerId,
+          entryId: `topup:sandbox:${transaction.id}`,
+          amountEurCents: Number((BigInt(transaction.topup.amountEurCents) * transaction.units) / transaction.topup.depositUnits),
+        })),
+      ],
+      debits: report.acknowledgedDebits,
+    });
+    // Exactly the right credits: one ledger entry per transaction, every top-up paid to the cent, balances the sums.
+    const stormEntries = await stack.ledgerEntries({ entry_id: { $regex: `^topup:sandbox:(storm|forged)-${seed}-` } });
+    const perEntry = new Map<string, number>();
+    for (const entry of stormEntries) perEntry.set(entry.entry_id, (perEntry.get(entry.entry_id) ?? 0) + 1);
+    const events = await stack.mongo.db(databaseName(stack.prefix, 'payments')).collection<{ key: string }>('topup_events').find({ key: { $regex: `^tx:sandbox:forged-${seed}-` } }).toArray();
+    const balances = await Promise.all(customers.map((customer) => stack.balance(customer.id)));
+    const expectedBalances = customers.map((customer) => topups.filter((topup) => topup.customerId === customer.id).reduce((sum, topup) => sum + topup.amountEurCents, 0));
+    const views = await Promise.all(topups.map((topup) => topupView(customers.find((customer) => customer.id === topup.customerId)!, topup.id)));
+    const moneyDifference = balances.reduce((sum, balance, index) => sum + Math.abs(balance.balance_eur_cents + balance.held_eur_cents - expectedBalances[index]!), 0);
+    verdict.moneyLostEurCents += moneyDifference;
+    const ledgerAfter = (await stack.ledgerEntries()).length;
+    recordAndAssert(stack, {
+      fault: '5. postback storm (1000: dups, reversed, 10% bad signatures)',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: deliveries.length + loadRedelivered.length,
+      scenarioErrors: kinds,
+      verdict,
+      notes: `${transactions.length} transactions on ${topups.length} top-ups, ${reversed} delivered confirmed-first; outcomes ${JSON.stringify(outcomes)}; ${ledgerAfter - ledgerBefore} ledger entries written during the storm (load included)`,
+    });
+    expect(wrong).toEqual([]);
+    expect(kinds).toEqual({ '401 unauthenticated': 100 });
+    expect(stormEntries.filter((entry) => entry.entry_id.includes(':forged-'))).toEqual([]);
+    expect(events).toEqual([]);
+    expect(perEntry.size).toBe(transactions.length);
+    expect([...perEntry.values()].every((count) => count === 1)).toBe(true);
+    expect(views.map((view) => [view.status, view.credited_eur_cents])).toEqual(topups.map((topup) => ['paid', topup.amountEurCents]));
+    expect(balances.map((balance) => balance.balance_eur_cents)).toEqual(expectedBalances);
+    expect(reversed).toBeGreaterThan(0);
+  });
+
+  it('6. money races: seeded concurrent credits and debits on one wallet across two wallet replicas', async () => {
+    const seed = seedFromEnvironment('money races');
+    const startedAtMs = Date.now();
+    const random = seededRandom(seed);
+    const customer = await stack.newCustomer('races');
+    const replica = await stack.startReplica('wallet', 'wallet-replica');
+    const replicaClient = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', replica.address, 10_000);
+    interface Operation {
+      entryId: string;
+      kind: 'Credit' | 'Debit';
+      amountEurCents: number;
+      replica: 0 | 1;
+    }
+    // The operations are a function of the seed alone: the same seed replays the same race.
+    const operations: Operation[] = [];
+    for (let index = 0; index < 400; index++) {
+      if (index > 10 && random() < 0.1) {
+        const earlier = operations[Math.floor(random() * operations.length)]!;
+        operations.push({ ...earlier, replica: random() < 0.5 ? 0 : 1 });
+        continue;
+      }
+      // Credits outweigh debits in the first half (the balance reaches the cap and money is held) and debits
+      // outweigh credits in the second (held money moves in, then the balance runs dry and debits are refused).
+      const kind = random() < (index < 200 ? 0.6 : 0.35) ? 'Credit' : 'Debit';
+      const amountEurCents = kind === 'Credit' ? (random() < 0.05 ? 60_000 : 1 + Math.floor(random() * 20_000)) : 1 + Math.floor(random() * 25_000);
+      operations.push({ entryId: `race-${seed}-${index}`, kind, amountEurCents, replica: random() < 0.5 ? 0 : 1 });
+    }
+    const digest = crypto.createHash('sha256').update(JSON.stringify(operations)).digest('hex').slice(0, 12);
+
+    const load = startLoad(stack, loadOptions(seed, { durationMs: 60_000 }));
+    const violations: string[] = [];
+    const outcomes: Array<{ operation: Operation; result?: { applied: boolean; replay: boolean; balance_eur_cents: number; held_eur_cents: number }; error?: string }> = [];
+    let reading = true;
+    const reads: HttpAnswer[] = [];
+    const reader = (async () => {
+      while (reading) {
+        const answer = await stack.api(customer.readKey, 'GET', '/v1/wallet');
+        reads.push(answer);
+        if (answer.status === 200 && !(answer.body.balance_eur_cents >= 0 && answer.body.balance_eur_cents <= walletCapEurCents)) violations.push(`GET /v1/wallet answered ${answer.body.balance_eur_cents}`);
+        await sleep(20);
+      }
+    })();
+    // Server purchases through the public API debit the same wallet at the same time.
+    const purchases: HttpAnswer[] = [];
+    const purchaser = (async () => {
+      for (let index = 0; index < 12; index++) {
+        purchases.push(await stack.api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: `race ${index}` }, { 'idempotency-key': `race-${seed}-${index}` }));
+      }
+    })();
+    const raceStartedMs = Date.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < operations.length) {
+          const operation = operations[next++]!;
+          const client = operation.replica === 0 ? stack.wallet : replicaClient;
+          try {
+            const result = await client.call(operation.kind, { customer_id: customer.id, entry_id: operation.entryId, amount_eur_cents: operation.amountEurCents, reason: 'adjustment', reference: 'race' });
+            outcomes.push({ operation, result });
+            if (!(result.balance_eur_cents >= 0 && result.balance_eur_cents <= walletCapEurCents && result.held_eur_cents >= 0)) violations.push(`${operation.entryId} answered balance ${result.balance_eur_cents} held ${result.held_eur_cents}`);
+          } catch (error) {
+            outcomes.push({ operation, error: (error as { code?: string }).code ?? String(error) });
+          }
+        }
+      }),
+    );
+    const raceMs = Date.now() - raceStartedMs;
+    await purchaser;
+    reading = false;
+    await reader;
+    const report = await load.stop();
+    replicaClient.close();
+    await replica.stop();
+
+    const entries = (await stack.ledgerEntries({ wallet_id: customer.id })).sort((left, right) => left.seq - right.seq);
+    const byEntryId = new Map<string, number>();
+    for (const entry of entries) byEntryId.set(entry.entry_id, (byEntryId.get(entry.entry_id) ?? 0) + 1);
+    const kinds: Record<string, number> = {};
+    const wrong: string[] = [];
+    for (const outcome of outcomes) {
+      if (outcome.error) {
+        tally(kinds, `grpc ${outcome.error}`);
+        if (!(outcome.error === 'insufficient_balance' && outcome.operation.kind === 'Debit')) wrong.push(`${outcome.operation.entryId}: ${outcome.error}`);
+      } else if (!byEntryId.has(outcome.operation.entryId)) wrong.push(`${outcome.operation.entryId} acknowledged but not in the ledger`);
+    }
+    // A movement every attempt of which was refused left nothing behind.
+    const attempts = new Map<string, typeof outcomes>();
+    for (const outcome of outcomes) attempts.set(outcome.operation.entryId, [...(attempts.get(outcome.operation.entryId) ?? []), outcome]);
+    for (const [entryId, list] of attempts) if (list.every((outcome) => outcome.error) && byEntryId.has(entryId)) wrong.push(`${entryId} was refused but is in the ledger`);
+    const purchased = purchases.filter((answer) => answer.status === 201).length;
+    for (const answer of purchases) if (answer.status !== 201) tally(kinds, errorKind(answer));
+    const serverCharges = entries.filter((entry) => entry.entry_id.startsWith('server:')).length;
+    // Conservation: what the answers say moved equals what the wallet holds.
+    const applied = new Map<string, Operation>();
+    for (const outcome of outcomes) if (outcome.result) applied.set(outcome.operation.entryId, outcome.operation);
+    const expectedTotal = [...applied.values()].reduce((sum, operation) => sum + (operation.kind === 'Credit' ? operation.amountEurCents : -operation.amountEurCents), 0) - 1_500 * purchased;
+    const final = await stack.balance(customer.id);
+    const overCap = entries.filter((entry) => entry.balance_after_eur_cents < 0 || entry.balance_after_eur_cents > walletCapEurCents || entry.held_after_eur_cents < 0);
+    const atCap = entries.filter((entry) => entry.balance_after_eur_cents === walletCapEurCents && entry.held_after_eur_cents > 0).length;
+    const refused = outcomes.filter((outcome) => outcome.error === 'insufficient_balance').length;
+    const loadRedelivered = await redeliver(stack, report.undelivered);
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: report.batchIds,
+      credits: [...report.acknowledgedCredits, ...loadRedelivered],
+      debits: report.acknowledgedDebits,
+    });
+    verdict.moneyLostEurCents += Math.abs(final.balance_eur_cents + final.held_eur_cents - expectedTotal);
+    recordAndAssert(stack, {
+      fault: '6. money races (400 seeded movements, 2 wallet replicas)',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: outcomes.length + reads.length + purchases.length + loadRedelivered.length,
+      scenarioErrors: kinds,
+      verdict,
+      notes: `operations digest ${digest}, raced in ${raceMs} ms; ${applied.size} distinct movements applied, ${refused} debits refused, ${atCap} entries at the cap with money held, ${purchased} servers bought; final balance ${final.balance_eur_cents} held ${final.held_eur_cents}`,
+    });
+    expect(wrong).toEqual([]);
+    expect(violations).toEqual([]);
+    expect(overCap).toEqual([]);
+    expect([...byEntryId.values()].every((count) => count === 1)).toBe(true);
+    expect(serverCharges).toBe(purchased);
+    expect(final.balance_eur_cents + final.held_eur_cents).toBe(expectedTotal);
+    expect(final.sequence).toBe(entries.length);
+    // The race reached both edges: the cap (money held) and an empty balance (debits refused).
+    expect(atCap).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
+  });
+});
