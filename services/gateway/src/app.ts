@@ -105,6 +105,18 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     // Fastify's own closing answer is a bare 503 body; the hook below answers in the error envelope instead.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // Errors Node's HTTP parser raises before a request exists (oversized headers, malformed requests) still
+    // get the error envelope, so clients parse one error shape whatever went wrong.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+      const status = tooLarge ? 431 : 400;
+      const body = JSON.stringify({
+        error: { code: 'invalid_request', message: tooLarge ? 'request headers are too large' : 'malformed HTTP request' },
+        request_id: `req_${randomBase62(20)}`,
+      });
+      socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

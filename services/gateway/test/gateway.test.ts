@@ -190,3 +190,14 @@ describe('system routes', () => {
     expect(body.checks.wallet).toBe(false);
   });
 });
+
+describe('oversized headers on a real socket', () => {
+  it('answers 431 in the error envelope', async () => {
+    const address = await harness.app.listen({ port: 0, host: '127.0.0.1' });
+    const response = await fetch(`${address}/v1/test-read`, { headers: { authorization: `Bearer ${harness.customer.read_key}`, 'x-padding': 'x'.repeat(64 * 1024) } });
+    expect(response.status).toBe(431);
+    const body = (await response.json()) as { error: { code: string }; request_id: string };
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.request_id).toMatch(/^req_/);
+  });
+});
