@@ -79,3 +79,26 @@ describe('a purchase whose answer was lost', () => {
     expect(audit.ok).toBe(true);
   });
 });
+
+describe('a keyed server purchase whose answer was lost', () => {
+  it('is finished by a retry with the same server id, after midnight, with one charge', async () => {
+    const customer = customerIdFor('server-retry');
+    await harness.credit(customer, 5000);
+    harness.clock.set('2028-05-03T23:59:30Z');
+    const serverId = 'srv_keyedPurchase0001';
+    fault = 'lose_reply';
+    await expect(call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'London', server_id: serverId })).rejects.toMatchObject({ code: 'unavailable' });
+    const afterFirst = await harness.balance(customer);
+    expect(afterFirst).toBeLessThan(5000);
+    // The client retries a minute later, on the next day: the wallet entry must still be the first one's.
+    harness.clock.set('2028-05-04T00:00:30Z');
+    const server = await call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'London', server_id: serverId });
+    expect(server).toMatchObject({ id: serverId, status: 'active' });
+    expect(await harness.balance(customer)).toBe(afterFirst);
+    const again = await call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'London', server_id: serverId });
+    expect(again.id).toBe(serverId);
+    expect(await harness.balance(customer)).toBe(afterFirst);
+    const listed = await call('ListServers', { customer_id: customer });
+    expect(listed.servers.filter((entry: { id: string }) => entry.id === serverId)).toHaveLength(1);
+  });
+});

@@ -346,16 +346,45 @@ export class BillingService {
   }
 
   /** Buys a private server from the balance; it renews monthly on its own date until stopped. */
-  async createServer(customerId: string, plan: string, label: string): Promise<ServerView> {
+  /**
+   * A keyed purchase seen again: an active server is the answer; one still pending has its debit retried with
+   * the SAME wallet entry id (from its stored anchor), so the money is taken at most once.
+   */
+  private async finishExistingPurchase(customerId: string, existing: ServerDocument): Promise<ServerView> {
+    if (existing.status === 'pending') {
+      try {
+        await this.wallet.debit({ customer_id: customerId, entry_id: serverEntryId(existing._id, existing.anchor_at), amount_eur_cents: existing.price_eur_cents, reason: 'server', reference: existing._id });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'insufficient_balance') {
+          const now = this.clock.now();
+          await this.store.collections.servers(customerId).updateOne({ _id: existing._id }, { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } });
+          throw new AppError('insufficient_balance', `the balance cannot pay for plan ${existing.plan}; top up and retry with a new Idempotency-Key`, { details: { required_eur_cents: existing.price_eur_cents } });
+        }
+        throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
+      }
+      await this.store.collections.servers(customerId).updateOne({ _id: existing._id }, { $set: { status: 'active', next_action_at: existing.paid_until, updated_at: this.clock.now() } });
+      await this.store.bumpRevision(customerId, { serverCount: existing.ordinal + 1 });
+      return serverView({ server: { ...existing, status: 'active' }, cancel_at_period_end: false });
+    }
+    if (existing.status === 'released') throw new AppError('conflict', 'this purchase was refused or ended; buy again with a new Idempotency-Key');
+    return serverView({ server: existing, cancel_at_period_end: false });
+  }
+
+  async createServer(customerId: string, plan: string, label: string, requestedServerId?: string): Promise<ServerView> {
     requireIdentifier(customerId, 'customer_id');
     const price = this.options.serverPlans.get(plan);
     if (price === undefined) {
       throw new AppError('invalid_request', `unknown plan \`${String(plan)}\`; plans: ${[...this.options.serverPlans.keys()].join(', ')}`, { param: 'plan' });
     }
     if (typeof label !== 'string' || label.trim().length === 0 || label.length > 64) throw new AppError('invalid_request', 'label must be 1-64 characters', { param: 'label' });
+    if (requestedServerId !== undefined && !/^srv_[A-Za-z0-9]{8,40}$/.test(requestedServerId)) throw new AppError('invalid_request', 'server_id must look like srv_<letters and digits>', { param: 'server_id' });
     return this.queue.run(customerId, async () => {
       const now = this.clock.now();
-      const serverId = newId('srv');
+      const serverId = requestedServerId ?? newId('srv');
+      if (requestedServerId) {
+        const existing = await this.store.collections.servers(customerId).findOne({ _id: serverId });
+        if (existing) return this.finishExistingPurchase(customerId, existing);
+      }
       const server: ServerDocument = {
         _id: serverId,
         customer_id: customerId,
@@ -374,7 +403,14 @@ export class BillingService {
         created_at: now,
         updated_at: now,
       };
-      await this.store.collections.servers(customerId).insertOne(server);
+      try {
+        await this.store.collections.servers(customerId).insertOne(server);
+      } catch (error) {
+        // Another replica is buying the same keyed server right now: answer with that purchase.
+        const existing = isDuplicateKeyError(error) ? await this.store.collections.servers(customerId).findOne({ _id: serverId }) : null;
+        if (existing) return this.finishExistingPurchase(customerId, existing);
+        throw error;
+      }
       server.ordinal = await this.store.allocatePointer(customerId, 'server', serverId, now);
       await this.store.collections.servers(customerId).updateOne({ _id: serverId }, { $set: { ordinal: server.ordinal } });
       try {

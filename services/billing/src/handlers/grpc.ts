@@ -82,7 +82,8 @@ export function billingGrpcImplementation(service: BillingService, scheduler: Sc
       ReleaseSeat: async (request: { customer_id: string; account_id: string }) => seatMessage(await service.releaseSeat(request.customer_id, request.account_id)),
       ListServerPlans: async () => ({ plans: service.listServerPlans() }),
       ListServers: async (request: { customer_id: string }) => ({ servers: (await service.listServers(request.customer_id)).map(serverMessage) }),
-      CreateServer: async (request: { customer_id: string; plan: string; label: string }) => serverMessage(await service.createServer(request.customer_id, request.plan, request.label)),
+      CreateServer: async (request: { customer_id: string; plan: string; label: string; server_id?: string }) =>
+        serverMessage(await service.createServer(request.customer_id, request.plan, request.label, request.server_id || undefined)),
       CancelServer: async (request: { customer_id: string; server_id: string }) => serverMessage(await service.cancelServer(request.customer_id, request.server_id)),
       RunSchedulerTick: async (request: { respect_lease: boolean }) => {
         const report = await scheduler.tick({ respectLease: request.respect_lease });

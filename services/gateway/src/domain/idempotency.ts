@@ -15,6 +15,20 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
 }
 
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * `<prefix>_` + 20 base62 characters of a digest: the same customer, scope, key and body always name the same
+ * resource. A retry after an ambiguous failure (the claim was released) then re-addresses the work already
+ * done instead of doing it again: a batch keeps its leg client ids, a server purchase its wallet entry.
+ */
+export function resourceIdForKey(prefix: string, customerId: string, scope: string, key: string, body: unknown): string {
+  const digest = crypto.createHash('sha256').update(`${customerId}\n${scope}\n${key}\n${canonicalJson(body)}`).digest();
+  let id = `${prefix}_`;
+  for (let index = 0; id.length < prefix.length + 21; index++) id += base62[digest[index]! % 62];
+  return id;
+}
+
 export interface IdempotentOutcome<T> {
   statusCode: number;
   body: T;

@@ -1,8 +1,7 @@
-import crypto from 'node:crypto';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
-import { canonicalJson } from '../domain/idempotency';
+import { resourceIdForKey } from '../domain/idempotency';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 /** Margin over the execution deadline for the gRPC call: validation, reachability pings and storage. */
@@ -200,14 +199,9 @@ const idempotencyHeader = Type.Object(
   { additionalProperties: true },
 );
 
-const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** `bat_` + 20 base62 characters of a digest: the same customer, scope, key and body always give the same batch id. */
+/** The batch id a keyed request always gets (see resourceIdForKey). */
 function batchIdForKey(customerId: string, scope: string, key: string, body: unknown): string {
-  const digest = crypto.createHash('sha256').update(`${customerId}\n${scope}\n${key}\n${canonicalJson(body)}`).digest();
-  let id = 'bat_';
-  for (let index = 0; id.length < 24; index++) id += base62[digest[index]! % 62];
-  return id;
+  return resourceIdForKey('bat', customerId, scope, key, body);
 }
 
 function present<T>(value: T | null | undefined): value is T {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { GatewayApp, GatewayDependencies } from '../app';
-import { principalOf } from '../app';
+import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
+import { resourceIdForKey } from '../domain/idempotency';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 export const Server = Type.Object(
@@ -120,7 +120,10 @@ export async function registerServersRoutes(app: GatewayApp, dependencies: Gatew
       const customerId = principalOf(request).customer_id;
       const body = request.body as Static<typeof CreateServerBody>;
       const key = dependencies.idempotency.validateKey(request.headers['idempotency-key'] as string | undefined);
-      const buy = async () => ({ statusCode: 201, body: renderServer(await billing.call<ServerMessage>('CreateServer', { customer_id: customerId, plan: body.plan, label: body.label }, { deadlineMs })) });
+      // A keyed purchase names its server after the key, so a retry after a lost answer finishes that
+      // purchase instead of buying a second server (the claim is released on a retriable failure).
+      const serverId = key ? resourceIdForKey('srv', customerId, 'servers', key, body) : undefined;
+      const buy = async () => ({ statusCode: 201, body: renderServer(await billing.call<ServerMessage>('CreateServer', { customer_id: customerId, plan: body.plan, label: body.label, ...(serverId ? { server_id: serverId } : {}) }, { deadlineMs })) });
       const outcome = key ? await dependencies.idempotency.run(customerId, 'servers', key, body, buy) : await buy();
       return reply.status(outcome.statusCode as 201).send(outcome.body);
     },
