@@ -250,3 +250,10 @@ export function roundVolumeDown(volume: number, step: number): number {
 export function isVolumeOnStep(volume: number, step: number): boolean {
   return Math.abs(roundVolumeDown(volume, step) - volume) < step * 1e-6;
 }
+
+/** An ISO 8601 expiration as the unix seconds both platforms take; 0 (no expiration) when absent or unreadable. */
+export function expirationSeconds(expiration: string | undefined): number {
+  if (!expiration) return 0;
+  const milliseconds = Date.parse(expiration);
+  return Number.isFinite(milliseconds) ? Math.floor(milliseconds / 1000) : 0;
+}

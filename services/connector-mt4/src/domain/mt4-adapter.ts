@@ -1,7 +1,7 @@
 import type { BrokerRecord, OpenItem, PlatformAdapter, SymbolDetails, TradeOutcome } from '@mtx/shared/connector/adapter';
 import type { BrokerClient, BrokerSession } from '@mtx/shared/connector/broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
-import { isPendingOperation, isStopLimitOperation, mt4ErrorName, mt4ErrorToRetcode, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
+import { expirationSeconds, isPendingOperation, isStopLimitOperation, mt4ErrorName, mt4ErrorToRetcode, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
 
 interface Mt4Result {
   error: number;
@@ -36,11 +36,6 @@ function item(order: Mt4Order): OpenItem {
   return { ticket: order.ticket, symbol: order.symbol, type: order.cmd, kind: order.cmd <= 1 ? 'position' : 'pending', volume: order.lots, magic: order.magic };
 }
 
-export function expirationSeconds(expiration: string | undefined): number {
-  if (!expiration) return 0;
-  const milliseconds = Date.parse(expiration);
-  return Number.isFinite(milliseconds) ? Math.floor(milliseconds / 1000) : 0;
-}
 
 /**
  * MT4 over broker-sim: OrderSend with OP_* commands, OrderClose for market orders, OrderDelete for pending

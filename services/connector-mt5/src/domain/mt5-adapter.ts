@@ -1,7 +1,7 @@
 import type { BrokerRecord, OpenItem, PlatformAdapter, SymbolDetails, TradeOutcome } from '@mtx/shared/connector/adapter';
 import type { BrokerClient, BrokerSession } from '@mtx/shared/connector/broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
-import { normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
+import { expirationSeconds, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
 
 /** MT5 trade actions (ENUM_TRADE_REQUEST_ACTIONS). */
 const tradeAction = { deal: 1, pending: 5, remove: 8 } as const;
@@ -45,12 +45,6 @@ function orderItem(order: Mt5Order): OpenItem {
   return { ticket: order.ticket, symbol: order.symbol, type: order.type, kind: 'pending', volume: order.volume_current, magic: order.magic };
 }
 
-/** Expiration in unix seconds (MT5 `expiration`), 0 when none. */
-export function expirationSeconds(expiration: string | undefined): number {
-  if (!expiration) return 0;
-  const milliseconds = Date.parse(expiration);
-  return Number.isFinite(milliseconds) ? Math.floor(milliseconds / 1000) : 0;
-}
 
 /**
  * MT5 over broker-sim: one OrderSend per request (TRADE_ACTION_DEAL for market orders and closes by position
