@@ -124,8 +124,11 @@ describe('two of everything', () => {
       expect(response.status).toBe(200);
     }
     const handled: number[] = [];
+    // Other test files run their own connector-mt5 on the same NATS: count only the instances serving this
+    // file's subject root.
     for await (const instance of await nats.services.client().stats('connector-mt5')) {
-      handled.push((instance.endpoints ?? []).reduce((sum, endpoint) => sum + endpoint.num_requests, 0));
+      const endpoints = (instance.endpoints ?? []).filter((endpoint) => endpoint.subject.startsWith(`${subjectRoot}.`));
+      if (endpoints.length > 0) handled.push(endpoints.reduce((sum, endpoint) => sum + endpoint.num_requests, 0));
     }
     expect(handled.length).toBe(2);
     for (const count of handled) expect(count).toBeGreaterThan(0);

@@ -2,6 +2,7 @@ import type { Collection, Filter } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent } from '@mtx/shared/mongo';
+import { meter } from '@mtx/shared/telemetry';
 import type { BillingStore } from '../store/billing-store';
 import type { KeyedSerialQueue } from './keyed-queue';
 import type { RenewalEngine, RenewalOutcome } from './renewals';
@@ -29,6 +30,13 @@ const emptyOutcomes = (): Record<RenewalOutcome, number> => ({ charged: 0, alrea
  * slot (an exclusive insert of `scheduler:<slot>`, since FerretDB has no compare-and-set) and stops before its
  * slot ends; a charge is still never taken twice if two replicas overlap, because every debit is idempotent.
  */
+/** How late the scheduler picks up what is due: the figure to alert on when renewals fall behind. */
+const schedulerLag = meter('billing').createHistogram('mtx.billing.scheduler.lag', {
+  unit: 'ms',
+  description: 'Time between an item falling due (renewal, release, retry) and the scheduler picking it up',
+  advice: { explicitBucketBoundaries: [100, 1_000, 5_000, 15_000, 30_000, 60_000, 120_000, 300_000, 900_000, 3_600_000] },
+});
+
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
@@ -82,9 +90,10 @@ export class Scheduler {
       const prefetched = await this.store.joinOccupancy(seats.filter((seat) => !seen.has(seat._id)));
       const byCustomer = new Map<string, { seats: string[]; servers: string[] }>();
       for (const [kind, documents] of [['seats', seats], ['servers', servers]] as const) {
-        for (const document of documents as Array<{ _id: string; customer_id: string }>) {
+        for (const document of documents as Array<{ _id: string; customer_id: string; next_action_at: Date | null }>) {
           if (seen.has(document._id)) continue;
           seen.add(document._id);
+          if (document.next_action_at) schedulerLag.record(Math.max(0, batchNow.getTime() - document.next_action_at.getTime()), { 'mtx.kind': kind === 'seats' ? 'seat' : 'server' });
           let entry = byCustomer.get(document.customer_id);
           if (!entry) byCustomer.set(document.customer_id, (entry = { seats: [], servers: [] }));
           entry[kind].push(document._id);
