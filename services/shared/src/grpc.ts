@@ -61,7 +61,10 @@ export function isStoreUnavailable(error: unknown): boolean {
     name === 'MongoNotConnectedError' ||
     name === 'MongoPoolClearedError' ||
     name === 'MongoOperationTimeoutError' ||
-    /connection .* closed|ECONNREFUSED|ECONNRESET/.test(error.message)
+    // The driver sometimes surfaces the raw socket error of a store that just died (writing to a half-closed
+    // socket), not a MongoNetworkError.
+    ['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ERR_STREAM_WRITE_AFTER_END'].includes(String((error as NodeJS.ErrnoException).code)) ||
+    /connection .* closed|ECONNREFUSED|ECONNRESET|socket has been ended|socket hang up/.test(error.message)
   );
 }
 

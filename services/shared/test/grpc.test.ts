@@ -59,3 +59,15 @@ describe('gRPC helpers', () => {
     client.close();
   });
 });
+
+describe('store outage classification', () => {
+  it('treats driver network errors and raw socket errors of a dying store as unavailable, and nothing else', async () => {
+    const { isStoreUnavailable } = await import('../src/grpc');
+    const ended = Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
+    const selection = Object.assign(new Error('Server selection timed out after 3000 ms'), { name: 'MongoServerSelectionError' });
+    expect(isStoreUnavailable(ended)).toBe(true);
+    expect(isStoreUnavailable(selection)).toBe(true);
+    expect(isStoreUnavailable(new Error('duplicate key'))).toBe(false);
+    expect(isStoreUnavailable(new TypeError('x is undefined'))).toBe(false);
+  });
+});
