@@ -209,11 +209,14 @@ describe('past due', () => {
     const current = await subscription(customer);
     expect(current).toMatchObject({ status: 'past_due', paid_access: false });
     expect(current.seat_details[0]).toMatchObject({ status: 'suspended', account_id: 'acc_s' });
-    expect(executionCalls.filter((entry) => entry.customer_id === customer).map((entry) => entry.status)).toEqual(['past_due', 'suspended']);
+    // Notices are delivered at least once (kept until execution acknowledges them), so a slow acknowledgement
+    // under load can repeat one; the transitions themselves must come in this order.
+    const transitions = () => executionCalls.filter((entry) => entry.customer_id === customer).map((entry) => entry.status).filter((status, index, all) => index === 0 || status !== all[index - 1]);
+    expect(transitions()).toEqual(['past_due', 'suspended']);
 
     await harness.credit(customer, 1200);
     await eventually(async () => (await subscription(customer)).seat_details[0].status === 'active', 10_000);
-    expect(executionCalls.filter((entry) => entry.customer_id === customer).map((entry) => entry.status)).toEqual(['past_due', 'suspended', 'active']);
+    expect(transitions()).toEqual(['past_due', 'suspended', 'active']);
     expect(await harness.balance(customer)).toBe(0);
   });
 });
