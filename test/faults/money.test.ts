@@ -439,6 +439,24 @@ describe('fault suite: money', () => {
         }
       }),
     );
+    // Both edges, whatever the seed: credits of a whole cap racing each other (money must be held) and debits
+    // larger than any balance the cap allows (each must be refused), on both replicas at once.
+    const edgeOperations: Operation[] = [
+      ...Array.from({ length: 3 }, (_, index): Operation => ({ kind: 'Credit', entryId: `race-edge-credit-${seed}-${index}`, amountEurCents: walletCapEurCents, replica: (index % 2) as 0 | 1 })),
+      ...Array.from({ length: 2 }, (_, index): Operation => ({ kind: 'Debit', entryId: `race-edge-debit-${seed}-${index}`, amountEurCents: walletCapEurCents + 1, replica: (index % 2) as 0 | 1 })),
+    ];
+    await Promise.all(
+      edgeOperations.map(async (operation) => {
+        const client = operation.replica === 0 ? stack.wallet : replicaClient;
+        try {
+          const result = await client.call(operation.kind, { customer_id: customer.id, entry_id: operation.entryId, amount_eur_cents: operation.amountEurCents, reason: 'adjustment', reference: 'race-edge' });
+          outcomes.push({ operation, result });
+          if (!(result.balance_eur_cents >= 0 && result.balance_eur_cents <= walletCapEurCents && result.held_eur_cents >= 0)) violations.push(`${operation.entryId} answered balance ${result.balance_eur_cents} held ${result.held_eur_cents}`);
+        } catch (error) {
+          outcomes.push({ operation, error: (error as { code?: string }).code ?? String(error) });
+        }
+      }),
+    );
     const raceMs = Date.now() - raceStartedMs;
     await purchaser;
     reading = false;
