@@ -422,20 +422,23 @@ describe('fault suite: money', () => {
         purchases.push(await stack.api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: `race ${index}` }, { 'idempotency-key': `race-${seed}-${index}` }));
       }
     })();
+    /** One movement on the replica the operation names; every answer is checked against the wallet's bounds. */
+    const perform = async (operation: Operation, reference: string) => {
+      const client = operation.replica === 0 ? stack.wallet : replicaClient;
+      try {
+        const result = await client.call(operation.kind, { customer_id: customer.id, entry_id: operation.entryId, amount_eur_cents: operation.amountEurCents, reason: 'adjustment', reference });
+        outcomes.push({ operation, result });
+        if (!(result.balance_eur_cents >= 0 && result.balance_eur_cents <= walletCapEurCents && result.held_eur_cents >= 0)) violations.push(`${operation.entryId} answered balance ${result.balance_eur_cents} held ${result.held_eur_cents}`);
+      } catch (error) {
+        outcomes.push({ operation, error: (error as { code?: string }).code ?? String(error) });
+      }
+    };
     const raceStartedMs = Date.now();
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
         while (next < operations.length) {
-          const operation = operations[next++]!;
-          const client = operation.replica === 0 ? stack.wallet : replicaClient;
-          try {
-            const result = await client.call(operation.kind, { customer_id: customer.id, entry_id: operation.entryId, amount_eur_cents: operation.amountEurCents, reason: 'adjustment', reference: 'race' });
-            outcomes.push({ operation, result });
-            if (!(result.balance_eur_cents >= 0 && result.balance_eur_cents <= walletCapEurCents && result.held_eur_cents >= 0)) violations.push(`${operation.entryId} answered balance ${result.balance_eur_cents} held ${result.held_eur_cents}`);
-          } catch (error) {
-            outcomes.push({ operation, error: (error as { code?: string }).code ?? String(error) });
-          }
+          await perform(operations[next++]!, 'race');
         }
       }),
     );
@@ -446,16 +449,7 @@ describe('fault suite: money', () => {
       ...Array.from({ length: 2 }, (_, index): Operation => ({ kind: 'Debit', entryId: `race-edge-debit-${seed}-${index}`, amountEurCents: walletCapEurCents + 1, replica: (index % 2) as 0 | 1 })),
     ];
     await Promise.all(
-      edgeOperations.map(async (operation) => {
-        const client = operation.replica === 0 ? stack.wallet : replicaClient;
-        try {
-          const result = await client.call(operation.kind, { customer_id: customer.id, entry_id: operation.entryId, amount_eur_cents: operation.amountEurCents, reason: 'adjustment', reference: 'race-edge' });
-          outcomes.push({ operation, result });
-          if (!(result.balance_eur_cents >= 0 && result.balance_eur_cents <= walletCapEurCents && result.held_eur_cents >= 0)) violations.push(`${operation.entryId} answered balance ${result.balance_eur_cents} held ${result.held_eur_cents}`);
-        } catch (error) {
-          outcomes.push({ operation, error: (error as { code?: string }).code ?? String(error) });
-        }
-      }),
+      edgeOperations.map((operation) => perform(operation, 'race-edge')),
     );
     const raceMs = Date.now() - raceStartedMs;
     await purchaser;

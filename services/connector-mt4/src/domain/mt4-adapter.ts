@@ -1,4 +1,4 @@
-import type { BrokerRecord, OpenItem, PlatformAdapter, SymbolDetails, TradeOutcome } from '@mtx/shared/connector/adapter';
+import { BrokerAdapterBase, type BrokerRecord, type OpenItem, type PlatformAdapter, type SymbolDetails, type TradeOutcome } from '@mtx/shared/connector/adapter';
 import type { BrokerClient, BrokerSession } from '@mtx/shared/connector/broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
 import { expirationSeconds, isPendingOperation, isStopLimitOperation, mt4ErrorName, mt4ErrorToRetcode, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
@@ -41,10 +41,9 @@ function item(order: Mt4Order): OpenItem {
  * MT4 over broker-sim: OrderSend with OP_* commands, OrderClose for market orders, OrderDelete for pending
  * ones. MT4 has no stop-limit orders; the runtime refuses them before anything is sent.
  */
-export class Mt4Adapter implements PlatformAdapter {
+export class Mt4Adapter extends BrokerAdapterBase implements PlatformAdapter {
   readonly platform = 'mt4' as const;
 
-  constructor(private readonly client: BrokerClient) {}
 
   async place(session: BrokerSession, leg: OrderLegMessage, options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number }): Promise<TradeOutcome> {
     const operation = normalizeOperation(leg.operation);
@@ -113,18 +112,4 @@ export class Mt4Adapter implements PlatformAdapter {
     });
   }
 
-  async symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails> {
-    const info = await this.client.call<{ name: string; volume_min: number; volume_max: number; volume_step: number }>('GetSymbol', { session_id: session.sessionId, symbol: name }, callDeadlineMs);
-    return { name: info.name, volumeMin: info.volume_min, volumeMax: info.volume_max, volumeStep: info.volume_step };
-  }
-
-  async servers(callDeadlineMs: number) {
-    const response = await this.client.call<{ servers: Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }> }>('ListServers', {}, callDeadlineMs);
-    return response.servers.filter((server) => server.platform === this.platform).map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
-  }
-
-  async ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean> {
-    const response = await this.client.call<{ connected: boolean }>('Ping', { session_id: session.sessionId }, callDeadlineMs);
-    return response.connected;
-  }
 }

@@ -63,3 +63,28 @@ export interface PlatformAdapter {
 }
 
 export type AdapterFactory = (client: BrokerClient) => PlatformAdapter;
+
+/**
+ * What both platforms ask broker-sim the same way (symbol details, the server list, session liveness); each
+ * adapter adds only its own order model.
+ */
+export abstract class BrokerAdapterBase {
+  abstract readonly platform: 'mt4' | 'mt5';
+
+  constructor(protected readonly client: BrokerClient) {}
+
+  async symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails> {
+    const info = await this.client.call<{ name: string; volume_min: number; volume_max: number; volume_step: number }>('GetSymbol', { session_id: session.sessionId, symbol: name }, callDeadlineMs);
+    return { name: info.name, volumeMin: info.volume_min, volumeMax: info.volume_max, volumeStep: info.volume_step };
+  }
+
+  async servers(callDeadlineMs: number) {
+    const response = await this.client.call<{ servers: Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }> }>('ListServers', {}, callDeadlineMs);
+    return response.servers.filter((server) => server.platform === this.platform).map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
+  }
+
+  async ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean> {
+    const response = await this.client.call<{ connected: boolean }>('Ping', { session_id: session.sessionId }, callDeadlineMs);
+    return response.connected;
+  }
+}
