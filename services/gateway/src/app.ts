@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv, { type ErrorObject } from 'ajv';
@@ -97,7 +97,7 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   const { config, logger } = dependencies;
   const app = Fastify({
     loggerInstance: logger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: () => `req_${randomBase62(20)}`,

@@ -32,4 +32,28 @@ describe('local infrastructure', () => {
     expect(await read.db('keep').collection<{ _id: string; n: number }>('c').findOne({ _id: 'x' })).toEqual({ _id: 'x', n: 1 });
     await read.close();
   });
+
+  it('answers _id lookups, updates and deletes from the _id index, not by scanning (the patched FerretDB build)', async () => {
+    store ??= await startStore(directory);
+    if (!store.running()) await store.start();
+    const client = new MongoClient(store.url);
+    try {
+      const collection = client.db('plan').collection<{ _id: string; n: number }>('c');
+      await collection.insertMany(Array.from({ length: 200 }, (_, n) => ({ _id: `doc:${n}`, n })));
+      const plan = (await collection.find({ _id: 'doc:150' }).explain()) as { queryPlanner?: { Plan?: string[] } };
+      const steps = (plan.queryPlanner?.Plan ?? []).join('\n');
+      expect(steps).toMatch(/SEARCH \S+ USING INDEX \S+__id_/);
+      expect(steps).not.toMatch(/\bSCAN\b/);
+      // The rewritten filter still finds exactly the addressed document, for reads, updates and deletes.
+      expect(await collection.findOne({ _id: 'doc:150' })).toEqual({ _id: 'doc:150', n: 150 });
+      expect(await collection.findOne({ _id: 'doc:missing' })).toBeNull();
+      expect((await collection.updateOne({ _id: 'doc:7' }, { $set: { n: -7 } })).modifiedCount).toBe(1);
+      expect(await collection.findOne({ _id: 'doc:7' })).toEqual({ _id: 'doc:7', n: -7 });
+      expect((await collection.deleteOne({ _id: 'doc:8' })).deletedCount).toBe(1);
+      expect(await collection.countDocuments({})).toBe(199);
+      expect(await collection.findOne({ _id: 'doc:9' })).toEqual({ _id: 'doc:9', n: 9 });
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '@mtx/shared/logger';
 import { instruments } from '../domain/catalog';
 import { Broker, BrokerError, type FaultSettings } from '../domain/broker';
@@ -36,7 +36,7 @@ interface AccountParams {
  * request an account received, so a test can prove that nothing executed twice.
  */
 export function buildControlApi(broker: Broker, logger: Logger, readiness: () => Promise<boolean>): FastifyInstance<any, any, any, any> {
-  const app = Fastify({ loggerInstance: logger, disableRequestLogging: true });
+  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
 
   app.setErrorHandler((error: unknown, _request, reply) => {
     if (error instanceof BrokerError) {

@@ -11,15 +11,37 @@ const run = promisify(execFile);
  * nats-server 2.10.29 is a current 2.10 patch with JetStream.
  */
 export const tools = {
-  ferretdb: { module: 'github.com/FerretDB/FerretDB', version: 'v1.24.0', packagePath: './cmd/ferretdb', binary: 'ferretdb' },
-  'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.10.29', packagePath: '.', binary: 'nats-server' },
+  ferretdb: { module: 'github.com/FerretDB/FerretDB', version: 'v1.24.0', packagePath: './cmd/ferretdb', binary: 'ferretdb', build: 'idindex1' },
+  'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.10.29', packagePath: '.', binary: 'nats-server', build: '' },
 } as const;
+
+/**
+ * Source fixes applied to a pinned module before it is built; each must match exactly once, so a version bump
+ * that moves the code fails the build loudly instead of building an unpatched binary.
+ *
+ * FerretDB 1.24's SQLite backend filters `_id` with `_ferretdb_sjson->'$._id' = ?`, but creates the `_id_`
+ * index on `_ferretdb_sjson->"_id"`. SQLite matches index expressions by their text, so every `_id` lookup,
+ * `_id` update and `_id` delete scans the whole table (EXPLAIN QUERY PLAN: `SCAN`): 80 lookups/s at 20,000
+ * documents. Writing the filter the way the index is written makes it `SEARCH … USING INDEX c__id_` (2,300
+ * lookups/s sequential at the same size), as `_id` lookups are on MongoDB. The same bug on the PostgreSQL
+ * backend: FerretDB/FerretDB#4646 (closed with 1.x end of life). The fix changes no stored data or index.
+ */
+export const sourcePatches: Partial<Record<ToolName, Array<{ file: string; find: string; replace: string }>>> = {
+  ferretdb: [
+    {
+      file: 'internal/backends/sqlite/metadata/metadata.go',
+      find: `IDColumn = DefaultColumn + "->'$._id'"`,
+      replace: 'IDColumn = DefaultColumn + `->"_id"`',
+    },
+  ],
+};
 
 export type ToolName = keyof typeof tools;
 
 export function toolPath(name: ToolName): string {
   const tool = tools[name];
-  return path.join(cacheDirectory, 'tools', `${name}-${tool.version}`, tool.binary);
+  // A patched build gets its own folder, so a cache holding an unpatched binary is rebuilt, not reused.
+  return path.join(cacheDirectory, 'tools', `${name}-${tool.version}${tool.build ? `-${tool.build}` : ''}`, tool.binary);
 }
 
 type Progress = (line: string) => void;
@@ -67,11 +89,12 @@ async function goBuild(name: ToolName, progress: Progress): Promise<void> {
   fs.mkdirSync(path.dirname(sourceDirectory), { recursive: true });
   fs.cpSync(moduleDirectory, sourceDirectory, { recursive: true });
   makeWritable(sourceDirectory);
+  for (const patch of sourcePatches[name] ?? []) applySourcePatch(sourceDirectory, patch);
   if (name === 'ferretdb') {
     // FerretDB embeds its version from files its release tooling generates; a module download lacks them.
     const versionDirectory = path.join(sourceDirectory, 'build', 'version');
     fs.writeFileSync(path.join(versionDirectory, 'version.txt'), `${tool.version}\n`);
-    fs.writeFileSync(path.join(versionDirectory, 'package.txt'), 'mtx-local\n');
+    fs.writeFileSync(path.join(versionDirectory, 'package.txt'), `mtx-local-${tool.build}\n`);
   }
   const temporary = `${target}.tmp-${process.pid}`;
   fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -82,6 +105,14 @@ async function goBuild(name: ToolName, progress: Progress): Promise<void> {
   );
   fs.renameSync(temporary, target);
   fs.rmSync(sourceDirectory, { recursive: true, force: true });
+}
+
+function applySourcePatch(sourceDirectory: string, patch: { file: string; find: string; replace: string }): void {
+  const file = path.join(sourceDirectory, patch.file);
+  const text = fs.readFileSync(file, 'utf8');
+  const occurrences = text.split(patch.find).length - 1;
+  if (occurrences !== 1) throw new Error(`source patch for ${patch.file} expected its target once, found it ${occurrences} times: ${patch.find}`);
+  fs.writeFileSync(file, text.replace(patch.find, patch.replace));
 }
 
 function makeWritable(directory: string): void {
