@@ -284,7 +284,7 @@ export class FaultStack {
   }
 
   async balance(customerId: string): Promise<{ balance_eur_cents: number; held_eur_cents: number; sequence: number }> {
-    return this.wallet.call('GetWallet', { customer_id: customerId });
+    return this.wallet.call('GetWallet', { customer_id: customerId, consistent: true });
   }
 
   // ---- top-ups and postbacks ----

@@ -2,6 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import type { UnaryClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
+import type { NatsConnection } from '@mtx/shared/nats';
 import type { PaymentsConfig } from './config';
 import { paymentsGrpcImplementation } from './handlers/grpc';
 import type { PaymentProvider } from './providers/provider';
@@ -10,6 +11,9 @@ import { createPaymentsStore, ensurePaymentsIndexes } from './store/payments-sto
 import { createTopups, type Topups } from './topups';
 
 export const paymentsGrpcBinding = { protoFile: 'payments/v1/payments.proto', serviceName: 'mtx.payments.v1.PaymentsService' } as const;
+/** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
+export const topupsChangedSubject = 'events.payments.topups_changed';
+
 export const walletGrpcTarget = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
 
 export interface PaymentsAppOptions {
@@ -18,6 +22,8 @@ export interface PaymentsAppOptions {
   clock: Clock;
   logger: Logger;
   wallet: UnaryClient;
+  /** Optional: without it, other replicas' changes reach this one's reads within PAYMENTS_PENDING_FRESH_MS. */
+  nats?: NatsConnection;
   /** Replaces the configured providers (the sandbox) in tests of other provider behaviour. */
   providers?: PaymentProvider[];
 }
@@ -32,7 +38,16 @@ export interface PaymentsApp {
 
 /** Builds payments (top-ups, provider, sweeps) without listening, so tests can run it in-process. */
 export async function createPaymentsApp(options: PaymentsAppOptions): Promise<PaymentsApp> {
-  const { config, database, clock, logger } = options;
+  const { config, database, clock, logger, nats } = options;
+  const encoder = new TextEncoder();
+  const publishChanged = (customerId: string) => {
+    if (!nats || nats.isClosed()) return;
+    try {
+      nats.publish(topupsChangedSubject, encoder.encode(customerId));
+    } catch {
+      // Other replicas catch up within PAYMENTS_PENDING_FRESH_MS.
+    }
+  };
   const store = createPaymentsStore(database);
   await ensurePaymentsIndexes(store);
   const providerList = options.providers ?? [
@@ -50,6 +65,14 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     assetsCacheMs: config.PROVIDER_ASSETS_CACHE_MS,
     reconcileLookbackMs: config.RECONCILE_LOOKBACK_MS,
     crashBeforeCreditPrefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT,
+    pendingFreshMs: config.PAYMENTS_PENDING_FRESH_MS,
+    publishChanged,
+  });
+  const decoder = new TextDecoder();
+  const changedSubscription = nats?.subscribe(topupsChangedSubject, {
+    callback: (error, message) => {
+      if (!error) topups.observeChanged(decoder.decode(message.data));
+    },
   });
 
   const timers = new Set<NodeJS.Timeout>();
@@ -84,6 +107,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     },
     async stopBackgroundWork() {
       stopped = true;
+      changedSubscription?.unsubscribe();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       await Promise.all([...running]);

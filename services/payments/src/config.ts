@@ -21,6 +21,11 @@ export const PaymentsConfigSchema = Type.Object({
   PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   /** How long the provider's asset list and rates are reused before asking again. */
   PROVIDER_ASSETS_CACHE_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  /**
+   * How stale the pending top-ups in GET /v1/wallet may be after another replica changed them and its broadcast
+   * (`events.payments.topups_changed`) was lost; this replica's own changes are seen at once. 0: read every time.
+   */
+  PAYMENTS_PENDING_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
   EXPIRY_BATCH: Type.Integer({ minimum: 1, default: 200 }),
   RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 30_000 }),

@@ -4,6 +4,7 @@ import { createUnaryClient, startGrpcServer } from '@mtx/shared/grpc';
 import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
+import { connectNats } from '@mtx/shared/nats';
 import { createPaymentsApp, paymentsGrpcBinding, walletGrpcTarget } from './app';
 import { developmentPostbackSecret, loadPaymentsConfig } from './config';
 
@@ -12,8 +13,9 @@ const logger = createLogger('payments');
 runMain(logger, async () => {
   const config = loadPaymentsConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
+  const nats = await connectNats(config.NATS_URL, 'payments', logger);
   const wallet = createUnaryClient(walletGrpcTarget.protoFile, walletGrpcTarget.serviceName, config.WALLET_GRPC_URL, config.WALLET_DEADLINE_MS);
-  const app = await createPaymentsApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'payments')), clock: systemClock, logger, wallet });
+  const app = await createPaymentsApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'payments')), clock: systemClock, logger, wallet, nats });
   const server = await startGrpcServer([{ ...paymentsGrpcBinding, implementation: app.grpcImplementation }], `${config.GRPC_HOST}:${config.GRPC_PORT}`);
   app.startBackgroundWork();
   if (config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT) logger.warn({ prefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT }, 'fault injection armed: crash before credit');
@@ -25,6 +27,7 @@ runMain(logger, async () => {
       await server.close(config.SHUTDOWN_GRACE_MS);
       await app.stopBackgroundWork();
       wallet.close();
+      await nats.drain().catch(() => undefined);
       await mongo.close();
     },
     config.SHUTDOWN_GRACE_MS,

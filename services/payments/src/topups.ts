@@ -60,6 +60,13 @@ export interface TopupsOptions {
   /** How long a provider's asset list and rates are reused. */
   assetsCacheMs: number;
   reconcileLookbackMs: number;
+  /**
+   * How long a customer's computed pending top-ups answer GET /v1/wallet without store reads when another
+   * replica changed them and its broadcast was lost; changes made by this replica are seen at once. 0: always read.
+   */
+  pendingFreshMs?: number;
+  /** Tells the other replicas a customer's top-ups changed (NATS broadcast); optional. */
+  publishChanged?: (customerId: string) => void;
   /** Fault injection: a newly recorded payment whose wallet entry id starts with this kills the process before the credit. */
   crashBeforeCreditPrefix?: string;
   exit?: (code: number) => never;
@@ -127,6 +134,20 @@ export function createTopups(options: TopupsOptions) {
   const appliedCache = new BoundedCache<true>(cachedDocumentsMax);
   const customerSlotCache = new BoundedCache<{ topupId: number; createdAt: Date }>(cachedDocumentsMax);
   const settledCache = new BoundedCache<true>(cachedDocumentsMax);
+  // Per customer: the open top-ups as last computed, and a change stamp so a computation that raced a change is
+  // not remembered as fresh.
+  const pendingFreshMs = options.pendingFreshMs ?? 0;
+  const pendingCache = new BoundedCache<{ views: TopupView[]; computedAtMs: number }>(customerHeadsCachedMax);
+  const changeStamps = new BoundedCache<number>(customerHeadsCachedMax);
+  let changeCounter = 0;
+  const forget = (customerId: string) => {
+    changeStamps.set(customerId, ++changeCounter);
+    pendingCache.delete(customerId);
+  };
+  const changed = (customerId: string) => {
+    forget(customerId);
+    options.publishChanged?.(customerId);
+  };
   let lastTopupId = 0;
   // Expired top-ups whose cancellation the provider refused; retried on every expiry pass.
   const owedCancellations = new Set<string>();
@@ -241,9 +262,12 @@ export function createTopups(options: TopupsOptions) {
       try {
         await store.events.insertOne(event);
         eventCache.set(String(topup.id), [...events, event]);
+        changed(topup.customer_id);
         return { event, created: true, events: [...events, event] };
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
+        // Another replica recorded something on this top-up first.
+        forget(topup.customer_id);
         const occupant = await store.events.findOne({ _id: event._id });
         if (occupant && occupant.key !== key) continue;
         // The key exists: found on the next read of this top-up's records, or (never on the normal path) elsewhere.
@@ -337,6 +361,7 @@ export function createTopups(options: TopupsOptions) {
       }
       await insertIfAbsent(store.appliedCredits, { _id: key, applied_at: clock.now() });
       appliedCache.set(key, true);
+      changed(topup.customer_id);
     }
     return { event, newlyCredited };
   }
@@ -494,6 +519,7 @@ export function createTopups(options: TopupsOptions) {
       eventCache.set(topup._id, []);
       await store.providerInvoices.insertOne({ _id: `${provider.name}:${invoice.invoiceId}`, topup_id: topupId });
       await appendCustomerTopup(input.customerId, topupId, createdAt);
+      changed(input.customerId);
       logger.info({ topup_id: topupId, customer_id: input.customerId, amount_eur_cents: input.amountEurCents, asset_code: asset.assetCode, blockchain_code: asset.blockchainCode }, 'top-up created');
       return view(topup, { creditedEurCents: 0, expired: false });
     },
@@ -508,8 +534,13 @@ export function createTopups(options: TopupsOptions) {
 
     async listPendingTopups(customerId: string): Promise<TopupView[]> {
       assertCustomerId(customerId);
-      const head = await customerHead(customerId);
       const now = clock.now();
+      const open = (views: TopupView[]) => views.filter((candidate) => new Date(candidate.expires_at).getTime() > now.getTime() && isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now));
+      const known = pendingFreshMs > 0 ? pendingCache.get(customerId) : undefined;
+      if (known && performance.now() - known.computedAtMs <= pendingFreshMs) return open(known.views);
+      const stamp = changeStamps.get(customerId);
+      const computedAtMs = performance.now();
+      const head = await customerHead(customerId);
       // Anything created before the last quote window began can no longer be awaiting coin.
       const oldestOpenMs = now.getTime() - quoteWindowMs - 60_000;
       const topupIds: number[] = [];
@@ -536,7 +567,14 @@ export function createTopups(options: TopupsOptions) {
           return current;
         }),
       );
-      return views.filter((candidate): candidate is TopupView => candidate !== null && isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now));
+      const candidates = views.filter((candidate): candidate is TopupView => candidate !== null);
+      if (pendingFreshMs > 0 && changeStamps.get(customerId) === stamp) pendingCache.set(customerId, { views: candidates, computedAtMs });
+      return open(candidates);
+    },
+
+    /** Another replica changed this customer's top-ups (its broadcast): the next read computes them afresh. */
+    observeChanged(customerId: string): void {
+      if (typeof customerId === 'string' && customerIdPattern.test(customerId)) forget(customerId);
     },
 
     async handlePostback(providerName: string, body: Buffer, headers: Record<string, string>): Promise<PostbackOutcome> {

@@ -3,7 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { AppError } from '@mtx/shared/errors';
 import type { UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
-import { databaseName } from '@mtx/shared/mongo';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+import { eventually } from '@mtx/shared/testing';
 import { startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
 import { createPaymentsApp, type PaymentsApp } from '../src/app';
 import { loadPaymentsConfig } from '../src/config';
@@ -244,3 +246,91 @@ async function secondReplica(overrides: { wallet?: (real: UnaryClient) => UnaryC
   });
   return { app, close: () => app.stopBackgroundWork() };
 }
+
+/** A payments replica with a store client of its own (command monitoring) and, optionally, NATS for the broadcast. */
+async function cachingReplica(options: { pendingFreshMs: number; nats?: NatsConnection }): Promise<{ app: PaymentsApp; finds: string[]; close(): Promise<void> }> {
+  const mongo: MongoClient = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
+  const finds: string[] = [];
+  mongo.on('commandStarted', (event) => {
+    if (event.commandName === 'find') finds.push(String((event.command as { find?: string }).find));
+  });
+  const config = loadPaymentsConfig({ MONGODB_DATABASE_PREFIX: stack.prefix, CRYPTO_SANDBOX_URL: stack.sandboxUrl, POSTBACK_SECRET: testPostbackSecret, PAYMENTS_PENDING_FRESH_MS: String(options.pendingFreshMs) });
+  const provider = createSandboxProvider({ baseUrl: stack.sandboxUrl, apiKey: config.SANDBOX_API_KEY, postbackSecret: testPostbackSecret, timeoutMs: 5_000 });
+  const app = await createPaymentsApp({
+    config,
+    database: mongo.db(databaseName(stack.prefix, 'payments')),
+    clock: stack.clock,
+    logger: createLogger('payments', { level: 'silent' }),
+    wallet: stack.walletClient,
+    providers: [provider],
+    ...(options.nats ? { nats: options.nats } : {}),
+  });
+  return {
+    app,
+    finds,
+    async close() {
+      await app.stopBackgroundWork();
+      await mongo.close();
+    },
+  };
+}
+
+describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
+  const create = (app: PaymentsApp, customer: string, amountEurCents = 2000) => app.topups.createTopup({ customerId: customer, amountEurCents, assetCode: 'USDT', blockchainCode: 'TRON' });
+  const listed = async (app: PaymentsApp, customer: string) => (await app.topups.listPendingTopups(customer)).map((topup) => [topup.id, topup.status, topup.credited_eur_cents]);
+
+  it("shows this replica's changes at once and reads nothing from the store while fresh", async () => {
+    const replica = await cachingReplica({ pendingFreshMs: 60_000 });
+    try {
+      const customer = customerId();
+      expect(await listed(replica.app, customer)).toEqual([]);
+      const topup = await create(replica.app, customer);
+      expect(await listed(replica.app, customer)).toEqual([[topup.id, 'pending', 0]]);
+      const half = (BigInt(topup.deposit_amount) / 2n).toString();
+      const body = postbackBody(topup, await payThroughSandbox(topup, half), half);
+      await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body), 'content-type': 'application/json' });
+      const partial = await listed(replica.app, customer);
+      expect(partial).toEqual([[topup.id, 'partial', expect.any(Number)]]);
+      expect(partial[0]![2]).toBeGreaterThan(0);
+      replica.finds.length = 0;
+      for (let index = 0; index < 20; index++) expect(await listed(replica.app, customer)).toEqual(partial);
+      expect(replica.finds).toEqual([]);
+      const rest = (BigInt(topup.deposit_amount) - BigInt(half)).toString();
+      const restBody = postbackBody(topup, await payThroughSandbox(topup, rest), rest);
+      await replica.app.topups.handlePostback('sandbox', Buffer.from(restBody), { 'x-signature': stack.sign(restBody), 'content-type': 'application/json' });
+      expect(await listed(replica.app, customer)).toEqual([]);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it("shows another replica's new top-up at once by broadcast, and within the freshness window without it", async () => {
+    const logger = createLogger('test', { level: 'silent' });
+    const natsA = await connectNats(inject('natsUrl'), 'payments-cache-a', logger);
+    const natsB = await connectNats(inject('natsUrl'), 'payments-cache-b', logger);
+    // A minute-long window: only the broadcast can make A see B's top-up during this test.
+    const a = await cachingReplica({ pendingFreshMs: 60_000, nats: natsA });
+    const b = await cachingReplica({ pendingFreshMs: 60_000, nats: natsB });
+    const quietA = await cachingReplica({ pendingFreshMs: 300 });
+    const quietB = await cachingReplica({ pendingFreshMs: 300 });
+    try {
+      await natsA.flush();
+      const customer = customerId();
+      expect(await listed(a.app, customer)).toEqual([]);
+      const created = await create(b.app, customer);
+      await eventually(async () => expect(await listed(a.app, customer)).toEqual([[created.id, 'pending', 0]]), 5_000, 10);
+
+      const other = customerId();
+      expect(await listed(quietA.app, other)).toEqual([]);
+      const createdAtMs = performance.now();
+      const quiet = await create(quietB.app, other);
+      await eventually(async () => expect(await listed(quietA.app, other)).toEqual([[quiet.id, 'pending', 0]]), 5_000, 20);
+      expect(performance.now() - createdAtMs).toBeLessThan(300 + 1_000);
+    } finally {
+      for (const replica of [a, b, quietA, quietB]) await replica.close();
+      await natsA.close();
+      await natsB.close();
+    }
+  });
+});
+

@@ -4,13 +4,16 @@ import type { Db } from '@mtx/shared/mongo';
 import { injectTraceHeaders, natsHeaders, type NatsConnection } from '@mtx/shared/nats';
 import type { WalletConfig } from './config';
 import { walletGrpcImplementation } from './handlers/grpc';
-import { createLedger, type CreditedEvent, type Ledger } from './ledger';
+import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './ledger';
 import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
 
 export { auditLedger, type AuditReport } from './audit';
 
 /** NATS subject of applied credits; billing listens to retry past-due renewals. */
 export const walletCreditedSubject = 'events.wallet.credited';
+
+/** NATS subject every wallet replica hears (no queue group): each movement's new head, for the read caches. */
+export const walletMovedSubject = 'events.wallet.moved';
 
 export const walletGrpcBinding = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
 
@@ -46,16 +49,38 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
       logger.warn({ err: error, entry_id: event.entry_id }, 'could not announce a credit');
     }
   };
+  const publishMoved = (event: MovedEvent) => {
+    if (!nats || nats.isClosed()) return;
+    try {
+      nats.publish(walletMovedSubject, encoder.encode(JSON.stringify(event)));
+    } catch {
+      // Other replicas' reads then catch up within WALLET_READ_FRESH_MS.
+    }
+  };
   const ledger = createLedger({
     store,
     clock,
     logger,
     publishCredited,
+    publishMoved,
+    readFreshMs: config.WALLET_READ_FRESH_MS,
     queueMax: config.WALLET_QUEUE_MAX,
     headCacheMax: config.WALLET_HEAD_CACHE_MAX,
     recoveryBatch: config.WALLET_RECOVERY_BATCH,
     crashAfterLedgerWritePrefix: config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE,
     ...(options.exit ? { exit: options.exit } : {}),
+  });
+
+  const decoder = new TextDecoder();
+  const movedSubscription = nats?.subscribe(walletMovedSubject, {
+    callback: (error, message) => {
+      if (error) return;
+      try {
+        ledger.observeMoved(JSON.parse(decoder.decode(message.data)) as MovedEvent);
+      } catch {
+        logger.warn({ subject: walletMovedSubject }, 'ignored a wallet movement broadcast that is not JSON');
+      }
+    },
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -87,6 +112,7 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
     },
     async stopBackgroundWork() {
       stopped = true;
+      movedSubscription?.unsubscribe();
       if (timer) clearTimeout(timer);
       await running;
     },

@@ -10,6 +10,12 @@ export const WalletConfigSchema = Type.Object({
   /** Wallet heads kept in memory (least recently used evicted); a miss costs one lookup. */
   WALLET_HEAD_CACHE_MAX: Type.Integer({ minimum: 1, default: 100_000 }),
   /**
+   * How stale GET /v1/wallet may be after another replica's movement if its broadcast (`events.wallet.moved`)
+   * is lost: a known head younger than this answers without a store lookup. Movements this replica applies are
+   * seen at once; 0 makes every read linearisable (one lookup each). Debits always decide on the true head.
+   */
+  WALLET_READ_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
+  /**
    * How often a recovery step runs: it finishes (announcement, pointer, checkpoint) a movement whose writer,
    * possibly another replica, died right after its ledger insert. Start-up runs one full sweep at once.
    */

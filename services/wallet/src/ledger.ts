@@ -1,6 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
+import { BoundedCache } from '@mtx/shared/bounded-cache';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   assertEntryId,
@@ -52,11 +53,27 @@ export interface CreditedEvent {
 /** Where applied credits are announced (NATS `events.wallet.credited`); delivery is at least once. */
 export type CreditPublisher = (event: CreditedEvent) => void;
 
+/** A wallet's head after a movement, broadcast to every replica so their read caches follow at once. */
+export interface MovedEvent {
+  customer_id: string;
+  sequence: number;
+  balance_eur_cents: number;
+  held_eur_cents: number;
+}
+
+export type MovedPublisher = (event: MovedEvent) => void;
+
 export interface LedgerOptions {
   store: LedgerStore;
   clock: Clock;
   logger: Logger;
   publishCredited?: CreditPublisher;
+  publishMoved?: MovedPublisher;
+  /**
+   * How long a head this replica knows (from its own movements, a read, or another replica's broadcast) answers
+   * reads without a store lookup. 0 makes every read look one slot past its hint (linearisable).
+   */
+  readFreshMs?: number;
   queueMax?: number;
   headCacheMax?: number;
   recoveryBatch?: number;
@@ -72,28 +89,6 @@ const referenceLengthMax = 200;
 
 function headOf(entry: LedgerEntryDocument): WalletHead {
   return { sequence: entry.seq, balanceEurCents: entry.balance_after_eur_cents, heldEurCents: entry.held_after_eur_cents };
-}
-
-/** Least-recently-used map with a hard size bound. */
-class BoundedCache<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly sizeMax: number) {}
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.sizeMax) this.entries.delete(this.entries.keys().next().value as string);
-  }
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
 }
 
 interface WalletQueue {
@@ -118,12 +113,22 @@ export type Ledger = ReturnType<typeof createLedger>;
 export function createLedger(options: LedgerOptions) {
   const { store, clock, logger } = options;
   const publishCredited = options.publishCredited ?? (() => undefined);
+  const publishMoved = options.publishMoved ?? (() => undefined);
+  const readFreshMs = options.readFreshMs ?? 0;
   const queueMax = options.queueMax ?? 1_000;
   const recoveryBatch = options.recoveryBatch ?? 500;
   const crashPrefix = options.crashAfterLedgerWritePrefix ?? '';
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const heads = new BoundedCache<WalletHead>(options.headCacheMax ?? 100_000);
   const registered = new BoundedCache<true>(options.headCacheMax ?? 100_000);
+  // Read-side only: unlike `heads`, these carry no promise that the entries up to them have their pointers.
+  const readHeads = new BoundedCache<{ head: WalletHead; verifiedAtMs: number }>(options.headCacheMax ?? 100_000);
+  const noteReadHead = (walletId: string, head: WalletHead) => {
+    const known = readHeads.get(walletId);
+    // A late broadcast or a slower read must not move a newer head back.
+    if (known && known.head.sequence > head.sequence) return;
+    readHeads.set(walletId, { head, verifiedAtMs: performance.now() });
+  };
   const queues = new Map<string, WalletQueue>();
   let recoveryCursor = '';
 
@@ -340,6 +345,8 @@ export function createLedger(options: LedgerOptions) {
         exit(137);
       }
       heads.set(walletId, headOf(entry));
+      noteReadHead(walletId, headOf(entry));
+      publishMoved({ customer_id: walletId, sequence: entry.seq, balance_eur_cents: entry.balance_after_eur_cents, held_eur_cents: entry.held_after_eur_cents });
       // The insert is the commit: the caller is answered now; the announcement, pointer and checkpoint follow
       // before the next movement of this wallet starts (and recovery finishes them if this process dies).
       return {
@@ -374,11 +381,27 @@ export function createLedger(options: LedgerOptions) {
   /** Reads the true head: linearisable, because it always looks one slot past whatever hint it starts from. */
   async function readHead(walletId: string): Promise<WalletHead> {
     const remembered = heads.get(walletId);
-    if (remembered) return (await walkForward(walletId, remembered, false)).head;
-    const start = await checkpointStart(walletId);
-    // Everything up to a checkpoint has its pointer, so that head is safe to remember; a walked-to one is not.
-    if (!heads.get(walletId)) heads.set(walletId, start);
-    return (await walkForward(walletId, start, false)).head;
+    let head: WalletHead;
+    if (remembered) {
+      head = (await walkForward(walletId, remembered, false)).head;
+    } else {
+      const start = await checkpointStart(walletId);
+      // Everything up to a checkpoint has its pointer, so that head is safe to remember; a walked-to one is not.
+      if (!heads.get(walletId)) heads.set(walletId, start);
+      head = (await walkForward(walletId, start, false)).head;
+    }
+    noteReadHead(walletId, head);
+    return head;
+  }
+
+  /**
+   * A head at most `readFreshMs` old: what this replica applied itself is exact at once, another replica's
+   * movement arrives by broadcast within milliseconds, and a lost broadcast is bounded by the freshness window.
+   */
+  async function recentHead(walletId: string): Promise<WalletHead> {
+    const known = readFreshMs > 0 ? readHeads.get(walletId) : undefined;
+    if (known && performance.now() - known.verifiedAtMs <= readFreshMs) return known.head;
+    return readHead(walletId);
   }
 
   /**
@@ -431,9 +454,10 @@ export function createLedger(options: LedgerOptions) {
       return serialise(movement.customerId, () => applyMovement(movement));
     },
 
-    async getWallet(customerId: string): Promise<WalletView> {
+    /** `consistent` reads the store (linearisable); otherwise a head at most `readFreshMs` old may answer. */
+    async getWallet(customerId: string, options: { consistent?: boolean } = {}): Promise<WalletView> {
       assertWalletId(customerId);
-      const head = await readHead(customerId);
+      const head = options.consistent ? await readHead(customerId) : await recentHead(customerId);
       return {
         customer_id: customerId,
         balance_eur_cents: head.balanceEurCents,
@@ -452,6 +476,13 @@ export function createLedger(options: LedgerOptions) {
       for (let sequence = head.sequence; sequence >= 1 && sequences.length < bounded; sequence--) sequences.push(sequence);
       const entries = await Promise.all(sequences.map((sequence) => entryAt(customerId, sequence)));
       return entries.filter((entry): entry is LedgerEntryDocument => entry !== null);
+    },
+
+    /** Another replica's movement (its broadcast): reads here see it without waiting out the freshness window. */
+    observeMoved(event: MovedEvent): void {
+      if (typeof event?.customer_id !== 'string' || !Number.isSafeInteger(event.sequence) || event.sequence < 1) return;
+      if (!Number.isSafeInteger(event.balance_eur_cents) || !Number.isSafeInteger(event.held_eur_cents)) return;
+      noteReadHead(event.customer_id, { sequence: event.sequence, balanceEurCents: event.balance_eur_cents, heldEurCents: event.held_eur_cents });
     },
 
     repairWallet,

@@ -39,7 +39,7 @@ const credit = (replica: WalletReplica, customerId: string, entryId: string, amo
   replica.client.call('Credit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: entryId });
 const debit = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
   replica.client.call('Debit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'seat', reference: entryId });
-const wallet = (replica: WalletReplica, customerId: string) => replica.client.call('GetWallet', { customer_id: customerId });
+const wallet = (replica: WalletReplica, customerId: string) => replica.client.call('GetWallet', { customer_id: customerId, consistent: true });
 const ledgerCount = (customerId: string) => createLedgerStore(mongo.db(databaseName(prefix, 'wallet'))).ledger.countDocuments({ wallet_id: customerId });
 
 describe('movements', () => {

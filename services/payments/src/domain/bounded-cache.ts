@@ -1,21 +1,5 @@
 /**
- * Least-recently-used map with a hard size bound. Used only for immutable store documents (insert-only
- * collections), so a cached value can never be stale: freshness comes from probing the next `_id`.
+ * Used here only for immutable store documents (insert-only collections), so a cached value can never be stale:
+ * freshness comes from probing the next `_id`.
  */
-export class BoundedCache<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly sizeMax: number) {}
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.sizeMax) this.entries.delete(this.entries.keys().next().value as string);
-  }
-}
+export { BoundedCache } from '@mtx/shared/bounded-cache';

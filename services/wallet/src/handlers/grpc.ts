@@ -48,7 +48,7 @@ export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: L
   });
   return unaryHandlers(
     {
-      GetWallet: async (request: { customer_id: string }) => ledger.getWallet(request.customer_id),
+      GetWallet: async (request: { customer_id: string; consistent?: boolean }) => ledger.getWallet(request.customer_id, { consistent: request.consistent === true }),
       Credit: async (request: MovementRequest) => observed('credit', request, () => ledger.credit(movement(request))),
       Debit: async (request: MovementRequest) => observed('debit', request, () => ledger.debit(movement(request))),
       ListEntries: async (request: { customer_id: string; limit: number }) => {
