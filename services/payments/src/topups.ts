@@ -2,6 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { UnaryClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
+import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import { formatUnits, unitsForEurCents } from './domain/money';
 import { planPayment } from './domain/payment';
@@ -134,6 +135,9 @@ export function createTopups(options: TopupsOptions) {
   const appliedCache = new BoundedCache<true>(cachedDocumentsMax);
   const customerSlotCache = new BoundedCache<{ topupId: number; createdAt: Date }>(cachedDocumentsMax);
   const settledCache = new BoundedCache<true>(cachedDocumentsMax);
+  // Concurrent postbacks share store round trips; each record keeps its own insert outcome.
+  const eventInserts = new InsertBatcher(store.events);
+  const appliedInserts = new InsertBatcher(store.appliedCredits);
   // Per customer: the open top-ups as last computed, and a change stamp so a computation that raced a change is
   // not remembered as fresh.
   const pendingFreshMs = options.pendingFreshMs ?? 0;
@@ -260,7 +264,7 @@ export function createTopups(options: TopupsOptions) {
       const seq = progress.seq + 1;
       const event: TopupEventDocument = { _id: `${topup.id}:${seq}`, topup_id: topup.id, seq, key, ...fields, created_at: clock.now() };
       try {
-        await store.events.insertOne(event);
+        await eventInserts.insert(event);
         eventCache.set(String(topup.id), [...events, event]);
         changed(topup.customer_id);
         return { event, created: true, events: [...events, event] };
@@ -359,7 +363,7 @@ export function createTopups(options: TopupsOptions) {
         );
         newlyCredited = newlyCredited || movement.applied;
       }
-      await insertIfAbsent(store.appliedCredits, { _id: key, applied_at: clock.now() });
+      await appliedInserts.insertIfAbsent({ _id: key, applied_at: clock.now() });
       appliedCache.set(key, true);
       changed(topup.customer_id);
     }

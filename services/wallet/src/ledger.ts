@@ -2,6 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
+import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   assertEntryId,
@@ -130,6 +131,9 @@ export function createLedger(options: LedgerOptions) {
     readHeads.set(walletId, { head, verifiedAtMs: performance.now() });
   };
   const queues = new Map<string, WalletQueue>();
+  // Movements of different wallets share store round trips under load; each insert keeps its own outcome.
+  const ledgerInserts = new InsertBatcher(store.ledger, { queueMax: queueMax * 10 });
+  const pointerInserts = new InsertBatcher(store.entryIds, { queueMax: queueMax * 10 });
   let recoveryCursor = '';
 
   /**
@@ -202,7 +206,7 @@ export function createLedger(options: LedgerOptions) {
     let repaired = false;
     if (knownMissingPointer || !(await store.entryIds.findOne({ _id: entry.entry_id }, { projection: { _id: 1 } }))) {
       announce(entry);
-      repaired = await insertIfAbsent(store.entryIds, { _id: entry.entry_id, wallet_id: entry.wallet_id, seq: entry.seq });
+      repaired = await pointerInserts.insertIfAbsent({ _id: entry.entry_id, wallet_id: entry.wallet_id, seq: entry.seq });
     }
     if (entry.seq % checkpointInterval === 0) {
       const block = entry.seq / checkpointInterval;
@@ -323,7 +327,7 @@ export function createLedger(options: LedgerOptions) {
         created_at: clock.now(),
       };
       try {
-        await store.ledger.insertOne(entry);
+        await ledgerInserts.insert(entry);
       } catch (error) {
         if (!isDuplicateKeyError(error)) {
           heads.delete(walletId);
