@@ -1,0 +1,268 @@
+import net from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { ManualClock } from '@mtx/shared/clock';
+import { isStoreUnavailable } from '@mtx/shared/grpc';
+import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
+import { testDatabasePrefix } from '@mtx/shared/testing';
+import { createRateLimiter, rateLimitWaitersMax, type RateLimitDecision } from '../src/domain/rate-limiter';
+import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
+
+const windowMs = 60_000;
+let mongo: MongoClient;
+let store: GatewayStore;
+/** Documents per `insert` command this client sent since the last reset: the store writes the limiter made. */
+let insertCommands: number[] = [];
+
+beforeAll(async () => {
+  mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
+  mongo.on('commandStarted', (event) => {
+    if (event.commandName === 'insert' && event.command.insert === 'rate_limit_slots') insertCommands.push((event.command.documents as unknown[]).length);
+  });
+  store = createGatewayStore(mongo.db(`${testDatabasePrefix('rlbatch')}gateway`));
+  await ensureGatewayIndexes(store);
+});
+
+afterAll(async () => {
+  await store?.database.dropDatabase().catch(() => undefined);
+  await mongo?.close();
+});
+
+beforeEach(() => {
+  insertCommands = [];
+});
+
+function prefixOf(clock: ManualClock, bucket: string, customerId: string): string {
+  return `${bucket}:${customerId}:${Math.floor(clock.now().getTime() / windowMs)}`;
+}
+
+async function storedSlots(prefix: string): Promise<number[]> {
+  const documents = await store.rateLimitSlots.find({ _id: { $regex: `^${prefix}:` } }, { projection: { _id: 1 } }).toArray();
+  return documents.map((document) => Number(document._id.slice(prefix.length + 1))).sort((left, right) => left - right);
+}
+
+function handedOutSlots(decisions: RateLimitDecision[], limit: number): number[] {
+  return decisions.filter((decision) => decision.allowed).map((decision) => limit - decision.remaining);
+}
+
+describe('rate limiter reserving slots in batches', () => {
+  it('one replica, limit 60, 200 concurrent takes: exactly 60 admitted with remaining 59..0 once each, then the next window admits', async () => {
+    const clock = new ManualClock('2027-05-10T12:00:05Z');
+    const limiter = createRateLimiter({ store, clock });
+    const limit = 60;
+    const decisions = await Promise.all(Array.from({ length: 200 }, () => limiter.take('execution', 'cus_one', limit)));
+    const admitted = decisions.filter((decision) => decision.allowed);
+    expect(admitted.length).toBe(limit);
+    expect(admitted.map((decision) => decision.remaining).sort((left, right) => left - right)).toEqual(Array.from({ length: limit }, (_, index) => index));
+    const refused = decisions.filter((decision) => !decision.allowed);
+    expect(refused.length).toBe(140);
+    expect(refused.every((decision) => decision.remaining === 0 && decision.resetSeconds === 55)).toBe(true);
+    // Alone, the replica strands nothing: every slot in the store was handed out.
+    expect(await storedSlots(prefixOf(clock, 'execution', 'cus_one'))).toEqual(handedOutSlots(decisions, limit).sort((left, right) => left - right));
+    expect(insertCommands.length).toBeLessThan(limit);
+    expect(Math.max(...insertCommands)).toBeLessThanOrEqual(Math.floor(limit / 20));
+
+    clock.advanceMs(windowMs);
+    expect(await limiter.take('execution', 'cus_one', limit)).toMatchObject({ allowed: true, remaining: limit - 1 });
+  });
+
+  it('two replicas, limit 600, 1,500 interleaved concurrent takes: admitted <= 600 and >= 600 - 2 replicas x cap 30, no slot handed out twice', async () => {
+    const clock = new ManualClock('2027-05-10T12:01:05Z');
+    const replicas = [createRateLimiter({ store, clock }), createRateLimiter({ store, clock })];
+    const limit = 600;
+    const cap = Math.floor(limit / 20);
+    const decisionsByReplica: RateLimitDecision[][] = [[], []];
+    await Promise.all(
+      Array.from({ length: 1_500 }, async (_, index) => {
+        const replica = index % 2;
+        decisionsByReplica[replica]!.push(await replicas[replica]!.take('other', 'cus_two', limit));
+      }),
+    );
+    const handedOut = decisionsByReplica.flatMap((decisions) => handedOutSlots(decisions, limit));
+    const stranded = replicas.flatMap((replica) => replica.reservedSlots('other', 'cus_two'));
+    console.log(`two replicas: admitted ${handedOut.length} of ${limit} (${handedOutSlots(decisionsByReplica[0]!, limit).length} + ${handedOutSlots(decisionsByReplica[1]!, limit).length}), stranded ${stranded.length}, insert commands ${insertCommands.length}`);
+    expect(handedOut.length).toBeLessThanOrEqual(limit);
+    expect(handedOut.length).toBeGreaterThanOrEqual(limit - replicas.length * cap);
+    expect(new Set(handedOut).size).toBe(handedOut.length);
+    expect(handedOut.every((slot) => slot >= 1 && slot <= limit)).toBe(true);
+    // Every stored slot was either handed out or is still held unused by the replica that inserted it.
+    const accounted = [...handedOut, ...stranded];
+    expect(new Set(accounted).size).toBe(accounted.length);
+    expect(await storedSlots(prefixOf(clock, 'other', 'cus_two'))).toEqual(accounted.sort((left, right) => left - right));
+  });
+
+  it('two replicas taking turns in waves of concurrent requests both admit, within the same bounds, never the same slot', async () => {
+    const clock = new ManualClock('2027-05-10T12:07:05Z');
+    const replicas = [createRateLimiter({ store, clock }), createRateLimiter({ store, clock })];
+    const limit = 600;
+    const cap = Math.floor(limit / 20);
+    const decisionsByReplica: RateLimitDecision[][] = [[], []];
+    for (let wave = 0; wave < 15; wave++) {
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, index) => {
+          const replica = index % 2;
+          decisionsByReplica[replica]!.push(await replicas[replica]!.take('other', 'cus_waves', limit));
+        }),
+      );
+    }
+    const admittedByReplica = decisionsByReplica.map((decisions) => handedOutSlots(decisions, limit));
+    const handedOut = admittedByReplica.flat();
+    const stranded = replicas.flatMap((replica) => replica.reservedSlots('other', 'cus_waves'));
+    console.log(`two replicas in waves: admitted ${handedOut.length} of ${limit} (${admittedByReplica[0]!.length} + ${admittedByReplica[1]!.length}), stranded ${stranded.length}, insert commands ${insertCommands.length}`);
+    expect(admittedByReplica.every((slots) => slots.length > 0)).toBe(true);
+    expect(handedOut.length).toBeLessThanOrEqual(limit);
+    expect(handedOut.length).toBeGreaterThanOrEqual(limit - replicas.length * cap);
+    const accounted = [...handedOut, ...stranded];
+    expect(new Set(accounted).size).toBe(accounted.length);
+    expect(await storedSlots(prefixOf(clock, 'other', 'cus_waves'))).toEqual(accounted.sort((left, right) => left - right));
+  });
+
+  it('a sequential burst of 2,000 takes with limit 1,000,000 needs far fewer than 2,000 insert commands', async () => {
+    const clock = new ManualClock('2027-05-10T12:02:05Z');
+    const limiter = createRateLimiter({ store, clock });
+    const limit = 1_000_000;
+    const remainings: number[] = [];
+    for (let index = 0; index < 2_000; index++) {
+      const decision = await limiter.take('other', 'cus_burst', limit);
+      expect(decision.allowed).toBe(true);
+      remainings.push(decision.remaining);
+    }
+    const insertedDocuments = insertCommands.reduce((sum, documents) => sum + documents, 0);
+    console.log(`2,000 sequential takes: ${insertCommands.length} insert commands carrying ${insertedDocuments} slot documents (largest ${Math.max(...insertCommands)})`);
+    expect(insertCommands.length).toBeLessThan(200);
+    expect(remainings).toEqual(Array.from({ length: 2_000 }, (_, index) => limit - 1 - index));
+    // No insert spans more than one FerretDB insert batch (100), where an ordered failure would not stop.
+    expect(Math.max(...insertCommands)).toBeLessThanOrEqual(100);
+    const stranded = limiter.reservedSlots('other', 'cus_burst');
+    expect(stranded.length).toBeLessThan(100);
+    expect((await storedSlots(prefixOf(clock, 'other', 'cus_burst'))).length).toBe(2_000 + stranded.length);
+  });
+
+  it('past the queue bound, requests take single slots of their own and are still counted exactly', async () => {
+    const clock = new ManualClock('2027-05-10T12:08:05Z');
+    const limiter = createRateLimiter({ store, clock });
+    const limit = 1_000_000;
+    const requests = rateLimitWaitersMax + 76;
+    const decisions = await Promise.all(Array.from({ length: requests }, () => limiter.take('other', 'cus_flood', limit)));
+    const slots = handedOutSlots(decisions, limit);
+    expect(slots.length).toBe(requests);
+    expect(new Set(slots).size).toBe(requests);
+    expect(insertCommands.filter((documents) => documents === 1).length).toBeGreaterThanOrEqual(requests - rateLimitWaitersMax);
+    const accounted = [...slots, ...limiter.reservedSlots('other', 'cus_flood')].sort((left, right) => left - right);
+    expect(await storedSlots(prefixOf(clock, 'other', 'cus_flood'))).toEqual(accounted);
+  });
+
+  it('a low-rate customer (one take per 2 s) reserves one slot at a time and strands none', async () => {
+    const clock = new ManualClock('2027-05-10T12:03:00Z');
+    const limiter = createRateLimiter({ store, clock });
+    const limit = 600;
+    for (let index = 0; index < 25; index++) {
+      expect(await limiter.take('other', 'cus_slow', limit)).toMatchObject({ allowed: true, remaining: limit - 1 - index });
+      expect(limiter.reservedSlots('other', 'cus_slow')).toEqual([]);
+      clock.advanceMs(2_000);
+    }
+    expect(insertCommands).toEqual(Array.from({ length: 25 }, () => 1));
+    clock.advanceMs(-2_000);
+    expect((await storedSlots(prefixOf(clock, 'other', 'cus_slow'))).length).toBe(25);
+  });
+
+  it('shrinks the reservation back to one slot when a burst is followed by a slow rate', async () => {
+    const clock = new ManualClock('2027-05-10T12:04:00Z');
+    const limiter = createRateLimiter({ store, clock });
+    const limit = 6_000;
+    for (let index = 0; index < 300; index++) await limiter.take('other', 'cus_calm', limit);
+    const burstInserts = insertCommands.length;
+    expect(Math.max(...insertCommands)).toBe(Math.min(100, limit / 20));
+    const leftover = limiter.reservedSlots('other', 'cus_calm').length;
+    // Quiet customer: one take every 1.5 s for the rest of the window.
+    for (let index = 0; index < 38; index++) {
+      clock.advanceMs(1_500);
+      expect((await limiter.take('other', 'cus_calm', limit)).allowed).toBe(true);
+    }
+    // The burst's leftover serves the first quiet takes; the reservations after it halve per quiet second.
+    const calmInserts = insertCommands.slice(burstInserts);
+    expect(calmInserts.length).toBe(38 - leftover);
+    expect(calmInserts.every((documents) => documents === 1)).toBe(true);
+  });
+
+  it('keeps the slots before another replica’s slot, skips that one, and carries on after it', async () => {
+    const clock = new ManualClock('2027-05-10T12:05:05Z');
+    const limiter = createRateLimiter({ store, clock });
+    const limit = 1_000;
+    const prefix = prefixOf(clock, 'other', 'cus_split');
+    const first = [await limiter.take('other', 'cus_split', limit), await limiter.take('other', 'cus_split', limit), await limiter.take('other', 'cus_split', limit)];
+    expect(first.map((decision) => limit - decision.remaining)).toEqual([1, 2, 3]);
+    // Slots 1..3 came in reservations of 1 and 2, so the next reservation starts at 4 and spans slot 5:
+    // another replica takes 5 first.
+    await store.rateLimitSlots.insertOne({ _id: `${prefix}:5`, window: Math.floor(clock.now().getTime() / windowMs) });
+    const later: RateLimitDecision[] = [];
+    for (let index = 0; index < 10; index++) later.push(await limiter.take('other', 'cus_split', limit));
+    const slots = handedOutSlots(later, limit);
+    expect(slots.length).toBe(10);
+    expect(slots[0]).toBe(4);
+    expect(slots).not.toContain(5);
+    expect(slots.every((slot, index) => index === 0 || slot > slots[index - 1]!)).toBe(true);
+    const accounted = [...first.map((decision) => limit - decision.remaining), ...slots, 5, ...limiter.reservedSlots('other', 'cus_split')];
+    expect(await storedSlots(prefix)).toEqual(accounted.sort((left, right) => left - right));
+  });
+
+  it('fails every waiting request with the store error during an outage, admits none, and recovers', async () => {
+    const target = new URL(inject('mongodbUrl').replace(/^mongodb:/, 'http:'));
+    const proxy = await startProxy(target.hostname, Number(target.port));
+    const outageClient = await connectMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, { serverSelectionTimeoutMS: 1_500, socketTimeoutMS: 2_000 });
+    try {
+      const outageStore = createGatewayStore(outageClient.db(store.database.databaseName));
+      const clock = new ManualClock('2027-05-10T12:06:05Z');
+      const limiter = createRateLimiter({ store: outageStore, clock });
+      expect((await limiter.take('other', 'cus_outage', 600)).allowed).toBe(true);
+      await proxy.stop();
+      const startedMs = Date.now();
+      const settled = await Promise.allSettled(Array.from({ length: 20 }, () => limiter.take('other', 'cus_outage', 600)));
+      const elapsedMs = Date.now() - startedMs;
+      expect(settled.every((result) => result.status === 'rejected')).toBe(true);
+      for (const result of settled) if (result.status === 'rejected') expect(isStoreUnavailable(result.reason)).toBe(true);
+      // Waiters share the failed reservation's error instead of each retrying into the outage in turn.
+      expect(elapsedMs).toBeLessThan(5_000);
+      await proxy.start();
+      const recovered = await limiter.take('other', 'cus_outage', 600);
+      expect(recovered.allowed).toBe(true);
+    } finally {
+      await proxy.stop();
+      await outageClient.close();
+    }
+  });
+});
+
+/** A TCP relay to the store that can be cut (every connection dropped, port closed) and restored on the same port. */
+async function startProxy(targetHost: string, targetPort: number) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  const start = async () => {
+    server = net.createServer((client) => {
+      const upstream = net.connect(targetPort, targetHost);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  };
+  const stop = async () => {
+    if (!server) return;
+    const closing = server;
+    server = undefined;
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => closing.close(() => resolve()));
+  };
+  await start();
+  return {
+    get port() {
+      return port;
+    },
+    start,
+    stop,
+  };
+}
