@@ -24,6 +24,7 @@ import { createUnaryClient } from '../../services/shared/src/grpc';
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { auditLedger } from '../../services/wallet/src/audit';
+import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { currentMachine, type BenchResult, type BenchRun } from './report';
 
 const topupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
@@ -127,6 +128,12 @@ async function main(): Promise<void> {
       },
     });
     const gatewayUrl = stack.gatewayUrl;
+    // Every process on the measured path, for the CPU each phase costs per unit of work.
+    const processes = new Map<string, number | undefined>([...stack.services.values()].map((service) => [service.name, service.pid]));
+    processes.set('ferretdb', infrastructure.store?.pid);
+    processes.set('nats-server', infrastructure.nats?.pid);
+    processes.set('benchmark client', process.pid);
+    const cpuNotes: string[] = [];
     const gatewayStore = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
 
     // Customers: postbacks spread over many wallets (as in production), each customer with a few top-ups.
@@ -183,11 +190,11 @@ async function main(): Promise<void> {
     const transactionIds = topups.map(() => crypto.randomBytes(32).toString('hex'));
 
     const runs: BenchRun[] = [];
-    const concurrencyLevels = [1, 16, 64];
+    const concurrencyLevels = [1, 8, 16, 64];
     // Split the top-ups across the concurrency levels: each postback credits a fresh transaction.
-    const shares = [Math.min(200, Math.floor(topupCount * 0.1)), 0, 0];
-    shares[1] = Math.floor((topupCount - shares[0]!) / 2);
-    shares[2] = topupCount - shares[0]! - shares[1]!;
+    const first = Math.min(200, Math.floor(topupCount * 0.1));
+    const rest = Math.floor((topupCount - first) / 3);
+    const shares = [first, rest, rest, topupCount - first - 2 * rest];
     let offset = 0;
     for (const [level, concurrency] of concurrencyLevels.entries()) {
       const slice = topups.slice(offset, offset + shares[level]!);
@@ -199,6 +206,7 @@ async function main(): Promise<void> {
       let errors = 0;
       let notCredited = 0;
       const started = process.hrtime.bigint();
+      const stopCpu = measureProcessCpu(processes);
       await pool(slice.length, concurrency, async (index) => {
         const body = postbackFor(slice[index]!, ids[index]!);
         const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
@@ -211,13 +219,17 @@ async function main(): Promise<void> {
         if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'credited') notCredited += 1;
       });
       const durationS = Number(process.hrtime.bigint() - started) / 1e9;
+      const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
+      cpuNotes.push(`credits at concurrency ${concurrency}: ${cpu}.`);
       client.close();
       const run = summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', {
         series: 'postbacks credited',
-        floor: { metric: concurrency === 1 ? 'p99_ms' : 'throughput_per_s', value: concurrency === 1 ? 20 : 1000, comparison: concurrency === 1 ? 'at_most' : 'at_least', description: concurrency === 1 ? 'acknowledgement p99 ≤ 20 ms' : '≥ 1000 credits/s' },
+        // The target is both at once: ≥ 1000 credits/s while the acknowledgement's p99 stays ≤ 20 ms.
+        floor: concurrency <= 8 ? { metric: 'p99_ms', value: 20, comparison: 'at_most', description: 'acknowledgement p99 ≤ 20 ms' } : { metric: 'throughput_per_s', value: 1000, comparison: 'at_least', description: '≥ 1000 credits/s' },
       });
       runs.push(run);
       log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`);
+      log(`  ${cpu}`);
       if (notCredited > 0) throw new Error(`${notCredited} first deliveries did not credit`);
       if (errors > slice.length / 100) throw new Error(`${errors} of ${slice.length} postbacks failed`);
     }
@@ -291,6 +303,7 @@ async function main(): Promise<void> {
       let errors = 0;
       const deadline = Date.now() + readSeconds * 1000;
       const started = process.hrtime.bigint();
+      const stopCpu = measureProcessCpu(processes);
       await Promise.all(
         Array.from({ length: concurrency }, async (_, worker) => {
           let turn = worker;
@@ -307,6 +320,8 @@ async function main(): Promise<void> {
         }),
       );
       const durationS = Number(process.hrtime.bigint() - started) / 1e9;
+      const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
+      cpuNotes.push(`GET /v1/wallet at concurrency ${concurrency}: ${cpu}.`);
       client.close();
       const run = summarise(`GET /v1/wallet (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'requests', {
         series: 'GET /v1/wallet',
@@ -314,6 +329,7 @@ async function main(): Promise<void> {
       });
       runs.push(run);
       log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}`);
+      log(`  ${cpu}`);
     }
 
     const result: BenchResult = {
@@ -329,7 +345,7 @@ async function main(): Promise<void> {
       notes:
         `Store: ${process.env.MONGODB_URL ? 'MONGODB_URL' : 'FerretDB 1.24 (SQLite) started by the benchmark'}; the benchmark's client shares the machine with every service ` +
         `(${os.cpus().length} cores, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end). ` +
-        `Sequential p50 of the backends GET /v1/wallet calls, in ms: ${JSON.stringify(backendLatency)}.`,
+        `Sequential p50 of the backends GET /v1/wallet calls, in ms: ${JSON.stringify(backendLatency)}. ${cpuNotes.join(' ')}`,
     };
     fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
     fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);

@@ -12,6 +12,8 @@ export interface LocalProcess {
   readonly url: string;
   /** Whether the process is running now. */
   running(): boolean;
+  /** Its process id while running (benchmarks read its CPU time). */
+  readonly pid: number | undefined;
   /** Stops it (SIGTERM, then SIGKILL after the grace). */
   stop(graceMs?: number): Promise<void>;
   /** Kills it at once, as a crash would. */
@@ -64,6 +66,9 @@ function managedProcess(name: string, port: number, url: string, command: string
     port,
     url,
     running: () => !!child && child.exitCode === null && child.signalCode === null,
+    get pid() {
+      return child?.pid;
+    },
     start,
     stop: (graceMs = 5_000) => waitExit(graceMs, 'SIGTERM'),
     kill: () => waitExit(1_000, 'SIGKILL'),
