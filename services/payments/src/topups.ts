@@ -3,6 +3,7 @@ import { AppError } from '@mtx/shared/errors';
 import type { UnaryClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
+import { WriteGate } from '@mtx/shared/write-gate';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import { formatUnits, unitsForEurCents } from './domain/money';
 import { planPayment } from './domain/payment';
@@ -136,8 +137,9 @@ export function createTopups(options: TopupsOptions) {
   const customerSlotCache = new BoundedCache<{ topupId: number; createdAt: Date }>(cachedDocumentsMax);
   const settledCache = new BoundedCache<true>(cachedDocumentsMax);
   // Concurrent postbacks share store round trips; each record keeps its own insert outcome.
-  const eventInserts = new InsertBatcher(store.events);
-  const appliedInserts = new InsertBatcher(store.appliedCredits);
+  const writeGate = new WriteGate(1);
+  const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
+  const appliedInserts = new InsertBatcher(store.appliedCredits, { gate: writeGate });
   // Per customer: the open top-ups as last computed, and a change stamp so a computation that raced a change is
   // not remembered as fresh.
   const pendingFreshMs = options.pendingFreshMs ?? 0;

@@ -1,4 +1,5 @@
 import { MongoBulkWriteError, MongoServerError, type Collection, type Document } from 'mongodb';
+import type { WriteGate } from './write-gate';
 
 interface Pending<T> {
   document: T;
@@ -13,6 +14,8 @@ export interface InsertBatcherOptions {
   inFlightMax?: number;
   /** Documents waiting at most; beyond it an insert is refused at once (the caller answers 503 and retries). */
   queueMax?: number;
+  /** Shared by every writer of one database, so their commands take the store's write lock one after another. */
+  gate?: WriteGate;
 }
 
 /**
@@ -33,14 +36,16 @@ export class InsertBatcher<T extends Document> {
   private readonly batchMax: number;
   private readonly inFlightMax: number;
   private readonly queueMax: number;
+  private readonly gate: WriteGate | undefined;
 
   constructor(
     private readonly collection: Collection<T>,
     options: InsertBatcherOptions = {},
   ) {
-    this.batchMax = options.batchMax ?? 256;
+    this.batchMax = options.batchMax ?? 100;
     this.inFlightMax = options.inFlightMax ?? 2;
     this.queueMax = options.queueMax ?? 10_000;
+    this.gate = options.gate;
   }
 
   insert(document: T): Promise<void> {
@@ -75,17 +80,26 @@ export class InsertBatcher<T extends Document> {
   }
 
   private flush(): void {
-    while (this.inFlight < this.inFlightMax && this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.batchMax);
+    while (this.inFlight < this.inFlightMax && this.waiting.length > this.inFlight * this.batchMax) {
       this.inFlight += 1;
-      void this.send(batch).finally(() => {
+      void this.send().finally(() => {
         this.inFlight -= 1;
         this.schedule();
       });
     }
   }
 
-  private async send(batch: Array<Pending<T>>): Promise<void> {
+  private async send(): Promise<void> {
+    // The batch is taken when the command can go out, so documents arriving while it waits for the gate join it.
+    const takeAndWrite = async () => {
+      const batch = this.waiting.splice(0, this.batchMax);
+      if (batch.length > 0) await this.write(batch);
+    };
+    if (this.gate) return this.gate.run(takeAndWrite);
+    return takeAndWrite();
+  }
+
+  private async write(batch: Array<Pending<T>>): Promise<void> {
     try {
       if (batch.length === 1) await this.collection.insertOne(batch[0]!.document as any);
       else await this.collection.insertMany(batch.map((entry) => entry.document) as any[], { ordered: false });

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectMongo, isDuplicateKeyError, type MongoClient } from '../src/mongo';
 import { InsertBatcher } from '../src/insert-batcher';
+import { WriteGate } from '../src/write-gate';
 
 interface Row {
   _id: string;
@@ -75,6 +76,33 @@ describe('InsertBatcher', () => {
     expect(results.filter(Boolean).length).toBe(2);
     expect(results[2]).toBe(true);
     expect(await rows.countDocuments({})).toBe(2);
+  });
+
+  it('with a shared write gate, two collections never have two insert commands at the store at once', async () => {
+    const first = await collection('gated_a');
+    const second = await collection('gated_b');
+    const gate = new WriteGate(1);
+    const batchers = [new InsertBatcher(first, { gate }), new InsertBatcher(second, { gate })];
+    let open = 0;
+    let mostOpen = 0;
+    const started = (event: { commandName: string; command: { insert?: string } }) => {
+      if (event.commandName === 'insert' && String(event.command.insert).startsWith('gated_')) mostOpen = Math.max(mostOpen, ++open);
+    };
+    const ended = (event: { commandName: string }) => {
+      if (event.commandName === 'insert') open = Math.max(0, open - 1);
+    };
+    mongo.on('commandStarted', started);
+    mongo.on('commandSucceeded', ended);
+    mongo.on('commandFailed', ended);
+    try {
+      await Promise.all(Array.from({ length: 400 }, (_, n) => batchers[n % 2]!.insert({ _id: `g:${n}`, entry_id: `e-g-${n}`, n })));
+    } finally {
+      mongo.off('commandStarted', started);
+      mongo.off('commandSucceeded', ended);
+      mongo.off('commandFailed', ended);
+    }
+    expect(mostOpen).toBe(1);
+    expect((await first.countDocuments({})) + (await second.countDocuments({}))).toBe(400);
   });
 
   it('refuses inserts beyond its queue bound at once, writing none of them', async () => {

@@ -3,6 +3,7 @@ import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
+import { WriteGate } from '@mtx/shared/write-gate';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   assertEntryId,
@@ -131,9 +132,11 @@ export function createLedger(options: LedgerOptions) {
     readHeads.set(walletId, { head, verifiedAtMs: performance.now() });
   };
   const queues = new Map<string, WalletQueue>();
-  // Movements of different wallets share store round trips under load; each insert keeps its own outcome.
-  const ledgerInserts = new InsertBatcher(store.ledger, { queueMax: queueMax * 10 });
-  const pointerInserts = new InsertBatcher(store.entryIds, { queueMax: queueMax * 10 });
+  // Movements of different wallets share store round trips under load (each insert keeps its own outcome), and
+  // the hot path's writes take the database's write lock one command at a time (see WriteGate).
+  const writeGate = new WriteGate(1);
+  const ledgerInserts = new InsertBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
+  const pointerInserts = new InsertBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
   let recoveryCursor = '';
 
   /**
