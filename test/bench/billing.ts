@@ -12,8 +12,9 @@
  *
  * The store and NATS are started locally (FerretDB on SQLite) unless MONGODB_URL / NATS_URL are set.
  * BENCH_BILLING_SEATS (0 skips part 2) and BENCH_BILLING_CUSTOMERS size part 2, BENCH_BILLING_READS the
- * requests per endpoint, SCHEDULER_CONCURRENCY and STORE_SHARDS are passed to billing,
- * BENCH_BILLING_SCHEDULER_BUDGET_S bounds part 2. */
+ * requests per endpoint, SCHEDULER_CONCURRENCY and STORE_SHARDS are passed to billing (billing's own defaults
+ * otherwise), BENCH_BILLING_SCHEDULER_BUDGET_S bounds part 2. Each process's CPU per charge and the load
+ * average go into the notes: on a shared machine they say more than the wall clock alone. */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,19 +23,21 @@ import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { startLocalInfrastructure } from '@mtx/shared/infra/local';
 import { startServiceProcess, type ServiceProcess } from '@mtx/shared/infra/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { BillingConfigSchema } from '../../services/billing/src/config';
 import { addMonthsClamped } from '../../services/billing/src/domain/calendar';
 import { pointerKey, type ServerDocument } from '../../services/billing/src/domain/model';
 import { billingCollections } from '../../services/billing/src/store/billing-store';
 import { insertSharded, seedSeats, type SeedSeat } from '../../services/billing/test/seed';
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { currentMachine, defaultResultsDirectory, type BenchResult, type BenchRun } from './report';
 
 const seatCount = Number(process.env.BENCH_BILLING_SEATS ?? 10_000);
 const customerCount = Number(process.env.BENCH_BILLING_CUSTOMERS ?? 1_000);
 const readRequests = Number(process.env.BENCH_BILLING_READS ?? 1_000);
-const storeShards = Number(process.env.STORE_SHARDS ?? 64);
-const schedulerConcurrency = Number(process.env.SCHEDULER_CONCURRENCY ?? 32);
+const storeShards = Number(process.env.STORE_SHARDS ?? BillingConfigSchema.properties.STORE_SHARDS.default);
+const schedulerConcurrency = Number(process.env.SCHEDULER_CONCURRENCY ?? BillingConfigSchema.properties.SCHEDULER_CONCURRENCY.default);
 /** Wall-clock bound of the scheduler part, so a slow store ends the run with a figure instead of a timeout. */
 const schedulerBudgetMs = Number(process.env.BENCH_BILLING_SCHEDULER_BUDGET_S ?? 900) * 1000;
 const log = (line: string) => process.stderr.write(`[bench:billing] ${line}\n`);
@@ -271,6 +274,12 @@ async function main(): Promise<void> {
       await seedSeats(collections, seeds, now);
 
       log('running scheduler ticks until every seat is charged');
+      const cpuProcesses = new Map<string, number | undefined>(processes.map((service) => [service.name, service.pid]));
+      cpuProcesses.set('ferretdb', infrastructure.store?.pid);
+      cpuProcesses.set('nats-server', infrastructure.nats?.pid);
+      cpuProcesses.set('benchmark client', process.pid);
+      const loadBefore = os.loadavg()[0]!;
+      const stopCpu = measureProcessCpu(cpuProcesses);
       const tickDurations: number[] = [];
       let charged = 0;
       let alreadyCharged = 0;
@@ -288,6 +297,7 @@ async function main(): Promise<void> {
         if (report.processed === 0 && report.deferred === 0) break;
       }
       const elapsedS = (performance.now() - started) / 1000;
+      const cpuSpent = stopCpu();
       // The store is the truth: a customer whose tick failed half-way may have renewals the reports missed.
       const renewed = (await Promise.all(collections.seatShards.map((collection) => collection.countDocuments({ cycle: 2, status: 'active' })))).reduce((sum, count) => sum + count, 0);
       log(`seats renewed in the store: ${renewed}`);
@@ -299,6 +309,12 @@ async function main(): Promise<void> {
       if (Number(audit.entries_checked) !== expectedEntries) notes.push(`ledger has ${audit.entries_checked} entries, expected ${expectedEntries} (one debit per renewed seat)`);
       else log(`ledger holds exactly one debit per renewed seat (${audit.entries_checked} entries)`);
       if (charged !== seatCount) notes.push(`only ${charged} of ${seatCount} seats were charged (${deferred} deferred)`);
+      const cpu = describeCpuPerUnit(cpuSpent, charged, elapsedS);
+      log(`scheduler part: ${cpu}`);
+      notes.push(
+        `Scheduler part: ${cpu}; 1-minute load average ${loadBefore.toFixed(1)} before and ${os.loadavg()[0]!.toFixed(1)} after on ${os.cpus().length} cores ` +
+          '(other work shares this machine, so the charges per second move with it more than the CPU per charge does).',
+      );
       runs.push({
         label: `scheduler: ${seatCount.toLocaleString('en')} seats due at once`,
         series: 'scheduler',

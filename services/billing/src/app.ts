@@ -45,7 +45,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   const { config, clock, logger } = dependencies;
   const collections = billingCollections(dependencies.database, config.STORE_SHARDS);
   await ensureBillingIndexes(collections);
-  const store = new BillingStore(collections, { cacheCustomers: config.VIEW_CACHE_CUSTOMERS });
+  const store = new BillingStore(collections, { cacheCustomers: config.VIEW_CACHE_CUSTOMERS, schedulerWritesInFlight: config.SCHEDULER_WRITES_IN_FLIGHT });
   const queue = new KeyedSerialQueue(config.CUSTOMER_QUEUE_LIMIT);
   const renewals = new RenewalEngine(store, dependencies.wallet, dependencies.execution, clock, {
     seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,

@@ -28,8 +28,19 @@ export const BillingConfigSchema = Type.Object({
    * customer's items share a shard, so a large share keeps each customer's renewals in one batch and one write.
    */
   SCHEDULER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
-  /** Customers processed in parallel inside one batch. */
-  SCHEDULER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 32 }),
+  /**
+   * Customers processed in parallel inside one batch. A customer's debits run one after another (the wallet
+   * serialises each wallet's movements anyway), so this is how many debits are in flight: at 10-15 ms a debit
+   * when busy, 128 keep the wallet's group commit fed at 1,000 charges/s (32 left billing waiting on the
+   * wallet with a core idle). Store commands stay bounded by the driver pool, store writes by the write gate.
+   */
+  SCHEDULER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 128 }),
+  /**
+   * Store write commands the scheduler keeps in flight at once (grouped seat renewals, revision bumps). FerretDB
+   * on SQLite runs one write at a time per database and makes the others sleep and retry, so a few in flight
+   * write faster than many; at most 4, because each grouped command also holds several of FerretDB's connections.
+   */
+  SCHEDULER_WRITES_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 4, default: 2 }),
   /** A past-due item is retried at least this often even if no credit event arrives. */
   PAST_DUE_RETRY_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 60 * 60_000 }),
   /** A suspended item is retried this often without a credit event. */
@@ -42,8 +53,11 @@ export const BillingConfigSchema = Type.Object({
   /** NATS queue group shared by the replicas of one deployment; defaults to `billing.<database prefix>`. */
   BILLING_QUEUE_GROUP: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' })),
   /**
-   * Collections that are updated in place are split into this many by id hash. FerretDB 1.x scans the whole
-   * collection on every update, so small collections keep writes fast there; use 1 on MongoDB.
+   * Collections that are updated in place are split into this many by customer id hash, so the scheduler's due
+   * scans and its per-shard `$in` joins (full scans on FerretDB, which answers only `_id` equality from an index)
+   * stay small. The price on FerretDB: each `find` there first copies the metadata of every collection in the
+   * database (7 per shard), which the scheduler's hot path avoids. Changing it on an existing store hides the
+   * documents written under the old count. Use 1 on MongoDB.
    */
   STORE_SHARDS: Type.Integer({ minimum: 1, maximum: 256, default: 64 }),
   /** Customers whose seats and servers a replica keeps in memory (validated against a revision on each read). */

@@ -34,6 +34,20 @@ export function advancePeriod(anchor: Date, cycle: number, now: Date): { anchor_
   return { anchor_at: now, cycle: 1, paid_until: addMonthsClamped(now, 1) };
 }
 
+/**
+ * Seat renewals held back to be written together: the scheduler passes one per customer and writes what it
+ * collected in a few commands after the customer's debits. Only a renewal that needs nothing more (no notice
+ * for execution) is held back; a crash before the write leaves the seat due with its old dates, so the next
+ * pass replays the same debit (no second charge) and writes it then.
+ */
+export class SeatRenewalWrites {
+  readonly writes: Array<{ seatId: string; set: Partial<SeatDocument> }> = [];
+
+  add(seatId: string, set: Partial<SeatDocument>): void {
+    this.writes.push({ seatId, set });
+  }
+}
+
 function isInsufficientBalance(error: unknown): boolean {
   return error instanceof AppError && error.code === 'insufficient_balance';
 }
@@ -74,7 +88,7 @@ export class RenewalEngine {
     customerId: string,
     seatId: string,
     cancelAtPeriodEnd: boolean,
-    options: { retryOverdue?: boolean; prefetched?: SeatState } = {},
+    options: { retryOverdue?: boolean; prefetched?: SeatState; deferredWrites?: SeatRenewalWrites } = {},
   ): Promise<RenewalOutcome> {
     for (let attempt = 0; attempt < 4; attempt += 1) {
       // The scheduler's batch read is used once; a conflict (a lost claim) re-reads the seat by `_id`.
@@ -110,7 +124,7 @@ export class RenewalEngine {
       if (seat.bonus) {
         let { anchor_at, cycle, paid_until } = seat;
         while (paid_until.getTime() <= now.getTime()) ({ anchor_at, cycle, paid_until } = advancePeriod(anchor_at, cycle, now));
-        await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { anchor_at, cycle, paid_until, status: 'active', grace_ends_at: null, next_action_at: paid_until, updated_at: now } });
+        await this.writeRenewal(seat, { anchor_at, cycle, paid_until, status: 'active', grace_ends_at: null, next_action_at: paid_until, updated_at: now }, options.deferredWrites);
         return 'renewed_free';
       }
       if (!options.retryOverdue && seat.next_action_at && seat.next_action_at.getTime() > now.getTime() && seat.status !== 'active') {
@@ -118,13 +132,19 @@ export class RenewalEngine {
         if (seat.notice) await this.deliverNotice(seat, now);
         return 'unchanged';
       }
-      return this.chargeSeat(seat, occupancy.account_id, now);
+      return this.chargeSeat(seat, occupancy.account_id, now, options.deferredWrites);
     }
     this.logger.warn({ seat_id: seatId }, 'seat kept changing under the renewal; left for the next tick');
     return 'deferred';
   }
 
-  private async chargeSeat(seat: SeatDocument, accountId: string, now: Date): Promise<RenewalOutcome> {
+  /** A renewal that needs nothing after it: held back in `deferred` when the caller groups writes, else written now. */
+  private async writeRenewal(seat: SeatDocument, set: Partial<SeatDocument>, deferred: SeatRenewalWrites | undefined): Promise<void> {
+    if (deferred) deferred.add(seat._id, set);
+    else await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: set });
+  }
+
+  private async chargeSeat(seat: SeatDocument, accountId: string, now: Date, deferred?: SeatRenewalWrites): Promise<RenewalOutcome> {
     let replay: boolean;
     try {
       ({ replay } = await this.wallet.debit({ customer_id: seat.customer_id, entry_id: seatEntryId(seat._id, seat.paid_until), amount_eur_cents: this.policy.seatPriceEurCents, reason: 'seat', reference: seat._id }));
@@ -153,12 +173,14 @@ export class RenewalEngine {
     const period = advancePeriod(seat.anchor_at, seat.cycle, now);
     // Execution heard past_due or suspended (or may have: a notice still pending), so it hears active again.
     const notice: ExecutionNotice | null = seat.status !== 'active' || seat.notice ? { account_id: accountId, status: 'active' } : null;
-    const updated: SeatDocument = { ...seat, ...period, status: 'active', grace_ends_at: null, notice };
-    await this.store.collections.seats(seat.customer_id).updateOne(
-      { _id: seat._id },
-      { $set: { ...period, status: 'active', grace_ends_at: null, notice, next_action_at: notice ? now : period.paid_until, updated_at: now } },
-    );
-    if (notice) await this.deliverNotice(updated, now);
+    const set: Partial<SeatDocument> = { ...period, status: 'active', grace_ends_at: null, notice, next_action_at: notice ? now : period.paid_until, updated_at: now };
+    if (notice) {
+      // Execution is told only once the seat says so, so this write cannot wait for the group.
+      await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: set });
+      await this.deliverNotice({ ...seat, ...period, status: 'active', grace_ends_at: null, notice }, now);
+    } else {
+      await this.writeRenewal(seat, set, deferred);
+    }
     // A replay means another replica (or an earlier attempt) took this period's charge already.
     return replay ? 'already_charged' : 'charged';
   }

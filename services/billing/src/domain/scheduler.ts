@@ -5,7 +5,8 @@ import { insertIfAbsent } from '@mtx/shared/mongo';
 import { meter } from '@mtx/shared/telemetry';
 import type { BillingStore } from '../store/billing-store';
 import type { KeyedSerialQueue } from './keyed-queue';
-import type { RenewalEngine, RenewalOutcome } from './renewals';
+import type { SeatState } from './model';
+import { SeatRenewalWrites, type RenewalEngine, type RenewalOutcome } from './renewals';
 
 export interface SchedulerOptions {
   instanceId: string;
@@ -59,12 +60,137 @@ export class Scheduler {
     return lease?.holder === this.options.instanceId;
   }
 
-  /** One batch of due items: up to `batchSize` from each shard, so one busy shard cannot starve the rest. */
-  private async dueIn<T extends { _id: string; customer_id: string; next_action_at: Date | null }>(shards: Array<Collection<T>>, now: Date): Promise<T[]> {
+  /**
+   * Up to `batchSize` due items of one shard, so one busy shard cannot starve the rest (in one command: the
+   * batch size is the limit). A shard that returned less than that had nothing more due at that instant; it is
+   * added to `drained` and not scanned again in this tick (whatever falls due meanwhile waits for the next
+   * tick), which spares a full round of scans after the last batch.
+   */
+  private async dueIn<T extends { _id: string; customer_id: string; next_action_at: Date | null }>(collection: Collection<T> | undefined, shard: number, drained: Set<number>, now: Date): Promise<T[]> {
+    if (!collection || drained.has(shard)) return [];
     const perShard = this.options.batchSize;
-    const filter = { next_action_at: { $lte: now } } as Filter<T>;
-    const results = await Promise.all(shards.map((collection) => collection.find(filter).limit(perShard).toArray()));
-    return results.flat() as T[];
+    const found = (await collection.find({ next_action_at: { $lte: now } } as Filter<T>).limit(perShard).batchSize(perShard).toArray()) as T[];
+    if (found.length < perShard) drained.add(shard);
+    return found;
+  }
+
+  /**
+   * One batch: every shard's due items, each shard's customers handed to the workers as soon as that shard's
+   * scan and occupancy join are back rather than after all of them, so the charging starts at once and the
+   * scans of slow shards overlap it. A customer's seats and servers share a shard index, so a customer is
+   * never split between two shards' work. Returns how many items it took on.
+   */
+  private async runBatch(now: Date, seen: Set<string>, drained: { seats: Set<number>; servers: Set<number> }, report: SchedulerReport): Promise<number> {
+    const { seatShards, serverShards } = this.store.collections;
+    const shardCount = Math.max(seatShards.length, serverShards.length);
+    const ready: Array<{ customerId: string; items: { seats: string[]; servers: string[] }; joined: Map<string, SeatState> }> = [];
+    let producing = shardCount;
+    let taken = 0;
+    let failure: unknown;
+    let sleepers: Array<() => void> = [];
+    const wake = () => {
+      const woken = sleepers;
+      sleepers = [];
+      for (const resume of woken) resume();
+    };
+    const produce = async (shard: number) => {
+      try {
+        const [seats, servers] = await Promise.all([this.dueIn(seatShards[shard], shard, drained.seats, now), this.dueIn(serverShards[shard], shard, drained.servers, now)]);
+        const fresh = { seats: seats.filter((seat) => !seen.has(seat._id)), servers: servers.filter((server) => !seen.has(server._id)) };
+        const joined = await this.store.joinOccupancy(fresh.seats);
+        const byCustomer = new Map<string, { seats: string[]; servers: string[] }>();
+        for (const [kind, documents] of [['seats', fresh.seats], ['servers', fresh.servers]] as const) {
+          for (const document of documents as Array<{ _id: string; customer_id: string; next_action_at: Date | null }>) {
+            seen.add(document._id);
+            if (document.next_action_at) schedulerLag.record(Math.max(0, now.getTime() - document.next_action_at.getTime()), { 'mtx.kind': kind === 'seats' ? 'seat' : 'server' });
+            let entry = byCustomer.get(document.customer_id);
+            if (!entry) byCustomer.set(document.customer_id, (entry = { seats: [], servers: [] }));
+            entry[kind].push(document._id);
+            taken += 1;
+          }
+        }
+        for (const [customerId, items] of byCustomer) ready.push({ customerId, items, joined });
+      } catch (error) {
+        failure ??= error;
+      } finally {
+        producing -= 1;
+        wake();
+      }
+    };
+    const work = async () => {
+      for (;;) {
+        const next = ready.shift();
+        if (!next) {
+          if (producing === 0) return;
+          await new Promise<void>((resume) => sleepers.push(resume));
+          continue;
+        }
+        const { customerId, items, joined } = next;
+        try {
+          const results = await this.queue.run(customerId, () => this.processCustomer(customerId, items, joined));
+          for (const outcome of results) report.outcomes[outcome] += 1;
+          report.processed += results.length;
+        } catch (error) {
+          report.outcomes.deferred += items.seats.length + items.servers.length;
+          this.logger.error({ customer_id: customerId, err: error }, 'scheduler could not process a customer; left for the next tick');
+        }
+      }
+    };
+    await Promise.all([...Array.from({ length: shardCount }, (_, shard) => produce(shard)), ...Array.from({ length: this.options.concurrency }, work)]);
+    // A shard that could not be scanned fails the tick, as it always did, after the others' work is done.
+    if (failure !== undefined) throw failure;
+    return taken;
+  }
+
+  /**
+   * Brings one customer's due items up to date, inside the customer's queue. Seat renewals that need nothing
+   * more are written together after the debits (a few per command, through the store's write gate) instead of
+   * one command each; a seat whose write fails is reported `deferred` and, still due with its old dates, is
+   * charged again next time through the same entry id, which the wallet answers as a replay.
+   */
+  private async processCustomer(customerId: string, items: { seats: string[]; servers: string[] }, joined: Map<string, SeatState>): Promise<RenewalOutcome[]> {
+    const [settings, verified] = await Promise.all([
+      this.store.readSettings(customerId),
+      this.store.withoutPendingClaims(items.seats.flatMap((seatId) => joined.get(seatId) ?? [])),
+    ]);
+    const cancel = settings?.cancel_at_period_end ?? false;
+    const prefetched = new Map(verified.map((state) => [state.seat._id, state]));
+    const done: RenewalOutcome[] = [];
+    const grouped = new SeatRenewalWrites();
+    let failure: unknown = null;
+    try {
+      for (const seatId of items.seats) {
+        const state = prefetched.get(seatId);
+        done.push(await this.renewals.processSeat(customerId, seatId, cancel, { deferredWrites: grouped, ...(state ? { prefetched: state } : {}) }));
+      }
+    } catch (error) {
+      failure = error;
+    }
+    // Written even after a failure half-way, so the renewals already charged are not left for a replay.
+    await this.writeGroupedRenewals(customerId, items.seats, grouped, done);
+    try {
+      if (failure === null) for (const serverId of items.servers) done.push(await this.renewals.processServer(customerId, serverId, cancel));
+    } catch (error) {
+      failure = error;
+    }
+    // A failure may come after changes, so readers are told in that case too.
+    if (failure !== null || done.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevisionScheduled(customerId);
+    if (failure !== null) throw failure;
+    return done;
+  }
+
+  /** Writes the held-back renewals; a seat whose write is not known to have landed is reported `deferred`. */
+  private async writeGroupedRenewals(customerId: string, seatIds: string[], grouped: SeatRenewalWrites, done: RenewalOutcome[]): Promise<void> {
+    if (grouped.writes.length === 0) return;
+    const applied = await this.store.writeSeatRenewals(customerId, grouped.writes);
+    const failed = grouped.writes.filter((_, index) => !applied[index]).map((write) => write.seatId);
+    if (failed.length === 0) return;
+    const position = new Map(seatIds.map((seatId, index) => [seatId, index]));
+    for (const seatId of failed) {
+      const index = position.get(seatId);
+      if (index !== undefined && index < done.length) done[index] = 'deferred';
+    }
+    this.logger.warn({ customer_id: customerId, seat_ids: failed }, 'seat renewals charged but not written; the next tick replays their debits and writes them');
   }
 
   async tick(options: { respectLease?: boolean } = {}): Promise<SchedulerReport> {
@@ -84,50 +210,10 @@ export class Scheduler {
     // Work stops well before the slot ends, so the next slot's holder never overlaps with this one.
     const budgetMs = this.options.leaseMs * 0.8;
     const seen = new Set<string>();
+    const drained = { seats: new Set<number>(), servers: new Set<number>() };
     while (!this.stopped && performance.now() - startedMs < budgetMs) {
-      const batchNow = this.clock.now();
-      const [seats, servers] = await Promise.all([this.dueIn(this.store.collections.seatShards, batchNow), this.dueIn(this.store.collections.serverShards, batchNow)]);
-      const prefetched = await this.store.joinOccupancy(seats.filter((seat) => !seen.has(seat._id)));
-      const byCustomer = new Map<string, { seats: string[]; servers: string[] }>();
-      for (const [kind, documents] of [['seats', seats], ['servers', servers]] as const) {
-        for (const document of documents as Array<{ _id: string; customer_id: string; next_action_at: Date | null }>) {
-          if (seen.has(document._id)) continue;
-          seen.add(document._id);
-          if (document.next_action_at) schedulerLag.record(Math.max(0, batchNow.getTime() - document.next_action_at.getTime()), { 'mtx.kind': kind === 'seats' ? 'seat' : 'server' });
-          let entry = byCustomer.get(document.customer_id);
-          if (!entry) byCustomer.set(document.customer_id, (entry = { seats: [], servers: [] }));
-          entry[kind].push(document._id);
-        }
-      }
-      if (byCustomer.size === 0) break;
+      if ((await this.runBatch(this.clock.now(), seen, drained, report)) === 0) break;
       report.batches += 1;
-      const customers = [...byCustomer.entries()];
-      let next = 0;
-      const worker = async () => {
-        while (next < customers.length) {
-          const [customerId, items] = customers[next++]!;
-          try {
-            const results = await this.queue.run(customerId, async () => {
-              const settings = await this.store.readSettings(customerId);
-              const cancel = settings?.cancel_at_period_end ?? false;
-              const done: RenewalOutcome[] = [];
-              for (const seatId of items.seats) {
-                const state = prefetched.get(seatId);
-                done.push(await this.renewals.processSeat(customerId, seatId, cancel, state ? { prefetched: state } : {}));
-              }
-              for (const serverId of items.servers) done.push(await this.renewals.processServer(customerId, serverId, cancel));
-              if (done.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevision(customerId);
-              return done;
-            });
-            for (const outcome of results) outcomes[outcome] += 1;
-            report.processed += results.length;
-          } catch (error) {
-            outcomes.deferred += items.seats.length + items.servers.length;
-            this.logger.error({ customer_id: customerId, err: error }, 'scheduler could not process a customer; left for the next tick');
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(this.options.concurrency, customers.length) }, worker));
     }
     this.ticks += 1;
     if (report.lease === 'acquired' && this.ticks % 100 === 1) {

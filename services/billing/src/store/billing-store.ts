@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Collection, Db, Filter } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   claimKey,
@@ -19,6 +19,7 @@ import {
   type ServerState,
   type SettingsDocument,
 } from '../domain/model';
+import { WriteGate } from '@mtx/shared/write-gate';
 
 /**
  * Billing's collections. Hot reads are `_id` lookups only (FerretDB answers nothing else from an index):
@@ -27,14 +28,17 @@ import {
  *
  * Documents that are updated in place are spread over `shards` collections by a hash of their customer id
  * (`seats_07`, ...), so one customer's documents share a collection and a renewal pass can write a
- * customer's seats in one command. On FerretDB 1.x an update or delete by `_id` costs time proportional to the size of its
- * collection (measured: 0.9 ms at 100 documents, 18 ms at 10,000), so small collections keep the scheduler's
- * per-charge write cheap; on MongoDB `shards: 1` gives plain single collections. Insert-only collections
- * (claims, leases, cancellations) are not sharded: inserts cost the same at any size. Pointers are sharded by
- * customer, so listing a customer's pointers is one `$in` query over a small collection.
+ * customer's seats in one command. Our FerretDB build answers `_id` lookups, updates and deletes from the
+ * `_id` index, but every other filter (`$in` included) scans its collection, so small collections keep the
+ * scheduler's due scans and its per-shard `$in` joins cheap; on MongoDB `shards: 1` gives plain single
+ * collections. Insert-only collections (claims, leases, cancellations) are not sharded and are only read by
+ * `_id`. Pointers are sharded by customer, so listing a customer's pointers is one `$in` query over a small
+ * collection.
  */
 /** Every accessor takes the customer id: a customer's documents of one kind all live in one shard. */
 export interface BillingCollections {
+  /** The database holding them all, for commands that are not a collection method. */
+  database: Db;
   customers(customerId: string): Collection<CustomerDocument>;
   settings(customerId: string): Collection<SettingsDocument>;
   seats(customerId: string): Collection<SeatDocument>;
@@ -74,6 +78,7 @@ export function billingCollections(database: Db, shards = 1): BillingCollections
   const accounts = sharded<AccountDocument>('accounts');
   const pointers = sharded<PointerDocument>('pointers');
   return {
+    database,
     customers: customers.pick,
     settings: settings.pick,
     seats: seats.pick,
@@ -108,14 +113,32 @@ interface CachedView {
 }
 
 const pointerProbeLimit = 100_000;
+/** Claim lookups one `withoutPendingClaims` call keeps in flight. */
+const claimLookupsInFlight = 8;
+/**
+ * Statements per `update` command of grouped seat writes. FerretDB 1.24 keeps each statement's query cursor (and
+ * its SQLite connection, of 100 per database) open until the whole command ends, plus one for the write: 32
+ * concurrent commands of 10 statements exhausted the pool and hung the store. 8 statements × the gate's few
+ * commands leave most of the pool to everyone else, even with two replicas.
+ */
+const seatWritesPerCommand = 8;
+
+export interface BillingStoreOptions {
+  cacheCustomers: number;
+  /** Store write commands the scheduler keeps in flight at once (see WriteGate). */
+  schedulerWritesInFlight?: number;
+}
 
 export class BillingStore {
   private readonly cache = new Map<string, CachedView>();
+  private readonly schedulerWrites: WriteGate;
 
   constructor(
     readonly collections: BillingCollections,
-    private readonly options: { cacheCustomers: number },
-  ) {}
+    private readonly options: BillingStoreOptions,
+  ) {
+    this.schedulerWrites = new WriteGate(options.schedulerWritesInFlight ?? 2);
+  }
 
   newRevision(): string {
     return crypto.randomBytes(9).toString('base64url');
@@ -255,9 +278,9 @@ export class BillingStore {
   }
 
   /**
-   * Joins the seats a scheduler batch found with their occupancy in a few bulk queries instead of three
-   * lookups per seat. A seat whose occupancy has a claim pending repair is left out; the renewal then reads it
-   * the careful way.
+   * Joins the seats a scheduler batch found with their occupancy: one `$in` query per occupancy shard instead
+   * of a lookup per seat. The join is not yet safe to act on: a claim may be pending repair, which
+   * `withoutPendingClaims` checks.
    */
   async joinOccupancy(seats: SeatDocument[]): Promise<Map<string, SeatState>> {
     const joined = new Map<string, SeatState>();
@@ -270,13 +293,76 @@ export class BillingStore {
       groups.set(collection, group);
     }
     const occupancies = new Map((await Promise.all([...groups].map(([collection, ids]) => collection.find({ _id: { $in: ids } }).toArray()))).flat().map((document) => [document._id, document]));
-    const nextClaims = [...occupancies.values()].map((occupancy) => claimKey(occupancy._id, occupancy.generation + 1));
-    const pending = new Set((await this.collections.claims.find({ _id: { $in: nextClaims } }, { projection: { seat_id: 1 } }).toArray()).map((claim) => claim.seat_id));
     for (const seat of seats) {
       const occupancy = occupancies.get(seat._id);
-      if (occupancy && !pending.has(seat._id)) joined.set(seat._id, { seat, occupancy });
+      if (occupancy) joined.set(seat._id, { seat, occupancy });
     }
     return joined;
+  }
+
+  /**
+   * The joined states whose occupancy has no next-generation claim waiting (a writer that died between its claim
+   * and the occupancy update leaves one); the others are left out, so the renewal reads them the careful way,
+   * which repairs them. One `_id` probe per seat: the claims collection keeps every claim ever made, and a
+   * `$in` over it is a full scan per listed id on FerretDB (3 s for 10,000 seats).
+   */
+  async withoutPendingClaims(states: SeatState[]): Promise<SeatState[]> {
+    const pending = new Array<boolean>(states.length);
+    let next = 0;
+    const lookups = async () => {
+      while (next < states.length) {
+        const index = next++;
+        const { occupancy } = states[index]!;
+        pending[index] = await this.claimExists(claimKey(occupancy._id, occupancy.generation + 1));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(claimLookupsInFlight, states.length) }, lookups));
+    return states.filter((_, index) => !pending[index]);
+  }
+
+  /**
+   * Whether the claim exists, by a `count` of its `_id` rather than a find: FerretDB answers every `find` after
+   * copying and sorting the metadata of all the database's collections (450 here, with 64 shards), which made a
+   * find by `_id` cost three times this probe (0.31 against 0.10 ms of store CPU, measured). On MongoDB, a count
+   * with an `_id` predicate is an exact index lookup.
+   */
+  private async claimExists(claimId: string): Promise<boolean> {
+    const answer = await this.collections.database.command({ count: this.collections.claims.collectionName, query: { _id: claimId }, limit: 1 });
+    return Number(answer.n) > 0;
+  }
+
+  /**
+   * Writes the renewals the scheduler collected for one customer's seats, a few per `update` command and
+   * through the scheduler's write gate. Returns, for each write, whether it is known to be applied; a seat
+   * whose write failed is still due with its old dates, so the next pass charges it again through the same
+   * entry id (a replay) and writes it then.
+   */
+  async writeSeatRenewals(customerId: string, writes: ReadonlyArray<{ seatId: string; set: Partial<SeatDocument> }>): Promise<boolean[]> {
+    const applied = new Array<boolean>(writes.length).fill(false);
+    for (let start = 0; start < writes.length; start += seatWritesPerCommand) {
+      const chunk = writes.slice(start, start + seatWritesPerCommand);
+      try {
+        await this.schedulerWrites.run(() =>
+          this.collections.seats(customerId).bulkWrite(
+            chunk.map((write) => ({ updateOne: { filter: { _id: write.seatId }, update: { $set: write.set } } })),
+            { ordered: false },
+          ),
+        );
+        chunk.forEach((_, index) => (applied[start + index] = true));
+      } catch (error) {
+        // MongoDB names the statements that failed (the others applied); a failed command (FerretDB reports
+        // any failure that way) says nothing about which applied, so none is counted.
+        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+        const failed = error instanceof MongoBulkWriteError && writeErrors.length > 0 && error.result.matchedCount + writeErrors.length === chunk.length ? new Set(writeErrors.map((writeError) => writeError.index)) : null;
+        if (failed) chunk.forEach((_, index) => (applied[start + index] = !failed.has(index)));
+      }
+    }
+    return applied;
+  }
+
+  /** `bumpRevision` for the scheduler's own writes: through its write gate, like the renewals it follows. */
+  async bumpRevisionScheduled(customerId: string): Promise<void> {
+    await this.schedulerWrites.run(() => this.bumpRevision(customerId));
   }
 
   async readSeat(customerId: string, seatId: string): Promise<SeatState | null> {
