@@ -13,8 +13,13 @@
  * Writes test/bench/results/execution.json (format: /work/notes/bench-format.md) and prints a summary.
  * Knobs: BENCH_EXECUTION_SECONDS (per run, default 10), BENCH_EXECUTION_CONCURRENCY (default "1,16,64"),
  * BENCH_EXECUTION_OUTPUT (another results file, for exploratory runs), BENCH_EXECUTION_PROFILE=<dir>: every service writes a V8 CPU profile there, summarised per service at the end
- * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle).
+ * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle), BENCH_EXECUTION_SERIES=rest (REST series
+ * only), BENCH_EXECUTION_RATE=<batches/s> (one more REST run at that fixed offered load), BENCH_EXECUTION_WARMUP_SECONDS
+ * (default 3), BENCH_EXECUTION_TRACING=off|export,
+ * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see main). REST runs also report each process's CPU
+ * time and (with Linux perf) instructions per batch.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -33,12 +38,19 @@ import { createGatewayStore } from '../../services/gateway/src/store/gateway-sto
 import { currentMachine, type BenchResult, type BenchRun } from './report';
 
 const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
-const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64').split(',').map(Number);
+const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64').split(',').map(Number).filter((concurrency) => concurrency > 0);
 const prefix = `benche_${crypto.randomBytes(3).toString('hex')}_`;
 const subjectRoot = `bench${crypto.randomBytes(3).toString('hex')}`;
 const resultsFile = process.env.BENCH_EXECUTION_OUTPUT ? path.resolve(process.env.BENCH_EXECUTION_OUTPUT) : path.join(__dirname, 'results', 'execution.json');
 const log = (line: string) => process.stderr.write(`[bench:execution] ${line}\n`);
 const profileDirectory = process.env.BENCH_EXECUTION_PROFILE ? path.resolve(process.env.BENCH_EXECUTION_PROFILE) : undefined;
+// BENCH_EXECUTION_SERIES=rest measures the REST series only (bench:tracing compares nothing else).
+const restOnly = process.env.BENCH_EXECUTION_SERIES === 'rest';
+// BENCH_EXECUTION_RATE=<batches/s> adds a REST run at that fixed offered load (CPU per batch comparable across runs).
+const fixedRatePerS = Number(process.env.BENCH_EXECUTION_RATE ?? 0);
+// Closed-loop REST batches at concurrency 4 before measuring, so V8 has compiled the hot paths (ours and the
+// libraries') as it has in a service that has been up for a while.
+const warmupSeconds = Number(process.env.BENCH_EXECUTION_WARMUP_SECONDS ?? 3);
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { url: string; functionName: string } }>;
@@ -67,6 +79,103 @@ function summarizeProfile(file: string): Array<[string, number]> {
   return [...totals].map(([bucket, time]) => [bucket, time / Math.max(1, total)] as [string, number]).sort((left, right) => right[1] - left[1]);
 }
 
+const clockTicksPerSecond = 100;
+
+/**
+ * CPU time (user + system, ms) used so far by each process of the run, from /proc (Linux; empty elsewhere).
+ * Unlike throughput, CPU per batch barely moves when other work shares the machine, so it shows what tracing
+ * costs even on a noisy host.
+ */
+function cpuTimesMs(pids: Map<string, number>): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const [name, pid] of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14 and 15 of proc(5) (utime, stime), counted here from field 3 (state).
+      times.set(name, ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond);
+    } catch {
+      // Not Linux, or the process is gone.
+    }
+  }
+  const own = process.cpuUsage();
+  times.set('bench (load + OTLP receiver)', (own.user + own.system) / 1000);
+  return times;
+}
+
+/** The store and NATS servers this run started, found by their data directory on the command line. */
+function infrastructurePids(dataDirectory: string): Map<string, number> {
+  const pids = new Map<string, number>();
+  if (!fs.existsSync('/proc')) return pids;
+  for (const entry of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const commandLine = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!commandLine.includes(dataDirectory)) continue;
+      if (commandLine.includes('ferretdb')) pids.set('ferretdb', Number(entry));
+      else if (commandLine.includes('nats-server')) pids.set('nats-server', Number(entry));
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** CPU ms per batch of each process between two readings, plus their total. */
+function cpuPerBatch(before: Map<string, number>, after: Map<string, number>, batches: number): Record<string, number> {
+  const perBatch: Record<string, number> = {};
+  let total = 0;
+  for (const [name, endMs] of after) {
+    const usedMs = endMs - (before.get(name) ?? endMs);
+    total += usedMs;
+    perBatch[name] = round(usedMs / Math.max(1, batches), 2)!;
+  }
+  perBatch.total = round(total / Math.max(1, batches), 2)!;
+  return perBatch;
+}
+
+/**
+ * Counts the instructions each process retires while a run lasts (Linux `perf stat`, when it is installed and
+ * allowed). Instructions per batch hardly move with the load other work puts on the machine, so they compare
+ * two configurations more steadily than CPU time does.
+ */
+function countInstructions(pids: Map<string, number>): () => Promise<Map<string, number>> {
+  const counters = [...pids].map(([name, pid]) => {
+    const child = spawn('perf', ['stat', '-x', ',', '-e', 'instructions', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const done = new Promise<number | undefined>((resolve) => {
+      child.on('error', () => resolve(undefined));
+      child.on('close', () => {
+        const line = output.split('\n').find((candidate) => candidate.includes(',instructions'));
+        const count = Number(line?.split(',')[0]);
+        resolve(Number.isFinite(count) && count > 0 ? count : undefined);
+      });
+    });
+    return { name, child, done };
+  });
+  return async () => {
+    const counts = new Map<string, number>();
+    for (const counter of counters) counter.child.kill('SIGINT');
+    for (const counter of counters) {
+      const count = await counter.done;
+      if (count !== undefined) counts.set(counter.name, count);
+    }
+    return counts;
+  };
+}
+
+/** Millions of instructions per batch of each process, plus their total. */
+function instructionsPerBatch(counts: Map<string, number>, batches: number): Record<string, number> {
+  const perBatch: Record<string, number> = {};
+  let total = 0;
+  for (const [name, count] of counts) {
+    total += count;
+    perBatch[name] = round(count / 1e6 / Math.max(1, batches), 2)!;
+  }
+  if (counts.size > 0) perBatch.total = round(total / 1e6 / Math.max(1, batches), 2)!;
+  return perBatch;
+}
+
 const servers = [
   { platform: 'mt5', server: 'AlphaFX-Live', suffix: '' },
   { platform: 'mt5', server: 'BetaMarkets-Server', suffix: '.xx' },
@@ -74,6 +183,9 @@ const servers = [
   { platform: 'mt4', server: 'DeltaPrime-ECN', suffix: '-ecn' },
   { platform: 'mt4', server: 'OmegaCapital-Demo', suffix: '' },
 ] as const;
+
+/** A REST run also carries the CPU time and instructions each process spent per batch (bench:tracing compares them). */
+export type ExecutionRun = BenchRun & { offered_per_s?: number; cpu_ms_per_batch?: Record<string, number>; instructions_millions_per_batch?: Record<string, number> };
 
 interface BenchAccount {
   id: string;
@@ -112,6 +224,45 @@ function summarize(label: string, series: string, concurrency: number, latencies
   };
 }
 
+/**
+ * Starts `operation` at a fixed rate for `seconds` (open loop, at most `inFlightMax` at once: a start that
+ * finds them all busy is counted as an error), so two configurations are compared at the same offered load.
+ */
+async function fixedRate(ratePerS: number, seconds: number, inFlightMax: number, operation: () => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number }> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let inFlight = 0;
+  const started = process.hrtime.bigint();
+  const startedMs = performance.now();
+  const total = Math.round(ratePerS * seconds);
+  const pending: Array<Promise<void>> = [];
+  for (let index = 0; index < total; index++) {
+    const dueMs = startedMs + (index * 1000) / ratePerS;
+    const waitMs = dueMs - performance.now();
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    if (inFlight >= inFlightMax) {
+      errors += 1;
+      continue;
+    }
+    inFlight += 1;
+    const operationStarted = process.hrtime.bigint();
+    pending.push(
+      operation()
+        .catch((error: unknown) => {
+          if (errors === 0) log(`first failure: ${(error as Error).message}`);
+          return false;
+        })
+        .then((ok) => {
+          inFlight -= 1;
+          if (ok) latencies.push(Number(process.hrtime.bigint() - operationStarted) / 1e6);
+          else errors += 1;
+        }),
+    );
+  }
+  await Promise.all(pending);
+  return { latencies, errors, durationS: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
 /** Runs `operation` in `concurrency` closed loops for `seconds`; each resolves to whether it succeeded. */
 async function closedLoop(concurrency: number, seconds: number, operation: () => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number }> {
   const latencies: number[] = [];
@@ -141,10 +292,22 @@ async function main(): Promise<void> {
   const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
   // BENCH_EXECUTION_TRACING: `off` disables the OpenTelemetry SDK in every service; `export` exports every span
   // and metric over OTLP/HTTP to a receiver in this process; unset keeps the default (SDK on, nothing exported).
+  // The receiver stands in for a collector on another machine, so it only counts what it is sent (discard mode),
+  // unless BENCH_EXECUTION_SPAN_CENSUS=true asks it to parse and keep every span (JSON encoding then).
+  // BENCH_EXECUTION_OTLP_PROTOCOL picks the encoding otherwise (unset: the services' default).
   const tracingMode = process.env.BENCH_EXECUTION_TRACING ?? 'default';
-  const receiver = tracingMode === 'export' ? await startOtlpReceiver() : undefined;
+  const census = process.env.BENCH_EXECUTION_SPAN_CENSUS === 'true';
+  const receiver = tracingMode === 'export' ? await startOtlpReceiver({ discard: !census }) : undefined;
+  const otlpProtocol = census ? 'http/json' : process.env.BENCH_EXECUTION_OTLP_PROTOCOL;
   const tracingEnv: Record<string, string> =
-    tracingMode === 'off' ? { OTEL_SDK_DISABLED: 'true' } : receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : {};
+    tracingMode === 'off'
+      ? { OTEL_SDK_DISABLED: 'true' }
+      : receiver
+        ? // WARN diagnostics show spans a batch span processor had to drop (its queue full).
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...(otlpProtocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol } : {}), OTEL_LOG_LEVEL: 'warn' }
+        : {};
+  const droppedSpans = new Map<string, number>();
+  const otelWarnings: string[] = [];
   let stack: Stack | undefined;
   try {
     stack = await startStack({
@@ -166,6 +329,9 @@ async function main(): Promise<void> {
         ...(profileDirectory ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory } : {}),
       },
       onLine: (service, line) => {
+        const dropped = /Dropped (\d+) spans/.exec(line);
+        if (dropped) droppedSpans.set(service, (droppedSpans.get(service) ?? 0) + Number(dropped[1]));
+        else if (receiver && !line.startsWith('{') && otelWarnings.length < 20) otelWarnings.push(`[${service}] ${line.slice(0, 300)}`);
         if (/"level":(50|60)/.test(line)) process.stderr.write(`[${service}] ${line}\n`);
       },
     });
@@ -176,7 +342,7 @@ async function main(): Promise<void> {
     const gateway = new URL(stack.gatewayUrl);
     const controlUrl = stack.env.BROKER_SIM_HTTP_URL!;
 
-    const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...concurrencies) });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0) });
     const rest = (method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
         const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -260,9 +426,9 @@ async function main(): Promise<void> {
       return replies.every((reply) => connectorCodecs.placeReply.decode(reply.data).results[0]?.status === 'filled');
     };
 
-    log('warming up');
-    await closedLoop(4, 3, restBatch);
-    await closedLoop(4, 2, floorBatch);
+    log(`warming up (${warmupSeconds} s)`);
+    await closedLoop(4, warmupSeconds, restBatch);
+    if (!restOnly) await closedLoop(4, 2, floorBatch);
 
     const runs: BenchRun[] = [];
     const series = {
@@ -270,23 +436,51 @@ async function main(): Promise<void> {
       grpc: 'gRPC: execution → NATS → connectors → broker-sim',
       floor: 'floor: the 20 NATS requests straight to the connectors',
     };
-    const byConcurrency = new Map<number, { rest: BenchRun; grpc: BenchRun; floor: BenchRun }>();
+    const byConcurrency = new Map<number, { rest: ExecutionRun; grpc: BenchRun; floor: BenchRun }>();
+    const perfAvailable = process.platform === 'linux' && spawnSync('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], { encoding: 'utf8' }).stderr?.includes(',instructions');
+    const measuredPids = new Map([...[...stack.services.values()].flatMap((service) => (service.pid ? [[service.name, service.pid] as [string, number]] : [])), ...infrastructurePids(dataDirectory)]);
     for (const concurrency of concurrencies) {
       log(`concurrency ${concurrency}: REST`);
+      const cpuBefore = cpuTimesMs(measuredPids);
+      const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, ['bench (load + OTLP receiver)', process.pid]])) : undefined;
       const restRun = await closedLoop(concurrency, runSeconds, restBatch);
-      log(`concurrency ${concurrency}: gRPC`);
-      const grpcRun = await closedLoop(concurrency, runSeconds, grpcBatch);
-      log(`concurrency ${concurrency}: floor`);
-      const floorRun = await closedLoop(concurrency, runSeconds, floorBatch);
+      const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), restRun.latencies.length + restRun.errors);
+      const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), restRun.latencies.length + restRun.errors);
+      const skipped = { latencies: [], errors: 0, durationS: 0 };
+      if (!restOnly) log(`concurrency ${concurrency}: gRPC`);
+      const grpcRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, grpcBatch);
+      if (!restOnly) log(`concurrency ${concurrency}: floor`);
+      const floorRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, floorBatch);
       const entry = {
-        rest: summarize(`REST 20-leg batch, concurrency ${concurrency}`, series.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors),
+        rest: { ...summarize(`REST 20-leg batch, concurrency ${concurrency}`, series.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors), cpu_ms_per_batch: cpu, ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}) } as ExecutionRun,
         grpc: summarize(`gRPC 20-leg batch, concurrency ${concurrency}`, series.grpc, concurrency, grpcRun.latencies, grpcRun.durationS, grpcRun.errors),
         floor: summarize(`floor: 20 NATS requests, concurrency ${concurrency}`, series.floor, concurrency, floorRun.latencies, floorRun.durationS, floorRun.errors),
       };
       byConcurrency.set(concurrency, entry);
       log(`  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`);
-      log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
-      log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
+      log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
+      if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+      if (!restOnly) log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
+      if (!restOnly) log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
+    }
+
+    if (fixedRatePerS) {
+      log(`fixed rate ${fixedRatePerS} batches/s: REST`);
+      const cpuBefore = cpuTimesMs(measuredPids);
+      const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, ['bench (load + OTLP receiver)', process.pid]])) : undefined;
+      const rateRun = await fixedRate(fixedRatePerS, runSeconds, 64, restBatch);
+      const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), rateRun.latencies.length + rateRun.errors);
+      const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), rateRun.latencies.length + rateRun.errors);
+      const run: ExecutionRun = {
+        ...summarize(`REST 20-leg batch, fixed rate ${fixedRatePerS}/s`, series.rest, 1, rateRun.latencies, rateRun.durationS, rateRun.errors),
+        offered_per_s: fixedRatePerS,
+        cpu_ms_per_batch: cpu,
+        ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}),
+      };
+      runs.push(run);
+      log(`  REST  p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.throughput_per_s} batches/s, errors ${run.errors}`);
+      log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
+      if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
     }
 
     const first = byConcurrency.get(1);
@@ -295,10 +489,10 @@ async function main(): Promise<void> {
     }
     const busiest = byConcurrency.get(64);
     if (busiest) busiest.rest.floor = { metric: 'throughput_per_s', value: 500, comparison: 'at_least', description: '≥ 500 batches/s (10,000 legs/s) at concurrency 64' };
-    for (const entry of byConcurrency.values()) runs.push(entry.rest, entry.grpc, entry.floor);
+    for (const entry of byConcurrency.values()) runs.push(...(restOnly ? [entry.rest] : [entry.rest, entry.grpc, entry.floor]));
 
     const notes: string[] = [`1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`];
-    for (const [concurrency, entry] of byConcurrency) {
+    for (const [concurrency, entry] of restOnly ? [] : byConcurrency) {
       const added50 = entry.rest.p50_ms !== null && entry.floor.p50_ms !== null ? round(entry.rest.p50_ms - entry.floor.p50_ms) : null;
       const added99 = entry.rest.p99_ms !== null && entry.floor.p99_ms !== null ? round(entry.rest.p99_ms - entry.floor.p99_ms) : null;
       const ratio = entry.rest.p50_ms !== null && entry.floor.p50_ms ? round(entry.rest.p50_ms / entry.floor.p50_ms) : null;
@@ -326,6 +520,25 @@ async function main(): Promise<void> {
   } finally {
     const pids = new Map([...(stack?.services ?? new Map()).values()].map((service) => [String(service.pid), service.name]));
     await stack?.stop();
+    if (receiver) {
+      const { traces, metrics, logs } = receiver.traffic;
+      const size = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MiB`;
+      log(`OTLP received (${otlpProtocol ?? 'the services\' default encoding'}): traces ${traces.requests} requests ${size(traces.bytes)}, metrics ${metrics.requests} requests ${size(metrics.bytes)}, logs ${logs.requests} requests ${size(logs.bytes)}`);
+      log(droppedSpans.size === 0 ? 'no span dropped by a batch span processor' : `spans DROPPED by full batch span processor queues: ${[...droppedSpans].map(([service, count]) => `${service} ${count}`).join(', ')}`);
+      for (const warning of otelWarnings) log(`OpenTelemetry diagnostic: ${warning}`);
+    }
+    if (receiver && census) {
+      const durations = new Map<string, number[]>();
+      for (const span of receiver.spans) {
+        const key = `${span.service} ${span.name}`;
+        durations.set(key, [...(durations.get(key) ?? []), Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6]);
+      }
+      log(`span census: ${receiver.spans.length} spans in all (count, median duration, name)`);
+      for (const [name, values] of [...durations.entries()].sort((a, b) => b[1].length - a[1].length)) {
+        const sorted = values.sort((left, right) => left - right);
+        log(`span census: ${sorted.length} ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} ms ${name}`);
+      }
+    }
     await receiver?.close();
     await infrastructure.stop();
     fs.rmSync(dataDirectory, { recursive: true, force: true });

@@ -1,23 +1,37 @@
 /**
- * `npm run bench:tracing`: the cost of tracing on the hot path. Runs the execution benchmark twice in one go,
- * once with the OpenTelemetry SDK switched off in every service and once with every span and metric exported
- * over OTLP/HTTP, and reports the throughput ratio and the p50 difference (targets: ≤ 15 % of throughput,
- * ≤ 1 ms at p50). Writes test/bench/results/tracing.json.
+ * `npm run bench:tracing`: the cost of tracing on the hot path. Runs the REST series of the execution benchmark
+ * with the OpenTelemetry SDK switched off in every service and with every span and metric exported over OTLP/HTTP
+ * (the services' default encoding) to a receiver that stands in for a collector on another machine: it counts
+ * what it is sent and parses nothing. Reports the throughput ratio and the p50 difference (targets: ≤ 15 % of
+ * throughput, ≤ 1 ms at p50) at each concurrency, the CPU time and instructions every process spent per batch,
+ * and, at a fixed offered load, the CPU per batch of both modes (a figure that other work on the machine barely
+ * moves). Knobs: BENCH_TRACING_SECONDS (per run, default 6), BENCH_TRACING_CONCURRENCY (default "1,16"),
+ * BENCH_TRACING_RATE (batches/s of the fixed-load run, default 20, 0 for none), BENCH_TRACING_WARMUP_SECONDS
+ * (default 20), BENCH_TRACING_ROUNDS (off/export pairs, alternated and pooled; default 1).
+ * Writes test/bench/results/tracing.json.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ExecutionRun } from './execution';
 import { currentMachine, type BenchResult, type BenchRun } from './report';
 
 const seconds = process.env.BENCH_TRACING_SECONDS ?? '6';
 const concurrencies = process.env.BENCH_TRACING_CONCURRENCY ?? '1,16';
+// Long enough for V8 to have compiled the hot paths of both configurations (OpenTelemetry's included): a
+// service that has been up for a while. With the execution benchmark's 3 s, the traced run still pays for
+// compiling the SDK's code while it is measured.
+const warmupSeconds = process.env.BENCH_TRACING_WARMUP_SECONDS ?? '20';
+// A run at a fixed offered load (0: none) compares CPU per batch at equal throughput, which noise barely moves.
+const ratePerS = process.env.BENCH_TRACING_RATE ?? '20';
+const rounds = Math.max(1, Number(process.env.BENCH_TRACING_ROUNDS ?? 1));
 const resultsFile = path.join(__dirname, 'results', 'tracing.json');
 
 function runMode(mode: 'off' | 'export'): BenchResult {
   const output = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-tracing-')), `${mode}.json`);
   const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'execution.ts')], {
-    env: { ...process.env, BENCH_EXECUTION_TRACING: mode, BENCH_EXECUTION_SECONDS: seconds, BENCH_EXECUTION_CONCURRENCY: concurrencies, BENCH_EXECUTION_OUTPUT: output },
+    env: { ...process.env, BENCH_EXECUTION_TRACING: mode, BENCH_EXECUTION_SERIES: 'rest', BENCH_EXECUTION_RATE: ratePerS, BENCH_EXECUTION_WARMUP_SECONDS: warmupSeconds, BENCH_EXECUTION_SECONDS: seconds, BENCH_EXECUTION_CONCURRENCY: concurrencies, BENCH_EXECUTION_OUTPUT: output },
     stdio: ['ignore', 'inherit', 'inherit'],
     timeout: 15 * 60_000,
   });
@@ -25,16 +39,76 @@ function runMode(mode: 'off' | 'export'): BenchResult {
   return JSON.parse(fs.readFileSync(output, 'utf8')) as BenchResult;
 }
 
-const restRuns = (result: BenchResult) => result.runs.filter((run) => run.label.startsWith('REST'));
+type Run = ExecutionRun;
+const restRuns = (result: BenchResult) => (result.runs as Run[]).filter((run) => run.label.startsWith('REST') && run.offered_per_s === undefined);
+const rateRun = (result: BenchResult) => (result.runs as Run[]).find((run) => run.offered_per_s !== undefined);
+
+function percentile(sorted: number[], fraction: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
+}
+
+/** One run from the same run of several rounds: latencies pooled, throughput over the summed time, CPU per batch weighted. */
+function pool(runs: Run[]): Run {
+  if (runs.length === 1) return runs[0]!;
+  const samples = runs.flatMap((run) => run.samples_ms ?? []).sort((left, right) => left - right);
+  const requests = runs.reduce((sum, run) => sum + (run.requests ?? 0), 0);
+  const durationS = runs.reduce((sum, run) => sum + (run.duration_s ?? 0), 0);
+  const round = (value: number | null) => (value === null ? null : Math.round(value * 100) / 100);
+  return {
+    ...runs[0]!,
+    requests,
+    duration_s: round(durationS)!,
+    errors: runs.reduce((sum, run) => sum + (run.errors ?? 0), 0),
+    p50_ms: round(percentile(samples, 0.5)),
+    p90_ms: round(percentile(samples, 0.9)),
+    p99_ms: round(percentile(samples, 0.99)),
+    mean_ms: round(samples.reduce((sum, value) => sum + value, 0) / Math.max(1, samples.length)),
+    max_ms: samples.at(-1) ?? null,
+    throughput_per_s: Math.round((requests / Math.max(1e-9, durationS)) * 10) / 10,
+    samples_ms: samples,
+    cpu_ms_per_batch: pooledRecord(runs, 'cpu_ms_per_batch'),
+    instructions_millions_per_batch: pooledRecord(runs, 'instructions_millions_per_batch'),
+  };
+}
+
+/** What tracing adds per batch to each process (CPU ms or millions of instructions), largest first. */
+function addedPerBatch(field: 'cpu_ms_per_batch' | 'instructions_millions_per_batch', unit: string, off: Run, exporting: Run): string | undefined {
+  const before = off[field] ?? {};
+  const after = exporting[field] ?? {};
+  if (!before.total || !after.total) return undefined;
+  const added = Object.keys(after)
+    .filter((name) => name !== 'total')
+    .map((name) => [name, (after[name] ?? 0) - (before[name] ?? 0)] as [string, number])
+    .sort((left, right) => right[1] - left[1]);
+  const ratio = after.total / before.total - 1;
+  return `${unit} per batch ${before.total.toFixed(1)} → ${after.total.toFixed(1)} (${ratio >= 0 ? '+' : ''}${(ratio * 100).toFixed(1)} %: ${added.map(([name, amount]) => `${name} ${amount >= 0 ? '+' : ''}${amount.toFixed(2)}`).join(', ')})`;
+}
+
+function pooledRecord(runs: Run[], field: 'cpu_ms_per_batch' | 'instructions_millions_per_batch'): Record<string, number> | undefined {
+  const requests = runs.reduce((sum, run) => sum + (run.requests ?? 0), 0);
+  if (!runs.every((run) => run[field])) return undefined;
+  const pooled: Record<string, number> = {};
+  for (const run of runs) for (const [name, amount] of Object.entries(run[field]!)) pooled[name] = (pooled[name] ?? 0) + (amount * (run.requests ?? 0)) / Math.max(1, requests);
+  return Object.fromEntries(Object.entries(pooled).map(([name, amount]) => [name, Math.round(amount * 100) / 100]));
+}
 
 function main(): void {
-  const off = runMode('off');
-  const exporting = runMode('export');
+  const offRounds: BenchResult[] = [];
+  const exportRounds: BenchResult[] = [];
+  // Alternating the modes spreads the drift of a shared machine over both.
+  for (let round = 0; round < rounds; round++) {
+    offRounds.push(runMode('off'));
+    exportRounds.push(runMode('export'));
+  }
+  const loads = os.loadavg();
   const runs: BenchRun[] = [];
   const notes: string[] = [];
-  for (const withoutTracing of restRuns(off)) {
-    const withTracing = restRuns(exporting).find((run) => run.concurrency === withoutTracing.concurrency);
-    if (!withTracing) continue;
+  for (const first of restRuns(offRounds[0]!)) {
+    const withoutTracing = pool(offRounds.map((result) => restRuns(result).find((run) => run.concurrency === first.concurrency)!));
+    const matching = exportRounds.map((result) => restRuns(result).find((run) => run.concurrency === first.concurrency)).filter((run): run is Run => !!run);
+    if (matching.length === 0) continue;
+    const withTracing = pool(matching);
     runs.push({ ...withoutTracing, label: `REST 20-leg batch, tracing off, concurrency ${withoutTracing.concurrency}`, series: 'tracing off', floor: undefined });
     const throughputCost = withoutTracing.throughput_per_s && withTracing.throughput_per_s ? 1 - withTracing.throughput_per_s / withoutTracing.throughput_per_s : null;
     const p50Cost = withTracing.p50_ms !== null && withoutTracing.p50_ms !== null ? withTracing.p50_ms - withoutTracing.p50_ms : null;
@@ -44,12 +118,25 @@ function main(): void {
       series: 'tracing on and exporting',
       floor: withoutTracing.p50_ms === null ? undefined : { metric: 'p50_ms', value: Math.round((withoutTracing.p50_ms + 1) * 100) / 100, comparison: 'at_most', description: 'tracing adds ≤ 1 ms at p50 over the same run with tracing off' },
     });
-    notes.push(`c=${withTracing.concurrency}: throughput cost ${throughputCost === null ? 'n/a' : `${(throughputCost * 100).toFixed(1)} %`} (target ≤ 15 %), p50 cost ${p50Cost === null ? 'n/a' : `${p50Cost.toFixed(2)} ms`} (target ≤ 1 ms).`);
+    const costs = [addedPerBatch('cpu_ms_per_batch', 'CPU ms', withoutTracing, withTracing), addedPerBatch('instructions_millions_per_batch', 'instructions (millions)', withoutTracing, withTracing)].filter(Boolean);
+    notes.push(
+      `c=${withTracing.concurrency}: throughput cost ${throughputCost === null ? 'n/a' : `${(throughputCost * 100).toFixed(1)} %`} (target ≤ 15 %), p50 cost ${p50Cost === null ? 'n/a' : `${p50Cost.toFixed(2)} ms`} (target ≤ 1 ms)${costs.map((cost) => `; ${cost}`).join('')}.`,
+    );
   }
+  const offAtRate = offRounds.map(rateRun).filter((run): run is Run => !!run);
+  const exportAtRate = exportRounds.map(rateRun).filter((run): run is Run => !!run);
+  if (offAtRate.length > 0 && exportAtRate.length > 0) {
+    const withoutTracing = pool(offAtRate);
+    const withTracing = pool(exportAtRate);
+    runs.push({ ...withoutTracing, label: `${withoutTracing.label}, tracing off`, series: 'tracing off, fixed rate' }, { ...withTracing, label: `${withTracing.label}, tracing exported`, series: 'tracing on and exporting, fixed rate' });
+    const costs = [addedPerBatch('cpu_ms_per_batch', 'CPU ms', withoutTracing, withTracing), addedPerBatch('instructions_millions_per_batch', 'instructions (millions)', withoutTracing, withTracing)].filter(Boolean);
+    notes.push(`At a fixed ${withTracing.offered_per_s} batches/s: p50 ${withoutTracing.p50_ms} → ${withTracing.p50_ms} ms${costs.map((cost) => `; ${cost}`).join('')}.`);
+  }
+  notes.push(`${rounds} round(s) of ${seconds} s per mode and concurrency; 1-minute load average ${loads[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`);
   const result: BenchResult = {
     name: 'tracing',
     title: 'Tracing overhead on the execution hot path',
-    description: 'The REST 20-leg batch of bench:execution, run with the OpenTelemetry SDK off in every service and then with every span and metric exported over OTLP/HTTP (JSON) to a receiver on the same machine.',
+    description: `The REST 20-leg batch of bench:execution, run with the OpenTelemetry SDK off in every service and then with every span and metric exported over OTLP/HTTP (the services' default encoding, JSON) to a receiver standing in for a remote collector (it counts what it is sent and parses nothing), each after ${warmupSeconds} s of warm-up. CPU per batch is the user + system time of every process taking part (services, FerretDB, NATS, the load generator) divided by the batches completed; instructions per batch are counted the same way with perf where available.`,
     date: new Date().toISOString(),
     machine: currentMachine(),
     runs,

@@ -119,7 +119,8 @@ describe('one trace per request', () => {
       const current = traceOf(batchTraceId);
       const services = new Set(current.map((span) => span.service));
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'broker-sim'].every((service) => services.has(service));
-      return complete && current.filter((span) => span.name.startsWith('connector.place')).length >= 3 ? current : undefined;
+      const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3 && current.filter((span) => span.service === 'broker-sim' && /OrderSend$/.test(span.name)).length >= 3;
+      return complete && legsTraced && current.some((span) => span.name === 'insert batches') ? current : undefined;
     }, 15_000);
     expect(expectConnected(spans).service).toBe('gateway');
     const fanout = spans.find((span) => span.name === 'execution.fanout');
@@ -131,8 +132,23 @@ describe('one trace per request', () => {
       expect(ancestors(span, spans).map((ancestor) => ancestor.spanId), `${span.service}/${span.name} descends from execution.fanout`).toContain(fanout!.spanId);
       expect(span.attributes['mtx.account_id']).toBeTypeOf('string');
     }
-    const brokerSpans = spans.filter((span) => span.service === 'broker-sim');
-    for (const span of brokerSpans) expect(ancestors(span, spans).some((ancestor) => ancestor.service.startsWith('connector-'))).toBe(true);
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    // Each connector span continues the NATS request span of its account, made under execution.fanout.
+    for (const span of connectorSpans) {
+      const request = byId.get(span.parentSpanId);
+      expect(request?.name, `${span.service}/${span.name} parent`).toBe('execution.terminal.place');
+      expect(request?.parentSpanId).toBe(fanout!.spanId);
+    }
+    // The connectors make no gRPC client span per trade server call: they put their own span into the call's
+    // metadata, so every broker-sim server span is the direct child of the connector span that called.
+    expect(spans.filter((span) => span.service.startsWith('connector-') && span.name.startsWith('grpc.')).map((span) => span.name)).toEqual([]);
+    const brokerCalls = spans.filter((span) => span.service === 'broker-sim' && span.name.startsWith('grpc.'));
+    expect(brokerCalls.filter((span) => /OrderSend$/.test(span.name))).toHaveLength(3);
+    for (const span of brokerCalls) expect(byId.get(span.parentSpanId)?.name, `${span.name} parent`).toMatch(/^connector\./);
+    // Database spans describe the command's shape, never its values.
+    const batchInsert = spans.find((span) => span.service === 'execution' && span.name === 'insert batches');
+    expect(batchInsert?.attributes['db.query.text']).toBeTypeOf('string');
+    expect(JSON.parse(String(batchInsert!.attributes['db.query.text']))).toMatchObject({ _id: '?', customer_id: '?', legs: '[3]' });
   });
 
   it('writes the gateway log lines of that request with the same trace id', () => {

@@ -1,6 +1,7 @@
 import { AppError } from '@mtx/shared/errors';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
+import { tracedGrpcImplementation } from '@mtx/shared/telemetry';
 import type { ServerDefinition } from '../domain/catalog';
 import { Broker, BrokerError, type TradeCall } from '../domain/broker';
 import type { AccountState, PendingOrder, Position, RequestRecord, TradeError, TradeOutcome } from '../domain/engine';
@@ -176,7 +177,7 @@ export function createBrokerSimGrpcImplementation(broker: Broker, logger: Logger
       }
     };
 
-  return unaryHandlers(
+  const implementation = unaryHandlers(
     {
       ListServers: wrap(() => ({ servers: broker.listServers().map(renderServer) })),
       GetServerInfo: wrap((request: { server: string }) => renderServer(broker.serverInfo(request.server))),
@@ -307,4 +308,6 @@ export function createBrokerSimGrpcImplementation(broker: Broker, logger: Logger
     },
     logger,
   );
+  // Server spans by hand: broker-sim runs without the automatic gRPC instrumentation (see instrumentation.ts).
+  return tracedGrpcImplementation(brokerSimProto.service, implementation);
 }

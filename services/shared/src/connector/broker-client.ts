@@ -1,9 +1,16 @@
 import crypto from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import { context, propagation } from '@opentelemetry/api';
 import { grpcServiceClient } from '../proto';
 
 export const brokerSimProtoFile = 'brokersim/v1/brokersim.proto';
 export const brokerSimServiceName = 'mtx.brokersim.v1.BrokerSimService';
+
+const metadataSetter = {
+  set(metadata: grpc.Metadata, key: string, value: string) {
+    metadata.set(key, value);
+  },
+};
 
 /** A failed call to the trade server, with the gRPC status so callers can tell "refused unread" from "lost". */
 export class BrokerCallError extends Error {
@@ -38,8 +45,12 @@ export class BrokerClient {
     const fn = (this.raw as unknown as Record<string, Function>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`broker-sim has no method ${method}`));
     const deadline = new Date(Date.now() + Math.max(1, deadlineMs));
+    const metadata = new grpc.Metadata();
+    // The connectors make no client span per trade server call (see instrumentation.ts): the active span
+    // (connector.place, connector.close, …) travels in the metadata, so broker-sim's server span is its child.
+    propagation.inject(context.active(), metadata, metadataSetter);
     return new Promise<TResponse>((resolve, reject) => {
-      fn.call(this.raw, request, new grpc.Metadata(), { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
+      fn.call(this.raw, request, metadata, { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
         if (error) reject(new BrokerCallError(error.code, error.details || error.message));
         else resolve(response);
       });

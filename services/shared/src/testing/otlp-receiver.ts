@@ -51,17 +51,60 @@ function hexId(id: string | undefined): string {
   return Buffer.from(id, 'base64').toString('hex');
 }
 
+/** What a receiver was sent, per signal: requests and body bytes as they came over the wire. */
+export interface ReceivedTraffic {
+  requests: number;
+  bytes: number;
+}
+
+export interface OtlpReceiver {
+  url: string;
+  /** Parsed spans and metrics (always empty in discard mode). */
+  spans: ReceivedSpan[];
+  metrics: ReceivedMetric[];
+  rawBodies: string[];
+  /** Counted in both modes, keyed by signal: traces, metrics, logs. */
+  traffic: Record<'traces' | 'metrics' | 'logs', ReceivedTraffic>;
+  close(): Promise<void>;
+}
+
+function signalOf(url: string | undefined): 'traces' | 'metrics' | 'logs' {
+  if (url?.startsWith('/v1/metrics')) return 'metrics';
+  if (url?.startsWith('/v1/logs')) return 'logs';
+  return 'traces';
+}
+
 /**
- * An in-process OTLP/HTTP receiver (JSON encoding: services run with OTEL_EXPORTER_OTLP_PROTOCOL=http/json).
- * It keeps every span and metric it is sent, so tests can assert on whole traces across processes.
+ * An in-process OTLP/HTTP receiver. By default it keeps every span and metric it is sent (JSON encoding:
+ * services run with OTEL_EXPORTER_OTLP_PROTOCOL=http/json), so tests can assert on whole traces across
+ * processes. With `discard: true` it plays the remote collector of a benchmark: it reads each body, counts its
+ * requests and bytes, answers 200 and keeps and parses nothing, so the benchmark process does not pay, on the
+ * measured machine, for work production does elsewhere. Either encoding is accepted.
  */
-export async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; metrics: ReceivedMetric[]; rawBodies: string[]; close(): Promise<void> }> {
+export async function startOtlpReceiver(options: { discard?: boolean } = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const metrics: ReceivedMetric[] = [];
   const rawBodies: string[] = [];
+  const traffic: OtlpReceiver['traffic'] = { traces: { requests: 0, bytes: 0 }, metrics: { requests: 0, bytes: 0 }, logs: { requests: 0, bytes: 0 } };
   const server = http.createServer((request, response) => {
+    const counted = traffic[signalOf(request.url)];
+    counted.requests += 1;
+    // An empty body is a valid answer in both encodings (an ExportServiceResponse with no partial success).
+    const answer = () => {
+      const json = !String(request.headers['content-type'] ?? '').includes('protobuf');
+      response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
+      response.end(json ? '{}' : undefined);
+    };
+    if (options.discard) {
+      request.on('data', (chunk: Buffer) => (counted.bytes += chunk.length));
+      request.on('end', answer);
+      return;
+    }
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('data', (chunk: Buffer) => {
+      counted.bytes += chunk.length;
+      chunks.push(chunk);
+    });
     request.on('end', () => {
       let body = Buffer.concat(chunks);
       if (request.headers['content-encoding'] === 'gzip') body = zlib.gunzipSync(body);
@@ -100,8 +143,7 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
       } catch {
         // Protobuf bodies are kept raw only; the tests configure JSON.
       }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end('{}');
+      answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -111,6 +153,12 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
     spans,
     metrics,
     rawBodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    traffic,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Exporters keep their connections alive; without this, close would wait for them to time out.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
