@@ -36,7 +36,9 @@ function runMode(mode: 'off' | 'export'): BenchResult {
     timeout: 15 * 60_000,
   });
   if (child.status !== 0) throw new Error(`execution benchmark with tracing ${mode} failed (${child.status ?? child.signal})`);
-  return JSON.parse(fs.readFileSync(output, 'utf8')) as BenchResult;
+  const result = JSON.parse(fs.readFileSync(output, 'utf8')) as BenchResult;
+  fs.rmSync(path.dirname(output), { recursive: true, force: true });
+  return result;
 }
 
 type Run = ExecutionRun;
