@@ -16,6 +16,18 @@ import { BillingStore, billingCollections, ensureBillingIndexes } from './store/
 
 export const billingProto = { file: 'billing/v1/billing.proto', service: 'mtx.billing.v1.BillingService' } as const;
 
+/** The renewal engine's policy, as configured (shared with tests that build the engine on their own). */
+export function renewalPolicy(config: BillingConfig) {
+  return {
+    seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
+    gracePeriodHours: config.GRACE_PERIOD_HOURS,
+    pastDueRetryIntervalMs: config.PAST_DUE_RETRY_INTERVAL_MS,
+    suspendedRetryIntervalMs: config.SUSPENDED_RETRY_INTERVAL_MS,
+    failureBackoffMs: config.FAILURE_BACKOFF_MS,
+    pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
+  };
+}
+
 export interface BillingAppDependencies {
   config: BillingConfig;
   database: Db;
@@ -47,14 +59,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   await ensureBillingIndexes(collections);
   const store = new BillingStore(collections, { cacheCustomers: config.VIEW_CACHE_CUSTOMERS, schedulerWritesInFlight: config.SCHEDULER_WRITES_IN_FLIGHT });
   const queue = new KeyedSerialQueue(config.CUSTOMER_QUEUE_LIMIT);
-  const renewals = new RenewalEngine(store, dependencies.wallet, dependencies.execution, clock, {
-    seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
-    gracePeriodHours: config.GRACE_PERIOD_HOURS,
-    pastDueRetryIntervalMs: config.PAST_DUE_RETRY_INTERVAL_MS,
-    suspendedRetryIntervalMs: config.SUSPENDED_RETRY_INTERVAL_MS,
-    failureBackoffMs: config.FAILURE_BACKOFF_MS,
-    pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
-  }, logger);
+  const renewals = new RenewalEngine(store, dependencies.wallet, dependencies.execution, clock, renewalPolicy(config), logger);
   const service = new BillingService(store, dependencies.wallet, renewals, queue, clock, {
     seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
     serverPlans: parseServerPlans(config.SERVER_PLANS),

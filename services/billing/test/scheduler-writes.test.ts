@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoServerError, type AnyBulkWriteOperation, type BulkWriteOptions, type Collection } from 'mongodb';
 import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
+import { renewalPolicy } from '../src/app';
 import { loadBillingConfig } from '../src/config';
 import { KeyedSerialQueue } from '../src/domain/keyed-queue';
 import { claimKey, type SeatDocument } from '../src/domain/model';
@@ -52,14 +53,7 @@ beforeAll(async () => {
   const faulty: BillingCollections = { ...collections, seats: (customerId) => failingOn(collections.seats(customerId)) };
   const store = new BillingStore(faulty, { cacheCustomers: 0, schedulerWritesInFlight: 1 });
   const logger = createLogger('billing-test', { level: 'silent' });
-  const renewals = new RenewalEngine(store, walletPortFromClient(harness.wallet.client, 5_000), { setAccountBillingStatus: async () => undefined }, harness.clock, {
-    seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
-    gracePeriodHours: config.GRACE_PERIOD_HOURS,
-    pastDueRetryIntervalMs: config.PAST_DUE_RETRY_INTERVAL_MS,
-    suspendedRetryIntervalMs: config.SUSPENDED_RETRY_INTERVAL_MS,
-    failureBackoffMs: config.FAILURE_BACKOFF_MS,
-    pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
-  }, logger);
+  const renewals = new RenewalEngine(store, walletPortFromClient(harness.wallet.client, 5_000), { setAccountBillingStatus: async () => undefined }, harness.clock, renewalPolicy(config), logger);
   scheduler = new Scheduler(store, renewals, new KeyedSerialQueue(100), harness.clock, logger, { instanceId: 'scheduler-writes-test', leaseMs: 60_000, batchSize: 200, concurrency: 4 });
 }, 60_000);
 afterAll(async () => harness?.close());
