@@ -2,7 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import type { UnaryClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import type { NatsConnection } from '@mtx/shared/nats';
+import { publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import type { PaymentsConfig } from './config';
 import { paymentsGrpcImplementation } from './handlers/grpc';
 import type { PaymentProvider } from './providers/provider';
@@ -39,15 +39,8 @@ export interface PaymentsApp {
 /** Builds payments (top-ups, provider, sweeps) without listening, so tests can run it in-process. */
 export async function createPaymentsApp(options: PaymentsAppOptions): Promise<PaymentsApp> {
   const { config, database, clock, logger, nats } = options;
-  const encoder = new TextEncoder();
-  const publishChanged = (customerId: string) => {
-    if (!nats || nats.isClosed()) return;
-    try {
-      nats.publish(topupsChangedSubject, encoder.encode(customerId));
-    } catch {
-      // Other replicas catch up within PAYMENTS_PENDING_FRESH_MS.
-    }
-  };
+  // Lost, other replicas catch up within PAYMENTS_PENDING_FRESH_MS.
+  const publishChanged = (customerId: string) => void publishBestEffort(nats, topupsChangedSubject, customerId);
   const store = createPaymentsStore(database);
   await ensurePaymentsIndexes(store);
   const providerList = options.providers ?? [

@@ -8,7 +8,7 @@ import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import { formatUnits, unitsForEurCents } from './domain/money';
 import { planPayment } from './domain/payment';
 import { deriveTopupStatus, isAwaitingCoin, quoteWindowMs, topupAmountMaxEurCents, topupAmountMinEurCents, type TopupProgress, type TopupStatus } from './domain/topup-state';
-import { BoundedCache } from './domain/bounded-cache';
+import { BoundedCache } from '@mtx/shared/bounded-cache';
 import type { PaymentProvider, ProviderAsset, ProviderTransaction } from './providers/provider';
 import type { PaymentsStore, TopupDocument, TopupEventDocument } from './store/payments-store';
 
@@ -130,7 +130,7 @@ export function createTopups(options: TopupsOptions) {
   const { store, clock, logger, providers, wallet } = options;
   const assetCache = new Map<string, { loadedAtMs: number; assets: ProviderAsset[] }>();
   const customerHeads = new Map<string, number>();
-  // Caches of immutable documents (see BoundedCache): top-ups, their records, done credits, customer slots.
+  // Caches of immutable documents (insert-only collections, so never stale; freshness comes from probing the next `_id`): top-ups, their records, done credits, customer slots.
   const topupCache = new BoundedCache<TopupDocument>(cachedDocumentsMax);
   const eventCache = new BoundedCache<TopupEventDocument[]>(cachedDocumentsMax);
   const appliedCache = new BoundedCache<true>(cachedDocumentsMax);

@@ -57,3 +57,19 @@ export function extractTraceContext(headers: MsgHdrs | undefined): Context {
 }
 
 export { natsHeaders };
+
+const encoder = new TextEncoder();
+
+/**
+ * Publishes an announcement whose loss the receivers tolerate (they also catch up on their own schedule):
+ * nothing is sent without a live connection, and a failed publish is reported as false, never thrown.
+ */
+export function publishBestEffort(nats: NatsConnection | undefined, subject: string, data: string, headers?: MsgHdrs): boolean {
+  if (!nats || nats.isClosed()) return false;
+  try {
+    nats.publish(subject, encoder.encode(data), headers ? { headers } : undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}

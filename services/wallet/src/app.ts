@@ -1,7 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import { injectTraceHeaders, natsHeaders, type NatsConnection } from '@mtx/shared/nats';
+import { injectTraceHeaders, natsHeaders, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import type { WalletConfig } from './config';
 import { walletGrpcImplementation } from './handlers/grpc';
 import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './ledger';
@@ -39,24 +39,14 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
   const { config, database, clock, logger, nats } = options;
   const store = createLedgerStore(database);
   await ensureLedgerIndexes(store);
-  const encoder = new TextEncoder();
   const publishCredited = (event: CreditedEvent) => {
-    if (!nats || nats.isClosed()) return;
-    try {
-      nats.publish(walletCreditedSubject, encoder.encode(JSON.stringify(event)), { headers: injectTraceHeaders(natsHeaders()) });
-    } catch (error) {
-      // The credit stands; billing also retries on its own schedule, so a lost announcement only delays it.
-      logger.warn({ err: error, entry_id: event.entry_id }, 'could not announce a credit');
+    // The credit stands; billing also retries on its own schedule, so a lost announcement only delays it.
+    if (nats && !publishBestEffort(nats, walletCreditedSubject, JSON.stringify(event), injectTraceHeaders(natsHeaders()))) {
+      logger.warn({ entry_id: event.entry_id }, 'could not announce a credit');
     }
   };
-  const publishMoved = (event: MovedEvent) => {
-    if (!nats || nats.isClosed()) return;
-    try {
-      nats.publish(walletMovedSubject, encoder.encode(JSON.stringify(event)));
-    } catch {
-      // Other replicas' reads then catch up within WALLET_READ_FRESH_MS.
-    }
-  };
+  // Lost, other replicas' reads catch up within WALLET_READ_FRESH_MS.
+  const publishMoved = (event: MovedEvent) => void publishBestEffort(nats, walletMovedSubject, JSON.stringify(event));
   const ledger = createLedger({
     store,
     clock,
