@@ -12,6 +12,7 @@ import { startServiceProcess, type ServiceProcess } from '@mtx/shared/infra/serv
 import { freePort } from '@mtx/shared/infra/ports';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { announcementSubjects, connectNats, publishBestEffort } from '@mtx/shared/nats';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createSandboxApp, signPostback, type SandboxApp } from '../../services/crypto-sandbox/src/app';
 import { loadSandboxConfig } from '../../services/crypto-sandbox/src/config';
@@ -52,8 +53,12 @@ export interface WalletStack {
   paymentsClient: UnaryClient;
   walletProcess?: ServiceProcess;
   walletApp?: WalletApp;
-  /** What the billing stand-in answers GetUpcoming with, per customer. */
+  /** What the billing stand-in answers GetUpcoming with, per customer (use setUpcoming to change it). */
   upcoming: Map<string, UpcomingItemMessage[]>;
+  /** Changes the billing stand-in's answer and announces the change as billing does. */
+  setUpcoming(customerId: string, items: UpcomingItemMessage[]): void;
+  /** GetUpcoming calls the billing stand-in has answered. */
+  upcomingCalls(): number;
   newCustomer(name?: string): Promise<StackCustomer>;
   /** Calls the gateway as a client would. */
   request(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
@@ -76,6 +81,12 @@ export interface WalletStackOptions {
   sandboxEnv?: Record<string, string>;
   paymentsEnv?: Record<string, string>;
   gatewayEnv?: Record<string, string>;
+  /**
+   * Keep the gateway's GET /v1/wallet read model on (it is off by default here: tests change state behind the
+   * gateway's back, e.g. credits through walletClient, and read at once; the announcements that would refresh it
+   * take a few milliseconds).
+   */
+  readModel?: boolean;
   start?: string;
   /** Shared clock; defaults to a ManualClock at `start`. The benchmark passes the system clock. */
   clock?: ManualClock;
@@ -105,6 +116,9 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
     for (const service of ['wallet', 'payments', 'crypto-sandbox', 'gateway']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
   });
   try {
+    // Wallet and payments announce their changes, as in production.
+    const nats = await connectNats(options.natsUrl, 'wallet-stack', logger('nats'));
+    closers.push(() => nats.drain().catch(() => undefined));
     const gatewayPort = await freePort();
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 
@@ -122,7 +136,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       closers.push(() => started.stop(5_000));
     } else {
       const config = loadWalletConfig({ MONGODB_DATABASE_PREFIX: prefix, ...options.walletEnv });
-      walletApp = await createWalletApp({ config, database: mongo.db(databaseName(prefix, 'wallet')), clock: sharedClock, logger: logger('wallet') });
+      walletApp = await createWalletApp({ config, database: mongo.db(databaseName(prefix, 'wallet')), clock: sharedClock, logger: logger('wallet'), nats });
       const server = await startGrpcServer([{ ...walletGrpcBinding, implementation: walletApp.grpcImplementation }], '127.0.0.1:0');
       walletAddress = `127.0.0.1:${server.port}`;
       const app = walletApp;
@@ -136,6 +150,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
 
     // Billing stand-in.
     const upcoming = new Map<string, UpcomingItemMessage[]>();
+    let upcomingCalls = 0;
     let billingAddress = `127.0.0.1:${await freePort()}`;
     if (options.billing !== 'down') {
       const implementation =
@@ -143,6 +158,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
           ? {}
           : unaryHandlers({
               GetUpcoming: async (request: { customer_id: string }) => {
+                upcomingCalls += 1;
                 const items = upcoming.get(request.customer_id) ?? [];
                 return { items, total_eur_cents: items.reduce((sum, item) => sum + item.amount_eur_cents, 0) };
               },
@@ -175,7 +191,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       ...options.paymentsEnv,
     });
     const paymentsWallet = createUnaryClient(walletGrpcTarget.protoFile, walletGrpcTarget.serviceName, walletAddress, paymentsConfig.WALLET_DEADLINE_MS);
-    const payments = await createPaymentsApp({ config: paymentsConfig, database: mongo.db(databaseName(prefix, 'payments')), clock: sharedClock, logger: logger('payments'), wallet: paymentsWallet });
+    const payments = await createPaymentsApp({ config: paymentsConfig, database: mongo.db(databaseName(prefix, 'payments')), clock: sharedClock, logger: logger('payments'), wallet: paymentsWallet, nats });
     const paymentsServer = await startGrpcServer([{ ...paymentsGrpcBinding, implementation: payments.grpcImplementation }], '127.0.0.1:0');
     const paymentsAddress = `127.0.0.1:${paymentsServer.port}`;
     closers.push(async () => {
@@ -198,6 +214,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       GRPC_DEADLINE_MS: '5000',
       RATE_LIMIT_OTHER_PER_MINUTE: '1000000',
       LOG_LEVEL: logLevel,
+      WALLET_READ_FRESH_MS: options.readModel ? '60000' : '0',
       ...options.gatewayEnv,
     });
     const connected: ConnectedGateway = await connectGatewayDependencies(gatewayConfig, { clock: sharedClock, logger: logger('gateway') });
@@ -223,6 +240,11 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       ...(walletProcess ? { walletProcess } : {}),
       ...(walletApp ? { walletApp } : {}),
       upcoming,
+      setUpcoming(customerId, items) {
+        upcoming.set(customerId, items);
+        publishBestEffort(nats, announcementSubjects.billingChanged, JSON.stringify({ customer_id: customerId, revision: crypto.randomBytes(6).toString('hex') }));
+      },
+      upcomingCalls: () => upcomingCalls,
       async newCustomer(name = `Customer ${crypto.randomBytes(3).toString('hex')}`) {
         const { customer_id } = await createCustomer(connected.dependencies.store, name, sharedClock);
         const full = await issueKey(connected.dependencies.store, customer_id, 'full', sharedClock);

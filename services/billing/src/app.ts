@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
-import type { NatsConnection } from '@mtx/shared/nats';
+import { announcedCustomerId, announcementSubjects, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import { parseServerPlans, type BillingConfig } from './config';
 import { BillingService } from './domain/billing';
 import { KeyedSerialQueue } from './domain/keyed-queue';
@@ -15,6 +15,11 @@ import { billingGrpcImplementation } from './handlers/grpc';
 import { BillingStore, billingCollections, ensureBillingIndexes } from './store/billing-store';
 
 export const billingProto = { file: 'billing/v1/billing.proto', service: 'mtx.billing.v1.BillingService' } as const;
+
+/** Every replica's view cache and every gateway's read model follow these announcements of a new revision. */
+export function announceRevisions(nats: NatsConnection | undefined): (customerId: string, revision: string) => void {
+  return (customerId, revision) => void publishBestEffort(nats, announcementSubjects.billingChanged, JSON.stringify({ customer_id: customerId, revision }));
+}
 
 /** The renewal engine's policy, as configured (shared with tests that build the engine on their own). */
 export function renewalPolicy(config: BillingConfig) {
@@ -57,7 +62,12 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   const { config, clock, logger } = dependencies;
   const collections = billingCollections(dependencies.database, config.STORE_SHARDS);
   await ensureBillingIndexes(collections);
-  const store = new BillingStore(collections, { cacheCustomers: config.VIEW_CACHE_CUSTOMERS, schedulerWritesInFlight: config.SCHEDULER_WRITES_IN_FLIGHT });
+  const store = new BillingStore(collections, {
+    cacheCustomers: config.VIEW_CACHE_CUSTOMERS,
+    schedulerWritesInFlight: config.SCHEDULER_WRITES_IN_FLIGHT,
+    viewFreshMs: dependencies.nats ? config.VIEW_FRESH_MS : 0,
+    onRevisionChanged: announceRevisions(dependencies.nats),
+  });
   const queue = new KeyedSerialQueue(config.CUSTOMER_QUEUE_LIMIT);
   const renewals = new RenewalEngine(store, dependencies.wallet, dependencies.execution, clock, renewalPolicy(config), logger);
   const service = new BillingService(store, dependencies.wallet, renewals, queue, clock, {
@@ -75,6 +85,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   });
   const grpcImplementation = billingGrpcImplementation(service, scheduler, logger);
   let creditEvents: { close(): Promise<void> } | undefined;
+  let revisionAnnouncements: { unsubscribe(): void } | undefined;
   let server: GrpcServerHandle | undefined;
   return {
     service,
@@ -82,6 +93,23 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
     store,
     grpcImplementation,
     async start() {
+      if (dependencies.nats && !revisionAnnouncements) {
+        revisionAnnouncements = dependencies.nats.subscribe(announcementSubjects.billingChanged, {
+          callback: (error, message) => {
+            if (error) return;
+            const customerId = announcedCustomerId(message.data);
+            if (customerId === null) return;
+            let revision: string | null = null;
+            try {
+              revision = String((JSON.parse(new TextDecoder().decode(message.data)) as { revision?: unknown }).revision ?? '') || null;
+            } catch {
+              // Not JSON: the customer alone is enough to distrust its view.
+            }
+            store.observeRevision(customerId, revision);
+          },
+        });
+        await dependencies.nats.flush();
+      }
       if (dependencies.nats && !creditEvents) {
         creditEvents = subscribeCreditEvents(dependencies.nats, service, logger, {
           subject: config.WALLET_CREDITED_SUBJECT,
@@ -100,6 +128,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       await server?.close(config.SHUTDOWN_GRACE_MS);
       await scheduler.stop();
       await creditEvents?.close();
+      revisionAnnouncements?.unsubscribe();
     },
   };
 }

@@ -62,6 +62,13 @@ export const BillingConfigSchema = Type.Object({
   STORE_SHARDS: Type.Integer({ minimum: 1, maximum: 256, default: 64 }),
   /** Customers whose seats and servers a replica keeps in memory (validated against a revision on each read). */
   VIEW_CACHE_CUSTOMERS: Type.Integer({ minimum: 0, default: 10_000 }),
+  /**
+   * How long the reaction to a credit (which past-due items to retry now) trusts a cached view without re-reading
+   * the customer's revision; reads and decisions always check it. Every replica announces its revision changes
+   * over NATS, so this bounds only a lost announcement, after which the scheduler's pass retries. 0 (or no NATS):
+   * every credit reads the revision.
+   */
+  VIEW_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
   /** Calls waiting per customer on one replica before new ones are refused with `unavailable`. */
   CUSTOMER_QUEUE_LIMIT: Type.Integer({ minimum: 1, default: 200 }),
   /**

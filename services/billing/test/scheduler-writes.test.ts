@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoServerError, type AnyBulkWriteOperation, type BulkWriteOptions, type Collection } from 'mongodb';
 import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
-import { renewalPolicy } from '../src/app';
+import { announceRevisions, renewalPolicy } from '../src/app';
 import { loadBillingConfig } from '../src/config';
 import { KeyedSerialQueue } from '../src/domain/keyed-queue';
 import { claimKey, type SeatDocument } from '../src/domain/model';
@@ -51,7 +51,8 @@ beforeAll(async () => {
   const config = loadBillingConfig({ MONGODB_URL: 'mongodb://unused', MONGODB_DATABASE_PREFIX: harness.prefix });
   collections = billingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')), config.STORE_SHARDS);
   const faulty: BillingCollections = { ...collections, seats: (customerId) => failingOn(collections.seats(customerId)) };
-  const store = new BillingStore(faulty, { cacheCustomers: 0, schedulerWritesInFlight: 1 });
+  // A second replica: it announces its revisions as every replica does.
+  const store = new BillingStore(faulty, { cacheCustomers: 0, schedulerWritesInFlight: 1, onRevisionChanged: announceRevisions(harness.nats) });
   const logger = createLogger('billing-test', { level: 'silent' });
   const renewals = new RenewalEngine(store, walletPortFromClient(harness.wallet.client, 5_000), { setAccountBillingStatus: async () => undefined }, harness.clock, renewalPolicy(config), logger);
   scheduler = new Scheduler(store, renewals, new KeyedSerialQueue(100), harness.clock, logger, { instanceId: 'scheduler-writes-test', leaseMs: 60_000, batchSize: 200, concurrency: 4 });

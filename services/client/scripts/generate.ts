@@ -20,6 +20,7 @@ import { backendProtos } from '../../gateway/src/dependencies';
 import { createAuthenticator } from '../../gateway/src/domain/authenticator';
 import { createIdempotency } from '../../gateway/src/domain/idempotency';
 import { createRateLimiter } from '../../gateway/src/domain/rate-limiter';
+import { ReadModel } from '../../gateway/src/domain/read-model';
 import { createGatewayStore } from '../../gateway/src/store/gateway-store';
 
 export const clientRoot = path.resolve(__dirname, '..');
@@ -56,6 +57,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     authenticator: createAuthenticator({ store, clock: systemClock, cacheMs: config.API_KEY_CACHE_MS }),
     rateLimiter: createRateLimiter({ store, clock: systemClock }),
     idempotency: createIdempotency({ store, clock: systemClock, ttlMs: config.IDEMPOTENCY_TTL_MS }),
+    readModels: { wallet: new ReadModel({ freshMs: 0, entriesMax: 1 }) },
     readiness: async () => ({}),
   };
   const app = await buildGateway(dependencies);

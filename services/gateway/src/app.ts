@@ -15,6 +15,8 @@ import type { Idempotency } from './domain/idempotency';
 import { parseJsonBody } from './domain/json-body';
 import { randomBase62 } from './domain/keys';
 import type { RateLimiter } from './domain/rate-limiter';
+import type { ReadModel } from './domain/read-model';
+import type { WalletAnswer } from './handlers/wallet';
 import { registerRoutes } from './handlers';
 import { openApiDocumentOptions } from './handlers/docs';
 import type { GatewayStore } from './store/gateway-store';
@@ -35,6 +37,8 @@ export interface GatewayDependencies {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
+  /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
+  readModels: { wallet: ReadModel<WalletAnswer> };
   /** Answers whether every backend (store, gRPC services) is reachable; /readyz reports it. */
   readiness: () => Promise<Record<string, boolean>>;
 }
@@ -165,6 +169,12 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
       span.updateName(`${request.method} ${request.routeOptions.url}`);
       span.setAttributes({ 'http.route': request.routeOptions.url, 'mtx.request_id': request.id });
     }
+  });
+
+  app.addHook('onSend', async (request) => {
+    // This gateway's own writes are seen by the customer's next read here at once, before any announcement
+    // arrives (invalidated before the answer leaves, so a client cannot read ahead of it).
+    if (request.principal && request.method !== 'GET' && request.method !== 'HEAD') dependencies.readModels.wallet.invalidate(request.principal.customer_id);
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -18,6 +18,13 @@ export const GatewayConfigSchema = Type.Object({
   JSON_DEPTH_MAX: Type.Integer({ minimum: 2, default: 32 }),
   API_KEY_CACHE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   ACCESS_LOG: Type.Boolean({ default: true }),
+  /**
+   * How long a composed GET /v1/wallet answer may be served from this gateway's memory. Every backend change is
+   * announced over NATS and invalidates it at once, and this gateway's own writes do too, so this only bounds
+   * staleness after a lost announcement. 0 composes every answer from the backends.
+   */
+  WALLET_READ_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
+  READ_MODEL_ENTRIES_MAX: Type.Integer({ minimum: 1, default: 100_000 }),
   IDEMPOTENCY_TTL_MS: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
 });
 

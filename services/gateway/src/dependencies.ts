@@ -2,11 +2,15 @@ import { systemClock, type Clock } from '@mtx/shared/clock';
 import { checkGrpcHealth, createUnaryClient } from '@mtx/shared/grpc';
 import { createLogger, type Logger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, pingMongo } from '@mtx/shared/mongo';
+import { connectNats } from '@mtx/shared/nats';
 import type { BackendClients, GatewayDependencies } from './app';
+import type { WalletAnswer } from './handlers/wallet';
 import type { GatewayConfig } from './config';
 import { createAuthenticator } from './domain/authenticator';
 import { createIdempotency } from './domain/idempotency';
 import { createRateLimiter } from './domain/rate-limiter';
+import { ReadModel } from './domain/read-model';
+import { followAnnouncements } from './handlers/announcements';
 import { createGatewayStore, ensureGatewayIndexes } from './store/gateway-store';
 
 export const backendProtos = {
@@ -38,6 +42,9 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
   const clients = Object.fromEntries(
     (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [name, createUnaryClient(backendProtos[name].file, backendProtos[name].service, addresses[name], config.GRPC_DEADLINE_MS)]),
   ) as unknown as BackendClients;
+  const nats = await connectNats(config.NATS_URL, 'gateway', logger);
+  const readModels = { wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }) };
+  const announcements = await followAnnouncements(nats, Object.values(readModels) as Array<ReadModel<unknown>>, logger);
   const dependencies: GatewayDependencies = {
     config,
     logger,
@@ -47,6 +54,7 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
     authenticator: createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS }),
     rateLimiter: createRateLimiter({ store, clock }),
     idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS }),
+    readModels,
     readiness: async () => {
       const entries = await Promise.all([
         pingMongo(database).then((ok) => ['store', ok] as const),
@@ -58,8 +66,9 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
   return {
     dependencies,
     async close() {
+      announcements.close();
       for (const client of Object.values(clients)) client.close();
-      await mongo.close();
+      await Promise.all([mongo.close(), nats.drain().catch(() => undefined)]);
     },
   };
 }

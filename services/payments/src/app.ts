@@ -2,7 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import type { UnaryClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import { publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import { announcementSubjects, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import type { PaymentsConfig } from './config';
 import { paymentsGrpcImplementation } from './handlers/grpc';
 import type { PaymentProvider } from './providers/provider';
@@ -12,7 +12,7 @@ import { createTopups, type Topups } from './topups';
 
 export const paymentsGrpcBinding = { protoFile: 'payments/v1/payments.proto', serviceName: 'mtx.payments.v1.PaymentsService' } as const;
 /** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
-export const topupsChangedSubject = 'events.payments.topups_changed';
+export const topupsChangedSubject = announcementSubjects.topupsChanged;
 
 export const walletGrpcTarget = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
 

@@ -46,6 +46,8 @@ export interface PostbackOutcome {
   outcome: 'credited' | 'already_credited' | 'ignored';
   topup_id?: number;
   credited_eur_cents: number;
+  /** Whose top-up it was, so the caller can refresh that customer's views before acknowledging. */
+  customer_id?: string;
 }
 
 export interface TopupsOptions {
@@ -602,10 +604,10 @@ export function createTopups(options: TopupsOptions) {
       if (postback.assetCode !== topup.asset_code || postback.blockchainCode !== topup.blockchain_code) {
         // The provider would have to misroute coin for this; nothing sensible can be credited automatically.
         logger.error({ topup_id: topup.id, asset_code: postback.assetCode, blockchain_code: postback.blockchainCode }, 'postback asset differs from the top-up; not credited, needs an operator');
-        return { outcome: 'ignored', topup_id: topup.id, credited_eur_cents: 0 };
+        return { outcome: 'ignored', topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
       }
       const { event, newlyCredited } = await applyConfirmedTransaction(topup, provider.name, postback.transaction);
-      return { outcome: newlyCredited ? 'credited' : 'already_credited', topup_id: topup.id, credited_eur_cents: event.eur_cents };
+      return { outcome: newlyCredited ? 'credited' : 'already_credited', topup_id: topup.id, credited_eur_cents: event.eur_cents, customer_id: topup.customer_id };
     },
 
     /**

@@ -73,3 +73,28 @@ export function publishBestEffort(nats: NatsConnection | undefined, subject: str
     return false;
   }
 }
+
+/**
+ * Announcements every replica of a reader subscribes to (no queue group): each says "this customer's state
+ * changed" so read caches drop or refresh it. Wallet movements carry the new head as JSON; top-up and billing
+ * changes carry the customer id (billing as JSON `{customer_id, revision}`).
+ */
+export const announcementSubjects = {
+  walletMoved: 'events.wallet.moved',
+  topupsChanged: 'events.payments.topups_changed',
+  billingChanged: 'events.billing.changed',
+} as const;
+
+/** The customer an announcement names: a JSON object's `customer_id`, or the whole payload as an id. */
+export function announcedCustomerId(data: Uint8Array): string | null {
+  const text = new TextDecoder().decode(data);
+  let customerId: unknown = text;
+  if (text.startsWith('{')) {
+    try {
+      customerId = (JSON.parse(text) as { customer_id?: unknown }).customer_id;
+    } catch {
+      return null;
+    }
+  }
+  return typeof customerId === 'string' && customerId.length > 0 && customerId.length <= 128 ? customerId : null;
+}

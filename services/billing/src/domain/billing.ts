@@ -126,9 +126,11 @@ export class BillingService {
    * Runs every item of the customer whose date has passed (and, after a credit, every past-due or suspended
    * one) through the renewal engine now.
    */
-  async processCustomerNow(customerId: string, options: { retryOverdue: boolean }): Promise<RenewalOutcome[]> {
+  async processCustomerNow(customerId: string, options: { retryOverdue: boolean; freshView?: boolean }): Promise<RenewalOutcome[]> {
     return this.queue.run(customerId, async () => {
-      const view = await this.store.loadView(customerId);
+      // A fresh (possibly announcement-bounded) view only chooses which items to look at; each is re-read by
+      // `_id` before anything is charged, and an item a stale view missed is the scheduler's next time.
+      const view = await this.store.loadView(customerId, { fresh: options.freshView ?? false });
       const now = this.clock.now();
       const outcomes: RenewalOutcome[] = [];
       for (const state of view.seats) {

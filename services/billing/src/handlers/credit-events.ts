@@ -34,7 +34,7 @@ export function subscribeCreditEvents(nats: NatsConnection, service: BillingServ
       }
       const customer = customerId;
       const task = context
-        .with(extractTraceContext(message.headers), () => service.processCustomerNow(customer, { retryOverdue: true }))
+        .with(extractTraceContext(message.headers), () => service.processCustomerNow(customer, { retryOverdue: true, freshView: true }))
         .then((outcomes) => {
           if (outcomes.length > 0) logger.info({ customer_id: customer, outcomes }, 'renewals retried after a credit');
         })

@@ -103,7 +103,10 @@ export async function ensureBillingIndexes(collections: BillingCollections): Pro
 }
 
 interface CachedView {
-  revision: string;
+  /** null: the customer had no billing document (nothing bought yet). */
+  revision: string | null;
+  /** When the revision was last confirmed against the store (performance.now()). */
+  verifiedAtMs: number;
   seatIds: string[];
   serverIds: string[];
   /** Released items never change again, so a reload skips them. */
@@ -127,10 +130,20 @@ export interface BillingStoreOptions {
   cacheCustomers: number;
   /** Store write commands the scheduler keeps in flight at once (see WriteGate). */
   schedulerWritesInFlight?: number;
+  /**
+   * How long a read that accepts it (`loadView(id, {fresh: true})`) trusts a cached view without re-reading the
+   * revision: every replica announces its revision changes (`onRevisionChanged`), so this only bounds a lost
+   * announcement. 0: every read checks the revision.
+   */
+  viewFreshMs?: number;
+  /** Called after every revision change this replica writes; billing's app announces it to every replica. */
+  onRevisionChanged?: (customerId: string, revision: string) => void;
 }
 
 export class BillingStore {
   private readonly cache = new Map<string, CachedView>();
+  private readonly lastChangeMs = new Map<string, number>();
+  private forgottenChangeMs = Number.NEGATIVE_INFINITY;
   private readonly schedulerWrites: WriteGate;
 
   constructor(
@@ -150,8 +163,9 @@ export class BillingStore {
    */
   async bumpRevision(customerId: string, hints: { seatCount?: number; serverCount?: number } = {}): Promise<void> {
     this.cache.delete(customerId);
+    const revision = this.newRevision();
     const update = {
-      $set: { revision: this.newRevision(), updated_at: new Date() },
+      $set: { revision, updated_at: new Date() },
       $max: { seat_count_hint: hints.seatCount ?? 0, server_count_hint: hints.serverCount ?? 0 },
     };
     try {
@@ -161,10 +175,39 @@ export class BillingStore {
       if (!isDuplicateKeyError(error)) throw error;
       await this.collections.customers(customerId).updateOne({ _id: customerId }, update);
     }
+    // A read that raced the write may have cached the old view meanwhile.
+    this.cache.delete(customerId);
+    this.noteChange(customerId);
+    this.options.onRevisionChanged?.(customerId, revision);
   }
 
   forget(customerId: string): void {
     this.cache.delete(customerId);
+  }
+
+  /** Another replica's revision change (its announcement): a cached view of another revision is not trusted. */
+  observeRevision(customerId: string, revision: string | null): void {
+    if (this.cache.get(customerId)?.revision !== revision) this.noteChange(customerId);
+  }
+
+  /**
+   * A view loaded before this moment may predate the change, even if it is stored after it (a read that
+   * raced the write): fresh reads trust only views verified later.
+   */
+  private noteChange(customerId: string): void {
+    this.lastChangeMs.delete(customerId);
+    this.lastChangeMs.set(customerId, performance.now());
+    while (this.lastChangeMs.size > Math.max(this.options.cacheCustomers, 1)) {
+      const [oldest, atMs] = this.lastChangeMs.entries().next().value as [string, number];
+      this.lastChangeMs.delete(oldest);
+      this.forgottenChangeMs = Math.max(this.forgottenChangeMs, atMs);
+    }
+  }
+
+  private trusted(customerId: string, entry: CachedView): boolean {
+    const freshMs = this.options.viewFreshMs ?? 0;
+    if (freshMs <= 0 || performance.now() - entry.verifiedAtMs > freshMs) return false;
+    return entry.verifiedAtMs > (this.lastChangeMs.get(customerId) ?? this.forgottenChangeMs);
   }
 
   /** Gives `itemId` the customer's next free ordinal of `kind` by exclusive insert of its pointer. */
@@ -203,11 +246,21 @@ export class BillingStore {
    * The customer's seats and servers, joined. Served from memory while the revision token is the one the
    * memory was built under; otherwise rebuilt from `_id` reads (pointers, then each non-released item).
    */
-  async loadView(customerId: string): Promise<CustomerView> {
+  async loadView(customerId: string, options: { fresh?: boolean } = {}): Promise<CustomerView> {
+    const freshMs = this.options.viewFreshMs ?? 0;
+    const remembered = this.cache.get(customerId);
+    if (options.fresh && remembered && this.trusted(customerId, remembered)) return remembered.view;
+    const verifiedAtMs = performance.now();
     const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
-    if (!customer) return emptyView(customerId);
+    if (!customer) {
+      const view = emptyView(customerId);
+      // Remembered only for fresh reads: nothing to list, and the first purchase announces a revision.
+      if (freshMs > 0) this.remember(customerId, { revision: null, verifiedAtMs, seatIds: [], serverIds: [], releasedIds: new Set(), endedByCancellation: false, view });
+      return view;
+    }
     const cached = this.cache.get(customerId);
     if (cached && cached.revision === customer.revision) {
+      cached.verifiedAtMs = verifiedAtMs;
       // Refresh its place in the LRU order.
       this.cache.delete(customerId);
       this.cache.set(customerId, cached);
@@ -248,12 +301,15 @@ export class BillingStore {
       servers,
       ended_by_cancellation: endedByCancellation,
     };
-    if (this.options.cacheCustomers > 0) {
-      this.cache.delete(customerId);
-      this.cache.set(customerId, { revision: customer.revision, seatIds, serverIds, releasedIds, endedByCancellation, view });
-      while (this.cache.size > this.options.cacheCustomers) this.cache.delete(this.cache.keys().next().value!);
-    }
+    this.remember(customerId, { revision: customer.revision, verifiedAtMs, seatIds, serverIds, releasedIds, endedByCancellation, view });
     return view;
+  }
+
+  private remember(customerId: string, entry: CachedView): void {
+    if (this.options.cacheCustomers <= 0) return;
+    this.cache.delete(customerId);
+    this.cache.set(customerId, entry);
+    while (this.cache.size > this.options.cacheCustomers) this.cache.delete(this.cache.keys().next().value!);
   }
 
   /**

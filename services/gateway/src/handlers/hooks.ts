@@ -58,7 +58,9 @@ export async function registerHooksRoutes(app: GatewayApp, dependencies: Gateway
           headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
           forwarded += 1;
         }
-        const answer = await dependencies.clients.payments.call<{ outcome: Static<typeof PostbackAcknowledgement>['outcome'] }>('HandlePostback', { provider, body, headers }, { deadlineMs });
+        const answer = await dependencies.clients.payments.call<{ outcome: Static<typeof PostbackAcknowledgement>['outcome']; customer_id?: string }>('HandlePostback', { provider, body, headers }, { deadlineMs });
+        // The provider (or a client polling after it) reads the credit here at once, announcement or not.
+        if (answer.customer_id) dependencies.readModels.wallet.invalidate(answer.customer_id);
         return { received: true, outcome: answer.outcome };
       },
     );

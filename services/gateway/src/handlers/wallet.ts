@@ -50,6 +50,9 @@ export const Wallet = Type.Object(
   { additionalProperties: false },
 );
 
+/** The body of GET /v1/wallet, as composed and as the gateway's read model keeps it. */
+export type WalletAnswer = Static<typeof Wallet>;
+
 export const AssetRow = Type.Object(
   {
     asset_code: Type.String({ description: 'Coin code.', example: 'USDT' }),
@@ -149,37 +152,42 @@ export async function registerWalletRoutes(app: GatewayApp, dependencies: Gatewa
     },
     async (request) => {
       const customerId = principalOf(request).customer_id;
-      const [wallet, pending, upcoming] = await Promise.all([
-        clients.wallet.call<{ balance_eur_cents: number; held_eur_cents: number }>('GetWallet', { customer_id: customerId }, { deadlineMs }),
-        clients.payments.call<{ topups?: TopupMessage[] }>('ListPendingTopups', { customer_id: customerId }, { deadlineMs }),
-        clients.billing.call<{ items?: Array<Static<typeof UpcomingItem>> }>('GetUpcoming', { customer_id: customerId }, { deadlineMs }).catch((error: unknown) => {
-          if (isUnimplemented(error)) return { items: [] };
-          throw error;
-        }),
-      ]);
-      const items = (upcoming.items ?? []).map((item) => ({ when: item.when, amount_eur_cents: Number(item.amount_eur_cents), kind: item.kind, label: item.label }));
-      const upcomingTotal = items.reduce((sum, item) => sum + item.amount_eur_cents, 0);
-      const balance = Number(wallet.balance_eur_cents);
-      const shortfall = Math.max(0, upcomingTotal - balance);
-      return {
-        balance_eur_cents: balance,
-        held_eur_cents: Number(wallet.held_eur_cents),
-        pending_topups: (pending.topups ?? []).map((topup) => ({
-          id: Number(topup.id),
-          status: topup.status,
-          amount_eur_cents: Number(topup.amount_eur_cents),
-          credited_eur_cents: Number(topup.credited_eur_cents),
-          asset_code: topup.asset_code,
-          blockchain_code: topup.blockchain_code,
-          expires_at: topup.expires_at,
-        })),
-        upcoming: items,
-        upcoming_total_eur_cents: upcomingTotal,
-        shortfall_eur_cents: shortfall,
-        covers_upcoming: shortfall === 0,
-      };
+      return dependencies.readModels.wallet.read(customerId, () => composeWallet(customerId));
     },
   );
+
+  /** Balance, pending top-ups and upcoming charges from their three owners, composed into one answer. */
+  async function composeWallet(customerId: string): Promise<WalletAnswer> {
+    const [wallet, pending, upcoming] = await Promise.all([
+      clients.wallet.call<{ balance_eur_cents: number; held_eur_cents: number }>('GetWallet', { customer_id: customerId }, { deadlineMs }),
+      clients.payments.call<{ topups?: TopupMessage[] }>('ListPendingTopups', { customer_id: customerId }, { deadlineMs }),
+      clients.billing.call<{ items?: Array<Static<typeof UpcomingItem>> }>('GetUpcoming', { customer_id: customerId }, { deadlineMs }).catch((error: unknown) => {
+        if (isUnimplemented(error)) return { items: [] };
+        throw error;
+      }),
+    ]);
+    const items = (upcoming.items ?? []).map((item) => ({ when: item.when, amount_eur_cents: Number(item.amount_eur_cents), kind: item.kind, label: item.label }));
+    const upcomingTotal = items.reduce((sum, item) => sum + item.amount_eur_cents, 0);
+    const balance = Number(wallet.balance_eur_cents);
+    const shortfall = Math.max(0, upcomingTotal - balance);
+    return {
+      balance_eur_cents: balance,
+      held_eur_cents: Number(wallet.held_eur_cents),
+      pending_topups: (pending.topups ?? []).map((topup) => ({
+        id: Number(topup.id),
+        status: topup.status,
+        amount_eur_cents: Number(topup.amount_eur_cents),
+        credited_eur_cents: Number(topup.credited_eur_cents),
+        asset_code: topup.asset_code,
+        blockchain_code: topup.blockchain_code,
+        expires_at: topup.expires_at,
+      })),
+      upcoming: items,
+      upcoming_total_eur_cents: upcomingTotal,
+      shortfall_eur_cents: shortfall,
+      covers_upcoming: shortfall === 0,
+    };
+  }
 
   app.get(
     '/v1/wallet/assets',

@@ -1,0 +1,120 @@
+/**
+ * A per-customer read model: the last composed answer of a read route (GET /v1/wallet), served from memory
+ * while it is younger than `freshMs` and nothing has invalidated it. The backends announce every change over
+ * NATS (wallet movements, top-up changes, billing revisions) and this gateway's own writes invalidate at once,
+ * so `freshMs` only bounds how long a lost announcement can leave an answer stale.
+ *
+ * Two rules keep a stale answer from being stored after an invalidation: every invalidation takes a number
+ * from one counter, and a load may store its answer only if no invalidation of its customer came after the
+ * load started; and an invalidation detaches the load in flight, so later readers start a fresh one instead
+ * of joining a load that may have read the old state.
+ */
+export interface ReadModelOptions {
+  freshMs: number;
+  entriesMax: number;
+  now?: () => number;
+}
+
+interface Entry<T> {
+  value: T;
+  storedAtMs: number;
+}
+
+export interface ReadModelStats {
+  hits: number;
+  loads: number;
+  joined: number;
+  invalidations: number;
+  size: number;
+}
+
+export class ReadModel<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+  private readonly loading = new Map<string, { startedAt: number; promise: Promise<T> }>();
+  private readonly invalidatedAt = new Map<string, number>();
+  // Invalidation numbers forgotten to keep `invalidatedAt` bounded: a customer not in the map may have been
+  // invalidated as late as this.
+  private forgottenInvalidationMax = 0;
+  private counter = 0;
+  private enabled = true;
+  private readonly now: () => number;
+  readonly stats: ReadModelStats = { hits: 0, loads: 0, joined: 0, invalidations: 0, size: 0 };
+
+  constructor(private readonly options: ReadModelOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** The cached answer if fresh, else the answer of a load (shared with concurrent readers of the customer). */
+  read(customerId: string, load: () => Promise<T>): Promise<T> {
+    if (!this.enabled || this.options.freshMs <= 0) return load();
+    const entry = this.entries.get(customerId);
+    if (entry) {
+      if (this.now() - entry.storedAtMs <= this.options.freshMs) {
+        this.stats.hits += 1;
+        return Promise.resolve(entry.value);
+      }
+      this.entries.delete(customerId);
+    }
+    const inFlight = this.loading.get(customerId);
+    if (inFlight) {
+      this.stats.joined += 1;
+      return inFlight.promise;
+    }
+    const startedAt = this.counter;
+    this.stats.loads += 1;
+    const promise = load().then(
+      (value) => {
+        if (this.loading.get(customerId)?.promise === promise) this.loading.delete(customerId);
+        if (this.enabled && this.lastInvalidation(customerId) <= startedAt) this.store(customerId, value);
+        return value;
+      },
+      (error: unknown) => {
+        if (this.loading.get(customerId)?.promise === promise) this.loading.delete(customerId);
+        throw error;
+      },
+    );
+    this.loading.set(customerId, { startedAt, promise });
+    return promise;
+  }
+
+  invalidate(customerId: string): void {
+    this.counter += 1;
+    this.stats.invalidations += 1;
+    this.entries.delete(customerId);
+    this.loading.delete(customerId);
+    this.invalidatedAt.delete(customerId);
+    this.invalidatedAt.set(customerId, this.counter);
+    while (this.invalidatedAt.size > this.options.entriesMax) {
+      const [oldest, number] = this.invalidatedAt.entries().next().value as [string, number];
+      this.invalidatedAt.delete(oldest);
+      this.forgottenInvalidationMax = Math.max(this.forgottenInvalidationMax, number);
+    }
+    this.stats.size = this.entries.size;
+  }
+
+  /** Forgets everything and, while disabled, answers every read by a load: for when announcements may be lost. */
+  setEnabled(enabled: boolean): void {
+    this.counter += 1;
+    this.forgottenInvalidationMax = this.counter;
+    this.invalidatedAt.clear();
+    this.entries.clear();
+    this.loading.clear();
+    this.enabled = enabled;
+    this.stats.size = 0;
+  }
+
+  get isEnabled(): boolean {
+    return this.enabled && this.options.freshMs > 0;
+  }
+
+  private lastInvalidation(customerId: string): number {
+    return this.invalidatedAt.get(customerId) ?? this.forgottenInvalidationMax;
+  }
+
+  private store(customerId: string, value: T): void {
+    this.entries.delete(customerId);
+    this.entries.set(customerId, { value, storedAtMs: this.now() });
+    while (this.entries.size > this.options.entriesMax) this.entries.delete(this.entries.keys().next().value!);
+    this.stats.size = this.entries.size;
+  }
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { ReadModel } from '../src/domain/read-model';
+
+/** A load the test finishes by hand, so reads and invalidations can be interleaved exactly. */
+function controlledLoads() {
+  const pending: Array<{ resolve: (value: string) => void; reject: (error: Error) => void }> = [];
+  let started = 0;
+  return {
+    load: () =>
+      new Promise<string>((resolve, reject) => {
+        started += 1;
+        pending.push({ resolve, reject });
+      }),
+    finish(index: number, value: string) {
+      pending[index]!.resolve(value);
+    },
+    fail(index: number, error: Error) {
+      pending[index]!.reject(error);
+    },
+    get started() {
+      return started;
+    },
+  };
+}
+
+describe('gateway read model', () => {
+  it('serves a stored answer while fresh and loads again once it is older than freshMs', async () => {
+    let nowMs = 0;
+    const model = new ReadModel<string>({ freshMs: 1_000, entriesMax: 10, now: () => nowMs });
+    let loads = 0;
+    const load = async () => `answer ${++loads}`;
+    expect(await model.read('cus_a', load)).toBe('answer 1');
+    nowMs = 1_000;
+    expect(await model.read('cus_a', load)).toBe('answer 1');
+    nowMs = 1_001;
+    expect(await model.read('cus_a', load)).toBe('answer 2');
+    expect(model.stats).toMatchObject({ hits: 1, loads: 2 });
+  });
+
+  it('keeps customers apart and loads again after an invalidation of that customer only', async () => {
+    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const counts = new Map<string, number>();
+    const loadFor = (customerId: string) => async () => {
+      counts.set(customerId, (counts.get(customerId) ?? 0) + 1);
+      return `${customerId} #${counts.get(customerId)}`;
+    };
+    expect(await model.read('cus_a', loadFor('cus_a'))).toBe('cus_a #1');
+    expect(await model.read('cus_b', loadFor('cus_b'))).toBe('cus_b #1');
+    model.invalidate('cus_a');
+    expect(await model.read('cus_a', loadFor('cus_a'))).toBe('cus_a #2');
+    expect(await model.read('cus_b', loadFor('cus_b'))).toBe('cus_b #1');
+  });
+
+  it('never stores an answer whose load started before an invalidation, and detaches later readers from it', async () => {
+    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const loads = controlledLoads();
+    const first = model.read('cus_a', loads.load);
+    const joined = model.read('cus_a', loads.load);
+    expect(loads.started).toBe(1);
+    model.invalidate('cus_a');
+    // A reader after the change must not share the load that may have read the old state.
+    const afterChange = model.read('cus_a', loads.load);
+    expect(loads.started).toBe(2);
+    loads.finish(0, 'old state');
+    expect(await first).toBe('old state');
+    expect(await joined).toBe('old state');
+    loads.finish(1, 'new state');
+    expect(await afterChange).toBe('new state');
+    // What is stored is the load that began after the invalidation, not the one that finished later or earlier.
+    expect(await model.read('cus_a', loads.load)).toBe('new state');
+    expect(loads.started).toBe(2);
+  });
+
+  it('does not store the older of two overlapping loads when an invalidation separates them, whatever order they end in', async () => {
+    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const loads = controlledLoads();
+    const before = model.read('cus_a', loads.load);
+    model.invalidate('cus_a');
+    const after = model.read('cus_a', loads.load);
+    loads.finish(1, 'new state');
+    await after;
+    loads.finish(0, 'old state');
+    await before;
+    expect(await model.read('cus_a', loads.load)).toBe('new state');
+    expect(loads.started).toBe(2);
+  });
+
+  it('passes load failures to every waiting reader and stores nothing', async () => {
+    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const loads = controlledLoads();
+    const first = model.read('cus_a', loads.load);
+    const second = model.read('cus_a', loads.load);
+    loads.fail(0, new Error('backend down'));
+    await expect(first).rejects.toThrow('backend down');
+    await expect(second).rejects.toThrow('backend down');
+    const retry = model.read('cus_a', loads.load);
+    expect(loads.started).toBe(2);
+    loads.finish(1, 'recovered');
+    expect(await retry).toBe('recovered');
+  });
+
+  it('is bounded in entries and forgets invalidation records without ever trusting a load they could have covered', async () => {
+    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 3 });
+    for (const customerId of ['cus_1', 'cus_2', 'cus_3', 'cus_4', 'cus_5']) await model.read(customerId, async () => customerId);
+    expect(model.stats.size).toBe(3);
+    const loads = controlledLoads();
+    const slow = model.read('cus_x', loads.load);
+    // Invalidations of other customers push cus_x's own record out of the bounded map.
+    model.invalidate('cus_x');
+    for (const customerId of ['cus_6', 'cus_7', 'cus_8', 'cus_9']) model.invalidate(customerId);
+    loads.finish(0, 'stale');
+    await slow;
+    const fresh = model.read('cus_x', loads.load);
+    expect(loads.started).toBe(2);
+    loads.finish(1, 'fresh');
+    expect(await fresh).toBe('fresh');
+  });
+
+  it('answers every read by a load while disabled, and when freshMs is 0', async () => {
+    let loads = 0;
+    const load = async () => ++loads;
+    const disabled = new ReadModel<number>({ freshMs: 60_000, entriesMax: 10 });
+    await disabled.read('cus_a', load);
+    disabled.setEnabled(false);
+    expect(disabled.isEnabled).toBe(false);
+    await disabled.read('cus_a', load);
+    await disabled.read('cus_a', load);
+    expect(loads).toBe(3);
+    disabled.setEnabled(true);
+    await disabled.read('cus_a', load);
+    await disabled.read('cus_a', load);
+    expect(loads).toBe(4);
+
+    const off = new ReadModel<number>({ freshMs: 0, entriesMax: 10 });
+    await off.read('cus_a', load);
+    await off.read('cus_a', load);
+    expect(loads).toBe(6);
+    expect(off.isEnabled).toBe(false);
+  });
+});

@@ -1,0 +1,89 @@
+import crypto from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from '@mtx/shared/testing';
+import { startWalletStack, type StackCustomer, type WalletStack } from '../../../test/e2e/wallet-stack';
+
+/**
+ * GET /v1/wallet through the gateway's read model (a long freshness window, so nothing here is refreshed by
+ * time): every answer must still follow each change, through the backends' announcements or, for changes made
+ * through this gateway, at once.
+ */
+let stack: WalletStack;
+
+beforeAll(async () => {
+  stack = await startWalletStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: inject('natsUrl'), billing: 'stub', readModel: true });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+afterEach(async () => {
+  expect((await stack.audit()).breaches).toEqual([]);
+});
+
+const readWallet = async (customer: StackCustomer) => {
+  const answer = await stack.request('GET', '/v1/wallet', { key: customer.read_key });
+  expect(answer.status).toBe(200);
+  return answer.body;
+};
+
+describe('GET /v1/wallet read model', () => {
+  it('answers repeated reads from memory, the same answer the backends gave', async () => {
+    const customer = await stack.newCustomer();
+    stack.setUpcoming(customer.customer_id, [{ when: '2027-03-10T09:00:00.000Z', amount_eur_cents: 1200, kind: 'seat', label: 'MT5 live' }]);
+    const callsBefore = stack.upcomingCalls();
+    const first = await readWallet(customer);
+    const again = await Promise.all(Array.from({ length: 10 }, () => readWallet(customer)));
+    for (const answer of again) expect(answer).toEqual(first);
+    expect(first).toMatchObject({ balance_eur_cents: 0, upcoming_total_eur_cents: 1200, shortfall_eur_cents: 1200 });
+    expect(stack.upcomingCalls() - callsBefore).toBe(1);
+  });
+
+  it('follows a credit made behind the gateway (the wallet announces it) and a billing change (billing announces it)', async () => {
+    const customer = await stack.newCustomer();
+    expect(await readWallet(customer)).toMatchObject({ balance_eur_cents: 0 });
+    await stack.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:1`, amount_eur_cents: 2500, reason: 'adjustment', reference: '' });
+    await eventually(async () => expect(await readWallet(customer)).toMatchObject({ balance_eur_cents: 2500, covers_upcoming: true }), 5_000);
+
+    stack.setUpcoming(customer.customer_id, [{ when: '2027-03-12T09:00:00.000Z', amount_eur_cents: 3000, kind: 'server', label: 'Private server' }]);
+    await eventually(async () => expect(await readWallet(customer)).toMatchObject({ upcoming_total_eur_cents: 3000, shortfall_eur_cents: 500, covers_upcoming: false }), 5_000);
+    // Another customer's announcement leaves this one's answer where it was.
+    const other = await stack.newCustomer();
+    const callsBefore = stack.upcomingCalls();
+    stack.setUpcoming(other.customer_id, []);
+    await readWallet(customer);
+    expect(stack.upcomingCalls()).toBe(callsBefore);
+  });
+
+  it('shows this gateway\'s own writes on the very next read: a top-up created, then credited by its postback', async () => {
+    const customer = await stack.newCustomer();
+    expect((await readWallet(customer)).pending_topups).toEqual([]);
+    const created = await stack.request('POST', '/v1/wallet/topup', { key: customer.full_key, body: { amount_eur_cents: 2000, asset_code: 'USDT', blockchain_code: 'TRON' } });
+    expect(created.status).toBe(201);
+    const pending = await readWallet(customer);
+    expect(pending.pending_topups.map((topup: { id: number }) => topup.id)).toEqual([created.body.id]);
+
+    const payment = (
+      await stack.sandboxRequest('POST', '/sandbox/deposits', { address: created.body.deposit_address, asset_code: 'USDT', blockchain_code: 'TRON', amount: created.body.deposit_amount, delivery: 'never' })
+    ).body as { transaction_id: string; invoice_id: string; received_at: string };
+    const body = JSON.stringify({
+      type: 'transaction',
+      delivery_id: `dlv_${crypto.randomBytes(6).toString('hex')}`,
+      timestamp: stack.clock.now().toISOString(),
+      invoice_id: payment.invoice_id,
+      order_id: String(created.body.id),
+      address: created.body.deposit_address,
+      asset_code: 'USDT',
+      blockchain_code: 'TRON',
+      transaction: { id: payment.transaction_id, amount: created.body.deposit_amount, amount_decimal: created.body.deposit_amount, status: 'confirmed', confirmations: 12, received_at: payment.received_at },
+    });
+    const acknowledged = await stack.postRawPostback(body);
+    expect(acknowledged.status).toBe(200);
+    expect(acknowledged.body.outcome).toBe('credited');
+    // No waiting: the postback's answer invalidated the customer before it left the gateway.
+    const credited = await readWallet(customer);
+    expect(credited.balance_eur_cents).toBe(2000);
+    expect(credited.pending_topups).toEqual([]);
+  });
+});
