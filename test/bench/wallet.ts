@@ -10,7 +10,8 @@
  * 3. GET /v1/wallet requests per second with read-only keys, closed loop, at two concurrencies.
  *
  * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
- * Knobs: BENCH_WALLET_TOPUPS (default 2000), BENCH_WALLET_SECONDS (GET run length, default 10).
+ * Knobs: BENCH_WALLET_TOPUPS (default 2000), BENCH_WALLET_SECONDS (GET run length, default 10),
+ * BENCH_WALLET_PROFILE_PHASE (see below).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -32,6 +33,14 @@ const readSeconds = Number(process.env.BENCH_WALLET_SECONDS ?? 10);
 const postbackSecret = `bench-${crypto.randomBytes(16).toString('hex')}`;
 const prefix = `benchw_${crypto.randomBytes(3).toString('hex')}_`;
 const resultsFile = path.join(__dirname, 'results', 'wallet.json');
+/**
+ * `credits-<concurrency>` or `reads-<concurrency>`: with NODE_OPTIONS preloading cpu-profile-preload.cjs,
+ * BENCH_PROFILE_DIR and BENCH_PROFILE_ON_SIGNAL=1, every service writes a CPU profile of that phase alone.
+ */
+const profilePhase = process.env.BENCH_WALLET_PROFILE_PHASE ?? '';
+function signalServices(processes: Map<string, number | undefined>): void {
+  for (const [name, pid] of processes) if (pid && name !== 'ferretdb' && name !== 'nats-server' && pid !== process.pid) process.kill(pid, 'SIGUSR2');
+}
 const log = (line: string) => process.stderr.write(`[bench:wallet] ${line}\n`);
 
 interface Answer {
@@ -205,6 +214,8 @@ async function main(): Promise<void> {
       const latencies: number[] = [];
       let errors = 0;
       let notCredited = 0;
+      const profiled = profilePhase === `credits-${concurrency}`;
+      if (profiled) signalServices(processes);
       const started = process.hrtime.bigint();
       const stopCpu = measureProcessCpu(processes);
       await pool(slice.length, concurrency, async (index) => {
@@ -220,6 +231,7 @@ async function main(): Promise<void> {
       });
       const durationS = Number(process.hrtime.bigint() - started) / 1e9;
       const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
+      if (profiled) signalServices(processes);
       cpuNotes.push(`credits at concurrency ${concurrency}: ${cpu}.`);
       client.close();
       const run = summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', {
@@ -298,6 +310,8 @@ async function main(): Promise<void> {
 
     // GET /v1/wallet, closed loop.
     for (const concurrency of [16, 64]) {
+      const profiled = profilePhase === `reads-${concurrency}`;
+      if (profiled) signalServices(processes);
       const client = createHttpClient(gatewayUrl, concurrency);
       const latencies: number[] = [];
       let errors = 0;
@@ -321,6 +335,7 @@ async function main(): Promise<void> {
       );
       const durationS = Number(process.hrtime.bigint() - started) / 1e9;
       const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
+      if (profiled) signalServices(processes);
       cpuNotes.push(`GET /v1/wallet at concurrency ${concurrency}: ${cpu}.`);
       client.close();
       const run = summarise(`GET /v1/wallet (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'requests', {

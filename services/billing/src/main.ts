@@ -25,6 +25,15 @@ function withCrashAfterDebit(wallet: WalletPort, customerPrefix: string): Wallet
       }
       return result;
     },
+    async debitMany(request) {
+      const results = await wallet.debitMany(request);
+      // As for debit: only a call that took (or had taken) money for some entry.
+      if (request.customer_id.startsWith(customerPrefix) && results.some((result) => result.outcome === 'applied' || result.outcome === 'replay')) {
+        logger.fatal({ entry_ids: request.entries.map((entry) => entry.entry_id) }, 'fault injection: crashing between the debit and its record');
+        process.exit(137);
+      }
+      return results;
+    },
   };
 }
 

@@ -32,7 +32,7 @@ describe('billing revision announcements', () => {
     try {
       await harness.nats.flush();
       await harness.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_1', label: 'Account 1', bonus: false });
-      await eventually(() => expect(received.length).toBeGreaterThanOrEqual(1), 5_000);
+      await eventually(async () => expect(received.length).toBeGreaterThanOrEqual(1), 5_000);
       const stored = await harness.billing.app.store.collections.customers(customer).findOne({ _id: customer });
       expect(received.at(-1)!.revision).toBe(stored!.revision);
     } finally {
@@ -44,6 +44,9 @@ describe('billing revision announcements', () => {
     const customer = customerIdFor('follow');
     await harness.credit(customer, 5_000);
     await harness.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_1', label: 'Account 1', bonus: false });
+    // The replicas publish on this connection: once the server answers the flush, every announcement of the
+    // purchase has been delivered here too, so none arrives late to make the second replica re-read below.
+    await harness.nats.flush();
     expect(await seatCount(second, customer, true)).toBe(1);
 
     // A change written behind the replicas' backs, unannounced: fresh reads keep the view, checked reads do not.

@@ -17,6 +17,7 @@ import {
   type WalletHead,
 } from './domain/movement';
 import { checkpointInterval, type LedgerEntryDocument, type LedgerStore } from './store/ledger-store';
+import { OrderedRunBatcher, type RunOutcome } from './store/run-batcher';
 
 export interface MovementInput {
   customerId: string;
@@ -37,6 +38,42 @@ export interface MovementOutcome {
   balance_delta_eur_cents: number;
   held_delta_eur_cents: number;
 }
+
+/** One entry of a DebitMany: a debit of the request's wallet. */
+export interface DebitInput {
+  entryId: string;
+  amountEurCents: number;
+  reason: string;
+  reference: string;
+}
+
+/** How one DebitMany entry ended; see DebitMany in proto/wallet/v1/wallet.proto. */
+export type DebitOutcome = 'applied' | 'replay' | 'insufficient_balance' | 'conflict';
+
+export interface DebitManyItem {
+  entry_id: string;
+  outcome: DebitOutcome;
+  balance_eur_cents: number;
+  held_eur_cents: number;
+  sequence: number;
+  balance_delta_eur_cents: number;
+  held_delta_eur_cents: number;
+}
+
+export interface DebitManyOutcome {
+  customer_id: string;
+  /** One per request entry, in request order. */
+  items: DebitManyItem[];
+  balance_eur_cents: number;
+  held_eur_cents: number;
+  sequence: number;
+}
+
+/**
+ * Entries in one DebitMany. Its ledger entries go out as one ordered insert, which FerretDB stops at the first
+ * duplicate only within one 100-document batch; 50 keeps a run well inside one.
+ */
+export const debitManyEntriesMax = 50;
 
 export interface WalletView {
   customer_id: string;
@@ -137,6 +174,9 @@ export function createLedger(options: LedgerOptions) {
   const writeGate = new WriteGate(1);
   const ledgerInserts = new InsertBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
   const pointerInserts = new InsertBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
+  // DebitMany runs (contiguous slots, then their pointers) must go in order; concurrent runs share a command.
+  const ledgerRuns = new OrderedRunBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
+  const pointerRuns = new OrderedRunBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
   let recoveryCursor = '';
 
   /**
@@ -211,20 +251,23 @@ export function createLedger(options: LedgerOptions) {
       announce(entry);
       repaired = await pointerInserts.insertIfAbsent({ _id: entry.entry_id, wallet_id: entry.wallet_id, seq: entry.seq });
     }
-    if (entry.seq % checkpointInterval === 0) {
-      const block = entry.seq / checkpointInterval;
-      const inserted = await insertIfAbsent(store.checkpoints, {
-        _id: `${entry.wallet_id}:${block}`,
-        wallet_id: entry.wallet_id,
-        block,
-        seq: entry.seq,
-        balance_eur_cents: entry.balance_after_eur_cents,
-        held_eur_cents: entry.held_after_eur_cents,
-        created_at: clock.now(),
-      });
-      repaired = repaired || inserted;
-    }
+    if (await writeCheckpoint(entry)) repaired = true;
     return repaired;
+  }
+
+  /** The checkpoint an entry on a block boundary owes, once every entry up to it has its pointer. */
+  async function writeCheckpoint(entry: LedgerEntryDocument): Promise<boolean> {
+    if (entry.seq % checkpointInterval !== 0) return false;
+    const block = entry.seq / checkpointInterval;
+    return insertIfAbsent(store.checkpoints, {
+      _id: `${entry.wallet_id}:${block}`,
+      wallet_id: entry.wallet_id,
+      block,
+      seq: entry.seq,
+      balance_eur_cents: entry.balance_after_eur_cents,
+      held_eur_cents: entry.held_after_eur_cents,
+      created_at: clock.now(),
+    });
   }
 
   /**
@@ -270,8 +313,11 @@ export function createLedger(options: LedgerOptions) {
     return entryAt(pointer.wallet_id, pointer.seq);
   }
 
+  const sameMovement = (original: LedgerEntryDocument, input: MovementInput) =>
+    original.wallet_id === input.customerId && original.kind === input.kind && original.amount_eur_cents === input.amountEurCents;
+
   function replayOutcome(original: LedgerEntryDocument, input: MovementInput): MovementOutcome {
-    if (original.wallet_id !== input.customerId || original.kind !== input.kind || original.amount_eur_cents !== input.amountEurCents) {
+    if (!sameMovement(original, input)) {
       throw new AppError('conflict', `entry id ${input.entryId} was already used for a different movement`, {
         param: 'entry_id',
         details: { kind: original.kind, amount_eur_cents: original.amount_eur_cents },
@@ -373,6 +419,207 @@ export function createLedger(options: LedgerOptions) {
     throw new AppError('unavailable', 'the wallet is moving too fast to apply this movement now; retry with the same entry id');
   }
 
+  /**
+   * Follow-ups of a run of entries this process inserted together: announcements, then the pointers in ONE
+   * ordered insert, then the checkpoints of the block boundaries the run crossed (only once every pointer is in,
+   * which is what a checkpoint promises). In order, so a crash leaves the run's entries without pointers as a
+   * suffix at the head, which the recovery step finds by stepping back from the head.
+   */
+  async function finishRun(entries: LedgerEntryDocument[]): Promise<boolean> {
+    try {
+      for (const entry of entries) announce(entry);
+      await insertPointersInOrder(entries);
+      for (const entry of entries) await writeCheckpoint(entry);
+      return true;
+    } catch (error) {
+      // As for one movement: applied, only hints missing; the next movement walks from a checkpoint and finishes them.
+      heads.delete(entries[0]!.wallet_id);
+      logger.warn({ err: error, entry_ids: entries.map((entry) => entry.entry_id) }, 'ledger hints not written after applied movements; recovery will finish them');
+      return false;
+    }
+  }
+
+  async function insertPointersInOrder(entries: LedgerEntryDocument[]): Promise<void> {
+    let pointers = entries.map((entry) => ({ _id: entry.entry_id, wallet_id: entry.wallet_id, seq: entry.seq }));
+    while (pointers.length > 0) {
+      const outcome: RunOutcome = await pointerRuns.insert(pointers);
+      if (outcome.error === undefined) return;
+      // A writer that walked past the run (another replica) may have written one already: skip it, keep the order.
+      if (outcome.landed === null || !outcome.duplicate) throw outcome.error;
+      pointers = pointers.slice(outcome.landed + 1);
+    }
+  }
+
+  function appliedItem(entry: LedgerEntryDocument): DebitManyItem {
+    return {
+      entry_id: entry.entry_id,
+      outcome: 'applied',
+      balance_eur_cents: entry.balance_after_eur_cents,
+      held_eur_cents: entry.held_after_eur_cents,
+      sequence: entry.seq,
+      balance_delta_eur_cents: entry.balance_delta_eur_cents,
+      held_delta_eur_cents: entry.held_delta_eur_cents,
+    };
+  }
+
+  function refusedItem(entryId: string, outcome: 'insufficient_balance' | 'conflict', at: WalletHead): DebitManyItem {
+    return { entry_id: entryId, outcome, balance_eur_cents: at.balanceEurCents, held_eur_cents: at.heldEurCents, sequence: at.sequence, balance_delta_eur_cents: 0, held_delta_eur_cents: 0 };
+  }
+
+  /** An entry id found applied already: a replay describing the original, or a conflict when it was another movement. */
+  function priorItem(original: LedgerEntryDocument, input: MovementInput, at: WalletHead): DebitManyItem {
+    if (!sameMovement(original, input)) return refusedItem(input.entryId, 'conflict', at);
+    return { ...appliedItem(original), outcome: 'replay' };
+  }
+
+  /**
+   * The entries of a DebitMany against one head, in request order: each is applied if the balance left by the
+   * ones before it covers it, else refused; refused and already-resolved entries move nothing.
+   */
+  function planDebits(head: WalletHead, debits: MovementInput[], open: number[]): { steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }>; refused: number[] } {
+    const steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }> = [];
+    const refused: number[] = [];
+    const createdAt = clock.now();
+    let at = head;
+    for (const index of open) {
+      const debit = debits[index]!;
+      if (at.balanceEurCents < debit.amountEurCents) {
+        steps.push({ index, at });
+        refused.push(index);
+        continue;
+      }
+      const plan = planMovement(at, 'debit', debit.amountEurCents);
+      const sequence = at.sequence + 1;
+      const entry: LedgerEntryDocument = {
+        _id: ledgerSlotId(debit.customerId, sequence),
+        wallet_id: debit.customerId,
+        seq: sequence,
+        entry_id: debit.entryId,
+        kind: 'debit',
+        reason: debit.reason,
+        reference: debit.reference,
+        amount_eur_cents: debit.amountEurCents,
+        balance_delta_eur_cents: plan.balanceDeltaEurCents,
+        held_delta_eur_cents: plan.heldDeltaEurCents,
+        balance_after_eur_cents: plan.balanceAfterEurCents,
+        held_after_eur_cents: plan.heldAfterEurCents,
+        created_at: createdAt,
+      };
+      steps.push({ index, at, entry });
+      at = headOf(entry);
+    }
+    return { steps, refused };
+  }
+
+  /**
+   * Several debits of one wallet as ONE ledger insert of contiguous slots (and one pointer insert after it),
+   * with the same rules as one debit each: planned in request order against the head, a refusal only on a
+   * verified head, an entry id applied at most once. When the run collides (ordered, so the entries before the
+   * collision are in and none after it was tried), the landed ones are finished, the collision is resolved like
+   * a single movement's (another writer's slot: finish it and re-read; the entry id: a replay) and the rest is
+   * planned again against the new head.
+   */
+  async function applyDebits(walletId: string, debits: MovementInput[]): Promise<{ result: DebitManyOutcome; settled?: Promise<void> }> {
+    const items: Array<DebitManyItem | undefined> = debits.map(() => undefined);
+    let final: WalletHead | undefined;
+    let moved = false;
+    let settled: Promise<void> | undefined;
+    for (let attempt = 0; attempt < movementAttemptsMax; attempt++) {
+      const open = debits.flatMap((_, index) => (items[index] === undefined ? [index] : []));
+      if (open.length === 0) break;
+      const optimistic = attempt === 0 && heads.get(walletId) !== undefined;
+      let { head, walked } = await headForWrite(walletId, optimistic);
+      let plan = planDebits(head, debits, open);
+      if (optimistic && plan.refused.length > 0) {
+        // A debit the remembered balance cannot cover is refused only on the true head.
+        ({ head, walked } = await headForWrite(walletId, false));
+        plan = planDebits(head, debits, open);
+      }
+      final = head;
+      // A refused entry that already applied answers as a replay even if the balance has moved on since.
+      await Promise.all(
+        plan.refused.map(async (index) => {
+          const existing = await findApplied(debits[index]!.entryId, walked);
+          if (existing) items[index] = priorItem(existing, debits[index]!, head);
+        }),
+      );
+      const entries = plan.steps.flatMap((step) => (step.entry ? [step.entry] : []));
+      const resolveSteps = (until: number) => {
+        for (const step of plan.steps.slice(0, until)) {
+          if (step.entry) items[step.index] = appliedItem(step.entry);
+          else items[step.index] ??= refusedItem(debits[step.index]!.entryId, 'insufficient_balance', step.at);
+        }
+      };
+      if (entries.length === 0) {
+        resolveSteps(plan.steps.length);
+        break;
+      }
+      // Ordered: on any store the entries before the first failure are in and none after it was tried.
+      const { landed, error, duplicate } = await ledgerRuns.insert(entries);
+      if (landed === null) {
+        heads.delete(walletId);
+        throw error;
+      }
+      const run = entries.slice(0, landed);
+      if (crashPrefix && run.some((entry) => entry.entry_id.startsWith(crashPrefix))) {
+        logger.fatal({ entry_ids: run.map((entry) => entry.entry_id) }, 'fault injection: crashing between the ledger write and the head hints');
+        exit(137);
+      }
+      if (run.length > 0) {
+        final = headOf(run[run.length - 1]!);
+        heads.set(walletId, final);
+        noteReadHead(walletId, final);
+        moved = true;
+      }
+      if (error === undefined) {
+        resolveSteps(plan.steps.length);
+        // The insert is the commit: the caller is answered now, the pointers and checkpoints follow before the
+        // wallet's next movement starts (and recovery finishes them if this process dies).
+        settled = finishRun(run).then(() => undefined);
+        break;
+      }
+      // The run stopped at entries[landed]: what was planned before it stands, the rest is planned again.
+      const failed = entries[landed]!;
+      const failedStep = plan.steps.findIndex((step) => step.entry === failed);
+      resolveSteps(failedStep);
+      // Finished before anything else is tried: a remembered head promises pointers up to it.
+      const finished = run.length === 0 || (await finishRun(run));
+      if (!duplicate) {
+        heads.delete(walletId);
+        throw error;
+      }
+      // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
+      const occupant = await entryAt(walletId, failed.seq);
+      if (occupant && occupant.entry_id !== failed.entry_id) {
+        await ensureFollowUps(occupant);
+        if (finished) heads.set(walletId, headOf(occupant));
+        continue;
+      }
+      const failedIndex = plan.steps[failedStep]!.index;
+      const original = occupant ?? (await findApplied(failed.entry_id, walked)) ?? (await store.ledger.findOne({ entry_id: failed.entry_id }));
+      if (!original) continue;
+      items[failedIndex] = priorItem(original, debits[failedIndex]!, plan.steps[failedStep]!.at);
+      // Most likely the repeat of an earlier request: the entries after it are looked up by their pointers at
+      // once rather than found by one collision each.
+      await Promise.all(
+        open
+          .filter((index) => index > failedIndex && items[index] === undefined)
+          .map(async (index) => {
+            const existing = await findApplied(debits[index]!.entryId, []);
+            if (existing) items[index] = priorItem(existing, debits[index]!, plan.steps[failedStep]!.at);
+          }),
+      );
+    }
+    if (items.some((item) => item === undefined) || !final) {
+      throw new AppError('unavailable', 'the wallet is moving too fast to apply these debits now; retry with the same entry ids');
+    }
+    if (moved) publishMoved({ customer_id: walletId, sequence: final.sequence, balance_eur_cents: final.balanceEurCents, held_eur_cents: final.heldEurCents });
+    return {
+      result: { customer_id: walletId, items: items as DebitManyItem[], balance_eur_cents: final.balanceEurCents, held_eur_cents: final.heldEurCents, sequence: final.sequence },
+      ...(settled ? { settled } : {}),
+    };
+  }
+
   function validateMovement(input: MovementInput): void {
     assertWalletId(input.customerId);
     assertEntryId(input.entryId);
@@ -412,10 +659,14 @@ export function createLedger(options: LedgerOptions) {
   }
 
   /**
-   * Finishes what a crash may have left undone on one wallet; returns how many entries needed it. Only the head
-   * entry can lack its follow-ups: whoever wrote any later entry first finished the one before it (its own
-   * follow-ups complete before the wallet's next movement; a foreign one is finished when walked past or hit
-   * by E11000). `thorough` re-checks every entry since the latest checkpoint instead (the start-up sweep).
+   * Finishes what a crash may have left undone on one wallet; returns how many entries needed it. Only the
+   * newest entries can lack their follow-ups: whoever wrote any later entry first finished the ones before it
+   * (its own follow-ups complete before the wallet's next movement; a foreign one is finished when walked past
+   * or hit by E11000). One movement leaves at most the head entry unfinished; a DebitMany run, whose pointers go
+   * in one ordered insert after it, leaves a suffix of at most `debitManyEntriesMax` entries without pointers,
+   * found by stepping back from the head, and perhaps a checkpoint inside the run, found among the entries
+   * walked from the latest checkpoint. `thorough` re-checks every entry since the latest checkpoint instead (the
+   * start-up sweep).
    */
   async function repairWallet(walletId: string, thorough = false): Promise<number> {
     const start = await checkpointStart(walletId);
@@ -425,10 +676,21 @@ export function createLedger(options: LedgerOptions) {
       return repaired;
     }
     const { head, walked } = await walkForward(walletId, start, false);
-    const last = walked[walked.length - 1] ?? (head.sequence > 0 ? await entryAt(walletId, head.sequence) : null);
-    if (!last || !(await ensureFollowUps(last))) return 0;
-    logger.info({ wallet_id: walletId, entry_id: last.entry_id, head_sequence: head.sequence }, 'recovery finished an entry a crash left without its pointer or checkpoint');
-    return 1;
+    const walkedAt = new Map(walked.map((entry) => [entry.seq, entry]));
+    const unpointed: LedgerEntryDocument[] = [];
+    for (let sequence = head.sequence; sequence >= 1 && unpointed.length < debitManyEntriesMax; sequence--) {
+      const entry = walkedAt.get(sequence) ?? (await entryAt(walletId, sequence));
+      if (!entry || (await store.entryIds.findOne({ _id: entry.entry_id }, { projection: { _id: 1 } }))) break;
+      unpointed.unshift(entry);
+    }
+    // Oldest first: a checkpoint is written only once every entry up to it has its pointer.
+    const firstUnpointed = unpointed[0]?.seq ?? head.sequence + 1;
+    const boundaries = walked.filter((entry) => entry.seq < firstUnpointed && entry.seq % checkpointInterval === 0);
+    let repaired = 0;
+    for (const entry of boundaries) if (await writeCheckpoint(entry)) repaired += 1;
+    for (const entry of unpointed) if (await ensureFollowUps(entry, true)) repaired += 1;
+    if (repaired > 0) logger.info({ wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence }, 'recovery finished entries a crash left without their pointers or checkpoints');
+    return repaired;
   }
 
   /**
@@ -459,6 +721,33 @@ export function createLedger(options: LedgerOptions) {
       const movement: MovementInput = { ...input, kind: 'debit' };
       validateMovement(movement);
       return serialise(movement.customerId, () => applyMovement(movement));
+    },
+
+    /**
+     * Debits of one wallet in one queue turn and one ledger insert, tried in order, each all or nothing; see
+     * DebitMany in proto/wallet/v1/wallet.proto. Malformed input fails the whole call before anything is written.
+     */
+    async debitMany(customerId: string, entries: DebitInput[]): Promise<DebitManyOutcome> {
+      assertWalletId(customerId);
+      if (!Array.isArray(entries) || entries.length === 0 || entries.length > debitManyEntriesMax) {
+        throw new AppError('invalid_request', `entries must hold 1 to ${debitManyEntriesMax} debits`, { param: 'entries' });
+      }
+      const seen = new Set<string>();
+      const debits = entries.map((entry, index): MovementInput => {
+        const movement: MovementInput = { customerId, entryId: entry?.entryId, kind: 'debit', amountEurCents: entry?.amountEurCents, reason: entry?.reason, reference: entry?.reference };
+        try {
+          validateMovement(movement);
+        } catch (error) {
+          if (error instanceof AppError && error.param) throw new AppError(error.code, `entries[${index}]: ${error.message}`, { param: `entries[${index}].${error.param}` });
+          throw error;
+        }
+        if (seen.has(movement.entryId)) {
+          throw new AppError('invalid_request', `entries[${index}]: entry id ${movement.entryId} appears twice in one request`, { param: `entries[${index}].entry_id` });
+        }
+        seen.add(movement.entryId);
+        return movement;
+      });
+      return serialise(customerId, () => applyDebits(customerId, debits));
     },
 
     /** `consistent` reads the store (linearisable); otherwise a head at most `readFreshMs` old may answer. */

@@ -4,7 +4,7 @@ import type { Logger } from '@mtx/shared/logger';
 import type { BillingStore } from '../store/billing-store';
 import { addHours, addMonthsClamped, periodEnd, periodKey } from './calendar';
 import { seatKey, type ExecutionNotice, type ReleaseReason, type SeatDocument, type SeatState, type ServerDocument } from './model';
-import type { ExecutionPort, WalletPort } from './ports';
+import { debitManyEntriesMax, type ExecutionPort, type WalletPort } from './ports';
 
 export interface RenewalPolicy {
   seatPriceEurCents: number;
@@ -48,6 +48,29 @@ export class SeatRenewalWrites {
   }
 }
 
+/**
+ * What a seat needs at `now`, decided from its state alone. `charge` is the only step that takes money: the
+ * scheduler asks it of every due seat of a customer to debit them together before running each through
+ * processSeat, which decides with the same function.
+ */
+export type SeatStep = 'settle_released' | 'recover_pending' | 'finish_release' | 'not_due' | 'release' | 'renew_free' | 'wait_for_retry' | 'charge';
+
+export function seatStep(state: SeatState, cancelAtPeriodEnd: boolean, now: Date, retryOverdue: boolean): SeatStep {
+  const { seat, occupancy } = state;
+  if (seat.status === 'released') return 'settle_released';
+  if (seat.status === 'pending') return 'recover_pending';
+  if (occupancy.released) return 'finish_release';
+  if (seat.paid_until.getTime() > now.getTime()) return 'not_due';
+  if (occupancy.account_id === null || cancelAtPeriodEnd) return 'release';
+  if (seat.bonus) return 'renew_free';
+  // A past-due or suspended seat waits for its retry time or a credit.
+  if (!retryOverdue && seat.next_action_at && seat.next_action_at.getTime() > now.getTime() && seat.status !== 'active') return 'wait_for_retry';
+  return 'charge';
+}
+
+/** A seat's debit already made in a group (the scheduler's DebitMany), by entry id; see RenewalEngine.prechargeSeats. */
+export type Precharge = { replay: boolean; balance_eur_cents: number } | 'insufficient_balance' | { failure: unknown };
+
 function isInsufficientBalance(error: unknown): boolean {
   return error instanceof AppError && error.code === 'insufficient_balance';
 }
@@ -83,12 +106,42 @@ export class RenewalEngine {
     }
   }
 
+  /**
+   * Debits, in one wallet call per 50, every seat of `states` (one customer's, fresh by `_id` or verified) that
+   * processSeat would charge at `now`, in the given order, and returns each one's result by entry id for
+   * processSeat's `precharged`. The customer's queue must be held, as for processSeat itself. A failed call
+   * (wallet down, deadline) is returned as the failure of each of its entries, which leaves those seats as a
+   * failed single debit would (deferred).
+   */
+  async prechargeSeats(customerId: string, states: SeatState[], cancelAtPeriodEnd: boolean, options: { retryOverdue?: boolean } = {}): Promise<Map<string, Precharge>> {
+    const now = this.clock.now();
+    const entries = states
+      .filter((state) => seatStep(state, cancelAtPeriodEnd, now, options.retryOverdue ?? false) === 'charge')
+      .map(({ seat }) => ({ entry_id: seatEntryId(seat._id, seat.paid_until), amount_eur_cents: this.policy.seatPriceEurCents, reason: 'seat' as const, reference: seat._id }));
+    const precharged = new Map<string, Precharge>();
+    for (let start = 0; start < entries.length; start += debitManyEntriesMax) {
+      const chunk = entries.slice(start, start + debitManyEntriesMax);
+      try {
+        const results = await this.wallet.debitMany({ customer_id: customerId, entries: chunk });
+        chunk.forEach((entry, index) => {
+          const result = results[index];
+          // A conflict (the id used for another movement) is left to the seat's own debit, which reports it.
+          if (result?.outcome === 'applied' || result?.outcome === 'replay') precharged.set(entry.entry_id, { replay: result.outcome === 'replay', balance_eur_cents: result.balance_eur_cents });
+          else if (result?.outcome === 'insufficient_balance') precharged.set(entry.entry_id, 'insufficient_balance');
+        });
+      } catch (error) {
+        for (const entry of chunk) precharged.set(entry.entry_id, { failure: error });
+      }
+    }
+    return precharged;
+  }
+
   /** Brings one seat up to date. `cancelAtPeriodEnd` is the customer's setting, read once per batch. */
   async processSeat(
     customerId: string,
     seatId: string,
     cancelAtPeriodEnd: boolean,
-    options: { retryOverdue?: boolean; prefetched?: SeatState; deferredWrites?: SeatRenewalWrites } = {},
+    options: { retryOverdue?: boolean; prefetched?: SeatState; deferredWrites?: SeatRenewalWrites; precharged?: Map<string, Precharge> } = {},
   ): Promise<RenewalOutcome> {
     for (let attempt = 0; attempt < 4; attempt += 1) {
       // The scheduler's batch read is used once; a conflict (a lost claim) re-reads the seat by `_id`.
@@ -96,43 +149,44 @@ export class RenewalEngine {
       if (!state) return 'unchanged';
       const { seat, occupancy } = state;
       const now = this.clock.now();
-      if (seat.status === 'released') {
-        if (seat.notice) await this.deliverNotice(seat, now);
-        else if (seat.next_action_at !== null) await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: null } });
-        return 'unchanged';
-      }
-      if (seat.status === 'pending') return this.recoverPendingSeat(seat, now);
-      if (occupancy.released) return this.finishSeatRelease(seat, occupancy.account_id === null ? (cancelAtPeriodEnd ? 'canceled' : 'vacant') : 'canceled', null, now);
-      const due = seat.paid_until.getTime() <= now.getTime();
-      if (!due) {
-        if (seat.notice) await this.deliverNotice(seat, now);
-        else if (seat.next_action_at === null || seat.next_action_at.getTime() <= now.getTime()) {
-          await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: this.baseNextAction(seat, now), updated_at: now } });
+      switch (seatStep(state, cancelAtPeriodEnd, now, options.retryOverdue ?? false)) {
+        case 'settle_released':
+          if (seat.notice) await this.deliverNotice(seat, now);
+          else if (seat.next_action_at !== null) await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: null } });
+          return 'unchanged';
+        case 'recover_pending':
+          return this.recoverPendingSeat(seat, now);
+        case 'finish_release':
+          return this.finishSeatRelease(seat, occupancy.account_id === null ? (cancelAtPeriodEnd ? 'canceled' : 'vacant') : 'canceled', null, now);
+        case 'not_due':
+          if (seat.notice) await this.deliverNotice(seat, now);
+          else if (seat.next_action_at === null || seat.next_action_at.getTime() <= now.getTime()) {
+            await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: this.baseNextAction(seat, now), updated_at: now } });
+          }
+          return 'unchanged';
+        case 'release': {
+          const evicted = occupancy.account_id;
+          const claimed = await this.store.claimOccupancy(occupancy, { account_id: null, label: null, released: true }, now);
+          if (!claimed) continue;
+          if (evicted) {
+            const key = seatKey(seat.customer_id, evicted);
+            await this.store.collections.accounts(seat.customer_id).deleteOne({ _id: key, seat_id: seat._id });
+          }
+          return this.finishSeatRelease(seat, evicted === null && !cancelAtPeriodEnd ? 'vacant' : 'canceled', evicted ? { account_id: evicted, status: 'suspended' } : null, now);
         }
-        return 'unchanged';
-      }
-      if (occupancy.account_id === null || cancelAtPeriodEnd) {
-        const evicted = occupancy.account_id;
-        const claimed = await this.store.claimOccupancy(occupancy, { account_id: null, label: null, released: true }, now);
-        if (!claimed) continue;
-        if (evicted) {
-          const key = seatKey(seat.customer_id, evicted);
-          await this.store.collections.accounts(seat.customer_id).deleteOne({ _id: key, seat_id: seat._id });
+        case 'renew_free': {
+          let { anchor_at, cycle, paid_until } = seat;
+          while (paid_until.getTime() <= now.getTime()) ({ anchor_at, cycle, paid_until } = advancePeriod(anchor_at, cycle, now));
+          await this.writeRenewal(seat, { anchor_at, cycle, paid_until, status: 'active', grace_ends_at: null, next_action_at: paid_until, updated_at: now }, options.deferredWrites);
+          return 'renewed_free';
         }
-        return this.finishSeatRelease(seat, evicted === null && !cancelAtPeriodEnd ? 'vacant' : 'canceled', evicted ? { account_id: evicted, status: 'suspended' } : null, now);
+        case 'wait_for_retry':
+          if (seat.notice) await this.deliverNotice(seat, now);
+          return 'unchanged';
+        case 'charge':
+          // The step guarantees an occupant: an empty seat is released instead.
+          return this.chargeSeat(seat, occupancy.account_id!, now, options.deferredWrites, options.precharged);
       }
-      if (seat.bonus) {
-        let { anchor_at, cycle, paid_until } = seat;
-        while (paid_until.getTime() <= now.getTime()) ({ anchor_at, cycle, paid_until } = advancePeriod(anchor_at, cycle, now));
-        await this.writeRenewal(seat, { anchor_at, cycle, paid_until, status: 'active', grace_ends_at: null, next_action_at: paid_until, updated_at: now }, options.deferredWrites);
-        return 'renewed_free';
-      }
-      if (!options.retryOverdue && seat.next_action_at && seat.next_action_at.getTime() > now.getTime() && seat.status !== 'active') {
-        // A past-due or suspended seat waits for its retry time or a credit.
-        if (seat.notice) await this.deliverNotice(seat, now);
-        return 'unchanged';
-      }
-      return this.chargeSeat(seat, occupancy.account_id, now, options.deferredWrites);
     }
     this.logger.warn({ seat_id: seatId }, 'seat kept changing under the renewal; left for the next tick');
     return 'deferred';
@@ -144,10 +198,20 @@ export class RenewalEngine {
     else await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: set });
   }
 
-  private async chargeSeat(seat: SeatDocument, accountId: string, now: Date, deferred?: SeatRenewalWrites): Promise<RenewalOutcome> {
+  /** The period's debit: the group's result for exactly this entry id when there is one, else a debit of its own. */
+  private async debitSeat(seat: SeatDocument, precharged: Map<string, Precharge> | undefined): Promise<{ replay: boolean }> {
+    const entryId = seatEntryId(seat._id, seat.paid_until);
+    const known = precharged?.get(entryId);
+    if (known === 'insufficient_balance') throw new AppError('insufficient_balance', 'the balance cannot cover the seat renewal');
+    if (known && 'failure' in known) throw known.failure;
+    if (known) return known;
+    return this.wallet.debit({ customer_id: seat.customer_id, entry_id: entryId, amount_eur_cents: this.policy.seatPriceEurCents, reason: 'seat', reference: seat._id });
+  }
+
+  private async chargeSeat(seat: SeatDocument, accountId: string, now: Date, deferred?: SeatRenewalWrites, precharged?: Map<string, Precharge>): Promise<RenewalOutcome> {
     let replay: boolean;
     try {
-      ({ replay } = await this.wallet.debit({ customer_id: seat.customer_id, entry_id: seatEntryId(seat._id, seat.paid_until), amount_eur_cents: this.policy.seatPriceEurCents, reason: 'seat', reference: seat._id }));
+      ({ replay } = await this.debitSeat(seat, precharged));
     } catch (error) {
       if (!isInsufficientBalance(error)) return this.deferSeat(seat, error, now);
       const graceEndsAt = seat.grace_ends_at ?? addHours(seat.paid_until, this.policy.gracePeriodHours);

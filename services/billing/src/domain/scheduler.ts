@@ -159,9 +159,13 @@ export class Scheduler {
     const grouped = new SeatRenewalWrites();
     let failure: unknown = null;
     try {
+      // Every seat the engine is about to charge, debited in one wallet call (in the seats' order, as the loop
+      // below would); each seat then takes its own entry's result instead of a call of its own.
+      const orderedStates = items.seats.flatMap((seatId) => prefetched.get(seatId) ?? []);
+      const precharged = await this.renewals.prechargeSeats(customerId, orderedStates, cancel);
       for (const seatId of items.seats) {
         const state = prefetched.get(seatId);
-        done.push(await this.renewals.processSeat(customerId, seatId, cancel, { deferredWrites: grouped, ...(state ? { prefetched: state } : {}) }));
+        done.push(await this.renewals.processSeat(customerId, seatId, cancel, { deferredWrites: grouped, precharged, ...(state ? { prefetched: state } : {}) }));
       }
     } catch (error) {
       failure = error;

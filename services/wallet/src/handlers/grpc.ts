@@ -4,7 +4,7 @@ import type { Logger } from '@mtx/shared/logger';
 import { AppError } from '@mtx/shared/errors';
 import { inSpan, meter } from '@mtx/shared/telemetry';
 import { auditLedger } from '../audit';
-import type { Ledger } from '../ledger';
+import type { DebitManyOutcome, Ledger } from '../ledger';
 
 interface MovementRequest {
   customer_id: string;
@@ -37,6 +37,35 @@ function observed<T extends { applied: boolean; replay: boolean }>(kind: 'credit
   });
 }
 
+interface DebitManyRequest {
+  customer_id: string;
+  entries: Array<{ entry_id: string; amount_eur_cents: number; reason: string; reference: string }>;
+}
+
+/** One span around a DebitMany and the movement metrics of each of its entries. */
+function observedMany(request: DebitManyRequest, work: () => Promise<DebitManyOutcome>): Promise<DebitManyOutcome> {
+  const entries = Array.isArray(request.entries) ? request.entries : [];
+  const attributes = { 'mtx.customer_id': request.customer_id, 'mtx.entries': entries.length };
+  return inSpan('wallet', 'wallet.debit_many', attributes, async (span) => {
+    try {
+      const result = await work();
+      const outcomes: Record<string, number> = {};
+      result.items.forEach((item, index) => {
+        const reason = entries[index]?.reason ?? '';
+        const outcome = item.outcome === 'insufficient_balance' ? 'refused' : item.outcome === 'conflict' ? 'failed' : item.outcome;
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+        movementCount.add(1, { 'mtx.kind': 'debit', 'mtx.reason': reason, 'mtx.outcome': outcome });
+        if (outcome === 'applied') movementAmount.add(-item.balance_delta_eur_cents - item.held_delta_eur_cents, { 'mtx.kind': 'debit', 'mtx.reason': reason });
+      });
+      for (const [outcome, count] of Object.entries(outcomes)) span.setAttribute(`mtx.outcome.${outcome}`, count);
+      return result;
+    } catch (error) {
+      movementCount.add(entries.length, { 'mtx.kind': 'debit', 'mtx.reason': entries[0]?.reason ?? '', 'mtx.outcome': 'failed' });
+      throw error;
+    }
+  });
+}
+
 /** gRPC adapter of mtx.wallet.v1.WalletService: transport only, every rule lives in the ledger. */
 export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: Logger): grpc.UntypedServiceImplementation {
   const movement = (request: MovementRequest) => ({
@@ -51,6 +80,18 @@ export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: L
       GetWallet: async (request: { customer_id: string; consistent?: boolean }) => ledger.getWallet(request.customer_id, { consistent: request.consistent === true }),
       Credit: async (request: MovementRequest) => observed('credit', request, () => ledger.credit(movement(request))),
       Debit: async (request: MovementRequest) => observed('debit', request, () => ledger.debit(movement(request))),
+      DebitMany: async (request: DebitManyRequest) =>
+        observedMany(request, () =>
+          ledger.debitMany(
+            request.customer_id,
+            (Array.isArray(request.entries) ? request.entries : []).map((entry) => ({
+              entryId: entry.entry_id,
+              amountEurCents: entry.amount_eur_cents,
+              reason: entry.reason,
+              reference: entry.reference ?? '',
+            })),
+          ),
+        ),
       ListEntries: async (request: { customer_id: string; limit: number }) => {
         const entries = await ledger.listEntries(request.customer_id, request.limit);
         return {

@@ -1,0 +1,158 @@
+import { AppError } from '@mtx/shared/errors';
+import type { WriteGate } from '@mtx/shared/write-gate';
+import { MongoBulkWriteError, type Collection, type Document } from 'mongodb';
+
+/**
+ * How one run fared: `landed` documents from its start are in the store, and none after them was written.
+ * `landed` is null when the failure leaves that unknown (a lost connection, a write concern error): any
+ * prefix may be in. `duplicate` says that a unique index stopped the run at `documents[landed]`.
+ */
+export interface RunOutcome {
+  landed: number | null;
+  error?: unknown;
+  duplicate?: boolean;
+}
+
+export interface RunBatcherOptions {
+  /** Documents in one insertMany (whole runs only; a run longer than this goes alone). */
+  documentsMax?: number;
+  /** insertMany commands in flight at once; while they are, new runs wait and go out together. */
+  inFlightMax?: number;
+  /** Documents waiting at most; beyond it a run is refused at once (nothing written; the caller answers 503). */
+  queueMax?: number;
+  /** Shared by every writer of one database, so their commands take the store's write lock one after another. */
+  gate?: WriteGate;
+}
+
+/**
+ * The first failed document of an ordered insertMany (every document before it is in, none after it was
+ * tried), or null when the failure says nothing about which got in.
+ */
+export function firstWriteError(error: unknown): { index: number; code: number | undefined } | null {
+  if (!(error instanceof MongoBulkWriteError) || error.writeConcernError !== undefined) return null;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  let first: { index: number; code: number | undefined } | null = null;
+  for (const writeError of writeErrors) {
+    if (writeError && Number.isInteger(writeError.index) && (first === null || writeError.index < first.index)) first = { index: writeError.index, code: writeError.code };
+  }
+  return first;
+}
+
+interface PendingRun<T> {
+  documents: T[];
+  resolve: (outcome: RunOutcome) => void;
+}
+
+/**
+ * Group commit for runs of documents that must go in order (a DebitMany's contiguous ledger slots, then their
+ * pointers): the runs of concurrent callers, of different wallets, share one ORDERED insertMany, so the store
+ * sees one command where each run alone would cost one. An ordered insert stops at its first failure with
+ * everything before it in and nothing after it tried, so each run still learns exactly its own landed prefix:
+ * runs before the failure are whole, the failing run stopped at the failed document, and the runs after it
+ * were not tried at all, so they go out again in the next command, unharmed.
+ *
+ * FerretDB 1.x keeps that ordered behaviour within one 100-document batch, hence `documentsMax` 100.
+ */
+export class OrderedRunBatcher<T extends Document> {
+  private readonly waiting: Array<PendingRun<T>> = [];
+  private waitingDocuments = 0;
+  private inFlight = 0;
+  private scheduled = false;
+  private readonly documentsMax: number;
+  private readonly inFlightMax: number;
+  private readonly queueMax: number;
+  private readonly gate: WriteGate | undefined;
+
+  constructor(
+    private readonly collection: Collection<T>,
+    options: RunBatcherOptions = {},
+  ) {
+    this.documentsMax = options.documentsMax ?? 100;
+    this.inFlightMax = options.inFlightMax ?? 2;
+    this.queueMax = options.queueMax ?? 10_000;
+    this.gate = options.gate;
+  }
+
+  /** Resolves with the run's outcome (never rejects once accepted); rejects at once when the queue is full. */
+  insert(documents: T[]): Promise<RunOutcome> {
+    if (documents.length === 0) return Promise.resolve({ landed: 0 });
+    if (this.waitingDocuments + documents.length > this.queueMax) {
+      return Promise.reject(new AppError('unavailable', `${this.queueMax} documents for ${this.collection.collectionName} are already waiting for the store; retry shortly`));
+    }
+    return new Promise<RunOutcome>((resolve) => {
+      this.waiting.push({ documents, resolve });
+      this.waitingDocuments += documents.length;
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.inFlightMax || this.waiting.length === 0) return;
+    this.scheduled = true;
+    // One turn of the event loop lets the runs of concurrent requests join the same command.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    while (this.inFlight < this.inFlightMax && this.waitingDocuments > this.inFlight * this.documentsMax) {
+      this.inFlight += 1;
+      void this.send().finally(() => {
+        this.inFlight -= 1;
+        this.schedule();
+      });
+    }
+  }
+
+  /** Whole runs from the front of the queue, up to `documentsMax` documents (at least one run). */
+  private take(): Array<PendingRun<T>> {
+    const batch: Array<PendingRun<T>> = [];
+    let documents = 0;
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      if (batch.length > 0 && documents + next.documents.length > this.documentsMax) break;
+      this.waiting.shift();
+      batch.push(next);
+      documents += next.documents.length;
+    }
+    this.waitingDocuments -= documents;
+    return batch;
+  }
+
+  private async send(): Promise<void> {
+    // The batch is taken when the command can go out, so runs arriving while it waits for the gate join it.
+    const takeAndWrite = async () => {
+      const batch = this.take();
+      if (batch.length > 0) await this.write(batch);
+    };
+    if (this.gate) return this.gate.run(takeAndWrite);
+    return takeAndWrite();
+  }
+
+  private async write(batch: Array<PendingRun<T>>): Promise<void> {
+    try {
+      await this.collection.insertMany(batch.flatMap((run) => run.documents) as any[], { ordered: true });
+      for (const run of batch) run.resolve({ landed: run.documents.length });
+    } catch (error) {
+      const failure = firstWriteError(error);
+      if (!failure) {
+        for (const run of batch) run.resolve({ landed: null, error });
+        return;
+      }
+      const untried: Array<PendingRun<T>> = [];
+      let offset = 0;
+      for (const run of batch) {
+        const end = offset + run.documents.length;
+        if (end <= failure.index) run.resolve({ landed: run.documents.length });
+        else if (offset <= failure.index) run.resolve({ landed: failure.index - offset, error, duplicate: failure.code === 11000 });
+        else untried.push(run);
+        offset = end;
+      }
+      // Not tried at all: first in line for the next command.
+      this.waiting.unshift(...untried);
+      this.waitingDocuments += untried.reduce((sum, run) => sum + run.documents.length, 0);
+    }
+  }
+}
