@@ -2,9 +2,16 @@
  * Loaded first by every service's main.ts (before fastify, grpc-js, nats or mongodb are required), so that
  * the instrumentations can patch those modules. Honours the standard OTEL_* variables; with no exporter
  * endpoint configured nothing is exported and the SDK costs next to nothing.
+ *
+ * Every span is kept by default (parent-based, always on). Where the span rate costs more than the traces are
+ * worth, the standard sampler variables thin it at the root without breaking a trace, e.g.
+ * OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.1 keeps one request in ten, whole
+ * (every downstream service follows the gateway's decision carried in traceparent). Exports are uncompressed
+ * unless OTEL_EXPORTER_OTLP_COMPRESSION=gzip: gzip saves bytes on the wire at CPU cost in every service.
  */
 import path from 'node:path';
 import { createNoopMeter, diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -73,6 +80,13 @@ export function startInstrumentation(): NodeSDK | undefined {
     metricReaders.push(prometheus);
   }
 
+  const httpInstrumentation = new HttpInstrumentation({
+    // Health probes would drown the traces an SRE cares about.
+    ignoreIncomingRequestHook: (request) => request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics',
+    // Our outgoing HTTP calls go through fetch (undici), which this instrumentation does not see; what it would
+    // wrap is the OTLP exporters' own requests, each one only to find tracing suppressed.
+    disableOutgoingRequestInstrumentation: true,
+  });
   const mongodb = new MongoDBInstrumentation({
     // A command outside any request (reconciliation sweeps, background flushes) would be a trace of its own.
     requireParentSpan: true,
@@ -81,16 +95,17 @@ export function startInstrumentation(): NodeSDK | undefined {
   });
   sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    // W3C trace context only, unless OTEL_PROPAGATORS says otherwise: the SDK's default adds the baggage
+    // propagator, which no service reads, and every hop (a NATS request and a gRPC call per leg) would pay for
+    // looking for a baggage header and composing the two.
+    ...(process.env.OTEL_PROPAGATORS ? {} : { textMapPropagator: new W3CTraceContextPropagator() }),
     ...(spanExporter ? { spanProcessors: [new BatchSpanProcessor(spanExporter, batchSpanProcessorSettings())] } : { spanProcessors: [] }),
     // Without an endpoint the SDK would default to exporting every pino line as an OTLP log record to
     // localhost:4318: wasted work per line, and a shutdown that waits ~10 s for the failed export.
     ...(endpoint ? {} : { logRecordProcessors: [] }),
     metricReaders,
     instrumentations: [
-      new HttpInstrumentation({
-        // Health probes would drown the traces an SRE cares about.
-        ignoreIncomingRequestHook: (request) => request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics',
-      }),
+      httpInstrumentation,
       // The per-leg gRPC hop (connector → broker-sim, one call per leg) is traced by hand at both ends: the
       // connectors serve no gRPC and call only the trade servers, putting their connector.place/close span
       // into the call's metadata, so broker-sim's server span is its child (an automatic client span would
@@ -99,13 +114,17 @@ export function startInstrumentation(): NodeSDK | undefined {
       // wrapping. Every other hop is one call per request and keeps the automatic spans.
       ...(grpcTracedByHand.has(serviceNameFromEntryPoint()) ? [] : [new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] })]),
       mongodb,
-      new PinoInstrumentation(),
+      // createLogger's own mixin writes trace_id and span_id; the instrumentation's would do it a second time.
+      new PinoInstrumentation({ disableLogCorrelation: true }),
     ],
   });
   sdk.start();
   // The driver instrumentation counts connections in use on every session check-out and check-in (three
   // counter updates per command, each hashing its attributes); we alert on none of it, so it gets no meter.
   mongodb.setMeterProvider({ getMeter: () => createNoopMeter() });
+  // The HTTP server duration histogram would repeat mtx.gateway.request.duration (by route, method and status,
+  // recorded by the gateway itself) at one more attribute hash per request.
+  httpInstrumentation.setMeterProvider({ getMeter: () => createNoopMeter() });
   return sdk;
 }
 

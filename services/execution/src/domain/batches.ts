@@ -1,4 +1,4 @@
-import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Clock } from '@mtx/shared/clock';
 import {
   connectorCodecs,
@@ -18,7 +18,7 @@ import { GroupWriter } from '../store/group-writer';
 import type { AccountRegistry, ResolvedAccount } from './accounts';
 import { randomBase62 } from './secrets';
 import { executionMetrics } from './metrics';
-import { endSpan, type TerminalClient, type TerminalResponse } from './terminals';
+import type { TerminalClient, TerminalResponse } from './terminals';
 import { validateCloseOrders, validatePlaceOrders, type CloseOrdersInput, type NormalizedCloseAccount, type NormalizedLeg, type PlaceOrdersInput } from './validation';
 
 export type LegStatus = 'filled' | 'placed' | 'rejected' | 'unavailable' | 'unknown';
@@ -116,6 +116,21 @@ export interface BatchServiceConfig {
 }
 
 const tracer = trace.getTracer('mtx-execution');
+
+/**
+ * Adds a batch's outcomes to the leg-outcome counter once per platform and status rather than once per leg:
+ * every add hashes its attributes, and a 20-leg batch has 20 legs but usually one or two distinct pairs.
+ */
+function countOutcomes(batchKind: 'orders' | 'close' | 'close.ticket', outcomes: Array<[platform: string, status: string]>): void {
+  const counts = new Map<string, { platform: string; status: string; count: number }>();
+  for (const [platform, status] of outcomes) {
+    const key = `${platform} ${status}`;
+    const entry = counts.get(key);
+    if (entry) entry.count += 1;
+    else counts.set(key, { platform, status, count: 1 });
+  }
+  for (const { platform, status, count } of counts.values()) executionMetrics.legOutcomes.add(count, { 'mtx.platform': platform, 'mtx.batch_kind': batchKind, 'mtx.status': status });
+}
 
 export function placeSummary(results: Array<Pick<OrderLegResult, 'status'>>): PlaceSummary {
   const count = (status: LegStatus) => results.filter((result) => result.status === status).length;
@@ -369,6 +384,7 @@ export class BatchService {
           const leg = storedLegs[index]!;
           unsettled.push({ _id: `${batchId}:${index}`, batch_id: batchId, index, kind: 'orders', customer_id: customerId, account_id: leg.account_id, platform: leg.platform, client_ids: [leg.client_id], client_id_prefix: '', deadline_at: new Date(deadlineMs), created_at: new Date(startedMs) });
         });
+        countOutcomes('orders', storedLegs.map((leg, index) => [leg.platform, results[index]!.status]));
         await this.persistOutcomes(batchId, results, unsettled);
         const summary = placeSummary(results);
         span.setAttributes({ 'mtx.filled': summary.filled, 'mtx.placed': summary.placed, 'mtx.failed': summary.failed, 'mtx.unknown': summary.unknown });
@@ -383,14 +399,18 @@ export class BatchService {
   private async placeOnAccount(customerId: string, batchId: string, deadlineMs: number, account: ResolvedAccount, legs: NormalizedLeg[], storedLegs: StoredLeg[], results: OrderLegResult[]): Promise<void> {
     const document = account.document;
     const requestStartedMs = this.nowMs();
-    const span = this.options.terminals.startRequestSpan('place', document.platform, document._id, { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': legs.map((leg) => leg.index) });
+    const requestStartedAt = performance.now();
     const finish = () => {
-      const statuses = legs.map((leg) => results[leg.index]!.status);
-      for (const status of statuses) executionMetrics.legOutcomes.add(1, { 'mtx.platform': document.platform, 'mtx.batch_kind': 'orders', 'mtx.status': status });
-      span.setAttribute('mtx.status', statuses);
-      span.setAttribute('mtx.retcode', legs.map((leg) => results[leg.index]!.retcode ?? 0));
       const troubled = legs.map((leg) => results[leg.index]!).find((result) => result.status === 'unknown' || result.status === 'unavailable');
-      endSpan(span, troubled ? `${troubled.status}: ${troubled.message}` : undefined);
+      if (!troubled) return;
+      this.options.terminals.traceFailedRequest(
+        'place',
+        document.platform,
+        document._id,
+        requestStartedAt,
+        { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': legs.map((leg) => leg.index), 'mtx.status': legs.map((leg) => results[leg.index]!.status), 'mtx.retcode': legs.map((leg) => results[leg.index]!.retcode ?? 0) },
+        `${troubled.status}: ${troubled.message}`,
+      );
     };
     if (document.billing_status === 'suspended') {
       for (const leg of legs) results[leg.index] = plainLeg(storedLegs[leg.index]!, 'rejected', `not sent: the seat of account ${document._id} is suspended for non-payment; top up the balance to trade again`, 0, retcode.TRADE_DISABLED);
@@ -421,7 +441,6 @@ export class BatchService {
     const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
     const response = await this.options.terminals.request(document.platform, document._id, 'place', payload, {
       timeoutMs,
-      span,
       lateWindowMs: this.options.config.LATE_REPLY_WINDOW_MS,
       onLate: (late) => void this.takeLatePlace(batchId, legs, storedLegs, late, requestStartedMs),
     });
@@ -522,10 +541,8 @@ export class BatchService {
         });
         await this.persistOutcomes(batchId, results, unsettled);
         const summary = closeSummary(results);
-        for (const account of results) {
-          executionMetrics.legOutcomes.add(1, { 'mtx.platform': account.platform, 'mtx.batch_kind': 'close', 'mtx.status': account.status });
-          for (const ticket of account.results) executionMetrics.legOutcomes.add(1, { 'mtx.platform': account.platform, 'mtx.batch_kind': 'close.ticket', 'mtx.status': ticket.status });
-        }
+        countOutcomes('close', results.map((account) => [account.platform, account.status]));
+        countOutcomes('close.ticket', results.flatMap((account) => account.results.map((ticket) => [account.platform, ticket.status] as [string, string])));
         span.setAttributes({ 'mtx.matched': summary.matched, 'mtx.closed': summary.closed, 'mtx.failed': summary.failed, 'mtx.unknown': summary.unknown, 'mtx.accounts_unknown': summary.accounts_unknown });
         if (summary.accounts_unknown > 0 || summary.unknown > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: 'some closes are unknown' });
         return { batch_id: batchId, summary, results };
@@ -538,7 +555,7 @@ export class BatchService {
   private async closeOnAccount(customerId: string, batchId: string, deadlineMs: number, account: ResolvedAccount, entry: NormalizedCloseAccount, clientIdBase: string): Promise<CloseAccountResult> {
     const document = account.document;
     const startedMs = this.nowMs();
-    const span: Span = this.options.terminals.startRequestSpan('close', document.platform, document._id, { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': entry.index });
+    const startedAt = performance.now();
     const payload = connectorCodecs.closeRequest.encode({
       account_id: document._id,
       credentials: { server: document.server, login: document.login, password: account.password },
@@ -554,7 +571,6 @@ export class BatchService {
     const timeoutMs = Math.max(1, deadlineMs - startedMs);
     const response = await this.options.terminals.request(document.platform, document._id, 'close', payload, {
       timeoutMs,
-      span,
       lateWindowMs: this.options.config.LATE_REPLY_WINDOW_MS,
       onLate: (late) => void this.takeLateClose(batchId, entry.index, document._id, document.platform, late, startedMs),
     });
@@ -567,9 +583,16 @@ export class BatchService {
       const status: CloseAccountStatus = failure.status === 'rejected' ? 'failed' : failure.status;
       result = plainClose(document._id, document.platform, status, failure.message.replace('the order may have executed', 'closes may have executed'), latencyMs);
     }
-    span.setAttribute('mtx.status', result.status);
-    span.setAttribute('mtx.retcode', result.results.map((ticket) => ticket.retcode ?? 0));
-    endSpan(span, result.status === 'unknown' || result.status === 'unavailable' ? `${result.status}: ${result.message}` : undefined);
+    if (result.status === 'unknown' || result.status === 'unavailable') {
+      this.options.terminals.traceFailedRequest(
+        'close',
+        document.platform,
+        document._id,
+        startedAt,
+        { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': entry.index, 'mtx.status': result.status, 'mtx.retcode': result.results.map((ticket) => ticket.retcode ?? 0) },
+        `${result.status}: ${result.message}`,
+      );
+    }
     return result;
   }
 

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type Attributes } from '@opentelemetry/api';
 import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { terminalSubject, type ConnectorOp } from '@mtx/shared/connector/messages';
 import type { Logger } from '@mtx/shared/logger';
@@ -97,7 +97,7 @@ export class TerminalClient {
     accountId: string,
     op: ConnectorOp,
     payload: Uint8Array,
-    options: { timeoutMs: number; lateWindowMs?: number; onLate?: (response: TerminalResponse) => void; span?: Span },
+    options: { timeoutMs: number; lateWindowMs?: number; onLate?: (response: TerminalResponse) => void },
   ): Promise<TerminalResponse> {
     const token = (++this.sequence).toString(36);
     const subject = terminalSubject(this.subjectRoot, platform, accountId, op);
@@ -124,9 +124,9 @@ export class TerminalClient {
         Math.max(1, options.timeoutMs),
       );
       this.pending.set(token, entry);
-      const activeContext = options.span ? trace.setSpan(context.active(), options.span) : context.active();
       try {
-        this.nats.publish(subject, payload, { reply: `${this.inbox}.${token}`, headers: injectTraceHeaders(natsHeaders(), activeContext) });
+        // The active span (the batch's execution.fanout) travels in the headers: the connector's span is its child.
+        this.nats.publish(subject, payload, { reply: `${this.inbox}.${token}`, headers: injectTraceHeaders(natsHeaders()) });
       } catch (error) {
         // The connection is closed or the payload too large: nothing left this process.
         clearTimeout(entry.timer);
@@ -137,13 +137,24 @@ export class TerminalClient {
     });
   }
 
-  /** A span for one terminal request, child of the active span (the batch's execution.fanout). */
-  startRequestSpan(op: ConnectorOp, platform: string, accountId: string, attributes: Record<string, string | number | boolean | string[] | number[]>): Span {
-    return tracer.startSpan(
+  /**
+   * The span of a terminal request that ended badly (a leg unknown or unavailable), child of the active span
+   * (the batch's execution.fanout), made when the outcome is known and dated from `startedAt` (a
+   * performance.now() reading taken before the request). A request that went well has no span of its own on
+   * this side: the connector's span, child of the fan-out span, carries the same account, legs, statuses and
+   * retcodes, and the fan-out duration histogram its latency; one span per account per batch here would only
+   * repeat it. A request that went badly may have no connector span at all (no responder, timeout), so this
+   * one says which account failed and why.
+   */
+  traceFailedRequest(op: ConnectorOp, platform: string, accountId: string, startedAt: number, attributes: Attributes, reason: string): void {
+    const span = tracer.startSpan(
       `execution.terminal.${op}`,
-      { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': terminalSubject(this.subjectRoot, platform, accountId, op), 'mtx.account_id': accountId, 'mtx.platform': platform, ...attributes } },
+      { kind: SpanKind.CLIENT, startTime: startedAt, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': terminalSubject(this.subjectRoot, platform, accountId, op), 'mtx.account_id': accountId, 'mtx.platform': platform, ...attributes } },
       context.active(),
     );
+    span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+    // On the same clock as the start (without an end time, a span dated by hand ends on Date.now()'s milliseconds).
+    span.end(performance.now());
   }
 
   async close(): Promise<void> {
@@ -152,9 +163,4 @@ export class TerminalClient {
     for (const entry of this.pending.values()) if (entry.timer) clearTimeout(entry.timer);
     this.pending.clear();
   }
-}
-
-export function endSpan(span: Span, error?: string): void {
-  if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
-  span.end();
 }
