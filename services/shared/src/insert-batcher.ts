@@ -1,4 +1,5 @@
 import { MongoBulkWriteError, MongoServerError, type Collection, type Document } from 'mongodb';
+import { GroupCommit } from './group-commit';
 import type { WriteGate } from './write-gate';
 
 interface Pending<T> {
@@ -29,33 +30,22 @@ export interface InsertBatcherOptions {
  * the commands in flight and share the next one (one round trip, one SQLite transaction on FerretDB: ~25,000
  * documents/s batched against ~4,500/s one by one).
  */
-export class InsertBatcher<T extends Document> {
-  private readonly waiting: Array<Pending<T>> = [];
-  private inFlight = 0;
-  private scheduled = false;
-  private readonly batchMax: number;
-  private readonly inFlightMax: number;
+export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
   private readonly queueMax: number;
-  private readonly gate: WriteGate | undefined;
 
   constructor(
     private readonly collection: Collection<T>,
     options: InsertBatcherOptions = {},
   ) {
-    this.batchMax = options.batchMax ?? 100;
-    this.inFlightMax = options.inFlightMax ?? 2;
+    super({ weightMax: options.batchMax ?? 100, inFlightMax: options.inFlightMax ?? 2, gate: options.gate });
     this.queueMax = options.queueMax ?? 10_000;
-    this.gate = options.gate;
   }
 
   insert(document: T): Promise<void> {
     if (this.waiting.length >= this.queueMax) {
       return Promise.reject(new Error(`${this.queueMax} inserts into ${this.collection.collectionName} are already waiting for the store`));
     }
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ document, resolve, reject });
-      this.schedule();
-    });
+    return new Promise<void>((resolve, reject) => this.enqueue({ document, resolve, reject }));
   }
 
   /** Resolves to false when a unique index already held the key, like `insertIfAbsent`. */
@@ -69,37 +59,11 @@ export class InsertBatcher<T extends Document> {
     }
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.inFlightMax || this.waiting.length === 0) return;
-    this.scheduled = true;
-    // One turn of the event loop lets the inserts of concurrent requests join the same command.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
+  protected weightOf(): number {
+    return 1;
   }
 
-  private flush(): void {
-    while (this.inFlight < this.inFlightMax && this.waiting.length > this.inFlight * this.batchMax) {
-      this.inFlight += 1;
-      void this.send().finally(() => {
-        this.inFlight -= 1;
-        this.schedule();
-      });
-    }
-  }
-
-  private async send(): Promise<void> {
-    // The batch is taken when the command can go out, so documents arriving while it waits for the gate join it.
-    const takeAndWrite = async () => {
-      const batch = this.waiting.splice(0, this.batchMax);
-      if (batch.length > 0) await this.write(batch);
-    };
-    if (this.gate) return this.gate.run(takeAndWrite);
-    return takeAndWrite();
-  }
-
-  private async write(batch: Array<Pending<T>>): Promise<void> {
+  protected async write(batch: Array<Pending<T>>): Promise<void> {
     try {
       if (batch.length === 1) await this.collection.insertOne(batch[0]!.document as any);
       else await this.collection.insertMany(batch.map((entry) => entry.document) as any[], { ordered: false });

@@ -5,6 +5,7 @@ import { BoundedCache } from '@mtx/shared/bounded-cache';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import { WriteGate } from '@mtx/shared/write-gate';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
+import { OrderedRunBatcher, type RunOutcome } from '@mtx/shared/run-batcher';
 import {
   assertEntryId,
   assertMovementAmount,
@@ -17,7 +18,6 @@ import {
   type WalletHead,
 } from './domain/movement';
 import { checkpointInterval, type LedgerEntryDocument, type LedgerStore } from './store/ledger-store';
-import { OrderedRunBatcher, type RunOutcome } from './store/run-batcher';
 
 export interface MovementInput {
   customerId: string;

@@ -8,7 +8,7 @@ import { testDatabasePrefix } from '@mtx/shared/testing';
 import { auditLedger } from '../src/app';
 import { createLedger, type DebitManyItem, type DebitManyOutcome } from '../src/ledger';
 import { createLedgerStore, type LedgerStore } from '../src/store/ledger-store';
-import { OrderedRunBatcher } from '../src/store/run-batcher';
+import { OrderedRunBatcher } from '@mtx/shared/run-batcher';
 import { connectTestMongo, startWalletReplica, type WalletReplica } from './helpers';
 
 let mongo: MongoClient;

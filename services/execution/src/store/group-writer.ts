@@ -1,4 +1,6 @@
 import type { Collection, Document } from 'mongodb';
+import { AppError } from '@mtx/shared/errors';
+import { GroupCommit } from '@mtx/shared/group-commit';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
 
 interface Waiter {
@@ -12,6 +14,79 @@ function onlyDuplicates(error: unknown): boolean {
   return isDuplicateKeyError(error);
 }
 
+export interface GroupWriterOptions {
+  /** Documents (or deleted ids) in one command. */
+  batchMax?: number;
+  /** Commands of each kind in flight at once. */
+  inFlightMax?: number;
+  /** Documents (or ids) waiting at most; beyond it a write is refused at once with `unavailable`. */
+  queueMax?: number;
+}
+
+type Bounds = Required<GroupWriterOptions>;
+
+function queueFull(collectionName: string, queueMax: number): AppError {
+  return new AppError('unavailable', `${queueMax} writes to ${collectionName} are already waiting for the store; retry shortly`);
+}
+
+/** Idempotent inserts: a duplicate key means the document is already there, which is success. */
+class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]; waiter: Waiter }> {
+  constructor(
+    private readonly collection: Collection<T>,
+    private readonly bounds: Bounds,
+  ) {
+    super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax });
+  }
+
+  insert(documents: T[]): Promise<void> {
+    if (documents.length === 0) return Promise.resolve();
+    if (this.waitingWeight + documents.length > this.bounds.queueMax) return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
+    return new Promise((resolve, reject) => this.enqueue({ documents, waiter: { resolve, reject } }));
+  }
+
+  protected weightOf(entry: { documents: T[] }): number {
+    return entry.documents.length;
+  }
+
+  protected async write(batch: Array<{ documents: T[]; waiter: Waiter }>): Promise<void> {
+    try {
+      await this.collection.insertMany(batch.flatMap((entry) => entry.documents) as any[], { ordered: false });
+      for (const entry of batch) entry.waiter.resolve();
+    } catch (error) {
+      if (onlyDuplicates(error)) for (const entry of batch) entry.waiter.resolve();
+      else for (const entry of batch) entry.waiter.reject(error);
+    }
+  }
+}
+
+class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: Waiter }> {
+  constructor(
+    private readonly collection: Collection<T>,
+    private readonly bounds: Bounds,
+  ) {
+    super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax });
+  }
+
+  delete(id: string): Promise<void> {
+    if (this.waiting.length >= this.bounds.queueMax) return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
+    return new Promise((resolve, reject) => this.enqueue({ id, waiter: { resolve, reject } }));
+  }
+
+  protected weightOf(): number {
+    return 1;
+  }
+
+  protected async write(batch: Array<{ id: string; waiter: Waiter }>): Promise<void> {
+    try {
+      if (batch.length === 1) await this.collection.deleteOne({ _id: batch[0]!.id } as any);
+      else await this.collection.deleteMany({ _id: { $in: batch.map((entry) => entry.id) } } as any);
+      for (const entry of batch) entry.waiter.resolve();
+    } catch (error) {
+      for (const entry of batch) entry.waiter.reject(error);
+    }
+  }
+}
+
 /**
  * Group commit for one collection: inserts (and deletes by `_id`) requested in the same event-loop turn go
  * to the store as one insertMany (one deleteMany), so concurrent batches share round trips instead of
@@ -19,72 +94,20 @@ function onlyDuplicates(error: unknown): boolean {
  * (writes are idempotent by `_id`: a duplicate means the document is already there).
  */
 export class GroupWriter<T extends Document & { _id: string }> {
-  private inserts: Array<{ documents: T[]; waiter: Waiter }> = [];
-  private deletes: Array<{ id: string; waiter: Waiter }> = [];
-  private scheduled = false;
+  private readonly inserts: IdempotentInserts<T>;
+  private readonly deletes: DeletesById<T>;
 
-  constructor(
-    private readonly collection: Collection<T>,
-    private readonly batchMax = 1_000,
-  ) {}
+  constructor(collection: Collection<T>, options: GroupWriterOptions = {}) {
+    const bounds: Bounds = { batchMax: options.batchMax ?? 1_000, inFlightMax: options.inFlightMax ?? 2, queueMax: options.queueMax ?? 100_000 };
+    this.inserts = new IdempotentInserts(collection, bounds);
+    this.deletes = new DeletesById(collection, bounds);
+  }
 
   insert(documents: T[]): Promise<void> {
-    if (documents.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.inserts.push({ documents, waiter: { resolve, reject } });
-      this.schedule();
-    });
+    return this.inserts.insert(documents);
   }
 
   delete(id: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.deletes.push({ id, waiter: { resolve, reject } });
-      this.schedule();
-    });
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const inserts = this.inserts.splice(0);
-    const deletes = this.deletes.splice(0);
-    await Promise.all([this.flushInserts(inserts), this.flushDeletes(deletes)]);
-  }
-
-  private async flushInserts(entries: Array<{ documents: T[]; waiter: Waiter }>): Promise<void> {
-    for (let start = 0; start < entries.length; ) {
-      const group: typeof entries = [];
-      let count = 0;
-      while (start < entries.length && (group.length === 0 || count + entries[start]!.documents.length <= this.batchMax)) {
-        count += entries[start]!.documents.length;
-        group.push(entries[start]!);
-        start += 1;
-      }
-      try {
-        await this.collection.insertMany(group.flatMap((entry) => entry.documents) as any[], { ordered: false });
-        for (const entry of group) entry.waiter.resolve();
-      } catch (error) {
-        if (onlyDuplicates(error)) for (const entry of group) entry.waiter.resolve();
-        else for (const entry of group) entry.waiter.reject(error);
-      }
-    }
-  }
-
-  private async flushDeletes(entries: Array<{ id: string; waiter: Waiter }>): Promise<void> {
-    if (entries.length === 0) return;
-    try {
-      if (entries.length === 1) await this.collection.deleteOne({ _id: entries[0]!.id } as any);
-      else await this.collection.deleteMany({ _id: { $in: entries.map((entry) => entry.id) } } as any);
-      for (const entry of entries) entry.waiter.resolve();
-    } catch (error) {
-      for (const entry of entries) entry.waiter.reject(error);
-    }
+    return this.deletes.delete(id);
   }
 }

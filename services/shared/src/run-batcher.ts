@@ -1,5 +1,6 @@
-import { AppError } from '@mtx/shared/errors';
-import type { WriteGate } from '@mtx/shared/write-gate';
+import { AppError } from './errors';
+import { GroupCommit } from './group-commit';
+import type { WriteGate } from './write-gate';
 import { MongoBulkWriteError, type Collection, type Document } from 'mongodb';
 
 /**
@@ -53,85 +54,31 @@ interface PendingRun<T> {
  *
  * FerretDB 1.x keeps that ordered behaviour within one 100-document batch, hence `documentsMax` 100.
  */
-export class OrderedRunBatcher<T extends Document> {
-  private readonly waiting: Array<PendingRun<T>> = [];
-  private waitingDocuments = 0;
-  private inFlight = 0;
-  private scheduled = false;
-  private readonly documentsMax: number;
-  private readonly inFlightMax: number;
+export class OrderedRunBatcher<T extends Document> extends GroupCommit<PendingRun<T>> {
   private readonly queueMax: number;
-  private readonly gate: WriteGate | undefined;
 
   constructor(
     private readonly collection: Collection<T>,
     options: RunBatcherOptions = {},
   ) {
-    this.documentsMax = options.documentsMax ?? 100;
-    this.inFlightMax = options.inFlightMax ?? 2;
+    super({ weightMax: options.documentsMax ?? 100, inFlightMax: options.inFlightMax ?? 2, gate: options.gate });
     this.queueMax = options.queueMax ?? 10_000;
-    this.gate = options.gate;
   }
 
   /** Resolves with the run's outcome (never rejects once accepted); rejects at once when the queue is full. */
   insert(documents: T[]): Promise<RunOutcome> {
     if (documents.length === 0) return Promise.resolve({ landed: 0 });
-    if (this.waitingDocuments + documents.length > this.queueMax) {
+    if (this.waitingWeight + documents.length > this.queueMax) {
       return Promise.reject(new AppError('unavailable', `${this.queueMax} documents for ${this.collection.collectionName} are already waiting for the store; retry shortly`));
     }
-    return new Promise<RunOutcome>((resolve) => {
-      this.waiting.push({ documents, resolve });
-      this.waitingDocuments += documents.length;
-      this.schedule();
-    });
+    return new Promise<RunOutcome>((resolve) => this.enqueue({ documents, resolve }));
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.inFlightMax || this.waiting.length === 0) return;
-    this.scheduled = true;
-    // One turn of the event loop lets the runs of concurrent requests join the same command.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
+  protected weightOf(run: PendingRun<T>): number {
+    return run.documents.length;
   }
 
-  private flush(): void {
-    while (this.inFlight < this.inFlightMax && this.waitingDocuments > this.inFlight * this.documentsMax) {
-      this.inFlight += 1;
-      void this.send().finally(() => {
-        this.inFlight -= 1;
-        this.schedule();
-      });
-    }
-  }
-
-  /** Whole runs from the front of the queue, up to `documentsMax` documents (at least one run). */
-  private take(): Array<PendingRun<T>> {
-    const batch: Array<PendingRun<T>> = [];
-    let documents = 0;
-    while (this.waiting.length > 0) {
-      const next = this.waiting[0]!;
-      if (batch.length > 0 && documents + next.documents.length > this.documentsMax) break;
-      this.waiting.shift();
-      batch.push(next);
-      documents += next.documents.length;
-    }
-    this.waitingDocuments -= documents;
-    return batch;
-  }
-
-  private async send(): Promise<void> {
-    // The batch is taken when the command can go out, so runs arriving while it waits for the gate join it.
-    const takeAndWrite = async () => {
-      const batch = this.take();
-      if (batch.length > 0) await this.write(batch);
-    };
-    if (this.gate) return this.gate.run(takeAndWrite);
-    return takeAndWrite();
-  }
-
-  private async write(batch: Array<PendingRun<T>>): Promise<void> {
+  protected async write(batch: Array<PendingRun<T>>): Promise<void> {
     try {
       await this.collection.insertMany(batch.flatMap((run) => run.documents) as any[], { ordered: true });
       for (const run of batch) run.resolve({ landed: run.documents.length });
@@ -151,8 +98,7 @@ export class OrderedRunBatcher<T extends Document> {
         offset = end;
       }
       // Not tried at all: first in line for the next command.
-      this.waiting.unshift(...untried);
-      this.waitingDocuments += untried.reduce((sum, run) => sum + run.documents.length, 0);
+      this.requeueFront(untried);
     }
   }
 }
