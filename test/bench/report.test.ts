@@ -53,6 +53,16 @@ describe('floors', () => {
     expect(floorOutcome({ ...first!, p99_ms: null })).toEqual({ figure: null, passed: null });
     expect(floorOutcome(execution.runs[1]!)).toBeUndefined();
   });
+
+  it('passes a two-figure target only when both hold in the same run, and reports the first figure', () => {
+    const both = { metric: 'throughput_per_s', value: 1000, comparison: 'at_least', and: { metric: 'p99_ms', value: 20, comparison: 'at_most' } } as const;
+    const run = (throughput: number, p99: number | null) => ({ label: 'credits', concurrency: 16, p50_ms: 5, p90_ms: 9, p99_ms: p99, throughput_per_s: throughput, floor: both });
+    expect(floorOutcome(run(1200, 15))).toEqual({ figure: 1200, passed: true });
+    expect(floorOutcome(run(1200, 103))).toEqual({ figure: 1200, passed: false });
+    expect(floorOutcome(run(198, 9.5))).toEqual({ figure: 198, passed: false });
+    expect(floorOutcome(run(1200, null))).toEqual({ figure: 1200, passed: null });
+    expect(() => validateResult({ name: 'x', date: '2027-01-01T00:00:00Z', runs: [{ ...run(1, 1), floor: { ...both, and: { metric: 'p99_ms', value: '20', comparison: 'at_most' } } }] })).toThrow(/floor\.and/);
+  });
 });
 
 describe('the HTML page', () => {

@@ -15,6 +15,8 @@ export interface BenchFloor {
   value: number;
   comparison: 'at_most' | 'at_least';
   description?: string;
+  /** A target of two figures at once (≥ 1000/s with p99 ≤ 20 ms): the run passes only if this holds too. */
+  and?: BenchFloor;
 }
 
 export interface BenchRun {
@@ -119,10 +121,9 @@ export function validateResult(value: unknown): BenchResult {
     if (run.histogram !== undefined && (!Array.isArray(run.histogram) || !run.histogram.every((bucket) => typeof bucket?.le_ms === 'number' && typeof bucket?.count === 'number'))) {
       throw new Error(`${where}.histogram must be an array of {le_ms, count}`);
     }
-    if (run.floor !== undefined) {
-      const floor = run.floor;
+    for (let floor = run.floor, path = `${where}.floor`; floor !== undefined; floor = floor.and, path = `${path}.and`) {
       if (typeof floor.metric !== 'string' || typeof floor.value !== 'number' || (floor.comparison !== 'at_most' && floor.comparison !== 'at_least')) {
-        throw new Error(`${where}.floor needs metric (string), value (number) and comparison ("at_most" or "at_least")`);
+        throw new Error(`${path} needs metric (string), value (number) and comparison ("at_most" or "at_least")`);
       }
     }
   });
@@ -157,11 +158,19 @@ export interface FloorOutcome {
   passed: boolean | null;
 }
 
+/** `figure` is the first metric's; `passed` holds only if every chained (`and`) floor holds. */
 export function floorOutcome(run: BenchRun): FloorOutcome | undefined {
   if (!run.floor) return undefined;
-  const figure = (run as unknown as Record<string, unknown>)[run.floor.metric];
-  if (typeof figure !== 'number' || !Number.isFinite(figure)) return { figure: null, passed: null };
-  return { figure, passed: run.floor.comparison === 'at_most' ? figure <= run.floor.value : figure >= run.floor.value };
+  let first: number | null | undefined;
+  let passed: boolean | null = true;
+  for (let floor: BenchFloor | undefined = run.floor; floor !== undefined; floor = floor.and) {
+    const figure = (run as unknown as Record<string, unknown>)[floor.metric];
+    const known = typeof figure === 'number' && Number.isFinite(figure) ? figure : null;
+    if (first === undefined) first = known;
+    if (known === null) passed = null;
+    else if (passed !== null && !(floor.comparison === 'at_most' ? known <= floor.value : known >= floor.value)) passed = false;
+  }
+  return { figure: first ?? null, passed };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -184,7 +193,8 @@ function formatTick(value: number): string {
 }
 
 function formatFloor(floor: BenchFloor): string {
-  return `${floor.metric} ${floor.comparison === 'at_most' ? '≤' : '≥'} ${formatNumber(floor.value)}`;
+  const own = `${floor.metric} ${floor.comparison === 'at_most' ? '≤' : '≥'} ${formatNumber(floor.value)}`;
+  return floor.and ? `${own} and ${formatFloor(floor.and)}` : own;
 }
 
 export function describeMachine(machine: MachineInfo): string {
