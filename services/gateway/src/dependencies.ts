@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '@mtx/shared/clock';
 import { checkGrpcHealth, createUnaryClient } from '@mtx/shared/grpc';
 import { createLogger, type Logger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, pingMongo } from '@mtx/shared/mongo';
-import { connectNats } from '@mtx/shared/nats';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import type { BackendClients, GatewayDependencies } from './app';
 import type { WalletAnswer } from './handlers/wallet';
 import type { GatewayConfig } from './config';
@@ -25,6 +25,48 @@ export interface ConnectedGateway {
   close(): Promise<void>;
 }
 
+const natsStartupWaitMs = 2_000;
+const natsRetryMs = 1_000;
+
+/**
+ * Connects to NATS in the background (retrying until it answers, or until closed) and then follows the
+ * announcements; the read models stay off until then. `ready` settles once following (or once closed).
+ */
+function followAnnouncementsWhenConnected(url: string, readModels: Array<ReadModel<unknown>>, logger: Logger): { ready: Promise<void>; close(): Promise<void> } {
+  for (const model of readModels) model.setEnabled(false);
+  let closed = false;
+  let connection: NatsConnection | undefined;
+  let following: { close(): void } | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let wake: () => void = () => undefined;
+  const ready = (async () => {
+    for (let attempt = 1; !closed; attempt += 1) {
+      try {
+        connection = await connectNats(url, 'gateway', logger);
+        break;
+      } catch (error) {
+        if (attempt === 1) logger.warn({ err: { message: (error as Error)?.message } }, 'no NATS connection yet: GET /v1/wallet is composed on every read until there is one');
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          retryTimer = setTimeout(resolve, natsRetryMs);
+        });
+      }
+    }
+    if (connection && !closed) following = await followAnnouncements(connection, readModels, logger);
+  })();
+  return {
+    ready,
+    async close() {
+      closed = true;
+      clearTimeout(retryTimer);
+      wake();
+      await ready.catch(() => undefined);
+      following?.close();
+      await connection?.drain().catch(() => undefined);
+    },
+  };
+}
+
 /** Connects the gateway's store and gRPC clients. Nothing listens yet. */
 export async function connectGatewayDependencies(config: GatewayConfig, options: { logger?: Logger; clock?: Clock } = {}): Promise<ConnectedGateway> {
   const logger = options.logger ?? createLogger('gateway');
@@ -42,9 +84,10 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
   const clients = Object.fromEntries(
     (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [name, createUnaryClient(backendProtos[name].file, backendProtos[name].service, addresses[name], config.GRPC_DEADLINE_MS)]),
   ) as unknown as BackendClients;
-  const nats = await connectNats(config.NATS_URL, 'gateway', logger);
   const readModels = { wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }) };
-  const announcements = await followAnnouncements(nats, Object.values(readModels) as Array<ReadModel<unknown>>, logger);
+  const announcements = followAnnouncementsWhenConnected(config.NATS_URL, Object.values(readModels) as Array<ReadModel<unknown>>, logger);
+  // NATS only feeds the read models, so the gateway serves without it (every read composed) rather than wait.
+  await Promise.race([announcements.ready, new Promise((resolve) => setTimeout(resolve, natsStartupWaitMs).unref())]);
   const dependencies: GatewayDependencies = {
     config,
     logger,
@@ -66,9 +109,8 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
   return {
     dependencies,
     async close() {
-      announcements.close();
       for (const client of Object.values(clients)) client.close();
-      await Promise.all([mongo.close(), nats.drain().catch(() => undefined)]);
+      await Promise.all([mongo.close(), announcements.close()]);
     },
   };
 }

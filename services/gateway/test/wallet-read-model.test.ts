@@ -86,4 +86,20 @@ describe('GET /v1/wallet read model', () => {
     expect(credited.balance_eur_cents).toBe(2000);
     expect(credited.pending_topups).toEqual([]);
   });
+
+  it('starts and serves without NATS, composing every read (nothing could invalidate a cached answer)', async () => {
+    const withoutNats = await startWalletStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: inject('natsUrl'), billing: 'stub', readModel: true, gatewayEnv: { NATS_URL: 'nats://127.0.0.1:1' } });
+    try {
+      expect(withoutNats.gateway.server.listening).toBe(true);
+      const customer = await withoutNats.newCustomer();
+      const callsBefore = withoutNats.upcomingCalls();
+      expect((await withoutNats.request('GET', '/v1/wallet', { key: customer.read_key })).body.balance_eur_cents).toBe(0);
+      await withoutNats.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:1`, amount_eur_cents: 700, reason: 'adjustment', reference: '' });
+      expect((await withoutNats.request('GET', '/v1/wallet', { key: customer.read_key })).body.balance_eur_cents).toBe(700);
+      expect(withoutNats.upcomingCalls() - callsBefore).toBe(2);
+      expect((await withoutNats.audit()).breaches).toEqual([]);
+    } finally {
+      await withoutNats.close();
+    }
+  });
 });
