@@ -1,7 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import { injectTraceHeaders, natsHeaders, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import { announcementSubjects, injectTraceHeaders, natsHeaders, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import type { WalletConfig } from './config';
 import { walletGrpcImplementation } from './handlers/grpc';
 import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './ledger';
@@ -13,7 +13,7 @@ export { auditLedger, type AuditReport } from './audit';
 export const walletCreditedSubject = 'events.wallet.credited';
 
 /** NATS subject every wallet replica hears (no queue group): each movement's new head, for the read caches. */
-export const walletMovedSubject = 'events.wallet.moved';
+export const walletMovedSubject = announcementSubjects.walletMoved;
 
 export const walletGrpcBinding = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
 
