@@ -195,6 +195,15 @@ describe('one trace per request', () => {
   it('exports metrics over OTLP and serves them as Prometheus text on the gateway', async () => {
     const text = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
     expect(text).toMatch(/mtx_gateway_request_duration/);
+    // The read model's answers by outcome: a second read in a row (no change announced between) is a hit.
+    const readModelHits = async () => {
+      await api('GET', '/v1/wallet');
+      await api('GET', '/v1/wallet');
+      const metrics = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+      const line = metrics.split('\n').find((entry) => entry.startsWith('mtx_gateway_read_model_reads') && entry.includes('mtx_outcome="hit"') && entry.includes('mtx_read_model="wallet"'));
+      return line ? Number(line.trim().split(' ').at(-1)) : 0;
+    };
+    expect(await eventually(async () => ((await readModelHits()) > 0 ? true : undefined), 10_000)).toBe(true);
     const expected: Array<[string, string]> = [
       ['gateway', 'mtx.gateway.request.duration'],
       ['execution', 'mtx.execution.fanout.duration'],

@@ -3,6 +3,7 @@ import { checkGrpcHealth, createUnaryClient } from '@mtx/shared/grpc';
 import { createLogger, type Logger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, pingMongo } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+import { meter } from '@mtx/shared/telemetry';
 import type { BackendClients, GatewayDependencies } from './app';
 import type { WalletAnswer } from './handlers/wallet';
 import type { GatewayConfig } from './config';
@@ -23,6 +24,31 @@ export const backendProtos = {
 export interface ConnectedGateway {
   dependencies: GatewayDependencies;
   close(): Promise<void>;
+}
+
+/**
+ * How the read models answer, for the SRE: `hit` (from memory), `load` (composed from the backends), `joined`
+ * (shared a load already in flight), plus invalidations and entries held. A hit ratio falling to zero while
+ * traffic is normal means the announcements stopped (NATS down: the models are off) or churn outruns them.
+ */
+function observeReadModels(readModels: Record<string, ReadModel<unknown>>): void {
+  const gatewayMeter = meter('gateway');
+  const reads = gatewayMeter.createObservableCounter('mtx.gateway.read_model.reads', { description: 'Reads of a read model by outcome (hit, load, joined)' });
+  const invalidations = gatewayMeter.createObservableCounter('mtx.gateway.read_model.invalidations', { description: 'Customers invalidated in a read model (announcements and own writes)' });
+  const entries = gatewayMeter.createObservableGauge('mtx.gateway.read_model.entries', { description: 'Answers a read model holds' });
+  gatewayMeter.addBatchObservableCallback(
+    (observer) => {
+      for (const [model, readModel] of Object.entries(readModels)) {
+        const { stats } = readModel;
+        observer.observe(reads, stats.hits, { 'mtx.read_model': model, 'mtx.outcome': 'hit' });
+        observer.observe(reads, stats.loads, { 'mtx.read_model': model, 'mtx.outcome': 'load' });
+        observer.observe(reads, stats.joined, { 'mtx.read_model': model, 'mtx.outcome': 'joined' });
+        observer.observe(invalidations, stats.invalidations, { 'mtx.read_model': model });
+        observer.observe(entries, stats.size, { 'mtx.read_model': model });
+      }
+    },
+    [reads, invalidations, entries],
+  );
 }
 
 const natsStartupWaitMs = 2_000;
@@ -85,6 +111,7 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
     (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [name, createUnaryClient(backendProtos[name].file, backendProtos[name].service, addresses[name], config.GRPC_DEADLINE_MS)]),
   ) as unknown as BackendClients;
   const readModels = { wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }) };
+  observeReadModels(readModels);
   const announcements = followAnnouncementsWhenConnected(config.NATS_URL, Object.values(readModels) as Array<ReadModel<unknown>>, logger);
   // NATS only feeds the read models, so the gateway serves without it (every read composed) rather than wait.
   await Promise.race([announcements.ready, new Promise((resolve) => setTimeout(resolve, natsStartupWaitMs).unref())]);

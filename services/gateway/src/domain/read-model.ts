@@ -54,6 +54,7 @@ export class ReadModel<T> {
         return Promise.resolve(entry.value);
       }
       this.entries.delete(customerId);
+      this.stats.size = this.entries.size;
     }
     const inFlight = this.loading.get(customerId);
     if (inFlight) {
