@@ -1,50 +1,25 @@
 import crypto from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import { createLogger } from '@mtx/shared/logger';
-import { databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { testDatabasePrefix } from '@mtx/shared/testing';
-import { auditLedger } from '../src/app';
+import { databaseName } from '@mtx/shared/mongo';
+import { OrderedRunBatcher } from '@mtx/shared/run-batcher';
 import { createLedger, type DebitManyItem, type DebitManyOutcome } from '../src/ledger';
 import { createLedgerStore, type LedgerStore } from '../src/store/ledger-store';
-import { OrderedRunBatcher } from '@mtx/shared/run-batcher';
-import { connectTestMongo, startWalletReplica, type WalletReplica } from './helpers';
+import { creditCall, debitCall, twoReplicasOnOneStore, type WalletReplica } from './helpers';
 
-let mongo: MongoClient;
-let prefix: string;
+const suite = twoReplicasOnOneStore('walletmany');
 let store: LedgerStore;
-let replicaA: WalletReplica;
-let replicaB: WalletReplica;
 
 const newWallet = () => `cus_${crypto.randomBytes(6).toString('hex')}`;
 
-beforeAll(async () => {
-  mongo = await connectTestMongo();
-  prefix = testDatabasePrefix('walletmany');
-  // Two replicas on one store, as in production: a DebitMany races the other replica's movements.
-  replicaA = await startWalletReplica({ mongo, prefix });
-  replicaB = await startWalletReplica({ mongo, prefix });
-  store = createLedgerStore(mongo.db(databaseName(prefix, 'wallet')));
+beforeAll(() => {
+  store = createLedgerStore(suite.mongo.db(databaseName(suite.prefix, 'wallet')));
 });
 
-afterAll(async () => {
-  await replicaA?.close();
-  await replicaB?.close();
-  await mongo?.db(databaseName(prefix, 'wallet')).dropDatabase().catch(() => undefined);
-  await mongo?.close();
-});
-
-afterEach(async () => {
-  const report = await auditLedger(mongo.db(databaseName(prefix, 'wallet')));
-  expect(report.breaches).toEqual([]);
-  expect(report.ok).toBe(true);
-});
-
-const credit = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
-  replica.client.call<{ applied: boolean; balance_eur_cents: number }>('Credit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: entryId });
-const debit = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
-  replica.client.call<{ applied: boolean; replay: boolean; balance_eur_cents: number }>('Debit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'seat', reference: entryId });
+const credit = creditCall;
+const debit = debitCall;
 const debitMany = (replica: WalletReplica, customerId: string, entries: Array<[entryId: string, amount: number]>) =>
   replica.client.call<DebitManyOutcome>('DebitMany', {
     customer_id: customerId,
@@ -57,8 +32,8 @@ const outcomes = (result: DebitManyOutcome) => result.items.map((item) => [item.
 describe('DebitMany', () => {
   it('applies the entries in request order at contiguous sequences, with their pointers and the checkpoint they cross', async () => {
     const customer = newWallet();
-    for (let index = 1; index <= 14; index++) await credit(replicaA, customer, `t:${customer}:${index}`, 500);
-    const result = await debitMany(replicaA, customer, [
+    for (let index = 1; index <= 14; index++) await credit(suite.replicaA, customer, `t:${customer}:${index}`, 500);
+    const result = await debitMany(suite.replicaA, customer, [
       [`s:${customer}:1`, 1200],
       [`s:${customer}:2`, 1200],
       [`s:${customer}:3`, 1500],
@@ -69,25 +44,25 @@ describe('DebitMany', () => {
       { entry_id: `s:${customer}:2`, outcome: 'applied', balance_eur_cents: 4600, held_eur_cents: 0, sequence: 16, balance_delta_eur_cents: -1200, held_delta_eur_cents: 0 },
       { entry_id: `s:${customer}:3`, outcome: 'applied', balance_eur_cents: 3100, held_eur_cents: 0, sequence: 17, balance_delta_eur_cents: -1500, held_delta_eur_cents: 0 },
     ]);
-    const listed = await replicaB.client.call<{ entries: Array<{ entry_id: string; sequence: number; kind: string; reference: string }> }>('ListEntries', { customer_id: customer, limit: 3 });
+    const listed = await suite.replicaB.client.call<{ entries: Array<{ entry_id: string; sequence: number; kind: string; reference: string }> }>('ListEntries', { customer_id: customer, limit: 3 });
     expect(listed.entries.map((entry) => [entry.sequence, entry.entry_id, entry.kind, entry.reference])).toEqual([
       [17, `s:${customer}:3`, 'debit', `ref s:${customer}:3`],
       [16, `s:${customer}:2`, 'debit', `ref s:${customer}:2`],
       [15, `s:${customer}:1`, 'debit', `ref s:${customer}:1`],
     ]);
     // The follow-ups complete before the wallet's next movement; one is enough to wait for them.
-    await credit(replicaA, customer, `t:${customer}:after`, 100);
+    await credit(suite.replicaA, customer, `t:${customer}:after`, 100);
     for (const [index, sequence] of [[1, 15], [2, 16], [3, 17]] as const) {
       expect(await store.entryIds.findOne({ _id: `s:${customer}:${index}` })).toMatchObject({ wallet_id: customer, seq: sequence });
     }
     expect(await store.checkpoints.findOne({ _id: `${customer}:1` })).toMatchObject({ seq: 16, balance_eur_cents: 4600 });
-    expect(await wallet(replicaB, customer)).toMatchObject({ balance_eur_cents: 3200, sequence: 18 });
+    expect(await wallet(suite.replicaB, customer)).toMatchObject({ balance_eur_cents: 3200, sequence: 18 });
   });
 
   it('refuses an entry the balance left cannot cover, takes nothing for it, and still applies a cheaper one after it', async () => {
     const customer = newWallet();
-    await credit(replicaA, customer, `t:${customer}:1`, 2000);
-    const result = await debitMany(replicaA, customer, [
+    await credit(suite.replicaA, customer, `t:${customer}:1`, 2000);
+    const result = await debitMany(suite.replicaA, customer, [
       [`s:${customer}:1`, 1200],
       [`s:${customer}:2`, 1200],
       [`s:${customer}:3`, 500],
@@ -103,8 +78,8 @@ describe('DebitMany', () => {
     expect(result).toMatchObject({ balance_eur_cents: 300, sequence: 3 });
     expect(await ledgerCount(customer)).toBe(3);
     // A refused entry id is free: after a top-up the same request applies exactly the refused ones.
-    await credit(replicaB, customer, `t:${customer}:2`, 2000);
-    const again = await debitMany(replicaA, customer, [
+    await credit(suite.replicaB, customer, `t:${customer}:2`, 2000);
+    const again = await debitMany(suite.replicaA, customer, [
       [`s:${customer}:1`, 1200],
       [`s:${customer}:2`, 1200],
       [`s:${customer}:3`, 500],
@@ -116,11 +91,11 @@ describe('DebitMany', () => {
 
   it('on a cold replica, refuses only on the true head and answers an applied entry the balance no longer covers as a replay', async () => {
     const customer = newWallet();
-    await credit(replicaA, customer, `t:${customer}:1`, 1500);
+    await credit(suite.replicaA, customer, `t:${customer}:1`, 1500);
     // Replica A remembers a head of 1,500; replica B moves the wallet behind its back.
-    await debitMany(replicaA, customer, [[`s:${customer}:0`, 100]]);
-    await credit(replicaB, customer, `t:${customer}:2`, 1000);
-    const result = await debitMany(replicaA, customer, [
+    await debitMany(suite.replicaA, customer, [[`s:${customer}:0`, 100]]);
+    await credit(suite.replicaB, customer, `t:${customer}:2`, 1000);
+    const result = await debitMany(suite.replicaA, customer, [
       [`s:${customer}:1`, 2000],
       [`s:${customer}:2`, 300],
     ]);
@@ -129,7 +104,7 @@ describe('DebitMany', () => {
       [`s:${customer}:2`, 'applied', 100],
     ]);
     expect(result.items.map((item) => item.sequence)).toEqual([4, 5]);
-    const repeated = await debitMany(replicaB, customer, [
+    const repeated = await debitMany(suite.replicaB, customer, [
       [`s:${customer}:1`, 2000],
       [`s:${customer}:2`, 300],
       [`s:${customer}:3`, 300],
@@ -143,20 +118,20 @@ describe('DebitMany', () => {
 
   it('answers a repeated request with replays and moves nothing, and an entry id reused for another amount as a conflict of that entry only', async () => {
     const customer = newWallet();
-    await credit(replicaA, customer, `t:${customer}:1`, 12_000);
+    await credit(suite.replicaA, customer, `t:${customer}:1`, 12_000);
     const entries: Array<[string, number]> = Array.from({ length: 10 }, (_, index) => [`s:${customer}:${index}`, 1200]);
-    const first = await debitMany(replicaA, customer, entries);
+    const first = await debitMany(suite.replicaA, customer, entries);
     expect(first.items.every((item) => item.outcome === 'applied')).toBe(true);
     expect(first).toMatchObject({ balance_eur_cents: 0, sequence: 11 });
     // Not enough left for another one: replays are still replays, on either replica.
-    for (const replica of [replicaA, replicaB]) {
+    for (const replica of [suite.replicaA, suite.replicaB]) {
       const repeated = await debitMany(replica, customer, entries);
       expect(repeated.items.map((item) => item.outcome)).toEqual(Array(10).fill('replay'));
       expect(repeated.items).toEqual(first.items.map((item: DebitManyItem) => ({ ...item, outcome: 'replay' })));
     }
-    await credit(replicaB, customer, `t:${customer}:2`, 5_000);
+    await credit(suite.replicaB, customer, `t:${customer}:2`, 5_000);
     // New, applied-before and reused ids mixed: the ledger run collides in the middle and the rest is planned again.
-    const mixed = await debitMany(replicaA, customer, [
+    const mixed = await debitMany(suite.replicaA, customer, [
       [`s:${customer}:new1`, 1000],
       [`s:${customer}:3`, 1200],
       [`s:${customer}:new2`, 1000],
@@ -172,7 +147,7 @@ describe('DebitMany', () => {
     ]);
     expect(mixed.items.map((item) => item.sequence)).toEqual([13, 5, 14, 13, 15]);
     expect(mixed.items[3]).toMatchObject({ balance_delta_eur_cents: 0 });
-    expect(await wallet(replicaB, customer)).toMatchObject({ balance_eur_cents: 2000, sequence: 15 });
+    expect(await wallet(suite.replicaB, customer)).toMatchObject({ balance_eur_cents: 2000, sequence: 15 });
     expect(await ledgerCount(customer)).toBe(15);
   });
 
@@ -190,23 +165,23 @@ describe('DebitMany', () => {
       { request: { customer_id: customer, entries: [{ ...valid(1), reference: 'r'.repeat(201) }] }, param: 'entries[0].reference' },
       { request: { customer_id: `${customer}:evil`, entries: [valid(1)] }, param: 'customer_id' },
     ];
-    await credit(replicaA, customer, `t:${customer}:1`, 10_000);
+    await credit(suite.replicaA, customer, `t:${customer}:1`, 10_000);
     for (const { request, param } of cases) {
-      const failure = await replicaA.client.call('DebitMany', request).catch((error: unknown) => error);
+      const failure = await suite.replicaA.client.call('DebitMany', request).catch((error: unknown) => error);
       expect(failure, param).toBeInstanceOf(AppError);
       expect(failure, param).toMatchObject({ code: 'invalid_request', param });
     }
     // Fifty is the bound, not a refusal.
-    const fifty = await debitMany(replicaA, customer, Array.from({ length: 50 }, (_, index) => [`s:${customer}:fifty:${index}`, 10] as [string, number]));
+    const fifty = await debitMany(suite.replicaA, customer, Array.from({ length: 50 }, (_, index) => [`s:${customer}:fifty:${index}`, 10] as [string, number]));
     expect(fifty.items.filter((item) => item.outcome === 'applied')).toHaveLength(50);
     expect(await ledgerCount(customer)).toBe(51);
-    expect(await wallet(replicaB, customer)).toMatchObject({ balance_eur_cents: 9500, sequence: 51 });
+    expect(await wallet(suite.replicaB, customer)).toMatchObject({ balance_eur_cents: 9500, sequence: 51 });
   });
 });
 
 describe('ordered run batcher', () => {
-  it('shares one ordered command between concurrent runs, tells the colliding run its landed prefix, and sends the untried runs again', async () => {
-    const collection = mongo.db(databaseName(prefix, 'wallet')).collection<{ _id: string; run: number }>(`runs_${crypto.randomBytes(4).toString('hex')}`);
+  it('shares one ordered command between concurrent runs, tells the colliding run its landed suite.prefix, and sends the untried runs again', async () => {
+    const collection = suite.mongo.db(databaseName(suite.prefix, 'wallet')).collection<{ _id: string; run: number }>(`runs_${crypto.randomBytes(4).toString('hex')}`);
     await collection.insertOne({ _id: 'b:2', run: 0 });
     const batcher = new OrderedRunBatcher(collection, { documentsMax: 100 });
     const run = (name: string, count: number) => Array.from({ length: count }, (_, index) => ({ _id: `${name}:${index}`, run: 1 }));
@@ -229,12 +204,12 @@ describe('ordered run batcher', () => {
 describe('DebitMany under contention', () => {
   it('never applies an entry twice nor goes below zero with DebitMany, Debit and Credit racing on two replicas', async () => {
     const customer = newWallet();
-    await credit(replicaA, customer, `t:${customer}:seed`, 3000);
+    await credit(suite.replicaA, customer, `t:${customer}:seed`, 3000);
     const manyRequests = Array.from({ length: 8 }, (_, request) => Array.from({ length: 6 }, (_, index) => [`s:${customer}:m${request}:${index}`, 100 + 10 * index] as [string, number]));
     const operations: Array<Promise<unknown>> = [];
     for (let round = 0; round < 8; round++) {
-      const replica = round % 2 === 0 ? replicaA : replicaB;
-      const other = round % 2 === 0 ? replicaB : replicaA;
+      const replica = round % 2 === 0 ? suite.replicaA : suite.replicaB;
+      const other = round % 2 === 0 ? suite.replicaB : suite.replicaA;
       // Each DebitMany is sent twice, once to each replica, so the same entry ids race each other.
       operations.push(debitMany(replica, customer, manyRequests[round]!), debitMany(other, customer, manyRequests[round]!));
       operations.push(debit(other, customer, `s:${customer}:d${round}`, 250).catch((error: unknown) => error));
@@ -267,7 +242,7 @@ describe('DebitMany under contention', () => {
     expect(manyInLedger.map((entry) => entry.entry_id).sort()).toEqual([...appliedBy.keys()].sort());
     expect(manyInLedger.reduce((sum, entry) => sum + entry.amount_eur_cents, 0)).toBe(debited);
     const total = entries.reduce((sum, entry) => sum + (entry.kind === 'credit' ? entry.amount_eur_cents : -entry.amount_eur_cents), 0);
-    expect(await wallet(replicaA, customer)).toMatchObject({ balance_eur_cents: total, sequence: entries.length });
+    expect(await wallet(suite.replicaA, customer)).toMatchObject({ balance_eur_cents: total, sequence: entries.length });
   });
 });
 

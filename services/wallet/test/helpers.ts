@@ -1,11 +1,13 @@
-import { inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { createUnaryClient, startGrpcServer, type GrpcServerHandle, type UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { testDatabasePrefix } from '@mtx/shared/testing';
 import type { NatsConnection } from '@mtx/shared/nats';
-import { createWalletApp, walletGrpcBinding, type WalletApp } from '../src/app';
+import { auditLedger, createWalletApp, walletGrpcBinding, type WalletApp } from '../src/app';
 import { loadWalletConfig } from '../src/config';
+import type { MovementOutcome } from '../src/ledger';
 
 export interface WalletReplica {
   app: WalletApp;
@@ -44,3 +46,45 @@ export async function startWalletReplica(options: { mongo: MongoClient; prefix: 
 export async function connectTestMongo(): Promise<MongoClient> {
   return connectMongo(inject('mongodbUrl'));
 }
+
+export interface TwoReplicaSuite {
+  mongo: MongoClient;
+  prefix: string;
+  replicaA: WalletReplica;
+  replicaB: WalletReplica;
+}
+
+/**
+ * Two replicas on one fresh store, as in production (contention across processes is what the insert-linearised
+ * ledger exists for), with the suite's hooks: the ledger audit after every test, teardown after all. The
+ * fields are filled in by beforeAll.
+ */
+export function twoReplicasOnOneStore(label: string): TwoReplicaSuite {
+  const suite = {} as TwoReplicaSuite;
+  beforeAll(async () => {
+    suite.mongo = await connectTestMongo();
+    suite.prefix = testDatabasePrefix(label);
+    suite.replicaA = await startWalletReplica({ mongo: suite.mongo, prefix: suite.prefix });
+    suite.replicaB = await startWalletReplica({ mongo: suite.mongo, prefix: suite.prefix });
+  });
+  afterAll(async () => {
+    await suite.replicaA?.close();
+    await suite.replicaB?.close();
+    await suite.mongo?.db(databaseName(suite.prefix, 'wallet')).dropDatabase().catch(() => undefined);
+    await suite.mongo?.close();
+  });
+  afterEach(async () => {
+    const report = await auditLedger(suite.mongo.db(databaseName(suite.prefix, 'wallet')));
+    expect(report.breaches).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+  return suite;
+}
+
+/** A top-up credit through a replica's gRPC API (the entry id doubles as the reference). */
+export const creditCall = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
+  replica.client.call<MovementOutcome>('Credit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: entryId });
+
+/** A seat debit through a replica's gRPC API (the entry id doubles as the reference). */
+export const debitCall = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
+  replica.client.call<MovementOutcome>('Debit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'seat', reference: entryId });
