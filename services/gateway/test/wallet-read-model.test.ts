@@ -1,5 +1,9 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startNats } from '@mtx/shared/infra/local';
 import { eventually } from '@mtx/shared/testing';
 import { startWalletStack, type StackCustomer, type WalletStack } from '../../../test/e2e/wallet-stack';
 
@@ -102,4 +106,44 @@ describe('GET /v1/wallet read model', () => {
       await withoutNats.close();
     }
   });
+
+  it('turns itself off while NATS is away (announcements could be missed) and back on once it has resubscribed', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-readmodel-nats-'));
+    const nats = await startNats(directory);
+    const own = await startWalletStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: nats.url, billing: 'stub', readModel: true });
+    try {
+      const customer = await own.newCustomer();
+      const balance = async () => (await own.request('GET', '/v1/wallet', { key: customer.read_key })).body.balance_eur_cents as number;
+      const credit = (index: number, amount: number) =>
+        own.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:${index}`, amount_eur_cents: amount, reason: 'adjustment', reference: '' });
+      expect(await balance()).toBe(0);
+      let calls = own.upcomingCalls();
+      expect(await balance()).toBe(0);
+      expect(own.upcomingCalls()).toBe(calls);
+
+      await nats.stop();
+      // Without NATS the credit is not announced; the gateway, knowing it may miss announcements, composes.
+      await credit(1, 300);
+      await eventually(async () => (await balance()) === 300, 5_000);
+      calls = own.upcomingCalls();
+      await balance();
+      expect(own.upcomingCalls()).toBe(calls + 1);
+
+      await nats.start();
+      // Back on after reconnecting: a repeated read is answered from memory again, and announcements refresh it.
+      await eventually(async () => {
+        await balance();
+        const before = own.upcomingCalls();
+        await balance();
+        return own.upcomingCalls() === before;
+      }, 10_000);
+      await credit(2, 200);
+      await eventually(async () => (await balance()) === 500, 5_000);
+      expect((await own.audit()).breaches).toEqual([]);
+    } finally {
+      await own.close();
+      await nats.stop();
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

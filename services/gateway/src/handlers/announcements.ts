@@ -24,13 +24,23 @@ export async function followAnnouncements(nats: NatsConnection, readModels: Arra
       },
     }),
   );
+  let disconnected = false;
+  let closed = false;
   void (async () => {
     for await (const status of nats.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnecting') {
+        disconnected = true;
         for (const model of readModels) if (model.isEnabled) model.setEnabled(false);
       } else if (status.type === 'reconnect') {
-        // Subscriptions are re-sent on reconnection, so announcements flow again from here on.
-        for (const model of readModels) model.setEnabled(true);
+        disconnected = false;
+        // Subscriptions are re-sent on reconnection; once the server has answered a flush it has them, and
+        // announcements flow again. A disconnect meanwhile turns the models off again (the loop sees it next).
+        void nats
+          .flush()
+          .then(() => {
+            if (!closed && !disconnected) for (const model of readModels) model.setEnabled(true);
+          })
+          .catch(() => undefined);
       }
     }
   })().catch(() => undefined);
@@ -39,6 +49,7 @@ export async function followAnnouncements(nats: NatsConnection, readModels: Arra
   for (const model of readModels) model.setEnabled(true);
   return {
     close() {
+      closed = true;
       for (const subscription of subscriptions) subscription.unsubscribe();
       for (const model of readModels) model.setEnabled(false);
     },
