@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
-import { announcedCustomerId, announcementSubjects, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import { announcementSubjects, publishBestEffort, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
 import { parseServerPlans, type BillingConfig } from './config';
 import { BillingService } from './domain/billing';
 import { KeyedSerialQueue } from './domain/keyed-queue';
@@ -96,16 +96,9 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       if (dependencies.nats && !revisionAnnouncements) {
         revisionAnnouncements = dependencies.nats.subscribe(announcementSubjects.billingChanged, {
           callback: (error, message) => {
-            if (error) return;
-            const customerId = announcedCustomerId(message.data);
-            if (customerId === null) return;
-            let revision: string | null = null;
-            try {
-              revision = String((JSON.parse(new TextDecoder().decode(message.data)) as { revision?: unknown }).revision ?? '') || null;
-            } catch {
-              // Not JSON: the customer alone is enough to distrust its view.
-            }
-            store.observeRevision(customerId, revision);
+            const announcement = error ? null : readAnnouncement(message.data);
+            // Without a revision, the customer alone is enough to distrust its view.
+            if (announcement) store.observeRevision(announcement.customerId, announcement.revision);
           },
         });
         await dependencies.nats.flush();

@@ -85,16 +85,21 @@ export const announcementSubjects = {
   billingChanged: 'events.billing.changed',
 } as const;
 
-/** The customer an announcement names: a JSON object's `customer_id`, or the whole payload as an id. */
-export function announcedCustomerId(data: Uint8Array): string | null {
+/**
+ * What an announcement says: the customer (a JSON object's `customer_id`, or the whole payload as an id) and,
+ * where the publisher gave one, the new revision. Null when it names no customer.
+ */
+export function readAnnouncement(data: Uint8Array): { customerId: string; revision: string | null } | null {
   const text = new TextDecoder().decode(data);
   let customerId: unknown = text;
+  let revision: unknown = null;
   if (text.startsWith('{')) {
     try {
-      customerId = (JSON.parse(text) as { customer_id?: unknown }).customer_id;
+      ({ customer_id: customerId, revision = null } = JSON.parse(text) as { customer_id?: unknown; revision?: unknown });
     } catch {
       return null;
     }
   }
-  return typeof customerId === 'string' && customerId.length > 0 && customerId.length <= 128 ? customerId : null;
+  if (typeof customerId !== 'string' || customerId.length === 0 || customerId.length > 128) return null;
+  return { customerId, revision: typeof revision === 'string' && revision.length > 0 ? revision : null };
 }

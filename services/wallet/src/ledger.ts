@@ -130,6 +130,39 @@ function headOf(entry: LedgerEntryDocument): WalletHead {
   return { sequence: entry.seq, balanceEurCents: entry.balance_after_eur_cents, heldEurCents: entry.held_after_eur_cents };
 }
 
+/** The ledger entry that applies `input` on top of `at`, in the slot after it. */
+function entryAfter(at: WalletHead, input: MovementInput, createdAt: Date): LedgerEntryDocument {
+  const plan = planMovement(at, input.kind, input.amountEurCents);
+  const sequence = at.sequence + 1;
+  return {
+    _id: ledgerSlotId(input.customerId, sequence),
+    wallet_id: input.customerId,
+    seq: sequence,
+    entry_id: input.entryId,
+    kind: input.kind,
+    reason: input.reason,
+    reference: input.reference,
+    amount_eur_cents: input.amountEurCents,
+    balance_delta_eur_cents: plan.balanceDeltaEurCents,
+    held_delta_eur_cents: plan.heldDeltaEurCents,
+    balance_after_eur_cents: plan.balanceAfterEurCents,
+    held_after_eur_cents: plan.heldAfterEurCents,
+    created_at: createdAt,
+  };
+}
+
+/** What an answer reports of an entry: the head it left and what it moved. */
+function figuresOf(entry: LedgerEntryDocument) {
+  return {
+    entry_id: entry.entry_id,
+    balance_eur_cents: entry.balance_after_eur_cents,
+    held_eur_cents: entry.held_after_eur_cents,
+    sequence: entry.seq,
+    balance_delta_eur_cents: entry.balance_delta_eur_cents,
+    held_delta_eur_cents: entry.held_delta_eur_cents,
+  };
+}
+
 interface WalletQueue {
   tail: Promise<unknown>;
   pending: number;
@@ -323,16 +356,7 @@ export function createLedger(options: LedgerOptions) {
         details: { kind: original.kind, amount_eur_cents: original.amount_eur_cents },
       });
     }
-    return {
-      entry_id: original.entry_id,
-      applied: false,
-      replay: true,
-      balance_eur_cents: original.balance_after_eur_cents,
-      held_eur_cents: original.held_after_eur_cents,
-      sequence: original.seq,
-      balance_delta_eur_cents: original.balance_delta_eur_cents,
-      held_delta_eur_cents: original.held_delta_eur_cents,
-    };
+    return { ...figuresOf(original), applied: false, replay: true };
   }
 
   async function finishInsert(entry: LedgerEntryDocument): Promise<void> {
@@ -358,23 +382,7 @@ export function createLedger(options: LedgerOptions) {
         const existing = await findApplied(input.entryId, walked);
         if (existing) return { result: replayOutcome(existing, input) };
       }
-      const plan = planMovement(head, input.kind, input.amountEurCents);
-      const sequence = head.sequence + 1;
-      const entry: LedgerEntryDocument = {
-        _id: ledgerSlotId(walletId, sequence),
-        wallet_id: walletId,
-        seq: sequence,
-        entry_id: input.entryId,
-        kind: input.kind,
-        reason: input.reason,
-        reference: input.reference,
-        amount_eur_cents: input.amountEurCents,
-        balance_delta_eur_cents: plan.balanceDeltaEurCents,
-        held_delta_eur_cents: plan.heldDeltaEurCents,
-        balance_after_eur_cents: plan.balanceAfterEurCents,
-        held_after_eur_cents: plan.heldAfterEurCents,
-        created_at: clock.now(),
-      };
+      const entry = entryAfter(head, input, clock.now());
       try {
         await ledgerInserts.insert(entry);
       } catch (error) {
@@ -383,7 +391,7 @@ export function createLedger(options: LedgerOptions) {
           throw error;
         }
         // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
-        const occupant = await entryAt(walletId, sequence);
+        const occupant = await entryAt(walletId, entry.seq);
         if (occupant && occupant.entry_id !== input.entryId) {
           await ensureFollowUps(occupant);
           heads.set(walletId, headOf(occupant));
@@ -403,16 +411,7 @@ export function createLedger(options: LedgerOptions) {
       // The insert is the commit: the caller is answered now; the announcement, pointer and checkpoint follow
       // before the next movement of this wallet starts (and recovery finishes them if this process dies).
       return {
-        result: {
-          entry_id: entry.entry_id,
-          applied: true,
-          replay: false,
-          balance_eur_cents: entry.balance_after_eur_cents,
-          held_eur_cents: entry.held_after_eur_cents,
-          sequence: entry.seq,
-          balance_delta_eur_cents: entry.balance_delta_eur_cents,
-          held_delta_eur_cents: entry.held_delta_eur_cents,
-        },
+        result: { ...figuresOf(entry), applied: true, replay: false },
         settled: finishInsert(entry),
       };
     }
@@ -451,15 +450,7 @@ export function createLedger(options: LedgerOptions) {
   }
 
   function appliedItem(entry: LedgerEntryDocument): DebitManyItem {
-    return {
-      entry_id: entry.entry_id,
-      outcome: 'applied',
-      balance_eur_cents: entry.balance_after_eur_cents,
-      held_eur_cents: entry.held_after_eur_cents,
-      sequence: entry.seq,
-      balance_delta_eur_cents: entry.balance_delta_eur_cents,
-      held_delta_eur_cents: entry.held_delta_eur_cents,
-    };
+    return { ...figuresOf(entry), outcome: 'applied' };
   }
 
   function refusedItem(entryId: string, outcome: 'insufficient_balance' | 'conflict', at: WalletHead): DebitManyItem {
@@ -488,23 +479,7 @@ export function createLedger(options: LedgerOptions) {
         refused.push(index);
         continue;
       }
-      const plan = planMovement(at, 'debit', debit.amountEurCents);
-      const sequence = at.sequence + 1;
-      const entry: LedgerEntryDocument = {
-        _id: ledgerSlotId(debit.customerId, sequence),
-        wallet_id: debit.customerId,
-        seq: sequence,
-        entry_id: debit.entryId,
-        kind: 'debit',
-        reason: debit.reason,
-        reference: debit.reference,
-        amount_eur_cents: debit.amountEurCents,
-        balance_delta_eur_cents: plan.balanceDeltaEurCents,
-        held_delta_eur_cents: plan.heldDeltaEurCents,
-        balance_after_eur_cents: plan.balanceAfterEurCents,
-        held_after_eur_cents: plan.heldAfterEurCents,
-        created_at: createdAt,
-      };
+      const entry = entryAfter(at, debit, createdAt);
       steps.push({ index, at, entry });
       at = headOf(entry);
     }

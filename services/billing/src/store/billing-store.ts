@@ -19,6 +19,7 @@ import {
   type ServerState,
   type SettingsDocument,
 } from '../domain/model';
+import { ChangeLog } from '@mtx/shared/change-log';
 import { WriteGate } from '@mtx/shared/write-gate';
 
 /**
@@ -142,8 +143,7 @@ export interface BillingStoreOptions {
 
 export class BillingStore {
   private readonly cache = new Map<string, CachedView>();
-  private readonly lastChangeMs = new Map<string, number>();
-  private forgottenChangeMs = Number.NEGATIVE_INFINITY;
+  private readonly changes: ChangeLog;
   private readonly schedulerWrites: WriteGate;
 
   constructor(
@@ -151,6 +151,7 @@ export class BillingStore {
     private readonly options: BillingStoreOptions,
   ) {
     this.schedulerWrites = new WriteGate(options.schedulerWritesInFlight ?? 2);
+    this.changes = new ChangeLog(options.cacheCustomers);
   }
 
   newRevision(): string {
@@ -195,19 +196,13 @@ export class BillingStore {
    * raced the write): fresh reads trust only views verified later.
    */
   private noteChange(customerId: string): void {
-    this.lastChangeMs.delete(customerId);
-    this.lastChangeMs.set(customerId, performance.now());
-    while (this.lastChangeMs.size > Math.max(this.options.cacheCustomers, 1)) {
-      const [oldest, atMs] = this.lastChangeMs.entries().next().value as [string, number];
-      this.lastChangeMs.delete(oldest);
-      this.forgottenChangeMs = Math.max(this.forgottenChangeMs, atMs);
-    }
+    this.changes.note(customerId, performance.now());
   }
 
   private trusted(customerId: string, entry: CachedView): boolean {
     const freshMs = this.options.viewFreshMs ?? 0;
     if (freshMs <= 0 || performance.now() - entry.verifiedAtMs > freshMs) return false;
-    return entry.verifiedAtMs > (this.lastChangeMs.get(customerId) ?? this.forgottenChangeMs);
+    return entry.verifiedAtMs > this.changes.lastChange(customerId);
   }
 
   /** Gives `itemId` the customer's next free ordinal of `kind` by exclusive insert of its pointer. */

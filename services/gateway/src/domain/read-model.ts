@@ -1,3 +1,5 @@
+import { ChangeLog } from '@mtx/shared/change-log';
+
 /**
  * A per-customer read model: the last composed answer of a read route (GET /v1/wallet), served from memory
  * while it is younger than `freshMs` and nothing has invalidated it. The backends announce every change over
@@ -31,17 +33,20 @@ export interface ReadModelStats {
 export class ReadModel<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private readonly loading = new Map<string, { startedAt: number; promise: Promise<T> }>();
-  private readonly invalidatedAt = new Map<string, number>();
-  // Invalidation numbers forgotten to keep `invalidatedAt` bounded: a customer not in the map may have been
-  // invalidated as late as this.
-  private forgottenInvalidationMax = 0;
+  // Invalidations are marked by this counter's value.
+  private readonly invalidations: ChangeLog;
   private counter = 0;
   private enabled = true;
   private readonly now: () => number;
-  readonly stats: ReadModelStats = { hits: 0, loads: 0, joined: 0, invalidations: 0, size: 0 };
+  private readonly counts = { hits: 0, loads: 0, joined: 0, invalidations: 0 };
 
   constructor(private readonly options: ReadModelOptions) {
     this.now = options.now ?? (() => performance.now());
+    this.invalidations = new ChangeLog(options.entriesMax);
+  }
+
+  get stats(): ReadModelStats {
+    return { ...this.counts, size: this.entries.size };
   }
 
   /** The cached answer if fresh, else the answer of a load (shared with concurrent readers of the customer). */
@@ -50,23 +55,22 @@ export class ReadModel<T> {
     const entry = this.entries.get(customerId);
     if (entry) {
       if (this.now() - entry.storedAtMs <= this.options.freshMs) {
-        this.stats.hits += 1;
+        this.counts.hits += 1;
         return Promise.resolve(entry.value);
       }
       this.entries.delete(customerId);
-      this.stats.size = this.entries.size;
     }
     const inFlight = this.loading.get(customerId);
     if (inFlight) {
-      this.stats.joined += 1;
+      this.counts.joined += 1;
       return inFlight.promise;
     }
     const startedAt = this.counter;
-    this.stats.loads += 1;
+    this.counts.loads += 1;
     const promise = load().then(
       (value) => {
         if (this.loading.get(customerId)?.promise === promise) this.loading.delete(customerId);
-        if (this.enabled && this.lastInvalidation(customerId) <= startedAt) this.store(customerId, value);
+        if (this.enabled && this.invalidations.lastChange(customerId) <= startedAt) this.store(customerId, value);
         return value;
       },
       (error: unknown) => {
@@ -80,42 +84,28 @@ export class ReadModel<T> {
 
   invalidate(customerId: string): void {
     this.counter += 1;
-    this.stats.invalidations += 1;
+    this.counts.invalidations += 1;
     this.entries.delete(customerId);
     this.loading.delete(customerId);
-    this.invalidatedAt.delete(customerId);
-    this.invalidatedAt.set(customerId, this.counter);
-    while (this.invalidatedAt.size > this.options.entriesMax) {
-      const [oldest, number] = this.invalidatedAt.entries().next().value as [string, number];
-      this.invalidatedAt.delete(oldest);
-      this.forgottenInvalidationMax = Math.max(this.forgottenInvalidationMax, number);
-    }
-    this.stats.size = this.entries.size;
+    this.invalidations.note(customerId, this.counter);
   }
 
   /** Forgets everything and, while disabled, answers every read by a load: for when announcements may be lost. */
   setEnabled(enabled: boolean): void {
     this.counter += 1;
-    this.forgottenInvalidationMax = this.counter;
-    this.invalidatedAt.clear();
+    this.invalidations.noteAll(this.counter);
     this.entries.clear();
     this.loading.clear();
     this.enabled = enabled;
-    this.stats.size = 0;
   }
 
   get isEnabled(): boolean {
     return this.enabled && this.options.freshMs > 0;
   }
 
-  private lastInvalidation(customerId: string): number {
-    return this.invalidatedAt.get(customerId) ?? this.forgottenInvalidationMax;
-  }
-
   private store(customerId: string, value: T): void {
     this.entries.delete(customerId);
     this.entries.set(customerId, { value, storedAtMs: this.now() });
     while (this.entries.size > this.options.entriesMax) this.entries.delete(this.entries.keys().next().value!);
-    this.stats.size = this.entries.size;
   }
 }

@@ -1,4 +1,4 @@
-import { announcedCustomerId, announcementSubjects, type NatsConnection } from '@mtx/shared/nats';
+import { announcementSubjects, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
 import type { Logger } from '@mtx/shared/logger';
 import type { Subscription } from 'nats';
 import type { ReadModel } from '../domain/read-model';
@@ -15,12 +15,12 @@ export async function followAnnouncements(nats: NatsConnection, readModels: Arra
     nats.subscribe(subject, {
       callback: (error, message) => {
         if (error) return;
-        const customerId = announcedCustomerId(message.data);
-        if (customerId === null) {
+        const announcement = readAnnouncement(message.data);
+        if (announcement === null) {
           logger.warn({ subject }, 'ignored an announcement without a customer id');
           return;
         }
-        for (const model of readModels) model.invalidate(customerId);
+        for (const model of readModels) model.invalidate(announcement.customerId);
       },
     }),
   );
