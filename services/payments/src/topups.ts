@@ -9,6 +9,7 @@ import { formatUnits, unitsForEurCents } from './domain/money';
 import { planPayment } from './domain/payment';
 import { deriveTopupStatus, isAwaitingCoin, quoteWindowMs, topupAmountMaxEurCents, topupAmountMinEurCents, type TopupProgress, type TopupStatus } from './domain/topup-state';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
+import { ChangeLog } from '@mtx/shared/change-log';
 import type { PaymentProvider, ProviderAsset, ProviderTransaction } from './providers/provider';
 import type { PaymentsStore, TopupDocument, TopupEventDocument } from './store/payments-store';
 
@@ -142,14 +143,14 @@ export function createTopups(options: TopupsOptions) {
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
   const appliedInserts = new InsertBatcher(store.appliedCredits, { gate: writeGate });
-  // Per customer: the open top-ups as last computed, and a change stamp so a computation that raced a change is
-  // not remembered as fresh.
+  // Per customer: the open top-ups as last computed, and when each customer last changed (by a counter), so a
+  // computation that raced a change is not remembered as fresh.
   const pendingFreshMs = options.pendingFreshMs ?? 0;
   const pendingCache = new BoundedCache<{ views: TopupView[]; computedAtMs: number }>(customerHeadsCachedMax);
-  const changeStamps = new BoundedCache<number>(customerHeadsCachedMax);
+  const changes = new ChangeLog(customerHeadsCachedMax);
   let changeCounter = 0;
   const forget = (customerId: string) => {
-    changeStamps.set(customerId, ++changeCounter);
+    changes.note(customerId, ++changeCounter);
     pendingCache.delete(customerId);
   };
   const changed = (customerId: string) => {
@@ -546,7 +547,7 @@ export function createTopups(options: TopupsOptions) {
       const open = (views: TopupView[]) => views.filter((candidate) => new Date(candidate.expires_at).getTime() > now.getTime() && isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now));
       const known = pendingFreshMs > 0 ? pendingCache.get(customerId) : undefined;
       if (known && performance.now() - known.computedAtMs <= pendingFreshMs) return open(known.views);
-      const stamp = changeStamps.get(customerId);
+      const startedAt = changeCounter;
       const computedAtMs = performance.now();
       const head = await customerHead(customerId);
       // Anything created before the last quote window began can no longer be awaiting coin.
@@ -576,7 +577,7 @@ export function createTopups(options: TopupsOptions) {
         }),
       );
       const candidates = views.filter((candidate): candidate is TopupView => candidate !== null);
-      if (pendingFreshMs > 0 && changeStamps.get(customerId) === stamp) pendingCache.set(customerId, { views: candidates, computedAtMs });
+      if (pendingFreshMs > 0 && changes.lastChange(customerId) <= startedAt) pendingCache.set(customerId, { views: candidates, computedAtMs });
       return open(candidates);
     },
 
