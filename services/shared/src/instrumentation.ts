@@ -23,7 +23,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { batchSpanProcessorSettings, statementShape } from './telemetry';
+import { batchSpanProcessorSettings, statementShape, SynchronousContextManager } from './telemetry';
 
 function serviceNameFromEntryPoint(): string {
   const entry = process.argv[1] ?? '';
@@ -33,8 +33,11 @@ function serviceNameFromEntryPoint(): string {
   return index >= 0 && parts[index + 1] ? parts[index + 1]! : 'unknown';
 }
 
-/** Services whose gRPC traffic is the per-leg hop to the trade servers, traced by hand (see below). */
-const grpcTracedByHand = new Set(['connector-mt4', 'connector-mt5', 'broker-sim']);
+/**
+ * Services that do work per order leg: their gRPC traffic is the per-leg hop to the trade servers, traced by
+ * hand (see below), and they run the synchronous context manager (telemetry.ts says why).
+ */
+const perLegServices = new Set(['connector-mt4', 'connector-mt5', 'broker-sim']);
 
 let sdk: NodeSDK | undefined;
 let prometheus: PrometheusExporter | undefined;
@@ -93,8 +96,10 @@ export function startInstrumentation(): NodeSDK | undefined {
     enhancedDatabaseReporting: false,
     dbStatementSerializer: statementShape,
   });
+  const perLeg = perLegServices.has(serviceNameFromEntryPoint());
   sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    ...(perLeg ? { contextManager: new SynchronousContextManager() } : {}),
     // W3C trace context only, unless OTEL_PROPAGATORS says otherwise: the SDK's default adds the baggage
     // propagator, which no service reads, and every hop (a NATS request and a gRPC call per leg) would pay for
     // looking for a baggage header and composing the two.
@@ -112,7 +117,7 @@ export function startInstrumentation(): NodeSDK | undefined {
       // only repeat the connector span one level down, at a span per leg); broker-sim serves only that hop
       // and makes its server spans itself (tracedGrpcImplementation), without the instrumentation's per-call
       // wrapping. Every other hop is one call per request and keeps the automatic spans.
-      ...(grpcTracedByHand.has(serviceNameFromEntryPoint()) ? [] : [new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] })]),
+      ...(perLeg ? [] : [new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] })]),
       mongodb,
       // createLogger's own mixin writes trace_id and span_id; the instrumentation's would do it a second time.
       new PinoInstrumentation({ disableLogCorrelation: true }),

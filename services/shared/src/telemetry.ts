@@ -1,4 +1,4 @@
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type ContextManager, type Span, type TextMapGetter } from '@opentelemetry/api';
 import type * as grpc from '@grpc/grpc-js';
 
 /**
@@ -26,6 +26,51 @@ export async function inSpan<T>(tracerName: string, spanName: string, attributes
       span.end();
     }
   });
+}
+
+/**
+ * A context manager that keeps the active context only while `with` runs its function synchronously, like the
+ * browser's stack context manager. The SDK's default (AsyncLocalStorage) follows every await, and on Node 20 it
+ * does so with an async_hooks hook on every promise the process creates, traced or not: in the connectors and
+ * broker-sim, which serve one request per order leg, that hook was about 40 % of what tracing cost them. Those
+ * services carry their request's context by hand instead (the connector runtime passes it to every trade
+ * server call and log line; broker-sim's handlers answer without awaiting anything traced), so nothing there
+ * needs the context to survive an await.
+ */
+export class SynchronousContextManager implements ContextManager {
+  private current: Context = ROOT_CONTEXT;
+
+  active(): Context {
+    return this.current;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(activeContext: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    const previous = this.current;
+    this.current = activeContext;
+    try {
+      return fn.call(thisArg, ...args);
+    } finally {
+      this.current = previous;
+    }
+  }
+
+  bind<T>(boundContext: Context, target: T): T {
+    if (typeof target !== 'function') return target;
+    const manager = this;
+    const original = target as unknown as (...args: unknown[]) => unknown;
+    return function (this: unknown, ...args: unknown[]) {
+      return manager.with(boundContext, () => original.apply(this, args));
+    } as unknown as T;
+  }
+
+  enable(): this {
+    return this;
+  }
+
+  disable(): this {
+    this.current = ROOT_CONTEXT;
+    return this;
+  }
 }
 
 /** Latency buckets in milliseconds suited to our hot path (sub-millisecond to the 5 s execution deadline). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { batchSpanProcessorSettings, statementShape } from '../src/telemetry';
+import { createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
+import { batchSpanProcessorSettings, statementShape, SynchronousContextManager } from '../src/telemetry';
 
 describe('statementShape (db.query.text of database spans)', () => {
   it('keeps the fields of a command two levels deep and replaces every value, so no data reaches a span', () => {
@@ -34,5 +35,45 @@ describe('batchSpanProcessorSettings', () => {
       scheduledDelayMillis: 100,
     });
     expect(batchSpanProcessorSettings({ OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_SCHEDULE_DELAY: '-5' })).toEqual({ maxQueueSize: 8_192, maxExportBatchSize: 256, scheduledDelayMillis: 1_000 });
+  });
+});
+
+describe('SynchronousContextManager (the per-leg services: connectors and broker-sim)', () => {
+  const key = createContextKey('request');
+  const requestContext = ROOT_CONTEXT.setValue(key, 'req-1');
+
+  it('makes a context active while `with` runs, nested, and restores the previous one after, even on a throw', () => {
+    const manager = new SynchronousContextManager();
+    expect(manager.active()).toBe(ROOT_CONTEXT);
+    const inner = requestContext.setValue(key, 'req-2');
+    const seen = manager.with(requestContext, () => [manager.active().getValue(key), manager.with(inner, () => manager.active().getValue(key)), manager.active().getValue(key)]);
+    expect(seen).toEqual(['req-1', 'req-2', 'req-1']);
+    expect(manager.active()).toBe(ROOT_CONTEXT);
+    expect(() =>
+      manager.with(requestContext, () => {
+        throw new Error('handler failed');
+      }),
+    ).toThrow('handler failed');
+    expect(manager.active()).toBe(ROOT_CONTEXT);
+  });
+
+  it('passes `this` and the arguments through, and binds a function to a context', () => {
+    const manager = new SynchronousContextManager();
+    const target = { factor: 3, times(value: number) { return [this.factor * value, manager.active().getValue(key)]; } };
+    expect(manager.with(requestContext, target.times, target, 2)).toEqual([6, 'req-1']);
+    const bound = manager.bind(requestContext, (value: number) => [value, manager.active().getValue(key)]);
+    expect(bound(5)).toEqual([5, 'req-1']);
+    expect(manager.active()).toBe(ROOT_CONTEXT);
+    expect(manager.bind(requestContext, 'not a function')).toBe('not a function');
+  });
+
+  it('forgets the context at the first await, which is why those services carry it by hand', async () => {
+    const manager = new SynchronousContextManager();
+    const afterAwait = await manager.with(requestContext, async () => {
+      expect(manager.active().getValue(key)).toBe('req-1');
+      await Promise.resolve();
+      return manager.active().getValue(key);
+    });
+    expect(afterAwait).toBeUndefined();
   });
 });

@@ -68,25 +68,26 @@ export class Mt4Adapter extends BrokerAdapterBase implements PlatformAdapter {
         expiration: expirationSeconds(leg.expiration),
       },
       options.callDeadlineMs,
+      session.traceContext,
     );
     return mt4Outcome(result, pending);
   }
 
   async listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]> {
-    const response = await this.client.call<{ orders: Mt4Order[] }>('Mt4Orders', { session_id: session.sessionId }, callDeadlineMs);
+    const response = await this.client.call<{ orders: Mt4Order[] }>('Mt4Orders', { session_id: session.sessionId }, callDeadlineMs, session.traceContext);
     return response.orders.map(item).filter((entry) => kind === 'any' || entry.kind === kind);
   }
 
   async getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined> {
-    const response = await this.client.call<{ found: boolean; mt4_order?: Mt4Order }>('GetTicket', { session_id: session.sessionId, ticket }, callDeadlineMs);
+    const response = await this.client.call<{ found: boolean; mt4_order?: Mt4Order }>('GetTicket', { session_id: session.sessionId, ticket }, callDeadlineMs, session.traceContext);
     return response.found && response.mt4_order ? item(response.mt4_order) : undefined;
   }
 
   async close(session: BrokerSession, target: OpenItem, options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number }): Promise<TradeOutcome> {
     const base = { session_id: session.sessionId, client_id: options.clientId, deadline_unix_ms: options.deadlineUnixMs, ticket: target.ticket };
-    if (target.kind === 'pending') return mt4Outcome(await this.client.call<Mt4Result>('Mt4OrderDelete', base, options.callDeadlineMs), false);
+    if (target.kind === 'pending') return mt4Outcome(await this.client.call<Mt4Result>('Mt4OrderDelete', base, options.callDeadlineMs, session.traceContext), false);
     const lots = options.volume > 0 ? options.volume : target.volume;
-    const result = await this.client.call<Mt4Result>('Mt4OrderClose', { ...base, lots, price: 0, slippage: options.slippagePoints ?? 0 }, options.callDeadlineMs);
+    const result = await this.client.call<Mt4Result>('Mt4OrderClose', { ...base, lots, price: 0, slippage: options.slippagePoints ?? 0 }, options.callDeadlineMs, session.traceContext);
     return mt4Outcome(result, false);
   }
 
@@ -95,6 +96,7 @@ export class Mt4Adapter extends BrokerAdapterBase implements PlatformAdapter {
       'LookupRequests',
       { session_id: session.sessionId, client_ids: clientIds, client_id_prefix: prefix },
       callDeadlineMs,
+      session.traceContext,
     );
     return response.records.map((record) => {
       const converted: BrokerRecord = {

@@ -81,20 +81,21 @@ export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
         comment: leg.comment ?? '',
       },
       options.callDeadlineMs,
+      session.traceContext,
     );
     return outcomeOf(result);
   }
 
   async listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]> {
     const [positions, orders] = await Promise.all([
-      kind === 'pending' ? Promise.resolve({ positions: [] as Mt5Position[] }) : this.client.call<{ positions: Mt5Position[] }>('Mt5Positions', { session_id: session.sessionId }, callDeadlineMs),
-      kind === 'position' ? Promise.resolve({ orders: [] as Mt5Order[] }) : this.client.call<{ orders: Mt5Order[] }>('Mt5Orders', { session_id: session.sessionId }, callDeadlineMs),
+      kind === 'pending' ? Promise.resolve({ positions: [] as Mt5Position[] }) : this.client.call<{ positions: Mt5Position[] }>('Mt5Positions', { session_id: session.sessionId }, callDeadlineMs, session.traceContext),
+      kind === 'position' ? Promise.resolve({ orders: [] as Mt5Order[] }) : this.client.call<{ orders: Mt5Order[] }>('Mt5Orders', { session_id: session.sessionId }, callDeadlineMs, session.traceContext),
     ]);
     return [...positions.positions.map(positionItem), ...orders.orders.map(orderItem)];
   }
 
   async getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined> {
-    const response = await this.client.call<{ found: boolean; mt5_position?: Mt5Position; mt5_order?: Mt5Order }>('GetTicket', { session_id: session.sessionId, ticket }, callDeadlineMs);
+    const response = await this.client.call<{ found: boolean; mt5_position?: Mt5Position; mt5_order?: Mt5Order }>('GetTicket', { session_id: session.sessionId, ticket }, callDeadlineMs, session.traceContext);
     if (!response.found) return undefined;
     if (response.mt5_position) return positionItem(response.mt5_position);
     if (response.mt5_order) return orderItem(response.mt5_order);
@@ -107,7 +108,7 @@ export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
       item.kind === 'pending'
         ? { ...base, action: tradeAction.remove, order: item.ticket }
         : { ...base, action: tradeAction.deal, position: item.ticket, volume: options.volume > 0 ? options.volume : item.volume, type: item.type === 0 ? 1 : 0, deviation: options.slippagePoints ?? 0 };
-    return outcomeOf(await this.client.call<Mt5TradeResult>('Mt5OrderSend', request, options.callDeadlineMs));
+    return outcomeOf(await this.client.call<Mt5TradeResult>('Mt5OrderSend', request, options.callDeadlineMs, session.traceContext));
   }
 
   async lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]> {
@@ -115,6 +116,7 @@ export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
       'LookupRequests',
       { session_id: session.sessionId, client_ids: clientIds, client_id_prefix: prefix },
       callDeadlineMs,
+      session.traceContext,
     );
     return response.records.map((record) => {
       const converted: BrokerRecord = {

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { BrokerClient, BrokerSession } from './broker-client';
 import type { OrderLegMessage } from './messages';
 
@@ -59,7 +60,7 @@ export interface PlatformAdapter {
   symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails>;
   ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean>;
   /** Trade servers of this platform the terminals can reach. */
-  servers(callDeadlineMs: number): Promise<Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>>;
+  servers(callDeadlineMs: number, traceContext?: Context): Promise<Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>>;
 }
 
 export type AdapterFactory = (client: BrokerClient) => PlatformAdapter;
@@ -74,17 +75,17 @@ export abstract class BrokerAdapterBase {
   constructor(protected readonly client: BrokerClient) {}
 
   async symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails> {
-    const info = await this.client.call<{ name: string; volume_min: number; volume_max: number; volume_step: number }>('GetSymbol', { session_id: session.sessionId, symbol: name }, callDeadlineMs);
+    const info = await this.client.call<{ name: string; volume_min: number; volume_max: number; volume_step: number }>('GetSymbol', { session_id: session.sessionId, symbol: name }, callDeadlineMs, session.traceContext);
     return { name: info.name, volumeMin: info.volume_min, volumeMax: info.volume_max, volumeStep: info.volume_step };
   }
 
-  async servers(callDeadlineMs: number) {
-    const response = await this.client.call<{ servers: Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }> }>('ListServers', {}, callDeadlineMs);
+  async servers(callDeadlineMs: number, traceContext?: Context) {
+    const response = await this.client.call<{ servers: Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }> }>('ListServers', {}, callDeadlineMs, traceContext);
     return response.servers.filter((server) => server.platform === this.platform).map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
   }
 
   async ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean> {
-    const response = await this.client.call<{ connected: boolean }>('Ping', { session_id: session.sessionId }, callDeadlineMs);
+    const response = await this.client.call<{ connected: boolean }>('Ping', { session_id: session.sessionId }, callDeadlineMs, session.traceContext);
     return response.connected;
   }
 }

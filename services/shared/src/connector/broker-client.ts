@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, type Context } from '@opentelemetry/api';
 import { grpcServiceClient } from '../proto';
 
 export const brokerSimProtoFile = 'brokersim/v1/brokersim.proto';
@@ -41,14 +41,18 @@ export class BrokerClient {
     });
   }
 
-  call<TResponse>(method: string, request: unknown, deadlineMs: number): Promise<TResponse> {
+  /**
+   * `traceContext` is the request the call serves (BrokerSession.traceContext). The connectors run a synchronous
+   * context manager (instrumentation.ts), so after the first await `context.active()` no longer knows it.
+   */
+  call<TResponse>(method: string, request: unknown, deadlineMs: number, traceContext: Context = context.active()): Promise<TResponse> {
     const fn = (this.raw as unknown as Record<string, Function>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`broker-sim has no method ${method}`));
     const deadline = new Date(Date.now() + Math.max(1, deadlineMs));
     const metadata = new grpc.Metadata();
-    // The connectors make no client span per trade server call (see instrumentation.ts): the active span
+    // The connectors make no client span per trade server call (see instrumentation.ts): the request's span
     // (connector.place, connector.close, …) travels in the metadata, so broker-sim's server span is its child.
-    propagation.inject(context.active(), metadata, metadataSetter);
+    propagation.inject(traceContext, metadata, metadataSetter);
     return new Promise<TResponse>((resolve, reject) => {
       fn.call(this.raw, request, metadata, { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
         if (error) reject(new BrokerCallError(error.code, error.details || error.message));
@@ -81,6 +85,8 @@ export interface BrokerSession {
   sessionId: string;
   server: ServerInfo;
   marginMode: string;
+  /** The trace of the request this handle was given to (withSession): every call made with it belongs there. */
+  traceContext?: Context;
 }
 
 /** Why a terminal could not log in; the runtime reports such accounts as unavailable, nothing sent. */
@@ -122,7 +128,8 @@ export class SessionPool {
     return this.sessions.size;
   }
 
-  async get(accountId: string, credentials: Credentials): Promise<BrokerSession> {
+  /** `traceContext`: the request that may have to log in, so the login shows in its trace. */
+  async get(accountId: string, credentials: Credentials, traceContext?: Context): Promise<BrokerSession> {
     const fingerprint = this.fingerprint(credentials);
     const cached = this.sessions.get(accountId);
     if (cached && cached.fingerprint === fingerprint) {
@@ -133,7 +140,7 @@ export class SessionPool {
       if (cached.pending) return cached.pending;
     }
     const entry: CachedSession = { fingerprint };
-    entry.pending = this.login(credentials).then(
+    entry.pending = this.login(credentials, traceContext).then(
       (session) => {
         entry.session = session;
         entry.pending = undefined;
@@ -159,10 +166,10 @@ export class SessionPool {
     if (cached && (!session || cached.session === session)) this.sessions.delete(accountId);
   }
 
-  private async login(credentials: Credentials): Promise<BrokerSession> {
+  private async login(credentials: Credentials, traceContext: Context | undefined): Promise<BrokerSession> {
     let response: { session_id: string; server: ServerInfo; margin_mode: string };
     try {
-      response = await this.client.call('Login', credentials, this.options.loginDeadlineMs);
+      response = await this.client.call('Login', credentials, this.options.loginDeadlineMs, traceContext);
     } catch (error) {
       if (error instanceof BrokerCallError) {
         if (error.code === grpc.status.UNAUTHENTICATED) throw new TerminalLoginError('invalid_credentials', `login ${credentials.login} on ${credentials.server} was refused: invalid account or password`);
@@ -179,16 +186,17 @@ export class SessionPool {
 
   /**
    * Runs `work` with the account's session. A call the server refused as "session lost" was discarded
-   * unread, so it is run once more on a fresh login; any other failure is the caller's to judge.
+   * unread, so it is run once more on a fresh login; any other failure is the caller's to judge. `work` gets
+   * a handle of its own carrying `traceContext`, so the calls it makes join the request's trace.
    */
-  async withSession<T>(accountId: string, credentials: Credentials, work: (session: BrokerSession) => Promise<T>): Promise<T> {
-    const session = await this.get(accountId, credentials);
+  async withSession<T>(accountId: string, credentials: Credentials, work: (session: BrokerSession) => Promise<T>, traceContext?: Context): Promise<T> {
+    const session = await this.get(accountId, credentials, traceContext);
     try {
-      return await work(session);
+      return await work({ ...session, traceContext });
     } catch (error) {
       if (!(error instanceof BrokerCallError) || !error.sessionLost) throw error;
       this.invalidate(accountId, session);
-      return work(await this.get(accountId, credentials));
+      return work({ ...(await this.get(accountId, credentials, traceContext)), traceContext });
     }
   }
 }

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
 import type { Logger } from '../logger';
 import { extractTraceContext } from '../nats';
@@ -155,35 +155,41 @@ export class ConnectorRuntime {
     const tokens = message.subject.split('.');
     const subjectAccount = tokens[tokens.length - 2] ?? '';
     const parent = extractTraceContext(message.headers);
-    await tracer.startActiveSpan(
+    const span = tracer.startSpan(
       `connector.${op}`,
       { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': message.subject, 'mtx.platform': this.options.platform, 'mtx.account_id': subjectAccount } },
       parent,
-      async (span) => {
-        try {
-          let reply: Uint8Array;
-          try {
-            reply = await this.answer(op, message.data, subjectAccount, span);
-          } catch (error) {
-            if (error instanceof MalformedRequestError) {
-              span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-              this.send(() => message.respondError(400, error.message));
-              return;
-            }
-            throw error;
-          }
-          this.send(() => message.respond(reply));
-        } catch (error) {
-          // Some orders may have gone out before the failure: "500" tells the requester the outcome is unknown.
-          this.options.logger.error({ err: error, subject: message.subject }, 'connector request failed');
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: 'internal error' });
-          this.send(() => message.respondError(500, 'connector failed while handling the request; outcome unknown'));
-        } finally {
-          span.end();
-        }
-      },
     );
+    // Carried by hand to every trade server call and log line of this request: the connectors run a synchronous
+    // context manager (instrumentation.ts), which forgets the active span at the first await.
+    const requestContext = trace.setSpan(parent, span);
+    try {
+      let reply: Uint8Array;
+      try {
+        reply = await this.answer(op, message.data, subjectAccount, span, requestContext);
+      } catch (error) {
+        if (error instanceof MalformedRequestError) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+          this.send(() => message.respondError(400, error.message));
+          return;
+        }
+        throw error;
+      }
+      this.send(() => message.respond(reply));
+    } catch (error) {
+      // Some orders may have gone out before the failure: "500" tells the requester the outcome is unknown.
+      this.logWithin(requestContext, (logger) => logger.error({ err: error, subject: message.subject }, 'connector request failed'));
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'internal error' });
+      this.send(() => message.respondError(500, 'connector failed while handling the request; outcome unknown'));
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Logs with the request's trace_id and span_id (the logger's mixin reads the active span). */
+  private logWithin(traceContext: Context, write: (logger: Logger) => void): void {
+    context.with(traceContext, () => write(this.options.logger));
   }
 
   /** Answers the requester; a connection closed meanwhile (shutdown) only loses the answer, which is logged. */
@@ -209,12 +215,12 @@ export class ConnectorRuntime {
     return decoded;
   }
 
-  private async answer(op: ConnectorOp, data: Uint8Array, subjectAccount: string, span: Span): Promise<Uint8Array> {
+  private async answer(op: ConnectorOp, data: Uint8Array, subjectAccount: string, span: Span, traceContext: Context): Promise<Uint8Array> {
     switch (op) {
       case 'place': {
         const request = this.decode(connectorCodecs.placeRequest, data, subjectAccount);
         span.setAttribute('mtx.batch_id', request.batch_id);
-        const reply = await this.place(request);
+        const reply = await this.place(request, traceContext);
         span.setAttribute('mtx.leg_index', reply.results.map((result) => result.leg_index));
         span.setAttribute('mtx.status', reply.results.map((result) => result.status));
         span.setAttribute('mtx.retcode', reply.results.map((result) => result.retcode));
@@ -225,7 +231,7 @@ export class ConnectorRuntime {
       case 'close': {
         const request = this.decode(connectorCodecs.closeRequest, data, subjectAccount);
         span.setAttribute('mtx.batch_id', request.batch_id);
-        const reply = await this.close(request);
+        const reply = await this.close(request, traceContext);
         span.setAttribute('mtx.status', reply.status);
         span.setAttribute('mtx.matched', reply.matched);
         span.setAttribute('mtx.closed', reply.closed);
@@ -234,16 +240,16 @@ export class ConnectorRuntime {
       }
       case 'lookup': {
         const request = this.decode(connectorCodecs.lookupRequest, data, subjectAccount);
-        return connectorCodecs.lookupReply.encode(await this.lookup(request));
+        return connectorCodecs.lookupReply.encode(await this.lookup(request, traceContext));
       }
       case 'servers': {
         if (subjectAccount !== directoryToken) throw new MalformedRequestError(`servers is asked on ${this.options.config.TERMINAL_SUBJECT_ROOT}.${this.options.platform}.${directoryToken}.servers`);
-        const servers = await this.options.adapter.servers(this.options.config.BROKER_READ_DEADLINE_MS);
+        const servers = await this.options.adapter.servers(this.options.config.BROKER_READ_DEADLINE_MS, traceContext);
         return connectorCodecs.serversReply.encode({ servers });
       }
       case 'ping': {
         const request = this.decode(connectorCodecs.pingRequest, data, subjectAccount);
-        const reply = await this.ping(request);
+        const reply = await this.ping(request, traceContext);
         span.setAttribute('mtx.connected', reply.connected);
         return connectorCodecs.pingReply.encode(reply);
       }
@@ -252,15 +258,15 @@ export class ConnectorRuntime {
 
   // place --------------------------------------------------------------------------------------------------
 
-  async place(request: PlaceRequestMessage): Promise<PlaceReplyMessage> {
+  async place(request: PlaceRequestMessage, traceContext: Context = context.active()): Promise<PlaceReplyMessage> {
     let sessionError: TerminalLoginError | undefined;
     try {
-      await this.options.sessions.get(request.account_id, request.credentials);
+      await this.options.sessions.get(request.account_id, request.credentials, traceContext);
     } catch (error) {
       if (!(error instanceof TerminalLoginError)) throw error;
       sessionError = error;
     }
-    const results = await Promise.all(request.legs.map((leg) => this.placeLeg(request, leg, sessionError)));
+    const results = await Promise.all(request.legs.map((leg) => this.placeLeg(request, leg, sessionError, traceContext)));
     return { account_id: request.account_id, results };
   }
 
@@ -294,7 +300,7 @@ export class ConnectorRuntime {
     return this.legResult(leg, status, startedMs, message, outcome);
   }
 
-  private async placeLeg(request: PlaceRequestMessage, leg: OrderLegMessage, sessionError: TerminalLoginError | undefined): Promise<LegResultMessage> {
+  private async placeLeg(request: PlaceRequestMessage, leg: OrderLegMessage, sessionError: TerminalLoginError | undefined, traceContext: Context): Promise<LegResultMessage> {
     const startedMs = Date.now();
     const { config, platform } = this.options;
     if (!claimKeyPattern.test(leg.client_id)) return this.legResult(leg, 'rejected', startedMs, `client id ${JSON.stringify(leg.client_id)} is malformed; not sent`, undefined, retcode.INVALID);
@@ -314,14 +320,15 @@ export class ConnectorRuntime {
       claimed = await this.options.claims.claim(leg.client_id);
     } catch (error) {
       // Without a claim there is no guarantee against a second send, so nothing is sent.
-      this.options.logger.error({ err: error }, 'claim store unavailable');
+      this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable'));
       return this.legResult(leg, 'unavailable', startedMs, 'not sent: the connector could not record the order id (claim store unavailable)');
     }
-    if (!claimed) return this.resolveDuplicate(request, leg, startedMs);
+    if (!claimed) return this.resolveDuplicate(request, leg, startedMs, traceContext);
 
     try {
       const outcome = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
         this.options.adapter.place(session, leg, { deadlineUnixMs: request.deadline_unix_ms, callDeadlineMs: config.BROKER_CALL_DEADLINE_MS, defaultSlippagePoints: config.CONNECTOR_DEFAULT_SLIPPAGE_POINTS }),
+        traceContext,
       );
       return this.outcomeResult(leg, outcome, startedMs);
     } catch (error) {
@@ -334,12 +341,13 @@ export class ConnectorRuntime {
   }
 
   /** A client id claimed before: never send it again; report what the trade server did with the original. */
-  private async resolveDuplicate(request: PlaceRequestMessage, leg: OrderLegMessage, startedMs: number): Promise<LegResultMessage> {
+  private async resolveDuplicate(request: PlaceRequestMessage, leg: OrderLegMessage, startedMs: number, traceContext: Context): Promise<LegResultMessage> {
     const waitUntilMs = Math.max(request.deadline_unix_ms, Date.now());
     for (;;) {
       try {
         const records = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
           this.options.adapter.lookup(session, [leg.client_id], '', this.options.config.BROKER_READ_DEADLINE_MS),
+          traceContext,
         );
         const record = records.find((item) => item.clientId === leg.client_id);
         if (record?.state === 'done' && record.outcome) return this.outcomeResult(leg, record.outcome, startedMs, 'duplicate request: this is the outcome of the original, which was not sent again');
@@ -382,7 +390,7 @@ export class ConnectorRuntime {
     return result;
   }
 
-  async close(request: CloseRequestMessage): Promise<CloseReplyMessage> {
+  async close(request: CloseRequestMessage, traceContext: Context = context.active()): Promise<CloseReplyMessage> {
     const startedMs = Date.now();
     const { config } = this.options;
     const reply = (status: CloseAccountStatus, message: string, results: TicketResultMessage[] = []): CloseReplyMessage => ({
@@ -412,7 +420,7 @@ export class ConnectorRuntime {
         const selector = request.selector!;
         const open = await this.options.adapter.listOpen(session, (selector.kind || 'position') as 'position' | 'pending' | 'any', config.BROKER_READ_DEADLINE_MS);
         return open.filter((item) => selectorMatches(item, selector)).sort((left, right) => left.ticket - right.ticket);
-      });
+      }, traceContext);
     } catch (error) {
       if (error instanceof TerminalLoginError) return reply('unavailable', `nothing sent: ${error.message}`);
       if (error instanceof BrokerCallError) return reply('unavailable', `nothing sent: the trade server did not answer the lookup (${error.message})`);
@@ -428,7 +436,7 @@ export class ConnectorRuntime {
           results[index] = this.ticketResult(item, 'skipped', `not closed: more than ${cap} orders matched on this account`, clientId, undefined, undefined, item.volume);
           return;
         }
-        results[index] = await this.closeItem(request, item, clientId);
+        results[index] = await this.closeItem(request, item, clientId, traceContext);
       }),
     );
     for (const ticket of missing) {
@@ -451,12 +459,12 @@ export class ConnectorRuntime {
     return reply(status, message, results);
   }
 
-  private async closeItem(request: CloseRequestMessage, item: OpenItem, clientId: string): Promise<TicketResultMessage> {
+  private async closeItem(request: CloseRequestMessage, item: OpenItem, clientId: string, traceContext: Context): Promise<TicketResultMessage> {
     const { config } = this.options;
     let volume = 0;
     try {
       if (item.kind === 'position' && request.volume !== undefined && request.volume !== null && request.volume > 0) {
-        const details = await this.options.sessions.withSession(request.account_id, request.credentials, (session) => this.symbolDetails(session, item.symbol));
+        const details = await this.options.sessions.withSession(request.account_id, request.credentials, (session) => this.symbolDetails(session, item.symbol), traceContext);
         const rounded = roundVolumeDown(Math.min(request.volume, item.volume), details.volumeStep);
         if (rounded < details.volumeMin - 1e-9) {
           return this.ticketResult(item, 'failed', `partial volume ${request.volume} rounds down to ${rounded} at step ${details.volumeStep}, below the minimum ${details.volumeMin}; not sent`, clientId, undefined, retcode.INVALID_VOLUME, 0);
@@ -478,13 +486,14 @@ export class ConnectorRuntime {
     try {
       claimed = await this.options.claims.claim(clientId);
     } catch (error) {
-      this.options.logger.error({ err: error }, 'claim store unavailable');
+      this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable'));
       return this.ticketResult(item, 'failed', 'not sent: the connector could not record the close id (claim store unavailable)', clientId, undefined, retcode.CONNECTION, 0);
     }
-    if (!claimed) return this.resolveDuplicateClose(request, item, clientId);
+    if (!claimed) return this.resolveDuplicateClose(request, item, clientId, traceContext);
     try {
       const outcome = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
         this.options.adapter.close(session, item, { clientId, volume, slippagePoints: request.slippage ?? undefined, deadlineUnixMs: request.deadline_unix_ms, callDeadlineMs: config.BROKER_CALL_DEADLINE_MS }),
+        traceContext,
       );
       const closed = outcome.retcode === retcode.DONE || outcome.retcode === retcode.DONE_PARTIAL;
       return this.ticketResult(item, closed ? 'closed' : 'failed', closed ? '' : outcome.message, clientId, outcome);
@@ -495,11 +504,11 @@ export class ConnectorRuntime {
     }
   }
 
-  private async resolveDuplicateClose(request: CloseRequestMessage, item: OpenItem, clientId: string): Promise<TicketResultMessage> {
+  private async resolveDuplicateClose(request: CloseRequestMessage, item: OpenItem, clientId: string, traceContext: Context): Promise<TicketResultMessage> {
     const waitUntilMs = Math.max(request.deadline_unix_ms, Date.now());
     for (;;) {
       try {
-        const records = await this.options.sessions.withSession(request.account_id, request.credentials, (session) => this.options.adapter.lookup(session, [clientId], '', this.options.config.BROKER_READ_DEADLINE_MS));
+        const records = await this.options.sessions.withSession(request.account_id, request.credentials, (session) => this.options.adapter.lookup(session, [clientId], '', this.options.config.BROKER_READ_DEADLINE_MS), traceContext);
         const record = records.find((entry) => entry.clientId === clientId);
         if (record?.state === 'done' && record.outcome) {
           const closed = record.outcome.retcode === retcode.DONE;
@@ -550,10 +559,11 @@ export class ConnectorRuntime {
     return entry;
   }
 
-  async lookup(request: LookupRequestMessage): Promise<LookupReplyMessage> {
+  async lookup(request: LookupRequestMessage, traceContext: Context = context.active()): Promise<LookupReplyMessage> {
     try {
       const records = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
         this.options.adapter.lookup(session, request.client_ids, request.client_id_prefix, this.options.config.BROKER_READ_DEADLINE_MS),
+        traceContext,
       );
       const byId = new Map(records.map((record) => [record.clientId, record]));
       const entries: LookupEntryMessage[] = request.client_ids.map((clientId) => {
@@ -568,14 +578,14 @@ export class ConnectorRuntime {
     }
   }
 
-  async ping(request: PingRequestMessage): Promise<PingReplyMessage> {
+  async ping(request: PingRequestMessage, traceContext: Context = context.active()): Promise<PingReplyMessage> {
     const startedMs = Date.now();
     const base = { server: request.credentials.server, platform: this.options.platform, symbol_suffix: '', margin_mode: '' };
     try {
       const session = await this.options.sessions.withSession(request.account_id, request.credentials, async (current) => {
         await this.options.adapter.ping(current, this.options.config.BROKER_READ_DEADLINE_MS);
         return current;
-      });
+      }, traceContext);
       return { ...base, connected: true, latency_ms: Date.now() - startedMs, symbol_suffix: session.server.symbol_suffix, margin_mode: session.marginMode, server: session.server.name, message: '', reason: '' };
     } catch (error) {
       if (error instanceof TerminalLoginError) return { ...base, connected: false, latency_ms: Date.now() - startedMs, message: error.message, reason: error.reason };
