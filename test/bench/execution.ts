@@ -16,8 +16,14 @@
  * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle), BENCH_EXECUTION_SERIES=rest (REST series
  * only), BENCH_EXECUTION_RATE=<batches/s> (one more REST run at that fixed offered load), BENCH_EXECUTION_WARMUP_SECONDS
  * (default 3), BENCH_EXECUTION_TRACING=off|export,
- * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see main). REST runs also report each process's CPU
+ * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see setUp). REST runs also report each process's CPU
  * time and (with Linux perf) instructions per batch.
+ *
+ * BENCH_EXECUTION_SERVE=1 (only when forked with an IPC channel; bench:tracing does it): serve mode. The same setup
+ * (own FerretDB, NATS and data directory, the services, 20 accounts, warm-up), then no runs of its own: it answers
+ * the parent's commands (a closed-loop or fixed-rate REST slice, start/stop the CPU and instruction counters, stop;
+ * see ServeCommand) until told to stop. That lets bench:tracing run two stacks side by side and alternate short
+ * slices between them, so both see the same load from the rest of the machine.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -27,9 +33,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectorCodecs, terminalSubject } from '../../services/shared/src/connector/messages';
 import { createUnaryClient } from '../../services/shared/src/grpc';
-import { startLocalInfrastructure } from '../../services/shared/src/infra/local';
+import { startLocalInfrastructure, type LocalInfrastructure } from '../../services/shared/src/infra/local';
 import { startStack, type Stack } from '../../services/shared/src/infra/services';
-import { startOtlpReceiver } from '../../services/shared/src/testing/otlp-receiver';
+import { startOtlpReceiver, type OtlpReceiver } from '../../services/shared/src/testing/otlp-receiver';
 import { createLogger } from '../../services/shared/src/logger';
 import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
@@ -42,10 +48,15 @@ const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64').spl
 const prefix = `benche_${crypto.randomBytes(3).toString('hex')}_`;
 const subjectRoot = `bench${crypto.randomBytes(3).toString('hex')}`;
 const resultsFile = process.env.BENCH_EXECUTION_OUTPUT ? path.resolve(process.env.BENCH_EXECUTION_OUTPUT) : path.join(__dirname, 'results', 'execution.json');
-const log = (line: string) => process.stderr.write(`[bench:execution] ${line}\n`);
+// BENCH_EXECUTION_SERVE=1: serve mode (see serve()), for bench:tracing, which runs two of these side by side.
+const serveMode = process.env.BENCH_EXECUTION_SERVE === '1';
+const tracingMode = process.env.BENCH_EXECUTION_TRACING ?? 'default';
+// bench:tracing interleaves the output of two stacks; the mode tells their lines apart.
+const log = (line: string) => process.stderr.write(`[bench:execution${serveMode ? ` ${tracingMode}` : ''}] ${line}\n`);
 const profileDirectory = process.env.BENCH_EXECUTION_PROFILE ? path.resolve(process.env.BENCH_EXECUTION_PROFILE) : undefined;
-// BENCH_EXECUTION_SERIES=rest measures the REST series only (bench:tracing compares nothing else).
-const restOnly = process.env.BENCH_EXECUTION_SERIES === 'rest';
+// BENCH_EXECUTION_SERIES=rest measures the REST series only (bench:tracing compares nothing else, so serve mode
+// skips the floor's warm-up too).
+const restOnly = serveMode || process.env.BENCH_EXECUTION_SERIES === 'rest';
 // BENCH_EXECUTION_RATE=<batches/s> adds a REST run at that fixed offered load (CPU per batch comparable across runs).
 const fixedRatePerS = Number(process.env.BENCH_EXECUTION_RATE ?? 0);
 // Closed-loop REST batches at concurrency 4 before measuring, so V8 has compiled the hot paths (ours and the
@@ -81,6 +92,9 @@ function summarizeProfile(file: string): Array<[string, number]> {
 
 const clockTicksPerSecond = 100;
 
+/** The name the benchmark's own process (load generator, OTLP receiver) has in the CPU and instruction figures. */
+const loadGeneratorName = 'bench (load + OTLP receiver)';
+
 /**
  * CPU time (user + system, ms) used so far by each process of the run, from /proc (Linux; empty elsewhere).
  * Unlike throughput, CPU per batch barely moves when other work shares the machine, so it shows what tracing
@@ -99,7 +113,7 @@ function cpuTimesMs(pids: Map<string, number>): Map<string, number> {
     }
   }
   const own = process.cpuUsage();
-  times.set('bench (load + OTLP receiver)', (own.user + own.system) / 1000);
+  times.set(loadGeneratorName, (own.user + own.system) / 1000);
   return times;
 }
 
@@ -263,15 +277,18 @@ async function fixedRate(ratePerS: number, seconds: number, inFlightMax: number,
   return { latencies, errors, durationS: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
-/** Runs `operation` in `concurrency` closed loops for `seconds`; each resolves to whether it succeeded. */
-async function closedLoop(concurrency: number, seconds: number, operation: () => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number }> {
+/**
+ * Runs `operation` in `concurrency` closed loops for `seconds`; each resolves to whether it succeeded.
+ * `stopEarly` lets a stop asked for during the warm-up end it at once instead of after its full length.
+ */
+async function closedLoop(concurrency: number, seconds: number, operation: () => Promise<boolean>, stopEarly: () => boolean = () => false): Promise<{ latencies: number[]; errors: number; durationS: number }> {
   const latencies: number[] = [];
   let errors = 0;
   const started = process.hrtime.bigint();
   const endAt = Date.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (Date.now() < endAt) {
+      while (Date.now() < endAt && !stopEarly()) {
         const operationStarted = process.hrtime.bigint();
         const ok = await operation().catch((error: unknown) => {
           if (errors === 0) log(`first failure: ${(error as Error).message}`);
@@ -286,19 +303,56 @@ async function closedLoop(concurrency: number, seconds: number, operation: () =>
   return { latencies, errors, durationS: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
-async function main(): Promise<void> {
-  const loadAtStart = os.loadavg()[0]!;
-  const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-execution-'));
-  const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
+/** What a run has started so far, filled in step by step, so a teardown at any point stops exactly that. */
+interface BenchState {
+  /** A stop was asked for while the setup still runs: it ends at its next step instead of finishing. */
+  stopRequested: boolean;
+  dataDirectory?: string;
+  infrastructure?: LocalInfrastructure;
+  receiver?: OtlpReceiver;
+  census: boolean;
+  otlpProtocol?: string | undefined;
+  stack?: Stack;
+  mongo?: Awaited<ReturnType<typeof connectMongo>>;
+  nats?: Awaited<ReturnType<typeof connectNats>>;
+  agent?: http.Agent;
+  execution?: ReturnType<typeof createUnaryClient>;
+  droppedSpans: Map<string, number>;
+  otelWarnings: string[];
+}
+
+/** A stack that is up and warmed up, with the three kinds of batch the runs measure. */
+interface Bench {
+  restBatch: () => Promise<boolean>;
+  grpcBatch: () => Promise<boolean>;
+  floorBatch: () => Promise<boolean>;
+  /** The services, FerretDB and NATS of this stack (the load generator is added where instructions are counted). */
+  measuredPids: Map<string, number>;
+  perfAvailable: boolean;
+}
+
+const newBenchState = (): BenchState => ({ stopRequested: false, census: false, droppedSpans: new Map(), otelWarnings: [] });
+
+/**
+ * Starts this run's own FerretDB and NATS (own data directory, so their CPU is this stack's alone), the services,
+ * 20 accounts and the warm-up; shared by the normal run and serve mode.
+ */
+async function setUp(state: BenchState): Promise<Bench> {
+  const stopIfAsked = () => {
+    if (state.stopRequested) throw new Error('stopped before the setup finished');
+  };
+  const dataDirectory = (state.dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-execution-')));
+  const infrastructure = (state.infrastructure = await startLocalInfrastructure({ dataDirectory, log }));
+  stopIfAsked();
   // BENCH_EXECUTION_TRACING: `off` disables the OpenTelemetry SDK in every service; `export` exports every span
   // and metric over OTLP/HTTP to a receiver in this process; unset keeps the default (SDK on, nothing exported).
   // The receiver stands in for a collector on another machine, so it only counts what it is sent (discard mode),
   // unless BENCH_EXECUTION_SPAN_CENSUS=true asks it to parse and keep every span (JSON encoding then).
   // BENCH_EXECUTION_OTLP_PROTOCOL picks the encoding otherwise (unset: the services' default).
-  const tracingMode = process.env.BENCH_EXECUTION_TRACING ?? 'default';
-  const census = process.env.BENCH_EXECUTION_SPAN_CENSUS === 'true';
+  const census = (state.census = process.env.BENCH_EXECUTION_SPAN_CENSUS === 'true');
   const receiver = tracingMode === 'export' ? await startOtlpReceiver({ discard: !census }) : undefined;
-  const otlpProtocol = census ? 'http/json' : process.env.BENCH_EXECUTION_OTLP_PROTOCOL;
+  state.receiver = receiver;
+  const otlpProtocol = (state.otlpProtocol = census ? 'http/json' : process.env.BENCH_EXECUTION_OTLP_PROTOCOL);
   const tracingEnv: Record<string, string> =
     tracingMode === 'off'
       ? { OTEL_SDK_DISABLED: 'true' }
@@ -306,255 +360,400 @@ async function main(): Promise<void> {
         ? // WARN diagnostics show spans a batch span processor had to drop (its queue full).
           { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...(otlpProtocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol } : {}), OTEL_LOG_LEVEL: 'warn' }
         : {};
-  const droppedSpans = new Map<string, number>();
-  const otelWarnings: string[] = [];
-  let stack: Stack | undefined;
-  try {
-    stack = await startStack({
-      mongodbUrl: infrastructure.mongodbUrl,
-      natsUrl: infrastructure.natsUrl,
-      services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
-      env: {
-        MONGODB_DATABASE_PREFIX: prefix,
-        TERMINAL_SUBJECT_ROOT: subjectRoot,
-        SEATS_REQUIRED: 'false',
-        BROKER_SIM_LATENCY_MS: '0',
-        PRICE_TICK_MS: '0',
-        RECONCILE_INTERVAL_MS: '5000',
-        RATE_LIMIT_EXECUTION_PER_MINUTE: '100000000',
-        RATE_LIMIT_OTHER_PER_MINUTE: '100000000',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        ...tracingEnv,
-        ...(profileDirectory ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory } : {}),
-      },
-      onLine: (service, line) => {
-        const dropped = /Dropped (\d+) spans/.exec(line);
-        if (dropped) droppedSpans.set(service, (droppedSpans.get(service) ?? 0) + Number(dropped[1]));
-        else if (receiver && !line.startsWith('{') && otelWarnings.length < 20) otelWarnings.push(`[${service}] ${line.slice(0, 300)}`);
-        if (/"level":(50|60)/.test(line)) process.stderr.write(`[${service}] ${line}\n`);
-      },
-    });
-    const mongo = await connectMongo(infrastructure.mongodbUrl);
-    const gatewayStore = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
-    const customer = await createCustomer(gatewayStore, 'bench');
-    const key = (await issueKey(gatewayStore, customer.customer_id, 'full')).key;
-    const gateway = new URL(stack.gatewayUrl);
-    const controlUrl = stack.env.BROKER_SIM_HTTP_URL!;
+  const { droppedSpans, otelWarnings } = state;
+  const stack = (state.stack = await startStack({
+    mongodbUrl: infrastructure.mongodbUrl,
+    natsUrl: infrastructure.natsUrl,
+    services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
+    env: {
+      MONGODB_DATABASE_PREFIX: prefix,
+      TERMINAL_SUBJECT_ROOT: subjectRoot,
+      SEATS_REQUIRED: 'false',
+      BROKER_SIM_LATENCY_MS: '0',
+      PRICE_TICK_MS: '0',
+      RECONCILE_INTERVAL_MS: '5000',
+      RATE_LIMIT_EXECUTION_PER_MINUTE: '100000000',
+      RATE_LIMIT_OTHER_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      ...tracingEnv,
+      ...(profileDirectory ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory } : {}),
+    },
+    onLine: (service, line) => {
+      const dropped = /Dropped (\d+) spans/.exec(line);
+      if (dropped) droppedSpans.set(service, (droppedSpans.get(service) ?? 0) + Number(dropped[1]));
+      else if (receiver && !line.startsWith('{') && otelWarnings.length < 20) otelWarnings.push(`[${service}] ${line.slice(0, 300)}`);
+      if (/"level":(50|60)/.test(line)) process.stderr.write(`[${service}] ${line}\n`);
+    },
+  }));
+  stopIfAsked();
+  const mongo = (state.mongo = await connectMongo(infrastructure.mongodbUrl));
+  const gatewayStore = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
+  const customer = await createCustomer(gatewayStore, 'bench');
+  const key = (await issueKey(gatewayStore, customer.customer_id, 'full')).key;
+  const gateway = new URL(stack.gatewayUrl);
+  const controlUrl = stack.env.BROKER_SIM_HTTP_URL!;
 
-    const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0) });
-    const rest = (method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string }> =>
-      new Promise((resolve, reject) => {
-        const payload = body === undefined ? undefined : JSON.stringify(body);
-        const request = http.request(
-          {
-            host: gateway.hostname,
-            port: gateway.port,
-            method,
-            path: pathname,
-            agent,
-            headers: { authorization: `Bearer ${key}`, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
-          },
-          (response) => {
-            const chunks: Buffer[] = [];
-            response.on('data', (chunk: Buffer) => chunks.push(chunk));
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-          },
-        );
-        request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
-        request.on('error', reject);
-        if (payload !== undefined) request.write(payload);
-        request.end();
-      });
-
-    log('connecting 20 accounts (10 MT4, 10 MT5) with large balances');
-    const accounts: BenchAccount[] = [];
-    for (let index = 0; index < 20; index++) {
-      const definition = servers[index % servers.length]!;
-      const login = String(90_000 + index);
-      const password = `bench-${login}`;
-      await fetch(`${controlUrl}/control/accounts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ server: definition.server, login, password, balance: 1_000_000_000, leverage: 500 }),
-      });
-      const created = await rest('POST', '/v1/accounts', { platform: definition.platform, server: definition.server, login, password });
-      if (created.status !== 201) throw new Error(`account creation failed: ${created.body}`);
-      accounts.push({ id: JSON.parse(created.body).id, platform: definition.platform, server: definition.server, login, password, symbol: `EURUSD${definition.suffix}` });
-    }
-
-    let sequence = 0;
-    const batchBody = () => {
-      sequence += 1;
-      return { defaults: { volume: 0.1, operation: sequence % 2 === 0 ? 'buy' : 'sell' }, orders: accounts.map((account) => ({ account_id: account.id, symbol: account.symbol })) };
-    };
-    const restBatch = async () => {
-      const response = await rest('POST', '/v1/orders', batchBody());
-      if (response.status !== 200 || (JSON.parse(response.body) as { summary: { filled: number } }).summary.filled !== 20) throw new Error(`batch not filled: ${response.status} ${response.body.slice(0, 500)}`);
-      return true;
-    };
-    const execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', stack.env.EXECUTION_GRPC_URL!, 30_000);
-    const grpcBatch = async () => {
-      const body = batchBody();
-      const response = await execution.call<{ summary: { filled: number } }>('PlaceOrders', {
-        customer_id: customer.customer_id,
-        defaults: body.defaults,
-        orders: body.orders.map((order) => ({ account_id: order.account_id, fields: { symbol: order.symbol } })),
-      });
-      return response.summary.filled === 20;
-    };
-    const nats = await connectNats(infrastructure.natsUrl, 'bench-floor', createLogger('bench', { level: 'silent' }));
-    const floorBatch = async () => {
-      sequence += 1;
-      const batchId = `flr_${crypto.randomBytes(10).toString('hex')}`;
-      const deadline = Date.now() + 5_000;
-      const replies = await Promise.all(
-        accounts.map((account, index) =>
-          nats.request(
-            terminalSubject(subjectRoot, account.platform, account.id, 'place'),
-            connectorCodecs.placeRequest.encode({
-              account_id: account.id,
-              credentials: { server: account.server, login: account.login, password: account.password },
-              legs: [{ client_id: `${batchId}-${index}`, leg_index: index, symbol: account.symbol, operation: sequence % 2 === 0 ? 'buy' : 'sell', volume: 0.1 }],
-              deadline_unix_ms: deadline,
-              batch_id: batchId,
-            }),
-            { timeout: 5_000 },
-          ),
-        ),
+  const agent = (state.agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0) }));
+  const rest = (method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const request = http.request(
+        {
+          host: gateway.hostname,
+          port: gateway.port,
+          method,
+          path: pathname,
+          agent,
+          headers: { authorization: `Bearer ${key}`, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        },
       );
-      return replies.every((reply) => connectorCodecs.placeReply.decode(reply.data).results[0]?.status === 'filled');
-    };
+      request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
+      request.on('error', reject);
+      if (payload !== undefined) request.write(payload);
+      request.end();
+    });
 
-    log(`warming up (${warmupSeconds} s)`);
-    await closedLoop(4, warmupSeconds, restBatch);
-    if (!restOnly) await closedLoop(4, 2, floorBatch);
+  log('connecting 20 accounts (10 MT4, 10 MT5) with large balances');
+  const accounts: BenchAccount[] = [];
+  for (let index = 0; index < 20; index++) {
+    stopIfAsked();
+    const definition = servers[index % servers.length]!;
+    const login = String(90_000 + index);
+    const password = `bench-${login}`;
+    await fetch(`${controlUrl}/control/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ server: definition.server, login, password, balance: 1_000_000_000, leverage: 500 }),
+    });
+    const created = await rest('POST', '/v1/accounts', { platform: definition.platform, server: definition.server, login, password });
+    if (created.status !== 201) throw new Error(`account creation failed: ${created.body}`);
+    accounts.push({ id: JSON.parse(created.body).id, platform: definition.platform, server: definition.server, login, password, symbol: `EURUSD${definition.suffix}` });
+  }
 
-    const runs: BenchRun[] = [];
-    const series = {
-      rest: 'REST: gateway → execution → NATS → connectors → broker-sim',
-      grpc: 'gRPC: execution → NATS → connectors → broker-sim',
-      floor: 'floor: the 20 NATS requests straight to the connectors',
-    };
-    const byConcurrency = new Map<number, { rest: ExecutionRun; grpc: BenchRun; floor: BenchRun }>();
-    const perfAvailable = process.platform === 'linux' && spawnSync('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], { encoding: 'utf8' }).stderr?.includes(',instructions');
-    const measuredPids = new Map([...[...stack.services.values()].flatMap((service) => (service.pid ? [[service.name, service.pid] as [string, number]] : [])), ...infrastructurePids(dataDirectory)]);
-    for (const concurrency of concurrencies) {
-      log(`concurrency ${concurrency}: REST`);
-      const cpuBefore = cpuTimesMs(measuredPids);
-      const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, ['bench (load + OTLP receiver)', process.pid]])) : undefined;
-      const restRun = await closedLoop(concurrency, runSeconds, restBatch);
-      const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), restRun.latencies.length + restRun.errors);
-      const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), restRun.latencies.length + restRun.errors);
-      const skipped = { latencies: [], errors: 0, durationS: 0 };
-      if (!restOnly) log(`concurrency ${concurrency}: gRPC`);
-      const grpcRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, grpcBatch);
-      if (!restOnly) log(`concurrency ${concurrency}: floor`);
-      const floorRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, floorBatch);
-      const entry = {
-        rest: { ...summarize(`REST 20-leg batch, concurrency ${concurrency}`, series.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors), cpu_ms_per_batch: cpu, ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}) } as ExecutionRun,
-        grpc: summarize(`gRPC 20-leg batch, concurrency ${concurrency}`, series.grpc, concurrency, grpcRun.latencies, grpcRun.durationS, grpcRun.errors),
-        floor: summarize(`floor: 20 NATS requests, concurrency ${concurrency}`, series.floor, concurrency, floorRun.latencies, floorRun.durationS, floorRun.errors),
-      };
-      byConcurrency.set(concurrency, entry);
-      log(`  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`);
-      log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
-      if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
-      if (!restOnly) log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
-      if (!restOnly) log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
-    }
+  let sequence = 0;
+  const batchBody = () => {
+    sequence += 1;
+    return { defaults: { volume: 0.1, operation: sequence % 2 === 0 ? 'buy' : 'sell' }, orders: accounts.map((account) => ({ account_id: account.id, symbol: account.symbol })) };
+  };
+  const restBatch = async () => {
+    const response = await rest('POST', '/v1/orders', batchBody());
+    if (response.status !== 200 || (JSON.parse(response.body) as { summary: { filled: number } }).summary.filled !== 20) throw new Error(`batch not filled: ${response.status} ${response.body.slice(0, 500)}`);
+    return true;
+  };
+  const execution = (state.execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', stack.env.EXECUTION_GRPC_URL!, 30_000));
+  const grpcBatch = async () => {
+    const body = batchBody();
+    const response = await execution.call<{ summary: { filled: number } }>('PlaceOrders', {
+      customer_id: customer.customer_id,
+      defaults: body.defaults,
+      orders: body.orders.map((order) => ({ account_id: order.account_id, fields: { symbol: order.symbol } })),
+    });
+    return response.summary.filled === 20;
+  };
+  const nats = (state.nats = await connectNats(infrastructure.natsUrl, 'bench-floor', createLogger('bench', { level: 'silent' })));
+  const floorBatch = async () => {
+    sequence += 1;
+    const batchId = `flr_${crypto.randomBytes(10).toString('hex')}`;
+    const deadline = Date.now() + 5_000;
+    const replies = await Promise.all(
+      accounts.map((account, index) =>
+        nats.request(
+          terminalSubject(subjectRoot, account.platform, account.id, 'place'),
+          connectorCodecs.placeRequest.encode({
+            account_id: account.id,
+            credentials: { server: account.server, login: account.login, password: account.password },
+            legs: [{ client_id: `${batchId}-${index}`, leg_index: index, symbol: account.symbol, operation: sequence % 2 === 0 ? 'buy' : 'sell', volume: 0.1 }],
+            deadline_unix_ms: deadline,
+            batch_id: batchId,
+          }),
+          { timeout: 5_000 },
+        ),
+      ),
+    );
+    return replies.every((reply) => connectorCodecs.placeReply.decode(reply.data).results[0]?.status === 'filled');
+  };
 
-    if (fixedRatePerS) {
-      log(`fixed rate ${fixedRatePerS} batches/s: REST`);
-      const cpuBefore = cpuTimesMs(measuredPids);
-      const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, ['bench (load + OTLP receiver)', process.pid]])) : undefined;
-      const rateRun = await fixedRate(fixedRatePerS, runSeconds, 64, restBatch);
-      const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), rateRun.latencies.length + rateRun.errors);
-      const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), rateRun.latencies.length + rateRun.errors);
-      const run: ExecutionRun = {
-        ...summarize(`REST 20-leg batch, fixed rate ${fixedRatePerS}/s`, series.rest, 1, rateRun.latencies, rateRun.durationS, rateRun.errors),
-        offered_per_s: fixedRatePerS,
-        cpu_ms_per_batch: cpu,
-        ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}),
-      };
-      runs.push(run);
-      log(`  REST  p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.throughput_per_s} batches/s, errors ${run.errors}`);
-      log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
-      if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
-    }
+  log(`warming up (${warmupSeconds} s)`);
+  const stopEarly = () => state.stopRequested;
+  await closedLoop(4, warmupSeconds, restBatch, stopEarly);
+  if (!restOnly) await closedLoop(4, 2, floorBatch, stopEarly);
+  stopIfAsked();
 
-    const first = byConcurrency.get(1);
-    if (first && first.floor.p50_ms !== null && first.floor.p99_ms !== null) {
-      first.rest.floor = { metric: 'p50_ms', value: round(first.floor.p50_ms + 3)!, comparison: 'at_most', description: 'added latency over the floor at p50 ≤ 3 ms (concurrency 1)' };
-    }
-    const busiest = byConcurrency.get(64);
-    if (busiest) busiest.rest.floor = { metric: 'throughput_per_s', value: 500, comparison: 'at_least', description: '≥ 500 batches/s (10,000 legs/s) at concurrency 64' };
-    for (const entry of byConcurrency.values()) runs.push(...(restOnly ? [entry.rest] : [entry.rest, entry.grpc, entry.floor]));
+  const perfAvailable = process.platform === 'linux' && !!spawnSync('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], { encoding: 'utf8' }).stderr?.includes(',instructions');
+  const measuredPids = new Map([...[...stack.services.values()].flatMap((service) => (service.pid ? [[service.name, service.pid] as [string, number]] : [])), ...infrastructurePids(dataDirectory)]);
+  return { restBatch, grpcBatch, floorBatch, measuredPids, perfAvailable };
+}
 
-    const notes: string[] = [`1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`];
-    for (const [concurrency, entry] of restOnly ? [] : byConcurrency) {
-      const added50 = entry.rest.p50_ms !== null && entry.floor.p50_ms !== null ? round(entry.rest.p50_ms - entry.floor.p50_ms) : null;
-      const added99 = entry.rest.p99_ms !== null && entry.floor.p99_ms !== null ? round(entry.rest.p99_ms - entry.floor.p99_ms) : null;
-      const ratio = entry.rest.p50_ms !== null && entry.floor.p50_ms ? round(entry.rest.p50_ms / entry.floor.p50_ms) : null;
-      const gatewayShare = entry.rest.p50_ms !== null && entry.grpc.p50_ms !== null ? round(entry.rest.p50_ms - entry.grpc.p50_ms) : null;
-      notes.push(`c=${concurrency}: added over floor p50 ${added50} ms, p99 ${added99} ms; REST/floor p50 ratio ${ratio}; gateway share of p50 ${gatewayShare} ms.`);
+/** Stops whatever `state` holds (clients, services, OTLP receiver, FerretDB, NATS, data directory) and reports on it. */
+async function tearDown(state: BenchState): Promise<void> {
+  // Our own clients first, so nothing of the benchmark still talks to the stack while it stops; a client that
+  // fails to close must not keep the processes below from being stopped.
+  const report = (what: string) => (error: unknown) => log(`closing ${what} failed: ${(error as Error).message}`);
+  state.execution?.close();
+  await state.nats?.close().catch(report('the NATS connection'));
+  state.agent?.destroy();
+  await state.mongo?.close().catch(report('the store connection'));
+  const { stack, receiver, droppedSpans, otelWarnings } = state;
+  const pids = new Map([...(stack?.services ?? new Map()).values()].map((service) => [String(service.pid), service.name]));
+  await stack?.stop();
+  if (receiver) {
+    const { traces, metrics, logs } = receiver.traffic;
+    const size = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MiB`;
+    log(`OTLP received (${state.otlpProtocol ?? 'the services\' default encoding'}): traces ${traces.requests} requests ${size(traces.bytes)}, metrics ${metrics.requests} requests ${size(metrics.bytes)}, logs ${logs.requests} requests ${size(logs.bytes)}`);
+    log(droppedSpans.size === 0 ? 'no span dropped by a batch span processor' : `spans DROPPED by full batch span processor queues: ${[...droppedSpans].map(([service, count]) => `${service} ${count}`).join(', ')}`);
+    for (const warning of otelWarnings) log(`OpenTelemetry diagnostic: ${warning}`);
+  }
+  if (receiver && state.census) {
+    const durations = new Map<string, number[]>();
+    for (const span of receiver.spans) {
+      const key = `${span.service} ${span.name}`;
+      durations.set(key, [...(durations.get(key) ?? []), Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6]);
     }
-    const result: BenchResult = {
-      name: 'execution',
-      title: 'Multi-account execution: 20-leg batches',
-      description:
-        'POST /v1/orders with 20 legs on 20 accounts (10 MT4, 10 MT5, five simulated brokers) on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the 20 NATS requests sent straight to the connectors and awaited together.',
-      date: new Date().toISOString(),
-      machine: currentMachine(),
-      runs,
-      notes: notes.join(' '),
-    };
-    fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-    fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
-    log(`wrote ${path.relative(process.cwd(), resultsFile)}`);
-    for (const note of notes) log(note);
-    execution.close();
-    await nats.close();
-    agent.destroy();
-    await mongo.close();
-  } finally {
-    const pids = new Map([...(stack?.services ?? new Map()).values()].map((service) => [String(service.pid), service.name]));
-    await stack?.stop();
-    if (receiver) {
-      const { traces, metrics, logs } = receiver.traffic;
-      const size = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MiB`;
-      log(`OTLP received (${otlpProtocol ?? 'the services\' default encoding'}): traces ${traces.requests} requests ${size(traces.bytes)}, metrics ${metrics.requests} requests ${size(metrics.bytes)}, logs ${logs.requests} requests ${size(logs.bytes)}`);
-      log(droppedSpans.size === 0 ? 'no span dropped by a batch span processor' : `spans DROPPED by full batch span processor queues: ${[...droppedSpans].map(([service, count]) => `${service} ${count}`).join(', ')}`);
-      for (const warning of otelWarnings) log(`OpenTelemetry diagnostic: ${warning}`);
+    log(`span census: ${receiver.spans.length} spans in all (count, median duration, name)`);
+    for (const [name, values] of [...durations.entries()].sort((a, b) => b[1].length - a[1].length)) {
+      const sorted = values.sort((left, right) => left - right);
+      log(`span census: ${sorted.length} ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} ms ${name}`);
     }
-    if (receiver && census) {
-      const durations = new Map<string, number[]>();
-      for (const span of receiver.spans) {
-        const key = `${span.service} ${span.name}`;
-        durations.set(key, [...(durations.get(key) ?? []), Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6]);
-      }
-      log(`span census: ${receiver.spans.length} spans in all (count, median duration, name)`);
-      for (const [name, values] of [...durations.entries()].sort((a, b) => b[1].length - a[1].length)) {
-        const sorted = values.sort((left, right) => left - right);
-        log(`span census: ${sorted.length} ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} ms ${name}`);
-      }
-    }
-    await receiver?.close();
-    await infrastructure.stop();
-    fs.rmSync(dataDirectory, { recursive: true, force: true });
-    if (profileDirectory && fs.existsSync(profileDirectory)) {
-      for (const file of fs.readdirSync(profileDirectory).filter((name) => name.endsWith('.cpuprofile'))) {
-        const service = pids.get(file.split('.')[1] ?? '');
-        if (!service) continue;
-        const top = summarizeProfile(path.join(profileDirectory, file)).slice(0, 8);
-        log(`profile ${service}: ${top.map(([bucket, share]) => `${bucket} ${(share * 100).toFixed(1)}%`).join(', ')}`);
-      }
+  }
+  await receiver?.close();
+  await state.infrastructure?.stop();
+  if (state.dataDirectory) fs.rmSync(state.dataDirectory, { recursive: true, force: true });
+  if (profileDirectory && fs.existsSync(profileDirectory)) {
+    for (const file of fs.readdirSync(profileDirectory).filter((name) => name.endsWith('.cpuprofile'))) {
+      const service = pids.get(file.split('.')[1] ?? '');
+      if (!service) continue;
+      const top = summarizeProfile(path.join(profileDirectory, file)).slice(0, 8);
+      log(`profile ${service}: ${top.map(([bucket, share]) => `${bucket} ${(share * 100).toFixed(1)}%`).join(', ')}`);
     }
   }
 }
 
-main().then(
-  () => process.exit(0),
+/** The normal run's series at every concurrency (and the fixed rate), written to the results file. */
+async function measure(bench: Bench, loadAtStart: number): Promise<void> {
+  const { restBatch, grpcBatch, floorBatch, measuredPids, perfAvailable } = bench;
+  const runs: BenchRun[] = [];
+  const series = {
+    rest: 'REST: gateway → execution → NATS → connectors → broker-sim',
+    grpc: 'gRPC: execution → NATS → connectors → broker-sim',
+    floor: 'floor: the 20 NATS requests straight to the connectors',
+  };
+  const byConcurrency = new Map<number, { rest: ExecutionRun; grpc: BenchRun; floor: BenchRun }>();
+  for (const concurrency of concurrencies) {
+    log(`concurrency ${concurrency}: REST`);
+    const cpuBefore = cpuTimesMs(measuredPids);
+    const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, [loadGeneratorName, process.pid]])) : undefined;
+    const restRun = await closedLoop(concurrency, runSeconds, restBatch);
+    const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), restRun.latencies.length + restRun.errors);
+    const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), restRun.latencies.length + restRun.errors);
+    const skipped = { latencies: [], errors: 0, durationS: 0 };
+    if (!restOnly) log(`concurrency ${concurrency}: gRPC`);
+    const grpcRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, grpcBatch);
+    if (!restOnly) log(`concurrency ${concurrency}: floor`);
+    const floorRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, floorBatch);
+    const entry = {
+      rest: { ...summarize(`REST 20-leg batch, concurrency ${concurrency}`, series.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors), cpu_ms_per_batch: cpu, ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}) } as ExecutionRun,
+      grpc: summarize(`gRPC 20-leg batch, concurrency ${concurrency}`, series.grpc, concurrency, grpcRun.latencies, grpcRun.durationS, grpcRun.errors),
+      floor: summarize(`floor: 20 NATS requests, concurrency ${concurrency}`, series.floor, concurrency, floorRun.latencies, floorRun.durationS, floorRun.errors),
+    };
+    byConcurrency.set(concurrency, entry);
+    log(`  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`);
+    log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
+    if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+    if (!restOnly) log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
+    if (!restOnly) log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
+  }
+
+  if (fixedRatePerS) {
+    log(`fixed rate ${fixedRatePerS} batches/s: REST`);
+    const cpuBefore = cpuTimesMs(measuredPids);
+    const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, [loadGeneratorName, process.pid]])) : undefined;
+    const rateRun = await fixedRate(fixedRatePerS, runSeconds, 64, restBatch);
+    const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), rateRun.latencies.length + rateRun.errors);
+    const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), rateRun.latencies.length + rateRun.errors);
+    const run: ExecutionRun = {
+      ...summarize(`REST 20-leg batch, fixed rate ${fixedRatePerS}/s`, series.rest, 1, rateRun.latencies, rateRun.durationS, rateRun.errors),
+      offered_per_s: fixedRatePerS,
+      cpu_ms_per_batch: cpu,
+      ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}),
+    };
+    runs.push(run);
+    log(`  REST  p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.throughput_per_s} batches/s, errors ${run.errors}`);
+    log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
+    if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+  }
+
+  const first = byConcurrency.get(1);
+  if (first && first.floor.p50_ms !== null && first.floor.p99_ms !== null) {
+    first.rest.floor = { metric: 'p50_ms', value: round(first.floor.p50_ms + 3)!, comparison: 'at_most', description: 'added latency over the floor at p50 ≤ 3 ms (concurrency 1)' };
+  }
+  const busiest = byConcurrency.get(64);
+  if (busiest) busiest.rest.floor = { metric: 'throughput_per_s', value: 500, comparison: 'at_least', description: '≥ 500 batches/s (10,000 legs/s) at concurrency 64' };
+  for (const entry of byConcurrency.values()) runs.push(...(restOnly ? [entry.rest] : [entry.rest, entry.grpc, entry.floor]));
+
+  const notes: string[] = [`1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`];
+  for (const [concurrency, entry] of restOnly ? [] : byConcurrency) {
+    const added50 = entry.rest.p50_ms !== null && entry.floor.p50_ms !== null ? round(entry.rest.p50_ms - entry.floor.p50_ms) : null;
+    const added99 = entry.rest.p99_ms !== null && entry.floor.p99_ms !== null ? round(entry.rest.p99_ms - entry.floor.p99_ms) : null;
+    const ratio = entry.rest.p50_ms !== null && entry.floor.p50_ms ? round(entry.rest.p50_ms / entry.floor.p50_ms) : null;
+    const gatewayShare = entry.rest.p50_ms !== null && entry.grpc.p50_ms !== null ? round(entry.rest.p50_ms - entry.grpc.p50_ms) : null;
+    notes.push(`c=${concurrency}: added over floor p50 ${added50} ms, p99 ${added99} ms; REST/floor p50 ratio ${ratio}; gateway share of p50 ${gatewayShare} ms.`);
+  }
+  const result: BenchResult = {
+    name: 'execution',
+    title: 'Multi-account execution: 20-leg batches',
+    description:
+      'POST /v1/orders with 20 legs on 20 accounts (10 MT4, 10 MT5, five simulated brokers) on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the 20 NATS requests sent straight to the connectors and awaited together.',
+    date: new Date().toISOString(),
+    machine: currentMachine(),
+    runs,
+    notes: notes.join(' '),
+  };
+  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+  fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${path.relative(process.cwd(), resultsFile)}`);
+  for (const note of notes) log(note);
+}
+
+async function main(): Promise<number> {
+  const loadAtStart = os.loadavg()[0]!;
+  const state = newBenchState();
+  try {
+    await measure(await setUp(state), loadAtStart);
+  } finally {
+    await tearDown(state);
+  }
+  return 0;
+}
+
+/**
+ * What bench:tracing asks a stack in serve mode; every command but `stop` is answered with a reply that carries
+ * its id. Slices are REST batches (the series bench:tracing compares).
+ */
+export type ServeCommand =
+  | { id: number; type: 'closed-loop'; concurrency: number; seconds: number }
+  | { id: number; type: 'fixed-rate'; ratePerS: number; seconds: number }
+  | { id: number; type: 'start-counters' }
+  | { id: number; type: 'stop-counters' }
+  | { type: 'stop' };
+
+/** Counter totals between start-counters and stop-counters, per process: raw, the parent divides by its batches. */
+export interface ServeCounters {
+  cpuMs: Record<string, number>;
+  instructions: Record<string, number>;
+}
+
+export type ServeReply =
+  | { type: 'ready' }
+  | { id: number; type: 'slice'; latenciesMs: number[]; errors: number; durationS: number }
+  | { id: number; type: 'counters-started' }
+  | ({ id: number; type: 'counters' } & ServeCounters)
+  | { id?: number; type: 'error'; message: string };
+
+/**
+ * Serve mode (BENCH_EXECUTION_SERVE=1, forked with an IPC channel by bench:tracing): sets up and warms up one
+ * stack, answers 'ready', then measures only when the parent asks, so the parent can interleave short slices
+ * on two stacks. Stops (and tears everything down) when asked, on SIGINT/SIGTERM, or when the parent goes away,
+ * so an interrupted or crashed parent never leaves a FerretDB, NATS or service process behind.
+ * Resolves to the exit code once torn down.
+ */
+async function serve(): Promise<number> {
+  const channel = process.send?.bind(process);
+  if (!channel) throw new Error('BENCH_EXECUTION_SERVE=1 needs an IPC channel: fork this file (bench:tracing does)');
+  // A reply that cannot be delivered means the parent is gone; the disconnect handler then stops the stack.
+  const send = (reply: ServeReply) =>
+    new Promise<void>((resolve) => {
+      try {
+        channel(reply, undefined, {}, () => resolve());
+      } catch {
+        resolve();
+      }
+    });
+  const state = newBenchState();
+  let bench: Bench | undefined;
+  let counters: { cpuBeforeMs: Map<string, number>; stopCounting: (() => Promise<Map<string, number>>) | undefined } | undefined;
+  let setupSettled: Promise<void> = Promise.resolve();
+  let stopping = false;
+  let finish: (exitCode: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  const stop = (reason: string, exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    state.stopRequested = true;
+    log(`stopping (${reason})`);
+    void (async () => {
+      // A teardown while the setup still runs would miss what it starts next; asked to stop, it ends soon.
+      await setupSettled;
+      await counters?.stopCounting?.();
+      await tearDown(state);
+    })().then(
+      () => finish(exitCode),
+      (error: unknown) => {
+        log(`teardown failed: ${(error as Error).stack ?? String(error)}`);
+        finish(1);
+      },
+    );
+  };
+  const handle = async (command: ServeCommand): Promise<void> => {
+    if (command.type === 'stop') return stop('asked by bench:tracing', 0);
+    if (!bench || stopping) return send({ id: command.id, type: 'error', message: stopping ? 'stopping' : 'not ready yet' });
+    try {
+      if (command.type === 'closed-loop' || command.type === 'fixed-rate') {
+        const slice = command.type === 'closed-loop' ? await closedLoop(command.concurrency, command.seconds, bench.restBatch) : await fixedRate(command.ratePerS, command.seconds, 64, bench.restBatch);
+        return await send({ id: command.id, type: 'slice', latenciesMs: slice.latencies, errors: slice.errors, durationS: slice.durationS });
+      }
+      if (command.type === 'start-counters') {
+        if (counters) throw new Error('counters are already running');
+        counters = { cpuBeforeMs: cpuTimesMs(bench.measuredPids), stopCounting: bench.perfAvailable ? countInstructions(new Map([...bench.measuredPids, [loadGeneratorName, process.pid]])) : undefined };
+        // perf needs a moment to attach; the parent's first slice starts on our reply.
+        if (counters.stopCounting) await new Promise((resolve) => setTimeout(resolve, 250));
+        return await send({ id: command.id, type: 'counters-started' });
+      }
+      if (!counters) throw new Error('no counters are running');
+      const running = counters;
+      counters = undefined;
+      const cpuAfterMs = cpuTimesMs(bench.measuredPids);
+      const counts = (await running.stopCounting?.()) ?? new Map<string, number>();
+      const cpuMs = Object.fromEntries([...cpuAfterMs].map(([name, endMs]) => [name, endMs - (running.cpuBeforeMs.get(name) ?? endMs)]));
+      return await send({ id: command.id, type: 'counters', cpuMs, instructions: Object.fromEntries(counts) });
+    } catch (error) {
+      return send({ id: command.id, type: 'error', message: (error as Error).message });
+    }
+  };
+  process.on('message', (command: ServeCommand) => void handle(command));
+  process.on('SIGINT', () => stop('SIGINT', 130));
+  process.on('SIGTERM', () => stop('SIGTERM', 143));
+  // The parent crashed or was killed: nobody will ask for a stop any more.
+  process.on('disconnect', () => stop('bench:tracing went away', 1));
+
+  let setupError: unknown;
+  setupSettled = setUp(state).then(
+    (ready) => {
+      bench = ready;
+    },
+    (error: unknown) => {
+      setupError = error;
+    },
+  );
+  await setupSettled;
+  if (!stopping && setupError !== undefined) {
+    log(`setup failed: ${(setupError as Error).stack ?? String(setupError)}`);
+    await send({ type: 'error', message: `setup failed: ${(setupError as Error).message}` });
+    stop('setup failed', 1);
+  } else if (!stopping) {
+    log('ready');
+    await send({ type: 'ready' });
+  }
+  return finished;
+}
+
+(serveMode ? serve() : main()).then(
+  (exitCode) => process.exit(exitCode),
   (error: unknown) => {
     process.stderr.write(`[bench:execution] failed: ${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
