@@ -38,6 +38,8 @@ export interface BenchRun {
   histogram?: Array<{ le_ms: number; count: number }>;
   cumulative?: boolean;
   floor?: BenchFloor;
+  /** Set on an open-loop run: the load offered (starts per second, on a schedule), whatever the answers did. */
+  offered_per_s?: number;
 }
 
 export interface MachineInfo {

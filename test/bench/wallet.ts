@@ -6,12 +6,19 @@
  *    provider and POSTs one signed `confirmed` postback per top-up to /v1/hooks/payments/sandbox at a fixed
  *    concurrency. Latency is the time to the 2xx acknowledgement, which is sent only after the wallet holds
  *    the credit. Every top-up must end credited exactly once; the ledger audit must pass.
+ *    Then the same at a fixed offered rate (open loop, BENCH_WALLET_CREDIT_RATE per second for
+ *    BENCH_WALLET_CREDIT_RATE_SECONDS): postbacks leave on a schedule whatever the answers do, as a provider's
+ *    deliveries arrive, and each latency is counted from the moment its postback was due, so a backlog shows in
+ *    the percentiles instead of slowing the sender (a closed loop hides it: its own wait throttles the load).
+ *    This run judges the target "≥ 1000 credits/s with p99 ≤ 20 ms": in a closed loop the two cannot both
+ *    hold unless the mean latency is concurrency / throughput, i.e. ≤ 16 ms at c=16 with p99 ≤ 20 ms.
  * 2. Duplicate deliveries: the same postbacks again (all `already_credited`): the replay path's cost.
  * 3. GET /v1/wallet requests per second with read-only keys, closed loop, at two concurrencies.
  *
  * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
- * Knobs: BENCH_WALLET_TOPUPS (default 2000), BENCH_WALLET_SECONDS (GET run length, default 10),
- * BENCH_WALLET_PROFILE_PHASE (see below).
+ * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_CREDIT_RATE (default 1000,
+ * 0 for no open-loop run), BENCH_WALLET_CREDIT_RATE_SECONDS (default 3), BENCH_WALLET_SECONDS (GET run length,
+ * default 10), BENCH_WALLET_PROFILE_PHASE (see below).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -28,7 +35,15 @@ import { auditLedger } from '../../services/wallet/src/audit';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { currentMachine, type BenchResult, type BenchRun } from './report';
 
-const topupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
+const closedLoopTopupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
+const creditRatePerS = Number(process.env.BENCH_WALLET_CREDIT_RATE ?? 1000);
+const creditRateSeconds = Number(process.env.BENCH_WALLET_CREDIT_RATE_SECONDS ?? 3);
+if (!Number.isFinite(creditRatePerS) || creditRatePerS < 0 || !(creditRateSeconds > 0)) throw new Error('BENCH_WALLET_CREDIT_RATE must be ≥ 0 and BENCH_WALLET_CREDIT_RATE_SECONDS > 0');
+const openLoopTopupCount = Math.round(creditRatePerS * creditRateSeconds);
+const topupCount = closedLoopTopupCount + openLoopTopupCount;
+// Postbacks of the open loop still waiting for their answer; one more due beyond this is counted as failed (the
+// run then misses its floor) instead of growing the client's queue without bound.
+const openLoopInFlightMax = 1024;
 const readSeconds = Number(process.env.BENCH_WALLET_SECONDS ?? 10);
 const postbackSecret = `bench-${crypto.randomBytes(16).toString('hex')}`;
 const prefix = `benchw_${crypto.randomBytes(3).toString('hex')}_`;
@@ -109,6 +124,41 @@ function summarise(label: string, concurrency: number, latencies: number[], dura
     samples_ms: sorted.filter((_, index) => index % step === 0).map((value) => round(value, 3)!),
     ...extra,
   };
+}
+
+/**
+ * Starts `work(i)` for i in [0, total) at `ratePerS` (open loop: on schedule, whatever the answers do) and
+ * resolves each latency from the moment its start was due, so a sender that fell behind, or a backlog in the
+ * services, counts against the figures. More than `inFlightMax` unanswered: that start is an error instead.
+ */
+async function openLoop(total: number, ratePerS: number, inFlightMax: number, work: (index: number) => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number }> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let inFlight = 0;
+  const startedMs = performance.now();
+  const pending: Array<Promise<void>> = [];
+  for (let index = 0; index < total; index++) {
+    const dueMs = startedMs + (index * 1000) / ratePerS;
+    const aheadMs = dueMs - performance.now();
+    // Timers fire on the millisecond at best: starts due within the next one go out now, in order.
+    if (aheadMs >= 1) await new Promise((resolve) => setTimeout(resolve, aheadMs));
+    if (inFlight >= inFlightMax) {
+      errors += 1;
+      continue;
+    }
+    inFlight += 1;
+    pending.push(
+      work(index)
+        .catch(() => false)
+        .then((ok) => {
+          inFlight -= 1;
+          if (ok) latencies.push(performance.now() - dueMs);
+          else errors += 1;
+        }),
+    );
+  }
+  await Promise.all(pending);
+  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000 };
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight. */
@@ -209,10 +259,11 @@ async function main(): Promise<void> {
 
     const runs: BenchRun[] = [];
     const concurrencyLevels = [1, 8, 16, 64];
-    // Split the top-ups across the concurrency levels: each postback credits a fresh transaction.
-    const first = Math.min(200, Math.floor(topupCount * 0.1));
-    const rest = Math.floor((topupCount - first) / 3);
-    const shares = [first, rest, rest, topupCount - first - 2 * rest];
+    // Split the closed loop's top-ups across the concurrency levels: each postback credits a fresh transaction.
+    // The open loop's come last.
+    const first = Math.min(200, Math.floor(closedLoopTopupCount * 0.1));
+    const rest = Math.floor((closedLoopTopupCount - first) / 3);
+    const shares = [first, rest, rest, closedLoopTopupCount - first - 2 * rest];
     let offset = 0;
     for (const [level, concurrency] of concurrencyLevels.entries()) {
       const slice = topups.slice(offset, offset + shares[level]!);
@@ -245,6 +296,45 @@ async function main(): Promise<void> {
       client.close();
       const run = summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', {
         series: 'postbacks credited',
+        floor: creditsFloor,
+      });
+      runs.push(run);
+      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`);
+      log(`  ${cpu}`);
+      if (notCredited > 0) throw new Error(`${notCredited} first deliveries did not credit`);
+      if (errors > slice.length / 100) throw new Error(`${errors} of ${slice.length} postbacks failed`);
+    }
+
+    // The same postbacks at a fixed offered rate: the run that judges the target.
+    if (openLoopTopupCount > 0) {
+      const slice = topups.slice(offset, offset + openLoopTopupCount);
+      const ids = transactionIds.slice(offset, offset + openLoopTopupCount);
+      offset += openLoopTopupCount;
+      const client = createHttpClient(gatewayUrl, openLoopInFlightMax);
+      let notCredited = 0;
+      let failures = 0;
+      const profiled = profilePhase === 'credits-rate';
+      if (profiled) signalServices(processes);
+      const stopCpu = measureProcessCpu(processes);
+      const { latencies, errors, durationS } = await openLoop(slice.length, creditRatePerS, openLoopInFlightMax, async (index) => {
+        const body = postbackFor(slice[index]!, ids[index]!);
+        const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
+        if (!answer || answer.status !== 200) {
+          if (answer && ++failures <= 3) log(`postback answered ${answer.status}: ${answer.body}`);
+          return false;
+        }
+        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'credited') notCredited += 1;
+        return true;
+      });
+      const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
+      if (profiled) signalServices(processes);
+      cpuNotes.push(`credits at a fixed ${creditRatePerS}/s: ${cpu}.`);
+      client.close();
+      // An open loop has no set concurrency: what it had on average is the time spent in flight over the run's (Little's law).
+      const meanInFlight = Math.max(1, Math.round(latencies.reduce((sum, value) => sum + value, 0) / 1000 / durationS));
+      const run = summarise(`signed postback → credited (fixed rate ${creditRatePerS}/s, open loop)`, meanInFlight, latencies, durationS, errors, 'credits', {
+        series: 'postbacks credited, fixed rate',
+        offered_per_s: creditRatePerS,
         floor: creditsFloor,
       });
       runs.push(run);

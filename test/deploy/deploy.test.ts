@@ -741,7 +741,7 @@ const dockerfilePath = path.join(repositoryRoot, 'deploy/docker/Dockerfile');
 
 /** BuildKit's reading of the Dockerfile, and its checks for each SERVICE value and target. */
 async function inspectDockerfile(serviceValues: string[], targets: string[]): Promise<DockerfileReport> {
-  const args = ['-dockerfile', dockerfilePath, '-image', 'node:20-bookworm-slim'];
+  const args = ['-dockerfile', dockerfilePath, '-image', 'node:24-bookworm-slim'];
   for (const service of serviceValues) args.push('-service', service);
   for (const target of targets) args.push('-target', target);
   const { stdout } = await run(tools.dockerfileInspector, args, { maxBuffer: 32 * 1024 * 1024 });
@@ -799,9 +799,9 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     expect(report.checks[1]!.error).toContain('service-not-a-service');
   });
 
-  it('is multi-stage on node:20-bookworm-slim, with SERVICE as a global build argument', () => {
+  it('is multi-stage on node:24-bookworm-slim, with SERVICE as a global build argument', () => {
     expect(fs.readFileSync(dockerfilePath, 'utf8').split('\n')[0]).toMatch(/^# syntax=docker\/dockerfile:1\.\d+$/);
-    expect(dockerfile.metaArguments).toEqual({ SERVICE: null, NODE_IMAGE: 'node:20-bookworm-slim' });
+    expect(dockerfile.metaArguments).toEqual({ SERVICE: null, NODE_IMAGE: 'node:24-bookworm-slim' });
     expect(stage('dependencies').base).toBe('${NODE_IMAGE}');
     expect(stage('runtime-base').base).toBe('${NODE_IMAGE}');
     expect(dockerfile.stages.at(-1)).toMatchObject({ name: 'runtime', base: 'service-${SERVICE}' });

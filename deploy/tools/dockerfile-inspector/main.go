@@ -13,7 +13,7 @@
 // value without a stage of its own (FROM service-${SERVICE} then names an image) fails here as it would in a
 // real build.
 //
-// Usage: dockerfile-inspector -dockerfile deploy/docker/Dockerfile -image node:20-bookworm-slim
+// Usage: dockerfile-inspector -dockerfile deploy/docker/Dockerfile -image node:24-bookworm-slim
 //
 //	[-service gateway …] [-target runtime …]
 package main
@@ -227,7 +227,7 @@ func main() {
 	}
 	known := map[string]bool{}
 	for _, image := range images {
-		// Stored the way BuildKit asks for it: docker.io/library/node:20-bookworm-slim.
+		// Stored the way BuildKit asks for it: docker.io/library/node:24-bookworm-slim.
 		named, err := reference.ParseNormalizedNamed(image)
 		if err != nil {
 			exit(fmt.Errorf("-image %q: %w", image, err))

