@@ -31,7 +31,7 @@ import { insertSharded, seedSeats, type SeedSeat } from '../../services/billing/
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
-import { currentMachine, defaultResultsDirectory, type BenchResult, type BenchRun } from './report';
+import { currentMachine, defaultResultsDirectory, percentile, roundTo, type BenchResult, type BenchRun } from './report';
 
 const seatCount = Number(process.env.BENCH_BILLING_SEATS ?? 10_000);
 const customerCount = Number(process.env.BENCH_BILLING_CUSTOMERS ?? 1_000);
@@ -42,12 +42,7 @@ const schedulerConcurrency = Number(process.env.SCHEDULER_CONCURRENCY ?? Billing
 const schedulerBudgetMs = Number(process.env.BENCH_BILLING_SCHEDULER_BUDGET_S ?? 900) * 1000;
 const log = (line: string) => process.stderr.write(`[bench:billing] ${line}\n`);
 
-function percentile(sorted: number[], fraction: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
-}
-
-const round = (value: number | null, digits = 2) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
+const round = roundTo;
 
 async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

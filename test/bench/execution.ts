@@ -41,7 +41,7 @@ import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { currentMachine, type BenchResult, type BenchRun } from './report';
+import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
 const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64').split(',').map(Number).filter((concurrency) => concurrency > 0);
@@ -210,32 +210,10 @@ interface BenchAccount {
   symbol: string;
 }
 
-function percentile(sorted: number[], fraction: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
-}
-
-const round = (value: number | null, digits = 2) => (value === null ? null : Number(value.toFixed(digits)));
+const round = roundTo;
 
 function summarize(label: string, series: string, concurrency: number, latencies: number[], durationS: number, errors: number): BenchRun {
-  const sorted = [...latencies].sort((left, right) => left - right);
-  const step = Math.max(1, Math.floor(sorted.length / 2_000));
-  return {
-    label,
-    series,
-    concurrency,
-    requests: sorted.length,
-    duration_s: round(durationS, 3)!,
-    errors,
-    unit: 'batches',
-    p50_ms: round(percentile(sorted, 0.5)),
-    p90_ms: round(percentile(sorted, 0.9)),
-    p99_ms: round(percentile(sorted, 0.99)),
-    mean_ms: round(sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length)),
-    max_ms: round(sorted.at(-1) ?? null),
-    throughput_per_s: round(sorted.length / durationS, 1),
-    samples_ms: sorted.filter((_, index) => index % step === 0).map((value) => round(value, 3)!),
-  };
+  return runFromLatencies({ label, series, concurrency, unit: 'batches' }, latencies, durationS, errors);
 }
 
 /**

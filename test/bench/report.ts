@@ -42,6 +42,41 @@ export interface BenchRun {
   offered_per_s?: number;
 }
 
+/** The value at `fraction` (0–1) of an ascending list, nearest rank; null for an empty list. */
+export function percentile(sorted: number[], fraction: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
+}
+
+export const roundTo = (value: number | null, digits = 2): number | null => (value === null ? null : Number(value.toFixed(digits)));
+
+/**
+ * A run's figures from its latencies (ms, any order): percentiles, mean, max, throughput over `durationS`, and
+ * at most about 2,000 evenly spaced samples for the plots. The same for every benchmark, so their rows compare.
+ */
+export function runFromLatencies(
+  identity: Pick<BenchRun, 'label' | 'concurrency' | 'unit'> & Partial<Pick<BenchRun, 'series'>>,
+  latencies: number[],
+  durationS: number,
+  errors: number,
+): BenchRun {
+  const sorted = [...latencies].sort((left, right) => left - right);
+  const step = Math.max(1, Math.floor(sorted.length / 2_000));
+  return {
+    ...identity,
+    requests: sorted.length,
+    duration_s: roundTo(durationS, 3)!,
+    errors,
+    p50_ms: roundTo(percentile(sorted, 0.5)),
+    p90_ms: roundTo(percentile(sorted, 0.9)),
+    p99_ms: roundTo(percentile(sorted, 0.99)),
+    mean_ms: roundTo(sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length)),
+    max_ms: roundTo(sorted.at(-1) ?? null),
+    throughput_per_s: roundTo(sorted.length / Math.max(1e-9, durationS), 1),
+    samples_ms: sorted.filter((_, index) => index % step === 0).map((value) => roundTo(value, 3)!),
+  };
+}
+
 export interface MachineInfo {
   cpu_model: string;
   cpu_count: number;

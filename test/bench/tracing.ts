@@ -40,7 +40,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecutionRun, ServeCommand, ServeCounters, ServeReply } from './execution';
-import { currentMachine, type BenchResult, type BenchRun } from './report';
+import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 type Mode = 'off' | 'export';
 const modes: readonly Mode[] = ['off', 'export'];
@@ -271,12 +271,7 @@ async function measurePhase(stacks: Record<Mode, ServedStack>, phase: Phase): Pr
   return { phase, slices, counters: { off: offCounters, export: exportCounters } };
 }
 
-function percentile(sorted: number[], fraction: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
-}
-
-const round = (value: number | null, digits = 2) => (value === null ? null : Number(value.toFixed(digits)));
+const round = roundTo;
 const sortedCopy = (values: number[]) => [...values].sort((left, right) => left - right);
 
 /** Per process (and in total) a counter total divided by the batches, as bench:execution reports it. */
@@ -297,28 +292,14 @@ type TracingRun = ExecutionRun & { paired_p50_differences_ms?: number[]; paired_
 
 /** One mode's slices of a phase as one run: latencies pooled, throughput over the summed slice time. */
 function pooledRun(label: string, series: string, phase: Phase, slices: Slice[], totals: ServeCounters): TracingRun {
-  const sorted = sortedCopy(slices.flatMap((slice) => slice.latenciesMs));
+  const latencies = slices.flatMap((slice) => slice.latenciesMs);
   const errors = slices.reduce((sum, slice) => sum + slice.errors, 0);
   const durationS = slices.reduce((sum, slice) => sum + slice.durationS, 0);
-  const batches = sorted.length + errors;
-  const step = Math.max(1, Math.floor(sorted.length / 2_000));
+  const batches = latencies.length + errors;
   const cpu = perBatch(totals.cpuMs, batches, 1);
   const instructions = perBatch(totals.instructions, batches, 1e6);
   return {
-    label,
-    series,
-    concurrency: phase.concurrency,
-    requests: sorted.length,
-    duration_s: round(durationS, 3)!,
-    errors,
-    unit: 'batches',
-    p50_ms: round(percentile(sorted, 0.5)),
-    p90_ms: round(percentile(sorted, 0.9)),
-    p99_ms: round(percentile(sorted, 0.99)),
-    mean_ms: round(sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length)),
-    max_ms: round(sorted.at(-1) ?? null),
-    throughput_per_s: round(sorted.length / Math.max(1e-9, durationS), 1),
-    samples_ms: sorted.filter((_, index) => index % step === 0).map((value) => round(value, 3)!),
+    ...runFromLatencies({ label, series, concurrency: phase.concurrency, unit: 'batches' }, latencies, durationS, errors),
     ...(phase.ratePerS ? { offered_per_s: phase.ratePerS } : {}),
     ...(cpu ? { cpu_ms_per_batch: cpu } : {}),
     ...(instructions ? { instructions_millions_per_batch: instructions } : {}),

@@ -6,7 +6,7 @@
  *    provider and POSTs one signed `confirmed` postback per top-up to /v1/hooks/payments/sandbox at a fixed
  *    concurrency. Latency is the time to the 2xx acknowledgement, which is sent only after the wallet holds
  *    the credit. Every top-up must end credited exactly once; the ledger audit must pass.
- *    Then the same at a fixed offered rate (open loop, BENCH_WALLET_CREDIT_RATE per second for
+ *    Then the same at fixed offered rates (open loop, each of BENCH_WALLET_CREDIT_RATE per second for
  *    BENCH_WALLET_CREDIT_RATE_SECONDS): postbacks leave on a schedule whatever the answers do, as a provider's
  *    deliveries arrive, and each latency is counted from the moment its postback was due, so a backlog shows in
  *    the percentiles instead of slowing the sender (a closed loop hides it: its own wait throttles the load).
@@ -16,9 +16,9 @@
  * 3. GET /v1/wallet requests per second with read-only keys, closed loop, at two concurrencies.
  *
  * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
- * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_CREDIT_RATE (default 1000,
- * 0 for no open-loop run), BENCH_WALLET_CREDIT_RATE_SECONDS (default 3), BENCH_WALLET_SECONDS (GET run length,
- * default 10), BENCH_WALLET_PROFILE_PHASE (see below).
+ * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_CREDIT_RATE (the open-loop
+ * runs' rates per second, default "500,1000", empty for none), BENCH_WALLET_CREDIT_RATE_SECONDS (each, default
+ * 3), BENCH_WALLET_SECONDS (GET run length, default 10), BENCH_WALLET_PROFILE_PHASE (see below).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -33,13 +33,21 @@ import { createCustomer, issueKey } from '../../services/gateway/src/domain/cust
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { auditLedger } from '../../services/wallet/src/audit';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
-import { currentMachine, type BenchResult, type BenchRun } from './report';
+import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const closedLoopTopupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
-const creditRatePerS = Number(process.env.BENCH_WALLET_CREDIT_RATE ?? 1000);
+// Offered rates of the open-loop runs, lowest first: the target's rate and one below it, so the report shows
+// how far below the target the p99 holds.
+const creditRatesPerS = (process.env.BENCH_WALLET_CREDIT_RATE ?? '500,1000')
+  .split(',')
+  .filter((value) => value.trim() !== '')
+  .map(Number);
 const creditRateSeconds = Number(process.env.BENCH_WALLET_CREDIT_RATE_SECONDS ?? 3);
-if (!Number.isFinite(creditRatePerS) || creditRatePerS < 0 || !(creditRateSeconds > 0)) throw new Error('BENCH_WALLET_CREDIT_RATE must be ≥ 0 and BENCH_WALLET_CREDIT_RATE_SECONDS > 0');
-const openLoopTopupCount = Math.round(creditRatePerS * creditRateSeconds);
+if (!creditRatesPerS.every((rate) => Number.isFinite(rate) && rate > 0) || !(creditRateSeconds > 0)) {
+  throw new Error('BENCH_WALLET_CREDIT_RATE must be a comma-separated list of rates > 0 (empty for none) and BENCH_WALLET_CREDIT_RATE_SECONDS > 0');
+}
+const openLoopTopupCounts = creditRatesPerS.map((rate) => Math.round(rate * creditRateSeconds));
+const openLoopTopupCount = openLoopTopupCounts.reduce((sum, count) => sum + count, 0);
 const topupCount = closedLoopTopupCount + openLoopTopupCount;
 // Postbacks of the open loop still waiting for their answer; one more due beyond this is counted as failed (the
 // run then misses its floor) instead of growing the client's queue without bound.
@@ -58,7 +66,7 @@ const creditsFloor = {
 } as const;
 
 /**
- * `credits-<concurrency>` or `reads-<concurrency>`: with NODE_OPTIONS preloading cpu-profile-preload.cjs,
+ * `credits-<concurrency>`, `credits-rate-<rate>` or `reads-<concurrency>`: with NODE_OPTIONS preloading cpu-profile-preload.cjs,
  * BENCH_PROFILE_DIR and BENCH_PROFILE_ON_SIGNAL=1, every service writes a CPU profile of that phase alone.
  */
 const profilePhase = process.env.BENCH_WALLET_PROFILE_PHASE ?? '';
@@ -98,32 +106,10 @@ function createHttpClient(baseUrl: string, connections: number) {
   };
 }
 
-function percentile(sorted: number[], fraction: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
-}
-
-const round = (value: number | null, digits = 2) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
+const round = roundTo;
 
 function summarise(label: string, concurrency: number, latencies: number[], durationS: number, errors: number, unit: string, extra: Partial<BenchRun> = {}): BenchRun {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const step = Math.max(1, Math.floor(sorted.length / 2000));
-  return {
-    label,
-    concurrency,
-    requests: latencies.length,
-    duration_s: round(durationS, 3)!,
-    errors,
-    unit,
-    p50_ms: round(percentile(sorted, 0.5)),
-    p90_ms: round(percentile(sorted, 0.9)),
-    p99_ms: round(percentile(sorted, 0.99)),
-    mean_ms: round(sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length)),
-    max_ms: round(sorted[sorted.length - 1] ?? null),
-    throughput_per_s: round(latencies.length / durationS, 1),
-    samples_ms: sorted.filter((_, index) => index % step === 0).map((value) => round(value, 3)!),
-    ...extra,
-  };
+  return { ...runFromLatencies({ label, concurrency, unit }, latencies, durationS, errors), ...extra };
 }
 
 /**
@@ -131,10 +117,11 @@ function summarise(label: string, concurrency: number, latencies: number[], dura
  * resolves each latency from the moment its start was due, so a sender that fell behind, or a backlog in the
  * services, counts against the figures. More than `inFlightMax` unanswered: that start is an error instead.
  */
-async function openLoop(total: number, ratePerS: number, inFlightMax: number, work: (index: number) => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number }> {
+async function openLoop(total: number, ratePerS: number, inFlightMax: number, work: (index: number) => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
   const latencies: number[] = [];
   let errors = 0;
   let inFlight = 0;
+  const notSent: number[] = [];
   const startedMs = performance.now();
   const pending: Array<Promise<void>> = [];
   for (let index = 0; index < total; index++) {
@@ -144,6 +131,7 @@ async function openLoop(total: number, ratePerS: number, inFlightMax: number, wo
     if (aheadMs >= 1) await new Promise((resolve) => setTimeout(resolve, aheadMs));
     if (inFlight >= inFlightMax) {
       errors += 1;
+      notSent.push(index);
       continue;
     }
     inFlight += 1;
@@ -158,7 +146,20 @@ async function openLoop(total: number, ratePerS: number, inFlightMax: number, wo
     );
   }
   await Promise.all(pending);
-  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000 };
+  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent };
+}
+
+/** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight, timing each from its start. */
+async function closedLoop(total: number, concurrency: number, work: (index: number) => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const startedMs = performance.now();
+  await pool(total, concurrency, async (index) => {
+    const operationStartedMs = performance.now();
+    if (await work(index).catch(() => false)) latencies.push(performance.now() - operationStartedMs);
+    else errors += 1;
+  });
+  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent: [] };
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight. */
@@ -205,17 +206,20 @@ async function main(): Promise<void> {
     const gatewayStore = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
 
     // Customers: postbacks spread over many wallets (as in production), each customer with a few top-ups.
-    const customerCount = Math.max(1, Math.ceil(topupCount / 10));
+    // As many customers as the closed loop's top-ups call for (ten each); the open loop's top-ups go to the same
+    // customers, so the GET runs below read the same number of wallets whatever the open loop's size (a customer's
+    // read rate decides how many rate-limit slots the gateway reserves at once).
+    const customerCount = Math.max(1, Math.ceil(closedLoopTopupCount / 10));
     log(`creating ${customerCount} customers and ${topupCount} top-ups over REST`);
     const customers: Array<{ id: string; full: string; read: string }> = [];
     for (let index = 0; index < customerCount; index++) {
       const { customer_id } = await createCustomer(gatewayStore, `Bench ${index}`);
       customers.push({ id: customer_id, full: (await issueKey(gatewayStore, customer_id, 'full')).key, read: (await issueKey(gatewayStore, customer_id, 'read')).key });
     }
-    const setupClient = createHttpClient(gatewayUrl, 8);
+    const setupClient = createHttpClient(gatewayUrl, 16);
     const topups: Array<{ id: number; customer: number; amount: number; deposit_address: string; deposit_amount: string; invoice_id?: string }> = [];
     const setupStarted = Date.now();
-    await pool(topupCount, 8, async (index) => {
+    await pool(topupCount, 16, async (index) => {
       const customer = index % customerCount;
       const amount = 1000 + (index % 40) * 10;
       // Setup is not measured: a busy machine may time a creation out, so it is retried.
@@ -265,58 +269,18 @@ async function main(): Promise<void> {
     const rest = Math.floor((closedLoopTopupCount - first) / 3);
     const shares = [first, rest, rest, closedLoopTopupCount - first - 2 * rest];
     let offset = 0;
-    for (const [level, concurrency] of concurrencyLevels.entries()) {
-      const slice = topups.slice(offset, offset + shares[level]!);
-      const ids = transactionIds.slice(offset, offset + shares[level]!);
-      offset += shares[level]!;
-      if (slice.length === 0) continue;
-      const client = createHttpClient(gatewayUrl, concurrency);
-      const latencies: number[] = [];
-      let errors = 0;
-      let notCredited = 0;
-      const profiled = profilePhase === `credits-${concurrency}`;
-      if (profiled) signalServices(processes);
-      const started = process.hrtime.bigint();
-      const stopCpu = measureProcessCpu(processes);
-      await pool(slice.length, concurrency, async (index) => {
-        const body = postbackFor(slice[index]!, ids[index]!);
-        const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
-        if (!answer || answer.status !== 200) {
-          errors += 1;
-          if (answer && errors <= 3) log(`postback answered ${answer.status}: ${answer.body}`);
-          return;
-        }
-        latencies.push(answer.latencyMs);
-        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'credited') notCredited += 1;
-      });
-      const durationS = Number(process.hrtime.bigint() - started) / 1e9;
-      const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
-      if (profiled) signalServices(processes);
-      cpuNotes.push(`credits at concurrency ${concurrency}: ${cpu}.`);
-      client.close();
-      const run = summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', {
-        series: 'postbacks credited',
-        floor: creditsFloor,
-      });
-      runs.push(run);
-      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`);
-      log(`  ${cpu}`);
-      if (notCredited > 0) throw new Error(`${notCredited} first deliveries did not credit`);
-      if (errors > slice.length / 100) throw new Error(`${errors} of ${slice.length} postbacks failed`);
-    }
-
-    // The same postbacks at a fixed offered rate: the run that judges the target.
-    if (openLoopTopupCount > 0) {
-      const slice = topups.slice(offset, offset + openLoopTopupCount);
-      const ids = transactionIds.slice(offset, offset + openLoopTopupCount);
-      offset += openLoopTopupCount;
-      const client = createHttpClient(gatewayUrl, openLoopInFlightMax);
+    /**
+     * One measured phase of first deliveries, each crediting a fresh transaction: in a closed loop at
+     * `concurrency`, or on the open-loop schedule of `ratePerS`. Every answer must say `credited`.
+     */
+    // Top-ups whose postback was never sent (see creditPhase): no money is expected for them.
+    const unpaid = new Set<number>();
+    const creditPhase = async (slice: typeof topups, ids: string[], load: { concurrency: number } | { ratePerS: number }): Promise<void> => {
+      const open = 'ratePerS' in load;
+      const client = createHttpClient(gatewayUrl, open ? openLoopInFlightMax : load.concurrency);
       let notCredited = 0;
       let failures = 0;
-      const profiled = profilePhase === 'credits-rate';
-      if (profiled) signalServices(processes);
-      const stopCpu = measureProcessCpu(processes);
-      const { latencies, errors, durationS } = await openLoop(slice.length, creditRatePerS, openLoopInFlightMax, async (index) => {
+      const deliver = async (index: number): Promise<boolean> => {
         const body = postbackFor(slice[index]!, ids[index]!);
         const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
         if (!answer || answer.status !== 200) {
@@ -325,23 +289,41 @@ async function main(): Promise<void> {
         }
         if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'credited') notCredited += 1;
         return true;
-      });
+      };
+      const profiled = profilePhase === (open ? `credits-rate-${load.ratePerS}` : `credits-${load.concurrency}`);
+      if (profiled) signalServices(processes);
+      const stopCpu = measureProcessCpu(processes);
+      const { latencies, errors, durationS, notSent } = open ? await openLoop(slice.length, load.ratePerS, openLoopInFlightMax, deliver) : await closedLoop(slice.length, load.concurrency, deliver);
+      // A postback the open loop could not send (too many unanswered) is the run's failure, not the service's:
+      // it counts as an error of the run (which then misses its floor) and its top-up is left out of the balances.
+      for (const index of notSent) unpaid.add(slice[index]!.id);
+      if (notSent.length > 0) log(`${notSent.length} postbacks not sent: more than ${openLoopInFlightMax} were unanswered`);
       const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
       if (profiled) signalServices(processes);
-      cpuNotes.push(`credits at a fixed ${creditRatePerS}/s: ${cpu}.`);
       client.close();
       // An open loop has no set concurrency: what it had on average is the time spent in flight over the run's (Little's law).
-      const meanInFlight = Math.max(1, Math.round(latencies.reduce((sum, value) => sum + value, 0) / 1000 / durationS));
-      const run = summarise(`signed postback → credited (fixed rate ${creditRatePerS}/s, open loop)`, meanInFlight, latencies, durationS, errors, 'credits', {
-        series: 'postbacks credited, fixed rate',
-        offered_per_s: creditRatePerS,
-        floor: creditsFloor,
-      });
+      const concurrency = open ? Math.max(1, Math.round(latencies.reduce((sum, value) => sum + value, 0) / 1000 / durationS)) : load.concurrency;
+      const run = open
+        ? summarise(`signed postback → credited (fixed rate ${load.ratePerS}/s, open loop)`, concurrency, latencies, durationS, errors, 'credits', { series: 'postbacks credited, fixed rate', offered_per_s: load.ratePerS, floor: creditsFloor })
+        : summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', { series: 'postbacks credited', floor: creditsFloor });
+      cpuNotes.push(`credits ${open ? `at a fixed ${load.ratePerS}/s` : `at concurrency ${concurrency}`}: ${cpu}.`);
       runs.push(run);
       log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`);
       log(`  ${cpu}`);
       if (notCredited > 0) throw new Error(`${notCredited} first deliveries did not credit`);
-      if (errors > slice.length / 100) throw new Error(`${errors} of ${slice.length} postbacks failed`);
+      if (errors - notSent.length > slice.length / 100) throw new Error(`${errors - notSent.length} of ${slice.length} postbacks failed`);
+    };
+    for (const [level, concurrency] of concurrencyLevels.entries()) {
+      const slice = topups.slice(offset, offset + shares[level]!);
+      const ids = transactionIds.slice(offset, offset + shares[level]!);
+      offset += shares[level]!;
+      if (slice.length > 0) await creditPhase(slice, ids, { concurrency });
+    }
+    // The same postbacks at a fixed offered rate: the run that judges the target.
+    for (const [index, ratePerS] of creditRatesPerS.entries()) {
+      const count = openLoopTopupCounts[index]!;
+      await creditPhase(topups.slice(offset, offset + count), transactionIds.slice(offset, offset + count), { ratePerS });
+      offset += count;
     }
 
     // Replays of the postbacks just credited: every answer must be already_credited.
@@ -373,7 +355,7 @@ async function main(): Promise<void> {
     // Exactly once: each customer's balance is the sum of its top-ups, and the ledger is sound.
     const wallet = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 10_000);
     const expected = new Map<number, number>();
-    for (const topup of topups) expected.set(topup.customer, (expected.get(topup.customer) ?? 0) + topup.amount);
+    for (const topup of topups) expected.set(topup.customer, (expected.get(topup.customer) ?? 0) + (unpaid.has(topup.id) ? 0 : topup.amount));
     let mismatches = 0;
     for (const [customer, amount] of expected) {
       const current = await wallet.call<{ balance_eur_cents: number; held_eur_cents: number }>('GetWallet', { customer_id: customers[customer]!.id });
