@@ -12,7 +12,7 @@ import { startServiceProcess, type ServiceProcess } from '@mtx/shared/infra/serv
 import { freePort } from '@mtx/shared/infra/ports';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { announcementSubjects, connectNats, publishBestEffort } from '@mtx/shared/nats';
+import { announcementSubjects, connectNats, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createSandboxApp, signPostback, type SandboxApp } from '../../services/crypto-sandbox/src/app';
 import { loadSandboxConfig } from '../../services/crypto-sandbox/src/config';
@@ -51,6 +51,8 @@ export interface WalletStack {
   sandbox: SandboxApp;
   walletClient: UnaryClient;
   paymentsClient: UnaryClient;
+  /** The NATS connection the in-process wallet and payments announce their changes on (the gateway has its own). */
+  nats: NatsConnection;
   walletProcess?: ServiceProcess;
   walletApp?: WalletApp;
   /** What the billing stand-in answers GetUpcoming with, per customer (use setUpcoming to change it). */
@@ -237,6 +239,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       sandbox,
       walletClient,
       paymentsClient,
+      nats,
       ...(walletProcess ? { walletProcess } : {}),
       ...(walletApp ? { walletApp } : {}),
       upcoming,

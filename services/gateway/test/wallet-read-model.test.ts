@@ -137,6 +137,15 @@ describe('GET /v1/wallet read model', () => {
         await balance();
         return own.upcomingCalls() === before;
       }, 10_000);
+      // The announcer reconnects on its own schedule, and what it publishes before that is dropped (nats.js
+      // discards its outbound buffer at every dial attempt): a lost announcement, which only the freshness
+      // window (60 s here) would repair. Credit once its connection answers a PING again.
+      await eventually(async () => {
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no PONG within 1 s')), 1_000)));
+        await Promise.race([own.nats.flush(), timedOut]).finally(() => clearTimeout(timer));
+        return true;
+      }, 10_000);
       await credit(2, 200);
       await eventually(async () => (await balance()) === 500, 5_000);
       expect((await own.audit()).breaches).toEqual([]);
