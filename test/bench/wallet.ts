@@ -269,12 +269,12 @@ async function main(): Promise<void> {
     const rest = Math.floor((closedLoopTopupCount - first) / 3);
     const shares = [first, rest, rest, closedLoopTopupCount - first - 2 * rest];
     let offset = 0;
+    // Top-ups whose postback was never sent (see creditPhase): no money is expected for them.
+    const unpaid = new Set<number>();
     /**
      * One measured phase of first deliveries, each crediting a fresh transaction: in a closed loop at
      * `concurrency`, or on the open-loop schedule of `ratePerS`. Every answer must say `credited`.
      */
-    // Top-ups whose postback was never sent (see creditPhase): no money is expected for them.
-    const unpaid = new Set<number>();
     const creditPhase = async (slice: typeof topups, ids: string[], load: { concurrency: number } | { ratePerS: number }): Promise<void> => {
       const open = 'ratePerS' in load;
       const client = createHttpClient(gatewayUrl, open ? openLoopInFlightMax : load.concurrency);
