@@ -203,6 +203,52 @@ describe('fault suite: processes and infrastructure', () => {
     }
   });
 
+  it('7c. an Idempotency-Key past its lifetime: the request before expiry sends nothing, the one after sends exactly once more', async () => {
+    const seed = seedFromEnvironment('idempotency key expiry');
+    const startedAtMs = Date.now();
+    // A gateway replica whose keys live 4 s instead of 15 min, on the same store and backends as the others.
+    const keyLifetimeMs = 4_000;
+    const gateway = await stack.startReplica('gateway', 'gateway-short-keys', { IDEMPOTENCY_TTL_MS: String(keyLifetimeMs) });
+    const customer = await stack.newCustomer('expiry', { accountsPerServer: 1 });
+    const load = startLoad(stack, loadOptions(seed, { durationMs: 8_000 }));
+    const body = { orders: legsFor(customer, 1) };
+    const key = `expiry-${seed}-${Date.now()}`;
+    const post = () => stack.request('POST', `${gateway.address}/v1/orders`, { key: customer.fullKey, body, headers: { 'idempotency-key': key } });
+    const received = async () => (await Promise.all(customer.accounts.map(brokerRequests))).flat().map((record) => record.clientId);
+    const first = await post();
+    const afterFirst = await received();
+    const before = await post();
+    const afterBefore = await received();
+    await sleep(keyLifetimeMs + 250);
+    const after = await post();
+    const afterExpiry = await received();
+    const report = await load.stop();
+    await stack.stopReplica(gateway.name);
+    const kinds: Record<string, number> = {};
+    for (const answer of [first, before, after]) if (answer.status !== 200) tally(kinds, errorKind(answer));
+    const batchIds = [first, after].filter((answer) => answer.status === 200).map((answer) => answer.body.batch_id as string);
+    const verdict = await verifyAfterFault(stack, { customers: [...loadCustomers, customer], batchIds: [...report.batchIds, ...batchIds], credits: report.acknowledgedCredits, debits: report.acknowledgedDebits });
+    recordAndAssert(stack, {
+      fault: '7c. Idempotency-Key reused before and after its lifetime',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: 3,
+      scenarioErrors: kinds,
+      verdict,
+      notes: `broker received ${afterFirst.length}, then ${afterBefore.length - afterFirst.length} for the request before expiry and ${afterExpiry.length - afterBefore.length} for the one after, for ${body.orders.length} legs`,
+    });
+    expect([first.status, before.status, after.status]).toEqual([200, 200, 200]);
+    const legIds = (batchId: string) => body.orders.map((_, index) => `${batchId}-${index}`);
+    expect(afterFirst.sort()).toEqual(legIds(first.body.batch_id).sort());
+    expect(before.body).toEqual({ ...first.body, idempotent_replay: true });
+    expect(afterBefore.sort()).toEqual(afterFirst.sort());
+    expect(after.body.idempotent_replay).toBe(false);
+    expect(after.body.batch_id).not.toBe(first.body.batch_id);
+    expect(afterExpiry.sort()).toEqual([...legIds(first.body.batch_id), ...legIds(after.body.batch_id)].sort());
+    expect((after.body.results as Array<{ status: string }>).map((leg) => leg.status)).toEqual(body.orders.map(() => 'filled'));
+  });
+
   it('2. NATS server restart under load: same processes reconnect, outage batches unavailable/unknown never 500, working again within 5 s', async () => {
     const seed = seedFromEnvironment('NATS restart');
     const startedAtMs = Date.now();

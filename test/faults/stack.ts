@@ -207,6 +207,13 @@ export class FaultStack {
     return handle;
   }
 
+  /** Stops a replica started by startReplica and forgets it (later checks of "every service running" skip it). */
+  async stopReplica(name: string): Promise<void> {
+    const handle = this.stack.services.get(name);
+    this.stack.services.delete(name);
+    await handle?.stop();
+  }
+
   // ---- HTTP ----
 
   async request(method: string, url: string, options: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<HttpAnswer> {

@@ -13,21 +13,58 @@ import {
 } from '@mtx/shared/connector/messages';
 import { closeAccountStatus } from '@mtx/shared/connector/runtime';
 import { createLogger } from '@mtx/shared/logger';
-import { mt4ErrorToRetcode, retcodeDescription, roundVolumeDown, symbolMatches } from '@mtx/shared/trading';
+import { brokerSymbols, mt4ErrorToRetcode, retcodeDescription, roundVolumeDown, symbolMatches } from '@mtx/shared/trading';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
 import { startConnectorMt5 } from '../src/app';
 
 describe('trading vocabulary', () => {
-  it('matches symbols by base as DESIGN.md defines it', () => {
-    for (const candidate of ['EURUSD', 'EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'eurusd', 'EURUSD_i', 'EURUSD#1', 'EURUSD!pro', 'EURUSD+2', 'EURUSDab']) {
-      expect(symbolMatches(candidate, 'EURUSD', 'base'), candidate).toBe(true);
+  // Brokers as broker-sim lists them: no suffix (with account-class variants listed too), `.xx`, `m`, `-ecn`.
+  const instruments = ['EURUSD', 'GBPUSD', 'USDJPY', 'XAUUSD', 'BTCUSD'];
+  const brokerOf = (suffix: string, extra: string[] = []) => brokerSymbols({ symbol_suffix: suffix, symbols: [...instruments.map((name) => `${name}${suffix}`), ...extra] });
+  const families = [
+    { suffix: '', broker: brokerOf('', ['EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'EURUSDPRO']) },
+    { suffix: '.xx', broker: brokerOf('.xx') },
+    { suffix: 'm', broker: brokerOf('m') },
+    { suffix: '-ecn', broker: brokerOf('-ecn') },
+  ];
+
+  it('matches a base across every suffix family, in any case of the base', () => {
+    for (const { suffix, broker } of families) {
+      const own = `EURUSD${suffix}`;
+      for (const base of ['EURUSD', 'eurusd', 'EurUsd']) expect(symbolMatches(own, base, 'base', broker), `${own} by ${base}`).toBe(true);
+      // The base with its suffix named is a base too (EURUSD.xx matches EURUSD.xx).
+      expect(symbolMatches(own, own, 'base', broker), own).toBe(true);
+      expect(symbolMatches(`GBPUSD${suffix}`, 'EURUSD', 'base', broker)).toBe(false);
     }
-    for (const candidate of ['EURUSDPRO', 'EURUSDabc', 'XEURUSD', 'EURUSD.', 'EURUSD#', 'EURUSD+', 'EURUSD.x-y', 'GBPUSD']) expect(symbolMatches(candidate, 'EURUSD', 'base'), candidate).toBe(false);
-    for (const candidate of ['EURUSD', 'EURUSD.xx', 'EURUSDm', 'EURUSD-ecn']) expect(symbolMatches(candidate, 'EUR', 'base'), candidate).toBe(false);
-    expect(symbolMatches('EURUSD.xx', 'EURUSD', 'exact')).toBe(false);
-    expect(symbolMatches('EURUSD.xx', 'eurusd.XX', 'exact')).toBe(true);
-    expect(symbolMatches('anything', '*', 'exact')).toBe(true);
-    expect(symbolMatches('EURUSD', 'EUR.*', 'base')).toBe(false);
+    const plain = families[0]!.broker;
+    for (const candidate of ['EURUSD', 'EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'EURUSD_i', 'EURUSD#1', 'EURUSD!pro', 'EURUSD+2', 'EURUSDab']) {
+      expect(symbolMatches(candidate, 'EURUSD', 'base', plain), candidate).toBe(true);
+    }
+    for (const candidate of ['EURUSDPRO', 'EURUSDabc', 'XEURUSD', 'EURUSD.', 'EURUSD#', 'EURUSD+', 'EURUSD.x-y', 'GBPUSD']) expect(symbolMatches(candidate, 'EURUSD', 'base', plain), candidate).toBe(false);
+  });
+
+  it('never lets a shorter prefix match a longer name, whatever the prefix length and suffix family', () => {
+    for (const { suffix, broker } of families) {
+      for (const symbol of [`EURUSD${suffix}`, 'EURUSD.xx', 'EURUSDm', 'EURUSD-ecn']) {
+        for (let length = 1; length < 'EURUSD'.length; length++) {
+          const prefix = 'EURUSD'.slice(0, length);
+          expect(symbolMatches(symbol, prefix, 'base', broker), `${symbol} by ${prefix} at suffix "${suffix}"`).toBe(false);
+        }
+      }
+    }
+    // A name only the variants carry is no base of the plain symbol.
+    expect(symbolMatches('EURUSD', 'EURUSDm', 'base', families[2]!.broker)).toBe(false);
+    expect(symbolMatches('EURUSD', 'EUR.*', 'base', families[0]!.broker)).toBe(false);
+  });
+
+  it('compares exact names case-sensitively, as the broker names them; * matches everything', () => {
+    const broker = families[1]!.broker;
+    expect(symbolMatches('EURUSD.xx', 'EURUSD.xx', 'exact', broker)).toBe(true);
+    expect(symbolMatches('EURUSD.xx', 'EURUSD', 'exact', broker)).toBe(false);
+    expect(symbolMatches('EURUSD.xx', 'eurusd.XX', 'exact', broker)).toBe(false);
+    expect(symbolMatches('EURUSD', 'eurusd', 'exact', families[0]!.broker)).toBe(false);
+    expect(symbolMatches('anything', '*', 'exact', broker)).toBe(true);
+    expect(symbolMatches('anything', '*', 'base', broker)).toBe(true);
   });
 
   it('maps MT4 errors onto MT5 retcode names and rounds volumes down to the step', () => {
@@ -217,8 +254,19 @@ describe('connectors over NATS', () => {
 
     it('matches EURUSD by base across broker suffixes but never EURUSDPRO, and EUR matches nothing', async () => {
       const account = await seededAccount(['EURUSD', 'EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'EURUSDPRO', 'GBPUSD'].map((symbol) => ({ symbol, volume: symbol === 'EURUSD-ecn' ? 0.1 : 0.1 })));
-      const none = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'EUR', symbol_match: 'base', side: 'any', kind: 'position' } });
-      expect(none).toMatchObject({ status: 'nothing_matched', matched: 0, closed: 0 });
+      // No prefix shorter than a listed name matches it (EURUS would otherwise take "SD" as a suffix), and an
+      // exact name is compared as the broker spells it.
+      for (const selector of [
+        { symbol: 'EUR', symbol_match: 'base' },
+        { symbol: 'EURU', symbol_match: 'base' },
+        { symbol: 'EURUS', symbol_match: 'base' },
+        { symbol: 'eurusd', symbol_match: 'exact' },
+        { symbol: 'EURUSD.XX', symbol_match: 'exact' },
+      ]) {
+        const none = await close('mt5', account.accountId, server, account.login, { selector: { ...selector, side: 'any', kind: 'position' } });
+        expect(none, JSON.stringify(selector)).toMatchObject({ status: 'nothing_matched', matched: 0, closed: 0 });
+      }
+      expect((await open(account.login)).positions).toHaveLength(6);
       const reply = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'EURUSD', symbol_match: 'base', side: 'any', kind: 'position' } });
       expect(reply.status).toBe('closed');
       expect(reply.results.map((result) => result.symbol).sort()).toEqual(['EURUSD', 'EURUSD-ecn', 'EURUSD.xx', 'EURUSDm']);
@@ -305,6 +353,20 @@ describe('connectors over NATS', () => {
       expect(positions).toHaveLength(1);
       expect(positions[0].ticket).not.toBe(seeded.ticket);
       expect(positions[0].volume).toBeCloseTo(0.3);
+    });
+
+    it('on an MT4 broker whose symbols end in m, takes EURUSD as the base of EURUSDm but never EURUS', async () => {
+      await stack.control('/control/accounts', 'POST', { server: 'GammaTrade-Real', login: '9301', password: 'secret' });
+      const seeded = (await stack.control('/control/accounts/GammaTrade-Real/9301/positions', 'POST', { symbol: 'EURUSDm', type: 'buy', volume: 0.1 })).body;
+      for (const symbol of ['E', 'EU', 'EUR', 'EURU', 'EURUS']) {
+        const none = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', { selector: { symbol, symbol_match: 'base', side: 'any', kind: 'position' } });
+        expect(none.status, symbol).toBe('nothing_matched');
+      }
+      const lowerExact = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', { selector: { symbol: 'eurusdm', symbol_match: 'exact', side: 'any', kind: 'position' } });
+      expect(lowerExact.status).toBe('nothing_matched');
+      expect((await stack.control('/control/accounts/GammaTrade-Real/9301')).body.positions).toHaveLength(1);
+      const reply = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', { selector: { symbol: 'eurusd', symbol_match: 'base', side: 'any', kind: 'position' } });
+      expect(reply.results.map((result) => [result.ticket, result.status])).toEqual([[seeded.ticket, 'closed']]);
     });
   });
 

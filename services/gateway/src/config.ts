@@ -26,6 +26,8 @@ export const GatewayConfigSchema = Type.Object({
   WALLET_READ_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
   READ_MODEL_ENTRIES_MAX: Type.Integer({ minimum: 1, default: 100_000 }),
   IDEMPOTENCY_TTL_MS: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
+  /** How long a claim whose holder vanished (a gateway killed mid-request) blocks retries; above any request's deadline. */
+  IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
 });
 
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;

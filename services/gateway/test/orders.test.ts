@@ -1,4 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { AppError } from '@mtx/shared/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
 import { createCustomer, issueKey } from '../src/domain/customers';
@@ -165,10 +166,19 @@ describe('Idempotency-Key', () => {
     const different = await call('POST', '/v1/orders', { body: { ...body(), defaults: { comment: 'changed' } }, headers: { 'idempotency-key': key } });
     expect(different.statusCode).toBe(409);
     expect(different.json().error.code).toBe('idempotency_key_reused');
-    const closeScope = await call('POST', '/v1/orders/close', { body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': key } });
-    expect(closeScope.statusCode).toBe(200);
-    const closeReplay = await call('POST', '/v1/orders/close', { body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': key } });
-    expect(closeReplay.json()).toEqual({ ...closeScope.json(), idempotent_replay: true });
+    // A key names one request of the customer, whatever the route (DESIGN §4): on /close it is refused.
+    const openPositions = async () => (await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}`)).body.positions.length as number;
+    const openBefore = await openPositions();
+    expect(openBefore).toBeGreaterThan(0);
+    const closeScope = await call('POST', '/v1/orders/close', { body: { symbol: '*', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': key } });
+    expect(closeScope.statusCode).toBe(409);
+    expect(closeScope.json().error.code).toBe('idempotency_key_reused');
+    expect(await openPositions()).toBe(openBefore);
+    const closeKey = `${key}-close`;
+    const closed = await call('POST', '/v1/orders/close', { body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': closeKey } });
+    expect(closed.statusCode).toBe(200);
+    const closeReplay = await call('POST', '/v1/orders/close', { body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': closeKey } });
+    expect(closeReplay.json()).toEqual({ ...closed.json(), idempotent_replay: true });
     expect(await received()).toBe(before);
     const tooLong = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': 'k'.repeat(129) } });
     expect(tooLong.statusCode).toBe(400);
@@ -186,6 +196,59 @@ describe('Idempotency-Key', () => {
     expect(batchIds.size).toBe(1);
     expect(responses.filter((response) => response.statusCode === 200 && response.json().idempotent_replay === false)).toHaveLength(1);
     expect(responses.filter((response) => response.statusCode === 409).every((response) => response.json().error.code === 'idempotency_key_in_progress')).toBe(true);
+    expect((await received()) - before).toBe(1);
+  });
+
+  it('treats a key past its 15 minutes as a new request: a new batch id, sent, filled again', async () => {
+    const key = `expiry-${Date.now()}`;
+    const first = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } });
+    expect(first.json().results[0].status).toBe('filled');
+    const before = await received();
+    harness.clock.advanceMs(15 * 60_000 - 1_000);
+    const inside = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } });
+    expect(inside.json()).toEqual({ ...first.json(), idempotent_replay: true });
+    expect(await received()).toBe(before);
+    harness.clock.advanceMs(1_000);
+    const after = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } });
+    expect(after.statusCode).toBe(200);
+    const answer = after.json();
+    expect(answer.idempotent_replay).toBe(false);
+    expect(answer.batch_id).not.toBe(first.json().batch_id);
+    expect(answer.results[0]).toMatchObject({ status: 'filled', message: '' });
+    expect(answer.results[0].order).not.toBe(first.json().results[0].order);
+    expect((await received()) - before).toBe(1);
+    // The new request is itself protected for its own 15 minutes.
+    expect((await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } })).json()).toEqual({ ...answer, idempotent_replay: true });
+    expect((await received()) - before).toBe(1);
+  });
+
+  it('retries a batch whose answer was lost (a 5xx after it was sent) on the same batch id, sending nothing again', async () => {
+    const key = `lost-${Date.now()}`;
+    const execution = harness.connected.dependencies.clients.execution;
+    const realCall = execution.call.bind(execution);
+    let answered: Record<string, any> | undefined;
+    // The batch reaches execution and the broker; its answer is lost on the way back, as after a gRPC deadline.
+    (execution as { call: typeof execution.call }).call = (async (method: string, request: unknown, options: unknown) => {
+      answered = (await realCall(method as never, request as never, options as never)) as Record<string, any>;
+      throw new AppError('unavailable', 'execution did not answer by the deadline');
+    }) as typeof execution.call;
+    const before = await received();
+    let lost;
+    try {
+      lost = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } });
+    } finally {
+      (execution as { call: typeof execution.call }).call = realCall;
+    }
+    expect(lost.statusCode).toBe(503);
+    expect(answered?.results?.[0]?.status).toBe('filled');
+    expect((await received()) - before).toBe(1);
+    const retry = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } });
+    expect(retry.statusCode).toBe(200);
+    const answer = retry.json();
+    expect(answer.batch_id).toBe(answered!.batch_id);
+    expect(answer.idempotent_replay).toBe(false);
+    expect(answer.results[0]).toMatchObject({ status: 'filled', order: Number(answered!.results[0].order) });
+    expect(answer.results[0].message).toContain('not sent again');
     expect((await received()) - before).toBe(1);
   });
 });

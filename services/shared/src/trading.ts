@@ -211,24 +211,51 @@ function escapeRegExp(value: string): string {
 
 const baseMatchers = new Map<string, RegExp>();
 
-/**
- * DESIGN.md §4: `exact` compares the whole name (case-insensitively: brokers never list two symbols that
- * differ only in case); `base` accepts the base followed by nothing, by a separator and alphanumerics
- * (EURUSD.xx, EURUSD-ecn) or by one or two alphanumerics (EURUSDm), so EUR never matches EURUSD and EURUSD
- * never matches EURUSDPRO. `*` matches every symbol in both modes.
- */
-export function symbolMatches(candidate: string, wanted: string, mode: 'exact' | 'base'): boolean {
-  if (wanted === '*') return true;
-  if (mode === 'exact') return candidate.toLowerCase() === wanted.toLowerCase();
-  let matcher = baseMatchers.get(wanted);
+/** What a `base` match needs to know of the account's broker: its symbol names and the account's own suffix. */
+export interface BrokerSymbols {
+  /** Suffix of the account's symbol class ("" for none), e.g. `.xx`, `m`, `-ecn`. */
+  suffix: string;
+  /** Every symbol the broker lists, lower-cased. */
+  namesLowerCase: ReadonlySet<string>;
+}
+
+const brokerSymbolsOf = new WeakMap<object, BrokerSymbols>();
+
+/** The BrokerSymbols of a server description, built once per description object. */
+export function brokerSymbols(server: { symbol_suffix: string; symbols: readonly string[] }): BrokerSymbols {
+  let known = brokerSymbolsOf.get(server);
+  if (!known) {
+    known = { suffix: server.symbol_suffix, namesLowerCase: new Set(server.symbols.map((name) => name.toLowerCase())) };
+    brokerSymbolsOf.set(server, known);
+  }
+  return known;
+}
+
+function baseMatcher(base: string): RegExp {
+  let matcher = baseMatchers.get(base);
   if (!matcher) {
     // Every separator is escaped inside the class, so `-` can never form a range.
     const separators = symbolSuffixSeparators.map((separator) => `\\${separator}`).join('');
-    matcher = new RegExp(`^${escapeRegExp(wanted)}(?:[${separators}][A-Za-z0-9]+|[A-Za-z0-9]{1,2})?$`, 'i');
+    matcher = new RegExp(`^${escapeRegExp(base)}(?:[${separators}][A-Za-z0-9]+|[A-Za-z0-9]{1,2})?$`, 'i');
     if (baseMatchers.size > 10_000) baseMatchers.clear();
-    baseMatchers.set(wanted, matcher);
+    baseMatchers.set(base, matcher);
   }
-  return matcher.test(candidate);
+  return matcher;
+}
+
+/**
+ * DESIGN.md §4. `exact` compares the whole name case-sensitively, as the broker names the symbol. `base` takes
+ * the base `B` (case-insensitively) followed by nothing, by a separator and alphanumerics (EURUSD.xx,
+ * EURUSD-ecn) or by one or two alphanumerics (EURUSDm), and only when `B` itself names a symbol on the broker:
+ * `B` or `B` + the account's suffix is in its symbol list. Without that second rule, `EURUS` would take `SD` as
+ * a suffix and close EURUSD; with it, a shorter prefix never matches a longer name. `*` matches every symbol.
+ */
+export function symbolMatches(candidate: string, wanted: string, mode: 'exact' | 'base', broker: BrokerSymbols): boolean {
+  if (wanted === '*') return true;
+  if (mode === 'exact') return candidate === wanted;
+  const baseLowerCase = wanted.toLowerCase();
+  if (!broker.namesLowerCase.has(baseLowerCase) && !broker.namesLowerCase.has(baseLowerCase + broker.suffix.toLowerCase())) return false;
+  return baseMatcher(wanted).test(candidate);
 }
 
 /** Number of decimals of a volume step (0.01 → 2), for rounding without binary-fraction noise. */

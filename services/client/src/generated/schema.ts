@@ -2163,7 +2163,7 @@ export interface paths {
                 query?: never;
                 header?: {
                     /**
-                     * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes.
+                     * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
                      * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
                      */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2476,7 +2476,7 @@ export interface paths {
                 query?: never;
                 header?: {
                     /**
-                     * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes.
+                     * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
                      * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
                      */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2490,11 +2490,11 @@ export interface paths {
                         /** @description Selector values every account inherits. */
                         defaults?: {
                             /**
-                             * @description Symbol as the broker names it; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                             * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
                              * @example EURUSD
                              */
                             symbol?: string;
-                            /** @description `exact` (default) or `base`: the base (case-insensitive) followed by nothing, a separator (. - _ # ! +) and alphanumerics, or one or two alphanumerics. EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; EUR matches no EURUSD symbol. */
+                            /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
                             symbol_match?: "exact" | "base";
                             /** @description `long`, `short` or `any` (default). */
                             side?: "long" | "short" | "any";
@@ -2514,11 +2514,11 @@ export interface paths {
                             /** @description Close exactly these tickets (positions closed, pending orders deleted), skipping the lookup. An account has either a selector or tickets, never both. */
                             tickets?: number[];
                             /**
-                             * @description Symbol as the broker names it; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                             * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
                              * @example EURUSD
                              */
                             symbol?: string;
-                            /** @description `exact` (default) or `base`: the base (case-insensitive) followed by nothing, a separator (. - _ # ! +) and alphanumerics, or one or two alphanumerics. EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; EUR matches no EURUSD symbol. */
+                            /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
                             symbol_match?: "exact" | "base";
                             /** @description `long`, `short` or `any` (default). */
                             side?: "long" | "short" | "any";
@@ -2534,11 +2534,11 @@ export interface paths {
                         /** @description When true, the whole request is refused up front (409 accounts_unreachable, with the account ids) if any account has no terminal; otherwise such an account is reported `unavailable`. */
                         require_reachable?: boolean;
                         /**
-                         * @description Symbol as the broker names it; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                         * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
                          * @example EURUSD
                          */
                         symbol?: string;
-                        /** @description `exact` (default) or `base`: the base (case-insensitive) followed by nothing, a separator (. - _ # ! +) and alphanumerics, or one or two alphanumerics. EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; EUR matches no EURUSD symbol. */
+                        /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
                         symbol_match?: "exact" | "base";
                         /** @description `long`, `short` or `any` (default). */
                         side?: "long" | "short" | "any";
@@ -2846,7 +2846,7 @@ export interface components {
     responses: never;
     parameters: {
         /**
-         * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes.
+         * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
          * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
          */
         IdempotencyKey: string;

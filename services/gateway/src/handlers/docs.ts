@@ -29,7 +29,7 @@ const errorCodeDescriptions: Record<ErrorCode, string> = {
   forbidden: 'A read-only `rk_` key was used on a write; use the full `sk_` key.',
   not_found: 'No such resource for this customer. Another customer\'s resource is also reported as not found.',
   method_not_allowed: 'The path exists but not with this HTTP method.',
-  idempotency_key_reused: 'The Idempotency-Key was already used with a different request body.',
+  idempotency_key_reused: 'The Idempotency-Key was already used for a different request: another body, or another route.',
   idempotency_key_in_progress: 'A request with the same Idempotency-Key is still running; retry shortly with the same key.',
   accounts_unreachable: '`require_reachable` was set and some accounts have no terminal; `details.account_ids` lists them and nothing was sent.',
   conflict: 'The resource is in a state that does not allow this change.',
@@ -72,7 +72,7 @@ ${errorRows}
 Per-leg and per-account failures of a batch are not HTTP errors: they come back inside the 200 response (\`status\`, \`retcode\`, \`retcode_description\`, \`message\`) and are counted in \`summary\`. A leg with status \`unknown\` got no reply by the deadline and may have executed: look it up with GET /v1/orders/batches/{batch_id} instead of placing it again.
 
 ## Idempotency
-POST /v1/orders and POST /v1/orders/close accept an \`Idempotency-Key\` header (1 to 128 printable ASCII characters, for example a UUID). Keys are scoped to the customer and live ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes. Replaying the same body with the same key returns the original response with \`idempotent_replay: true\` and sends nothing to any terminal; the same key with a different body is \`409 idempotency_key_reused\`; a duplicate that arrives while the first is still running is \`409 idempotency_key_in_progress\`. Generate one key per logical operation and reuse it on every retry.
+POST /v1/orders and POST /v1/orders/close accept an \`Idempotency-Key\` header (1 to 128 printable ASCII characters, for example a UUID). Keys are scoped to the customer, not to the route (a key used on one route is refused on another), and live ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes from their first use. Replaying the same body with the same key returns the original response with \`idempotent_replay: true\` and sends nothing to any terminal; the same key with a different body, or on another route, is \`409 idempotency_key_reused\`; a duplicate that arrives while the first is still running is \`409 idempotency_key_in_progress\`. A retry after a \`5xx\` (a timeout: the batch may have been sent) works on the same batch and its legs' client ids, so it answers with what the first attempt did and never sends a leg twice. After the key's lifetime a request with it is new: a new batch, sent and executed. Generate one key per logical operation and reuse it on every retry.
 
 ## Rate limits
 Each customer has ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute for POST /v1/orders and POST /v1/orders/close together, and a separate ${config.RATE_LIMIT_OTHER_PER_MINUTE} per minute for the rest of the API, shared by every gateway replica. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the window resets). Past the limit the answer is \`429 rate_limited\` with \`Retry-After\` in seconds. \`503 unavailable\` also carries \`Retry-After\`.
@@ -165,7 +165,7 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: `Makes a retry safe: the same key with the same body returns the original response (\`idempotent_replay: true\`) and sends nothing again; the same key with another body is 409 \`idempotency_key_reused\`. Scoped to the customer, kept ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes.`,
+        description: `Makes a retry safe: the same key with the same body returns the original response (\`idempotent_replay: true\`) and sends nothing again; the same key with another body, or on another route, is 409 \`idempotency_key_reused\`. Scoped to the customer, kept ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes from first use; after that a request with the key is new.`,
         schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7E]+$' },
         example: '5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90',
       },

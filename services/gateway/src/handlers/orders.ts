@@ -1,7 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
-import { resourceIdForKey } from '../domain/idempotency';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 /** Margin over the execution deadline for the gRPC call: validation, reachability pings and storage. */
@@ -94,9 +93,10 @@ const PlaceOrdersResponse = Type.Object(
 );
 
 const closeSelectorProperties = {
-  symbol: Type.String({ minLength: 1, maxLength: 64, description: 'Symbol as the broker names it; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.', example: 'EURUSD' }),
+  symbol: Type.String({ minLength: 1, maxLength: 64, description: 'Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.', example: 'EURUSD' }),
   symbol_match: Type.Union([Type.Literal('exact'), Type.Literal('base')], {
-    description: '`exact` (default) or `base`: the base (case-insensitive) followed by nothing, a separator (. - _ # ! +) and alphanumerics, or one or two alphanumerics. EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; EUR matches no EURUSD symbol.',
+    description:
+      '`exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account\'s broker (B, or B plus the account\'s symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD.',
   }),
   side: Type.Union([Type.Literal('long'), Type.Literal('short'), Type.Literal('any')], { description: '`long`, `short` or `any` (default).' }),
   kind: Type.Union([Type.Literal('position'), Type.Literal('pending'), Type.Literal('any')], { description: '`position` (default: open positions), `pending` (deletes pending orders) or `any`.' }),
@@ -194,15 +194,10 @@ const BatchResponse = Type.Object(
 
 const idempotencyHeader = Type.Object(
   {
-    'idempotency-key': Type.Optional(Type.String({ description: 'Up to 128 characters. Replaying the same body with the same key within 15 minutes returns the original response (idempotent_replay: true) and sends nothing; another body with the same key gives 409.' })),
+    'idempotency-key': Type.Optional(Type.String({ description: 'Up to 128 characters. One key names one request of this customer, on any route. Replaying the same body with the same key within 15 minutes returns the original response (idempotent_replay: true) and sends nothing; another body, or the same key on another route, gives 409 `idempotency_key_reused`. After 15 minutes the key is forgotten and a request with it is new.' })),
   },
   { additionalProperties: true },
 );
-
-/** The batch id a keyed request always gets (see resourceIdForKey). */
-function batchIdForKey(customerId: string, scope: string, key: string, body: unknown): string {
-  return resourceIdForKey('bat', customerId, scope, key, body);
-}
 
 function present<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
@@ -268,16 +263,15 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
   const deadlineMs = dependencies.config.EXECUTION_DEADLINE_MS + executionCallMarginMs;
 
   /**
-   * Runs `work` under the Idempotency-Key when one is sent (scope per route), plainly otherwise. A keyed request
-   * names its batch after the customer, key and body: a 5xx releases the key so the client can retry, but when that
-   * 5xx was a deadline or a dropped connection the batch may have been sent, and the retry, reusing the batch id
-   * and so its client ids, gets the original outcomes from the connectors instead of sending again.
+   * Runs `work` under the Idempotency-Key when one is sent, plainly otherwise. A keyed request works on the batch
+   * id its key record holds: a 5xx (a deadline, a dropped connection) leaves the batch's outcome unknown, and a
+   * retry with the key sends the same batch id, so its legs' client ids, and gets the original outcomes from the
+   * connectors instead of sending again. After the key's lifetime the request is new, with a new batch id.
    */
   async function withIdempotency<T>(customerId: string, scope: 'orders' | 'orders.close', rawKey: unknown, body: unknown, work: (batchId: string | undefined) => Promise<T>): Promise<{ statusCode: number; body: T }> {
     const key = dependencies.idempotency.validateKey(typeof rawKey === 'string' ? rawKey : undefined);
     if (key === undefined) return { statusCode: 200, body: await work(undefined) };
-    const batchId = batchIdForKey(customerId, scope, key, body);
-    const outcome = await dependencies.idempotency.run(customerId, scope, key, body, async () => ({ statusCode: 200, body: await work(batchId) }));
+    const outcome = await dependencies.idempotency.run({ customerId, scope, key, body, resourcePrefix: 'bat' }, async (batchId) => ({ statusCode: 200, body: await work(batchId) }));
     return { statusCode: outcome.statusCode, body: outcome.body };
   }
 

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
-import { resourceIdForKey } from '../domain/idempotency';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 export const Server = Type.Object(
@@ -120,11 +119,10 @@ export async function registerServersRoutes(app: GatewayApp, dependencies: Gatew
       const customerId = principalOf(request).customer_id;
       const body = request.body as Static<typeof CreateServerBody>;
       const key = dependencies.idempotency.validateKey(request.headers['idempotency-key'] as string | undefined);
-      // A keyed purchase names its server after the key, so a retry after a lost answer finishes that
-      // purchase instead of buying a second server (the claim is released on a retriable failure).
-      const serverId = key ? resourceIdForKey('srv', customerId, 'servers', key, body) : undefined;
-      const buy = async () => ({ statusCode: 201, body: renderServer(await billing.call<ServerMessage>('CreateServer', { customer_id: customerId, plan: body.plan, label: body.label, ...(serverId ? { server_id: serverId } : {}) }, { deadlineMs })) });
-      const outcome = key ? await dependencies.idempotency.run(customerId, 'servers', key, body, buy) : await buy();
+      // A keyed purchase names its server after the id its key record holds, so a retry after a lost answer
+      // finishes that purchase instead of buying a second server.
+      const buy = async (serverId?: string) => ({ statusCode: 201, body: renderServer(await billing.call<ServerMessage>('CreateServer', { customer_id: customerId, plan: body.plan, label: body.label, ...(serverId ? { server_id: serverId } : {}) }, { deadlineMs })) });
+      const outcome = key ? await dependencies.idempotency.run({ customerId, scope: 'servers', key, body, resourcePrefix: 'srv' }, buy) : await buy();
       return reply.status(outcome.statusCode as 201).send(outcome.body);
     },
   );

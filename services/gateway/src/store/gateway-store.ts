@@ -26,15 +26,24 @@ export interface ApiKeyIdDocument {
   customer_id: string;
 }
 
+/** One Idempotency-Key of one customer: `_id` is `<customer_id>:<key>`. */
 export interface IdempotencyDocument {
   _id: string;
   customer_id: string;
+  /** Route of the request that first claimed the key (its fingerprint covers it too). */
+  scope: string;
+  /** SHA-256 of route + canonical body. */
   request_hash: string;
+  /** The batch or server id every attempt under this key works on; minted at random when first claimed. */
+  resource_id: string;
   created_at: Date;
   expires_at: Date;
+  /** Token of the attempt running the work; null once a retriable failure released the claim. */
+  holder: string | null;
+  held_since: Date | null;
 }
 
-/** The stored outcome of a claimed key: an insert, because FerretDB answers updates by `_id` with a scan. */
+/** The stored outcome of a claim: `_id` is `<claim _id>:<resource_id>`, so it belongs to one generation of the key. */
 export interface IdempotencyResultDocument {
   _id: string;
   request_hash: string;

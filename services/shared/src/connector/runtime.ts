@@ -3,7 +3,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } fro
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
 import type { Logger } from '../logger';
 import { extractTraceContext } from '../nats';
-import { isPendingOperation, isStopLimitOperation, normalizeOperation, orderTypeName, retcode, retcodeDescription, roundVolumeDown, symbolMatches, isBuyType } from '../trading';
+import { isPendingOperation, isStopLimitOperation, normalizeOperation, orderTypeName, retcode, retcodeDescription, roundVolumeDown, symbolMatches, isBuyType, brokerSymbols, type BrokerSymbols } from '../trading';
 import type { OpenItem, PlatformAdapter, TradeOutcome, BrokerRecord, SymbolDetails } from './adapter';
 import { BrokerCallError, TerminalLoginError, type BrokerSession, type SessionPool } from './broker-client';
 import { claimKeyPattern, type ClaimStore } from './claims';
@@ -60,10 +60,10 @@ export function closeAccountStatus(results: Array<Pick<TicketResultMessage, 'sta
   return 'failed';
 }
 
-/** Whether an open item is picked by a close selector. */
-export function selectorMatches(item: OpenItem, selector: { symbol: string; symbol_match: string; side: string; kind: string; magic?: number }): boolean {
+/** Whether an open item of an account at `broker` is picked by a close selector. */
+export function selectorMatches(item: OpenItem, selector: { symbol: string; symbol_match: string; side: string; kind: string; magic?: number }, broker: BrokerSymbols): boolean {
   const mode = selector.symbol_match === 'base' ? 'base' : 'exact';
-  if (!symbolMatches(item.symbol, selector.symbol, mode)) return false;
+  if (!symbolMatches(item.symbol, selector.symbol, mode, broker)) return false;
   const kind = selector.kind || 'position';
   if (kind !== 'any' && item.kind !== kind) return false;
   const side = selector.side || 'any';
@@ -419,7 +419,8 @@ export class ConnectorRuntime {
         }
         const selector = request.selector!;
         const open = await this.options.adapter.listOpen(session, (selector.kind || 'position') as 'position' | 'pending' | 'any', config.BROKER_READ_DEADLINE_MS);
-        return open.filter((item) => selectorMatches(item, selector)).sort((left, right) => left.ticket - right.ticket);
+        const broker = brokerSymbols(session.server);
+        return open.filter((item) => selectorMatches(item, selector, broker)).sort((left, right) => left.ticket - right.ticket);
       }, traceContext);
     } catch (error) {
       if (error instanceof TerminalLoginError) return reply('unavailable', `nothing sent: ${error.message}`);
