@@ -11,7 +11,7 @@ import { createAuthenticator } from './domain/authenticator';
 import { createIdempotency } from './domain/idempotency';
 import { createRateLimiter } from './domain/rate-limiter';
 import { ReadModel } from './domain/read-model';
-import { followAnnouncements } from './handlers/announcements';
+import { followAnnouncements, type KeyCache } from './handlers/announcements';
 import { createGatewayStore, ensureGatewayIndexes } from './store/gateway-store';
 
 export const backendProtos = {
@@ -58,7 +58,7 @@ const natsRetryMs = 1_000;
  * Connects to NATS in the background (retrying until it answers, or until closed) and then follows the
  * announcements; the read models stay off until then. `ready` settles once following (or once closed).
  */
-function followAnnouncementsWhenConnected(url: string, readModels: Array<ReadModel<unknown>>, logger: Logger): { ready: Promise<void>; close(): Promise<void> } {
+function followAnnouncementsWhenConnected(url: string, readModels: Array<ReadModel<unknown>>, keys: KeyCache, logger: Logger): { ready: Promise<void>; close(): Promise<void> } {
   for (const model of readModels) model.setEnabled(false);
   let closed = false;
   let connection: NatsConnection | undefined;
@@ -78,7 +78,7 @@ function followAnnouncementsWhenConnected(url: string, readModels: Array<ReadMod
         });
       }
     }
-    if (connection && !closed) following = await followAnnouncements(connection, readModels, logger);
+    if (connection && !closed) following = await followAnnouncements(connection, readModels, keys, logger);
   })();
   return {
     ready,
@@ -112,8 +112,9 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
   ) as unknown as BackendClients;
   const readModels = { wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }) };
   observeReadModels(readModels);
-  const announcements = followAnnouncementsWhenConnected(config.NATS_URL, Object.values(readModels) as Array<ReadModel<unknown>>, logger);
-  // NATS only feeds the read models, so the gateway serves without it (every read composed) rather than wait.
+  const authenticator = createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS });
+  const announcements = followAnnouncementsWhenConnected(config.NATS_URL, Object.values(readModels) as Array<ReadModel<unknown>>, authenticator, logger);
+  // NATS only feeds the read models and key revocations (bounded by API_KEY_CACHE_MS without it), so the gateway serves without it (every read composed) rather than wait.
   await Promise.race([announcements.ready, new Promise((resolve) => setTimeout(resolve, natsStartupWaitMs).unref())]);
   const dependencies: GatewayDependencies = {
     config,
@@ -121,9 +122,9 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
     clock,
     store,
     clients,
-    authenticator: createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS }),
+    authenticator,
     rateLimiter: createRateLimiter({ store, clock }),
-    idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS }),
+    idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS, leaseMs: config.IDEMPOTENCY_LEASE_MS }),
     readModels,
     readiness: async () => {
       const entries = await Promise.all([

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createUnaryClient } from '@mtx/shared/grpc';
+import { createLogger } from '@mtx/shared/logger';
+import { connectNats } from '@mtx/shared/nats';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { defaultDataDirectory } from '@mtx/shared/infra/paths';
 import { AppError } from '@mtx/shared/errors';
@@ -20,9 +22,10 @@ commands:
   key:create --customer <customer_id> [--level full|read]    issue another key
   key:revoke --key <key_id or key>                           revoke a key
 
-environment: MONGODB_URL, MONGODB_DATABASE_PREFIX, EXECUTION_GRPC_URL (default: from ${path.relative(process.cwd(), path.join(defaultDataDirectory, 'dev.json'))})`;
+environment: MONGODB_URL, MONGODB_DATABASE_PREFIX, EXECUTION_GRPC_URL, NATS_URL (default: from ${path.relative(process.cwd(), path.join(defaultDataDirectory, 'dev.json'))})`;
 
 interface DevFile {
+  nats_url?: string;
   mongodb_url?: string;
   mongodb_database_prefix?: string;
   execution_grpc_url?: string;
@@ -83,7 +86,15 @@ async function main(): Promise<void> {
       }
       case 'key:revoke': {
         if (!values.key) throw new Error('key:revoke needs --key');
-        output = await revoke(store, values.key);
+        const natsUrl = process.env.NATS_URL ?? devFile.nats_url;
+        // The announcement makes every gateway forget the key at once; without it they do within API_KEY_CACHE_MS.
+        const nats = natsUrl ? await connectNats(natsUrl, 'admin', createLogger('admin', { level: 'silent' }), { maxReconnectAttempts: 0, timeout: 2_000 }).catch(() => undefined) : undefined;
+        try {
+          output = await revoke(store, values.key, nats);
+        } finally {
+          await nats?.close().catch(() => undefined);
+        }
+        if (!(output as { announced: boolean }).announced) process.stderr.write('admin: revoked in the store, but not announced over NATS: gateways stop accepting the key within API_KEY_CACHE_MS\n');
         break;
       }
       default:

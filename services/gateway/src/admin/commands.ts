@@ -1,7 +1,9 @@
 import type { UnaryClient } from '@mtx/shared/grpc';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
+import { publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import { createCustomer, issueKey, revokeKey } from '../domain/customers';
+import { keyRevokedSubject } from '../handlers/announcements';
 import type { KeyLevel } from '../domain/keys';
 
 export interface DemoAccount {
@@ -72,6 +74,14 @@ export async function createKey(store: GatewayStore, customerId: string, level: 
   return issueKey(store, customerId, level);
 }
 
-export async function revoke(store: GatewayStore, keyOrId: string) {
-  return revokeKey(store, keyOrId);
+/**
+ * Revokes a key in the store, then announces it so every gateway replica forgets the key at once. Without a
+ * NATS connection (or if the publish fails) the replicas stop accepting it within API_KEY_CACHE_MS instead:
+ * `announced` says which.
+ */
+export async function revoke(store: GatewayStore, keyOrId: string, nats?: NatsConnection) {
+  const revoked = await revokeKey(store, keyOrId);
+  let announced = publishBestEffort(nats, keyRevokedSubject, JSON.stringify({ key_id: revoked.key_id, customer_id: revoked.customer_id }));
+  if (announced) announced = await nats!.flush().then(() => true, () => false);
+  return { ...revoked, announced };
 }

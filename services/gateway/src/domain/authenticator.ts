@@ -17,11 +17,14 @@ interface CacheEntry {
 const cacheEntriesMax = 10_000;
 
 /**
- * Resolves a bearer key to its customer. Results (including misses) are cached briefly: a revoked key stops
- * working within `cacheMs`, and a flood of bad keys costs one lookup per key per window, not per request.
+ * Resolves a bearer key to its customer. Results (including misses) are cached briefly, so a flood of bad keys
+ * costs one lookup per key per window, not per request. A revocation is announced to every replica, which
+ * forgets the key at once (`forgetKey`); `cacheMs` only bounds a revocation whose announcement was lost.
  */
 export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayStore; clock: Clock; cacheMs: number }) {
   const cache = new Map<string, CacheEntry>();
+  // A lookup that began before a revocation may have read the key as valid: its answer is used, never cached.
+  let revocations = 0;
 
   async function lookup(digest: string): Promise<Principal | null> {
     const document = await store.apiKeys.findOne({ _id: digest });
@@ -41,14 +44,24 @@ export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayS
       const nowMs = clock.now().getTime();
       let entry = cache.get(digest);
       if (!entry || entry.expiresAtMs <= nowMs) {
+        const revocationsBefore = revocations;
         entry = { principal: await lookup(digest), expiresAtMs: nowMs + cacheMs };
-        if (cache.size >= cacheEntriesMax) cache.delete(cache.keys().next().value!);
-        cache.set(digest, entry);
+        if (revocationsBefore === revocations) {
+          if (cache.size >= cacheEntriesMax) cache.delete(cache.keys().next().value!);
+          cache.set(digest, entry);
+        }
       }
       if (!entry.principal || entry.principal.level !== claimedLevel) throw new AppError('unauthenticated', 'invalid API key');
       return entry.principal;
     },
+    /** A key was revoked (announced by whoever revoked it): it stops working here now. */
+    forgetKey(keyId: string): void {
+      revocations += 1;
+      for (const [digest, entry] of cache) if (entry.principal?.key_id === keyId) cache.delete(digest);
+    },
+    /** Announcements may have been missed (NATS was down): nothing cached is trusted any more. */
     forget(): void {
+      revocations += 1;
       cache.clear();
     },
   };

@@ -3,14 +3,42 @@ import type { Logger } from '@mtx/shared/logger';
 import type { Subscription } from 'nats';
 import type { ReadModel } from '../domain/read-model';
 
+/** Published by whoever revokes a key (the admin CLI), followed by every gateway replica: `{key_id, customer_id}`. */
+export const keyRevokedSubject = 'events.gateway.key_revoked';
+
+/** What the gateway's key cache needs to hear: a key revoked, or that announcements may have been missed. */
+export interface KeyCache {
+  forgetKey(keyId: string): void;
+  forget(): void;
+}
+
+/** The key id of a revocation announcement, or null when it names none. */
+export function readKeyRevocation(data: Uint8Array): string | null {
+  try {
+    const { key_id: keyId } = JSON.parse(new TextDecoder().decode(data)) as { key_id?: unknown };
+    return typeof keyId === 'string' && keyId.length > 0 && keyId.length <= 128 ? keyId : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Keeps the gateway's read models honest: every backend announcement of a customer's change invalidates the
- * customer, and while the NATS connection is down (announcements may be missed) the read models are off and
- * every read goes to the backends; they start empty again on reconnection. The status loop ends when the
- * connection is closed.
+ * Keeps the gateway's read models and key cache honest: every backend announcement of a customer's change
+ * invalidates the customer, every key revocation drops the key. While the NATS connection is down
+ * (announcements may be missed) the read models are off and every read goes to the backends; on reconnection
+ * they start empty again and the key cache is cleared (a revocation missed meanwhile was bounded by the cache
+ * time). The status loop ends when the connection is closed.
  */
-export async function followAnnouncements(nats: NatsConnection, readModels: Array<ReadModel<unknown>>, logger: Logger): Promise<{ close(): void }> {
+export async function followAnnouncements(nats: NatsConnection, readModels: Array<ReadModel<unknown>>, keys: KeyCache, logger: Logger): Promise<{ close(): void }> {
   for (const model of readModels) model.setEnabled(false);
+  const revocations = nats.subscribe(keyRevokedSubject, {
+    callback: (error, message) => {
+      if (error) return;
+      const keyId = readKeyRevocation(message.data);
+      if (keyId === null) logger.warn({ subject: keyRevokedSubject }, 'ignored a key revocation without a key id');
+      else keys.forgetKey(keyId);
+    },
+  });
   const subscriptions: Subscription[] = Object.values(announcementSubjects).map((subject) =>
     nats.subscribe(subject, {
       callback: (error, message) => {
@@ -38,7 +66,9 @@ export async function followAnnouncements(nats: NatsConnection, readModels: Arra
         void nats
           .flush()
           .then(() => {
-            if (!closed && !disconnected) for (const model of readModels) model.setEnabled(true);
+            if (closed || disconnected) return;
+            keys.forget();
+            for (const model of readModels) model.setEnabled(true);
           })
           .catch(() => undefined);
       }
@@ -50,6 +80,7 @@ export async function followAnnouncements(nats: NatsConnection, readModels: Arra
   return {
     close() {
       closed = true;
+      revocations.unsubscribe();
       for (const subscription of subscriptions) subscription.unsubscribe();
       for (const model of readModels) model.setEnabled(false);
     },
