@@ -342,6 +342,7 @@ async function setUp(state: BenchState): Promise<Bench> {
   const stack = (state.stack = await startStack({
     mongodbUrl: infrastructure.mongodbUrl,
     natsUrl: infrastructure.natsUrl,
+    dataDirectory,
     services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
     env: {
       MONGODB_DATABASE_PREFIX: prefix,

@@ -182,6 +182,7 @@ async function main(): Promise<void> {
     stack = await startStack({
       mongodbUrl: infrastructure.mongodbUrl,
       natsUrl: infrastructure.natsUrl,
+      dataDirectory,
       services: ['wallet', 'payments', 'billing', 'crypto-sandbox', 'gateway'],
       env: {
         MONGODB_DATABASE_PREFIX: prefix,

@@ -24,6 +24,7 @@ beforeAll(async () => {
   stack = await startStack({
     mongodbUrl: inject('mongodbUrl'),
     natsUrl: inject('natsUrl'),
+    dataDirectory: inject('infrastructureDirectory'),
     env: { MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: 'warn', BROKER_SIM_LATENCY_MS: '0' },
   });
   mongo = await connectMongo(inject('mongodbUrl'));

@@ -28,6 +28,7 @@ export async function startExecutionE2e(label: string, env: Record<string, strin
   const stack = await startStack({
     mongodbUrl: inject('mongodbUrl'),
     natsUrl: inject('natsUrl'),
+    dataDirectory: inject('infrastructureDirectory'),
     services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
     env: {
       MONGODB_DATABASE_PREFIX: prefix,

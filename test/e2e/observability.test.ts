@@ -34,6 +34,7 @@ beforeAll(async () => {
   stack = await startStack({
     mongodbUrl: inject('mongodbUrl'),
     natsUrl: inject('natsUrl'),
+    dataDirectory: inject('infrastructureDirectory'),
     env: {
       MONGODB_DATABASE_PREFIX: prefix,
       TERMINAL_SUBJECT_ROOT: `o${crypto.randomBytes(4).toString('hex')}`,

@@ -55,7 +55,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     OTEL_SDK_DISABLED: 'true',
   };
-  stack = await startStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: inject('natsUrl'), env, services: ['wallet', 'billing', 'execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'] });
+  stack = await startStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: inject('natsUrl'), dataDirectory: inject('infrastructureDirectory'), env, services: ['wallet', 'billing', 'execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'] });
   const execution2 = await startServiceProcess({ name: 'execution-2', folder: 'execution', env: stack.env });
   extra.push(execution2);
   extra.push(await startServiceProcess({ name: 'billing-2', folder: 'billing', env: stack.env }));

@@ -170,6 +170,7 @@ export class FaultStack {
     this.stack = await startStack({
       mongodbUrl: this.store.url,
       natsUrl: this.nats.url,
+      dataDirectory: this.directory,
       env: { MONGODB_DATABASE_PREFIX: this.prefix, ...baseEnvironment, ...this.options.env },
       onLine: this.onLine,
     });

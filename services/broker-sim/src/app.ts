@@ -2,28 +2,28 @@ import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
-import { pingMongo, type Db } from '@mtx/shared/mongo';
 import type { BrokerSimConfig } from './config';
 import { Broker } from './domain/broker';
 import { PriceFeed } from './domain/prices';
 import { brokerSimProto, createBrokerSimGrpcImplementation } from './handlers/grpc';
 import { buildControlApi } from './handlers/http';
-import { createBrokerStore, Journal } from './store/journal';
+import { FileJournal } from './store/journal';
 
 export interface BrokerSimApp {
   broker: Broker;
   control: FastifyInstance<any, any, any, any>;
-  /** Loads the journal, then serves gRPC and the control API; ports 0 pick free ones. */
+  /** Serves gRPC and the control API (the journal was loaded at creation); ports 0 pick free ones. */
   listen(grpcPort: number, httpPort: number, host?: string): Promise<{ grpcPort: number; httpPort: number }>;
   close(graceMs?: number): Promise<void>;
 }
 
-export function createBrokerSimApp(options: { config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS'>; database: Db; logger: Logger; clock?: Clock; prices?: PriceFeed }): BrokerSimApp {
-  const { config, database, logger } = options;
-  const store = createBrokerStore(database);
-  const journal = new Journal(store, logger);
-  const broker = new Broker({ store, journal, clock: options.clock ?? systemClock, logger, latencyMs: config.BROKER_SIM_LATENCY_MS, ...(options.prices ? { prices: options.prices } : {}) });
-  const control = buildControlApi(broker, logger, () => pingMongo(database));
+/** Opens the journal at `journalFile` and rebuilds the brokers' state from it; nothing listens yet. */
+export async function createBrokerSimApp(options: { config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS'>; journalFile: string; logger: Logger; clock?: Clock; prices?: PriceFeed }): Promise<BrokerSimApp> {
+  const { config, logger } = options;
+  const journal = await FileJournal.open(options.journalFile, logger);
+  const broker = new Broker({ journal, clock: options.clock ?? systemClock, logger, latencyMs: config.BROKER_SIM_LATENCY_MS, ...(options.prices ? { prices: options.prices } : {}) });
+  broker.load();
+  const control = buildControlApi(broker, logger, async () => journal.healthy);
   let grpcServer: GrpcServerHandle | undefined;
   let ticker: NodeJS.Timeout | undefined;
   let ticking = false;
@@ -32,7 +32,6 @@ export function createBrokerSimApp(options: { config: Pick<BrokerSimConfig, 'BRO
     broker,
     control,
     async listen(grpcPort, httpPort, host = '0.0.0.0') {
-      await broker.load();
       grpcServer = await startGrpcServer([{ protoFile: brokerSimProto.file, serviceName: brokerSimProto.service, implementation: createBrokerSimGrpcImplementation(broker, logger) }], `${host}:${grpcPort}`);
       await control.listen({ port: httpPort, host });
       const address = control.server.address();

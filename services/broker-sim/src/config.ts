@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import path from 'node:path';
 import { baseConfigProperties, loadConfig } from '@mtx/shared/config';
+import { defaultDataDirectory } from '@mtx/shared/infra/paths';
 
 export const BrokerSimConfigSchema = Type.Object({
   ...baseConfigProperties,
@@ -10,10 +12,19 @@ export const BrokerSimConfigSchema = Type.Object({
   BROKER_SIM_LATENCY_MS: Type.Integer({ minimum: 0, default: 20 }),
   /** How often prices move; 0 keeps them still. */
   PRICE_TICK_MS: Type.Integer({ minimum: 0, default: 500 }),
+  /** The data folder (`npm start`'s .data); the journal lives in its broker-sim/ folder. */
+  DATA_DIR: Type.String({ default: defaultDataDirectory }),
+  /** The journal file itself; default `<DATA_DIR>/broker-sim/<MONGODB_DATABASE_PREFIX>journal.ndjson`. */
+  BROKER_SIM_JOURNAL_FILE: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 export type BrokerSimConfig = Static<typeof BrokerSimConfigSchema>;
 
 export function loadBrokerSimConfig(environment: NodeJS.ProcessEnv = process.env): BrokerSimConfig {
   return loadConfig(BrokerSimConfigSchema, environment);
+}
+
+/** Where the journal is: stacks sharing a data folder are told apart by their database prefix, as in the store. */
+export function journalFileOf(config: BrokerSimConfig): string {
+  return config.BROKER_SIM_JOURNAL_FILE ?? path.join(config.DATA_DIR, 'broker-sim', `${config.MONGODB_DATABASE_PREFIX}journal.ndjson`);
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ManualClock } from '@mtx/shared/clock';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import fs from 'node:fs';
+import path from 'node:path';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createBrokerSimApp, type BrokerSimApp } from '../src/app';
 import { findServer } from '../src/domain/catalog';
@@ -139,13 +140,12 @@ describe('trading engine', () => {
 });
 
 describe('broker-sim service', () => {
-  let mongo: MongoClient;
   let app: BrokerSimApp;
   let client: UnaryClient;
   let raw: BrokerClient;
   let controlUrl: string;
   let grpcAddress: string;
-  const databasePrefix = testDatabasePrefix('bsim');
+  const journalFile = path.join(inject('infrastructureDirectory'), 'broker-sim', `${testDatabasePrefix('bsim')}journal.ndjson`);
   const clock = new ManualClock('2030-01-07T10:00:00Z');
 
   const control = async (path: string, method = 'GET', body?: unknown) => {
@@ -154,7 +154,7 @@ describe('broker-sim service', () => {
   };
 
   async function start(): Promise<void> {
-    app = createBrokerSimApp({ config: { BROKER_SIM_LATENCY_MS: 0, PRICE_TICK_MS: 0 }, database: mongo.db(databaseName(databasePrefix, 'broker_sim')), logger, clock });
+    app = await createBrokerSimApp({ config: { BROKER_SIM_LATENCY_MS: 0, PRICE_TICK_MS: 0 }, journalFile, logger, clock });
     const ports = await app.listen(0, 0, '127.0.0.1');
     controlUrl = `http://127.0.0.1:${ports.httpPort}`;
     grpcAddress = `127.0.0.1:${ports.grpcPort}`;
@@ -163,7 +163,6 @@ describe('broker-sim service', () => {
   }
 
   beforeAll(async () => {
-    mongo = await connectMongo(inject('mongodbUrl'));
     await start();
     await control('/control/prices', 'POST', { symbol: 'EURUSD', bid: 1.1, frozen: true });
   });
@@ -172,8 +171,7 @@ describe('broker-sim service', () => {
     client?.close();
     raw?.close();
     await app?.close();
-    await mongo?.db(databaseName(databasePrefix, 'broker_sim')).dropDatabase().catch(() => undefined);
-    await mongo?.close();
+    fs.rmSync(journalFile, { force: true });
   });
 
   it('serves health and lists brokers with different suffixes', async () => {
@@ -289,5 +287,27 @@ describe('broker-sim service', () => {
     expect(closed.error).toBe(0);
     const requests = (await control('/control/accounts/OmegaCapital-Demo/4100/requests')).body.requests as Array<{ clientId: string }>;
     expect(requests.map((record) => record.clientId).sort()).toEqual(['persist-1', 'persist-2', 'persist-3']);
+  });
+
+  it('restarts from a journal whose last line was torn by a crash, and applies a line written twice once', async () => {
+    const { session_id } = await client.call('Login', { server: 'OmegaCapital-Demo', login: '4200', password: 'pw' });
+    const opened = await client.call('Mt4OrderSend', { session_id, client_id: 'torn-1', deadline_unix_ms: 0, symbol: 'EURUSD', cmd: 0, volume: 0.1 });
+    expect(opened.error).toBe(0);
+    const before = (await control('/control/accounts/OmegaCapital-Demo/4200')).body;
+    client.close();
+    raw.close();
+    await app.close();
+    // The last event again (a write retried after an unclear failure), then half a line (a crash mid-write).
+    const lines = fs.readFileSync(journalFile, 'utf8').trimEnd().split('\n');
+    fs.appendFileSync(journalFile, `${lines[lines.length - 1]}\n{"event":{"_id":"OmegaCapital-Demo:4200:9`);
+    await start();
+    const after = (await control('/control/accounts/OmegaCapital-Demo/4200')).body;
+    expect(after.positions).toEqual(before.positions);
+    expect(after.balance).toBe(before.balance);
+    expect(fs.readFileSync(journalFile, 'utf8').endsWith('\n')).toBe(true);
+    const relogin = await client.call('Login', { server: 'OmegaCapital-Demo', login: '4200', password: 'pw' });
+    const next = await client.call('Mt4OrderSend', { session_id: relogin.session_id, client_id: 'torn-2', deadline_unix_ms: 0, symbol: 'EURUSD', cmd: 0, volume: 0.1 });
+    expect(next.ticket).toBeGreaterThan(opened.ticket);
+    expect((await control('/control/accounts/OmegaCapital-Demo/4200')).body.positions).toHaveLength(2);
   });
 });

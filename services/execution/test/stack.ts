@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { inject } from 'vitest';
 import type { ConnectorApp } from '@mtx/shared/connector/app';
 import { loadConnectorConfig } from '@mtx/shared/connector/config';
@@ -42,7 +43,8 @@ export async function startExecutionStack(options: { label: string; latencyMs?: 
   const subjectRoot = `t${crypto.randomBytes(5).toString('hex')}`;
   const mongo = await connectMongo(inject('mongodbUrl'));
   const natsUrl = inject('natsUrl');
-  const broker = createBrokerSimApp({ config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0 }, database: mongo.db(databaseName(prefix, 'broker_sim')), logger: silent });
+  const journalFile = path.join(inject('infrastructureDirectory'), 'broker-sim', `${prefix}journal.ndjson`);
+  const broker = await createBrokerSimApp({ config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0 }, journalFile, logger: silent });
   const ports = await broker.listen(0, 0, '127.0.0.1');
   const brokerGrpcAddress = `127.0.0.1:${ports.grpcPort}`;
   const connectorEnv = { NATS_URL: natsUrl, BROKER_SIM_GRPC_URL: brokerGrpcAddress, HEALTH_PORT: '0', HOST: '127.0.0.1', TERMINAL_SUBJECT_ROOT: subjectRoot, LOG_LEVEL: 'silent', ...options.connectorEnv };
@@ -98,7 +100,7 @@ export async function startExecutionStack(options: { label: string; latencyMs?: 
       for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.close(1_000);
       await broker.close(1_000);
       await nats.close();
-      for (const service of ['execution', 'broker_sim']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+      for (const service of ['execution']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
       await mongo.close();
     },
   };

@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   stack = await startStack({
     mongodbUrl: infrastructure.mongodbUrl,
     natsUrl: infrastructure.natsUrl,
+    dataDirectory,
     gatewayPort: port,
     env: { HOST: process.env.HOST ?? '127.0.0.1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
     onLine: (service, line) => process.stdout.write(`${colorFor(service)}[${service}]\x1b[0m ${formatLogLine(line)}\n`),

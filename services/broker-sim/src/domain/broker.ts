@@ -2,8 +2,7 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
-import { insertIfAbsent } from '@mtx/shared/mongo';
-import type { BrokerStore, Journal } from '../store/journal';
+import type { AccountDocument, FileJournal } from '../store/journal';
 import { findServer, findSymbol, servers, type MarginMode, type Platform, type ServerDefinition, type SymbolSpec } from './catalog';
 import {
   AccountState,
@@ -67,8 +66,7 @@ export interface TradeCall {
 }
 
 export interface BrokerOptions {
-  store: BrokerStore;
-  journal: Journal;
+  journal: FileJournal;
   clock: Clock;
   logger: Logger;
   latencyMs: number;
@@ -132,26 +130,26 @@ export class Broker {
     return { prices: this.prices, tickets: { next: () => this.nextTicket++ }, nowMs: this.now() };
   }
 
-  /** Rebuilds every account from the store: account documents, then each account's events in order. */
-  async load(): Promise<void> {
-    const documents = await this.options.store.accounts.find({}).toArray();
+  /** Rebuilds every account from the journal: accounts, then each account's events in order, each once. */
+  load(): void {
+    const { accounts: documents, events: journaled } = this.options.journal;
     for (const document of documents) {
       const definition = findServer(document.server);
-      if (!definition) continue;
+      if (!definition || this.accounts.has(document._id)) continue;
       this.accounts.set(document._id, new AccountState(this.recordOf(document), definition));
     }
-    const events = await this.options.store.events.find({}).toArray();
-    events.sort((left, right) => (left.account === right.account ? left.seq - right.seq : left.account < right.account ? -1 : 1));
+    const events = [...journaled].sort((left, right) => (left.account === right.account ? left.seq - right.seq : left.account < right.account ? -1 : 1));
     for (const event of events) {
       const account = this.accounts.get(event.account);
-      if (!account) continue;
+      // A line written twice (a write retried after an unclear failure) is applied once.
+      if (!account || event.seq < account.nextSequence) continue;
       for (const effect of event.effects) {
         account.apply(effect);
         this.noteTickets(effect);
       }
-      account.nextSequence = Math.max(account.nextSequence, event.seq + 1);
+      account.nextSequence = event.seq + 1;
     }
-    this.options.logger.info({ accounts: this.accounts.size, events: events.length, next_ticket: this.nextTicket }, 'broker state loaded');
+    this.options.logger.info({ accounts: this.accounts.size, events: events.length, next_ticket: this.nextTicket, journal: this.options.journal.file }, 'broker state loaded');
   }
 
   private noteTickets(effect: Effect): void {
@@ -163,18 +161,7 @@ export class Broker {
     for (const ticket of seen) if (ticket >= this.nextTicket) this.nextTicket = ticket + 1;
   }
 
-  private recordOf(document: {
-    _id: string;
-    server: string;
-    login: string;
-    platform: Platform;
-    password_hash: string;
-    password_salt: string;
-    initial_balance: number;
-    leverage: number;
-    margin_mode: MarginMode;
-    created_at: Date;
-  }): AccountRecord {
+  private recordOf(document: AccountDocument): AccountRecord {
     return {
       key: document._id,
       server: document.server,
@@ -203,18 +190,17 @@ export class Broker {
     return (await scrypt(password, salt, 32)).toString('base64');
   }
 
-  /**
-   * Creates an account. The insert of `<server>:<login>` is the exclusive step: of two racing creations
-   * one wins and the other is told the account exists.
-   */
+  /** Creates an account; journaled before it is used. An account that exists already is a conflict. */
   async createAccount(input: { server: string; login: string; password: string; balance?: number; leverage?: number; margin_mode?: MarginMode }): Promise<AccountState> {
     const definition = this.serverInfo(input.server);
     if (!/^[0-9A-Za-z_-]{1,32}$/.test(input.login)) throw new BrokerError('invalid', 'login must be 1 to 32 letters, digits, _ or -');
     if (input.password.length === 0) throw new BrokerError('invalid', 'password must not be empty');
     const marginMode: MarginMode = definition.platform === 'mt4' ? 'hedging' : (input.margin_mode ?? definition.defaultMarginMode);
     const salt = crypto.randomBytes(16).toString('base64');
-    const document = {
-      _id: accountKey(definition.name, input.login),
+    const key = accountKey(definition.name, input.login);
+    if (this.accounts.has(key)) throw new BrokerError('conflict', `account ${input.login} already exists on ${definition.name}`);
+    const document: AccountDocument = {
+      _id: key,
       server: definition.name,
       login: input.login,
       platform: definition.platform,
@@ -225,9 +211,16 @@ export class Broker {
       margin_mode: marginMode,
       created_at: this.options.clock.now(),
     };
-    if (!(await insertIfAbsent(this.options.store.accounts, document))) throw new BrokerError('conflict', `account ${input.login} already exists on ${definition.name}`);
+    // Checked again after the password hash (an await): a concurrent creation may have won meanwhile.
+    if (this.accounts.has(key)) throw new BrokerError('conflict', `account ${input.login} already exists on ${definition.name}`);
     const account = new AccountState(this.recordOf(document), definition);
-    this.accounts.set(document._id, account);
+    this.accounts.set(key, account);
+    try {
+      await this.options.journal.appendAccount(document);
+    } catch (error) {
+      this.accounts.delete(key);
+      throw error;
+    }
     return account;
   }
 
@@ -238,16 +231,10 @@ export class Broker {
       let creating = this.creating.get(key);
       if (!creating) {
         creating = this.createAccount({ server: server.name, login, password })
-          .catch(async (error) => {
-            // Another broker-sim replica (or an earlier boot) made it; read it back.
-            if (error instanceof BrokerError && error.kind === 'conflict') {
-              const document = await this.options.store.accounts.findOne({ _id: key });
-              if (document) {
-                const state = new AccountState(this.recordOf(document), server);
-                this.accounts.set(key, state);
-                return state;
-              }
-            }
+          .catch((error) => {
+            // Made meanwhile (the control API, or a login that was not first): use it.
+            const existing = error instanceof BrokerError && error.kind === 'conflict' ? this.accounts.get(key) : undefined;
+            if (existing) return existing;
             throw error;
           })
           .finally(() => this.creating.delete(key));

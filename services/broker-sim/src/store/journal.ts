@@ -1,5 +1,5 @@
-import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '@mtx/shared/mongo';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from '@mtx/shared/logger';
 import type { Effect } from '../domain/engine';
 
@@ -25,74 +25,123 @@ export interface EventDocument {
   effects: Effect[];
 }
 
-export interface BrokerStore {
-  database: Db;
-  accounts: Collection<AccountDocument>;
-  events: Collection<EventDocument>;
-}
-
-export function createBrokerStore(database: Db): BrokerStore {
-  return { database, accounts: database.collection<AccountDocument>('accounts'), events: database.collection<EventDocument>('events') };
-}
+type JournalLine = { account: Omit<AccountDocument, 'created_at'> & { created_at: string } } | { event: Omit<EventDocument, 'at'> & { at: string } };
 
 interface Pending {
-  document: EventDocument;
+  line: string;
   resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export interface JournalOptions {
+  /** Lines waiting for the disk at most; past it an operation is refused (nothing executed), never queued. */
+  queueMax?: number;
 }
 
 /**
- * Insert-only journal with group commit. Every operation's effects become one event document; callers
- * await durability before answering, while concurrent operations share one insertMany, so throughput does
- * not fall to one round trip per trade. Nothing is ever updated in place (updates on FerretDB scan the
- * collection and are not isolated); the account state is rebuilt by replaying the events in order.
+ * broker-sim's durable state: an append-only file of JSON lines (accounts, then each operation's effects),
+ * replayed in order at start. broker-sim stands in for a broker's trade server, so it keeps its books itself
+ * and never spends the project's store (DESIGN §2). Writes are group-committed: the operations of one event-loop
+ * turn become one write and one fdatasync, and each caller answers only once its line is on disk, so a restart
+ * keeps every position and ticket it ever reported. A torn last line (a crash mid-write) is dropped at load.
  */
-export class Journal {
+export class FileJournal {
   private queue: Pending[] = [];
   private flushing: Promise<void> | undefined;
   private closed = false;
+  private failing = false;
+  private readonly queueMax: number;
 
-  constructor(
-    private readonly store: BrokerStore,
+  private constructor(
+    private readonly handle: fs.promises.FileHandle,
+    readonly file: string,
     private readonly logger: Logger,
-    private readonly batchMax = 500,
-  ) {}
+    readonly accounts: AccountDocument[],
+    readonly events: EventDocument[],
+    options: JournalOptions,
+  ) {
+    this.queueMax = options.queueMax ?? 100_000;
+  }
 
-  append(document: EventDocument): Promise<void> {
+  /** Opens (or creates) the journal and reads what it holds. */
+  static async open(file: string, logger: Logger, options: JournalOptions = {}): Promise<FileJournal> {
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    const content = fs.existsSync(file) ? await fs.promises.readFile(file, 'utf8') : '';
+    const accounts: AccountDocument[] = [];
+    const events: EventDocument[] = [];
+    let goodLength = 0;
+    let offset = 0;
+    while (offset < content.length) {
+      const end = content.indexOf('\n', offset);
+      if (end < 0) break;
+      const text = content.slice(offset, end);
+      let line: JournalLine;
+      try {
+        line = JSON.parse(text) as JournalLine;
+      } catch {
+        break;
+      }
+      if ('account' in line) accounts.push({ ...line.account, created_at: new Date(line.account.created_at) });
+      else events.push({ ...line.event, at: new Date(line.event.at) });
+      offset = end + 1;
+      goodLength = Buffer.byteLength(content.slice(0, offset));
+    }
+    const size = Buffer.byteLength(content);
+    if (goodLength < size) {
+      logger.warn({ file, dropped_bytes: size - goodLength }, 'journal ended in a torn line (a crash mid-write); dropped it');
+      await fs.promises.truncate(file, goodLength);
+    }
+    const handle = await fs.promises.open(file, 'a');
+    return new FileJournal(handle, file, logger, accounts, events, options);
+  }
+
+  /** False while writes are failing (the disk is full or gone): readiness reports it. */
+  get healthy(): boolean {
+    return !this.closed && !this.failing;
+  }
+
+  appendAccount(account: AccountDocument): Promise<void> {
+    return this.enqueue(JSON.stringify({ account }));
+  }
+
+  append(event: EventDocument): Promise<void> {
+    return this.enqueue(JSON.stringify({ event }));
+  }
+
+  private enqueue(line: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
-    return new Promise<void>((resolve) => {
-      this.queue.push({ document, resolve });
+    if (this.queue.length >= this.queueMax) return Promise.reject(new Error(`${this.queueMax} journal lines are waiting for the disk; not executed`));
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ line: `${line}\n`, resolve, reject });
       if (!this.flushing) this.flushing = this.flushLoop().finally(() => (this.flushing = undefined));
     });
   }
 
   private async flushLoop(): Promise<void> {
-    // Let the operations of this event-loop turn join the same insert.
+    // Let the operations of this event-loop turn join the same write.
     await new Promise((resolve) => setImmediate(resolve));
     let failures = 0;
     while (this.queue.length > 0) {
-      const batch = this.queue.slice(0, this.batchMax);
+      const batch = this.queue.splice(0, this.queue.length);
       try {
-        await this.insert(batch.map((item) => item.document));
-        this.queue.splice(0, batch.length);
+        await this.handle.write(batch.map((item) => item.line).join(''));
+        await this.handle.datasync();
+        this.failing = false;
         failures = 0;
         for (const item of batch) item.resolve();
       } catch (error) {
+        // Whether a failed write reached the file is unknown: the lines go again in front (replay is by
+        // account sequence, so a line written twice is applied once).
+        this.queue.unshift(...batch);
+        this.failing = true;
         failures += 1;
         this.logger.error({ err: error, failures }, 'journal write failed; retrying');
+        if (this.closed) {
+          for (const item of this.queue.splice(0)) item.reject(error);
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** failures, 2_000)));
       }
-    }
-  }
-
-  private async insert(documents: EventDocument[]): Promise<void> {
-    try {
-      await this.store.events.insertMany(documents, { ordered: false });
-    } catch (error) {
-      // A retry after a partly applied insert meets its own earlier documents: those are durable already.
-      const writeErrors = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-      const allDuplicates = Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((item) => (item.code ?? item.err?.code) === 11000);
-      if (allDuplicates || isDuplicateKeyError(error)) return;
-      throw error;
     }
   }
 
@@ -101,8 +150,10 @@ export class Journal {
     while (this.flushing) await this.flushing;
   }
 
+  /** Refuses new lines, writes what is queued (gives up on it if the disk is failing), and closes the file. */
   async close(): Promise<void> {
-    await this.drain();
     this.closed = true;
+    await this.drain();
+    await this.handle.close();
   }
 }

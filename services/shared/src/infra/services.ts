@@ -153,6 +153,8 @@ export interface Stack {
 export interface StartStackOptions {
   mongodbUrl: string;
   natsUrl: string;
+  /** The data folder every service is given as DATA_DIR (broker-sim keeps its journal there). */
+  dataDirectory: string;
   env?: NodeJS.ProcessEnv;
   /** Which services to run; default all. */
   services?: readonly ServiceName[];
@@ -173,7 +175,7 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
     ports.set(name, name === 'gateway' && options.gatewayPort !== undefined ? options.gatewayPort : await freePort());
     if (serviceSpecs[name].secondaryPortVariable) secondaryPorts.set(name, await freePort());
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, MONGODB_URL: options.mongodbUrl, NATS_URL: options.natsUrl };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, MONGODB_URL: options.mongodbUrl, NATS_URL: options.natsUrl, DATA_DIR: options.dataDirectory };
   for (const name of serviceNames) {
     const spec = serviceSpecs[name];
     const port = ports.get(name)!;
