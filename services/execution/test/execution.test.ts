@@ -127,6 +127,22 @@ describe('placing orders', () => {
     expect(stored).toMatchObject({ batch_id: response.batch_id, kind: 'orders', settled: true, orders_summary: response.summary });
     expect(stored.orders).toEqual(response.results);
     expect((await rejection(stack.client.call('GetBatch', { customer_id: otherCustomer, batch_id: response.batch_id }))).code).toBe('not_found');
+    // All of a batch's outcomes are one stored document.
+    const outcome = await stack.execution.store.outcomes.findOne({ _id: response.batch_id });
+    expect(outcome?.results).toEqual(JSON.parse(JSON.stringify(response.results)));
+    expect(await stack.execution.store.outcomes.countDocuments({ _id: { $regex: `^${response.batch_id}` } })).toBe(1);
+  });
+
+  it('reads a batch stored with one outcome document per leg, as before outcomes were one document', async () => {
+    const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }, { account_id: accounts.gamma!.id, symbol: 'EURUSDm' }], { operation: 'buy', volume: 0.1 });
+    const results = JSON.parse(JSON.stringify(response.results)) as Array<Record<string, unknown>>;
+    // Rewrite the stored outcome in the old layout: `<batch>:<index>` documents.
+    await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
+    const legacy = stack.execution.store.outcomes as unknown as import('mongodb').Collection<{ _id: string; batch_id: string; index: number; result: unknown; source: string; written_at: Date }>;
+    await legacy.insertMany(results.map((result, index) => ({ _id: `${response.batch_id}:${index}`, batch_id: response.batch_id, index, result, source: 'reply', written_at: new Date() })));
+    const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+    expect(stored.orders).toEqual(response.results);
+    expect(stored.settled).toBe(true);
   });
 
   it('sends nothing when the batch is invalid, has 21 legs or names another customer\'s account', async () => {

@@ -13,7 +13,7 @@ import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
 import { retcode, retcodeDescription } from '@mtx/shared/trading';
-import type { BatchDocument, ExecutionStore, OpenBatchDocument, OutcomeDocument, Platform, StoredLeg, UnsettledDocument } from '../store/execution-store';
+import { findOutcomes, type BatchDocument, type ExecutionStore, type OpenBatchDocument, type OutcomeDocument, type Platform, type StoredLeg, type UnsettledDocument } from '../store/execution-store';
 import { GroupWriter } from '../store/group-writer';
 import type { AccountRegistry, ResolvedAccount } from './accounts';
 import { randomBase62 } from './secrets';
@@ -323,9 +323,9 @@ export class BatchService {
 
   private async persistOutcomes(batchId: string, results: Array<Record<string, any>>, unsettled: UnsettledDocument[]): Promise<void> {
     const writtenAt = this.options.clock.now();
-    const outcomes: OutcomeDocument[] = results.map((result, index) => ({ _id: `${batchId}:${index}`, batch_id: batchId, index, result, source: 'reply', written_at: writtenAt }));
+    const outcome: OutcomeDocument = { _id: batchId, results, source: 'reply', written_at: writtenAt };
     try {
-      await Promise.all([this.outcomeWriter.insert(outcomes), this.unsettledWriter.insert(unsettled)]);
+      await Promise.all([this.outcomeWriter.insert([outcome]), this.unsettledWriter.insert(unsettled)]);
       await this.openWriter.delete(batchId);
     } catch (error) {
       // The open marker stays: recovery marks the legs unknown and reconciliation settles them from the broker.
@@ -614,25 +614,26 @@ export class BatchService {
     if (!batch || batch.customer_id !== customerId) throw new AppError('not_found', `no batch ${batchId}`, { param: 'batch_id' });
     const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
     const indexes = Array.from({ length: count }, (_, index) => index);
-    const [outcomes, settlements] = await Promise.all([
-      Promise.all(indexes.map((index) => this.options.store.outcomes.findOne({ _id: `${batchId}:${index}` }))),
-      Promise.all(indexes.map((index) => this.options.store.settlements.findOne({ _id: `${batchId}:${index}` }))),
-    ]);
+    const [outcomes, settlements] = await Promise.all([this.storedOutcomes(batchId, indexes), Promise.all(indexes.map((index) => this.options.store.settlements.findOne({ _id: `${batchId}:${index}` })))]);
     const inFlight = this.nowMs() <= batch.deadline_at.getTime();
     const pendingMessage = inFlight ? 'in progress' : 'the outcome was not recorded yet; it will be reconciled';
     const view: BatchView = { batch_id: batchId, kind: batch.kind, created_at: batch.created_at.toISOString(), settled: true };
     if (batch.kind === 'orders') {
       const legs = batch.legs ?? [];
-      view.orders = indexes.map((index) => (settlements[index]?.result ?? outcomes[index]?.result ?? plainLeg(legs[index]!, 'unknown', pendingMessage, 0)) as OrderLegResult);
+      view.orders = indexes.map((index) => (settlements[index]?.result ?? outcomes[index] ?? plainLeg(legs[index]!, 'unknown', pendingMessage, 0)) as OrderLegResult);
       view.orders_summary = placeSummary(view.orders);
       view.settled = view.orders.every((leg) => leg.status !== 'unknown');
     } else {
       const accounts = batch.accounts ?? [];
-      view.accounts = indexes.map((index) => (settlements[index]?.result ?? outcomes[index]?.result ?? plainClose(accounts[index]!.account_id, accounts[index]!.platform, 'unknown', pendingMessage, 0)) as CloseAccountResult);
+      view.accounts = indexes.map((index) => (settlements[index]?.result ?? outcomes[index] ?? plainClose(accounts[index]!.account_id, accounts[index]!.platform, 'unknown', pendingMessage, 0)) as CloseAccountResult);
       view.close_summary = closeSummary(view.accounts);
       view.settled = view.accounts.every((account) => account.status !== 'unknown' && account.results.every((ticket) => ticket.status !== 'unknown'));
     }
     return view;
+  }
+
+  private storedOutcomes(batchId: string, indexes: number[]): Promise<Array<Record<string, any> | undefined>> {
+    return findOutcomes(this.options.store, batchId, indexes);
   }
 
   // reconciliation -----------------------------------------------------------------------------------------
@@ -653,32 +654,36 @@ export class BatchService {
       const batch = await this.options.store.batches.findOne({ _id: marker._id });
       if (batch) {
         const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
-        const outcomes: OutcomeDocument[] = [];
-        const unsettled: UnsettledDocument[] = [];
-        for (let index = 0; index < count; index++) {
-          if (await this.options.store.outcomes.findOne({ _id: `${batch._id}:${index}` })) continue;
+        const indexes = Array.from({ length: count }, (_, index) => index);
+        const stored = await this.storedOutcomes(batch._id, indexes);
+        if (stored.some((result) => result === undefined)) {
           const message = 'the execution service stopped before this outcome was recorded; it is being reconciled with the broker';
-          const leg = batch.legs?.[index];
-          const closeAccount = batch.accounts?.[index];
-          const result = leg ? plainLeg(leg, 'unknown', message, 0) : plainClose(closeAccount!.account_id, closeAccount!.platform, 'unknown', message, 0);
-          outcomes.push({ _id: `${batch._id}:${index}`, batch_id: batch._id, index, result, source: 'recovery', written_at: new Date(nowMs) });
-          unsettled.push({
-            _id: `${batch._id}:${index}`,
-            batch_id: batch._id,
-            index,
-            kind: batch.kind,
-            customer_id: batch.customer_id,
-            account_id: leg?.account_id ?? closeAccount!.account_id,
-            platform: leg?.platform ?? closeAccount!.platform,
-            client_ids: leg ? [leg.client_id] : [],
-            client_id_prefix: leg ? '' : `${closeAccount!.client_id_base}-`,
-            deadline_at: batch.deadline_at,
-            created_at: batch.created_at,
-          });
+          const results: Array<Record<string, any>> = [];
+          const unsettled: UnsettledDocument[] = [];
+          for (const index of indexes) {
+            const leg = batch.legs?.[index];
+            const closeAccount = batch.accounts?.[index];
+            const kept = stored[index];
+            results.push(kept ?? (leg ? plainLeg(leg, 'unknown', message, 0) : plainClose(closeAccount!.account_id, closeAccount!.platform, 'unknown', message, 0)));
+            if (kept) continue;
+            unsettled.push({
+              _id: `${batch._id}:${index}`,
+              batch_id: batch._id,
+              index,
+              kind: batch.kind,
+              customer_id: batch.customer_id,
+              account_id: leg?.account_id ?? closeAccount!.account_id,
+              platform: leg?.platform ?? closeAccount!.platform,
+              client_ids: leg ? [leg.client_id] : [],
+              client_id_prefix: leg ? '' : `${closeAccount!.client_id_base}-`,
+              deadline_at: batch.deadline_at,
+              created_at: batch.created_at,
+            });
+          }
+          await insertAll(this.options.store.outcomes, [{ _id: batch._id, results, source: 'recovery', written_at: new Date(nowMs) } satisfies OutcomeDocument]);
+          await insertAll(this.options.store.unsettled, unsettled);
+          this.options.logger.warn({ batch_id: batch._id, legs: unsettled.length }, 'recovered a batch whose outcomes were never stored');
         }
-        await insertAll(this.options.store.outcomes, outcomes);
-        await insertAll(this.options.store.unsettled, unsettled);
-        if (outcomes.length > 0) this.options.logger.warn({ batch_id: batch._id, legs: outcomes.length }, 'recovered a batch whose outcomes were never stored');
       }
       await this.options.store.openBatches.deleteOne({ _id: marker._id });
     }
@@ -784,8 +789,8 @@ export class BatchService {
   }
 
   private async settleCloseAccount(document: UnsettledDocument, entries: Map<string, LookupEntryMessage>, pastFence: boolean): Promise<CloseAccountResult | undefined> {
-    const outcome = await this.options.store.outcomes.findOne({ _id: `${document.batch_id}:${document.index}` });
-    const original = outcome?.result as CloseAccountResult | undefined;
+    const [stored] = await this.storedOutcomes(document.batch_id, [document.index]);
+    const original = stored as CloseAccountResult | undefined;
     if (document.client_id_prefix) {
       const found = [...entries.values()].filter((entry) => entry.client_id.startsWith(document.client_id_prefix));
       if (found.some((entry) => entry.state === 'processing')) return undefined;

@@ -71,14 +71,23 @@ export interface OpenBatchDocument {
   deadline_at: Date;
 }
 
-/** `_id: <batch>:<index>`: a leg's (or close account's) outcome as the batch returned it. */
+/**
+ * `_id: <batch>`: every leg's (or close account's) outcome as the batch returned it, in leg order, one document
+ * per batch (a batch's outcomes are written together, so one insert instead of one per leg).
+ */
 export interface OutcomeDocument {
+  _id: string;
+  results: Array<Record<string, any>>;
+  source: 'reply' | 'recovery';
+  written_at: Date;
+}
+
+/** `_id: <batch>:<index>`: one leg's outcome, as batches stored before outcomes were one document per batch. */
+export interface LegacyOutcomeDocument {
   _id: string;
   batch_id: string;
   index: number;
   result: Record<string, any>;
-  source: 'reply' | 'recovery';
-  written_at: Date;
 }
 
 /** `_id: <batch>:<index>`: the final outcome of a leg that was unknown; the first insert wins. */
@@ -131,4 +140,15 @@ export function createExecutionStore(database: Db): ExecutionStore {
     settlements: database.collection<SettlementDocument>('settlements'),
     unsettled: database.collection<UnsettledDocument>('unsettled'),
   };
+}
+
+/** A batch's stored outcomes by leg index (undefined where none is stored), from either storage layout. */
+export async function findOutcomes(store: Pick<ExecutionStore, 'outcomes'>, batchId: string, indexes: number[]): Promise<Array<Record<string, any> | undefined>> {
+  const outcome = await store.outcomes.findOne({ _id: batchId });
+  if (outcome) return indexes.map((index) => outcome.results[index]);
+  // Batches stored before outcomes were one document per batch.
+  const legacy = store.outcomes as unknown as Collection<LegacyOutcomeDocument>;
+  const perLeg = await legacy.find({ batch_id: batchId }).toArray();
+  const byIndex = new Map(perLeg.map((document) => [document.index, document.result]));
+  return indexes.map((index) => byIndex.get(index));
 }
