@@ -44,6 +44,18 @@ import { createGatewayStore } from '../../services/gateway/src/store/gateway-sto
 import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
+/**
+ * Batch shapes, `<accounts>x<legs per account>`, each a 20-leg batch by default: 20x1 (one leg on each of 20
+ * accounts: the fan-out dominates) and 4x5 (five legs served in turn on each of 4 terminals: per-leg work
+ * dominates).
+ */
+const shapes = (process.env.BENCH_EXECUTION_SHAPES ?? '20x1,4x5').split(',').map((text) => {
+  const match = /^(\d+)x(\d+)$/.exec(text.trim());
+  if (!match || Number(match[1]) < 1 || Number(match[1]) > 20 || Number(match[1]) * Number(match[2]) > 20) throw new Error(`BENCH_EXECUTION_SHAPES: ${text} is not <accounts>x<legs> with at most 20 accounts and 20 legs`);
+  return { name: text.trim(), accounts: Number(match[1]), legsPerAccount: Number(match[2]) };
+});
+/** The project's own processes: their CPU per batch is judged (broker-sim and the load generator stand outside). */
+const projectProcesses = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'nats-server', 'ferretdb'];
 const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64').split(',').map(Number).filter((concurrency) => concurrency > 0);
 const prefix = `benche_${crypto.randomBytes(3).toString('hex')}_`;
 const subjectRoot = `bench${crypto.randomBytes(3).toString('hex')}`;
@@ -199,7 +211,12 @@ const servers = [
 ] as const;
 
 /** A REST run also carries the CPU time and instructions each process spent per batch (bench:tracing compares them). */
-export type ExecutionRun = BenchRun & { offered_per_s?: number; cpu_ms_per_batch?: Record<string, number>; instructions_millions_per_batch?: Record<string, number> };
+export type ExecutionRun = BenchRun & { offered_per_s?: number; cpu_ms_per_batch?: Record<string, number>; project_cpu_ms_per_batch?: number; instructions_millions_per_batch?: Record<string, number> };
+
+/** CPU per batch of the project's own processes together. */
+function projectCpu(cpu: Record<string, number>): number {
+  return round(projectProcesses.reduce((sum, name) => sum + (cpu[name] ?? 0), 0), 2)!;
+}
 
 interface BenchAccount {
   id: string;
@@ -299,11 +316,19 @@ interface BenchState {
   otelWarnings: string[];
 }
 
-/** A stack that is up and warmed up, with the three kinds of batch the runs measure. */
-interface Bench {
+/** The three kinds of batch the runs measure, for one batch shape. */
+interface ShapeBatches {
+  name: string;
+  legs: number;
   restBatch: () => Promise<boolean>;
   grpcBatch: () => Promise<boolean>;
   floorBatch: () => Promise<boolean>;
+}
+
+/** A stack that is up and warmed up, with the batches of every shape (serve mode uses the first shape's REST batch). */
+interface Bench {
+  shapes: ShapeBatches[];
+  restBatch: () => Promise<boolean>;
   /** The services, FerretDB and NATS of this stack (the load generator is added where instructions are counted). */
   measuredPids: Map<string, number>;
   perfAvailable: boolean;
@@ -416,57 +441,73 @@ async function setUp(state: BenchState): Promise<Bench> {
   }
 
   let sequence = 0;
-  const batchBody = () => {
-    sequence += 1;
-    return { defaults: { volume: 0.1, operation: sequence % 2 === 0 ? 'buy' : 'sell' }, orders: accounts.map((account) => ({ account_id: account.id, symbol: account.symbol })) };
-  };
-  const restBatch = async () => {
-    const response = await rest('POST', '/v1/orders', batchBody());
-    if (response.status !== 200 || (JSON.parse(response.body) as { summary: { filled: number } }).summary.filled !== 20) throw new Error(`batch not filled: ${response.status} ${response.body.slice(0, 500)}`);
-    return true;
-  };
   const execution = (state.execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', stack.env.EXECUTION_GRPC_URL!, 30_000));
-  const grpcBatch = async () => {
-    const body = batchBody();
-    const response = await execution.call<{ summary: { filled: number } }>('PlaceOrders', {
-      customer_id: customer.customer_id,
-      defaults: body.defaults,
-      orders: body.orders.map((order) => ({ account_id: order.account_id, fields: { symbol: order.symbol } })),
-    });
-    return response.summary.filled === 20;
-  };
   const nats = (state.nats = await connectNats(infrastructure.natsUrl, 'bench-floor', createLogger('bench', { level: 'silent' })));
-  const floorBatch = async () => {
-    sequence += 1;
-    const batchId = `flr_${crypto.randomBytes(10).toString('hex')}`;
-    const deadline = Date.now() + 5_000;
-    const replies = await Promise.all(
-      accounts.map((account, index) =>
-        nats.request(
-          terminalSubject(subjectRoot, account.platform, account.id, 'place'),
-          connectorCodecs.placeRequest.encode({
-            account_id: account.id,
-            credentials: { server: account.server, login: account.login, password: account.password },
-            legs: [{ client_id: `${batchId}-${index}`, leg_index: index, symbol: account.symbol, operation: sequence % 2 === 0 ? 'buy' : 'sell', volume: 0.1 }],
-            deadline_unix_ms: deadline,
-            batch_id: batchId,
-          }),
-          { timeout: 5_000 },
-        ),
-      ),
-    );
-    return replies.every((reply) => connectorCodecs.placeReply.decode(reply.data).results[0]?.status === 'filled');
+  const batchesOf = (shape: (typeof shapes)[number]): ShapeBatches => {
+    const shapeAccounts = accounts.slice(0, shape.accounts);
+    const legs = shape.accounts * shape.legsPerAccount;
+    const batchBody = () => {
+      sequence += 1;
+      return { defaults: { volume: 0.1, operation: sequence % 2 === 0 ? 'buy' : 'sell' }, orders: shapeAccounts.flatMap((account) => Array.from({ length: shape.legsPerAccount }, () => ({ account_id: account.id, symbol: account.symbol }))) };
+    };
+    return {
+      name: shape.name,
+      legs,
+      restBatch: async () => {
+        const response = await rest('POST', '/v1/orders', batchBody());
+        if (response.status !== 200 || (JSON.parse(response.body) as { summary: { filled: number } }).summary.filled !== legs) throw new Error(`batch not filled: ${response.status} ${response.body.slice(0, 500)}`);
+        return true;
+      },
+      grpcBatch: async () => {
+        const body = batchBody();
+        const response = await execution.call<{ summary: { filled: number } }>('PlaceOrders', {
+          customer_id: customer.customer_id,
+          defaults: body.defaults,
+          orders: body.orders.map((order) => ({ account_id: order.account_id, fields: { symbol: order.symbol } })),
+        });
+        return response.summary.filled === legs;
+      },
+      floorBatch: async () => {
+        sequence += 1;
+        const batchId = `flr_${crypto.randomBytes(10).toString('hex')}`;
+        const deadline = Date.now() + 5_000;
+        const operation = sequence % 2 === 0 ? 'buy' : 'sell';
+        const replies = await Promise.all(
+          shapeAccounts.map((account, accountIndex) =>
+            nats.request(
+              terminalSubject(subjectRoot, account.platform, account.id, 'place'),
+              connectorCodecs.placeRequest.encode({
+                account_id: account.id,
+                credentials: { server: account.server, login: account.login, password: account.password },
+                legs: Array.from({ length: shape.legsPerAccount }, (_, legIndex) => {
+                  const index = accountIndex * shape.legsPerAccount + legIndex;
+                  return { client_id: `${batchId}-${index}`, leg_index: index, symbol: account.symbol, operation, volume: 0.1 };
+                }),
+                deadline_unix_ms: deadline,
+                batch_id: batchId,
+              }),
+              { timeout: 5_000 },
+            ),
+          ),
+        );
+        return replies.every((reply) => connectorCodecs.placeReply.decode(reply.data).results.every((result) => result.status === 'filled'));
+      },
+    };
   };
+  const shapeBatches = shapes.map(batchesOf);
+  const { restBatch } = shapeBatches[0]!;
 
   log(`warming up (${warmupSeconds} s)`);
   const stopEarly = () => state.stopRequested;
-  await closedLoop(4, warmupSeconds, restBatch, stopEarly);
-  if (!restOnly) await closedLoop(4, 2, floorBatch, stopEarly);
+  for (const shape of shapeBatches) {
+    await closedLoop(4, warmupSeconds / shapeBatches.length, shape.restBatch, stopEarly);
+    if (!restOnly) await closedLoop(4, 2 / shapeBatches.length, shape.floorBatch, stopEarly);
+  }
   stopIfAsked();
 
   const perfAvailable = process.platform === 'linux' && !!spawnSync('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], { encoding: 'utf8' }).stderr?.includes(',instructions');
   const measuredPids = new Map([...[...stack.services.values()].flatMap((service) => (service.pid ? [[service.name, service.pid] as [string, number]] : [])), ...infrastructurePids(dataDirectory)]);
-  return { restBatch, grpcBatch, floorBatch, measuredPids, perfAvailable };
+  return { shapes: shapeBatches, restBatch, measuredPids, perfAvailable };
 }
 
 /** Stops whatever `state` holds (clients, services, OTLP receiver, FerretDB, NATS, data directory) and reports on it. */
@@ -515,50 +556,85 @@ async function tearDown(state: BenchState): Promise<void> {
 
 /** The normal run's series at every concurrency (and the fixed rate), written to the results file. */
 async function measure(bench: Bench, loadAtStart: number): Promise<void> {
-  const { restBatch, grpcBatch, floorBatch, measuredPids, perfAvailable } = bench;
+  const { measuredPids, perfAvailable } = bench;
   const runs: BenchRun[] = [];
-  const series = {
-    rest: 'REST: gateway → execution → NATS → connectors → broker-sim',
-    grpc: 'gRPC: execution → NATS → connectors → broker-sim',
-    floor: 'floor: the 20 NATS requests straight to the connectors',
-  };
-  const byConcurrency = new Map<number, { rest: ExecutionRun; grpc: BenchRun; floor: BenchRun }>();
-  for (const concurrency of concurrencies) {
-    log(`concurrency ${concurrency}: REST`);
-    const cpuBefore = cpuTimesMs(measuredPids);
-    const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, [loadGeneratorName, process.pid]])) : undefined;
-    const restRun = await closedLoop(concurrency, runSeconds, restBatch);
-    const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), restRun.latencies.length + restRun.errors);
-    const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), restRun.latencies.length + restRun.errors);
-    const skipped = { latencies: [], errors: 0, durationS: 0 };
-    if (!restOnly) log(`concurrency ${concurrency}: gRPC`);
-    const grpcRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, grpcBatch);
-    if (!restOnly) log(`concurrency ${concurrency}: floor`);
-    const floorRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, floorBatch);
-    const entry = {
-      rest: { ...summarize(`REST 20-leg batch, concurrency ${concurrency}`, series.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors), cpu_ms_per_batch: cpu, ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}) } as ExecutionRun,
-      grpc: summarize(`gRPC 20-leg batch, concurrency ${concurrency}`, series.grpc, concurrency, grpcRun.latencies, grpcRun.durationS, grpcRun.errors),
-      floor: summarize(`floor: 20 NATS requests, concurrency ${concurrency}`, series.floor, concurrency, floorRun.latencies, floorRun.durationS, floorRun.errors),
-    };
-    byConcurrency.set(concurrency, entry);
-    log(`  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`);
-    log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
-    if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
-    if (!restOnly) log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
-    if (!restOnly) log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
+  const series = (shape: string) => ({
+    rest: `REST ${shape}: gateway → execution → NATS → connectors → broker-sim`,
+    grpc: `gRPC ${shape}: execution → NATS → connectors → broker-sim`,
+    floor: `floor ${shape}: the same NATS requests straight to the connectors`,
+  });
+  const byShape = new Map<string, Map<number, { rest: ExecutionRun; grpc: BenchRun; floor: BenchRun }>>();
+  for (const shape of bench.shapes) {
+    const byConcurrency = new Map<number, { rest: ExecutionRun; grpc: BenchRun; floor: BenchRun }>();
+    byShape.set(shape.name, byConcurrency);
+    const names = series(shape.name);
+    for (const concurrency of concurrencies) {
+      log(`${shape.name}, concurrency ${concurrency}: REST`);
+      const cpuBefore = cpuTimesMs(measuredPids);
+      const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, [loadGeneratorName, process.pid]])) : undefined;
+      const restRun = await closedLoop(concurrency, runSeconds, shape.restBatch);
+      const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), restRun.latencies.length + restRun.errors);
+      const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), restRun.latencies.length + restRun.errors);
+      const skipped = { latencies: [], errors: 0, durationS: 0 };
+      if (!restOnly) log(`${shape.name}, concurrency ${concurrency}: gRPC`);
+      const grpcRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, shape.grpcBatch);
+      if (!restOnly) log(`${shape.name}, concurrency ${concurrency}: floor`);
+      const floorRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, shape.floorBatch);
+      const entry = {
+        rest: {
+          ...summarize(`REST ${shape.name} batch (${shape.legs} legs), concurrency ${concurrency}`, names.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors),
+          cpu_ms_per_batch: cpu,
+          project_cpu_ms_per_batch: projectCpu(cpu),
+          ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}),
+        } as ExecutionRun,
+        grpc: summarize(`gRPC ${shape.name} batch, concurrency ${concurrency}`, names.grpc, concurrency, grpcRun.latencies, grpcRun.durationS, grpcRun.errors),
+        floor: summarize(`floor ${shape.name}: NATS requests, concurrency ${concurrency}`, names.floor, concurrency, floorRun.latencies, floorRun.durationS, floorRun.errors),
+      };
+      byConcurrency.set(concurrency, entry);
+      log(`  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`);
+      log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}; the project's own processes ${entry.rest.project_cpu_ms_per_batch}`);
+      if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+      if (!restOnly) log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
+      if (!restOnly) log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
+    }
+    // The issue's targets, per shape: unloaded latency (and what the project adds over the bare fan-out), then
+    // throughput with the CPU it costs.
+    const first = byConcurrency.get(1);
+    if (first) {
+      const added = first.floor.p50_ms !== null && !restOnly ? { metric: 'p50_ms', value: round(first.floor.p50_ms + 3)!, comparison: 'at_most' as const, description: 'added latency over the floor at p50 ≤ 3 ms' } : undefined;
+      first.rest.floor = {
+        metric: 'p50_ms',
+        value: 5,
+        comparison: 'at_most',
+        description: 'c=1: p50 ≤ 5 ms, p99 ≤ 12 ms, and at most 3 ms over the direct-NATS floor at p50',
+        and: { metric: 'p99_ms', value: 12, comparison: 'at_most', ...(added ? { and: added } : {}) },
+      };
+    }
+    const busiest = byConcurrency.get(64);
+    if (busiest) {
+      busiest.rest.floor = {
+        metric: 'throughput_per_s',
+        value: 500,
+        comparison: 'at_least',
+        description: `≥ 500 batches/s (${500 * shape.legs} legs/s) at concurrency 64, with ≤ 3 ms of CPU per batch in the project's own processes (${projectProcesses.join(', ')})`,
+        and: { metric: 'project_cpu_ms_per_batch', value: 3, comparison: 'at_most' },
+      };
+    }
+    for (const entry of byConcurrency.values()) runs.push(...(restOnly ? [entry.rest] : [entry.rest, entry.grpc, entry.floor]));
   }
 
   if (fixedRatePerS) {
     log(`fixed rate ${fixedRatePerS} batches/s: REST`);
     const cpuBefore = cpuTimesMs(measuredPids);
     const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, [loadGeneratorName, process.pid]])) : undefined;
-    const rateRun = await fixedRate(fixedRatePerS, runSeconds, 64, restBatch);
+    const rateRun = await fixedRate(fixedRatePerS, runSeconds, 64, bench.restBatch);
     const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), rateRun.latencies.length + rateRun.errors);
     const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), rateRun.latencies.length + rateRun.errors);
     const run: ExecutionRun = {
-      ...summarize(`REST 20-leg batch, fixed rate ${fixedRatePerS}/s`, series.rest, 1, rateRun.latencies, rateRun.durationS, rateRun.errors),
+      ...summarize(`REST ${bench.shapes[0]!.name} batch, fixed rate ${fixedRatePerS}/s`, series(bench.shapes[0]!.name).rest, 1, rateRun.latencies, rateRun.durationS, rateRun.errors),
       offered_per_s: fixedRatePerS,
       cpu_ms_per_batch: cpu,
+      project_cpu_ms_per_batch: projectCpu(cpu),
       ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}),
     };
     runs.push(run);
@@ -567,27 +643,19 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
     if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
   }
 
-  const first = byConcurrency.get(1);
-  if (first && first.floor.p50_ms !== null && first.floor.p99_ms !== null) {
-    first.rest.floor = { metric: 'p50_ms', value: round(first.floor.p50_ms + 3)!, comparison: 'at_most', description: 'added latency over the floor at p50 ≤ 3 ms (concurrency 1)' };
-  }
-  const busiest = byConcurrency.get(64);
-  if (busiest) busiest.rest.floor = { metric: 'throughput_per_s', value: 500, comparison: 'at_least', description: '≥ 500 batches/s (10,000 legs/s) at concurrency 64' };
-  for (const entry of byConcurrency.values()) runs.push(...(restOnly ? [entry.rest] : [entry.rest, entry.grpc, entry.floor]));
-
   const notes: string[] = [`1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`];
-  for (const [concurrency, entry] of restOnly ? [] : byConcurrency) {
+  for (const [shape, byConcurrency] of byShape) for (const [concurrency, entry] of restOnly ? [] : byConcurrency) {
     const added50 = entry.rest.p50_ms !== null && entry.floor.p50_ms !== null ? round(entry.rest.p50_ms - entry.floor.p50_ms) : null;
     const added99 = entry.rest.p99_ms !== null && entry.floor.p99_ms !== null ? round(entry.rest.p99_ms - entry.floor.p99_ms) : null;
     const ratio = entry.rest.p50_ms !== null && entry.floor.p50_ms ? round(entry.rest.p50_ms / entry.floor.p50_ms) : null;
     const gatewayShare = entry.rest.p50_ms !== null && entry.grpc.p50_ms !== null ? round(entry.rest.p50_ms - entry.grpc.p50_ms) : null;
-    notes.push(`c=${concurrency}: added over floor p50 ${added50} ms, p99 ${added99} ms; REST/floor p50 ratio ${ratio}; gateway share of p50 ${gatewayShare} ms.`);
+    notes.push(`${shape} c=${concurrency}: added over floor p50 ${added50} ms, p99 ${added99} ms; REST/floor p50 ratio ${ratio}; gateway share of p50 ${gatewayShare} ms.`);
   }
   const result: BenchResult = {
     name: 'execution',
     title: 'Multi-account execution: 20-leg batches',
     description:
-      'POST /v1/orders with 20 legs on 20 accounts (10 MT4, 10 MT5, five simulated brokers) on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the 20 NATS requests sent straight to the connectors and awaited together.',
+      `Batch shapes ${shapes.map((shape) => shape.name).join(', ')} (<accounts>x<legs per account>). POST /v1/orders with 20 legs, one on each of 20 accounts (five simulated brokers, MT4 and MT5), or five on each of 4 accounts, on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the same NATS requests sent straight to the connectors and awaited together. CPU per batch is each process's user + system time over the run divided by its batches; the project's own processes are ${projectProcesses.join(', ')}.`,
     date: new Date().toISOString(),
     machine: currentMachine(),
     runs,
