@@ -23,7 +23,8 @@ export async function createBrokerSimApp(options: { config: Pick<BrokerSimConfig
   const journal = await FileJournal.open(options.journalFile, logger);
   const broker = new Broker({ journal, clock: options.clock ?? systemClock, logger, latencyMs: config.BROKER_SIM_LATENCY_MS, ...(options.prices ? { prices: options.prices } : {}) });
   broker.load();
-  const control = buildControlApi(broker, logger, async () => journal.healthy);
+  const grpcService = createBrokerSimGrpcImplementation(broker, logger);
+  const control = buildControlApi(broker, logger, async () => journal.healthy, { stats: grpcService.terminalStats, disconnect: () => grpcService.drainTerminals(0) });
   let grpcServer: GrpcServerHandle | undefined;
   let ticker: NodeJS.Timeout | undefined;
   let ticking = false;
@@ -32,7 +33,7 @@ export async function createBrokerSimApp(options: { config: Pick<BrokerSimConfig
     broker,
     control,
     async listen(grpcPort, httpPort, host = '0.0.0.0') {
-      grpcServer = await startGrpcServer([{ protoFile: brokerSimProto.file, serviceName: brokerSimProto.service, implementation: createBrokerSimGrpcImplementation(broker, logger) }], `${host}:${grpcPort}`);
+      grpcServer = await startGrpcServer([{ protoFile: brokerSimProto.file, serviceName: brokerSimProto.service, implementation: grpcService.implementation }], `${host}:${grpcPort}`);
       await control.listen({ port: httpPort, host });
       const address = control.server.address();
       if (config.PRICE_TICK_MS > 0) {
@@ -52,7 +53,8 @@ export async function createBrokerSimApp(options: { config: Pick<BrokerSimConfig
     },
     async close(graceMs = 5_000) {
       if (ticker) clearInterval(ticker);
-      await grpcServer?.close(graceMs);
+      // Together: the server stops taking new calls and streams while the open terminal streams are ended.
+      await Promise.all([grpcServer?.close(graceMs), grpcService.drainTerminals(graceMs)]);
       await control.close();
       await journal.close();
     },

@@ -253,6 +253,52 @@ describe('broker-sim service', () => {
     await control('/control/accounts/AlphaFX-Live/7004/faults', 'DELETE');
   });
 
+  it('carries a session\'s calls as frames on one terminal stream, answered by call id, with the unary semantics', async () => {
+    const client = new BrokerClient(grpcAddress);
+    try {
+      const before = (await control('/control/stats')).body;
+      const { session_id } = await client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login: '7010', password: 'pw' }, 2_000);
+      const sends = await Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          client.call<{ retcode: number; order: number }>('Mt5OrderSend', { session_id, client_id: `frame-${index}`, deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: index % 2 }, 2_000),
+        ),
+      );
+      expect(sends.map((send) => send.retcode)).toEqual([10009, 10009, 10009, 10009, 10009]);
+      expect(new Set(sends.map((send) => send.order)).size).toBe(5);
+      const positions = await client.call<{ positions: unknown[] }>('Mt5Positions', { session_id }, 2_000);
+      expect(positions.positions).toHaveLength(5);
+      // A refusal keeps its status code: an unknown session is UNAUTHENTICATED, as a unary call's.
+      const lost = await client.call('Mt5Positions', { session_id: 'no-such-session' }, 2_000).catch((caught: unknown) => caught);
+      expect((lost as BrokerCallError).code).toBe(grpc.status.UNAUTHENTICATED);
+      const after = (await control('/control/stats')).body;
+      expect(after.terminal_streams_opened - before.terminal_streams_opened).toBe(2);
+      expect(after.terminal_calls - before.terminal_calls).toBe(7);
+      expect(client.terminalCount).toBe(2);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('sends a cancel frame when a call\'s deadline passes, which ends a held answer at the server', async () => {
+    const client = new BrokerClient(grpcAddress);
+    try {
+      const { session_id } = await client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login: '7011', password: 'pw' }, 2_000);
+      await control('/control/accounts/AlphaFX-Live/7011/faults', 'PUT', { hang_ms: 60_000 });
+      const before = (await control('/control/stats')).body;
+      const error = await client.call('Mt5OrderSend', { session_id, client_id: 'cancel-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 200).catch((caught: unknown) => caught);
+      expect((error as BrokerCallError).code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      await control('/control/accounts/AlphaFX-Live/7011/faults', 'DELETE');
+      // The server ended the hold on the cancel: the stream answers the next call at once.
+      const started = Date.now();
+      const next = await client.call<{ retcode: number }>('Mt5OrderSend', { session_id, client_id: 'cancel-2', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 2_000);
+      expect(next.retcode).toBe(10009);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect((await control('/control/stats')).body.terminal_cancels - before.terminal_cancels).toBe(1);
+    } finally {
+      client.close();
+    }
+  });
+
   it('seeds positions and orders through the control API and lists them over gRPC', async () => {
     await control('/control/accounts', 'POST', { server: 'BetaMarkets-Server', login: '5001', password: 'pw', margin_mode: 'hedging', balance: 50_000 });
     expect((await control('/control/accounts', 'POST', { server: 'BetaMarkets-Server', login: '5001', password: 'pw' })).status).toBe(409);
@@ -264,6 +310,25 @@ describe('broker-sim service', () => {
     const orders = await client.call('Mt5Orders', { session_id });
     expect(positions.positions).toMatchObject([{ symbol: 'EURUSD.xx', type: 1, volume: 0.3, magic: 7 }]);
     expect(orders.orders).toMatchObject([{ symbol: 'GBPUSD.xx', type: 6, price_stoplimit: 1.49 }]);
+  });
+
+  it('fails the calls in hand with UNAVAILABLE when the terminal stream breaks, and opens a new stream for the next call', async () => {
+    const client = new BrokerClient(grpcAddress);
+    try {
+      const { session_id } = await client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login: '7012', password: 'pw' }, 2_000);
+      await control('/control/accounts/AlphaFX-Live/7012/faults', 'PUT', { hang_ms: 60_000 });
+      const held = client.call('Mt5OrderSend', { session_id, client_id: 'broken-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 30_000).catch((caught: unknown) => caught);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // A network cut between every terminal and the trade server.
+      expect((await control('/control/terminals/disconnect', 'POST', {})).body.disconnected).toBeGreaterThanOrEqual(1);
+      const error = await held;
+      expect((error as BrokerCallError).code).toBe(grpc.status.UNAVAILABLE);
+      await control('/control/accounts/AlphaFX-Live/7012/faults', 'DELETE');
+      const next = await client.call<{ retcode: number }>('Mt5OrderSend', { session_id, client_id: 'broken-2', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 2_000);
+      expect(next.retcode).toBe(10009);
+    } finally {
+      client.close();
+    }
   });
 
   it('keeps positions, deals and request records across a restart, and continues tickets', async () => {

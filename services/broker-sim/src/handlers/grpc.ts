@@ -4,6 +4,7 @@ import type { Logger } from '@mtx/shared/logger';
 import { tracedGrpcImplementation } from '@mtx/shared/telemetry';
 import type { ServerDefinition } from '../domain/catalog';
 import { Broker, BrokerError, type TradeCall } from '../domain/broker';
+import { createTerminalStreams } from './terminal-stream';
 import type { AccountState, PendingOrder, Position, RequestRecord, TradeError, TradeOutcome } from '../domain/engine';
 
 export const brokerSimProto = { file: 'brokersim/v1/brokersim.proto', service: 'mtx.brokersim.v1.BrokerSimService' } as const;
@@ -166,7 +167,14 @@ function tradeCall(request: { session_id: string; client_id: string; deadline_un
   return { sessionId: request.session_id, clientId: request.client_id, deadlineUnixMs: Number(request.deadline_unix_ms) || 0, cancelled };
 }
 
-export function createBrokerSimGrpcImplementation(broker: Broker, logger: Logger): grpc.UntypedServiceImplementation {
+/**
+ * The broker-sim service: every call as a unary RPC, and the `Terminal` stream that carries the session calls
+ * as frames. `drainTerminals` ends the streams at shutdown.
+ */
+export function createBrokerSimGrpcImplementation(
+  broker: Broker,
+  logger: Logger,
+): { implementation: grpc.UntypedServiceImplementation; drainTerminals(graceMs: number): Promise<void>; terminalStats(): Record<string, number> } {
   const wrap =
     <TRequest>(handler: (request: TRequest, call: grpc.ServerUnaryCall<unknown, unknown>) => Promise<unknown> | unknown) =>
     async (request: TRequest, call: grpc.ServerUnaryCall<unknown, unknown>) => {
@@ -309,5 +317,7 @@ export function createBrokerSimGrpcImplementation(broker: Broker, logger: Logger
     logger,
   );
   // Server spans by hand: broker-sim runs without the automatic gRPC instrumentation (see instrumentation.ts).
-  return tracedGrpcImplementation(brokerSimProto.service, implementation);
+  const traced = tracedGrpcImplementation(brokerSimProto.service, implementation);
+  const terminals = createTerminalStreams(traced, logger);
+  return { implementation: { ...traced, Terminal: terminals.handler }, drainTerminals: terminals.drain, terminalStats: terminals.stats };
 }

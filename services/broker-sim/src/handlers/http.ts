@@ -35,7 +35,14 @@ interface AccountParams {
  * faults and latency, seed positions and pending orders, move prices, and read back every deal and every
  * request an account received, so a test can prove that nothing executed twice.
  */
-export function buildControlApi(broker: Broker, logger: Logger, readiness: () => Promise<boolean>): FastifyInstance<any, any, any, any> {
+/** What the control API can see and do of the terminals' connections (the gRPC side). */
+export interface TerminalControl {
+  stats(): Record<string, number>;
+  /** Ends every terminal stream at once, as a network cut would. */
+  disconnect(): Promise<void>;
+}
+
+export function buildControlApi(broker: Broker, logger: Logger, readiness: () => Promise<boolean>, terminals?: TerminalControl): FastifyInstance<any, any, any, any> {
   const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
 
   app.setErrorHandler((error: unknown, _request, reply) => {
@@ -58,7 +65,12 @@ export function buildControlApi(broker: Broker, logger: Logger, readiness: () =>
   });
 
   app.get('/control/servers', async () => ({ servers: broker.listServers().map(renderServer) }));
-  app.get('/control/stats', async () => broker.stats());
+  app.get('/control/stats', async () => ({ ...broker.stats(), ...terminals?.stats() }));
+  app.post('/control/terminals/disconnect', async () => {
+    const before = terminals?.stats().terminal_streams_open ?? 0;
+    await terminals?.disconnect();
+    return { disconnected: before };
+  });
 
   app.get('/control/prices', async () => ({ prices: broker.prices.snapshot() }));
   app.post<{ Body: { symbol?: string; bid?: number; frozen?: boolean; frozen_all?: boolean } }>(

@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, type Context } from '@opentelemetry/api';
 import { grpcServiceClient } from '../proto';
+import { isTerminalMethod, type TerminalAnswerFrame, type TerminalCallFrame } from './terminal-frames';
+import { TerminalStream } from './terminal-stream';
 
 export const brokerSimProtoFile = 'brokersim/v1/brokersim.proto';
 export const brokerSimServiceName = 'mtx.brokersim.v1.BrokerSimService';
@@ -27,11 +29,23 @@ export class BrokerCallError extends Error {
   }
 }
 
+export interface BrokerClientOptions {
+  /** Session calls go over one long-lived stream per session (a terminal's connection); false: a unary call each. */
+  terminalStreams?: boolean;
+  /** A session's stream unused this long is closed; the next call opens a new one. */
+  terminalIdleMs?: number;
+  /** Streams kept open at most; the least recently used idle one is closed past it. */
+  terminalsMax?: number;
+}
+
 /** gRPC client of the trade servers (broker-sim), keeping raw status codes; every call has a deadline. */
 export class BrokerClient {
   private readonly raw: grpc.Client;
+  private readonly terminals = new Map<string, TerminalStream>();
+  private readonly idleSweep: NodeJS.Timeout | undefined;
+  private readonly options: Required<BrokerClientOptions>;
 
-  constructor(address: string) {
+  constructor(address: string, options: BrokerClientOptions = {}) {
     const constructor = grpcServiceClient(brokerSimProtoFile, brokerSimServiceName);
     this.raw = new constructor(address, grpc.credentials.createInsecure(), {
       'grpc.keepalive_time_ms': 30_000,
@@ -39,6 +53,50 @@ export class BrokerClient {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 2_000,
     });
+    this.options = { terminalStreams: options.terminalStreams ?? true, terminalIdleMs: options.terminalIdleMs ?? 300_000, terminalsMax: options.terminalsMax ?? 10_000 };
+    if (this.options.terminalStreams) {
+      this.idleSweep = setInterval(() => this.closeIdleTerminals(), Math.min(this.options.terminalIdleMs, 30_000));
+      this.idleSweep.unref();
+    }
+  }
+
+  /** Open terminal streams (one per session in use). */
+  get terminalCount(): number {
+    return this.terminals.size;
+  }
+
+  private terminalFor(sessionId: string): TerminalStream {
+    let terminal = this.terminals.get(sessionId);
+    if (terminal) {
+      this.terminals.delete(sessionId);
+      this.terminals.set(sessionId, terminal);
+      return terminal;
+    }
+    const open = (this.raw as unknown as { Terminal(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> }).Terminal.bind(this.raw);
+    terminal = new TerminalStream(open, (code, message) => new BrokerCallError(code, message));
+    this.terminals.set(sessionId, terminal);
+    for (const [oldestId, oldest] of this.terminals) {
+      if (this.terminals.size <= this.options.terminalsMax) break;
+      if (oldest.callsInHand > 0) continue;
+      oldest.close();
+      this.terminals.delete(oldestId);
+    }
+    return terminal;
+  }
+
+  private closeIdleTerminals(): void {
+    const idleBeforeMs = Date.now() - this.options.terminalIdleMs;
+    for (const [sessionId, terminal] of this.terminals) {
+      if (terminal.callsInHand > 0 || terminal.lastUsedMs > idleBeforeMs) continue;
+      terminal.close();
+      this.terminals.delete(sessionId);
+    }
+  }
+
+  /** The session is gone (logged out, replaced): its stream is closed. */
+  closeTerminal(sessionId: string): void {
+    this.terminals.get(sessionId)?.close();
+    this.terminals.delete(sessionId);
   }
 
   /**
@@ -46,6 +104,10 @@ export class BrokerClient {
    * context manager (instrumentation.ts), so after the first await `context.active()` no longer knows it.
    */
   call<TResponse>(method: string, request: unknown, deadlineMs: number, traceContext: Context = context.active()): Promise<TResponse> {
+    const sessionId = (request as { session_id?: unknown } | null)?.session_id;
+    if (this.options.terminalStreams && isTerminalMethod(method) && typeof sessionId === 'string' && sessionId.length > 0) {
+      return this.terminalFor(sessionId).call<TResponse>(method, request, deadlineMs, traceContext);
+    }
     const fn = (this.raw as unknown as Record<string, Function>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`broker-sim has no method ${method}`));
     const deadline = new Date(Date.now() + Math.max(1, deadlineMs));
@@ -62,6 +124,9 @@ export class BrokerClient {
   }
 
   close(): void {
+    clearInterval(this.idleSweep);
+    for (const terminal of this.terminals.values()) terminal.close();
+    this.terminals.clear();
     this.raw.close();
   }
 }
@@ -163,7 +228,10 @@ export class SessionPool {
 
   invalidate(accountId: string, session?: BrokerSession): void {
     const cached = this.sessions.get(accountId);
-    if (cached && (!session || cached.session === session)) this.sessions.delete(accountId);
+    if (cached && (!session || cached.session === session)) {
+      this.sessions.delete(accountId);
+      if (cached.session) this.client.closeTerminal(cached.session.sessionId);
+    }
   }
 
   private async login(credentials: Credentials, traceContext: Context | undefined): Promise<BrokerSession> {

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorCodecs, terminalSubject, type PlaceReplyMessage } from '@mtx/shared/connector/messages';
+import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
+
+/** The connectors reach the trade server through one long-lived stream per terminal session, not a call per leg. */
+let stack: ExecutionStack;
+
+beforeAll(async () => {
+  stack = await startExecutionStack({ label: 'termstream' });
+  await stack.control('/control/prices', 'POST', { frozen_all: true });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function place(accountId: string, server: string, login: string, legs: number, batchId: string): Promise<PlaceReplyMessage> {
+  const reply = await stack.nats.request(
+    terminalSubject(stack.subjectRoot, 'mt5', accountId, 'place'),
+    connectorCodecs.placeRequest.encode({
+      account_id: accountId,
+      credentials: { server, login, password: 'secret' },
+      legs: Array.from({ length: legs }, (_, index) => ({ client_id: `${batchId}-${index}`, leg_index: index, symbol: 'EURUSD', operation: index % 2 === 0 ? 'buy' : 'sell', volume: 0.1 })),
+      deadline_unix_ms: Date.now() + 5_000,
+      batch_id: batchId,
+    }),
+    { timeout: 5_000 },
+  );
+  return connectorCodecs.placeReply.decode(reply.data);
+}
+
+describe('terminal streams between a connector and the trade server', () => {
+  it('sends the legs of every request on one account over the same stream, and recovers from a cut connection', async () => {
+    const before = (await stack.control('/control/stats')).body;
+    const first = await place('acc_stream1', 'AlphaFX-Live', '9500', 5, `bat_streamA${Date.now()}`);
+    const second = await place('acc_stream1', 'AlphaFX-Live', '9500', 5, `bat_streamB${Date.now()}`);
+    expect([...first.results, ...second.results].map((result) => result.status)).toEqual(Array.from({ length: 10 }, () => 'filled'));
+    const after = (await stack.control('/control/stats')).body;
+    // One login, then one stream for the session: ten orders are ten frames on it.
+    expect(after.terminal_streams_opened - before.terminal_streams_opened).toBe(1);
+    expect(after.terminal_calls - before.terminal_calls).toBe(10);
+    expect(after.trade_requests_received - before.trade_requests_received).toBe(10);
+
+    // A network cut: the next request opens a new stream on the same session and trades.
+    await stack.control('/control/terminals/disconnect', 'POST', {});
+    const third = await place('acc_stream1', 'AlphaFX-Live', '9500', 2, `bat_streamC${Date.now()}`);
+    expect(third.results.map((result) => result.status)).toEqual(['filled', 'filled']);
+    expect((await stack.control('/control/stats')).body.terminal_streams_opened - after.terminal_streams_opened).toBe(1);
+  });
+});

@@ -1,0 +1,91 @@
+import * as grpc from '@grpc/grpc-js';
+import { propagation, type Context } from '@opentelemetry/api';
+import { terminalCallFields, type TerminalAnswerFrame, type TerminalCallFrame, type TerminalMethod } from './terminal-frames';
+
+interface PendingCall {
+  field: string;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** What a failed terminal call is turned into (the broker client's error type, so callers see no difference). */
+export type CallErrorFactory = (code: grpc.status, message: string) => Error;
+
+/**
+ * One terminal's connection to its trade server: a long-lived `Terminal` stream on which every session call is
+ * a frame, answered by call id. A unary call per trade costs an HTTP/2 stream with its headers and trailers each
+ * way; a frame costs one message. Every call keeps its own deadline (a timer here, a cancel frame to the server),
+ * and a stream that breaks fails the calls in hand with UNAVAILABLE: sent, outcome unknown, as a unary call cut
+ * off mid-way. The next call opens a new stream.
+ */
+export class TerminalStream {
+  private stream: grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> | undefined;
+  private readonly pending = new Map<number, PendingCall>();
+  private nextCallId = 1;
+  lastUsedMs = Date.now();
+
+  constructor(
+    private readonly open: () => grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame>,
+    private readonly callError: CallErrorFactory,
+  ) {}
+
+  get callsInHand(): number {
+    return this.pending.size;
+  }
+
+  call<TResponse>(method: TerminalMethod, request: unknown, deadlineMs: number, traceContext: Context): Promise<TResponse> {
+    this.lastUsedMs = Date.now();
+    const stream = this.connected();
+    const callId = this.nextCallId++;
+    const field = terminalCallFields[method];
+    const carrier: { traceparent?: string; tracestate?: string } = {};
+    propagation.inject(traceContext, carrier);
+    const deadlineUnixMs = Date.now() + Math.max(1, deadlineMs);
+    return new Promise<TResponse>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this.pending.delete(callId)) return;
+        reject(this.callError(grpc.status.DEADLINE_EXCEEDED, `no answer from the trade server within ${deadlineMs} ms`));
+        if (this.stream === stream && !stream.writableEnded) stream.write({ call_id: callId, deadline_unix_ms: 0, traceparent: '', tracestate: '', cancel: true });
+      }, Math.max(1, deadlineMs));
+      this.pending.set(callId, { field, resolve: resolve as (value: unknown) => void, reject, timer });
+      stream.write({ call_id: callId, deadline_unix_ms: deadlineUnixMs, traceparent: carrier.traceparent ?? '', tracestate: carrier.tracestate ?? '', cancel: false, [field]: request });
+    });
+  }
+
+  private connected(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> {
+    if (this.stream) return this.stream;
+    const stream = this.open();
+    this.stream = stream;
+    stream.on('data', (answer: TerminalAnswerFrame) => {
+      const callId = Number(answer.call_id);
+      const call = this.pending.get(callId);
+      if (!call) return;
+      this.pending.delete(callId);
+      clearTimeout(call.timer);
+      if (answer.code === grpc.status.OK) call.resolve(answer[call.field]);
+      else call.reject(this.callError(answer.code, answer.message));
+    });
+    const broken = (reason: string) => {
+      if (this.stream !== stream) return;
+      this.stream = undefined;
+      for (const [callId, call] of this.pending) {
+        this.pending.delete(callId);
+        clearTimeout(call.timer);
+        call.reject(this.callError(grpc.status.UNAVAILABLE, `the connection to the trade server was lost (${reason}); the outcome is unknown`));
+      }
+    };
+    stream.on('error', (error: grpc.ServiceError) => broken(error.details || error.message));
+    stream.on('end', () => broken('closed by the trade server'));
+    stream.on('close', () => broken('closed'));
+    return stream;
+  }
+
+  /** Ends the stream; calls in hand fail as lost. */
+  close(): void {
+    const stream = this.stream;
+    if (!stream) return;
+    stream.end();
+    stream.cancel();
+  }
+}
