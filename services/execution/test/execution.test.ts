@@ -131,15 +131,25 @@ describe('placing orders', () => {
     const outcome = await stack.execution.store.outcomes.findOne({ _id: response.batch_id });
     expect(outcome?.results).toEqual(JSON.parse(JSON.stringify(response.results)));
     expect(await stack.execution.store.outcomes.countDocuments({ _id: { $regex: `^${response.batch_id}` } })).toBe(1);
+    // Stored packed: one JSON field instead of a nested document per leg (FerretDB's cost is per field).
+    const raw = await stack.execution.store.outcomes.collection.findOne({ _id: response.batch_id });
+    expect(typeof raw?.results_json).toBe('string');
+    expect(raw?.results).toBeUndefined();
+    const rawBatch = await stack.execution.store.batches.collection.findOne({ _id: response.batch_id });
+    expect(JSON.parse(rawBatch?.legs_json as string)).toHaveLength(7);
   });
 
-  it('reads a batch stored with one outcome document per leg, as before outcomes were one document', async () => {
+  it('reads a batch stored with one outcome document per leg and its legs unpacked, as before', async () => {
     const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }, { account_id: accounts.gamma!.id, symbol: 'EURUSDm' }], { operation: 'buy', volume: 0.1 });
     const results = JSON.parse(JSON.stringify(response.results)) as Array<Record<string, unknown>>;
     // Rewrite the stored outcome in the old layout: `<batch>:<index>` documents.
     await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
-    const legacy = stack.execution.store.outcomes as unknown as import('mongodb').Collection<{ _id: string; batch_id: string; index: number; result: unknown; source: string; written_at: Date }>;
-    await legacy.insertMany(results.map((result, index) => ({ _id: `${response.batch_id}:${index}`, batch_id: response.batch_id, index, result, source: 'reply', written_at: new Date() })));
+    await stack.execution.store.outcomes.collection.insertMany(results.map((result, index) => ({ _id: `${response.batch_id}:${index}`, batch_id: response.batch_id, index, result, source: 'reply', written_at: new Date() })));
+    // And the batch itself with its legs as nested documents.
+    const raw = (await stack.execution.store.batches.collection.findOne({ _id: response.batch_id }))!;
+    await stack.execution.store.batches.collection.deleteOne({ _id: response.batch_id });
+    const { legs_json: legsJson, ...rest } = raw;
+    await stack.execution.store.batches.collection.insertOne({ ...rest, legs: JSON.parse(legsJson as string) });
     const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
     expect(stored.orders).toEqual(response.results);
     expect(stored.settled).toBe(true);

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { EncryptedSecret } from '../domain/secrets';
+import { PackedDocuments, type StoredDocument } from './packed-documents';
 
 /**
  * Execution's collections. Every hot read is a `findOne({_id})` and every exclusive decision an insert
@@ -121,9 +122,11 @@ export interface ExecutionStore {
   accounts: Collection<AccountDocument>;
   accountKeys: Collection<AccountKeyDocument>;
   accountSlots: Collection<AccountSlotDocument>;
-  batches: Collection<BatchDocument>;
+  /** Legs and close accounts packed (see PackedDocuments). */
+  batches: PackedDocuments<BatchDocument>;
   openBatches: Collection<OpenBatchDocument>;
-  outcomes: Collection<OutcomeDocument>;
+  /** Results packed (see PackedDocuments). */
+  outcomes: PackedDocuments<OutcomeDocument>;
   settlements: Collection<SettlementDocument>;
   unsettled: Collection<UnsettledDocument>;
 }
@@ -134,9 +137,9 @@ export function createExecutionStore(database: Db): ExecutionStore {
     accounts: database.collection<AccountDocument>('accounts'),
     accountKeys: database.collection<AccountKeyDocument>('account_keys'),
     accountSlots: database.collection<AccountSlotDocument>('account_slots'),
-    batches: database.collection<BatchDocument>('batches'),
+    batches: new PackedDocuments<BatchDocument>(database.collection<StoredDocument>('batches'), ['legs', 'accounts']),
     openBatches: database.collection<OpenBatchDocument>('open_batches'),
-    outcomes: database.collection<OutcomeDocument>('outcomes'),
+    outcomes: new PackedDocuments<OutcomeDocument>(database.collection<StoredDocument>('outcomes'), ['results']),
     settlements: database.collection<SettlementDocument>('settlements'),
     unsettled: database.collection<UnsettledDocument>('unsettled'),
   };
@@ -147,7 +150,7 @@ export async function findOutcomes(store: Pick<ExecutionStore, 'outcomes'>, batc
   const outcome = await store.outcomes.findOne({ _id: batchId });
   if (outcome) return indexes.map((index) => outcome.results[index]);
   // Batches stored before outcomes were one document per batch.
-  const legacy = store.outcomes as unknown as Collection<LegacyOutcomeDocument>;
+  const legacy = store.outcomes.collection as unknown as Collection<LegacyOutcomeDocument>;
   const perLeg = await legacy.find({ batch_id: batchId }).toArray();
   const byIndex = new Map(perLeg.map((document) => [document.index, document.result]));
   return indexes.map((index) => byIndex.get(index));

@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb';
+import type { Document } from 'mongodb';
 import { AppError } from '@mtx/shared/errors';
 import { GroupCommit } from '@mtx/shared/group-commit';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
@@ -25,6 +25,14 @@ export interface GroupWriterOptions {
 
 type Bounds = Required<GroupWriterOptions>;
 
+/** What a group writer needs of a collection (a driver Collection, or a store adapter over one). */
+export interface WritableCollection<T> {
+  readonly collectionName: string;
+  insertMany(documents: T[], options: { ordered: boolean }): Promise<unknown>;
+  deleteOne(filter: { _id: string }): Promise<unknown>;
+  deleteMany(filter: { _id: { $in: string[] } }): Promise<unknown>;
+}
+
 function queueFull(collectionName: string, queueMax: number): AppError {
   return new AppError('unavailable', `${queueMax} writes to ${collectionName} are already waiting for the store; retry shortly`);
 }
@@ -32,7 +40,7 @@ function queueFull(collectionName: string, queueMax: number): AppError {
 /** Idempotent inserts: a duplicate key means the document is already there, which is success. */
 class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]; waiter: Waiter }> {
   constructor(
-    private readonly collection: Collection<T>,
+    private readonly collection: WritableCollection<T>,
     private readonly bounds: Bounds,
   ) {
     super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax });
@@ -61,7 +69,7 @@ class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]
 
 class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: Waiter }> {
   constructor(
-    private readonly collection: Collection<T>,
+    private readonly collection: WritableCollection<T>,
     private readonly bounds: Bounds,
   ) {
     super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax });
@@ -97,7 +105,7 @@ export class GroupWriter<T extends Document & { _id: string }> {
   private readonly inserts: IdempotentInserts<T>;
   private readonly deletes: DeletesById<T>;
 
-  constructor(collection: Collection<T>, options: GroupWriterOptions = {}) {
+  constructor(collection: WritableCollection<T>, options: GroupWriterOptions = {}) {
     const bounds: Bounds = { batchMax: options.batchMax ?? 1_000, inFlightMax: options.inFlightMax ?? 2, queueMax: options.queueMax ?? 100_000 };
     this.inserts = new IdempotentInserts(collection, bounds);
     this.deletes = new DeletesById(collection, bounds);
