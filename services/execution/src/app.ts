@@ -7,7 +7,7 @@ import type { NatsConnection } from '@mtx/shared/nats';
 import type { ExecutionConfig } from './config';
 import { developmentAccountSecretKey } from './config';
 import { AccountRegistry } from './domain/accounts';
-import { BatchService } from './domain/batches';
+import { BatchService } from './app/batches';
 import { createSecretBox, parseSecretKey } from './domain/secrets';
 import { TerminalClient } from './domain/terminals';
 import { createExecutionGrpcImplementation, executionProto } from './handlers/grpc';

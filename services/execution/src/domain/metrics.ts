@@ -16,3 +16,18 @@ export const executionMetrics = {
     description: 'Terminal requests that got no answer: no_responders (no connector subscribed) or timeout (no reply by the deadline)',
   }),
 };
+
+/**
+ * Adds a batch's outcomes to the leg-outcome counter once per platform and status rather than once per leg:
+ * every add hashes its attributes, and a 20-leg batch has 20 legs but usually one or two distinct pairs.
+ */
+export function countOutcomes(batchKind: 'orders' | 'close' | 'close.ticket', outcomes: Array<[platform: string, status: string]>): void {
+  const counts = new Map<string, { platform: string; status: string; count: number }>();
+  for (const [platform, status] of outcomes) {
+    const key = `${platform} ${status}`;
+    const entry = counts.get(key);
+    if (entry) entry.count += 1;
+    else counts.set(key, { platform, status, count: 1 });
+  }
+  for (const { platform, status, count } of counts.values()) executionMetrics.legOutcomes.add(count, { 'mtx.platform': platform, 'mtx.batch_kind': batchKind, 'mtx.status': status });
+}

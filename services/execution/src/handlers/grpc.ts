@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { accountView, type AccountRegistry } from '../domain/accounts';
-import type { BatchService } from '../domain/batches';
+import type { BatchService } from '../app/batches';
 
 export const executionProto = { file: 'execution/v1/execution.proto', service: 'mtx.execution.v1.ExecutionService' } as const;
 

@@ -1,0 +1,28 @@
+import type { Clock } from '@mtx/shared/clock';
+import type { Logger } from '@mtx/shared/logger';
+import type { AccountRegistry, ResolvedAccount } from '../domain/accounts';
+import type { TerminalClient } from '../domain/terminals';
+import type { ExecutionStore } from '../store/execution-store';
+
+/** What every part of the batch service is given. */
+export interface BatchServiceConfig {
+  EXECUTION_DEADLINE_MS: number;
+  BATCHES_IN_FLIGHT_MAX: number;
+  PING_DEADLINE_MS: number;
+  LATE_REPLY_WINDOW_MS: number;
+  RECONCILE_SETTLE_AFTER_MS: number;
+  RECONCILE_GIVE_UP_AFTER_MS: number;
+  RECOVERY_AFTER_MS: number;
+}
+
+export interface BatchServiceOptions {
+  store: ExecutionStore;
+  registry: AccountRegistry;
+  terminals: TerminalClient;
+  clock: Clock;
+  logger: Logger;
+  config: BatchServiceConfig;
+}
+
+/** The customer's accounts by id, or 400 unknown_account naming the first that is not theirs. */
+export type ResolveOwned = (customerId: string, ids: Array<{ account_id: string; param: string }>) => Promise<Map<string, ResolvedAccount>>;

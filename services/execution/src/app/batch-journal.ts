@@ -1,0 +1,178 @@
+import { AppError } from '@mtx/shared/errors';
+import { isDuplicateKeyError } from '@mtx/shared/mongo';
+import { closeSummary, placeSummary, plainClose, plainLeg, type BatchView, type CloseAccountResult, type OrderLegResult } from '../domain/results';
+import { randomBase62 } from '../domain/secrets';
+import { findOutcomes, type BatchDocument, type OpenBatchDocument, type OutcomeDocument, type UnsettledDocument } from '../store/execution-store';
+import { GroupWriter } from '../store/group-writer';
+import type { BatchServiceOptions } from './batch-context';
+
+const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
+
+/** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
+export function batchIdFor(requested: string | undefined): string {
+  if (requested === undefined || requested === '') return `bat_${randomBase62(20)}`;
+  if (!requestedBatchIdPattern.test(requested)) throw new AppError('invalid_request', 'batch_id must be bat_ followed by 20 letters or digits', { param: 'batch_id' });
+  return requested;
+}
+
+async function insertAll<T extends { _id: string }>(collection: { insertMany(documents: any[], options: { ordered: boolean }): Promise<unknown> }, documents: T[]): Promise<void> {
+  if (documents.length === 0) return;
+  try {
+    await collection.insertMany(documents, { ordered: false });
+  } catch (error) {
+    const writeErrors = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
+    const onlyDuplicates = Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((item) => (item.code ?? item.err?.code) === 11000);
+    if (!onlyDuplicates && !isDuplicateKeyError(error)) throw error;
+  }
+}
+
+/**
+ * The batch journal: a batch is written ahead before anything is sent (with an open marker), its outcomes once
+ * the fan-out is over (and the marker removed), late replies and reconciliation as settlements, and a recovery
+ * pass turns every batch left open by a dead process into unknown legs to reconcile. Writes of concurrent
+ * batches share commands (GroupWriter).
+ */
+export class BatchJournal {
+  private readonly batchWriter: GroupWriter<BatchDocument>;
+  private readonly openWriter: GroupWriter<OpenBatchDocument>;
+  private readonly outcomeWriter: GroupWriter<OutcomeDocument>;
+  private readonly unsettledWriter: GroupWriter<UnsettledDocument>;
+
+  constructor(private readonly options: BatchServiceOptions) {
+    this.batchWriter = new GroupWriter(options.store.batches);
+    this.openWriter = new GroupWriter(options.store.openBatches);
+    this.outcomeWriter = new GroupWriter(options.store.outcomes);
+    this.unsettledWriter = new GroupWriter(options.store.unsettled);
+  }
+
+  private nowMs(): number {
+    return this.options.clock.now().getTime();
+  }
+
+
+  async writeAhead(batch: BatchDocument): Promise<void> {
+    try {
+      await Promise.all([this.batchWriter.insert([batch]), this.openWriter.insert([{ _id: batch._id, created_at: batch.created_at, deadline_at: batch.deadline_at }])]);
+    } catch (error) {
+      this.options.logger.error({ err: error, batch_id: batch._id }, 'batch could not be recorded; nothing was sent');
+      throw new AppError('unavailable', 'the batch could not be recorded, so nothing was sent; retry shortly');
+    }
+  }
+
+
+  /**
+   * A caller-chosen batch id may already be recorded (the write-ahead tolerates the duplicate): by an earlier
+   * attempt of the same request, which is what it is for, and then its legs' client ids make the connectors
+   * answer with the original outcomes. Recorded for another customer or kind, it is refused before anything is sent.
+   */
+  async assertBatchOwner(batchId: string, customerId: string, kind: BatchDocument['kind']): Promise<void> {
+    const recorded = await this.options.store.batches.findOne({ _id: batchId }, { projection: { customer_id: 1, kind: 1 } });
+    if (!recorded || recorded.customer_id !== customerId || recorded.kind !== kind) {
+      throw new AppError('conflict', `batch id ${batchId} is recorded for another request; nothing was sent`, { param: 'batch_id' });
+    }
+  }
+
+
+  async persistOutcomes(batchId: string, results: Array<Record<string, any>>, unsettled: UnsettledDocument[]): Promise<void> {
+    const writtenAt = this.options.clock.now();
+    const outcome: OutcomeDocument = { _id: batchId, results, source: 'reply', written_at: writtenAt };
+    try {
+      await Promise.all([this.outcomeWriter.insert([outcome]), this.unsettledWriter.insert(unsettled)]);
+      await this.openWriter.delete(batchId);
+    } catch (error) {
+      // The open marker stays: recovery marks the legs unknown and reconciliation settles them from the broker.
+      this.options.logger.error({ err: error, batch_id: batchId }, 'batch outcomes could not be stored; recovery will reconcile them');
+    }
+  }
+
+
+  async settle(batchId: string, index: number, result: Record<string, any>, source: 'late_reply' | 'reconciliation'): Promise<boolean> {
+    let inserted = true;
+    try {
+      await this.options.store.settlements.insertOne({ _id: `${batchId}:${index}`, batch_id: batchId, index, result, source, settled_at: this.options.clock.now() });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      inserted = false;
+    }
+    await this.options.store.unsettled.deleteOne({ _id: `${batchId}:${index}` });
+    if (inserted) this.options.logger.info({ batch_id: batchId, index, source, status: result.status }, 'unknown outcome settled');
+    return inserted;
+  }
+
+
+  /** The stored batch with every leg's latest outcome (settlements over replies), as the customer reads it. */
+  async view(customerId: string, batchId: string): Promise<BatchView> {
+    const batch = /^bat_[0-9A-Za-z]{1,64}$/.test(batchId) ? await this.options.store.batches.findOne({ _id: batchId }) : null;
+    if (!batch || batch.customer_id !== customerId) throw new AppError('not_found', `no batch ${batchId}`, { param: 'batch_id' });
+    const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
+    const indexes = Array.from({ length: count }, (_, index) => index);
+    const [outcomes, settlements] = await Promise.all([this.storedOutcomes(batchId, indexes), Promise.all(indexes.map((index) => this.options.store.settlements.findOne({ _id: `${batchId}:${index}` })))]);
+    const inFlight = this.nowMs() <= batch.deadline_at.getTime();
+    const pendingMessage = inFlight ? 'in progress' : 'the outcome was not recorded yet; it will be reconciled';
+    const view: BatchView = { batch_id: batchId, kind: batch.kind, created_at: batch.created_at.toISOString(), settled: true };
+    if (batch.kind === 'orders') {
+      const legs = batch.legs ?? [];
+      view.orders = indexes.map((index) => (settlements[index]?.result ?? outcomes[index] ?? plainLeg(legs[index]!, 'unknown', pendingMessage, 0)) as OrderLegResult);
+      view.orders_summary = placeSummary(view.orders);
+      view.settled = view.orders.every((leg) => leg.status !== 'unknown');
+    } else {
+      const accounts = batch.accounts ?? [];
+      view.accounts = indexes.map((index) => (settlements[index]?.result ?? outcomes[index] ?? plainClose(accounts[index]!.account_id, accounts[index]!.platform, 'unknown', pendingMessage, 0)) as CloseAccountResult);
+      view.close_summary = closeSummary(view.accounts);
+      view.settled = view.accounts.every((account) => account.status !== 'unknown' && account.results.every((ticket) => ticket.status !== 'unknown'));
+    }
+    return view;
+  }
+
+
+  /** A batch's stored outcomes by leg index (undefined where none is stored). */
+  storedOutcomes(batchId: string, indexes: number[]): Promise<Array<Record<string, any> | undefined>> {
+    return findOutcomes(this.options.store, batchId, indexes);
+  }
+
+
+  /** Batches whose process died before storing outcomes: every leg without one becomes unknown and unsettled. */
+  async recover(): Promise<void> {
+    const nowMs = this.nowMs();
+    const open = await this.options.store.openBatches.find({}).limit(1_000).toArray();
+    for (const marker of open) {
+      if (marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS > nowMs) continue;
+      const batch = await this.options.store.batches.findOne({ _id: marker._id });
+      if (batch) {
+        const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
+        const indexes = Array.from({ length: count }, (_, index) => index);
+        const stored = await this.storedOutcomes(batch._id, indexes);
+        if (stored.some((result) => result === undefined)) {
+          const message = 'the execution service stopped before this outcome was recorded; it is being reconciled with the broker';
+          const results: Array<Record<string, any>> = [];
+          const unsettled: UnsettledDocument[] = [];
+          for (const index of indexes) {
+            const leg = batch.legs?.[index];
+            const closeAccount = batch.accounts?.[index];
+            const kept = stored[index];
+            results.push(kept ?? (leg ? plainLeg(leg, 'unknown', message, 0) : plainClose(closeAccount!.account_id, closeAccount!.platform, 'unknown', message, 0)));
+            if (kept) continue;
+            unsettled.push({
+              _id: `${batch._id}:${index}`,
+              batch_id: batch._id,
+              index,
+              kind: batch.kind,
+              customer_id: batch.customer_id,
+              account_id: leg?.account_id ?? closeAccount!.account_id,
+              platform: leg?.platform ?? closeAccount!.platform,
+              client_ids: leg ? [leg.client_id] : [],
+              client_id_prefix: leg ? '' : `${closeAccount!.client_id_base}-`,
+              deadline_at: batch.deadline_at,
+              created_at: batch.created_at,
+            });
+          }
+          await insertAll(this.options.store.outcomes, [{ _id: batch._id, results, source: 'recovery', written_at: new Date(nowMs) } satisfies OutcomeDocument]);
+          await insertAll(this.options.store.unsettled, unsettled);
+          this.options.logger.warn({ batch_id: batch._id, legs: unsettled.length }, 'recovered a batch whose outcomes were never stored');
+        }
+      }
+      await this.options.store.openBatches.deleteOne({ _id: marker._id });
+    }
+  }
+
+}

@@ -1,0 +1,79 @@
+import { AppError } from '@mtx/shared/errors';
+import type { ResolvedAccount } from '../domain/accounts';
+import type { BatchView, CloseOrdersResult, PlaceOrdersResult } from '../domain/results';
+import type { CloseOrdersInput, PlaceOrdersInput } from '../domain/validation';
+import type { BatchServiceOptions } from './batch-context';
+import { BatchJournal } from './batch-journal';
+import { Closing } from './closing';
+import { Placing } from './placing';
+import { Reconciliation } from './reconciliation';
+
+export type { BatchServiceConfig, BatchServiceOptions } from './batch-context';
+
+/**
+ * Batches: validate in full, fan out one NATS request per account, aggregate until the deadline, store every
+ * outcome, take late replies, and reconcile what stayed unknown by looking the client ids up at the broker.
+ * Each job is a module of its own (placing, closing, the batch journal, reconciliation, results); this is the
+ * service's face, and the bound on batches in flight.
+ */
+export class BatchService {
+  private inFlight = 0;
+  private readonly journal: BatchJournal;
+  private readonly placing: Placing;
+  private readonly closing: Closing;
+  private readonly reconciliation: Reconciliation;
+
+  constructor(private readonly options: BatchServiceOptions) {
+    this.journal = new BatchJournal(options);
+    const resolveOwned = this.resolveOwned.bind(this);
+    this.placing = new Placing(options, this.journal, resolveOwned);
+    this.closing = new Closing(options, this.journal, resolveOwned);
+    this.reconciliation = new Reconciliation(options, this.journal);
+  }
+
+  /** Bounds the batches this replica works on at once; a refused batch has sent nothing and may be retried. */
+  private async bounded<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inFlight >= this.options.config.BATCHES_IN_FLIGHT_MAX) {
+      throw new AppError('unavailable', `the execution service is handling ${this.inFlight} batches; nothing was sent, retry shortly`);
+    }
+    this.inFlight += 1;
+    try {
+      return await work();
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+
+  private async resolveOwned(customerId: string, ids: Array<{ account_id: string; param: string }>): Promise<Map<string, ResolvedAccount>> {
+    const resolved = await this.options.registry.resolve([...new Set(ids.map((item) => item.account_id))]);
+    const owned = new Map<string, ResolvedAccount>();
+    for (const item of ids) {
+      const account = resolved.get(item.account_id);
+      // Another customer's account is reported exactly like one that does not exist.
+      if (!account || account.document.customer_id !== customerId) {
+        throw new AppError('unknown_account', `no account ${item.account_id} among this customer's accounts (see GET /v1/accounts)`, { param: item.param });
+      }
+      owned.set(item.account_id, account);
+    }
+    return owned;
+  }
+
+
+  placeOrders(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
+    return this.bounded(() => this.placing.place(customerId, input));
+  }
+
+  closeOrders(customerId: string, input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string }): Promise<CloseOrdersResult> {
+    return this.bounded(() => this.closing.close(customerId, input));
+  }
+
+  getBatch(customerId: string, batchId: string): Promise<BatchView> {
+    return this.journal.view(customerId, batchId);
+  }
+
+  /** Runs one reconciliation pass; concurrent callers share the pass in progress, then run their own. */
+  reconcile(batchId?: string): Promise<{ checked: number; settled: number; pending: number }> {
+    return this.reconciliation.reconcile(batchId);
+  }
+}

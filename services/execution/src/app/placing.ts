@@ -1,0 +1,156 @@
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { connectorCodecs } from '@mtx/shared/connector/messages';
+import { retcode } from '@mtx/shared/trading';
+import type { ResolvedAccount } from '../domain/accounts';
+import { countOutcomes } from '../domain/metrics';
+import { describeFailure, legResultOf, placeSummary, plainLeg, type OrderLegResult, type PlaceOrdersResult } from '../domain/results';
+import type { TerminalResponse } from '../domain/terminals';
+import { validatePlaceOrders, type NormalizedLeg, type PlaceOrdersInput } from '../domain/validation';
+import type { StoredLeg, UnsettledDocument } from '../store/execution-store';
+import type { BatchServiceOptions, ResolveOwned } from './batch-context';
+import { batchIdFor, type BatchJournal } from './batch-journal';
+
+const tracer = trace.getTracer('mtx-execution');
+
+/**
+ * Placing orders: validate the whole batch, write it ahead, send each account's legs to its terminal in one
+ * NATS request (all accounts at once), aggregate the replies until the deadline, and store the outcomes. A reply
+ * that arrives after the deadline settles its legs later.
+ */
+export class Placing {
+  constructor(
+    private readonly options: BatchServiceOptions,
+    private readonly journal: BatchJournal,
+    private readonly resolveOwned: ResolveOwned,
+  ) {}
+
+  private nowMs(): number {
+    return this.options.clock.now().getTime();
+  }
+
+
+  /** Places a batch; `batch_id` is the caller's when it retries an Idempotency-Key request. */
+  async place(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
+    const startedMs = this.nowMs();
+    const legs = validatePlaceOrders(input, startedMs);
+    const accounts = await this.resolveOwned(
+      customerId,
+      legs.map((leg) => ({ account_id: leg.account_id, param: `orders[${leg.index}].account_id` })),
+    );
+    const batchId = batchIdFor(input.batch_id);
+    const deadlineMs = startedMs + this.options.config.EXECUTION_DEADLINE_MS;
+    const storedLegs: StoredLeg[] = legs.map((leg) => ({
+      account_id: leg.account_id,
+      platform: accounts.get(leg.account_id)!.document.platform,
+      client_id: `${batchId}-${leg.index}`,
+      symbol: leg.symbol,
+      operation: leg.operation,
+      volume: leg.volume,
+    }));
+    await this.journal.writeAhead({ _id: batchId, customer_id: customerId, kind: 'orders', created_at: new Date(startedMs), deadline_at: new Date(deadlineMs), legs: storedLegs });
+    if (input.batch_id) await this.journal.assertBatchOwner(batchId, customerId, 'orders');
+
+    return tracer.startActiveSpan('execution.fanout', { attributes: { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.batch_kind': 'orders', 'mtx.legs': legs.length } }, async (span) => {
+      try {
+        const results = new Array<OrderLegResult>(legs.length);
+        const byAccount = new Map<string, NormalizedLeg[]>();
+        for (const leg of legs) byAccount.set(leg.account_id, [...(byAccount.get(leg.account_id) ?? []), leg]);
+        await Promise.all([...byAccount].map(([accountId, accountLegs]) => this.placeOnAccount(customerId, batchId, deadlineMs, accounts.get(accountId)!, accountLegs, storedLegs, results)));
+        const unsettled: UnsettledDocument[] = [];
+        results.forEach((result, index) => {
+          if (result.status !== 'unknown') return;
+          const leg = storedLegs[index]!;
+          unsettled.push({ _id: `${batchId}:${index}`, batch_id: batchId, index, kind: 'orders', customer_id: customerId, account_id: leg.account_id, platform: leg.platform, client_ids: [leg.client_id], client_id_prefix: '', deadline_at: new Date(deadlineMs), created_at: new Date(startedMs) });
+        });
+        countOutcomes('orders', storedLegs.map((leg, index) => [leg.platform, results[index]!.status]));
+        await this.journal.persistOutcomes(batchId, results, unsettled);
+        const summary = placeSummary(results);
+        span.setAttributes({ 'mtx.filled': summary.filled, 'mtx.placed': summary.placed, 'mtx.failed': summary.failed, 'mtx.unknown': summary.unknown });
+        if (summary.unknown > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: `${summary.unknown} leg(s) unknown` });
+        return { batch_id: batchId, summary, results };
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+
+  private async placeOnAccount(customerId: string, batchId: string, deadlineMs: number, account: ResolvedAccount, legs: NormalizedLeg[], storedLegs: StoredLeg[], results: OrderLegResult[]): Promise<void> {
+    const document = account.document;
+    const requestStartedMs = this.nowMs();
+    const requestStartedAt = performance.now();
+    const finish = () => {
+      const troubled = legs.map((leg) => results[leg.index]!).find((result) => result.status === 'unknown' || result.status === 'unavailable');
+      if (!troubled) return;
+      this.options.terminals.traceFailedRequest(
+        'place',
+        document.platform,
+        document._id,
+        requestStartedAt,
+        { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': legs.map((leg) => leg.index), 'mtx.status': legs.map((leg) => results[leg.index]!.status), 'mtx.retcode': legs.map((leg) => results[leg.index]!.retcode ?? 0) },
+        `${troubled.status}: ${troubled.message}`,
+      );
+    };
+    if (document.billing_status === 'suspended') {
+      for (const leg of legs) results[leg.index] = plainLeg(storedLegs[leg.index]!, 'rejected', `not sent: the seat of account ${document._id} is suspended for non-payment; top up the balance to trade again`, 0, retcode.TRADE_DISABLED);
+      finish();
+      return;
+    }
+    const payload = connectorCodecs.placeRequest.encode({
+      account_id: document._id,
+      credentials: { server: document.server, login: document.login, password: account.password },
+      legs: legs.map((leg) => ({
+        client_id: storedLegs[leg.index]!.client_id,
+        leg_index: leg.index,
+        symbol: leg.symbol,
+        operation: leg.operation,
+        volume: leg.volume,
+        price: leg.price,
+        slippage: leg.slippage,
+        stop_loss: leg.stop_loss,
+        take_profit: leg.take_profit,
+        stop_limit_price: leg.stop_limit_price,
+        expiration: leg.expiration,
+        comment: leg.comment,
+        expert_id: leg.expert_id,
+      })),
+      deadline_unix_ms: deadlineMs,
+      batch_id: batchId,
+    });
+    const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+    const response = await this.options.terminals.request(document.platform, document._id, 'place', payload, {
+      timeoutMs,
+      lateWindowMs: this.options.config.LATE_REPLY_WINDOW_MS,
+      onLate: (late) => void this.takeLatePlace(batchId, legs, storedLegs, late, requestStartedMs),
+    });
+    const latencyMs = this.nowMs() - requestStartedMs;
+    if (response.kind === 'reply') {
+      const reply = connectorCodecs.placeReply.decode(response.data);
+      const byIndex = new Map(reply.results.map((result) => [result.leg_index, result]));
+      for (const leg of legs) {
+        const message = byIndex.get(leg.index);
+        results[leg.index] = message ? legResultOf(storedLegs[leg.index]!, message, latencyMs) : plainLeg(storedLegs[leg.index]!, 'unknown', 'the terminal answered without this leg; it will be reconciled', latencyMs);
+      }
+    } else {
+      const failure = describeFailure(response, document.platform, timeoutMs);
+      for (const leg of legs) results[leg.index] = plainLeg(storedLegs[leg.index]!, failure.status, failure.message, latencyMs);
+    }
+    finish();
+  }
+
+
+  private async takeLatePlace(batchId: string, legs: NormalizedLeg[], storedLegs: StoredLeg[], response: TerminalResponse, startedMs: number): Promise<void> {
+    if (response.kind !== 'reply') return;
+    try {
+      const reply = connectorCodecs.placeReply.decode(response.data);
+      const latencyMs = this.nowMs() - startedMs;
+      for (const message of reply.results) {
+        if (message.status === 'unknown' || !legs.some((leg) => leg.index === message.leg_index)) continue;
+        await this.journal.settle(batchId, message.leg_index, legResultOf(storedLegs[message.leg_index]!, message, latencyMs), 'late_reply');
+      }
+    } catch (error) {
+      this.options.logger.error({ err: error, batch_id: batchId }, 'late reply could not be stored; reconciliation will settle the legs');
+    }
+  }
+
+}
