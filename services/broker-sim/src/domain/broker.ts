@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { promisify } from 'node:util';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
-import type { AccountDocument, FileJournal } from '../store/journal';
-import { findServer, findSymbol, servers, type MarginMode, type Platform, type ServerDefinition, type SymbolSpec } from './catalog';
+import type { FileJournal } from '../store/journal';
+import { AccountBook, accountKey, type AccountInput } from './account-book';
+import { findServer, findSymbol, servers, type ServerDefinition, type SymbolSpec } from './catalog';
 import {
   AccountState,
   accountFigures,
@@ -11,8 +11,6 @@ import {
   deleteOrder,
   nextMarketEvent,
   openOrder,
-  roundMoney,
-  type AccountRecord,
   type Effect,
   type EngineContext,
   type OpenRequest,
@@ -24,38 +22,15 @@ import {
   type TradeError,
   type TradeOutcome,
 } from './engine';
+import { BrokerError } from './errors';
+import { FaultBook, holdAnswer, type FaultSettings } from './faults';
 import { PriceFeed } from './prices';
+import { seedOrderEffects, seedPositionEffects, type SeedOrderInput, type SeedPositionInput } from './seeding';
 
-const scrypt = promisify(crypto.scrypt) as (password: string, salt: string, length: number) => Promise<Buffer>;
+export type { FaultSettings } from './faults';
+export { BrokerError } from './errors';
 
-/** Per-account fault and latency settings (control API). */
-export interface FaultSettings {
-  /** Latency before a trade request executes; replaces BROKER_SIM_LATENCY_MS for this account. */
-  delay_ms?: number;
-  /** The request executes at once but its answer is held this long (or until the caller gives up). */
-  hang_ms?: number;
-  /** Refuse trade requests with this platform-native code (MT4 error number or MT5 retcode). */
-  reject_code?: number;
-  reject_message?: string;
-  /** Answer trade requests with a requote. */
-  requote?: boolean;
-  /** The trade server is unreachable: logins fail and open sessions are dropped. */
-  disconnect?: boolean;
-  /** Trading is closed for the account's symbols. */
-  market_closed?: boolean;
-  /** Only the next N trade requests are affected; afterwards the settings clear themselves. */
-  remaining?: number;
-}
 
-export class BrokerError extends Error {
-  constructor(
-    readonly kind: 'not_found' | 'unauthenticated' | 'unavailable' | 'invalid' | 'conflict' | 'wrong_platform',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BrokerError';
-  }
-}
 
 export interface TradeCall {
   sessionId: string;
@@ -84,22 +59,8 @@ export interface BrokerStats {
   accounts: number;
 }
 
-function accountKey(server: string, login: string): string {
-  return `${server}:${login}`;
-}
 
 const sleep = (durationMs: number) => new Promise<void>((resolve) => setTimeout(resolve, durationMs));
-
-/** Holds an answer for `durationMs`, or until the caller gives up, whichever comes first. */
-function holdAnswer(durationMs: number, cancelled: Promise<void> | undefined): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, durationMs);
-    void cancelled?.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
 
 /**
  * The simulated brokers: accounts (created on first login with the password seen, or through the control
@@ -108,10 +69,9 @@ function holdAnswer(durationMs: number, cancelled: Promise<void> | undefined): P
  */
 export class Broker {
   readonly prices: PriceFeed;
-  private readonly accounts = new Map<string, AccountState>();
-  private readonly creating = new Map<string, Promise<AccountState>>();
+  private readonly accounts: AccountBook;
   private readonly sessions = new Map<string, Session>();
-  private readonly faults = new Map<string, FaultSettings>();
+  private readonly faults = new FaultBook();
   private readonly inflight = new Map<string, Promise<TradeOutcome>>();
   private readonly receivedByAccount = new Map<string, number>();
   private nextTicket = 10_000_001;
@@ -120,6 +80,18 @@ export class Broker {
 
   constructor(private readonly options: BrokerOptions) {
     this.prices = options.prices ?? new PriceFeed();
+    this.accounts = new AccountBook(options.journal, options.clock);
+  }
+
+  /** Rebuilds every account from the journal, and continues tickets after the highest one it holds. */
+  load(): void {
+    const events = this.accounts.load((effect) => this.noteTickets(effect));
+    this.options.logger.info({ accounts: this.accounts.size, events, next_ticket: this.nextTicket, journal: this.options.journal.file }, 'broker state loaded');
+  }
+
+  /** Creates an account (control API); one that exists already is a conflict. */
+  createAccount(input: AccountInput): Promise<AccountState> {
+    return this.accounts.create(this.serverInfo(input.server), input);
   }
 
   private now(): number {
@@ -130,28 +102,6 @@ export class Broker {
     return { prices: this.prices, tickets: { next: () => this.nextTicket++ }, nowMs: this.now() };
   }
 
-  /** Rebuilds every account from the journal: accounts, then each account's events in order, each once. */
-  load(): void {
-    const { accounts: documents, events: journaled } = this.options.journal;
-    for (const document of documents) {
-      const definition = findServer(document.server);
-      if (!definition || this.accounts.has(document._id)) continue;
-      this.accounts.set(document._id, new AccountState(this.recordOf(document), definition));
-    }
-    const events = [...journaled].sort((left, right) => (left.account === right.account ? left.seq - right.seq : left.account < right.account ? -1 : 1));
-    for (const event of events) {
-      const account = this.accounts.get(event.account);
-      // A line written twice (a write retried after an unclear failure) is applied once.
-      if (!account || event.seq < account.nextSequence) continue;
-      for (const effect of event.effects) {
-        account.apply(effect);
-        this.noteTickets(effect);
-      }
-      account.nextSequence = event.seq + 1;
-    }
-    this.options.logger.info({ accounts: this.accounts.size, events: events.length, next_ticket: this.nextTicket, journal: this.options.journal.file }, 'broker state loaded');
-  }
-
   private noteTickets(effect: Effect): void {
     const seen: number[] = [];
     if (effect.t === 'position_set') seen.push(effect.position.ticket);
@@ -159,21 +109,6 @@ export class Broker {
     else if (effect.t === 'deal') seen.push(effect.deal.ticket, effect.deal.order);
     else if (effect.t === 'request' && effect.record.outcome) seen.push(effect.record.outcome.order, effect.record.outcome.deal, effect.record.outcome.newTicket ?? 0);
     for (const ticket of seen) if (ticket >= this.nextTicket) this.nextTicket = ticket + 1;
-  }
-
-  private recordOf(document: AccountDocument): AccountRecord {
-    return {
-      key: document._id,
-      server: document.server,
-      login: document.login,
-      platform: document.platform,
-      passwordHash: document.password_hash,
-      passwordSalt: document.password_salt,
-      initialBalance: document.initial_balance,
-      leverage: document.leverage,
-      marginMode: document.margin_mode,
-      createdAtMs: document.created_at.getTime(),
-    };
   }
 
   serverInfo(name: string): ServerDefinition {
@@ -186,71 +121,10 @@ export class Broker {
     return servers;
   }
 
-  private async hashPassword(password: string, salt: string): Promise<string> {
-    return (await scrypt(password, salt, 32)).toString('base64');
-  }
-
-  /** Creates an account; journaled before it is used. An account that exists already is a conflict. */
-  async createAccount(input: { server: string; login: string; password: string; balance?: number; leverage?: number; margin_mode?: MarginMode }): Promise<AccountState> {
-    const definition = this.serverInfo(input.server);
-    if (!/^[0-9A-Za-z_-]{1,32}$/.test(input.login)) throw new BrokerError('invalid', 'login must be 1 to 32 letters, digits, _ or -');
-    if (input.password.length === 0) throw new BrokerError('invalid', 'password must not be empty');
-    const marginMode: MarginMode = definition.platform === 'mt4' ? 'hedging' : (input.margin_mode ?? definition.defaultMarginMode);
-    const salt = crypto.randomBytes(16).toString('base64');
-    const key = accountKey(definition.name, input.login);
-    if (this.accounts.has(key)) throw new BrokerError('conflict', `account ${input.login} already exists on ${definition.name}`);
-    const document: AccountDocument = {
-      _id: key,
-      server: definition.name,
-      login: input.login,
-      platform: definition.platform,
-      password_hash: await this.hashPassword(input.password, salt),
-      password_salt: salt,
-      initial_balance: roundMoney(input.balance ?? definition.defaultBalance),
-      leverage: input.leverage ?? definition.defaultLeverage,
-      margin_mode: marginMode,
-      created_at: this.options.clock.now(),
-    };
-    // Checked again after the password hash (an await): a concurrent creation may have won meanwhile.
-    if (this.accounts.has(key)) throw new BrokerError('conflict', `account ${input.login} already exists on ${definition.name}`);
-    const account = new AccountState(this.recordOf(document), definition);
-    this.accounts.set(key, account);
-    try {
-      await this.options.journal.appendAccount(document);
-    } catch (error) {
-      this.accounts.delete(key);
-      throw error;
-    }
-    return account;
-  }
-
-  private async accountForLogin(server: ServerDefinition, login: string, password: string): Promise<AccountState> {
-    const key = accountKey(server.name, login);
-    let account = this.accounts.get(key);
-    if (!account) {
-      let creating = this.creating.get(key);
-      if (!creating) {
-        creating = this.createAccount({ server: server.name, login, password })
-          .catch((error) => {
-            // Made meanwhile (the control API, or a login that was not first): use it.
-            const existing = error instanceof BrokerError && error.kind === 'conflict' ? this.accounts.get(key) : undefined;
-            if (existing) return existing;
-            throw error;
-          })
-          .finally(() => this.creating.delete(key));
-        this.creating.set(key, creating);
-      }
-      account = await creating;
-    }
-    const hash = await this.hashPassword(password, account.record.passwordSalt);
-    if (!crypto.timingSafeEqual(Buffer.from(hash), Buffer.from(account.record.passwordHash))) throw new BrokerError('unauthenticated', 'invalid account or password');
-    return account;
-  }
-
   async login(serverName: string, login: string, password: string): Promise<{ sessionId: string; account: AccountState }> {
     const definition = this.serverInfo(serverName);
     if (this.faults.get(accountKey(definition.name, login))?.disconnect) throw new BrokerError('unavailable', `no connection to ${definition.name}`);
-    const account = await this.accountForLogin(definition, login, password);
+    const account = await this.accounts.forLogin(definition, login, password);
     const sessionId = crypto.randomBytes(16).toString('hex');
     this.sessions.set(sessionId, { accountKey: account.record.key, createdAtMs: this.now() });
     return { sessionId, account };
@@ -323,16 +197,6 @@ export class Broker {
     }
   }
 
-  private takeFault(key: string): FaultSettings | undefined {
-    const settings = this.faults.get(key);
-    if (!settings) return undefined;
-    if (settings.remaining !== undefined) {
-      settings.remaining -= 1;
-      if (settings.remaining <= 0) this.faults.delete(key);
-    }
-    return settings;
-  }
-
   private async execute(call: TradeCall, account: AccountState, processing: RequestRecord, operate: (account: AccountState, context: EngineContext) => OperationResult): Promise<TradeOutcome> {
     const key = account.record.key;
     // The deadline is judged on arrival: a request that reaches the server late is refused, so after the
@@ -340,7 +204,7 @@ export class Broker {
     if (call.deadlineUnixMs > 0 && processing.receivedAtMs > call.deadlineUnixMs) {
       return this.finish(account, processing, [], this.refusal('timeout', 'request reached the trade server after its deadline; not executed'));
     }
-    const fault = this.takeFault(key);
+    const fault = this.faults.take(key);
     const delayMs = fault?.delay_ms ?? this.options.latencyMs;
     if (delayMs > 0) await sleep(delayMs);
 
@@ -455,8 +319,7 @@ export class Broker {
   setFaults(server: string, login: string, settings: FaultSettings): void {
     const definition = this.serverInfo(server);
     const key = accountKey(definition.name, login);
-    if (Object.keys(settings).length === 0) this.faults.delete(key);
-    else this.faults.set(key, { ...settings });
+    this.faults.set(key, settings);
     if (settings.disconnect) for (const [id, session] of this.sessions) if (session.accountKey === key) this.sessions.delete(id);
   }
 
@@ -464,55 +327,17 @@ export class Broker {
     return { ...(this.faults.get(accountKey(this.serverInfo(server).name, login)) ?? {}) };
   }
 
-  async seedPosition(server: string, login: string, input: { symbol: string; type: 'buy' | 'sell'; volume: number; price?: number; sl?: number; tp?: number; magic?: number; comment?: string }): Promise<Position> {
+  async seedPosition(server: string, login: string, input: SeedPositionInput): Promise<Position> {
     const account = this.accountByKey(server, login);
-    const spec = findSymbol(account.server, input.symbol);
-    if (!spec) throw new BrokerError('invalid', `symbol ${input.symbol} does not exist on ${account.server.name}`);
-    if (!(input.volume > 0)) throw new BrokerError('invalid', 'volume must be greater than 0');
-    const quote = this.prices.quote(spec);
-    const context = this.context();
-    const type = input.type === 'buy' ? 0 : 1;
-    const ticket = context.tickets.next();
-    const price = input.price ?? (type === 0 ? quote.ask : quote.bid);
-    const position: Position = { ticket, symbol: spec.name, type, volume: input.volume, priceOpen: price, sl: input.sl ?? 0, tp: input.tp ?? 0, magic: input.magic ?? 0, comment: input.comment ?? '', openedAtMs: context.nowMs, clientId: '' };
-    const dealTicket = account.record.platform === 'mt4' ? ticket : context.tickets.next();
-    await this.commit(account, [
-      { t: 'position_set', position },
-      { t: 'deal', deal: { ticket: dealTicket, order: ticket, position: ticket, symbol: spec.name, type, entry: 'in', volume: input.volume, price, profit: 0, timeMs: context.nowMs, clientId: '', reason: 'seed' } },
-    ]);
+    const { effects, position } = seedPositionEffects(account, input, this.context(), this.prices);
+    await this.commit(account, effects);
     return position;
   }
 
-  async seedOrder(
-    server: string,
-    login: string,
-    input: { symbol: string; type: 'buy_limit' | 'sell_limit' | 'buy_stop' | 'sell_stop' | 'buy_stop_limit' | 'sell_stop_limit'; volume: number; price: number; stop_limit_price?: number; magic?: number; comment?: string },
-  ): Promise<PendingOrder> {
+  async seedOrder(server: string, login: string, input: SeedOrderInput): Promise<PendingOrder> {
     const account = this.accountByKey(server, login);
-    const spec = findSymbol(account.server, input.symbol);
-    if (!spec) throw new BrokerError('invalid', `symbol ${input.symbol} does not exist on ${account.server.name}`);
-    const types = { buy_limit: 2, sell_limit: 3, buy_stop: 4, sell_stop: 5, buy_stop_limit: 6, sell_stop_limit: 7 } as const;
-    const type = types[input.type];
-    if (type === undefined) throw new BrokerError('invalid', `unknown order type ${input.type}`);
-    if (account.record.platform === 'mt4' && type > 5) throw new BrokerError('invalid', 'MT4 has no stop-limit orders');
-    if (!(input.volume > 0) || !(input.price > 0)) throw new BrokerError('invalid', 'volume and price must be greater than 0');
-    const context = this.context();
-    const order: PendingOrder = {
-      ticket: context.tickets.next(),
-      symbol: spec.name,
-      type,
-      volume: input.volume,
-      price: input.price,
-      stopLimitPrice: input.stop_limit_price ?? 0,
-      sl: 0,
-      tp: 0,
-      magic: input.magic ?? 0,
-      comment: input.comment ?? '',
-      expirationMs: 0,
-      placedAtMs: context.nowMs,
-      clientId: '',
-    };
-    await this.commit(account, [{ t: 'order_set', order }]);
+    const { effects, order } = seedOrderEffects(account, input, this.context());
+    await this.commit(account, effects);
     return order;
   }
 
