@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Clock } from '@mtx/shared/clock';
-import { AppError, type ErrorCode } from '@mtx/shared/errors';
+import { AppError, errorHttpStatus, type ErrorCode } from '@mtx/shared/errors';
 import { isStoreUnavailable, type UnaryClient } from '@mtx/shared/grpc';
 import { latencyBucketsMs, meter } from '@mtx/shared/telemetry';
 import { trace } from '@opentelemetry/api';
@@ -14,6 +14,7 @@ import type { Authenticator, Principal } from './domain/authenticator';
 import type { Idempotency } from './domain/idempotency';
 import { parseJsonBody } from './domain/json-body';
 import { randomBase62 } from './domain/keys';
+import { RouteMethods } from './domain/route-methods';
 import type { RateLimiter } from './domain/rate-limiter';
 import type { ReadModel } from './domain/read-model';
 import type { WalletAnswer } from './handlers/wallet';
@@ -58,6 +59,9 @@ declare module 'fastify' {
 }
 
 export type GatewayApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+/** Longest path segment the router hands to a route; identifiers are far shorter (their schemas say how long). */
+const pathParameterLengthMax = 2_000;
 
 /** The customer behind the request; only routes with key auth call it. */
 export function principalOf(request: FastifyRequest): Principal {
@@ -116,13 +120,26 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
       const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
       const status = tooLarge ? 431 : 400;
       const body = JSON.stringify({
-        error: { code: 'invalid_request', message: tooLarge ? 'request headers are too large' : 'malformed HTTP request' },
+        error: { code: tooLarge ? 'headers_too_large' : 'invalid_request', message: tooLarge ? 'request headers are too large' : 'malformed HTTP request' },
         request_id: `req_${randomBase62(20)}`,
       });
       socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
     ajv: { customOptions: {} },
+    // Long enough that an over-long id reaches its route and is refused by the parameter's schema (a documented
+    // 400); beyond it the router answers 414 itself (frameworkErrors below puts that in the envelope too).
+    routerOptions: { maxParamLength: pathParameterLengthMax },
+    // Errors the router raises before any route runs (a malformed percent-encoding, a segment past the limit).
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      const code = (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'uri_too_long' : 'invalid_request';
+      const message = code === 'uri_too_long' ? `a path segment is longer than ${pathParameterLengthMax} characters` : 'the URL is not valid (malformed percent-encoding)';
+      void reply.status(errorHttpStatus[code]).send({ error: { code, message }, request_id: request.id });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Known paths and their methods, for 405 with Allow on a path that exists under another method.
+  const routeMethods = new RouteMethods();
+  app.addHook('onRoute', (route) => routeMethods.add(route.url, route.method));
 
   const bodyAjv = newAjv(false);
   const queryAjv = newAjv(true);
@@ -157,8 +174,15 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (request, reply) => {
     if (closing) throw new AppError('unavailable', 'the server is shutting down; retry');
+    if (request.routeOptions.url) return;
+    // No route matched: before any body parsing, a known path under an unknown method is 405, not 404.
+    const allowed = routeMethods.allowedFor(request.url.split('?')[0]!);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      throw new AppError('method_not_allowed', `${request.method} is not allowed on this path; it allows ${allowed.join(', ')}`);
+    }
   });
 
   app.addHook('onRequest', async (request, reply) => {

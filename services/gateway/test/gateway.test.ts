@@ -197,7 +197,7 @@ describe('oversized headers on a real socket', () => {
     const response = await fetch(`${address}/v1/test-read`, { headers: { authorization: `Bearer ${harness.customer.read_key}`, 'x-padding': 'x'.repeat(64 * 1024) } });
     expect(response.status).toBe(431);
     const body = (await response.json()) as { error: { code: string }; request_id: string };
-    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.code).toBe('headers_too_large');
     expect(body.request_id).toMatch(/^req_/);
   });
 });

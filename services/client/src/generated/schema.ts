@@ -1638,6 +1638,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+                400: {
+                    headers: {
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description `unauthenticated`: no key, or an unknown or revoked key. */
                 401: {
                     headers: {
@@ -2080,6 +2092,18 @@ export interface paths {
                             /** @description Always true. */
                             deleted: boolean;
                         };
+                    };
+                };
+                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+                400: {
+                    headers: {
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
                 /** @description `unauthenticated`: no key, or an unknown or revoked key. */
@@ -2764,6 +2788,18 @@ export interface paths {
                                 [key: string]: unknown;
                             }[];
                         };
+                    };
+                };
+                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+                400: {
+                    headers: {
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
                 /** @description `unauthenticated`: no key, or an unknown or revoked key. */

@@ -99,7 +99,7 @@ export async function registerAccountsRoutes(app: GatewayApp, dependencies: Gate
         summary: 'Disconnect a trading account',
         description: 'Removes the account; its seat stays paid until its date and is then released unbilled. Stored batches stay readable. 404 for an unknown account or another customer\'s.',
         params: Type.Object({ account_id: Type.String({ minLength: 1, maxLength: 80 }) }),
-        response: { 200: DeletedAccount, ...errorResponses(403, 404) } as Record<number, TSchema>,
+        response: { 200: DeletedAccount, ...errorResponses(400, 403, 404) } as Record<number, TSchema>,
       },
     },
     async (request) => {

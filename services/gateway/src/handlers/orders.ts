@@ -362,7 +362,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
         summary: 'Read a stored batch with every leg\'s latest outcome',
         description: 'The batch as stored: the original results, with legs (or close accounts and tickets) that were `unknown` replaced by what late replies or reconciliation with the broker found. 404 for an unknown batch or another customer\'s.',
         params: Type.Object({ batch_id: Type.String({ minLength: 1, maxLength: 80, description: 'batch_id from POST /v1/orders or POST /v1/orders/close.' }) }),
-        response: { 200: BatchResponse, ...batchError([404]) } as Record<number, TSchema>,
+        response: { 200: BatchResponse, ...batchError([400, 404]) } as Record<number, TSchema>,
       },
     },
     async (request) => {

@@ -135,7 +135,7 @@ export async function registerServersRoutes(app: GatewayApp, dependencies: Gatew
         summary: 'Stop renewing a private server',
         description: 'Stops the renewal: the server stays until its `paid_until` date and then ends; nothing more is charged. Repeating it is harmless. 404 for an unknown server or another customer\'s. Needs the full key.',
         params: ServerParams,
-        response: { 200: { ...Server, description: 'The server, with `cancel_at_period_end` true.', headers: rateLimitHeaders }, ...errorResponses(403, 404) },
+        response: { 200: { ...Server, description: 'The server, with `cancel_at_period_end` true.', headers: rateLimitHeaders }, ...errorResponses(400, 403, 404) },
       },
     },
     async (request) => {

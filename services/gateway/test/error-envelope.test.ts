@@ -1,0 +1,108 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorHttpStatus } from '@mtx/shared/errors';
+import { startGatewayHarness, type GatewayHarness } from './helpers';
+
+/**
+ * Every non-2xx answer, from whatever layer raises it (router, content-type parser, body limit, schema, the
+ * 404 and 405 handlers, Node's HTTP parser), is the one error envelope, with a documented code whose status is
+ * the answer's status. Walked over every route of the OpenAPI document.
+ */
+let harness: GatewayHarness;
+let routes: Array<{ path: string; methods: string[] }>;
+
+const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
+
+beforeAll(async () => {
+  harness = await startGatewayHarness({ env: { BODY_LIMIT_BYTES: '4096' } });
+  const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+  routes = Object.entries(document.paths).map(([path, operations]) => ({ path, methods: Object.keys(operations).map((method) => method.toUpperCase()) }));
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** A concrete URL for a documented path, each parameter replaced by `value`. */
+const urlOf = (path: string, value = 'x1') => path.replace(/\{[^}]+\}/g, value);
+
+function expectEnvelope(response: { statusCode: number; body: string; headers: Record<string, unknown> }, what: string): { code: string; message: string } {
+  let body: { error?: { code?: string; message?: string }; request_id?: string };
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    throw new Error(`${what}: answer ${response.statusCode} is not JSON: ${response.body.slice(0, 200)}`);
+  }
+  expect(body.error?.code, `${what}: ${response.body}`).toBeTypeOf('string');
+  expect(body.error?.message, what).toBeTypeOf('string');
+  expect(body.request_id, what).toMatch(/^req_/);
+  expect(errorHttpStatus[body.error!.code as keyof typeof errorHttpStatus], `${what}: code ${body.error!.code}`).toBe(response.statusCode);
+  return body.error as { code: string; message: string };
+}
+
+const auth = () => ({ authorization: `Bearer ${harness.customer.full_key}` });
+
+describe('one error envelope on every route', () => {
+  it('answers a documented path under a method it does not have with 405 and the methods it has in Allow', async () => {
+    expect(routes.length).toBeGreaterThan(10);
+    // A concrete URL may match several documented paths (/v1/servers/plans is also /v1/servers/{id}).
+    const patternOf = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    for (const route of routes) {
+      const url = urlOf(route.path);
+      const declared = new Set(routes.filter((other) => patternOf(other.path).test(url)).flatMap((other) => other.methods));
+      for (const method of allMethods.filter((name) => !declared.has(name) && !(name === 'HEAD' && declared.has('GET')))) {
+        const response = await harness.app.inject({ method: method as 'GET', url, headers: { ...auth(), 'content-type': 'text/plain' }, payload: method === 'GET' || method === 'OPTIONS' || method === 'TRACE' ? undefined : 'x' });
+        const error = expectEnvelope(response, `${method} ${route.path}`);
+        expect(response.statusCode, `${method} ${route.path}`).toBe(405);
+        expect(error.code).toBe('method_not_allowed');
+        const allow = String(response.headers.allow).split(', ');
+        for (const method of declared) expect(allow, `${route.path} Allow`).toContain(method);
+      }
+    }
+  });
+
+  it('refuses a path parameter past its schema as 400 and past the router\'s limit as 414, both in the envelope', async () => {
+    const withParameter = routes.filter((route) => route.path.includes('{'));
+    expect(withParameter.length).toBeGreaterThanOrEqual(4);
+    for (const route of withParameter) {
+      const method = route.methods[0]!;
+      const long = await harness.app.inject({ method: method as 'GET', url: urlOf(route.path, 'a'.repeat(300)), headers: auth() });
+      expectEnvelope(long, `${method} ${route.path} with a 300-character id`);
+      expect([400, 404], `${method} ${route.path}`).toContain(long.statusCode);
+      const tooLong = await harness.app.inject({ method: method as 'GET', url: urlOf(route.path, 'a'.repeat(2_001)), headers: auth() });
+      expect(expectEnvelope(tooLong, `${method} ${route.path} with a 2,001-character id`).code).toBe('uri_too_long');
+      const malformed = await harness.app.inject({ method: method as 'GET', url: urlOf(route.path, '%E0%A4%A'), headers: auth() });
+      expect(expectEnvelope(malformed, `${method} ${route.path} with a malformed escape`).code).toBe('invalid_request');
+    }
+  });
+
+  it('answers a body of the wrong type 415 and one past the limit 413 on every route that takes a body', async () => {
+    const withBody = routes.flatMap((route) => route.methods.filter((method) => method === 'POST' || method === 'PATCH' || method === 'PUT').map((method) => ({ ...route, method })));
+    expect(withBody.length).toBeGreaterThanOrEqual(5);
+    for (const route of withBody) {
+      if (route.path.startsWith('/v1/hooks/')) continue; // the provider's postback route reads its raw body itself
+      const wrongType = await harness.app.inject({ method: route.method as 'POST', url: urlOf(route.path), headers: { ...auth(), 'content-type': 'text/plain' }, payload: 'hello' });
+      expect(expectEnvelope(wrongType, `${route.method} ${route.path} text/plain`).code).toBe('unsupported_media_type');
+      const large = await harness.app.inject({ method: route.method as 'POST', url: urlOf(route.path), headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ padding: 'x'.repeat(8_000) }) });
+      expect(expectEnvelope(large, `${route.method} ${route.path} too large`).code).toBe('payload_too_large');
+    }
+  });
+
+  it('answers an unknown path 404 and oversized headers 431, in the envelope', async () => {
+    expect(expectEnvelope(await harness.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: auth() }), 'unknown path').code).toBe('not_found');
+    await harness.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = harness.app.server.address() as AddressInfo;
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /v1/wallet HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`));
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk.toString('utf8')));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    const status = Number(head!.split(' ')[1]);
+    expect(status).toBe(431);
+    expectEnvelope({ statusCode: status, body: body!, headers: {} }, 'oversized headers');
+  });
+});
