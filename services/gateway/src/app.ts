@@ -77,12 +77,22 @@ function validationErrorToAppError(errors: ErrorObject[], part: string): AppErro
     const param = location ? `${location}.${field}` : field;
     return new AppError('unknown_field', `unknown field \`${param}\` in ${part}`, { param });
   }
-  // A schema may name the public code for its range errors (amount bounds → amount_out_of_range); a wrong type stays invalid_request.
-  const rangeKeywords = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems'];
-  const declaredCode = rangeKeywords.includes(error.keyword) ? (error.parentSchema as { 'x-error-code'?: ErrorCode } | undefined)?.['x-error-code'] : undefined;
+  // A schema may name the public code for its range errors (amount bounds → amount_out_of_range, more than 20
+  // legs → too_many_legs); an empty list is not "too many", and a wrong type stays invalid_request.
+  const rangeKeywords = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'maxItems'];
+  const parentSchema = error.parentSchema as { 'x-error-code'?: ErrorCode; 'x-error-message'?: string } | undefined;
+  const declaredCode = rangeKeywords.includes(error.keyword) ? parentSchema?.['x-error-code'] : undefined;
   const param = error.keyword === 'required' ? [location, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.') : location || undefined;
-  const message = `${param ?? part} ${error.message ?? 'is invalid'}`;
-  return new AppError(declaredCode ?? 'invalid_request', message, param ? { param } : {});
+  const detail = error.keyword === 'minItems' ? `must have at least ${(error.params as { limit: number }).limit} item(s)` : rangeKeywords.includes(error.keyword) && parentSchema?.['x-error-message'] ? parentSchema['x-error-message'] : (error.message ?? 'is invalid');
+  return new AppError(declaredCode ?? 'invalid_request', `${param ?? part} ${detail}`, param ? { param } : {});
+}
+
+/** The properties a query schema declares as integers. */
+function integerPropertiesOf(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: string }> } | undefined)?.properties ?? {};
+  return Object.entries(properties)
+    .filter(([, property]) => property.type === 'integer')
+    .map(([name]) => name);
 }
 
 function newAjv(coerceTypes: boolean): Ajv {
@@ -97,6 +107,7 @@ function newAjv(coerceTypes: boolean): Ajv {
   });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-error-code', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'x-error-message', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'example' });
   return ajv;
 }
@@ -146,7 +157,16 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
     const validate = ajv.compile(schema);
+    // Query strings are coerced to their types, and coercion would read 1e3, 0x3e8, +1000 and 1000.0 as 1000:
+    // an integer parameter takes decimal digits only.
+    const integerFields = httpPart === 'querystring' ? integerPropertiesOf(schema) : [];
     return (data: unknown) => {
+      for (const field of integerFields) {
+        const raw = (data as Record<string, unknown> | null)?.[field];
+        if (typeof raw === 'string' && !/^-?(0|[1-9][0-9]*)$/.test(raw)) {
+          return { error: new AppError('invalid_request', `${field} must be a whole number written in decimal digits`, { param: field }) as unknown as Error };
+        }
+      }
       if (validate(data)) return { value: data };
       return { error: validationErrorToAppError(validate.errors ?? [], httpPart ?? 'request') as unknown as Error };
     };
@@ -176,7 +196,14 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   });
   app.addHook('onRequest', async (request, reply) => {
     if (closing) throw new AppError('unavailable', 'the server is shutting down; retry');
-    if (request.routeOptions.url) return;
+    if (request.routeOptions.url) {
+      // A route that declares no query parameters takes none: one sent is refused, never silently ignored.
+      if (!request.routeOptions.schema?.querystring && request.url.includes('?')) {
+        const names = [...new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1)).keys()];
+        if (names.length > 0) throw new AppError('unknown_field', `unknown query parameter \`${names[0]}\``, { param: names[0]! });
+      }
+      return;
+    }
     // No route matched: before any body parsing, a known path under an unknown method is 405, not 404.
     const allowed = routeMethods.allowedFor(request.url.split('?')[0]!);
     if (allowed.length > 0) {

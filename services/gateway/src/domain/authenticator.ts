@@ -35,7 +35,8 @@ export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayS
   return {
     async authenticate(authorizationHeader: string | undefined): Promise<Principal> {
       if (!authorizationHeader) throw new AppError('unauthenticated', 'missing API key: send Authorization: Bearer <key>');
-      const match = /^Bearer ([A-Za-z0-9_]{8,200})$/.exec(authorizationHeader.trim());
+      // The scheme is case-insensitive (RFC 9110 §11.1); the key is not.
+      const match = /^bearer +([A-Za-z0-9_]{8,200})$/i.exec(authorizationHeader.trim());
       if (!match) throw new AppError('unauthenticated', 'malformed Authorization header: expected Bearer <key>');
       const key = match[1]!;
       const claimedLevel = keyLevelOf(key);

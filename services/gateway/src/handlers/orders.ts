@@ -14,7 +14,7 @@ const orderFieldProperties = {
     description: 'buy, sell, buyLimit, sellLimit, buyStop, sellStop, buyStopLimit or sellStopLimit, in any case. MT4 accounts have no stop-limit orders (rejected with TRADE_RETCODE_INVALID_ORDER).',
     example: 'buy',
   }),
-  volume: Type.Number({ minimum: 0, description: 'Lots; must be greater than 0 and fit the symbol\'s volume minimum, maximum and step at the broker.', example: 0.1 }),
+  volume: Type.Number({ minimum: 0, 'x-error-message': 'must be greater than 0', description: 'Lots; must be greater than 0 and fit the symbol\'s volume minimum, maximum and step at the broker.', example: 0.1 }),
   price: Type.Number({ minimum: 0, description: 'Pending orders: the order price (required; for stop-limit orders the stop price). Market orders: the price expected, checked against `slippage`; omit to take the market price.', example: 1.085 }),
   slippage: Type.Integer({ minimum: 0, description: 'Allowed deviation from `price`, in points (integer). 0 means exactly zero.', example: 10 }),
   stop_loss: Type.Number({ minimum: 0, description: 'Stop loss price; 0 for none.', example: 1.08 }),
@@ -101,7 +101,7 @@ const closeSelectorProperties = {
   side: Type.Union([Type.Literal('long'), Type.Literal('short'), Type.Literal('any')], { description: '`long`, `short` or `any` (default).' }),
   kind: Type.Union([Type.Literal('position'), Type.Literal('pending'), Type.Literal('any')], { description: '`position` (default: open positions), `pending` (deletes pending orders) or `any`.' }),
   magic: Type.Integer({ minimum: 0, description: 'Only orders with this magic number (expert id).' }),
-  volume: Type.Number({ minimum: 0, description: 'Greater than 0. Partial close of each matched position, rounded DOWN to the symbol\'s volume step; omit for a full close. A volume that rounds below the symbol\'s minimum fails that ticket without sending.' }),
+  volume: Type.Number({ minimum: 0, 'x-error-message': 'must be greater than 0', description: 'Greater than 0. Partial close of each matched position, rounded DOWN to the symbol\'s volume step; omit for a full close. A volume that rounds below the symbol\'s minimum fails that ticket without sending.' }),
   slippage: Type.Integer({ minimum: 0, description: 'Allowed slippage in points.' }),
 };
 
