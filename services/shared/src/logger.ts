@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -34,18 +34,20 @@ export const redactedPaths = [
   '*.headers["x-signature"]',
 ];
 
-export function createLogger(serviceName: string, options: LoggerOptions = {}): Logger {
+/** `destination` defaults to stdout; tests pass a stream to read the lines. */
+export function createLogger(serviceName: string, options: LoggerOptions = {}, destination?: pino.DestinationStream): Logger {
   return pino({
     level: process.env.LOG_LEVEL ?? 'info',
     base: { service: serviceName },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: redactedPaths, censor: '[redacted]' },
-    // Every line carries the active trace, so an SRE can jump from a log line to its trace.
+    // Every line carries the active trace, so an SRE can jump from a log line to its trace. A line outside any
+    // trace carries no trace fields (not an all-zero id that matches nothing).
     mixin() {
       const spanContext = trace.getActiveSpan()?.spanContext();
-      if (!spanContext) return {};
+      if (!spanContext || !isSpanContextValid(spanContext)) return {};
       return { trace_id: spanContext.traceId, span_id: spanContext.spanId, trace_flags: `0${spanContext.traceFlags.toString(16)}` };
     },
     ...options,
-  });
+  }, ...(destination ? [destination] : []));
 }
