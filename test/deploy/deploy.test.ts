@@ -1039,3 +1039,29 @@ describe('Tiltfile', () => {
     await expect(inspect({ withSecrets: true, tiltfile: misspelt })).rejects.toMatchObject({ stderr: expect.stringContaining('undefined: k8s_yml') });
   });
 });
+
+describe('package-lock.json, as `npm ci` reads it', () => {
+  it('is complete and in step with every package.json, so a fresh clone (and the image build) installs with npm ci', async () => {
+    // A copy holding only the manifests: `npm ci --dry-run` checks the lockfile against them without installing.
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-npm-ci-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(repositoryRoot, file), path.join(copy, file));
+      for (const folder of fs.readdirSync(path.join(repositoryRoot, 'services'))) {
+        const manifest = path.join(repositoryRoot, 'services', folder, 'package.json');
+        if (!fs.existsSync(manifest)) continue;
+        fs.mkdirSync(path.join(copy, 'services', folder), { recursive: true });
+        fs.copyFileSync(manifest, path.join(copy, 'services', folder, 'package.json'));
+      }
+      const result = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: copy, timeout: 120_000 }).then(
+        ({ stdout }) => ({ ok: true, output: stdout }),
+        (error: { stderr?: string; message: string }) => ({ ok: false, output: error.stderr ?? error.message }),
+      );
+      expect(result.ok, result.output.slice(-2_000)).toBe(true);
+      // Every platform's build of the native optional packages is locked, not only this machine's.
+      const lock = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+      expect(Object.keys(lock.packages).filter((name) => name.startsWith('node_modules/@rollup/rollup-')).length).toBeGreaterThan(5);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});

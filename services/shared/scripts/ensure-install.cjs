@@ -21,8 +21,13 @@ const stale = fs.existsSync(marker) && fs.existsSync(lockfile) && fs.statSync(lo
 if (missing.length > 0 || !fs.existsSync(marker) || stale) {
   const reason = missing.length > 0 ? `missing ${missing.join(', ')}` : stale ? 'package-lock.json changed' : 'first run';
   process.stderr.write(`[install] installing dependencies (${reason})…\n`);
-  // `npm install`, not `npm ci`: the registry reachable here serves only the linux-x64 builds of optional
-  // platform packages (rollup, esbuild), so the lockfile lacks the others and `npm ci` refuses it as out of
-  // sync. `npm install` still installs the locked versions.
-  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  // `npm ci`: exactly the committed lockfile (every platform's optional packages are in it), never a rewrite of
+  // it, so a fresh clone stays clean. A lockfile out of step with a package.json fails here, loudly: run
+  // `npm install` once and commit the lockfile.
+  try {
+    execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  } catch {
+    process.stderr.write('[install] `npm ci` refused package-lock.json (out of step with a package.json?): run `npm install` and commit package-lock.json\n');
+    process.exit(1);
+  }
 }
