@@ -98,6 +98,9 @@ const baseEnvironment: Record<string, string> = {
   POSTBACK_SECRET: postbackSecret,
   RATE_LIMIT_EXECUTION_PER_MINUTE: '1000000',
   RATE_LIMIT_OTHER_PER_MINUTE: '1000000',
+  // Every load worker and fuzzer shares one address here; the per-address limit of failed authentications has
+  // tests of its own (services/gateway/test/key-floods.test.ts).
+  AUTH_FAILURES_PER_MINUTE: '1000000',
   GRPC_DEADLINE_MS: '5000',
   EXECUTION_DEADLINE_MS: '1500',
   PING_DEADLINE_MS: '1000',

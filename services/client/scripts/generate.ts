@@ -17,6 +17,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { buildGateway, type BackendClients, type GatewayDependencies } from '../../gateway/src/app';
 import { loadGatewayConfig } from '../../gateway/src/config';
 import { backendProtos } from '../../gateway/src/dependencies';
+import { AuthFailureLimiter } from '../../gateway/src/domain/auth-failures';
 import { createAuthenticator } from '../../gateway/src/domain/authenticator';
 import { createIdempotency } from '../../gateway/src/domain/idempotency';
 import { createRateLimiter } from '../../gateway/src/domain/rate-limiter';
@@ -55,6 +56,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     store,
     clients,
     authenticator: createAuthenticator({ store, clock: systemClock, cacheMs: config.API_KEY_CACHE_MS }),
+    authFailures: new AuthFailureLimiter({ clock: systemClock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE }),
     rateLimiter: createRateLimiter({ store, clock: systemClock }),
     idempotency: createIdempotency({ store, clock: systemClock, ttlMs: config.IDEMPOTENCY_TTL_MS }),
     readModels: { wallet: new ReadModel({ freshMs: 0, entriesMax: 1 }) },

@@ -10,6 +10,7 @@ import { latencyBucketsMs, meter } from '@mtx/shared/telemetry';
 import { trace } from '@opentelemetry/api';
 import type { Logger } from '@mtx/shared/logger';
 import type { GatewayConfig } from './config';
+import type { AuthFailureLimiter } from './domain/auth-failures';
 import type { Authenticator, Principal } from './domain/authenticator';
 import type { Idempotency } from './domain/idempotency';
 import { parseJsonBody } from './domain/json-body';
@@ -36,6 +37,8 @@ export interface GatewayDependencies {
   store: GatewayStore;
   clients: BackendClients;
   authenticator: Authenticator;
+  /** Failed authentications per client address (this replica's memory). */
+  authFailures: AuthFailureLimiter;
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
   /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
@@ -120,7 +123,7 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: () => `req_${randomBase62(20)}`,
-    trustProxy: false,
+    trustProxy: config.TRUSTED_PROXIES.trim() ? config.TRUSTED_PROXIES.split(',').map((entry) => entry.trim()).filter(Boolean) : false,
     // Fastify's own closing answer is a bare 503 body; the hook below answers in the error envelope instead.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -246,7 +249,19 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   app.addHook('onRequest', async (request, reply) => {
     const routeConfig = request.routeOptions.config ?? {};
     if (routeConfig.auth === 'public' || !request.routeOptions.url) return;
-    const principal = await dependencies.authenticator.authenticate(request.headers.authorization);
+    // An address that keeps failing to authenticate is refused before its key is even read.
+    const waitSeconds = dependencies.authFailures.retryAfterSeconds(request.ip);
+    if (waitSeconds > 0) {
+      reply.header('retry-after', waitSeconds);
+      throw new AppError('rate_limited', `too many failed authentications from this address; retry in ${waitSeconds} s`);
+    }
+    let principal: Principal;
+    try {
+      principal = await dependencies.authenticator.authenticate(request.headers.authorization);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthenticated') dependencies.authFailures.noteFailure(request.ip);
+      throw error;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD' && principal.level !== 'full') {
       throw new AppError('forbidden', 'this operation needs a full (sk_) key; read-only (rk_) keys may only read');
     }

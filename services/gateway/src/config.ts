@@ -28,6 +28,13 @@ export const GatewayConfigSchema = Type.Object({
   IDEMPOTENCY_TTL_MS: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
   /** How long a claim whose holder vanished (a gateway killed mid-request) blocks retries; above any request's deadline. */
   IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
+  /** Failed authentications per client address and minute before it is answered 429 (per gateway replica). */
+  AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
+  /**
+   * Addresses or CIDR ranges of the proxies in front of the gateway (comma-separated), whose X-Forwarded-For is
+   * believed for the client address; empty: the peer's own address is the client's.
+   */
+  TRUSTED_PROXIES: Type.String({ default: '' }),
 });
 
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;

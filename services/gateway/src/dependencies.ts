@@ -7,6 +7,7 @@ import { meter } from '@mtx/shared/telemetry';
 import type { BackendClients, GatewayDependencies } from './app';
 import type { WalletAnswer } from './handlers/wallet';
 import type { GatewayConfig } from './config';
+import { AuthFailureLimiter } from './domain/auth-failures';
 import { createAuthenticator } from './domain/authenticator';
 import { createIdempotency } from './domain/idempotency';
 import { createRateLimiter } from './domain/rate-limiter';
@@ -113,6 +114,9 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
   const readModels = { wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }) };
   observeReadModels(readModels);
   const authenticator = createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS });
+  meter('gateway')
+    .createObservableCounter('mtx.gateway.auth.lookups', { description: 'API keys looked up in the store (key-cache misses); a flood of made-up keys must not move it' })
+    .addCallback((observer) => observer.observe(authenticator.lookups));
   const announcements = followAnnouncementsWhenConnected(config.NATS_URL, Object.values(readModels) as Array<ReadModel<unknown>>, authenticator, logger);
   // NATS only feeds the read models and key revocations (bounded by API_KEY_CACHE_MS without it), so the gateway serves without it (every read composed) rather than wait.
   await Promise.race([announcements.ready, new Promise((resolve) => setTimeout(resolve, natsStartupWaitMs).unref())]);
@@ -123,6 +127,7 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
     store,
     clients,
     authenticator,
+    authFailures: new AuthFailureLimiter({ clock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE }),
     rateLimiter: createRateLimiter({ store, clock }),
     idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS, leaseMs: config.IDEMPOTENCY_LEASE_MS }),
     readModels,

@@ -1,7 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
-import { digestsEqual, hashKey, keyLevelOf, type KeyLevel } from './keys';
+import { digestsEqual, hashKey, keyLevelOf, keyShapeValid, type KeyLevel } from './keys';
 
 export interface Principal {
   customer_id: string;
@@ -25,8 +25,11 @@ export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayS
   const cache = new Map<string, CacheEntry>();
   // A lookup that began before a revocation may have read the key as valid: its answer is used, never cached.
   let revocations = 0;
+  // Store lookups made (cache misses), for /metrics and the flood tests: a made-up key must make none.
+  let lookups = 0;
 
   async function lookup(digest: string): Promise<Principal | null> {
+    lookups += 1;
     const document = await store.apiKeys.findOne({ _id: digest });
     if (!document || document.revoked_at || !digestsEqual(document._id, digest)) return null;
     return { customer_id: document.customer_id, key_id: document.key_id, level: document.level };
@@ -40,7 +43,8 @@ export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayS
       if (!match) throw new AppError('unauthenticated', 'malformed Authorization header: expected Bearer <key>');
       const key = match[1]!;
       const claimedLevel = keyLevelOf(key);
-      if (!claimedLevel) throw new AppError('unauthenticated', 'invalid API key');
+      // A key whose checksum fails was never issued: refused before the cache or the store is touched.
+      if (!claimedLevel || !keyShapeValid(key)) throw new AppError('unauthenticated', 'invalid API key');
       const digest = hashKey(key);
       const nowMs = clock.now().getTime();
       let entry = cache.get(digest);
@@ -54,6 +58,10 @@ export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayS
       }
       if (!entry.principal || entry.principal.level !== claimedLevel) throw new AppError('unauthenticated', 'invalid API key');
       return entry.principal;
+    },
+    /** Store lookups made so far (cache misses). */
+    get lookups(): number {
+      return lookups;
     },
     /** A key was revoked (announced by whoever revoked it): it stops working here now. */
     forgetKey(keyId: string): void {

@@ -17,8 +17,33 @@ export function randomBase62(length: number): string {
   return output;
 }
 
+const keyRandomLength = 40;
+const keyChecksumLength = 6;
+
+/** 6 base62 characters of the SHA-256 of the key's prefix and random part: not secret, only a typo and forgery check. */
+function keyChecksum(prefixAndRandom: string): string {
+  const digest = crypto.createHash('sha256').update(prefixAndRandom, 'utf8').digest();
+  let checksum = '';
+  for (let index = 0; checksum.length < keyChecksumLength; index++) checksum += base62[digest[index]! % 62];
+  return checksum;
+}
+
+/** `sk_` or `rk_`, 40 random base62 characters (238 bits), and a 6-character checksum. */
 export function generateKey(level: KeyLevel): string {
-  return `${keyPrefixes[level]}${randomBase62(40)}`;
+  const body = `${keyPrefixes[level]}${randomBase62(keyRandomLength)}`;
+  return `${body}${keyChecksum(body)}`;
+}
+
+/**
+ * Whether a key could have been issued here, decided without any lookup: a checksummed key's checksum must hold
+ * (a random or mistyped one fails it: about one chance in 57 billion to pass), and a key issued before checksums
+ * (40 characters after the prefix) is still accepted, so it keeps working until rotated.
+ */
+export function keyShapeValid(key: string): boolean {
+  const bodyLength = key.length - 3;
+  if (bodyLength === keyRandomLength) return true;
+  if (bodyLength !== keyRandomLength + keyChecksumLength) return false;
+  return key.slice(-keyChecksumLength) === keyChecksum(key.slice(0, -keyChecksumLength));
 }
 
 export function keyLevelOf(key: string): KeyLevel | undefined {
