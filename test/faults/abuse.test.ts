@@ -479,6 +479,89 @@ describe('fault suite: bad input and security', () => {
     expect(errorKind(staleAnswer)).toBe('401 unauthenticated');
     expect(ledgerAfter.map((entry) => entry.entry_id)).toEqual([`topup:sandbox:${transactionId}`]);
   });
+
+  it('11. unauthenticated floods: made-up keys cost no lookup and no more than malformed ones, past the per-address limit 429, legitimate reads unharmed', async () => {
+    const seed = seedFromEnvironment('key floods');
+    const startedAtMs = Date.now();
+    // A gateway replica as deployed behind a proxy: the per-address limit on, metrics served, X-Forwarded-For believed.
+    const gateway = await stack.startReplica('gateway', 'gateway-flood', { AUTH_FAILURES_PER_MINUTE: '30', TRUSTED_PROXIES: '127.0.0.1', OTEL_SDK_DISABLED: 'false', PROMETHEUS_METRICS: 'true', API_KEY_CACHE_MS: '60000' });
+    const load = startLoad(stack, loadOptions(seed, { durationMs: 15_000, concurrency: 1 }));
+    const cpuMs = () => {
+      const fields = fs.readFileSync(`/proc/${gateway.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    };
+    const lookups = async () => {
+      const text = await (await fetch(`${gateway.address}/metrics`)).text();
+      const line = text.split('\n').find((entry) => entry.startsWith('mtx_gateway_auth_lookups'));
+      return Number(line?.split(' ').pop() ?? Number.NaN);
+    };
+    const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    const madeUp = () => `sk_${Array.from(crypto.randomBytes(46), (byte) => base62[byte % 62]).join('')}`;
+    const malformed = () => `sk_${crypto.randomBytes(8).toString('hex')}!`;
+    const get = (key: string, client: string) => stack.request('GET', `${gateway.address}/v1/wallet`, { key, headers: { 'x-forwarded-for': client } });
+
+    /** 4 legitimate readers, and 32 flooding connections from 64 addresses of `network` when `flood` makes keys, for `durationMs`. */
+    async function phase(durationMs: number, flood?: () => string, network = '') {
+      const until = Date.now() + durationMs;
+      const legit: number[] = [];
+      let legitErrors = 0;
+      const floodStatuses: Record<string, number> = {};
+      let floodRequests = 0;
+      const cpuBefore = cpuMs();
+      const lookupsBefore = await lookups();
+      const readers = Array.from({ length: 4 }, async () => {
+        while (Date.now() < until) {
+          const started = performance.now();
+          const answer = await get(owner.readKey, '198.51.100.1');
+          legit.push(performance.now() - started);
+          if (answer.status !== 200) legitErrors += 1;
+        }
+      });
+      const flooders = flood
+        ? Array.from({ length: 32 }, async (_, worker) => {
+            for (let index = 0; Date.now() < until; index++) {
+              const answer = await get(flood(), `${network}.${(worker * 2 + (index % 2)) % 64}`);
+              floodRequests += 1;
+              tally(floodStatuses, String(answer.status));
+            }
+          })
+        : [];
+      await Promise.all([...readers, ...flooders]);
+      const sorted = legit.sort((left, right) => left - right);
+      const at = (fraction: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN) * 10) / 10;
+      return { legitP50: at(0.5), legitP99: at(0.99), legitReads: sorted.length, legitErrors, floodRequests, floodStatuses, cpuPerFloodRequestMs: floodRequests ? (cpuMs() - cpuBefore) / floodRequests : 0, lookups: (await lookups()) - lookupsBefore };
+    }
+
+    await get(owner.readKey, '198.51.100.1'); // the legitimate key is looked up once and cached
+    const alone = await phase(3_000);
+    // Each flood from addresses of its own, so the second does not start already past the limit.
+    const malformedFlood = await phase(4_000, malformed, '203.0.113');
+    const madeUpFlood = await phase(4_000, madeUp, '192.0.2');
+    await stack.stopReplica(gateway.name);
+    const report = await load.stop();
+    const verdict = await verifyAfterFault(stack, { customers: loadCustomers, batchIds: report.batchIds, credits: report.acknowledgedCredits, debits: report.acknowledgedDebits });
+    const kinds: Record<string, number> = {};
+    for (const [status, count] of Object.entries({ ...malformedFlood.floodStatuses })) kinds[`malformed ${status}`] = count;
+    for (const [status, count] of Object.entries({ ...madeUpFlood.floodStatuses })) kinds[`made-up ${status}`] = count;
+    recordAndAssert(stack, {
+      fault: '11. unauthenticated floods (32 connections, 64 addresses)',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: alone.legitReads + malformedFlood.legitReads + madeUpFlood.legitReads + malformedFlood.floodRequests + madeUpFlood.floodRequests,
+      scenarioErrors: kinds,
+      verdict,
+      notes:
+        `legitimate GET /v1/wallet p50/p99 ms: alone ${alone.legitP50}/${alone.legitP99}, malformed flood ${malformedFlood.legitP50}/${malformedFlood.legitP99}, made-up flood ${madeUpFlood.legitP50}/${madeUpFlood.legitP99}; ` +
+        `gateway CPU per flood request ${malformedFlood.cpuPerFloodRequestMs.toFixed(3)} ms malformed, ${madeUpFlood.cpuPerFloodRequestMs.toFixed(3)} ms made-up; store lookups during the made-up flood ${madeUpFlood.lookups}`,
+    });
+    expect([alone.legitErrors, malformedFlood.legitErrors, madeUpFlood.legitErrors]).toEqual([0, 0, 0]);
+    expect(madeUpFlood.lookups).toBe(0);
+    expect(madeUpFlood.floodStatuses['429'] ?? 0).toBeGreaterThan(0);
+    expect(Object.keys(madeUpFlood.floodStatuses).sort()).toEqual(['401', '429']);
+    // The checksum is one SHA-256 of 46 bytes more than the pattern check: within the noise of a shared machine.
+    expect(madeUpFlood.cpuPerFloodRequestMs).toBeLessThanOrEqual(malformedFlood.cpuPerFloodRequestMs * 1.5 + 0.02);
+  });
 });
 
 /** The `st` executable of a pinned schemathesis, installed from PyPI with pip when it is missing. */
