@@ -416,6 +416,12 @@ function convention(name: string): ServiceConvention {
 }
 
 describe('the prod overlay', () => {
+  it('keeps the connectors\' claims on all three NATS nodes, and the dev overlay on its single one', () => {
+    const setting = (overlay: typeof rendered.prod) => all(overlay, 'ConfigMap').find((map) => map.metadata.name.startsWith('mtx-config'))?.data?.CONNECTOR_CLAIMS_REPLICAS;
+    expect(setting(rendered.prod)).toBe('3');
+    expect(setting(rendered.dev) ?? '1').toBe('1');
+  });
+
   it('runs at least two replicas of every service, autoscaled ones included', () => {
     for (const deployment of all(rendered.prod, 'Deployment')) {
       const name = deployment.metadata.name;

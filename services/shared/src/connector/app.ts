@@ -37,7 +37,12 @@ export async function startConnectorApp(options: {
       if (status.type === 'reconnect') connected = true;
     }
   })().catch(() => undefined);
-  const claims = options.claims ?? (await KvClaimStore.open(nats, config.CONNECTOR_CLAIMS_BUCKET, config.CONNECTOR_CLAIM_TTL_MS, `${platform}@${os.hostname()}:${process.pid}`));
+  const claims =
+    options.claims ??
+    (await KvClaimStore.open(nats, { bucket: config.CONNECTOR_CLAIMS_BUCKET, ttlMs: config.CONNECTOR_CLAIM_TTL_MS, owner: `${platform}@${os.hostname()}:${process.pid}`, replicas: config.CONNECTOR_CLAIMS_REPLICAS, logger }).catch(async (error: unknown) => {
+      await nats.close().catch(() => undefined);
+      throw error;
+    }));
   const client = new BrokerClient(config.BROKER_SIM_GRPC_URL);
   const sessions = new SessionPool(client, platform, { sessionsMax: config.CONNECTOR_SESSIONS_MAX, loginDeadlineMs: config.BROKER_LOGIN_DEADLINE_MS });
   const runtime = new ConnectorRuntime({ platform, config, nats, logger, adapter: options.adapterFactory(client), sessions, claims });

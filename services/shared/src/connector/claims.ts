@@ -1,4 +1,5 @@
 import type { KV, NatsConnection } from 'nats';
+import type { Logger } from '../logger';
 
 /** Exclusive, durable claims on client ids: only the first claim of an id succeeds, across all replicas. */
 export interface ClaimStore {
@@ -10,6 +11,8 @@ export interface ClaimStore {
 export const claimKeyPattern = /^[-/_=.a-zA-Z0-9]+$/;
 
 const wrongLastSequence = 10071;
+/** JetStream's answers to more replicas than it has servers for: no cluster at all, or too few peers. */
+const replicasNotSupported = new Set([10074, 10023]);
 
 /**
  * Claims kept in a JetStream key-value bucket. `put` with an expected last sequence of 0 is a create that the
@@ -22,9 +25,27 @@ export class KvClaimStore implements ClaimStore {
     private readonly owner: string,
   ) {}
 
-  static async open(connection: NatsConnection, bucket: string, ttlMs: number, owner: string): Promise<KvClaimStore> {
-    const kv = await connection.jetstream().views.kv(bucket, { ttl: ttlMs, history: 1 });
-    return new KvClaimStore(kv, owner);
+  /**
+   * Opens (or creates) the bucket with `replicas` copies (CONNECTOR_CLAIMS_REPLICAS: 3 on a 3-node cluster, so
+   * losing a node loses no claim). A count the deployment cannot hold refuses to start; a bucket that already
+   * exists with another count is used as it is, with a warning (JetStream does not change it on open).
+   */
+  static async open(connection: NatsConnection, options: { bucket: string; ttlMs: number; owner: string; replicas: number; logger: Logger }): Promise<KvClaimStore> {
+    let kv: KV;
+    try {
+      kv = await connection.jetstream().views.kv(options.bucket, { ttl: options.ttlMs, history: 1, replicas: options.replicas });
+    } catch (error) {
+      const apiError = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
+      if (apiError?.err_code !== undefined && replicasNotSupported.has(apiError.err_code)) {
+        throw new Error(`CONNECTOR_CLAIMS_REPLICAS=${options.replicas} is more than this NATS deployment holds (${apiError.description ?? (error as Error).message}): set it to the number of JetStream servers or fewer (1 on a single server)`);
+      }
+      throw error;
+    }
+    const actual = (await kv.status()).replicas;
+    if (actual !== options.replicas) {
+      options.logger.warn({ bucket: options.bucket, replicas: actual, setting: options.replicas }, `the claims bucket exists with ${actual} replica(s), not CONNECTOR_CLAIMS_REPLICAS=${options.replicas}; it is used as it is (change it with: nats stream edit KV_${options.bucket} --replicas ${options.replicas})`);
+    }
+    return new KvClaimStore(kv, options.owner);
   }
 
   async claim(clientId: string): Promise<boolean> {

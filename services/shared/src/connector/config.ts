@@ -14,6 +14,8 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     /** JetStream key-value bucket holding client-id claims (shared by every connector replica). */
     CONNECTOR_CLAIMS_BUCKET: Type.String({ default: 'connector_claims', pattern: '^[A-Za-z0-9_-]+$' }),
     CONNECTOR_CLAIM_TTL_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
+    /** Copies of the claims bucket: 1 on a single nats-server, 3 on a 3-node cluster (no claim lost with a node). */
+    CONNECTOR_CLAIMS_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
     /** Deadline of one trade call to the trade server (a slow broker may answer after the requester gave up). */
     BROKER_CALL_DEADLINE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
     BROKER_LOGIN_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),

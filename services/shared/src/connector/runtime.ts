@@ -7,6 +7,7 @@ import { isPendingOperation, isStopLimitOperation, normalizeOperation, orderType
 import type { OpenItem, PlatformAdapter, TradeOutcome, BrokerRecord, SymbolDetails } from './adapter';
 import { BrokerCallError, TerminalLoginError, type BrokerSession, type SessionPool } from './broker-client';
 import { claimKeyPattern, type ClaimStore } from './claims';
+import { MessageClaim, placeMessageClaimKey } from './message-claim';
 import type { ConnectorConfig } from './config';
 import {
   connectorCodecs,
@@ -266,8 +267,15 @@ export class ConnectorRuntime {
       if (!(error instanceof TerminalLoginError)) throw error;
       sessionError = error;
     }
-    const results = await Promise.all(request.legs.map((leg) => this.placeLeg(request, leg, sessionError, traceContext)));
+    const messageKey = placeMessageClaimKey(request);
+    const messageClaim = messageKey ? this.claimFor(messageKey, traceContext) : undefined;
+    const results = await Promise.all(request.legs.map((leg) => this.placeLeg(request, leg, sessionError, messageClaim ?? this.claimFor(leg.client_id, traceContext), traceContext)));
     return { account_id: request.account_id, results };
+  }
+
+  /** A claim taken once, when first needed; a failure of the claim store is logged within the request's trace. */
+  private claimFor(key: string, traceContext: Context): MessageClaim {
+    return new MessageClaim(this.options.claims, key, (error) => this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable')));
   }
 
   private legResult(leg: OrderLegMessage, status: LegStatus, startedMs: number, message: string, outcome?: TradeOutcome, code?: number): LegResultMessage {
@@ -300,7 +308,7 @@ export class ConnectorRuntime {
     return this.legResult(leg, status, startedMs, message, outcome);
   }
 
-  private async placeLeg(request: PlaceRequestMessage, leg: OrderLegMessage, sessionError: TerminalLoginError | undefined, traceContext: Context): Promise<LegResultMessage> {
+  private async placeLeg(request: PlaceRequestMessage, leg: OrderLegMessage, sessionError: TerminalLoginError | undefined, claim: MessageClaim, traceContext: Context): Promise<LegResultMessage> {
     const startedMs = Date.now();
     const { config, platform } = this.options;
     if (!claimKeyPattern.test(leg.client_id)) return this.legResult(leg, 'rejected', startedMs, `client id ${JSON.stringify(leg.client_id)} is malformed; not sent`, undefined, retcode.INVALID);
@@ -315,15 +323,10 @@ export class ConnectorRuntime {
     if (isPendingOperation(operation) && !(leg.price && leg.price > 0)) return this.legResult(leg, 'rejected', startedMs, 'a pending order needs a price; not sent', undefined, retcode.INVALID_PRICE);
     if (sessionError) return this.legResult(leg, 'unavailable', startedMs, `not sent: ${sessionError.message}`);
 
-    let claimed: boolean;
-    try {
-      claimed = await this.options.claims.claim(leg.client_id);
-    } catch (error) {
-      // Without a claim there is no guarantee against a second send, so nothing is sent.
-      this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable'));
-      return this.legResult(leg, 'unavailable', startedMs, 'not sent: the connector could not record the order id (claim store unavailable)');
-    }
-    if (!claimed) return this.resolveDuplicate(request, leg, startedMs, traceContext);
+    const claimed = await claim.state();
+    // Without a claim there is no guarantee against a second send, so nothing is sent.
+    if (claimed === 'unavailable') return this.legResult(leg, 'unavailable', startedMs, 'not sent: the connector could not record the order id (claim store unavailable)');
+    if (claimed === 'duplicate') return this.resolveDuplicate(request, leg, startedMs, traceContext);
 
     try {
       const outcome = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
@@ -429,6 +432,8 @@ export class ConnectorRuntime {
     }
 
     const cap = request.closes_max > 0 ? Math.min(request.closes_max, config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX) : config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX;
+    // One claim for the account's closes in this message (its client id base), taken when the first close is sent.
+    const claim = this.claimFor(request.client_id_base, traceContext);
     const results: TicketResultMessage[] = new Array(items.length);
     await Promise.all(
       items.map(async (item, index) => {
@@ -437,7 +442,7 @@ export class ConnectorRuntime {
           results[index] = this.ticketResult(item, 'skipped', `not closed: more than ${cap} orders matched on this account`, clientId, undefined, undefined, item.volume);
           return;
         }
-        results[index] = await this.closeItem(request, item, clientId, traceContext);
+        results[index] = await this.closeItem(request, item, clientId, claim, traceContext);
       }),
     );
     for (const ticket of missing) {
@@ -460,7 +465,7 @@ export class ConnectorRuntime {
     return reply(status, message, results);
   }
 
-  private async closeItem(request: CloseRequestMessage, item: OpenItem, clientId: string, traceContext: Context): Promise<TicketResultMessage> {
+  private async closeItem(request: CloseRequestMessage, item: OpenItem, clientId: string, claim: MessageClaim, traceContext: Context): Promise<TicketResultMessage> {
     const { config } = this.options;
     let volume = 0;
     try {
@@ -483,14 +488,9 @@ export class ConnectorRuntime {
     if (request.deadline_unix_ms > 0 && Date.now() > request.deadline_unix_ms) {
       return this.ticketResult(item, 'failed', 'not sent: the request expired before this close could be sent', clientId, undefined, retcode.TIMEOUT, 0);
     }
-    let claimed: boolean;
-    try {
-      claimed = await this.options.claims.claim(clientId);
-    } catch (error) {
-      this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable'));
-      return this.ticketResult(item, 'failed', 'not sent: the connector could not record the close id (claim store unavailable)', clientId, undefined, retcode.CONNECTION, 0);
-    }
-    if (!claimed) return this.resolveDuplicateClose(request, item, clientId, traceContext);
+    const claimed = await claim.state();
+    if (claimed === 'unavailable') return this.ticketResult(item, 'failed', 'not sent: the connector could not record the close id (claim store unavailable)', clientId, undefined, retcode.CONNECTION, 0);
+    if (claimed === 'duplicate') return this.resolveDuplicateClose(request, item, clientId, traceContext);
     try {
       const outcome = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
         this.options.adapter.close(session, item, { clientId, volume, slippagePoints: request.slippage ?? undefined, deadlineUnixMs: request.deadline_unix_ms, callDeadlineMs: config.BROKER_CALL_DEADLINE_MS }),

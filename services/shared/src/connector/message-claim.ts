@@ -1,0 +1,45 @@
+import { claimKeyPattern, type ClaimStore } from './claims';
+
+/** What a claim decided: send (first to claim), never send (claimed before), or send nothing (no claim store). */
+export type ClaimState = 'claimed' | 'duplicate' | 'unavailable';
+
+/**
+ * One claim for a whole account message instead of one per leg or ticket (DESIGN §5): a JetStream round trip
+ * per message. Safe because a message is a unit: execution sends all of an account's legs of a batch in one
+ * message, and the same batch again (an Idempotency-Key retry) as the same message. A message that was claimed
+ * before sends nothing at all, so even a leg it carried that the first did not could only be left unsent,
+ * never sent twice. The claim is taken lazily, once, when the first leg that passed its checks needs it, so a
+ * message whose legs are all refused locally claims nothing.
+ */
+export class MessageClaim {
+  private decided: Promise<ClaimState> | undefined;
+
+  constructor(
+    private readonly claims: ClaimStore,
+    readonly key: string,
+    private readonly onUnavailable: (error: unknown) => void,
+  ) {}
+
+  state(): Promise<ClaimState> {
+    this.decided ??= this.claims.claim(this.key).then(
+      (claimed) => (claimed ? 'claimed' : 'duplicate'),
+      (error: unknown) => {
+        this.onUnavailable(error);
+        return 'unavailable';
+      },
+    );
+    return this.decided;
+  }
+}
+
+/**
+ * The claim key of a place message: its batch and account. Undefined when the message cannot be claimed as a
+ * whole (no batch id, or a leg whose client id is not of that batch): then each leg is claimed on its own.
+ */
+export function placeMessageClaimKey(request: { batch_id?: string; account_id: string; legs: Array<{ client_id: string }> }): string | undefined {
+  if (!request.batch_id) return undefined;
+  const prefix = `${request.batch_id}-`;
+  if (!request.legs.every((leg) => leg.client_id.startsWith(prefix))) return undefined;
+  const key = `${request.batch_id}-p-${request.account_id}`;
+  return claimKeyPattern.test(key) ? key : undefined;
+}
