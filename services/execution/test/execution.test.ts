@@ -139,6 +139,18 @@ describe('placing orders', () => {
     expect(JSON.parse(rawBatch?.legs_json as string)).toHaveLength(7);
   });
 
+  it('answers before its open-batch marker is removed; a marker left behind is cleared by recovery, outcomes untouched', async () => {
+    const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
+    await eventually(async () => (await stack.execution.store.openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
+    // As if the removal had been lost (the process stopped right after answering): the marker is back, long past.
+    await stack.execution.store.openBatches.insertOne({ _id: response.batch_id, created_at: new Date(Date.now() - 3_600_000), deadline_at: new Date(Date.now() - 3_600_000) });
+    await stack.client.call('Reconcile', { batch_id: response.batch_id });
+    expect(await stack.execution.store.openBatches.findOne({ _id: response.batch_id })).toBeNull();
+    const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+    expect(stored.orders).toEqual(response.results);
+    expect(await stack.execution.store.unsettled.countDocuments({ batch_id: response.batch_id })).toBe(0);
+  });
+
   it('reads a batch stored with one outcome document per leg and its legs unpacked, as before', async () => {
     const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }, { account_id: accounts.gamma!.id, symbol: 'EURUSDm' }], { operation: 'buy', volume: 0.1 });
     const results = JSON.parse(JSON.stringify(response.results)) as Array<Record<string, unknown>>;

@@ -78,13 +78,14 @@ export class BatchJournal {
     const outcome: OutcomeDocument = { _id: batchId, results, source: 'reply', written_at: writtenAt };
     try {
       await Promise.all([this.outcomeWriter.insert([outcome]), this.unsettledWriter.insert(unsettled)]);
-      await this.openWriter.delete(batchId);
     } catch (error) {
       // The open marker stays: recovery marks the legs unknown and reconciliation settles them from the broker.
       this.options.logger.error({ err: error, batch_id: batchId }, 'batch outcomes could not be stored; recovery will reconcile them');
+      return;
     }
+    // Off the answer's path: a marker whose batch has its outcomes is only removed by recovery if this is lost.
+    this.openWriter.delete(batchId).catch((error: unknown) => this.options.logger.warn({ err: error, batch_id: batchId }, 'open-batch marker not removed; recovery will'));
   }
-
 
   async settle(batchId: string, index: number, result: Record<string, any>, source: 'late_reply' | 'reconciliation'): Promise<boolean> {
     let inserted = true;
