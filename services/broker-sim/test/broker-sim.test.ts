@@ -9,7 +9,7 @@ import { createBrokerSimApp, type BrokerSimApp } from '../src/app';
 import { findServer } from '../src/domain/catalog';
 import { AccountState, closePosition, nextMarketEvent, openOrder, type AccountRecord, type EngineContext, type OpenRequest } from '../src/domain/engine';
 import { PriceFeed } from '../src/domain/prices';
-import { BrokerCallError, BrokerClient } from '@mtx/shared/connector/broker-client';
+import { BrokerCallError, BrokerClient } from '@mtx/connector-runtime/broker-client';
 import { grpc } from '@mtx/shared/grpc';
 
 const logger = createLogger('broker-sim-test', { level: 'silent' });

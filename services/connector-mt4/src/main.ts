@@ -1,5 +1,5 @@
 import '@mtx/shared/instrumentation';
-import { loadConnectorConfig } from '@mtx/shared/connector/config';
+import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { startConnectorMt4 } from './app';

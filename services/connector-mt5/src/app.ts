@@ -1,6 +1,6 @@
-import { startConnectorApp, type ConnectorApp } from '@mtx/shared/connector/app';
-import type { ClaimStore } from '@mtx/shared/connector/claims';
-import type { ConnectorConfig } from '@mtx/shared/connector/config';
+import { startConnectorApp, type ConnectorApp } from '@mtx/connector-runtime/app';
+import type { ClaimStore } from '@mtx/connector-runtime/claims';
+import type { ConnectorConfig } from '@mtx/connector-runtime/config';
 import type { Logger } from '@mtx/shared/logger';
 import { Mt5Adapter } from './domain/mt5-adapter';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KV } from 'nats';
 import { Writable } from 'node:stream';
-import { KvClaimStore } from '@mtx/shared/connector/claims';
-import { loadConnectorConfig } from '@mtx/shared/connector/config';
+import { KvClaimStore } from '@mtx/connector-runtime/claims';
+import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import { connectorCodecs, terminalSubject, type CloseReplyMessage, type PlaceReplyMessage } from '@mtx/shared/connector/messages';
 import { createLogger } from '@mtx/shared/logger';
 import { startConnectorMt5 } from '../src/app';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorApp } from '@mtx/shared/connector/app';
-import { loadConnectorConfig } from '@mtx/shared/connector/config';
+import type { ConnectorApp } from '@mtx/connector-runtime/app';
+import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import {
   connectorCodecs,
   terminalSubject,
@@ -11,7 +11,7 @@ import {
   type PingReplyMessage,
   type PlaceReplyMessage,
 } from '@mtx/shared/connector/messages';
-import { closeAccountStatus } from '@mtx/shared/connector/runtime';
+import { closeAccountStatus } from '@mtx/connector-runtime/runtime';
 import { createLogger } from '@mtx/shared/logger';
 import { brokerSymbols, mt4ErrorToRetcode, retcodeDescription, roundVolumeDown, symbolMatches } from '@mtx/shared/trading';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { inject } from 'vitest';
-import type { ConnectorApp } from '@mtx/shared/connector/app';
-import { loadConnectorConfig } from '@mtx/shared/connector/config';
+import type { ConnectorApp } from '@mtx/connector-runtime/app';
+import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';

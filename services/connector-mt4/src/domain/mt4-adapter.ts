@@ -1,5 +1,5 @@
-import { BrokerAdapterBase, type BrokerRecord, type OpenItem, type PlatformAdapter, type SymbolDetails, type TradeOutcome } from '@mtx/shared/connector/adapter';
-import type { BrokerClient, BrokerSession } from '@mtx/shared/connector/broker-client';
+import { BrokerAdapterBase, type BrokerRecord, type OpenItem, type PlatformAdapter, type SymbolDetails, type TradeOutcome } from '@mtx/connector-runtime/adapter';
+import type { BrokerClient, BrokerSession } from '@mtx/connector-runtime/broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
 import { expirationSeconds, isPendingOperation, isStopLimitOperation, mt4ErrorName, mt4ErrorToRetcode, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
 

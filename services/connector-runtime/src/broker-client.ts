@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, type Context } from '@opentelemetry/api';
-import { grpcServiceClient } from '../proto';
-import { isTerminalMethod, type TerminalAnswerFrame, type TerminalCallFrame } from './terminal-frames';
+import { grpcServiceClient } from '@mtx/shared/proto';
+import { isTerminalMethod, type TerminalAnswerFrame, type TerminalCallFrame } from '@mtx/shared/connector/terminal-frames';
 import { TerminalStream } from './terminal-stream';
 
 export const brokerSimProtoFile = 'brokersim/v1/brokersim.proto';

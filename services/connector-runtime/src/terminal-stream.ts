@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { propagation, type Context } from '@opentelemetry/api';
-import { terminalCallFields, type TerminalAnswerFrame, type TerminalCallFrame, type TerminalMethod } from './terminal-frames';
+import { terminalCallFields, type TerminalAnswerFrame, type TerminalCallFrame, type TerminalMethod } from '@mtx/shared/connector/terminal-frames';
 
 interface PendingCall {
   field: string;

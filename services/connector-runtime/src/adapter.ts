@@ -1,6 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { BrokerClient, BrokerSession } from './broker-client';
-import type { OrderLegMessage } from './messages';
+import type { OrderLegMessage } from '@mtx/shared/connector/messages';
 
 /**
  * What a platform (MT4, MT5) must provide to the connector runtime. Results are already expressed as MT5

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '../config';
+import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
   return Type.Object({

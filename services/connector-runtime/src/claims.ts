@@ -1,5 +1,5 @@
 import type { KV, NatsConnection } from 'nats';
-import type { Logger } from '../logger';
+import type { Logger } from '@mtx/shared/logger';
 
 /** Exclusive, durable claims on client ids: only the first claim of an id succeeds, across all replicas. */
 export interface ClaimStore {

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
-import type { Logger } from '../logger';
-import { extractTraceContext } from '../nats';
-import { isPendingOperation, isStopLimitOperation, normalizeOperation, orderTypeName, retcode, retcodeDescription, roundVolumeDown, symbolMatches, isBuyType, brokerSymbols, type BrokerSymbols } from '../trading';
+import type { Logger } from '@mtx/shared/logger';
+import { extractTraceContext } from '@mtx/shared/nats';
+import { isPendingOperation, isStopLimitOperation, normalizeOperation, orderTypeName, retcode, retcodeDescription, roundVolumeDown, symbolMatches, isBuyType, brokerSymbols, type BrokerSymbols } from '@mtx/shared/trading';
 import type { OpenItem, PlatformAdapter, TradeOutcome, BrokerRecord, SymbolDetails } from './adapter';
 import { BrokerCallError, TerminalLoginError, type BrokerSession, type SessionPool } from './broker-client';
 import { claimKeyPattern, type ClaimStore } from './claims';
@@ -28,7 +28,7 @@ import {
   type PlaceReplyMessage,
   type PlaceRequestMessage,
   type TicketResultMessage,
-} from './messages';
+} from '@mtx/shared/connector/messages';
 
 export interface ConnectorRuntimeOptions {
   platform: 'mt4' | 'mt5';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { NatsConnection } from 'nats';
-import type { Logger } from '../logger';
-import { connectNats } from '../nats';
+import type { Logger } from '@mtx/shared/logger';
+import { connectNats } from '@mtx/shared/nats';
 import type { AdapterFactory } from './adapter';
 import { BrokerClient, SessionPool } from './broker-client';
 import { KvClaimStore, type ClaimStore } from './claims';
