@@ -1,0 +1,35 @@
+import type { CloseAccountStatus, LegStatus, TicketResultMessage } from '@mtx/shared/connector/messages';
+import { isBuyType, retcode, symbolMatches, type BrokerSymbols } from '@mtx/shared/trading';
+import type { OpenItem } from './adapter';
+
+/** How a connector reads outcomes and selectors: leg status of a retcode, an account's close status, a selector's match. Pure. */
+
+export function legStatusOf(code: number): LegStatus {
+  if (code === retcode.DONE || code === retcode.DONE_PARTIAL) return 'filled';
+  if (code === retcode.PLACED) return 'placed';
+  return 'rejected';
+}
+
+/** Per-account close status from its tickets (DESIGN.md §4). */
+export function closeAccountStatus(results: Array<Pick<TicketResultMessage, 'status'>>): CloseAccountStatus {
+  const matched = results.length;
+  const closed = results.filter((result) => result.status === 'closed').length;
+  if (matched === 0) return 'nothing_matched';
+  if (closed === matched) return 'closed';
+  if (closed > 0) return 'partial';
+  if (results.some((result) => result.status === 'unknown')) return 'unknown';
+  return 'failed';
+}
+
+/** Whether an open item of an account at `broker` is picked by a close selector. */
+export function selectorMatches(item: OpenItem, selector: { symbol: string; symbol_match: string; side: string; kind: string; magic?: number }, broker: BrokerSymbols): boolean {
+  const mode = selector.symbol_match === 'base' ? 'base' : 'exact';
+  if (!symbolMatches(item.symbol, selector.symbol, mode, broker)) return false;
+  const kind = selector.kind || 'position';
+  if (kind !== 'any' && item.kind !== kind) return false;
+  const side = selector.side || 'any';
+  if (side === 'long' && !isBuyType(item.type)) return false;
+  if (side === 'short' && isBuyType(item.type)) return false;
+  if (selector.magic !== undefined && selector.magic !== null && item.magic !== selector.magic) return false;
+  return true;
+}
