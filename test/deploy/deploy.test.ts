@@ -838,8 +838,10 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     expect(commands('runtime', 'USER').at(-1)!.user).toBe('10001:10001');
     const command = commands('runtime', 'CMD').at(-1)!;
     expect(command.shellForm).toBe(false);
-    // From /app/services/<name>: the same file as `node --import tsx services/$SERVICE/src/main.ts` from /app.
-    expect(command.commandLine).toEqual(['node', '--import', 'tsx', 'src/main.ts']);
+    // From /app/services/<name>: the service's bundle, compiled in the build stage; no transpiler at run time.
+    expect(command.commandLine).toEqual(['node', 'dist/main.js']);
+    expect(commands('build', 'RUN').some((run) => run.commandLine!.join(' ').includes('services/shared/scripts/build.ts "${SERVICE}"'))).toBe(true);
+    expect(commands('runtime-base', 'COPY').some((copy) => JSON.stringify(copy).includes('/app/services/${SERVICE}/dist'))).toBe(true);
     const development = commands('development', 'CMD').at(-1)!;
     expect(development.shellForm).toBe(false);
     expect(development.commandLine).toEqual(expect.arrayContaining(['watch', 'src/main.ts']));

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ensureBuilt } from '../../services/shared/src/infra/build';
 import { startLocalInfrastructure, type LocalInfrastructure } from '../../services/shared/src/infra/local';
+import { serviceNames } from '../../services/shared/src/infra/services';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +22,8 @@ let directory: string | undefined;
  * isolate themselves by database prefix and subject names, so they can share both servers.
  */
 export async function setup(project: TestProject): Promise<void> {
+  // Every service compiled once, before the test files (in parallel workers) start processes from the bundles.
+  await Promise.all(serviceNames.map((name) => ensureBuilt(name)));
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-test-'));
   infrastructure = await startLocalInfrastructure({ dataDirectory: directory, log: (line) => process.stderr.write(`[test-infra] ${line}\n`) });
   project.provide('mongodbUrl', infrastructure.mongodbUrl);

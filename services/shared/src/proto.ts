@@ -1,10 +1,11 @@
 import path from 'node:path';
+import { repositoryRoot } from './infra/paths';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 
-/** The one proto tree (proto/<domain>/v1/*.proto), found from this package so every service loads the same files. */
-export const protoRoot = path.resolve(__dirname, '..', '..', '..', 'proto');
+/** The one proto tree (proto/<domain>/v1/*.proto), found from this code so every service loads the same files. */
+export const protoRoot = path.join(repositoryRoot, 'proto');
 
 /**
  * Conversion options shared by gRPC (proto-loader) and the NATS codec (protobufjs), so a message decodes to

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { bundlePath, ensureBuilt } from './build';
 import { checkGrpcHealth } from '../grpc';
 import { freePort } from './ports';
 import { repositoryRoot } from './paths';
@@ -62,8 +63,16 @@ export interface StartServiceOptions {
   readyDeadlineMs?: number;
 }
 
-// Node itself with tsx's loader, not the tsx CLI: the CLI runs the service in a second process, so a SIGKILL
-// (crash tests) would kill only the wrapper and leave the service running as an orphan.
+/**
+ * Services run compiled (services/<name>/dist/main.js, see build.ts) unless MTX_RUN_TYPESCRIPT=1 asks for the
+ * TypeScript sources through tsx's loader. Either way the service is Node itself, not a wrapper (the tsx CLI runs
+ * the service in a second process, so a SIGKILL in a crash test would kill only the wrapper).
+ */
+function runsCompiled(env: NodeJS.ProcessEnv): boolean {
+  return env.MTX_RUN_TYPESCRIPT !== '1';
+}
+
+// Node itself with tsx's loader, for MTX_RUN_TYPESCRIPT=1.
 const tsxLoader = pathToFileURL(path.join(repositoryRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 async function probe(spec: ServiceSpec, address: string): Promise<boolean> {
@@ -85,8 +94,12 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
   if (!fs.existsSync(entry)) throw new Error(`service ${folder} has no ${path.relative(repositoryRoot, entry)}`);
   let child: ChildProcess | undefined;
   let exitPromise: Promise<number | null> = Promise.resolve(null);
+  const compiled = runsCompiled(options.env);
   const launch = async () => {
-    child = spawn(process.execPath, ['--import', tsxLoader, entry], {
+    // A restart runs what the sources are now: a stale bundle is rebuilt first (esbuild, well under a second).
+    if (compiled) await ensureBuilt(folder);
+    const command = compiled ? [...(options.env.SOURCE_MAPS === '1' ? ['--enable-source-maps'] : []), bundlePath(folder)] : ['--import', tsxLoader, entry];
+    child = spawn(process.execPath, command, {
       cwd: repositoryRoot,
       env: { ...options.env, [spec.portVariable]: String(port), OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder },
       stdio: ['ignore', 'pipe', 'pipe'],
