@@ -69,6 +69,15 @@ function traceOf(traceId: string): ReceivedSpan[] {
   return receiver.spans.filter((span) => span.traceId === traceId);
 }
 
+/**
+ * Whether every parent a span names has arrived. A parent ends after its children and each process exports in
+ * batches, so a trace is complete only once this holds; waiting on it keeps a busy machine from failing the test.
+ */
+function parentsArrived(spans: ReceivedSpan[]): boolean {
+  const ids = new Set(spans.map((span) => span.spanId));
+  return spans.every((span) => !span.parentSpanId || ids.has(span.parentSpanId));
+}
+
 /** Every span but the root has its parent inside the same trace: no broken links across processes. */
 function expectConnected(spans: ReceivedSpan[]): ReceivedSpan {
   const ids = new Set(spans.map((span) => span.spanId));
@@ -121,7 +130,7 @@ describe('one trace per request', () => {
       const services = new Set(current.map((span) => span.service));
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'broker-sim'].every((service) => services.has(service));
       const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3 && current.filter((span) => span.service === 'broker-sim' && /OrderSend$/.test(span.name)).length >= 3;
-      return complete && legsTraced && current.some((span) => span.name === 'insert batches') ? current : undefined;
+      return complete && legsTraced && current.some((span) => span.name === 'insert batches') && parentsArrived(current) ? current : undefined;
     }, 15_000);
     expect(expectConnected(spans).service).toBe('gateway');
     const fanout = spans.find((span) => span.name === 'execution.fanout');
@@ -180,7 +189,7 @@ describe('one trace per request', () => {
       for (const candidate of hookSpans) {
         const current = traceOf(candidate.traceId);
         const services = new Set(current.map((span) => span.service));
-        if (services.has('payments') && current.some((span) => span.service === 'wallet' && span.name === 'wallet.credit')) return { hookSpan: candidate, spans: current };
+        if (services.has('payments') && current.some((span) => span.service === 'wallet' && span.name === 'wallet.credit') && parentsArrived(current)) return { hookSpan: candidate, spans: current };
       }
       return undefined;
     }, 15_000);
