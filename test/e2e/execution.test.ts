@@ -158,6 +158,11 @@ describe('POST /v1/orders/close end to end', () => {
     expect(response.status).toBe(200);
     expect(response.body.results[0]).toMatchObject({ status: 'partial', matched: 22, closed: 20 });
     expect(response.body.results[0].results.filter((ticket: { status: string }) => ticket.status === 'skipped').map((ticket: { ticket: number }) => ticket.ticket)).toEqual(seeded.slice(20));
+    // Every field the spec lists, filled in every case: a skipped ticket names why, and has no close price.
+    for (const ticket of response.body.results[0].results.filter((entry: { status: string }) => entry.status === 'skipped')) {
+      expect(ticket).toMatchObject({ retcode: 10033, retcode_description: 'TRADE_RETCODE_LIMIT_ORDERS', price: 0, symbol: 'USDJPY', kind: 'position' });
+    }
+    for (const ticket of response.body.results[0].results.filter((entry: { status: string }) => entry.status === 'closed')) expect(ticket.price).toBeGreaterThan(0);
     expect(response.body.results[1]).toMatchObject({ status: 'nothing_matched', matched: 0 });
     const byTicket = await e2e.api('POST', '/v1/orders/close', { accounts: [{ account_id: accounts.omega.id, tickets: [...seeded.slice(20), pending] }] });
     expect(byTicket.body.results[0]).toMatchObject({ status: 'closed', matched: 3, closed: 3 });

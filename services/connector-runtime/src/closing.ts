@@ -79,7 +79,8 @@ export class Closing {
       items.map(async (item, index) => {
         const clientId = `${request.client_id_base}-t${item.ticket}`;
         if (index >= cap) {
-          results[index] = ticketResult(item, 'skipped', `not closed: more than ${cap} orders matched on this account`, clientId, undefined, undefined, item.volume);
+          // Not sent: the request's own per-account cap, named as the trade server names a limit of orders.
+          results[index] = ticketResult(item, 'skipped', `not closed: more than ${cap} orders matched on this account`, clientId, undefined, retcode.LIMIT_ORDERS, item.volume);
           return;
         }
         results[index] = await this.closeItem(request, item, clientId, claim, traceContext);

@@ -51,7 +51,8 @@ export function ticketResult(item: OpenItem, status: TicketResultMessage['status
     client_id: clientId,
   };
   if (result.retcode) result.retcode_description = retcodeDescription(result.retcode);
-  if (outcome && outcome.price > 0) result.price = outcome.price;
+  // A close price only where the trade server closed at one; 0 for a ticket it did not close.
+  result.price = outcome && outcome.price > 0 ? outcome.price : 0;
   return result;
 }
 

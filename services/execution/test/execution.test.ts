@@ -207,7 +207,7 @@ describe('placing orders', () => {
         { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
       ], { operation: 'buy', volume: 0.1 });
       expect(Date.now() - started).toBeLessThan(1_000);
-      expect(response.results[0]).toMatchObject({ status: 'unavailable', order: 0, deal: 0 });
+      expect(response.results[0]).toMatchObject({ status: 'unavailable', order: 0, deal: 0, retcode_description: 'TRADE_RETCODE_CONNECTION' });
       expect(response.results[0].retcode).toBeUndefined();
       expect(response.results[1].status).toBe('filled');
       expect(response.summary).toMatchObject({ filled: 1, failed: 1, unknown: 0 });
@@ -220,7 +220,7 @@ describe('placing orders', () => {
     await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/faults`, 'PUT', { hang_ms: 60_000 });
     try {
       const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }]);
-      expect(response.results[0]).toMatchObject({ status: 'unknown', order: 0 });
+      expect(response.results[0]).toMatchObject({ status: 'unknown', order: 0, retcode_description: 'TRADE_RETCODE_TIMEOUT' });
       expect(response.results[0].retcode).toBeUndefined();
       expect(response.summary.unknown).toBe(1);
       const before = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
@@ -231,6 +231,9 @@ describe('placing orders', () => {
       expect(after.settled).toBe(true);
       expect(after.orders[0]).toMatchObject({ status: 'filled', retcode_description: 'TRADE_RETCODE_DONE' });
       expect(after.orders[0].message).toContain('reconciliation');
+      // It keeps the time its answer took, as the customer was told, not 0.
+      expect(response.results[0].latency_ms).toBeGreaterThan(500);
+      expect(after.orders[0].latency_ms).toBe(response.results[0].latency_ms);
       const deals = (await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/deals`)).body.deals as Array<{ order: number }>;
       expect(deals.some((deal) => deal.order === after.orders[0].order)).toBe(true);
     } finally {
@@ -307,7 +310,7 @@ describe('closing by selector', () => {
         ['closed', 2, 2],
         ['unavailable', 0, 0],
       ]);
-      expect(response.summary).toEqual({ accounts: 2, matched: 2, closed: 2, failed: 1, unknown: 0, accounts_unknown: 0 });
+      expect(response.summary).toEqual({ accounts: 2, matched: 2, closed: 2, failed: 0, unknown: 0, accounts_unknown: 0, accounts_unavailable: 1, accounts_failed: 0 });
       const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
       expect(stored.accounts).toEqual(response.results);
       expect(stored.close_summary).toEqual(response.summary);

@@ -144,7 +144,7 @@ describe('POST /v1/orders/close', () => {
     const body = closed.json();
     expect(Object.keys(body).sort()).toEqual(['batch_id', 'idempotent_replay', 'results', 'summary']);
     expect(body.results.map((result: { status: string }) => result.status)).toEqual(['closed', 'nothing_matched']);
-    expect(body.summary).toEqual({ accounts: 2, matched: 1, closed: 1, failed: 0, unknown: 0, accounts_unknown: 0 });
+    expect(body.summary).toEqual({ accounts: 2, matched: 1, closed: 1, failed: 0, unknown: 0, accounts_unknown: 0, accounts_unavailable: 0, accounts_failed: 0 });
     expect(Object.keys(body.results[0].results[0]).sort()).toEqual(['kind', 'message', 'price', 'retcode', 'retcode_description', 'status', 'symbol', 'ticket', 'type', 'volume'].sort());
     const batch = (await call('GET', `/v1/orders/batches/${body.batch_id}`)).json();
     expect(batch).toMatchObject({ kind: 'close', settled: true, summary: body.summary, results: body.results });

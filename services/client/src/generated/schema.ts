@@ -2392,13 +2392,13 @@ export interface paths {
                                  */
                                 retcode?: number;
                                 /**
-                                 * @description Name of the code.
+                                 * @description Name of the code. Also on unavailable legs (TRADE_RETCODE_CONNECTION) and unknown legs (TRADE_RETCODE_TIMEOUT), which have no retcode.
                                  * @example TRADE_RETCODE_DONE
                                  */
                                 retcode_description?: string;
                                 /** @description Explanation; empty on success. */
                                 message: string;
-                                /** @description Milliseconds spent on the leg. */
+                                /** @description Milliseconds spent on the leg (a leg settled later keeps the time its first answer took). */
                                 latency_ms: number;
                             }[];
                         };
@@ -2600,12 +2600,16 @@ export interface paths {
                                 matched: number;
                                 /** @description Orders closed or deleted across all accounts. */
                                 closed: number;
-                                /** @description Tickets that failed, plus accounts that failed as a whole (failed or unavailable without tickets). */
+                                /** @description Tickets that failed. */
                                 failed: number;
                                 /** @description Tickets whose outcome is unknown. */
                                 unknown: number;
                                 /** @description Accounts that did not answer by the deadline. */
                                 accounts_unknown: number;
+                                /** @description Accounts with no terminal: nothing was sent to them. */
+                                accounts_unavailable: number;
+                                /** @description Accounts that failed as a whole before any ticket (the lookup was refused, the request arrived late). */
+                                accounts_failed: number;
                             };
                             /** @description One result per account, in the order of `accounts`. */
                             results: {
@@ -2630,18 +2634,18 @@ export interface paths {
                                 results: {
                                     /** @description Ticket of the position or pending order. */
                                     ticket: number;
-                                    /** @description Symbol as the broker names it. */
+                                    /** @description Symbol as the broker names it; empty for a ticket no open order has (status `failed`, TRADE_RETCODE_INVALID). */
                                     symbol: string;
-                                    /** @description Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit. */
+                                    /** @description Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit; empty for a ticket no open order has. */
                                     type: string;
-                                    /** @description `position` or `pending`. */
+                                    /** @description `position` or `pending`; empty for a ticket no open order has. */
                                     kind: string;
                                     /** @description Volume closed (or of the order deleted). */
                                     volume: number;
                                     /** @description `closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer). */
                                     status: string;
                                     /**
-                                     * @description MT5 TRADE_RETCODE_* number (MT4 errors mapped); absent when skipped or unknown.
+                                     * @description MT5 TRADE_RETCODE_* number (MT4 errors mapped); TRADE_RETCODE_LIMIT_ORDERS when skipped; absent when unknown (sent, no answer).
                                      * @example 10009
                                      */
                                     retcode?: number;
@@ -2650,7 +2654,7 @@ export interface paths {
                                      * @example TRADE_RETCODE_DONE
                                      */
                                     retcode_description?: string;
-                                    /** @description Close price. */
+                                    /** @description Close price; 0 when the ticket was not closed. */
                                     price?: number;
                                     /** @description Explanation; empty on success. */
                                     message: string;

@@ -121,13 +121,16 @@ export class Reconciliation {
     const leg = batch?.legs?.[document.index];
     if (!leg) return undefined;
     const entry = entries.get(leg.client_id);
+    // The leg keeps the time its answer took (the unknown one the customer got), not 0.
+    const [original] = await this.journal.storedOutcomes(document.batch_id, [document.index]);
+    const latencyMs = Number((original as OrderLegResult | undefined)?.latency_ms) || 0;
     if (entry?.state === 'done' && entry.leg) {
-      const result = legResultOf(leg, entry.leg, 0);
+      const result = legResultOf(leg, entry.leg, latencyMs);
       result.message = result.status === 'rejected' ? `${entry.leg.message} (found at the broker by reconciliation)` : 'found at the broker by reconciliation';
       return result;
     }
     if ((!entry || entry.state === 'not_found') && pastFence) {
-      return plainLeg(leg, 'rejected', 'not executed: the order did not reach the broker before its deadline (checked by reconciliation)', 0, retcode.TIMEOUT);
+      return plainLeg(leg, 'rejected', 'not executed: the order did not reach the broker before its deadline (checked by reconciliation)', latencyMs, retcode.TIMEOUT);
     }
     return undefined;
   }

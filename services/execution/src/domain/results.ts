@@ -64,6 +64,8 @@ export interface CloseSummary {
   failed: number;
   unknown: number;
   accounts_unknown: number;
+  accounts_unavailable: number;
+  accounts_failed: number;
 }
 
 export interface PlaceOrdersResult {
@@ -95,14 +97,16 @@ export function placeSummary(results: Array<Pick<OrderLegResult, 'status'>>): Pl
 }
 
 export function closeSummary(results: CloseAccountResult[]): CloseSummary {
-  const summary: CloseSummary = { accounts: results.length, matched: 0, closed: 0, failed: 0, unknown: 0, accounts_unknown: 0 };
+  // Each count counts one thing: tickets in matched/closed/failed/unknown, accounts in the accounts_* fields.
+  const summary: CloseSummary = { accounts: results.length, matched: 0, closed: 0, failed: 0, unknown: 0, accounts_unknown: 0, accounts_unavailable: 0, accounts_failed: 0 };
   for (const account of results) {
     summary.matched += account.matched;
     summary.closed += account.closed;
     summary.failed += account.results.filter((ticket) => ticket.status === 'failed').length;
     summary.unknown += account.results.filter((ticket) => ticket.status === 'unknown').length;
-    if ((account.status === 'failed' || account.status === 'unavailable') && account.results.length === 0) summary.failed += 1;
     if (account.status === 'unknown') summary.accounts_unknown += 1;
+    if (account.status === 'unavailable') summary.accounts_unavailable += 1;
+    if (account.status === 'failed' && account.results.length === 0) summary.accounts_failed += 1;
   }
   return summary;
 }
@@ -143,12 +147,24 @@ export function legResultOf(leg: StoredLeg, message: LegResultMessage, latencyMs
     if (message.bid !== undefined && message.bid !== null) result.bid = message.bid;
     if (message.ask !== undefined && message.ask !== null) result.ask = message.ask;
   }
-  return withRetcode(result, message.retcode);
+  return namedWithoutCode(withRetcode(result, message.retcode));
 }
 
 export function plainLeg(leg: StoredLeg, status: LegStatus, message: string, latencyMs: number, code?: number): OrderLegResult {
   const result: OrderLegResult = { account_id: leg.account_id, platform: leg.platform, symbol: leg.symbol, operation: leg.operation, volume: leg.volume, status, order: 0, deal: 0, message, latency_ms: latencyMs };
-  return withRetcode(result, code);
+  return namedWithoutCode(withRetcode(result, code));
+}
+
+/**
+ * An unavailable or unknown leg has no retcode (no trade server answered it), yet its result names why, as the
+ * spec keeps only `retcode` absent then: no connection to a terminal, or no answer in time.
+ */
+const namesWithoutCode: Partial<Record<LegStatus, string>> = { unavailable: 'TRADE_RETCODE_CONNECTION', unknown: 'TRADE_RETCODE_TIMEOUT' };
+
+function namedWithoutCode(result: OrderLegResult): OrderLegResult {
+  const name = namesWithoutCode[result.status];
+  if (name && result.retcode === undefined) result.retcode_description = name;
+  return result;
 }
 
 export function ticketResultOf(message: TicketResultMessage): TicketResult {

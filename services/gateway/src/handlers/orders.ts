@@ -64,9 +64,11 @@ const OrderLegResult = Type.Object(
     bid: Type.Optional(Type.Number({ description: 'Bid at execution.' })),
     ask: Type.Optional(Type.Number({ description: 'Ask at execution.' })),
     retcode: Type.Optional(Type.Integer({ description: 'MT5 TRADE_RETCODE_* number on both platforms (MT4 errors are mapped); absent when unavailable or unknown.', example: 10009 })),
-    retcode_description: Type.Optional(Type.String({ description: 'Name of the code.', example: 'TRADE_RETCODE_DONE' })),
+    retcode_description: Type.Optional(
+      Type.String({ description: 'Name of the code. Also on unavailable legs (TRADE_RETCODE_CONNECTION) and unknown legs (TRADE_RETCODE_TIMEOUT), which have no retcode.', example: 'TRADE_RETCODE_DONE' }),
+    ),
     message: Type.String({ description: 'Explanation; empty on success.' }),
-    latency_ms: Type.Integer({ description: 'Milliseconds spent on the leg.' }),
+    latency_ms: Type.Integer({ description: 'Milliseconds spent on the leg (a leg settled later keeps the time its first answer took).' }),
   },
   { additionalProperties: false },
 );
@@ -131,14 +133,14 @@ const CloseOrdersBody = Type.Object(
 const TicketResult = Type.Object(
   {
     ticket: Type.Integer({ description: 'Ticket of the position or pending order.' }),
-    symbol: Type.String({ description: 'Symbol as the broker names it.' }),
-    type: Type.String({ description: 'Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit.' }),
-    kind: Type.String({ description: '`position` or `pending`.' }),
+    symbol: Type.String({ description: 'Symbol as the broker names it; empty for a ticket no open order has (status `failed`, TRADE_RETCODE_INVALID).' }),
+    type: Type.String({ description: 'Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit; empty for a ticket no open order has.' }),
+    kind: Type.String({ description: '`position` or `pending`; empty for a ticket no open order has.' }),
     volume: Type.Number({ description: 'Volume closed (or of the order deleted).' }),
     status: Type.String({ description: '`closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer).' }),
-    retcode: Type.Optional(Type.Integer({ description: 'MT5 TRADE_RETCODE_* number (MT4 errors mapped); absent when skipped or unknown.', example: 10009 })),
+    retcode: Type.Optional(Type.Integer({ description: 'MT5 TRADE_RETCODE_* number (MT4 errors mapped); TRADE_RETCODE_LIMIT_ORDERS when skipped; absent when unknown (sent, no answer).', example: 10009 })),
     retcode_description: Type.Optional(Type.String({ description: 'Name of the code.', example: 'TRADE_RETCODE_DONE' })),
-    price: Type.Optional(Type.Number({ description: 'Close price.' })),
+    price: Type.Optional(Type.Number({ description: 'Close price; 0 when the ticket was not closed.' })),
     message: Type.String({ description: 'Explanation; empty on success.' }),
   },
   { additionalProperties: false },
@@ -163,9 +165,11 @@ const CloseSummary = Type.Object(
     accounts: Type.Integer({ description: 'Accounts in the request.' }),
     matched: Type.Integer({ description: 'Orders matched across all accounts.' }),
     closed: Type.Integer({ description: 'Orders closed or deleted across all accounts.' }),
-    failed: Type.Integer({ description: 'Tickets that failed, plus accounts that failed as a whole (failed or unavailable without tickets).' }),
+    failed: Type.Integer({ description: 'Tickets that failed.' }),
     unknown: Type.Integer({ description: 'Tickets whose outcome is unknown.' }),
     accounts_unknown: Type.Integer({ description: 'Accounts that did not answer by the deadline.' }),
+    accounts_unavailable: Type.Integer({ description: 'Accounts with no terminal: nothing was sent to them.' }),
+    accounts_failed: Type.Integer({ description: 'Accounts that failed as a whole before any ticket (the lookup was refused, the request arrived late).' }),
   },
   { additionalProperties: false, description: 'Counts of accounts and tickets by outcome.' },
 );
@@ -253,7 +257,7 @@ function summaryOf(summary: Record<string, unknown>, names: readonly string[]): 
 }
 
 const placeSummaryNames = ['requested', 'filled', 'placed', 'failed', 'unknown'] as const;
-const closeSummaryNames = ['accounts', 'matched', 'closed', 'failed', 'unknown', 'accounts_unknown'] as const;
+const closeSummaryNames = ['accounts', 'matched', 'closed', 'failed', 'unknown', 'accounts_unknown', 'accounts_unavailable', 'accounts_failed'] as const;
 
 function batchError(statuses: number[]): Record<number, TSchema> {
   return errorResponses(...statuses);
