@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { defaultServerPlans, parseServerPlans } from '@mtx/shared/server-plans';
 import { baseConfigProperties, ConfigError, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 export const BillingConfigSchema = Type.Object({
@@ -13,7 +14,7 @@ export const BillingConfigSchema = Type.Object({
   EXECUTION_DEADLINE_MS: Type.Integer({ minimum: 100, default: 3_000 }),
   SEAT_PRICE_EUR_CENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_200 }),
   /** JSON object plan → monthly price in EUR cents. */
-  SERVER_PLANS: Type.String({ default: '{"vps-small":1500,"vps-large":3500}' }),
+  SERVER_PLANS: Type.String({ default: defaultServerPlans }),
   /** When false, the subscription's `wallet` summary is null and no balance is read. */
   WALLET_FEATURE_ENABLED: Type.Boolean({ default: true }),
   GRACE_PERIOD_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 31, default: 72 }),
@@ -79,27 +80,6 @@ export const BillingConfigSchema = Type.Object({
 });
 
 export type BillingConfig = Static<typeof BillingConfigSchema>;
-
-export type ServerPlans = ReadonlyMap<string, number>;
-
-export function parseServerPlans(raw: string): ServerPlans {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new ConfigError(['SERVER_PLANS: not valid JSON']);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(['SERVER_PLANS: must be a JSON object of plan → price in EUR cents']);
-  const plans = new Map<string, number>();
-  const problems: string[] = [];
-  for (const [plan, price] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!/^[a-z0-9][a-z0-9._-]{0,39}$/.test(plan)) problems.push(`SERVER_PLANS: plan name ${JSON.stringify(plan)} must be 1-40 of a-z 0-9 . _ -`);
-    else if (!Number.isSafeInteger(price) || (price as number) < 1 || (price as number) > 100_000) problems.push(`SERVER_PLANS: price of ${plan} must be an integer number of cents from 1 to 100000`);
-    else plans.set(plan, price as number);
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return plans;
-}
 
 export function loadBillingConfig(environment: NodeJS.ProcessEnv = process.env): BillingConfig {
   const config = loadConfig(BillingConfigSchema, environment);

@@ -83,7 +83,12 @@ function validationErrorToAppError(errors: ErrorObject[], part: string): AppErro
   // A schema may name the public code for its range errors (amount bounds → amount_out_of_range, more than 20
   // legs → too_many_legs); an empty list is not "too many", and a wrong type stays invalid_request.
   const rangeKeywords = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'maxItems'];
-  const parentSchema = error.parentSchema as { 'x-error-code'?: ErrorCode; 'x-error-message'?: string } | undefined;
+  const parentSchema = error.parentSchema as { 'x-error-code'?: ErrorCode; 'x-error-message'?: string; 'x-error-param'?: string } | undefined;
+  // An exclusion the schema states (`not`) names its field and says the rule itself.
+  if (error.keyword === 'not' && parentSchema?.['x-error-message']) {
+    const excluded = parentSchema['x-error-param'];
+    return new AppError('invalid_request', parentSchema['x-error-message'], excluded ? { param: excluded } : {});
+  }
   const declaredCode = rangeKeywords.includes(error.keyword) ? parentSchema?.['x-error-code'] : undefined;
   const param = error.keyword === 'required' ? [location, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.') : location || undefined;
   const detail = error.keyword === 'minItems' ? `must have at least ${(error.params as { limit: number }).limit} item(s)` : rangeKeywords.includes(error.keyword) && parentSchema?.['x-error-message'] ? parentSchema['x-error-message'] : (error.message ?? 'is invalid');
@@ -111,6 +116,7 @@ function newAjv(coerceTypes: boolean): Ajv {
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-error-code', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'x-error-message', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'x-error-param', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'example' });
   return ajv;
 }

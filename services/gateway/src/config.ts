@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { defaultServerPlans } from '@mtx/shared/server-plans';
 import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 export const GatewayConfigSchema = Type.Object({
@@ -28,6 +29,8 @@ export const GatewayConfigSchema = Type.Object({
   IDEMPOTENCY_TTL_MS: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
   /** How long a claim whose holder vanished (a gateway killed mid-request) blocks retries; above any request's deadline. */
   IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
+  /** The private-server plans (billing's setting; the plan names are the enum of POST /v1/servers). */
+  SERVER_PLANS: Type.String({ default: defaultServerPlans }),
   /** Failed authentications per client address and minute before it is answered 429 (per gateway replica). */
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
   /**

@@ -59,6 +59,31 @@ describe('input strictness', () => {
     expect((await request('POST', '/v1/orders', { body: { orders: Array.from({ length: 21 }, () => leg) } })).json().error.code).toBe('too_many_legs');
   });
 
+  it('refuses a close selector field given both at the top level and in defaults, naming it, as the schema states', async () => {
+    for (const [name, value] of [['symbol', 'EURUSD'], ['side', 'long'], ['kind', 'any'], ['magic', 3], ['symbol_match', 'base']] as const) {
+      const response = await request('POST', '/v1/orders/close', { body: { symbol: 'EURUSD', [name]: value, defaults: { [name]: value }, accounts: [{ account_id: 'acc_x' }] } });
+      expect(response.statusCode, name).toBe(400);
+      expect(response.json().error, name).toMatchObject({ code: 'invalid_request', param: name });
+      expect(response.json().error.message, name).toContain('both at the top level and in defaults');
+    }
+    const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const body = document.paths['/v1/orders/close'].post.requestBody.content['application/json'].schema;
+    expect(body.allOf.map((rule: { 'x-error-param': string }) => rule['x-error-param']).sort()).toEqual(['kind', 'magic', 'side', 'slippage', 'symbol', 'symbol_match', 'volume']);
+  });
+
+  it('states the server plans as the closed set they are (SERVER_PLANS), and refuses another before calling billing', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const plan = document.paths['/v1/servers'].post.requestBody.content['application/json'].schema.properties.plan;
+    expect(plan.enum).toEqual(['vps-small', 'vps-large']);
+    for (const unknown of ['0', 'vps-huge', 'VPS-SMALL']) {
+      const response = await request('POST', '/v1/servers', { body: { plan: unknown, label: 'x' } });
+      expect(response.statusCode, unknown).toBe(400);
+      expect(response.json().error, unknown).toMatchObject({ code: 'invalid_request', param: 'plan' });
+    }
+    // A listed plan passes validation; the absent billing service answers.
+    expect((await request('POST', '/v1/servers', { body: { plan: 'vps-large', label: 'x' } })).statusCode).toBe(503);
+  });
+
   it('states the volume rule as it is: greater than 0', async () => {
     const response = await request('POST', '/v1/orders', { body: { orders: [{ account_id: 'acc_x', symbol: 'EURUSD', operation: 'buy', volume: -1 }] } });
     expect(response.statusCode).toBe(400);

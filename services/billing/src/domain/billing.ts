@@ -3,7 +3,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
-import type { ServerPlans } from '../config';
+import type { ServerPlans } from '@mtx/shared/server-plans';
 import type { BillingStore } from '../store/billing-store';
 import { addMonthsClamped } from './calendar';
 import type { KeyedSerialQueue } from './keyed-queue';

@@ -1389,10 +1389,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
-                         * @description One of the plans of GET /v1/servers/plans; an unknown plan is 400 `invalid_request`.
+                         * @description One of the plans of GET /v1/servers/plans.
                          * @example vps-small
+                         * @enum {string}
                          */
-                        plan: string;
+                        plan: "vps-small" | "vps-large";
                         /**
                          * @description Your name for the server (1-64 characters).
                          * @example London VPS
@@ -2574,7 +2575,7 @@ export interface paths {
                         volume?: number;
                         /** @description Allowed slippage in points. */
                         slippage?: number;
-                    };
+                    } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
                 };
             };
             responses: {

@@ -1,5 +1,4 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
@@ -127,7 +126,16 @@ const CloseOrdersBody = Type.Object(
     require_reachable: Type.Optional(Type.Boolean({ description: 'When true, the whole request is refused up front (409 accounts_unreachable, with the account ids) if any account has no terminal; otherwise such an account is reported `unavailable`.' })),
     ...Type.Partial(Type.Object(closeSelectorProperties, { description: 'Selector fields may also be given at the top level, where they act as defaults.' })).properties,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // A selector field is given at the top level or in `defaults`, never both: stated in the schema, so the
+    // document, /docs and the generated client say it, and a request breaking it is refused naming the field.
+    allOf: Object.keys(closeSelectorProperties).map((name) => ({
+      not: { required: [name, 'defaults'], properties: { defaults: { required: [name] } } },
+      'x-error-param': name,
+      'x-error-message': `${name} is given both at the top level and in defaults; give it once`,
+    })),
+  },
 );
 
 const TicketResult = Type.Object(
@@ -330,11 +338,9 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
     async (request, reply) => {
       const customerId = principalOf(request).customer_id;
       const body = request.body as Static<typeof CloseOrdersBody>;
+      // A field given both at the top level and in defaults is refused by the body's schema.
       const topLevel = pick(body as Record<string, unknown>, closeFieldNames);
       const defaults = body.defaults ? pick(body.defaults, closeFieldNames) : {};
-      for (const name of Object.keys(topLevel)) {
-        if (name in defaults) throw new AppError('invalid_request', `${name} is given both at the top level and in defaults; give it once`, { param: name });
-      }
       const outcome = await withIdempotency(customerId, 'orders.close', request.headers['idempotency-key'], body, async (batchId) => {
         const response = await dependencies.clients.execution.call(
           'CloseOrders',

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { parseServerPlans } from '@mtx/shared/server-plans';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
@@ -30,13 +31,16 @@ const ServerPlan = Type.Object(
   { additionalProperties: false },
 );
 
-const CreateServerBody = Type.Object(
-  {
-    plan: Type.String({ minLength: 1, maxLength: 40, description: 'One of the plans of GET /v1/servers/plans; an unknown plan is 400 `invalid_request`.', example: 'vps-small' }),
-    label: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'Your name for the server (1-64 characters).', example: 'London VPS' }),
-  },
-  { additionalProperties: false },
-);
+/** The body of POST /v1/servers; the plans are a closed set (SERVER_PLANS), so the schema lists them. */
+function createServerBody(planNames: string[]) {
+  return Type.Object(
+    {
+      plan: Type.Unsafe<string>({ type: 'string', enum: planNames, description: 'One of the plans of GET /v1/servers/plans.', example: planNames[0] }),
+      label: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'Your name for the server (1-64 characters).', example: 'London VPS' }),
+    },
+    { additionalProperties: false },
+  );
+}
 
 const ServerParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'Server identifier.' }) }, { additionalProperties: false });
 
@@ -67,6 +71,7 @@ function renderServer(message: ServerMessage): Static<typeof Server> {
 }
 
 export async function registerServersRoutes(app: GatewayApp, dependencies: GatewayDependencies): Promise<void> {
+  const CreateServerBody = createServerBody([...parseServerPlans(dependencies.config.SERVER_PLANS).keys()]);
   const deadlineMs = dependencies.config.GRPC_DEADLINE_MS;
   const billing = dependencies.clients.billing;
 
@@ -117,7 +122,7 @@ export async function registerServersRoutes(app: GatewayApp, dependencies: Gatew
     },
     async (request, reply) => {
       const customerId = principalOf(request).customer_id;
-      const body = request.body as Static<typeof CreateServerBody>;
+      const body = request.body as { plan: string; label: string };
       const key = dependencies.idempotency.validateKey(request.headers['idempotency-key'] as string | undefined);
       // A keyed purchase names its server after the id its key record holds, so a retry after a lost answer
       // finishes that purchase instead of buying a second server.
