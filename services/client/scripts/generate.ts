@@ -56,7 +56,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     store,
     clients,
     authenticator: createAuthenticator({ store, clock: systemClock, cacheMs: config.API_KEY_CACHE_MS }),
-    authFailures: new AuthFailureLimiter({ clock: systemClock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE }),
+    authFailures: new AuthFailureLimiter({ clock: systemClock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE, exemptAddresses: [] }),
     rateLimiter: createRateLimiter({ store, clock: systemClock }),
     idempotency: createIdempotency({ store, clock: systemClock, ttlMs: config.IDEMPOTENCY_TTL_MS }),
     readModels: { wallet: new ReadModel({ freshMs: 0, entriesMax: 1 }) },

@@ -83,12 +83,7 @@ function validationErrorToAppError(errors: ErrorObject[], part: string): AppErro
   // A schema may name the public code for its range errors (amount bounds → amount_out_of_range, more than 20
   // legs → too_many_legs); an empty list is not "too many", and a wrong type stays invalid_request.
   const rangeKeywords = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'maxItems'];
-  const parentSchema = error.parentSchema as { 'x-error-code'?: ErrorCode; 'x-error-message'?: string; 'x-error-param'?: string } | undefined;
-  // An exclusion the schema states (`not`) names its field and says the rule itself.
-  if (error.keyword === 'not' && parentSchema?.['x-error-message']) {
-    const excluded = parentSchema['x-error-param'];
-    return new AppError('invalid_request', parentSchema['x-error-message'], excluded ? { param: excluded } : {});
-  }
+  const parentSchema = error.parentSchema as { 'x-error-code'?: ErrorCode; 'x-error-message'?: string } | undefined;
   const declaredCode = rangeKeywords.includes(error.keyword) ? parentSchema?.['x-error-code'] : undefined;
   const param = error.keyword === 'required' ? [location, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.') : location || undefined;
   const detail = error.keyword === 'minItems' ? `must have at least ${(error.params as { limit: number }).limit} item(s)` : rangeKeywords.includes(error.keyword) && parentSchema?.['x-error-message'] ? parentSchema['x-error-message'] : (error.message ?? 'is invalid');
@@ -116,7 +111,6 @@ function newAjv(coerceTypes: boolean): Ajv {
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-error-code', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'x-error-message', schemaType: 'string' });
-  ajv.addKeyword({ keyword: 'x-error-param', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'example' });
   return ajv;
 }
@@ -255,7 +249,8 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   app.addHook('onRequest', async (request, reply) => {
     const routeConfig = request.routeOptions.config ?? {};
     if (routeConfig.auth === 'public' || !request.routeOptions.url) return;
-    // An address that keeps failing to authenticate is refused before its key is even read.
+    // An address that keeps failing to authenticate is refused before its key is even read. A request with no key
+    // at all costs nothing to refuse and is not counted.
     const waitSeconds = dependencies.authFailures.retryAfterSeconds(request.ip);
     if (waitSeconds > 0) {
       reply.header('retry-after', waitSeconds);
@@ -265,7 +260,7 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     try {
       principal = await dependencies.authenticator.authenticate(request.headers.authorization);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'unauthenticated') dependencies.authFailures.noteFailure(request.ip);
+      if (error instanceof AppError && error.code === 'unauthenticated' && request.headers.authorization) dependencies.authFailures.noteFailure(request.ip);
       throw error;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD' && principal.level !== 'full') {

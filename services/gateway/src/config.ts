@@ -33,6 +33,8 @@ export const GatewayConfigSchema = Type.Object({
   SERVER_PLANS: Type.String({ default: defaultServerPlans }),
   /** Failed authentications per client address and minute before it is answered 429 (per gateway replica). */
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
+  /** Client addresses never limited for failed authentications (comma-separated); default the loopback ones. */
+  AUTH_FAILURES_EXEMPT: Type.String({ default: '127.0.0.1,::1,::ffff:127.0.0.1' }),
   /**
    * Addresses or CIDR ranges of the proxies in front of the gateway (comma-separated), whose X-Forwarded-For is
    * believed for the client address; empty: the peer's own address is the client's.

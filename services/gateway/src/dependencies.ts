@@ -127,7 +127,7 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
     store,
     clients,
     authenticator,
-    authFailures: new AuthFailureLimiter({ clock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE }),
+    authFailures: new AuthFailureLimiter({ clock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE, exemptAddresses: config.AUTH_FAILURES_EXEMPT.split(',').map((entry) => entry.trim()).filter(Boolean) }),
     rateLimiter: createRateLimiter({ store, clock }),
     idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS, leaseMs: config.IDEMPOTENCY_LEASE_MS }),
     readModels,

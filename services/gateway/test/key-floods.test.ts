@@ -73,6 +73,14 @@ describe('a flood of made-up keys', () => {
     expect((await get(harness, harness.customer.read_key, { 'x-test-peer': peer })).statusCode).not.toBe(429);
   });
 
+  it('counts neither requests without a key nor loopback peers (a local tool, or a proxy not declared trusted)', async () => {
+    for (let index = 0; index < 15; index++) {
+      expect((await harness.app.inject({ method: 'GET', url: '/v1/accounts', remoteAddress: '10.3.0.1' })).statusCode).toBe(401);
+      expect((await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': '127.0.0.1' })).statusCode).toBe(401);
+    }
+    expect((await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': '10.3.0.1' })).statusCode).toBe(401);
+  });
+
   it('counts by X-Forwarded-For only behind a trusted proxy', async () => {
     // Behind the trusted proxy (127.0.0.1), each forwarded client has its own count.
     for (let index = 0; index < 10; index++) expect((await get(proxied, `sk_${randomBody(46)}`, { 'x-forwarded-for': '203.0.113.7' })).statusCode).toBe(401);

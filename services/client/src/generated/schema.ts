@@ -2509,6 +2509,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description A selector field is given at the top level or in `defaults`, never both (400 `invalid_request`, param: the field). */
             requestBody: {
                 content: {
                     "application/json": {
@@ -2575,7 +2576,7 @@ export interface paths {
                         volume?: number;
                         /** @description Allowed slippage in points. */
                         slippage?: number;
-                    } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+                    };
                 };
             };
             responses: {

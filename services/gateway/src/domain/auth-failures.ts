@@ -17,12 +17,22 @@ const windowMs = 60_000;
 export class AuthFailureLimiter {
   private readonly windows = new Map<string, Window>();
 
+  private readonly exempt: Set<string>;
+
+  /**
+   * `exemptAddresses`: peers never limited. By default the loopback ones: without a trusted proxy in front, a
+   * loopback peer is a local tool, or a proxy on the same host whose clients would all share its one address and
+   * be throttled together by one of them.
+   */
   constructor(
-    private readonly options: { clock: Clock; failuresPerMinute: number; addressesMax?: number },
-  ) {}
+    private readonly options: { clock: Clock; failuresPerMinute: number; addressesMax?: number; exemptAddresses?: readonly string[] },
+  ) {
+    this.exempt = new Set(options.exemptAddresses ?? ['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+  }
 
   /** Seconds until the address may try again; 0 while it is under the limit. */
   retryAfterSeconds(address: string): number {
+    if (this.exempt.has(address)) return 0;
     const window = this.windows.get(address);
     if (!window || window.failures < this.options.failuresPerMinute) return 0;
     const remainingMs = window.startedAtMs + windowMs - this.options.clock.now().getTime();
@@ -34,6 +44,7 @@ export class AuthFailureLimiter {
   }
 
   noteFailure(address: string): void {
+    if (this.exempt.has(address)) return;
     const nowMs = this.options.clock.now().getTime();
     let window = this.windows.get(address);
     if (!window || window.startedAtMs + windowMs <= nowMs) window = { startedAtMs: nowMs, failures: 0 };
