@@ -315,7 +315,7 @@ describe('fault suite: bad input and security', () => {
       scenarioRequests: requests + schemathesisCases,
       scenarioErrors: kinds,
       verdict,
-      notes: runs.map((run) => `schemathesis ${run.label} (examples and coverage phases, every check but positive_data_acceptance): exit ${run.exitCode}, ${run.summary}`).join('; '),
+      notes: runs.map((run) => `schemathesis ${run.label} (examples, coverage, fuzzing and stateful phases, every check but positive_data_acceptance): exit ${run.exitCode}, ${run.summary}`).join('; '),
     });
     expect(wrong).toEqual([]);
     expect(Object.keys(kinds).filter((kind) => !/^4\d\d/.test(kind))).toEqual([]);
@@ -598,6 +598,10 @@ async function runSchemathesis(executable: string, key: string, examples: number
     'all',
     '--exclude-checks',
     'positive_data_acceptance',
+    // The stateful phase follows the document's links: top-up → its status, batch → stored batch, server and
+    // account → their removal.
+    '--phases',
+    'examples,coverage,fuzzing,stateful',
     '--header',
     `Authorization: Bearer ${key}`,
     '--max-examples',

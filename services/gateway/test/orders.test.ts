@@ -298,6 +298,16 @@ describe('OpenAPI', () => {
       expect(operation.summary).toBeTruthy();
       expect(operation.description).toBeTruthy();
     }
+    // Links from what creates a resource to what reads or removes it, by operationId.
+    const operationIds = new Map<string, string>();
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { operationId?: string }>>)) for (const [method, operation] of Object.entries(item)) if (operation.operationId) operationIds.set(operation.operationId, `${method} ${path}`);
+    const linkTarget = (path: string, method: string, status: string, name: string) => operationIds.get(document.paths[path][method].responses[status].links[name].operationId);
+    expect(linkTarget('/v1/wallet/topup', 'post', '201', 'GetTopup')).toBe('get /v1/wallet/topup/{id}');
+    expect(linkTarget('/v1/orders', 'post', '200', 'GetBatch')).toBe('get /v1/orders/batches/{batch_id}');
+    expect(linkTarget('/v1/orders/close', 'post', '200', 'GetBatch')).toBe('get /v1/orders/batches/{batch_id}');
+    expect(linkTarget('/v1/servers', 'post', '201', 'CancelServer')).toBe('delete /v1/servers/{id}');
+    expect(linkTarget('/v1/accounts', 'post', '201', 'DisconnectAccount')).toBe('delete /v1/accounts/{account_id}');
+    expect(document.paths['/v1/orders'].post.responses['200'].links.GetBatch.parameters).toEqual({ batch_id: '$response.body#/batch_id' });
     const orderBody = document.paths['/v1/orders'].post.requestBody.content['application/json'].schema;
     expect(orderBody.additionalProperties).toBe(false);
     expect(orderBody.properties.orders.maxItems).toBe(20);

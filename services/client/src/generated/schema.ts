@@ -15,153 +15,7 @@ export interface paths {
          * Get the balance and what it owes
          * @description The prepaid balance, money held beyond the cap, top-ups still awaiting coin, and every charge the balance owes in the next 30 days (seats and private servers together) with the total, the shortfall and whether the balance covers it. Works with a read-only key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The wallet. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Current balance (at most 100000).
-                             * @example 3600
-                             */
-                            balance_eur_cents: number;
-                            /**
-                             * @description Money received beyond the EUR 1,000 cap: kept, never lost, and moved into the balance (oldest first) as soon as there is room.
-                             * @example 0
-                             */
-                            held_eur_cents: number;
-                            /** @description Top-ups asked for but not yet landed: pending ones, and partial ones whose quote window is still open. */
-                            pending_topups: {
-                                /**
-                                 * @description Top-up identifier.
-                                 * @example 1042
-                                 */
-                                id: number;
-                                /**
-                                 * @description `pending`: awaiting coin (credited 0). `partial`: less than the amount has arrived and been credited. `paid`: the amount (or more) has been credited. `failed`: the quote expired with nothing received; coin that still arrives is credited at the market rate and moves it to `partial` or `paid`.
-                                 * @example pending
-                                 */
-                                status: "pending" | "partial" | "paid" | "failed";
-                                /**
-                                 * @description Requested size.
-                                 * @example 5000
-                                 */
-                                amount_eur_cents: number;
-                                /**
-                                 * @description Credited so far.
-                                 * @example 0
-                                 */
-                                credited_eur_cents: number;
-                                /**
-                                 * @description Asset to send.
-                                 * @example USDT
-                                 */
-                                asset_code: string;
-                                /**
-                                 * @description Chain to send on.
-                                 * @example TRON
-                                 */
-                                blockchain_code: string;
-                                /**
-                                 * Format: date-time
-                                 * @description End of the quote window.
-                                 * @example 2027-03-01T10:30:00.000Z
-                                 */
-                                expires_at: string;
-                            }[];
-                            /** @description Charges the balance owes over the next 30 days, seats and private servers together, by due date. Only occupied seats appear. */
-                            upcoming: {
-                                /**
-                                 * Format: date-time
-                                 * @description Due date of the charge.
-                                 * @example 2027-03-17T09:30:00.000Z
-                                 */
-                                when: string;
-                                /**
-                                 * @description Amount.
-                                 * @example 1200
-                                 */
-                                amount_eur_cents: number;
-                                /**
-                                 * @description Kind of charge.
-                                 * @example seat
-                                 */
-                                kind: "seat" | "server";
-                                /**
-                                 * @description The account or server concerned.
-                                 * @example MT5 live 7Hk2
-                                 */
-                                label: string;
-                            }[];
-                            /**
-                             * @description Sum of the upcoming amounts.
-                             * @example 2400
-                             */
-                            upcoming_total_eur_cents: number;
-                            /**
-                             * @description How much upcoming exceeds the balance; 0 when covered.
-                             * @example 0
-                             */
-                            shortfall_eur_cents: number;
-                            /**
-                             * @description Whether the balance covers all upcoming charges.
-                             * @example true
-                             */
-                            covers_upcoming: boolean;
-                        };
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getWallet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -181,125 +35,7 @@ export interface paths {
          * List the assets a top-up can be paid in
          * @description One row per coin-and-chain pair offered for this top-up size, with the amount it costs now (rounded up to the asset decimals). A pair whose minimum the amount does not meet is left out. Pass a row back unchanged to POST /v1/wallet/topup; prefer an `is_stable` pair unless paying at once.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Top-up size in cents, 1000 to 50000. */
-                    amount_eur_cents: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The asset rows. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Coin code.
-                             * @example USDT
-                             */
-                            asset_code: string;
-                            /**
-                             * @description Coin name.
-                             * @example Tether USD
-                             */
-                            asset_name: string;
-                            /**
-                             * @description Chain code.
-                             * @example TRON
-                             */
-                            blockchain_code: string;
-                            /**
-                             * @description Chain name.
-                             * @example Tron
-                             */
-                            blockchain_name: string;
-                            /**
-                             * @description Whether the chain is EVM-based.
-                             * @example false
-                             */
-                            is_evm: boolean;
-                            /**
-                             * @description Whether the asset is a stablecoin (its quote barely moves inside the 30-minute window).
-                             * @example true
-                             */
-                            is_stable: boolean;
-                            /**
-                             * @description Decimal amount of the asset the requested size costs now, rounded up to the asset decimals.
-                             * @example 54.347827
-                             */
-                            amount: string;
-                            /**
-                             * @description Decimals of the asset smallest unit.
-                             * @example 6
-                             */
-                            decimals: number;
-                            /**
-                             * @description Decimals to display.
-                             * @example 2
-                             */
-                            display_decimals: number;
-                        }[];
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getWalletAssets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -321,178 +57,7 @@ export interface paths {
          * Create a top-up
          * @description Quotes the amount in the chosen asset for 30 minutes and returns a deposit address and the exact amount to send. The 201 is not payment: the balance moves when the payment provider confirms the transaction. Poll GET /v1/wallet/topup/{id} or GET /v1/wallet. Refused with `balance_cap_exceeded` when balance, held money and this amount together would pass EUR 1,000. Needs the full key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Top-up size in cents, 1000 to 50000.
-                         * @example 5000
-                         */
-                        amount_eur_cents: number;
-                        /**
-                         * @description From an asset row for the same amount.
-                         * @example USDT
-                         */
-                        asset_code: string;
-                        /**
-                         * @description From the same row.
-                         * @example TRON
-                         */
-                        blockchain_code: string;
-                        /**
-                         * @description Only for Web3 / wallet-connect flows on an EVM chain: adds `payment_uri`. false or omitted gives a plain deposit address.
-                         * @example false
-                         */
-                        is_evm?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description The top-up, `pending` with `credited_eur_cents` 0. */
-                201: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Top-up identifier.
-                             * @example 1042
-                             */
-                            id: number;
-                            /**
-                             * @description `pending`: awaiting coin (credited 0). `partial`: less than the amount has arrived and been credited. `paid`: the amount (or more) has been credited. `failed`: the quote expired with nothing received; coin that still arrives is credited at the market rate and moves it to `partial` or `paid`.
-                             * @example pending
-                             */
-                            status: "pending" | "partial" | "paid" | "failed";
-                            /**
-                             * @description Requested size.
-                             * @example 5000
-                             */
-                            amount_eur_cents: number;
-                            /**
-                             * @description What has actually arrived and been credited; below amount_eur_cents while the payment is short, above it after an over-payment.
-                             * @example 0
-                             */
-                            credited_eur_cents: number;
-                            /**
-                             * @description Address to send to. Send only this asset, on this chain.
-                             * @example TQ7vM3n9bEw2XkRr4yHs8UfCp5LdJa1GZt
-                             */
-                            deposit_address: string;
-                            /**
-                             * @description Exact amount to send, in the asset smallest unit (see `decimals` of the asset row).
-                             * @example 54347827
-                             */
-                            deposit_amount: string;
-                            /**
-                             * @description The same amount as a decimal string.
-                             * @example 54.347827
-                             */
-                            deposit_amount_decimal: string;
-                            /**
-                             * @description Asset to send.
-                             * @example USDT
-                             */
-                            asset_code: string;
-                            /**
-                             * @description Chain to send on.
-                             * @example TRON
-                             */
-                            blockchain_code: string;
-                            /**
-                             * Format: date-time
-                             * @description End of the 30-minute quote. Coin arriving later is still credited, at the market rate.
-                             * @example 2027-03-01T10:30:00.000Z
-                             */
-                            expires_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When the top-up was created.
-                             * @example 2027-03-01T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * @description Whether a Web3 / wallet-connect payment was asked for.
-                             * @example false
-                             */
-                            is_evm: boolean;
-                            /**
-                             * @description EIP-681 payment request for a Web3 wallet (present only with `is_evm: true`).
-                             * @example ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7@1/transfer?address=0x5b3e…&uint256=54347827
-                             */
-                            payment_uri?: string;
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["postWalletTopup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -510,159 +75,7 @@ export interface paths {
          * Get a top-up
          * @description The top-up with its current status and credited amount. Another customer's top-up is `not_found`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Top-up identifier. */
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The top-up. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Top-up identifier.
-                             * @example 1042
-                             */
-                            id: number;
-                            /**
-                             * @description `pending`: awaiting coin (credited 0). `partial`: less than the amount has arrived and been credited. `paid`: the amount (or more) has been credited. `failed`: the quote expired with nothing received; coin that still arrives is credited at the market rate and moves it to `partial` or `paid`.
-                             * @example pending
-                             */
-                            status: "pending" | "partial" | "paid" | "failed";
-                            /**
-                             * @description Requested size.
-                             * @example 5000
-                             */
-                            amount_eur_cents: number;
-                            /**
-                             * @description What has actually arrived and been credited; below amount_eur_cents while the payment is short, above it after an over-payment.
-                             * @example 0
-                             */
-                            credited_eur_cents: number;
-                            /**
-                             * @description Address to send to. Send only this asset, on this chain.
-                             * @example TQ7vM3n9bEw2XkRr4yHs8UfCp5LdJa1GZt
-                             */
-                            deposit_address: string;
-                            /**
-                             * @description Exact amount to send, in the asset smallest unit (see `decimals` of the asset row).
-                             * @example 54347827
-                             */
-                            deposit_amount: string;
-                            /**
-                             * @description The same amount as a decimal string.
-                             * @example 54.347827
-                             */
-                            deposit_amount_decimal: string;
-                            /**
-                             * @description Asset to send.
-                             * @example USDT
-                             */
-                            asset_code: string;
-                            /**
-                             * @description Chain to send on.
-                             * @example TRON
-                             */
-                            blockchain_code: string;
-                            /**
-                             * Format: date-time
-                             * @description End of the 30-minute quote. Coin arriving later is still credited, at the market rate.
-                             * @example 2027-03-01T10:30:00.000Z
-                             */
-                            expires_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When the top-up was created.
-                             * @example 2027-03-01T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * @description Whether a Web3 / wallet-connect payment was asked for.
-                             * @example false
-                             */
-                            is_evm: boolean;
-                            /**
-                             * @description EIP-681 payment request for a Web3 wallet (present only with `is_evm: true`).
-                             * @example ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7@1/transfer?address=0x5b3e…&uint256=54347827
-                             */
-                            payment_uri?: string;
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `not_found`: no such resource for this customer. */
-                404: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getWalletTopupById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -684,87 +97,7 @@ export interface paths {
          * Receive a payment provider postback
          * @description Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. Each provider transaction is credited once however often, and in whatever order, it is delivered.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Payment provider name. */
-                    provider: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Accepted. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description The postback was verified and processed; the provider may stop retrying.
-                             * @example true
-                             */
-                            received: boolean;
-                            /**
-                             * @description `credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).
-                             * @example credited
-                             */
-                            outcome: "credited" | "already_credited" | "ignored";
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `not_found`: no such resource for this customer. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["postHooksPaymentsByProvider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -782,173 +115,7 @@ export interface paths {
          * Get the subscription
          * @description The per-account plan: every seat with its own paid-until date and status, what is in use, the earliest period end, any grace, and a summary of the balance against what it owes next. Seats cost EUR 12 per connected account per month and renew from the balance one calendar month after purchase. Works with a read-only key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The subscription. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description `per_account` while the customer holds any seat, else `none`.
-                             * @example per_account
-                             */
-                            plan: "per_account" | "none";
-                            /**
-                             * @description `active`: everything held is paid. `past_due`: a seat or server renewal is unpaid (in grace or suspended). `inactive`: nothing held. `canceled`: nothing held any more because the subscription was cancelled at period end.
-                             * @example active
-                             */
-                            status: "active" | "past_due" | "inactive" | "canceled";
-                            /**
-                             * @description Whether any seat or server currently gives access (active, or past due within its grace).
-                             * @example true
-                             */
-                            paid_access: boolean;
-                            /**
-                             * @description Funding source. Seats and servers are paid from the prepaid balance (`balance`); `card` and `none` are reserved.
-                             * @example balance
-                             */
-                            billing_provider: "balance" | "card" | "none";
-                            /**
-                             * @description When true, nothing renews: each seat and server ends at its own paid-until date. Set with PATCH /v1/subscription.
-                             * @example false
-                             */
-                            cancel_at_period_end: boolean;
-                            /** @description Seat counts: paid for (total), in use, and bonus. */
-                            seats: {
-                                /**
-                                 * @description Seats held (paid and bonus).
-                                 * @example 3
-                                 */
-                                total: number;
-                                /**
-                                 * @description Seats with a connected account.
-                                 * @example 2
-                                 */
-                                used: number;
-                                /**
-                                 * @description Operator-granted seats among them, never billed.
-                                 * @example 0
-                                 */
-                                bonus: number;
-                            };
-                            /** @description One entry per seat held, in purchase order. */
-                            seat_details: {
-                                /**
-                                 * @description Seat identifier.
-                                 * @example seat_Yq3kN8e2LzA4vB7xHc1d
-                                 */
-                                id: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Paid-until date. Each seat renews from the balance one calendar month after it was bought, on the purchase day (clamped to the end of a shorter month), so seats do not share a date.
-                                 * @example 2027-04-17T09:30:00.000Z
-                                 */
-                                paid_until: string;
-                                /**
-                                 * @description `active`: paid. `past_due`: the renewal could not be paid; retried on every top-up until `grace_ends_at`, trading continues. `suspended`: the grace passed unpaid; orders on its account are rejected until a top-up pays it.
-                                 * @example active
-                                 */
-                                status: "active" | "past_due" | "suspended";
-                                /**
-                                 * @description Connected account; null on a slot that is paid for but not in use (it is released unbilled at its date).
-                                 * @example acc_mt5_7Hk2
-                                 */
-                                account_id: string | null;
-                                /**
-                                 * @description Operator-granted seat: never billed.
-                                 * @example false
-                                 */
-                                bonus: boolean;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description End of the current period: the earliest paid-until date among active seats and servers; null when none is active.
-                             * @example 2027-04-03T09:30:00.000Z
-                             */
-                            current_period_end: string | null;
-                            /**
-                             * Format: date-time
-                             * @description While past due: when the earliest grace ends (72 hours after the unpaid date) and the item is suspended. Null otherwise.
-                             * @example null
-                             */
-                            grace_ends_at: string | null;
-                            /** @description The balance and what it owes next. Null only where the wallet is switched off; reported whether or not the plan is balance-funded. */
-                            wallet: {
-                                /**
-                                 * @description Current balance in EUR cents.
-                                 * @example 3600
-                                 */
-                                balance_eur_cents: number;
-                                /**
-                                 * @description What the balance owes next: the sum of everything due at `next_charge_at` (past-due amounts are due now). Null when the balance owes nothing.
-                                 * @example 1200
-                                 */
-                                next_charge_eur_cents: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Date of the next charge; null when nothing is owed.
-                                 * @example 2027-04-03T09:30:00.000Z
-                                 */
-                                next_charge_at: string | null;
-                                /**
-                                 * @description Whether the balance covers the next charge (true when nothing is owed).
-                                 * @example true
-                                 */
-                                covers_next_charge: boolean;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getSubscription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -958,204 +125,7 @@ export interface paths {
          * Cancel or resume renewals
          * @description Sets `cancel_at_period_end`. While true nothing is charged any more: each seat and server ends at its own paid-until date (an item already past due ends now). Setting it back to false before an item ends resumes its renewals. Needs the full key. Returns the updated subscription.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description true stops every renewal: each seat and server stays until its own paid-until date and then ends (connected accounts then stop trading). false resumes renewals for whatever has not ended yet.
-                         * @example true
-                         */
-                        cancel_at_period_end: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description The updated subscription. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description `per_account` while the customer holds any seat, else `none`.
-                             * @example per_account
-                             */
-                            plan: "per_account" | "none";
-                            /**
-                             * @description `active`: everything held is paid. `past_due`: a seat or server renewal is unpaid (in grace or suspended). `inactive`: nothing held. `canceled`: nothing held any more because the subscription was cancelled at period end.
-                             * @example active
-                             */
-                            status: "active" | "past_due" | "inactive" | "canceled";
-                            /**
-                             * @description Whether any seat or server currently gives access (active, or past due within its grace).
-                             * @example true
-                             */
-                            paid_access: boolean;
-                            /**
-                             * @description Funding source. Seats and servers are paid from the prepaid balance (`balance`); `card` and `none` are reserved.
-                             * @example balance
-                             */
-                            billing_provider: "balance" | "card" | "none";
-                            /**
-                             * @description When true, nothing renews: each seat and server ends at its own paid-until date. Set with PATCH /v1/subscription.
-                             * @example false
-                             */
-                            cancel_at_period_end: boolean;
-                            /** @description Seat counts: paid for (total), in use, and bonus. */
-                            seats: {
-                                /**
-                                 * @description Seats held (paid and bonus).
-                                 * @example 3
-                                 */
-                                total: number;
-                                /**
-                                 * @description Seats with a connected account.
-                                 * @example 2
-                                 */
-                                used: number;
-                                /**
-                                 * @description Operator-granted seats among them, never billed.
-                                 * @example 0
-                                 */
-                                bonus: number;
-                            };
-                            /** @description One entry per seat held, in purchase order. */
-                            seat_details: {
-                                /**
-                                 * @description Seat identifier.
-                                 * @example seat_Yq3kN8e2LzA4vB7xHc1d
-                                 */
-                                id: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Paid-until date. Each seat renews from the balance one calendar month after it was bought, on the purchase day (clamped to the end of a shorter month), so seats do not share a date.
-                                 * @example 2027-04-17T09:30:00.000Z
-                                 */
-                                paid_until: string;
-                                /**
-                                 * @description `active`: paid. `past_due`: the renewal could not be paid; retried on every top-up until `grace_ends_at`, trading continues. `suspended`: the grace passed unpaid; orders on its account are rejected until a top-up pays it.
-                                 * @example active
-                                 */
-                                status: "active" | "past_due" | "suspended";
-                                /**
-                                 * @description Connected account; null on a slot that is paid for but not in use (it is released unbilled at its date).
-                                 * @example acc_mt5_7Hk2
-                                 */
-                                account_id: string | null;
-                                /**
-                                 * @description Operator-granted seat: never billed.
-                                 * @example false
-                                 */
-                                bonus: boolean;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description End of the current period: the earliest paid-until date among active seats and servers; null when none is active.
-                             * @example 2027-04-03T09:30:00.000Z
-                             */
-                            current_period_end: string | null;
-                            /**
-                             * Format: date-time
-                             * @description While past due: when the earliest grace ends (72 hours after the unpaid date) and the item is suspended. Null otherwise.
-                             * @example null
-                             */
-                            grace_ends_at: string | null;
-                            /** @description The balance and what it owes next. Null only where the wallet is switched off; reported whether or not the plan is balance-funded. */
-                            wallet: {
-                                /**
-                                 * @description Current balance in EUR cents.
-                                 * @example 3600
-                                 */
-                                balance_eur_cents: number;
-                                /**
-                                 * @description What the balance owes next: the sum of everything due at `next_charge_at` (past-due amounts are due now). Null when the balance owes nothing.
-                                 * @example 1200
-                                 */
-                                next_charge_eur_cents: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Date of the next charge; null when nothing is owed.
-                                 * @example 2027-04-03T09:30:00.000Z
-                                 */
-                                next_charge_at: string | null;
-                                /**
-                                 * @description Whether the balance covers the next charge (true when nothing is owed).
-                                 * @example true
-                                 */
-                                covers_next_charge: boolean;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchSubscription"];
         trace?: never;
     };
     "/v1/servers/plans": {
@@ -1169,78 +139,7 @@ export interface paths {
          * List server plans
          * @description The private-server plans on offer and their monthly prices.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The plans. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Every plan a private server can be bought on, with its monthly price. */
-                            plans: {
-                                /**
-                                 * @description Plan name to pass to POST /v1/servers.
-                                 * @example vps-small
-                                 */
-                                plan: string;
-                                /**
-                                 * @description Monthly price in EUR cents.
-                                 * @example 1500
-                                 */
-                                price_eur_cents: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getServersPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1260,292 +159,13 @@ export interface paths {
          * List private servers
          * @description Every private server the customer holds, including those whose renewal was stopped and that have not reached their date yet. Works with a read-only key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The servers. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Servers held (not yet ended), in purchase order. */
-                            servers: {
-                                /**
-                                 * @description Server identifier.
-                                 * @example srv_Jx81QmZr0Pq2Lk5sVb9c
-                                 */
-                                id: string;
-                                /**
-                                 * @description Plan, from GET /v1/servers/plans.
-                                 * @example vps-small
-                                 */
-                                plan: string;
-                                /**
-                                 * @description Your name for it.
-                                 * @example London VPS
-                                 */
-                                label: string;
-                                /**
-                                 * @description Monthly price charged to the balance at each renewal.
-                                 * @example 1500
-                                 */
-                                price_eur_cents: number;
-                                /**
-                                 * @description `active`: paid. `past_due`: the renewal could not be paid and is retried on every top-up until `grace_ends_at`. `suspended`: the grace passed unpaid.
-                                 * @example active
-                                 */
-                                status: "active" | "past_due" | "suspended";
-                                /**
-                                 * Format: date-time
-                                 * @description Paid-until date; the server renews from the balance on this date, one calendar month after purchase, day kept.
-                                 * @example 2027-04-17T09:30:00.000Z
-                                 */
-                                paid_until: string;
-                                /**
-                                 * @description True after DELETE (or while the subscription is cancelled): the server ends at `paid_until` instead of renewing.
-                                 * @example false
-                                 */
-                                cancel_at_period_end: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description While past due: when it is suspended. Null otherwise.
-                                 * @example null
-                                 */
-                                grace_ends_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Purchase time; the renewal day is taken from it.
-                                 * @example 2027-03-17T09:30:00.000Z
-                                 */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getServers"];
         put?: never;
         /**
          * Buy a private server
          * @description Buys a server from the balance: the first month is charged now (402 `insufficient_balance` if the balance cannot pay it, and nothing is bought), and it renews from the balance one calendar month later, on the same day, until DELETE. An optional `Idempotency-Key` header makes a retry safe: the same key and body return the original answer and buy nothing twice. Needs the full key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Up to 128 printable ASCII characters; one per purchase, reused on every retry of it. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description One of the plans of GET /v1/servers/plans.
-                         * @example vps-small
-                         * @enum {string}
-                         */
-                        plan: "vps-small" | "vps-large";
-                        /**
-                         * @description Your name for the server (1-64 characters).
-                         * @example London VPS
-                         */
-                        label: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description The server, paid until one month from now. */
-                201: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Server identifier.
-                             * @example srv_Jx81QmZr0Pq2Lk5sVb9c
-                             */
-                            id: string;
-                            /**
-                             * @description Plan, from GET /v1/servers/plans.
-                             * @example vps-small
-                             */
-                            plan: string;
-                            /**
-                             * @description Your name for it.
-                             * @example London VPS
-                             */
-                            label: string;
-                            /**
-                             * @description Monthly price charged to the balance at each renewal.
-                             * @example 1500
-                             */
-                            price_eur_cents: number;
-                            /**
-                             * @description `active`: paid. `past_due`: the renewal could not be paid and is retried on every top-up until `grace_ends_at`. `suspended`: the grace passed unpaid.
-                             * @example active
-                             */
-                            status: "active" | "past_due" | "suspended";
-                            /**
-                             * Format: date-time
-                             * @description Paid-until date; the server renews from the balance on this date, one calendar month after purchase, day kept.
-                             * @example 2027-04-17T09:30:00.000Z
-                             */
-                            paid_until: string;
-                            /**
-                             * @description True after DELETE (or while the subscription is cancelled): the server ends at `paid_until` instead of renewing.
-                             * @example false
-                             */
-                            cancel_at_period_end: boolean;
-                            /**
-                             * Format: date-time
-                             * @description While past due: when it is suspended. Null otherwise.
-                             * @example null
-                             */
-                            grace_ends_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Purchase time; the renewal day is taken from it.
-                             * @example 2027-03-17T09:30:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `insufficient_balance`: the balance cannot pay for this. */
-                402: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
-                409: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["postServers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1566,149 +186,7 @@ export interface paths {
          * Stop renewing a private server
          * @description Stops the renewal: the server stays until its `paid_until` date and then ends; nothing more is charged. Repeating it is harmless. 404 for an unknown server or another customer's. Needs the full key.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Server identifier. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The server, with `cancel_at_period_end` true. */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Server identifier.
-                             * @example srv_Jx81QmZr0Pq2Lk5sVb9c
-                             */
-                            id: string;
-                            /**
-                             * @description Plan, from GET /v1/servers/plans.
-                             * @example vps-small
-                             */
-                            plan: string;
-                            /**
-                             * @description Your name for it.
-                             * @example London VPS
-                             */
-                            label: string;
-                            /**
-                             * @description Monthly price charged to the balance at each renewal.
-                             * @example 1500
-                             */
-                            price_eur_cents: number;
-                            /**
-                             * @description `active`: paid. `past_due`: the renewal could not be paid and is retried on every top-up until `grace_ends_at`. `suspended`: the grace passed unpaid.
-                             * @example active
-                             */
-                            status: "active" | "past_due" | "suspended";
-                            /**
-                             * Format: date-time
-                             * @description Paid-until date; the server renews from the balance on this date, one calendar month after purchase, day kept.
-                             * @example 2027-04-17T09:30:00.000Z
-                             */
-                            paid_until: string;
-                            /**
-                             * @description True after DELETE (or while the subscription is cancelled): the server ends at `paid_until` instead of renewing.
-                             * @example false
-                             */
-                            cancel_at_period_end: boolean;
-                            /**
-                             * Format: date-time
-                             * @description While past due: when it is suspended. Null otherwise.
-                             * @example null
-                             */
-                            grace_ends_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Purchase time; the renewal day is taken from it.
-                             * @example 2027-03-17T09:30:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `not_found`: no such resource for this customer. */
-                404: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteServersById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1725,286 +203,13 @@ export interface paths {
          * List connected trading accounts
          * @description Every MT4 and MT5 account the customer has connected, with the symbol suffix of its broker server.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Every connected account, oldest first. */
-                            accounts: {
-                                /**
-                                 * @description Account id, used as account_id in order batches.
-                                 * @example acc_3Xk9pQ2mZr7TnB4w
-                                 */
-                                id: string;
-                                /**
-                                 * @description `mt4` or `mt5`.
-                                 * @example mt5
-                                 */
-                                platform: string;
-                                /**
-                                 * @description Trade server of the broker.
-                                 * @example BetaMarkets-Server
-                                 */
-                                server: string;
-                                /**
-                                 * @description Trading account number at the broker.
-                                 * @example 50012345
-                                 */
-                                login: string;
-                                /** @description Your name for the account. */
-                                label: string;
-                                /**
-                                 * @description Status of the account's seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).
-                                 * @example active
-                                 */
-                                status: string;
-                                /**
-                                 * @description Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.
-                                 * @example .xx
-                                 */
-                                symbol_suffix: string;
-                                /**
-                                 * @description `hedging` or `netting` (MT5); MT4 accounts are hedging.
-                                 * @example netting
-                                 */
-                                margin_mode: string;
-                                /** @description The account uses an operator-granted seat that is never billed. */
-                                bonus_seat: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description When the account was connected.
-                                 */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getAccounts"];
         put?: never;
         /**
          * Connect a trading account
          * @description Checks the login on the trade server through a terminal, then takes a seat: a free paid slot, or a new seat bought from the balance (EUR 12 a month; 402 `insufficient_balance` when it cannot pay). 400 for bad credentials or an unknown server, 409 `conflict` when the login is already connected, 503 when no terminal can check it now.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Platform of the trade server. */
-                        platform: "mt4" | "mt5";
-                        /**
-                         * @description Trade server name as the broker gives it.
-                         * @example BetaMarkets-Server
-                         */
-                        server: string;
-                        /**
-                         * @description Trading account number.
-                         * @example 50012345
-                         */
-                        login: string;
-                        /** @description Trading password. Checked on the trade server, stored encrypted, never returned or logged. */
-                        password: string;
-                        /** @description Your name for the account. */
-                        label?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Account id, used as account_id in order batches.
-                             * @example acc_3Xk9pQ2mZr7TnB4w
-                             */
-                            id: string;
-                            /**
-                             * @description `mt4` or `mt5`.
-                             * @example mt5
-                             */
-                            platform: string;
-                            /**
-                             * @description Trade server of the broker.
-                             * @example BetaMarkets-Server
-                             */
-                            server: string;
-                            /**
-                             * @description Trading account number at the broker.
-                             * @example 50012345
-                             */
-                            login: string;
-                            /** @description Your name for the account. */
-                            label: string;
-                            /**
-                             * @description Status of the account's seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).
-                             * @example active
-                             */
-                            status: string;
-                            /**
-                             * @description Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.
-                             * @example .xx
-                             */
-                            symbol_suffix: string;
-                            /**
-                             * @description `hedging` or `netting` (MT5); MT4 accounts are hedging.
-                             * @example netting
-                             */
-                            margin_mode: string;
-                            /** @description The account uses an operator-granted seat that is never billed. */
-                            bonus_seat: boolean;
-                            /**
-                             * Format: date-time
-                             * @description When the account was connected.
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `insufficient_balance`: the balance cannot pay for this. */
-                402: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
-                409: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["postAccounts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2025,146 +230,7 @@ export interface paths {
          * Disconnect a trading account
          * @description Removes the account; its seat stays paid until its date and is then released unbilled. Stored batches stay readable. 404 for an unknown account or another customer's.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    account_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Account id, used as account_id in order batches.
-                             * @example acc_3Xk9pQ2mZr7TnB4w
-                             */
-                            id: string;
-                            /**
-                             * @description `mt4` or `mt5`.
-                             * @example mt5
-                             */
-                            platform: string;
-                            /**
-                             * @description Trade server of the broker.
-                             * @example BetaMarkets-Server
-                             */
-                            server: string;
-                            /**
-                             * @description Trading account number at the broker.
-                             * @example 50012345
-                             */
-                            login: string;
-                            /** @description Your name for the account. */
-                            label: string;
-                            /**
-                             * @description Status of the account's seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).
-                             * @example active
-                             */
-                            status: string;
-                            /**
-                             * @description Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.
-                             * @example .xx
-                             */
-                            symbol_suffix: string;
-                            /**
-                             * @description `hedging` or `netting` (MT5); MT4 accounts are hedging.
-                             * @example netting
-                             */
-                            margin_mode: string;
-                            /** @description The account uses an operator-granted seat that is never billed. */
-                            bonus_seat: boolean;
-                            /**
-                             * Format: date-time
-                             * @description When the account was connected.
-                             */
-                            created_at: string;
-                            /** @description Always true. */
-                            deleted: boolean;
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `not_found`: no such resource for this customer. */
-                404: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteAccountsByAccountId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2183,298 +249,7 @@ export interface paths {
          * Place orders on several accounts at once
          * @description Validates the whole batch first (any invalid leg rejects all of it with 400 and nothing is sent), then sends every account's legs to its own terminal concurrently and returns one result per leg. Per-leg failures are not HTTP errors: they come back in `results` and `summary`. A leg without a reply by the deadline is `unknown`, never `rejected`; the stored batch (GET /v1/orders/batches/{batch_id}) is updated by late replies and by reconciliation with the broker. 60 requests per minute per customer, shared with POST /v1/orders/close.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
-                     * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Values every leg inherits; a leg may override any of them, also with a falsy value (slippage 0 means zero, not "fall back"). */
-                        defaults?: {
-                            /**
-                             * @description Symbol as the account's broker names it, suffix included (EURUSD, EURUSD.xx, EURUSDm, EURUSD-ecn). Suffixes differ per broker: set it per leg in mixed batches.
-                             * @example EURUSD.xx
-                             */
-                            symbol?: string;
-                            /**
-                             * @description buy, sell, buyLimit, sellLimit, buyStop, sellStop, buyStopLimit or sellStopLimit, in any case. MT4 accounts have no stop-limit orders (rejected with TRADE_RETCODE_INVALID_ORDER).
-                             * @example buy
-                             */
-                            operation?: string;
-                            /**
-                             * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.
-                             * @example 0.1
-                             */
-                            volume?: number;
-                            /**
-                             * @description Pending orders: the order price (required; for stop-limit orders the stop price). Market orders: the price expected, checked against `slippage`; omit to take the market price.
-                             * @example 1.085
-                             */
-                            price?: number;
-                            /**
-                             * @description Allowed deviation from `price`, in points (integer). 0 means exactly zero.
-                             * @example 10
-                             */
-                            slippage?: number;
-                            /**
-                             * @description Stop loss price; 0 for none.
-                             * @example 1.08
-                             */
-                            stop_loss?: number;
-                            /**
-                             * @description Take profit price; 0 for none.
-                             * @example 1.095
-                             */
-                            take_profit?: number;
-                            /**
-                             * @description Limit price of a buyStopLimit/sellStopLimit order, placed when the stop `price` is reached. Required for those operations.
-                             * @example 1.0905
-                             */
-                            stop_limit_price?: number;
-                            /**
-                             * @description Expiry of a pending order, ISO 8601 UTC (e.g. 2030-01-31T17:00:00Z); must be in the future.
-                             * @example 2030-01-31T17:00:00Z
-                             */
-                            expiration?: string;
-                            /**
-                             * @description Order comment, at most 31 characters.
-                             * @example rebalance
-                             */
-                            comment?: string;
-                            /**
-                             * @description Magic number stored with the order (non-negative integer).
-                             * @example 123456
-                             */
-                            expert_id?: number;
-                        };
-                        /** @description At most 20 legs; accounts on mt4 and mt5 may be mixed. */
-                        orders: {
-                            /**
-                             * @description One of the customer's accounts (GET /v1/accounts). The same account may appear in several legs.
-                             * @example acc_3Xk9pQ2mZr7TnB4w
-                             */
-                            account_id: string;
-                            /**
-                             * @description Symbol as the account's broker names it, suffix included (EURUSD, EURUSD.xx, EURUSDm, EURUSD-ecn). Suffixes differ per broker: set it per leg in mixed batches.
-                             * @example EURUSD.xx
-                             */
-                            symbol?: string;
-                            /**
-                             * @description buy, sell, buyLimit, sellLimit, buyStop, sellStop, buyStopLimit or sellStopLimit, in any case. MT4 accounts have no stop-limit orders (rejected with TRADE_RETCODE_INVALID_ORDER).
-                             * @example buy
-                             */
-                            operation?: string;
-                            /**
-                             * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.
-                             * @example 0.1
-                             */
-                            volume?: number;
-                            /**
-                             * @description Pending orders: the order price (required; for stop-limit orders the stop price). Market orders: the price expected, checked against `slippage`; omit to take the market price.
-                             * @example 1.085
-                             */
-                            price?: number;
-                            /**
-                             * @description Allowed deviation from `price`, in points (integer). 0 means exactly zero.
-                             * @example 10
-                             */
-                            slippage?: number;
-                            /**
-                             * @description Stop loss price; 0 for none.
-                             * @example 1.08
-                             */
-                            stop_loss?: number;
-                            /**
-                             * @description Take profit price; 0 for none.
-                             * @example 1.095
-                             */
-                            take_profit?: number;
-                            /**
-                             * @description Limit price of a buyStopLimit/sellStopLimit order, placed when the stop `price` is reached. Required for those operations.
-                             * @example 1.0905
-                             */
-                            stop_limit_price?: number;
-                            /**
-                             * @description Expiry of a pending order, ISO 8601 UTC (e.g. 2030-01-31T17:00:00Z); must be in the future.
-                             * @example 2030-01-31T17:00:00Z
-                             */
-                            expiration?: string;
-                            /**
-                             * @description Order comment, at most 31 characters.
-                             * @example rebalance
-                             */
-                            comment?: string;
-                            /**
-                             * @description Magic number stored with the order (non-negative integer).
-                             * @example 123456
-                             */
-                            expert_id?: number;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.
-                             * @example bat_7hQ2mZr9TnB4wXk3pL8c
-                             */
-                            batch_id: string;
-                            /** @description True when this is the stored response of an earlier request with the same Idempotency-Key. */
-                            idempotent_replay: boolean;
-                            /** @description Counts of the legs by outcome. */
-                            summary: {
-                                /** @description Legs in the batch. */
-                                requested: number;
-                                /** @description Legs filled at the market. */
-                                filled: number;
-                                /** @description Pending orders accepted. */
-                                placed: number;
-                                /** @description Legs rejected or unavailable. */
-                                failed: number;
-                                /** @description Legs without a reply by the deadline. */
-                                unknown: number;
-                            };
-                            /** @description One result per leg, in the order of `orders`. */
-                            results: {
-                                /** @description Account of the leg. */
-                                account_id: string;
-                                /**
-                                 * @description `mt4` or `mt5`.
-                                 * @example mt5
-                                 */
-                                platform: string;
-                                /** @description Symbol traded. */
-                                symbol: string;
-                                /**
-                                 * @description Operation used, in canonical spelling.
-                                 * @example buy
-                                 */
-                                operation: string;
-                                /** @description Lots. */
-                                volume: number;
-                                /**
-                                 * @description `filled` (deal made), `placed` (pending order accepted), `rejected` (the broker or the service refused it; see retcode and message), `unavailable` (no terminal for the account: nothing was sent), `unknown` (no reply by the deadline: it may have executed; GET /v1/orders/batches/{batch_id} shows the outcome once late replies or reconciliation settle it).
-                                 * @example filled
-                                 */
-                                status: string;
-                                /** @description Order (ticket) number; 0 when rejected. */
-                                order: number;
-                                /** @description Deal number; 0 when rejected or placed. On MT4 the ticket. */
-                                deal: number;
-                                /** @description Execution price (fill) or order price (placed). */
-                                price?: number;
-                                /** @description Bid at execution. */
-                                bid?: number;
-                                /** @description Ask at execution. */
-                                ask?: number;
-                                /**
-                                 * @description MT5 TRADE_RETCODE_* number on both platforms (MT4 errors are mapped); absent when unavailable or unknown.
-                                 * @example 10009
-                                 */
-                                retcode?: number;
-                                /**
-                                 * @description Name of the code. Also on unavailable legs (TRADE_RETCODE_CONNECTION) and unknown legs (TRADE_RETCODE_TIMEOUT), which have no retcode.
-                                 * @example TRADE_RETCODE_DONE
-                                 */
-                                retcode_description?: string;
-                                /** @description Explanation; empty on success. */
-                                message: string;
-                                /** @description Milliseconds spent on the leg (a leg settled later keeps the time its first answer took). */
-                                latency_ms: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
-                409: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["postOrders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2496,245 +271,7 @@ export interface paths {
          *
          *     Rate limit: 60 requests per minute per customer, shared by POST /v1/orders and POST /v1/orders/close.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
-                     * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description A selector field is given at the top level or in `defaults`, never both (400 `invalid_request`, param: the field). */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Selector values every account inherits. */
-                        defaults?: {
-                            /**
-                             * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
-                             * @example EURUSD
-                             */
-                            symbol?: string;
-                            /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
-                            symbol_match?: "exact" | "base";
-                            /** @description `long`, `short` or `any` (default). */
-                            side?: "long" | "short" | "any";
-                            /** @description `position` (default: open positions), `pending` (deletes pending orders) or `any`. */
-                            kind?: "position" | "pending" | "any";
-                            /** @description Only orders with this magic number (expert id). */
-                            magic?: number;
-                            /** @description Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending. */
-                            volume?: number;
-                            /** @description Allowed slippage in points. */
-                            slippage?: number;
-                        };
-                        /** @description One entry per account, at most 20. */
-                        accounts: {
-                            /** @description Account. */
-                            account_id: string;
-                            /** @description Close exactly these tickets (positions closed, pending orders deleted), skipping the lookup. An account has either a selector or tickets, never both. */
-                            tickets?: number[];
-                            /**
-                             * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
-                             * @example EURUSD
-                             */
-                            symbol?: string;
-                            /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
-                            symbol_match?: "exact" | "base";
-                            /** @description `long`, `short` or `any` (default). */
-                            side?: "long" | "short" | "any";
-                            /** @description `position` (default: open positions), `pending` (deletes pending orders) or `any`. */
-                            kind?: "position" | "pending" | "any";
-                            /** @description Only orders with this magic number (expert id). */
-                            magic?: number;
-                            /** @description Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending. */
-                            volume?: number;
-                            /** @description Allowed slippage in points. */
-                            slippage?: number;
-                        }[];
-                        /** @description When true, the whole request is refused up front (409 accounts_unreachable, with the account ids) if any account has no terminal; otherwise such an account is reported `unavailable`. */
-                        require_reachable?: boolean;
-                        /**
-                         * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
-                         * @example EURUSD
-                         */
-                        symbol?: string;
-                        /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
-                        symbol_match?: "exact" | "base";
-                        /** @description `long`, `short` or `any` (default). */
-                        side?: "long" | "short" | "any";
-                        /** @description `position` (default: open positions), `pending` (deletes pending orders) or `any`. */
-                        kind?: "position" | "pending" | "any";
-                        /** @description Only orders with this magic number (expert id). */
-                        magic?: number;
-                        /** @description Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending. */
-                        volume?: number;
-                        /** @description Allowed slippage in points. */
-                        slippage?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}. */
-                            batch_id: string;
-                            /** @description True when this is the stored response of an earlier request with the same Idempotency-Key. */
-                            idempotent_replay: boolean;
-                            /** @description Counts of accounts and tickets by outcome. */
-                            summary: {
-                                /** @description Accounts in the request. */
-                                accounts: number;
-                                /** @description Orders matched across all accounts. */
-                                matched: number;
-                                /** @description Orders closed or deleted across all accounts. */
-                                closed: number;
-                                /** @description Tickets that failed. */
-                                failed: number;
-                                /** @description Tickets whose outcome is unknown. */
-                                unknown: number;
-                                /** @description Accounts that did not answer by the deadline. */
-                                accounts_unknown: number;
-                                /** @description Accounts with no terminal: nothing was sent to them. */
-                                accounts_unavailable: number;
-                                /** @description Accounts that failed as a whole before any ticket (the lookup was refused, the request arrived late). */
-                                accounts_failed: number;
-                            };
-                            /** @description One result per account, in the order of `accounts`. */
-                            results: {
-                                /** @description Account. */
-                                account_id: string;
-                                /**
-                                 * @description `mt4` or `mt5`.
-                                 * @example mt4
-                                 */
-                                platform: string;
-                                /** @description `closed`, `partial` (some closed, others failed, skipped or unknown), `nothing_matched`, `failed`, `unavailable` (no terminal; nothing sent) or `unknown` (no reply by the deadline). */
-                                status: string;
-                                /** @description Orders matched by the selector (or tickets given), skipped ones included. */
-                                matched: number;
-                                /** @description Orders closed or deleted on this account. */
-                                closed: number;
-                                /** @description Explanation; empty when every match closed. */
-                                message: string;
-                                /** @description Milliseconds spent on the account: lookup and closes. */
-                                latency_ms: number;
-                                /** @description One result per matched ticket; matches past 20 come back `skipped`. */
-                                results: {
-                                    /** @description Ticket of the position or pending order. */
-                                    ticket: number;
-                                    /** @description Symbol as the broker names it; empty for a ticket no open order has (status `failed`, TRADE_RETCODE_INVALID). */
-                                    symbol: string;
-                                    /** @description Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit; empty for a ticket no open order has. */
-                                    type: string;
-                                    /** @description `position` or `pending`; empty for a ticket no open order has. */
-                                    kind: string;
-                                    /** @description Volume closed (or of the order deleted). */
-                                    volume: number;
-                                    /** @description `closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer). */
-                                    status: string;
-                                    /**
-                                     * @description MT5 TRADE_RETCODE_* number (MT4 errors mapped); TRADE_RETCODE_LIMIT_ORDERS when skipped; absent when unknown (sent, no answer).
-                                     * @example 10009
-                                     */
-                                    retcode?: number;
-                                    /**
-                                     * @description Name of the code.
-                                     * @example TRADE_RETCODE_DONE
-                                     */
-                                    retcode_description?: string;
-                                    /** @description Close price; 0 when the ticket was not closed. */
-                                    price?: number;
-                                    /** @description Explanation; empty on success. */
-                                    message: string;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `forbidden`: a read-only key on a write route. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
-                409: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["postOrdersClose"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2752,111 +289,7 @@ export interface paths {
          * Read a stored batch with every leg's latest outcome
          * @description The batch as stored: the original results, with legs (or close accounts and tickets) that were `unknown` replaced by what late replies or reconciliation with the broker found. 404 for an unknown batch or another customer's.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description batch_id from POST /v1/orders or POST /v1/orders/close. */
-                    batch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The batch. */
-                            batch_id: string;
-                            /** @description `orders` (POST /v1/orders) or `close` (POST /v1/orders/close). */
-                            kind: string;
-                            /**
-                             * Format: date-time
-                             * @description When the batch was received.
-                             */
-                            created_at: string;
-                            /** @description True once no leg, account or ticket is unknown any more. */
-                            settled: boolean;
-                            /** @description As in the original response (orders or close summary), recomputed from the latest outcomes. */
-                            summary: {
-                                [key: string]: number;
-                            };
-                            /** @description Latest outcome of every leg or account. */
-                            results: {
-                                [key: string]: unknown;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
-                400: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unauthenticated`: no key, or an unknown or revoked key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `not_found`: no such resource for this customer. */
-                404: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
-                429: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `unavailable`: a backing service is down; retry after Retry-After. */
-                503: {
-                    headers: {
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getOrdersBatchesByBatchId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2907,4 +340,2589 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wallet. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Current balance (at most 100000).
+                         * @example 3600
+                         */
+                        balance_eur_cents: number;
+                        /**
+                         * @description Money received beyond the EUR 1,000 cap: kept, never lost, and moved into the balance (oldest first) as soon as there is room.
+                         * @example 0
+                         */
+                        held_eur_cents: number;
+                        /** @description Top-ups asked for but not yet landed: pending ones, and partial ones whose quote window is still open. */
+                        pending_topups: {
+                            /**
+                             * @description Top-up identifier.
+                             * @example 1042
+                             */
+                            id: number;
+                            /**
+                             * @description `pending`: awaiting coin (credited 0). `partial`: less than the amount has arrived and been credited. `paid`: the amount (or more) has been credited. `failed`: the quote expired with nothing received; coin that still arrives is credited at the market rate and moves it to `partial` or `paid`.
+                             * @example pending
+                             */
+                            status: "pending" | "partial" | "paid" | "failed";
+                            /**
+                             * @description Requested size.
+                             * @example 5000
+                             */
+                            amount_eur_cents: number;
+                            /**
+                             * @description Credited so far.
+                             * @example 0
+                             */
+                            credited_eur_cents: number;
+                            /**
+                             * @description Asset to send.
+                             * @example USDT
+                             */
+                            asset_code: string;
+                            /**
+                             * @description Chain to send on.
+                             * @example TRON
+                             */
+                            blockchain_code: string;
+                            /**
+                             * Format: date-time
+                             * @description End of the quote window.
+                             * @example 2027-03-01T10:30:00.000Z
+                             */
+                            expires_at: string;
+                        }[];
+                        /** @description Charges the balance owes over the next 30 days, seats and private servers together, by due date. Only occupied seats appear. */
+                        upcoming: {
+                            /**
+                             * Format: date-time
+                             * @description Due date of the charge.
+                             * @example 2027-03-17T09:30:00.000Z
+                             */
+                            when: string;
+                            /**
+                             * @description Amount.
+                             * @example 1200
+                             */
+                            amount_eur_cents: number;
+                            /**
+                             * @description Kind of charge.
+                             * @example seat
+                             */
+                            kind: "seat" | "server";
+                            /**
+                             * @description The account or server concerned.
+                             * @example MT5 live 7Hk2
+                             */
+                            label: string;
+                        }[];
+                        /**
+                         * @description Sum of the upcoming amounts.
+                         * @example 2400
+                         */
+                        upcoming_total_eur_cents: number;
+                        /**
+                         * @description How much upcoming exceeds the balance; 0 when covered.
+                         * @example 0
+                         */
+                        shortfall_eur_cents: number;
+                        /**
+                         * @description Whether the balance covers all upcoming charges.
+                         * @example true
+                         */
+                        covers_upcoming: boolean;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWalletAssets: {
+        parameters: {
+            query: {
+                /** @description Top-up size in cents, 1000 to 50000. */
+                amount_eur_cents: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset rows. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Coin code.
+                         * @example USDT
+                         */
+                        asset_code: string;
+                        /**
+                         * @description Coin name.
+                         * @example Tether USD
+                         */
+                        asset_name: string;
+                        /**
+                         * @description Chain code.
+                         * @example TRON
+                         */
+                        blockchain_code: string;
+                        /**
+                         * @description Chain name.
+                         * @example Tron
+                         */
+                        blockchain_name: string;
+                        /**
+                         * @description Whether the chain is EVM-based.
+                         * @example false
+                         */
+                        is_evm: boolean;
+                        /**
+                         * @description Whether the asset is a stablecoin (its quote barely moves inside the 30-minute window).
+                         * @example true
+                         */
+                        is_stable: boolean;
+                        /**
+                         * @description Decimal amount of the asset the requested size costs now, rounded up to the asset decimals.
+                         * @example 54.347827
+                         */
+                        amount: string;
+                        /**
+                         * @description Decimals of the asset smallest unit.
+                         * @example 6
+                         */
+                        decimals: number;
+                        /**
+                         * @description Decimals to display.
+                         * @example 2
+                         */
+                        display_decimals: number;
+                    }[];
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postWalletTopup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Top-up size in cents, 1000 to 50000.
+                     * @example 5000
+                     */
+                    amount_eur_cents: number;
+                    /**
+                     * @description From an asset row for the same amount.
+                     * @example USDT
+                     */
+                    asset_code: string;
+                    /**
+                     * @description From the same row.
+                     * @example TRON
+                     */
+                    blockchain_code: string;
+                    /**
+                     * @description Only for Web3 / wallet-connect flows on an EVM chain: adds `payment_uri`. false or omitted gives a plain deposit address.
+                     * @example false
+                     */
+                    is_evm?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The top-up, `pending` with `credited_eur_cents` 0. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Top-up identifier.
+                         * @example 1042
+                         */
+                        id: number;
+                        /**
+                         * @description `pending`: awaiting coin (credited 0). `partial`: less than the amount has arrived and been credited. `paid`: the amount (or more) has been credited. `failed`: the quote expired with nothing received; coin that still arrives is credited at the market rate and moves it to `partial` or `paid`.
+                         * @example pending
+                         */
+                        status: "pending" | "partial" | "paid" | "failed";
+                        /**
+                         * @description Requested size.
+                         * @example 5000
+                         */
+                        amount_eur_cents: number;
+                        /**
+                         * @description What has actually arrived and been credited; below amount_eur_cents while the payment is short, above it after an over-payment.
+                         * @example 0
+                         */
+                        credited_eur_cents: number;
+                        /**
+                         * @description Address to send to. Send only this asset, on this chain.
+                         * @example TQ7vM3n9bEw2XkRr4yHs8UfCp5LdJa1GZt
+                         */
+                        deposit_address: string;
+                        /**
+                         * @description Exact amount to send, in the asset smallest unit (see `decimals` of the asset row).
+                         * @example 54347827
+                         */
+                        deposit_amount: string;
+                        /**
+                         * @description The same amount as a decimal string.
+                         * @example 54.347827
+                         */
+                        deposit_amount_decimal: string;
+                        /**
+                         * @description Asset to send.
+                         * @example USDT
+                         */
+                        asset_code: string;
+                        /**
+                         * @description Chain to send on.
+                         * @example TRON
+                         */
+                        blockchain_code: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the 30-minute quote. Coin arriving later is still credited, at the market rate.
+                         * @example 2027-03-01T10:30:00.000Z
+                         */
+                        expires_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the top-up was created.
+                         * @example 2027-03-01T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * @description Whether a Web3 / wallet-connect payment was asked for.
+                         * @example false
+                         */
+                        is_evm: boolean;
+                        /**
+                         * @description EIP-681 payment request for a Web3 wallet (present only with `is_evm: true`).
+                         * @example ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7@1/transfer?address=0x5b3e…&uint256=54347827
+                         */
+                        payment_uri?: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWalletTopupById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Top-up identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The top-up. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Top-up identifier.
+                         * @example 1042
+                         */
+                        id: number;
+                        /**
+                         * @description `pending`: awaiting coin (credited 0). `partial`: less than the amount has arrived and been credited. `paid`: the amount (or more) has been credited. `failed`: the quote expired with nothing received; coin that still arrives is credited at the market rate and moves it to `partial` or `paid`.
+                         * @example pending
+                         */
+                        status: "pending" | "partial" | "paid" | "failed";
+                        /**
+                         * @description Requested size.
+                         * @example 5000
+                         */
+                        amount_eur_cents: number;
+                        /**
+                         * @description What has actually arrived and been credited; below amount_eur_cents while the payment is short, above it after an over-payment.
+                         * @example 0
+                         */
+                        credited_eur_cents: number;
+                        /**
+                         * @description Address to send to. Send only this asset, on this chain.
+                         * @example TQ7vM3n9bEw2XkRr4yHs8UfCp5LdJa1GZt
+                         */
+                        deposit_address: string;
+                        /**
+                         * @description Exact amount to send, in the asset smallest unit (see `decimals` of the asset row).
+                         * @example 54347827
+                         */
+                        deposit_amount: string;
+                        /**
+                         * @description The same amount as a decimal string.
+                         * @example 54.347827
+                         */
+                        deposit_amount_decimal: string;
+                        /**
+                         * @description Asset to send.
+                         * @example USDT
+                         */
+                        asset_code: string;
+                        /**
+                         * @description Chain to send on.
+                         * @example TRON
+                         */
+                        blockchain_code: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the 30-minute quote. Coin arriving later is still credited, at the market rate.
+                         * @example 2027-03-01T10:30:00.000Z
+                         */
+                        expires_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the top-up was created.
+                         * @example 2027-03-01T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * @description Whether a Web3 / wallet-connect payment was asked for.
+                         * @example false
+                         */
+                        is_evm: boolean;
+                        /**
+                         * @description EIP-681 payment request for a Web3 wallet (present only with `is_evm: true`).
+                         * @example ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7@1/transfer?address=0x5b3e…&uint256=54347827
+                         */
+                        payment_uri?: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postHooksPaymentsByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment provider name. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The postback was verified and processed; the provider may stop retrying.
+                         * @example true
+                         */
+                        received: boolean;
+                        /**
+                         * @description `credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).
+                         * @example credited
+                         */
+                        outcome: "credited" | "already_credited" | "ignored";
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `per_account` while the customer holds any seat, else `none`.
+                         * @example per_account
+                         */
+                        plan: "per_account" | "none";
+                        /**
+                         * @description `active`: everything held is paid. `past_due`: a seat or server renewal is unpaid (in grace or suspended). `inactive`: nothing held. `canceled`: nothing held any more because the subscription was cancelled at period end.
+                         * @example active
+                         */
+                        status: "active" | "past_due" | "inactive" | "canceled";
+                        /**
+                         * @description Whether any seat or server currently gives access (active, or past due within its grace).
+                         * @example true
+                         */
+                        paid_access: boolean;
+                        /**
+                         * @description Funding source. Seats and servers are paid from the prepaid balance (`balance`); `card` and `none` are reserved.
+                         * @example balance
+                         */
+                        billing_provider: "balance" | "card" | "none";
+                        /**
+                         * @description When true, nothing renews: each seat and server ends at its own paid-until date. Set with PATCH /v1/subscription.
+                         * @example false
+                         */
+                        cancel_at_period_end: boolean;
+                        /** @description Seat counts: paid for (total), in use, and bonus. */
+                        seats: {
+                            /**
+                             * @description Seats held (paid and bonus).
+                             * @example 3
+                             */
+                            total: number;
+                            /**
+                             * @description Seats with a connected account.
+                             * @example 2
+                             */
+                            used: number;
+                            /**
+                             * @description Operator-granted seats among them, never billed.
+                             * @example 0
+                             */
+                            bonus: number;
+                        };
+                        /** @description One entry per seat held, in purchase order. */
+                        seat_details: {
+                            /**
+                             * @description Seat identifier.
+                             * @example seat_Yq3kN8e2LzA4vB7xHc1d
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description Paid-until date. Each seat renews from the balance one calendar month after it was bought, on the purchase day (clamped to the end of a shorter month), so seats do not share a date.
+                             * @example 2027-04-17T09:30:00.000Z
+                             */
+                            paid_until: string;
+                            /**
+                             * @description `active`: paid. `past_due`: the renewal could not be paid; retried on every top-up until `grace_ends_at`, trading continues. `suspended`: the grace passed unpaid; orders on its account are rejected until a top-up pays it.
+                             * @example active
+                             */
+                            status: "active" | "past_due" | "suspended";
+                            /**
+                             * @description Connected account; null on a slot that is paid for but not in use (it is released unbilled at its date).
+                             * @example acc_mt5_7Hk2
+                             */
+                            account_id: string | null;
+                            /**
+                             * @description Operator-granted seat: never billed.
+                             * @example false
+                             */
+                            bonus: boolean;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description End of the current period: the earliest paid-until date among active seats and servers; null when none is active.
+                         * @example 2027-04-03T09:30:00.000Z
+                         */
+                        current_period_end: string | null;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when the earliest grace ends (72 hours after the unpaid date) and the item is suspended. Null otherwise.
+                         * @example null
+                         */
+                        grace_ends_at: string | null;
+                        /** @description The balance and what it owes next. Null only where the wallet is switched off; reported whether or not the plan is balance-funded. */
+                        wallet: {
+                            /**
+                             * @description Current balance in EUR cents.
+                             * @example 3600
+                             */
+                            balance_eur_cents: number;
+                            /**
+                             * @description What the balance owes next: the sum of everything due at `next_charge_at` (past-due amounts are due now). Null when the balance owes nothing.
+                             * @example 1200
+                             */
+                            next_charge_eur_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Date of the next charge; null when nothing is owed.
+                             * @example 2027-04-03T09:30:00.000Z
+                             */
+                            next_charge_at: string | null;
+                            /**
+                             * @description Whether the balance covers the next charge (true when nothing is owed).
+                             * @example true
+                             */
+                            covers_next_charge: boolean;
+                        } | null;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description true stops every renewal: each seat and server stays until its own paid-until date and then ends (connected accounts then stop trading). false resumes renewals for whatever has not ended yet.
+                     * @example true
+                     */
+                    cancel_at_period_end: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated subscription. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `per_account` while the customer holds any seat, else `none`.
+                         * @example per_account
+                         */
+                        plan: "per_account" | "none";
+                        /**
+                         * @description `active`: everything held is paid. `past_due`: a seat or server renewal is unpaid (in grace or suspended). `inactive`: nothing held. `canceled`: nothing held any more because the subscription was cancelled at period end.
+                         * @example active
+                         */
+                        status: "active" | "past_due" | "inactive" | "canceled";
+                        /**
+                         * @description Whether any seat or server currently gives access (active, or past due within its grace).
+                         * @example true
+                         */
+                        paid_access: boolean;
+                        /**
+                         * @description Funding source. Seats and servers are paid from the prepaid balance (`balance`); `card` and `none` are reserved.
+                         * @example balance
+                         */
+                        billing_provider: "balance" | "card" | "none";
+                        /**
+                         * @description When true, nothing renews: each seat and server ends at its own paid-until date. Set with PATCH /v1/subscription.
+                         * @example false
+                         */
+                        cancel_at_period_end: boolean;
+                        /** @description Seat counts: paid for (total), in use, and bonus. */
+                        seats: {
+                            /**
+                             * @description Seats held (paid and bonus).
+                             * @example 3
+                             */
+                            total: number;
+                            /**
+                             * @description Seats with a connected account.
+                             * @example 2
+                             */
+                            used: number;
+                            /**
+                             * @description Operator-granted seats among them, never billed.
+                             * @example 0
+                             */
+                            bonus: number;
+                        };
+                        /** @description One entry per seat held, in purchase order. */
+                        seat_details: {
+                            /**
+                             * @description Seat identifier.
+                             * @example seat_Yq3kN8e2LzA4vB7xHc1d
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description Paid-until date. Each seat renews from the balance one calendar month after it was bought, on the purchase day (clamped to the end of a shorter month), so seats do not share a date.
+                             * @example 2027-04-17T09:30:00.000Z
+                             */
+                            paid_until: string;
+                            /**
+                             * @description `active`: paid. `past_due`: the renewal could not be paid; retried on every top-up until `grace_ends_at`, trading continues. `suspended`: the grace passed unpaid; orders on its account are rejected until a top-up pays it.
+                             * @example active
+                             */
+                            status: "active" | "past_due" | "suspended";
+                            /**
+                             * @description Connected account; null on a slot that is paid for but not in use (it is released unbilled at its date).
+                             * @example acc_mt5_7Hk2
+                             */
+                            account_id: string | null;
+                            /**
+                             * @description Operator-granted seat: never billed.
+                             * @example false
+                             */
+                            bonus: boolean;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description End of the current period: the earliest paid-until date among active seats and servers; null when none is active.
+                         * @example 2027-04-03T09:30:00.000Z
+                         */
+                        current_period_end: string | null;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when the earliest grace ends (72 hours after the unpaid date) and the item is suspended. Null otherwise.
+                         * @example null
+                         */
+                        grace_ends_at: string | null;
+                        /** @description The balance and what it owes next. Null only where the wallet is switched off; reported whether or not the plan is balance-funded. */
+                        wallet: {
+                            /**
+                             * @description Current balance in EUR cents.
+                             * @example 3600
+                             */
+                            balance_eur_cents: number;
+                            /**
+                             * @description What the balance owes next: the sum of everything due at `next_charge_at` (past-due amounts are due now). Null when the balance owes nothing.
+                             * @example 1200
+                             */
+                            next_charge_eur_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Date of the next charge; null when nothing is owed.
+                             * @example 2027-04-03T09:30:00.000Z
+                             */
+                            next_charge_at: string | null;
+                            /**
+                             * @description Whether the balance covers the next charge (true when nothing is owed).
+                             * @example true
+                             */
+                            covers_next_charge: boolean;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getServersPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every plan a private server can be bought on, with its monthly price. */
+                        plans: {
+                            /**
+                             * @description Plan name to pass to POST /v1/servers.
+                             * @example vps-small
+                             */
+                            plan: string;
+                            /**
+                             * @description Monthly price in EUR cents.
+                             * @example 1500
+                             */
+                            price_eur_cents: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Servers held (not yet ended), in purchase order. */
+                        servers: {
+                            /**
+                             * @description Server identifier.
+                             * @example srv_Jx81QmZr0Pq2Lk5sVb9c
+                             */
+                            id: string;
+                            /**
+                             * @description Plan, from GET /v1/servers/plans.
+                             * @example vps-small
+                             */
+                            plan: string;
+                            /**
+                             * @description Your name for it.
+                             * @example London VPS
+                             */
+                            label: string;
+                            /**
+                             * @description Monthly price charged to the balance at each renewal.
+                             * @example 1500
+                             */
+                            price_eur_cents: number;
+                            /**
+                             * @description `active`: paid. `past_due`: the renewal could not be paid and is retried on every top-up until `grace_ends_at`. `suspended`: the grace passed unpaid.
+                             * @example active
+                             */
+                            status: "active" | "past_due" | "suspended";
+                            /**
+                             * Format: date-time
+                             * @description Paid-until date; the server renews from the balance on this date, one calendar month after purchase, day kept.
+                             * @example 2027-04-17T09:30:00.000Z
+                             */
+                            paid_until: string;
+                            /**
+                             * @description True after DELETE (or while the subscription is cancelled): the server ends at `paid_until` instead of renewing.
+                             * @example false
+                             */
+                            cancel_at_period_end: boolean;
+                            /**
+                             * Format: date-time
+                             * @description While past due: when it is suspended. Null otherwise.
+                             * @example null
+                             */
+                            grace_ends_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Purchase time; the renewal day is taken from it.
+                             * @example 2027-03-17T09:30:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postServers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 128 printable ASCII characters; one per purchase, reused on every retry of it. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of the plans of GET /v1/servers/plans.
+                     * @example vps-small
+                     * @enum {string}
+                     */
+                    plan: "vps-small" | "vps-large";
+                    /**
+                     * @description Your name for the server (1-64 characters).
+                     * @example London VPS
+                     */
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The server, paid until one month from now. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Server identifier.
+                         * @example srv_Jx81QmZr0Pq2Lk5sVb9c
+                         */
+                        id: string;
+                        /**
+                         * @description Plan, from GET /v1/servers/plans.
+                         * @example vps-small
+                         */
+                        plan: string;
+                        /**
+                         * @description Your name for it.
+                         * @example London VPS
+                         */
+                        label: string;
+                        /**
+                         * @description Monthly price charged to the balance at each renewal.
+                         * @example 1500
+                         */
+                        price_eur_cents: number;
+                        /**
+                         * @description `active`: paid. `past_due`: the renewal could not be paid and is retried on every top-up until `grace_ends_at`. `suspended`: the grace passed unpaid.
+                         * @example active
+                         */
+                        status: "active" | "past_due" | "suspended";
+                        /**
+                         * Format: date-time
+                         * @description Paid-until date; the server renews from the balance on this date, one calendar month after purchase, day kept.
+                         * @example 2027-04-17T09:30:00.000Z
+                         */
+                        paid_until: string;
+                        /**
+                         * @description True after DELETE (or while the subscription is cancelled): the server ends at `paid_until` instead of renewing.
+                         * @example false
+                         */
+                        cancel_at_period_end: boolean;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when it is suspended. Null otherwise.
+                         * @example null
+                         */
+                        grace_ends_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Purchase time; the renewal day is taken from it.
+                         * @example 2027-03-17T09:30:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_balance`: the balance cannot pay for this. */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteServersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Server identifier. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server, with `cancel_at_period_end` true. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Server identifier.
+                         * @example srv_Jx81QmZr0Pq2Lk5sVb9c
+                         */
+                        id: string;
+                        /**
+                         * @description Plan, from GET /v1/servers/plans.
+                         * @example vps-small
+                         */
+                        plan: string;
+                        /**
+                         * @description Your name for it.
+                         * @example London VPS
+                         */
+                        label: string;
+                        /**
+                         * @description Monthly price charged to the balance at each renewal.
+                         * @example 1500
+                         */
+                        price_eur_cents: number;
+                        /**
+                         * @description `active`: paid. `past_due`: the renewal could not be paid and is retried on every top-up until `grace_ends_at`. `suspended`: the grace passed unpaid.
+                         * @example active
+                         */
+                        status: "active" | "past_due" | "suspended";
+                        /**
+                         * Format: date-time
+                         * @description Paid-until date; the server renews from the balance on this date, one calendar month after purchase, day kept.
+                         * @example 2027-04-17T09:30:00.000Z
+                         */
+                        paid_until: string;
+                        /**
+                         * @description True after DELETE (or while the subscription is cancelled): the server ends at `paid_until` instead of renewing.
+                         * @example false
+                         */
+                        cancel_at_period_end: boolean;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when it is suspended. Null otherwise.
+                         * @example null
+                         */
+                        grace_ends_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Purchase time; the renewal day is taken from it.
+                         * @example 2027-03-17T09:30:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every connected account, oldest first. */
+                        accounts: {
+                            /**
+                             * @description Account id, used as account_id in order batches.
+                             * @example acc_3Xk9pQ2mZr7TnB4w
+                             */
+                            id: string;
+                            /**
+                             * @description `mt4` or `mt5`.
+                             * @example mt5
+                             */
+                            platform: string;
+                            /**
+                             * @description Trade server of the broker.
+                             * @example BetaMarkets-Server
+                             */
+                            server: string;
+                            /**
+                             * @description Trading account number at the broker.
+                             * @example 50012345
+                             */
+                            login: string;
+                            /** @description Your name for the account. */
+                            label: string;
+                            /**
+                             * @description Status of the account's seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).
+                             * @example active
+                             */
+                            status: string;
+                            /**
+                             * @description Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.
+                             * @example .xx
+                             */
+                            symbol_suffix: string;
+                            /**
+                             * @description `hedging` or `netting` (MT5); MT4 accounts are hedging.
+                             * @example netting
+                             */
+                            margin_mode: string;
+                            /** @description The account uses an operator-granted seat that is never billed. */
+                            bonus_seat: boolean;
+                            /**
+                             * Format: date-time
+                             * @description When the account was connected.
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Platform of the trade server. */
+                    platform: "mt4" | "mt5";
+                    /**
+                     * @description Trade server name as the broker gives it.
+                     * @example BetaMarkets-Server
+                     */
+                    server: string;
+                    /**
+                     * @description Trading account number.
+                     * @example 50012345
+                     */
+                    login: string;
+                    /** @description Trading password. Checked on the trade server, stored encrypted, never returned or logged. */
+                    password: string;
+                    /** @description Your name for the account. */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Account id, used as account_id in order batches.
+                         * @example acc_3Xk9pQ2mZr7TnB4w
+                         */
+                        id: string;
+                        /**
+                         * @description `mt4` or `mt5`.
+                         * @example mt5
+                         */
+                        platform: string;
+                        /**
+                         * @description Trade server of the broker.
+                         * @example BetaMarkets-Server
+                         */
+                        server: string;
+                        /**
+                         * @description Trading account number at the broker.
+                         * @example 50012345
+                         */
+                        login: string;
+                        /** @description Your name for the account. */
+                        label: string;
+                        /**
+                         * @description Status of the account's seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).
+                         * @example active
+                         */
+                        status: string;
+                        /**
+                         * @description Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.
+                         * @example .xx
+                         */
+                        symbol_suffix: string;
+                        /**
+                         * @description `hedging` or `netting` (MT5); MT4 accounts are hedging.
+                         * @example netting
+                         */
+                        margin_mode: string;
+                        /** @description The account uses an operator-granted seat that is never billed. */
+                        bonus_seat: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When the account was connected.
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_balance`: the balance cannot pay for this. */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAccountsByAccountId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Account id, used as account_id in order batches.
+                         * @example acc_3Xk9pQ2mZr7TnB4w
+                         */
+                        id: string;
+                        /**
+                         * @description `mt4` or `mt5`.
+                         * @example mt5
+                         */
+                        platform: string;
+                        /**
+                         * @description Trade server of the broker.
+                         * @example BetaMarkets-Server
+                         */
+                        server: string;
+                        /**
+                         * @description Trading account number at the broker.
+                         * @example 50012345
+                         */
+                        login: string;
+                        /** @description Your name for the account. */
+                        label: string;
+                        /**
+                         * @description Status of the account's seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).
+                         * @example active
+                         */
+                        status: string;
+                        /**
+                         * @description Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.
+                         * @example .xx
+                         */
+                        symbol_suffix: string;
+                        /**
+                         * @description `hedging` or `netting` (MT5); MT4 accounts are hedging.
+                         * @example netting
+                         */
+                        margin_mode: string;
+                        /** @description The account uses an operator-granted seat that is never billed. */
+                        bonus_seat: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When the account was connected.
+                         */
+                        created_at: string;
+                        /** @description Always true. */
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
+                 * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Values every leg inherits; a leg may override any of them, also with a falsy value (slippage 0 means zero, not "fall back"). */
+                    defaults?: {
+                        /**
+                         * @description Symbol as the account's broker names it, suffix included (EURUSD, EURUSD.xx, EURUSDm, EURUSD-ecn). Suffixes differ per broker: set it per leg in mixed batches.
+                         * @example EURUSD.xx
+                         */
+                        symbol?: string;
+                        /**
+                         * @description buy, sell, buyLimit, sellLimit, buyStop, sellStop, buyStopLimit or sellStopLimit, in any case. MT4 accounts have no stop-limit orders (rejected with TRADE_RETCODE_INVALID_ORDER).
+                         * @example buy
+                         */
+                        operation?: string;
+                        /**
+                         * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.
+                         * @example 0.1
+                         */
+                        volume?: number;
+                        /**
+                         * @description Pending orders: the order price (required; for stop-limit orders the stop price). Market orders: the price expected, checked against `slippage`; omit to take the market price.
+                         * @example 1.085
+                         */
+                        price?: number;
+                        /**
+                         * @description Allowed deviation from `price`, in points (integer). 0 means exactly zero.
+                         * @example 10
+                         */
+                        slippage?: number;
+                        /**
+                         * @description Stop loss price; 0 for none.
+                         * @example 1.08
+                         */
+                        stop_loss?: number;
+                        /**
+                         * @description Take profit price; 0 for none.
+                         * @example 1.095
+                         */
+                        take_profit?: number;
+                        /**
+                         * @description Limit price of a buyStopLimit/sellStopLimit order, placed when the stop `price` is reached. Required for those operations.
+                         * @example 1.0905
+                         */
+                        stop_limit_price?: number;
+                        /**
+                         * @description Expiry of a pending order, ISO 8601 UTC (e.g. 2030-01-31T17:00:00Z); must be in the future.
+                         * @example 2030-01-31T17:00:00Z
+                         */
+                        expiration?: string;
+                        /**
+                         * @description Order comment, at most 31 characters.
+                         * @example rebalance
+                         */
+                        comment?: string;
+                        /**
+                         * @description Magic number stored with the order (non-negative integer).
+                         * @example 123456
+                         */
+                        expert_id?: number;
+                    };
+                    /** @description At most 20 legs; accounts on mt4 and mt5 may be mixed. */
+                    orders: {
+                        /**
+                         * @description One of the customer's accounts (GET /v1/accounts). The same account may appear in several legs.
+                         * @example acc_3Xk9pQ2mZr7TnB4w
+                         */
+                        account_id: string;
+                        /**
+                         * @description Symbol as the account's broker names it, suffix included (EURUSD, EURUSD.xx, EURUSDm, EURUSD-ecn). Suffixes differ per broker: set it per leg in mixed batches.
+                         * @example EURUSD.xx
+                         */
+                        symbol?: string;
+                        /**
+                         * @description buy, sell, buyLimit, sellLimit, buyStop, sellStop, buyStopLimit or sellStopLimit, in any case. MT4 accounts have no stop-limit orders (rejected with TRADE_RETCODE_INVALID_ORDER).
+                         * @example buy
+                         */
+                        operation?: string;
+                        /**
+                         * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.
+                         * @example 0.1
+                         */
+                        volume?: number;
+                        /**
+                         * @description Pending orders: the order price (required; for stop-limit orders the stop price). Market orders: the price expected, checked against `slippage`; omit to take the market price.
+                         * @example 1.085
+                         */
+                        price?: number;
+                        /**
+                         * @description Allowed deviation from `price`, in points (integer). 0 means exactly zero.
+                         * @example 10
+                         */
+                        slippage?: number;
+                        /**
+                         * @description Stop loss price; 0 for none.
+                         * @example 1.08
+                         */
+                        stop_loss?: number;
+                        /**
+                         * @description Take profit price; 0 for none.
+                         * @example 1.095
+                         */
+                        take_profit?: number;
+                        /**
+                         * @description Limit price of a buyStopLimit/sellStopLimit order, placed when the stop `price` is reached. Required for those operations.
+                         * @example 1.0905
+                         */
+                        stop_limit_price?: number;
+                        /**
+                         * @description Expiry of a pending order, ISO 8601 UTC (e.g. 2030-01-31T17:00:00Z); must be in the future.
+                         * @example 2030-01-31T17:00:00Z
+                         */
+                        expiration?: string;
+                        /**
+                         * @description Order comment, at most 31 characters.
+                         * @example rebalance
+                         */
+                        comment?: string;
+                        /**
+                         * @description Magic number stored with the order (non-negative integer).
+                         * @example 123456
+                         */
+                        expert_id?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.
+                         * @example bat_7hQ2mZr9TnB4wXk3pL8c
+                         */
+                        batch_id: string;
+                        /** @description True when this is the stored response of an earlier request with the same Idempotency-Key. */
+                        idempotent_replay: boolean;
+                        /** @description Counts of the legs by outcome. */
+                        summary: {
+                            /** @description Legs in the batch. */
+                            requested: number;
+                            /** @description Legs filled at the market. */
+                            filled: number;
+                            /** @description Pending orders accepted. */
+                            placed: number;
+                            /** @description Legs rejected or unavailable. */
+                            failed: number;
+                            /** @description Legs without a reply by the deadline. */
+                            unknown: number;
+                        };
+                        /** @description One result per leg, in the order of `orders`. */
+                        results: {
+                            /** @description Account of the leg. */
+                            account_id: string;
+                            /**
+                             * @description `mt4` or `mt5`.
+                             * @example mt5
+                             */
+                            platform: string;
+                            /** @description Symbol traded. */
+                            symbol: string;
+                            /**
+                             * @description Operation used, in canonical spelling.
+                             * @example buy
+                             */
+                            operation: string;
+                            /** @description Lots. */
+                            volume: number;
+                            /**
+                             * @description `filled` (deal made), `placed` (pending order accepted), `rejected` (the broker or the service refused it; see retcode and message), `unavailable` (no terminal for the account: nothing was sent), `unknown` (no reply by the deadline: it may have executed; GET /v1/orders/batches/{batch_id} shows the outcome once late replies or reconciliation settle it).
+                             * @example filled
+                             */
+                            status: string;
+                            /** @description Order (ticket) number; 0 when rejected. */
+                            order: number;
+                            /** @description Deal number; 0 when rejected or placed. On MT4 the ticket. */
+                            deal: number;
+                            /** @description Execution price (fill) or order price (placed). */
+                            price?: number;
+                            /** @description Bid at execution. */
+                            bid?: number;
+                            /** @description Ask at execution. */
+                            ask?: number;
+                            /**
+                             * @description MT5 TRADE_RETCODE_* number on both platforms (MT4 errors are mapped); absent when unavailable or unknown.
+                             * @example 10009
+                             */
+                            retcode?: number;
+                            /**
+                             * @description Name of the code. Also on unavailable legs (TRADE_RETCODE_CONNECTION) and unknown legs (TRADE_RETCODE_TIMEOUT), which have no retcode.
+                             * @example TRADE_RETCODE_DONE
+                             */
+                            retcode_description?: string;
+                            /** @description Explanation; empty on success. */
+                            message: string;
+                            /** @description Milliseconds spent on the leg (a leg settled later keeps the time its first answer took). */
+                            latency_ms: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOrdersClose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
+                 * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A selector field is given at the top level or in `defaults`, never both (400 `invalid_request`, param: the field). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Selector values every account inherits. */
+                    defaults?: {
+                        /**
+                         * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                         * @example EURUSD
+                         */
+                        symbol?: string;
+                        /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
+                        symbol_match?: "exact" | "base";
+                        /** @description `long`, `short` or `any` (default). */
+                        side?: "long" | "short" | "any";
+                        /** @description `position` (default: open positions), `pending` (deletes pending orders) or `any`. */
+                        kind?: "position" | "pending" | "any";
+                        /** @description Only orders with this magic number (expert id). */
+                        magic?: number;
+                        /** @description Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending. */
+                        volume?: number;
+                        /** @description Allowed slippage in points. */
+                        slippage?: number;
+                    };
+                    /** @description One entry per account, at most 20. */
+                    accounts: {
+                        /** @description Account. */
+                        account_id: string;
+                        /** @description Close exactly these tickets (positions closed, pending orders deleted), skipping the lookup. An account has either a selector or tickets, never both. */
+                        tickets?: number[];
+                        /**
+                         * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                         * @example EURUSD
+                         */
+                        symbol?: string;
+                        /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
+                        symbol_match?: "exact" | "base";
+                        /** @description `long`, `short` or `any` (default). */
+                        side?: "long" | "short" | "any";
+                        /** @description `position` (default: open positions), `pending` (deletes pending orders) or `any`. */
+                        kind?: "position" | "pending" | "any";
+                        /** @description Only orders with this magic number (expert id). */
+                        magic?: number;
+                        /** @description Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending. */
+                        volume?: number;
+                        /** @description Allowed slippage in points. */
+                        slippage?: number;
+                    }[];
+                    /** @description When true, the whole request is refused up front (409 accounts_unreachable, with the account ids) if any account has no terminal; otherwise such an account is reported `unavailable`. */
+                    require_reachable?: boolean;
+                    /**
+                     * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                     * @example EURUSD
+                     */
+                    symbol?: string;
+                    /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
+                    symbol_match?: "exact" | "base";
+                    /** @description `long`, `short` or `any` (default). */
+                    side?: "long" | "short" | "any";
+                    /** @description `position` (default: open positions), `pending` (deletes pending orders) or `any`. */
+                    kind?: "position" | "pending" | "any";
+                    /** @description Only orders with this magic number (expert id). */
+                    magic?: number;
+                    /** @description Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending. */
+                    volume?: number;
+                    /** @description Allowed slippage in points. */
+                    slippage?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}. */
+                        batch_id: string;
+                        /** @description True when this is the stored response of an earlier request with the same Idempotency-Key. */
+                        idempotent_replay: boolean;
+                        /** @description Counts of accounts and tickets by outcome. */
+                        summary: {
+                            /** @description Accounts in the request. */
+                            accounts: number;
+                            /** @description Orders matched across all accounts. */
+                            matched: number;
+                            /** @description Orders closed or deleted across all accounts. */
+                            closed: number;
+                            /** @description Tickets that failed. */
+                            failed: number;
+                            /** @description Tickets whose outcome is unknown. */
+                            unknown: number;
+                            /** @description Accounts that did not answer by the deadline. */
+                            accounts_unknown: number;
+                            /** @description Accounts with no terminal: nothing was sent to them. */
+                            accounts_unavailable: number;
+                            /** @description Accounts that failed as a whole before any ticket (the lookup was refused, the request arrived late). */
+                            accounts_failed: number;
+                        };
+                        /** @description One result per account, in the order of `accounts`. */
+                        results: {
+                            /** @description Account. */
+                            account_id: string;
+                            /**
+                             * @description `mt4` or `mt5`.
+                             * @example mt4
+                             */
+                            platform: string;
+                            /** @description `closed`, `partial` (some closed, others failed, skipped or unknown), `nothing_matched`, `failed`, `unavailable` (no terminal; nothing sent) or `unknown` (no reply by the deadline). */
+                            status: string;
+                            /** @description Orders matched by the selector (or tickets given), skipped ones included. */
+                            matched: number;
+                            /** @description Orders closed or deleted on this account. */
+                            closed: number;
+                            /** @description Explanation; empty when every match closed. */
+                            message: string;
+                            /** @description Milliseconds spent on the account: lookup and closes. */
+                            latency_ms: number;
+                            /** @description One result per matched ticket; matches past 20 come back `skipped`. */
+                            results: {
+                                /** @description Ticket of the position or pending order. */
+                                ticket: number;
+                                /** @description Symbol as the broker names it; empty for a ticket no open order has (status `failed`, TRADE_RETCODE_INVALID). */
+                                symbol: string;
+                                /** @description Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit; empty for a ticket no open order has. */
+                                type: string;
+                                /** @description `position` or `pending`; empty for a ticket no open order has. */
+                                kind: string;
+                                /** @description Volume closed (or of the order deleted). */
+                                volume: number;
+                                /** @description `closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer). */
+                                status: string;
+                                /**
+                                 * @description MT5 TRADE_RETCODE_* number (MT4 errors mapped); TRADE_RETCODE_LIMIT_ORDERS when skipped; absent when unknown (sent, no answer).
+                                 * @example 10009
+                                 */
+                                retcode?: number;
+                                /**
+                                 * @description Name of the code.
+                                 * @example TRADE_RETCODE_DONE
+                                 */
+                                retcode_description?: string;
+                                /** @description Close price; 0 when the ticket was not closed. */
+                                price?: number;
+                                /** @description Explanation; empty on success. */
+                                message: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOrdersBatchesByBatchId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description batch_id from POST /v1/orders or POST /v1/orders/close. */
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The batch. */
+                        batch_id: string;
+                        /** @description `orders` (POST /v1/orders) or `close` (POST /v1/orders/close). */
+                        kind: string;
+                        /**
+                         * Format: date-time
+                         * @description When the batch was received.
+                         */
+                        created_at: string;
+                        /** @description True once no leg, account or ticket is unknown any more. */
+                        settled: boolean;
+                        /** @description As in the original response (orders or close summary), recomputed from the latest outcomes. */
+                        summary: {
+                            [key: string]: number;
+                        };
+                        /** @description Latest outcome of every leg or account. */
+                        results: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+}

@@ -150,6 +150,46 @@ function documentOperation(method: string, path: string, operation: OperationObj
  * operations that honour it, RateLimit-* headers on every rate-limited response, Retry-After on 429 and
  * 503, tag descriptions, and a guide to authentication, errors, idempotency and limits in the description.
  */
+/** `get /v1/wallet/topup/{id}` → `getWalletTopupById`: one stable id per operation, which links refer to. */
+function operationIdOf(method: string, path: string): string {
+  const words = path
+    .split('/')
+    .filter((segment) => segment && segment !== 'v1')
+    .map((segment) => (segment.startsWith('{') ? `by_${segment.slice(1, -1)}` : segment))
+    .flatMap((segment) => segment.split(/[_-]/))
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1));
+  return `${method}${words.join('')}`;
+}
+
+function nameOperations(paths: Record<string, Record<string, OperationObject>>): void {
+  for (const [path, pathItem] of Object.entries(paths)) {
+    for (const method of httpMethods) if (pathItem[method]) pathItem[method]!.operationId ??= operationIdOf(method, path);
+  }
+}
+
+/**
+ * OpenAPI links from what creates a resource to what reads or removes it, so a client (and schemathesis's
+ * stateful phase) can follow real flows: a top-up to its status, a batch to its stored outcomes, a server or an
+ * account to its removal.
+ */
+const flows: Array<{ from: [string, string, string]; to: [string, string]; name: string; parameters: Record<string, string>; description: string }> = [
+  { from: ['post', '/v1/wallet/topup', '201'], to: ['get', '/v1/wallet/topup/{id}'], name: 'GetTopup', parameters: { id: '$response.body#/id' }, description: 'The top-up, as its status moves.' },
+  { from: ['post', '/v1/orders', '200'], to: ['get', '/v1/orders/batches/{batch_id}'], name: 'GetBatch', parameters: { batch_id: '$response.body#/batch_id' }, description: 'The stored batch, with late replies and reconciliation.' },
+  { from: ['post', '/v1/orders/close', '200'], to: ['get', '/v1/orders/batches/{batch_id}'], name: 'GetBatch', parameters: { batch_id: '$response.body#/batch_id' }, description: 'The stored batch, with late replies and reconciliation.' },
+  { from: ['post', '/v1/servers', '201'], to: ['delete', '/v1/servers/{id}'], name: 'CancelServer', parameters: { id: '$response.body#/id' }, description: 'Stops the server\'s renewal.' },
+  { from: ['post', '/v1/accounts', '201'], to: ['delete', '/v1/accounts/{account_id}'], name: 'DisconnectAccount', parameters: { account_id: '$response.body#/id' }, description: 'Disconnects the account.' },
+];
+
+function linkFlows(paths: Record<string, Record<string, OperationObject>>): void {
+  for (const flow of flows) {
+    const [method, path, status] = flow.from;
+    const response = (paths[path]?.[method]?.responses as Record<string, { links?: Record<string, unknown> }> | undefined)?.[status];
+    const target = paths[flow.to[1]]?.[flow.to[0]];
+    if (!response || !target?.operationId) throw new Error(`OpenAPI link ${flow.name}: ${method} ${path} ${status} or ${flow.to.join(' ')} is missing`);
+    response.links = { ...response.links, [flow.name]: { operationId: target.operationId, parameters: flow.parameters, description: flow.description } };
+  }
+}
+
 function transformDocument(config: GatewayConfig): SwaggerTransformObject {
   return (documentObject) => {
     const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
@@ -178,6 +218,8 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
         if (operation) documentOperation(method, path, operation, config);
       }
     }
+    nameOperations(document.paths ?? {});
+    linkFlows(document.paths ?? {});
     const usedTags = new Set<string>();
     for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Record<string, OperationObject>>)) {
       for (const method of httpMethods) for (const tag of (pathItem[method]?.tags as string[] | undefined) ?? []) usedTags.add(tag);
