@@ -94,6 +94,25 @@ describe('one error envelope on every route', () => {
     }
   });
 
+  it('documents every error status of every route with an example body in the envelope, its code of that status', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: { error: { code: string; message: string }; request_id: string } }> }> }>> };
+    let documented = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) < 400 || !response.content) continue;
+          const example = response.content['application/json']?.example;
+          expect(example, `${method} ${path} ${status}`).toBeDefined();
+          expect(errorHttpStatus[example!.error.code as keyof typeof errorHttpStatus], `${method} ${path} ${status}`).toBe(Number(status));
+          expect(example!.request_id).toMatch(/^req_/);
+          documented += 1;
+        }
+      }
+    }
+    expect(documented).toBeGreaterThan(40);
+    expect(document.paths['/v1/wallet/topup']!.post!.responses['400']!.content!['application/json']!.example!.error.message).toContain('not offered');
+  });
+
   it('answers an unknown path 404 and oversized headers 431, in the envelope', async () => {
     expect(expectEnvelope(await harness.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: auth() }), 'unknown path').code).toBe('not_found');
     await harness.app.listen({ port: 0, host: '127.0.0.1' });

@@ -457,6 +457,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -470,6 +479,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -483,6 +501,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -567,6 +594,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -576,6 +613,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -589,6 +635,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -602,6 +657,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -730,6 +794,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "USDT on BTC is not offered for 1000 cents; pick a row of GET /v1/wallet/assets for this amount",
+                     *         "param": "asset_code"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -739,6 +813,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -748,6 +831,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -761,6 +853,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -774,6 +875,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -880,6 +990,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -889,6 +1009,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -901,6 +1030,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -914,6 +1052,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -927,6 +1074,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -970,6 +1126,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -979,6 +1145,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -988,6 +1163,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -998,6 +1182,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1008,6 +1201,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1149,6 +1351,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1162,6 +1373,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1175,6 +1395,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1329,6 +1558,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1338,6 +1577,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1347,6 +1595,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1360,6 +1617,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1373,6 +1639,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1419,6 +1694,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1432,6 +1716,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1445,6 +1738,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1529,6 +1831,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1542,6 +1853,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1555,6 +1875,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1658,6 +1987,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1667,6 +2006,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1679,6 +2027,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_balance",
+                     *         "message": "the balance (EUR 5.00) cannot pay EUR 12.00 for a seat; top up first"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1688,6 +2045,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1700,6 +2066,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request (another body or another route)",
+                     *         "param": "Idempotency-Key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1713,6 +2089,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1726,6 +2111,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1813,6 +2207,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1822,6 +2226,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1831,6 +2244,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1843,6 +2265,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1856,6 +2287,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1869,6 +2309,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1949,6 +2398,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1962,6 +2420,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -1975,6 +2442,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2076,6 +2552,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2085,6 +2571,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2097,6 +2592,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_balance",
+                     *         "message": "the balance (EUR 5.00) cannot pay EUR 12.00 for a seat; top up first"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2106,6 +2610,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2118,6 +2631,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request (another body or another route)",
+                     *         "param": "Idempotency-Key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2131,6 +2654,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2144,6 +2676,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2228,6 +2769,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2237,6 +2788,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2246,6 +2806,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2258,6 +2827,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2271,6 +2849,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2284,6 +2871,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2520,6 +3116,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2529,6 +3135,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2538,6 +3153,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2550,6 +3174,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request (another body or another route)",
+                     *         "param": "Idempotency-Key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2563,6 +3197,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2576,6 +3219,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2759,6 +3411,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "symbol is given both at the top level and in defaults; give it once",
+                     *         "param": "symbol"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2768,6 +3430,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2777,6 +3448,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2789,6 +3469,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request (another body or another route)",
+                     *         "param": "Idempotency-Key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2802,6 +3492,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2815,6 +3514,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2873,6 +3581,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2882,6 +3600,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2894,6 +3621,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2907,6 +3643,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2920,6 +3665,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };

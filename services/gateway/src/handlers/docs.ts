@@ -115,6 +115,29 @@ function setResponseHeader(response: { headers?: Record<string, unknown> }, name
   response.headers = { ...headers, [name]: headerReference(name) };
 }
 
+/** An example body per error status, in the envelope every error uses; routes with a refusal of their own get theirs. */
+const errorExamples: Record<string, { code: string; message: string; param?: string }> = {
+  '400': { code: 'invalid_request', message: 'orders[0].volume must be greater than 0', param: 'orders[0].volume' },
+  '401': { code: 'unauthenticated', message: 'invalid API key' },
+  '402': { code: 'insufficient_balance', message: 'the balance (EUR 5.00) cannot pay EUR 12.00 for a seat; top up first' },
+  '403': { code: 'forbidden', message: 'this operation needs a full (sk_) key; read-only (rk_) keys may only read' },
+  '404': { code: 'not_found', message: 'no batch bat_7hQ2mZr9TnB4wXk3pL8c' },
+  '409': { code: 'idempotency_key_reused', message: 'this Idempotency-Key was used with a different request (another body or another route)', param: 'Idempotency-Key' },
+  '413': { code: 'payload_too_large', message: 'request body is too large' },
+  '415': { code: 'unsupported_media_type', message: 'send the body as application/json' },
+  '429': { code: 'rate_limited', message: 'rate limit of 600 requests per minute reached; retry in 42 s' },
+  '503': { code: 'unavailable', message: 'a backing service is down; retry shortly' },
+};
+
+const routeErrorExamples: Record<string, Record<string, { code: string; message: string; param?: string }>> = {
+  'POST /v1/wallet/topup': {
+    '400': { code: 'invalid_request', message: 'USDT on BTC is not offered for 1000 cents; pick a row of GET /v1/wallet/assets for this amount', param: 'asset_code' },
+  },
+  'POST /v1/orders/close': {
+    '400': { code: 'invalid_request', message: 'symbol is given both at the top level and in defaults; give it once', param: 'symbol' },
+  },
+};
+
 function documentOperation(method: string, path: string, operation: OperationObject, config: GatewayConfig): void {
   const bucket = operation[rateLimitMarker] as string | undefined;
   delete operation[rateLimitMarker];
@@ -143,13 +166,14 @@ function documentOperation(method: string, path: string, operation: OperationObj
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
+  // Every error status with an example body in the envelope.
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    const example = routeErrorExamples[`${method.toUpperCase()} ${path}`]?.[status] ?? errorExamples[status];
+    const content = (response.content as Record<string, Record<string, unknown>> | undefined)?.['application/json'];
+    if (example && content && Number(status) >= 400) content.example = { error: example, request_id: 'req_3Xk9pQ2mZr7TnB4wYc8d' };
+  }
 }
 
-/**
- * Whole-document pass: shared header and parameter definitions, the Idempotency-Key header on the
- * operations that honour it, RateLimit-* headers on every rate-limited response, Retry-After on 429 and
- * 503, tag descriptions, and a guide to authentication, errors, idempotency and limits in the description.
- */
 /** `get /v1/wallet/topup/{id}` → `getWalletTopupById`: one stable id per operation, which links refer to. */
 function operationIdOf(method: string, path: string): string {
   const words = path
@@ -190,6 +214,11 @@ function linkFlows(paths: Record<string, Record<string, OperationObject>>): void
   }
 }
 
+/**
+ * Whole-document pass: shared header and parameter definitions, the Idempotency-Key header on the
+ * operations that honour it, RateLimit-* headers on every rate-limited response, Retry-After on 429 and
+ * 503, tag descriptions, and a guide to authentication, errors, idempotency and limits in the description.
+ */
 function transformDocument(config: GatewayConfig): SwaggerTransformObject {
   return (documentObject) => {
     const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
