@@ -296,7 +296,7 @@ describe('fault suite: bad input and security', () => {
     // schemathesis against the published document, with a full key (writes allowed) and a read-only key.
     const target = await stack.newCustomer('schemathesis', { accountsPerServer: 1, balanceEurCents: 50_000 });
     const runs = [];
-    for (const [label, key, examples] of [['full key', target.fullKey, 30], ['read-only key', target.readKey, 15]] as const) {
+    for (const [label, key, examples] of [['full key', target.fullKey, 60], ['read-only key', target.readKey, 25]] as const) {
       let run = await runSchemathesis(schemathesis, key, examples, seed);
       // A crash inside the tool itself (seen once: CPython's ast.parse failing in hypothesis's own reporting code)
       // says nothing about the API: the same run is repeated once. Any failed check still fails the test.
