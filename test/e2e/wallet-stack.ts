@@ -16,7 +16,8 @@ import { announcementSubjects, connectNats, publishBestEffort, type NatsConnecti
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createSandboxApp, signPostback, type SandboxApp } from '../../services/crypto-sandbox/src/app';
 import { loadSandboxConfig } from '../../services/crypto-sandbox/src/config';
-import { buildGateway, type GatewayApp } from '../../services/gateway/src/app';
+import { buildGateway } from '../../services/gateway/src/app';
+import type { GatewayApp } from '../../services/gateway/src/context';
 import { loadGatewayConfig } from '../../services/gateway/src/config';
 import { connectGatewayDependencies, type ConnectedGateway } from '../../services/gateway/src/dependencies';
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';

@@ -1,76 +1,22 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Clock } from '@mtx/shared/clock';
 import { AppError, errorHttpStatus, type ErrorCode } from '@mtx/shared/errors';
-import { isStoreUnavailable, type UnaryClient } from '@mtx/shared/grpc';
+import { isStoreUnavailable } from '@mtx/shared/grpc';
 import { latencyBucketsMs, meter } from '@mtx/shared/telemetry';
 import { trace } from '@opentelemetry/api';
-import type { Logger } from '@mtx/shared/logger';
-import type { GatewayConfig } from './config';
-import type { AuthFailureLimiter } from './domain/auth-failures';
-import type { Authenticator, Principal } from './domain/authenticator';
-import type { Idempotency } from './domain/idempotency';
+import type { Principal } from './domain/authenticator';
 import { parseJsonBody } from './domain/json-body';
 import { randomBase62 } from './domain/keys';
 import { RouteMethods } from './domain/route-methods';
-import type { RateLimiter } from './domain/rate-limiter';
-import type { ReadModel } from './domain/read-model';
-import type { WalletAnswer } from './handlers/wallet';
 import { registerRoutes } from './handlers';
+import type { GatewayApp, GatewayDependencies } from './context';
 import { openApiDocumentOptions } from './handlers/docs';
-import type { GatewayStore } from './store/gateway-store';
-
-export interface BackendClients {
-  wallet: UnaryClient;
-  payments: UnaryClient;
-  billing: UnaryClient;
-  execution: UnaryClient;
-}
-
-export interface GatewayDependencies {
-  config: GatewayConfig;
-  logger: Logger;
-  clock: Clock;
-  store: GatewayStore;
-  clients: BackendClients;
-  authenticator: Authenticator;
-  /** Failed authentications per client address (this replica's memory). */
-  authFailures: AuthFailureLimiter;
-  rateLimiter: RateLimiter;
-  idempotency: Idempotency;
-  /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
-  readModels: { wallet: ReadModel<WalletAnswer> };
-  /** Answers whether every backend (store, gRPC services) is reachable; /readyz reports it. */
-  readiness: () => Promise<Record<string, boolean>>;
-}
-
-export type AuthMode = 'public' | 'key';
-export type RateLimitBucket = 'execution' | 'other' | 'none';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** `public`: no key (health, docs, provider postbacks). Otherwise GET takes any key, writes a full key. */
-    auth?: AuthMode;
-    rateLimit?: RateLimitBucket;
-  }
-  interface FastifyRequest {
-    principal?: Principal;
-  }
-}
-
-export type GatewayApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
 
 /** Longest path segment the router hands to a route; identifiers are far shorter (their schemas say how long). */
 const pathParameterLengthMax = 2_000;
-
-/** The customer behind the request; only routes with key auth call it. */
-export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new AppError('unauthenticated', 'missing API key');
-  return request.principal;
-}
 
 function validationErrorToAppError(errors: ErrorObject[], part: string): AppError {
   const error = errors[0]!;

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
-import { principalOf } from '../src/app';
+import { principalOf } from '../src/context';
 import { revokeKey } from '../src/domain/customers';
 import { hashKey } from '../src/domain/keys';
 import { startGatewayHarness, type GatewayHarness } from './helpers';

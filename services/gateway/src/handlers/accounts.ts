@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
+import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { errorResponses } from './schemas';
 
 const Account = Type.Object(

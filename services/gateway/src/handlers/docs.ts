@@ -1,7 +1,7 @@
 import fastifyApiReference from '@scalar/fastify-api-reference';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { errorHttpStatus, type ErrorCode } from '@mtx/shared/errors';
-import type { GatewayApp, GatewayDependencies } from '../app';
+import type { GatewayApp, GatewayDependencies } from '../context';
 import type { GatewayConfig } from '../config';
 
 /** Where the human-readable API reference lives. Its routes are public and never part of the document. */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { GatewayApp, GatewayDependencies } from '../app';
+import type { GatewayApp, GatewayDependencies } from '../context';
 import { errorResponses } from './schemas';
 
 /** Postbacks are small JSON documents; anything larger is not one. */

@@ -1,4 +1,4 @@
-import type { GatewayApp, GatewayDependencies } from '../app';
+import type { GatewayApp, GatewayDependencies } from '../context';
 import { ErrorEnvelope } from './schemas';
 import { registerAccountsRoutes } from './accounts';
 import { registerDocsRoutes } from './docs';

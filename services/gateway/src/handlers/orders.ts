@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AppError } from '@mtx/shared/errors';
-import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
+import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 /** Margin over the execution deadline for the gRPC call: validation, reachability pings and storage. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { parseServerPlans } from '@mtx/shared/server-plans';
-import { principalOf, type GatewayApp, type GatewayDependencies } from '../app';
+import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 export const Server = Type.Object(

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { GatewayApp, GatewayDependencies } from '../app';
-import { principalOf } from '../app';
+import type { GatewayApp, GatewayDependencies } from '../context';
+import { principalOf } from '../context';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
 /** A nullable field in OpenAPI 3.0 terms (`nullable: true`), which the response serializer also honours. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { prometheusExporter } from '@mtx/shared/instrumentation';
-import type { GatewayApp, GatewayDependencies } from '../app';
+import type { GatewayApp, GatewayDependencies } from '../context';
 
 export async function registerSystemRoutes(app: GatewayApp, dependencies: GatewayDependencies): Promise<void> {
   app.get(

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Clock } from '@mtx/shared/clock';
+import { AppError } from '@mtx/shared/errors';
+import type { UnaryClient } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import type { GatewayConfig } from './config';
+import type { AuthFailureLimiter } from './domain/auth-failures';
+import type { Authenticator, Principal } from './domain/authenticator';
+import type { Idempotency } from './domain/idempotency';
+import type { RateLimiter } from './domain/rate-limiter';
+import type { ReadModel } from './domain/read-model';
+import type { WalletAnswer } from './handlers/wallet-schemas';
+import type { GatewayStore } from './store/gateway-store';
+
+/**
+ * What the gateway's parts share: its dependencies, the route options its hooks read, and the principal of a
+ * request. A leaf: it imports no handler and no app code, so the app can import the handlers and the handlers
+ * this, without a cycle.
+ */
+
+export interface BackendClients {
+  wallet: UnaryClient;
+  payments: UnaryClient;
+  billing: UnaryClient;
+  execution: UnaryClient;
+}
+
+export interface GatewayDependencies {
+  config: GatewayConfig;
+  logger: Logger;
+  clock: Clock;
+  store: GatewayStore;
+  clients: BackendClients;
+  authenticator: Authenticator;
+  /** Failed authentications per client address (this replica's memory). */
+  authFailures: AuthFailureLimiter;
+  rateLimiter: RateLimiter;
+  idempotency: Idempotency;
+  /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
+  readModels: { wallet: ReadModel<WalletAnswer> };
+  /** Answers whether every backend (store, gRPC services) is reachable; /readyz reports it. */
+  readiness: () => Promise<Record<string, boolean>>;
+}
+
+export type AuthMode = 'public' | 'key';
+export type RateLimitBucket = 'execution' | 'other' | 'none';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `public`: no key (health, docs, provider postbacks). Otherwise GET takes any key, writes a full key. */
+    auth?: AuthMode;
+    rateLimit?: RateLimitBucket;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export type GatewayApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+/** The customer behind the request; only routes with key auth call it. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('unauthenticated', 'missing API key');
+  return request.principal;
+}
