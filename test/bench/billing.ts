@@ -46,9 +46,11 @@ const round = roundTo;
 
 async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
   };
   const processes: ServiceProcess[] = [];
-  const clients: UnaryClient[] = [];
+  const clients: UnaryClient<any>[] = [];
   let mongo: MongoClient | undefined;
   const runs: BenchRun[] = [];
   const notes: string[] = [];
@@ -75,7 +77,16 @@ async function main(): Promise<void> {
     processes.push(wallet);
     const billing = await startServiceProcess({
       name: 'billing',
-      env: { ...baseEnv, WALLET_GRPC_URL: wallet.address, SCHEDULER_ENABLED: 'false', SCHEDULER_LEASE_MS: '60000', SCHEDULER_CONCURRENCY: String(schedulerConcurrency), STORE_SHARDS: String(storeShards), WALLET_DEADLINE_MS: '30000', FAILURE_BACKOFF_MS: '1000' },
+      env: {
+        ...baseEnv,
+        WALLET_GRPC_URL: wallet.address,
+        SCHEDULER_ENABLED: 'false',
+        SCHEDULER_LEASE_MS: '60000',
+        SCHEDULER_CONCURRENCY: String(schedulerConcurrency),
+        STORE_SHARDS: String(storeShards),
+        WALLET_DEADLINE_MS: '30000',
+        FAILURE_BACKOFF_MS: '1000',
+      },
       onLine,
     });
     processes.push(billing);
@@ -84,12 +95,19 @@ async function main(): Promise<void> {
     processes.push(payments);
     const gateway = await startServiceProcess({
       name: 'gateway',
-      env: { ...baseEnv, WALLET_GRPC_URL: wallet.address, BILLING_GRPC_URL: billing.address, PAYMENTS_GRPC_URL: payments.address, RATE_LIMIT_OTHER_PER_MINUTE: '10000000', RATE_LIMIT_EXECUTION_PER_MINUTE: '10000000' },
+      env: {
+        ...baseEnv,
+        WALLET_GRPC_URL: wallet.address,
+        BILLING_GRPC_URL: billing.address,
+        PAYMENTS_GRPC_URL: payments.address,
+        RATE_LIMIT_OTHER_PER_MINUTE: '10000000',
+        RATE_LIMIT_EXECUTION_PER_MINUTE: '10000000',
+      },
       onLine,
     });
     processes.push(gateway);
-    const walletClient = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', wallet.address, 30_000);
-    const billingClient = createUnaryClient('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', billing.address, 600_000);
+    const walletClient = createUnaryClient<any>('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', wallet.address, 30_000);
+    const billingClient = createUnaryClient<any>('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', billing.address, 600_000);
     clients.push(walletClient, billingClient);
     mongo = await connectMongo(infrastructure.mongodbUrl, { socketTimeoutMS: 600_000 });
     const collections = billingCollections(mongo.db(databaseName(prefix, 'billing')), storeShards);
@@ -102,7 +120,13 @@ async function main(): Promise<void> {
     const gatewayStore = createGatewayStore(gatewayDatabase);
     const { customer_id: customerId } = await createCustomer(gatewayStore, 'Bench customer');
     const readKey = await issueKey(gatewayStore, customerId, 'read');
-    await walletClient.call('Credit', { customer_id: customerId, entry_id: `topup:bench:${customerId}`, amount_eur_cents: 50_000, reason: 'topup', reference: 'bench' });
+    await walletClient.call('Credit', {
+      customer_id: customerId,
+      entry_id: `topup:bench:${customerId}`,
+      amount_eur_cents: 50_000,
+      reason: 'topup',
+      reference: 'bench',
+    });
     const readSeeds: SeedSeat[] = Array.from({ length: 500 }, (_, index) => {
       const anchor = new Date(now.getTime() - (index % 28) * 86_400_000 - 3_600_000);
       const paidUntil = addMonthsClamped(anchor, 1);
@@ -131,15 +155,31 @@ async function main(): Promise<void> {
       };
     });
     await insertSharded(collections.servers, servers);
-    await collections.pointers(customerId).insertMany(servers.map((server) => ({ _id: pointerKey(customerId, 'server', server.ordinal), customer_id: customerId, kind: 'server' as const, ordinal: server.ordinal, item_id: server._id, created_at: now })));
-    await collections.customers(customerId).updateOne({ _id: customerId }, { $set: { revision: crypto.randomBytes(9).toString('base64url'), server_count_hint: 20, updated_at: now } });
+    await collections.pointers(customerId).insertMany(
+      servers.map((server) => ({
+        _id: pointerKey(customerId, 'server', server.ordinal),
+        customer_id: customerId,
+        kind: 'server' as const,
+        ordinal: server.ordinal,
+        item_id: server._id,
+        created_at: now,
+      })),
+    );
+    await collections
+      .customers(customerId)
+      .updateOne(
+        { _id: customerId },
+        { $set: { revision: crypto.randomBytes(9).toString('base64url'), server_count_hint: 20, updated_at: now } },
+      );
 
     // The first read of a customer builds billing's in-memory view of it (a cold load); time it on its own.
     const coldStarted = performance.now();
     await billingClient.call('GetSubscription', { customer_id: customerId }, { deadlineMs: 120_000 });
     const coldMs = performance.now() - coldStarted;
     log(`cold load of a customer with 500 seats and 20 servers: ${coldMs.toFixed(0)} ms`);
-    notes.push(`First read of the 500-seat customer on a fresh billing replica (cold view load): ${Math.round(coldMs)} ms; later reads are served from the replica's memory after one revision check.`);
+    notes.push(
+      `First read of the 500-seat customer on a fresh billing replica (cold view load): ${Math.round(coldMs)} ms; later reads are served from the replica's memory after one revision check.`,
+    );
     // Billing's own share of the read, straight over gRPC (no gateway, no key check, no rate limit).
     for (const method of ['GetSubscription', 'GetUpcoming'] as const) {
       for (let index = 0; index < 100; index += 1) await billingClient.call(method, { customer_id: customerId });
@@ -177,7 +217,17 @@ async function main(): Promise<void> {
       if (probe.status !== 200) {
         const text = await probe.text();
         notes.push(`GET ${route} answered ${probe.status} (${text.slice(0, 160)}); not measured`);
-        runs.push({ label: `GET ${route} (500 seats, 20 servers)`, series: 'reads', concurrency: 1, requests: 0, errors: 1, p50_ms: null, p90_ms: null, p99_ms: null, throughput_per_s: null });
+        runs.push({
+          label: `GET ${route} (500 seats, 20 servers)`,
+          series: 'reads',
+          concurrency: 1,
+          requests: 0,
+          errors: 1,
+          p50_ms: null,
+          p90_ms: null,
+          p99_ms: null,
+          throughput_per_s: null,
+        });
         continue;
       }
       const firstBody = await probe.json();
@@ -212,7 +262,12 @@ async function main(): Promise<void> {
         max_ms: round(sorted[sorted.length - 1] ?? null),
         throughput_per_s: round(readRequests / phaseS, 1),
         samples_ms: samples.map((sample) => round(sample)!),
-        floor: { metric: 'p99_ms', value: 15, comparison: 'at_most', description: `GET ${route} p99 for a customer with 500 seats and 20 servers` },
+        floor: {
+          metric: 'p99_ms',
+          value: 15,
+          comparison: 'at_most',
+          description: `GET ${route} p99 for a customer with 500 seats and 20 servers`,
+        },
       });
     }
 
@@ -222,13 +277,25 @@ async function main(): Promise<void> {
       const customers = Array.from({ length: customerCount }, (_, index) => `cus_bench_${String(index).padStart(5, '0')}`);
       log(`crediting ${customers.length} wallets`);
       await inParallel(customers, 16, async (customerId) => {
-        await walletClient.call('Credit', { customer_id: customerId, entry_id: `topup:bench:${customerId}`, amount_eur_cents: seatsPerCustomer * 1_200, reason: 'topup', reference: 'bench' });
+        await walletClient.call('Credit', {
+          customer_id: customerId,
+          entry_id: `topup:bench:${customerId}`,
+          amount_eur_cents: seatsPerCustomer * 1_200,
+          reason: 'topup',
+          reference: 'bench',
+        });
       });
       // The ceiling the wallet sets: as many plain Debit calls, at the scheduler's concurrency, straight to the wallet.
       const ceilingCount = Math.min(seatCount, 1_000);
       log(`measuring the wallet's own Debit throughput (${ceilingCount} debits, concurrency ${schedulerConcurrency})`);
       await inParallel(customers, 16, async (customerId) => {
-        await walletClient.call('Credit', { customer_id: customerId, entry_id: `topup:bench:ceiling:${customerId}`, amount_eur_cents: 100, reason: 'topup', reference: 'bench' });
+        await walletClient.call('Credit', {
+          customer_id: customerId,
+          entry_id: `topup:bench:ceiling:${customerId}`,
+          amount_eur_cents: 100,
+          reason: 'topup',
+          reference: 'bench',
+        });
       });
       const ceilingSamples: number[] = [];
       const ceilingStarted = performance.now();
@@ -237,7 +304,13 @@ async function main(): Promise<void> {
         schedulerConcurrency,
         async (index) => {
           const started = performance.now();
-          await walletClient.call('Debit', { customer_id: customers[index % customers.length]!, entry_id: `bench:ceiling:${index}`, amount_eur_cents: 1, reason: 'seat', reference: 'bench' });
+          await walletClient.call('Debit', {
+            customer_id: customers[index % customers.length]!,
+            entry_id: `bench:ceiling:${index}`,
+            amount_eur_cents: 1,
+            reason: 'seat',
+            reference: 'bench',
+          });
           ceilingSamples.push(performance.now() - started);
         },
       );
@@ -261,10 +334,18 @@ async function main(): Promise<void> {
       const due = new Date(now.getTime() - 60_000);
       const seeds: SeedSeat[] = [];
       for (let index = 0; index < seatCount; index += 1) {
-        seeds.push({ customerId: customers[index % customers.length]!, accountId: `acc_${index}`, anchor: addMonthsClamped(due, -1), paidUntil: due, nextActionAt: due });
+        seeds.push({
+          customerId: customers[index % customers.length]!,
+          accountId: `acc_${index}`,
+          anchor: addMonthsClamped(due, -1),
+          paidUntil: due,
+          nextActionAt: due,
+        });
       }
       // Every ledger entry so far; the scheduler must add exactly one debit per renewed seat to these.
-      const entriesBefore = Number((await walletClient.call<{ entries_checked: number }>('Audit', {}, { deadlineMs: 600_000 })).entries_checked);
+      const entriesBefore = Number(
+        (await walletClient.call<{ entries_checked: number }>('Audit', {}, { deadlineMs: 600_000 })).entries_checked,
+      );
       log(`seeding ${seatCount} seats due at ${due.toISOString()}`);
       await seedSeats(collections, seeds, now);
 
@@ -283,25 +364,38 @@ async function main(): Promise<void> {
       // Each tick works for at most 80 % of its 60 s lease slot; ticks repeat until every seat is charged.
       for (let tick = 0; charged + alreadyCharged < seatCount && performance.now() - started < schedulerBudgetMs; tick += 1) {
         const tickStarted = performance.now();
-        const report = await billingClient.call<{ charged: number; already_charged: number; deferred: number; processed: number }>('RunSchedulerTick', { respect_lease: false }, { deadlineMs: 120_000 });
+        const report = await billingClient.call<{ charged: number; already_charged: number; deferred: number; processed: number }>(
+          'RunSchedulerTick',
+          { respect_lease: false },
+          { deadlineMs: 120_000 },
+        );
         tickDurations.push(performance.now() - tickStarted);
         charged += report.charged;
         alreadyCharged += report.already_charged;
         deferred += report.deferred;
-        log(`tick ${tick + 1}: charged ${report.charged}, deferred ${report.deferred}, processed ${report.processed} in ${Math.round(performance.now() - tickStarted)} ms`);
+        log(
+          `tick ${tick + 1}: charged ${report.charged}, deferred ${report.deferred}, processed ${report.processed} in ${Math.round(performance.now() - tickStarted)} ms`,
+        );
         if (report.processed === 0 && report.deferred === 0) break;
       }
       const elapsedS = (performance.now() - started) / 1000;
       const cpuSpent = stopCpu();
       // The store is the truth: a customer whose tick failed half-way may have renewals the reports missed.
-      const renewed = (await Promise.all(collections.seatShards.map((collection) => collection.countDocuments({ cycle: 2, status: 'active' })))).reduce((sum, count) => sum + count, 0);
+      const renewed = (
+        await Promise.all(collections.seatShards.map((collection) => collection.countDocuments({ cycle: 2, status: 'active' })))
+      ).reduce((sum, count) => sum + count, 0);
       log(`seats renewed in the store: ${renewed}`);
       charged = renewed;
-      const audit = await walletClient.call<{ ok: boolean; breaches: string[]; entries_checked: number }>('Audit', {}, { deadlineMs: 600_000 });
+      const audit = await walletClient.call<{ ok: boolean; breaches: string[]; entries_checked: number }>(
+        'Audit',
+        {},
+        { deadlineMs: 600_000 },
+      );
       log(`charged ${charged} (replays ${alreadyCharged}, deferred ${deferred}) in ${elapsedS.toFixed(2)} s; wallet audit ok=${audit.ok}`);
       if (!audit.ok) notes.push(`wallet audit breaches: ${(audit.breaches ?? []).slice(0, 5).join('; ')}`);
       const expectedEntries = entriesBefore + renewed;
-      if (Number(audit.entries_checked) !== expectedEntries) notes.push(`ledger has ${audit.entries_checked} entries, expected ${expectedEntries} (one debit per renewed seat)`);
+      if (Number(audit.entries_checked) !== expectedEntries)
+        notes.push(`ledger has ${audit.entries_checked} entries, expected ${expectedEntries} (one debit per renewed seat)`);
       else log(`ledger holds exactly one debit per renewed seat (${audit.entries_checked} entries)`);
       if (charged !== seatCount) notes.push(`only ${charged} of ${seatCount} seats were charged (${deferred} deferred)`);
       const cpu = describeCpuPerUnit(cpuSpent, charged, elapsedS);
@@ -322,10 +416,14 @@ async function main(): Promise<void> {
         p90_ms: null,
         p99_ms: null,
         throughput_per_s: round(charged / elapsedS, 1),
-        floor: { metric: 'throughput_per_s', value: 1_000, comparison: 'at_least', description: 'charges per second through the wallet Debit, 10,000 seats due at once' },
+        floor: {
+          metric: 'throughput_per_s',
+          value: 1_000,
+          comparison: 'at_least',
+          description: 'charges per second through the wallet Debit, 10,000 seats due at once',
+        },
       });
     }
-
   } finally {
     for (const client of clients) client.close();
     await mongo?.close().catch(() => undefined);
@@ -337,7 +435,7 @@ async function main(): Promise<void> {
     name: 'billing',
     title: 'Billing: renewals and subscription reads',
     description:
-      'The scheduler renewing seats that are all due at the same instant, each through the wallet\'s idempotent Debit (real wallet, billing and gateway processes on the local store), and the read endpoints for a customer with 500 seats and 20 servers (sequential requests through the gateway after a warm-up).',
+      "The scheduler renewing seats that are all due at the same instant, each through the wallet's idempotent Debit (real wallet, billing and gateway processes on the local store), and the read endpoints for a customer with 500 seats and 20 servers (sequential requests through the gateway after a warm-up).",
     date: new Date().toISOString(),
     machine: currentMachine(),
     runs,

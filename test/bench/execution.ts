@@ -41,7 +41,7 @@ import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
+import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
 /**
@@ -51,15 +51,21 @@ const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
  */
 const shapes = (process.env.BENCH_EXECUTION_SHAPES ?? '20x1,4x5').split(',').map((text) => {
   const match = /^(\d+)x(\d+)$/.exec(text.trim());
-  if (!match || Number(match[1]) < 1 || Number(match[1]) > 20 || Number(match[1]) * Number(match[2]) > 20) throw new Error(`BENCH_EXECUTION_SHAPES: ${text} is not <accounts>x<legs> with at most 20 accounts and 20 legs`);
+  if (!match || Number(match[1]) < 1 || Number(match[1]) > 20 || Number(match[1]) * Number(match[2]) > 20)
+    throw new Error(`BENCH_EXECUTION_SHAPES: ${text} is not <accounts>x<legs> with at most 20 accounts and 20 legs`);
   return { name: text.trim(), accounts: Number(match[1]), legsPerAccount: Number(match[2]) };
 });
 /** The project's own processes: their CPU per batch is judged (broker-sim and the load generator stand outside). */
 const projectProcesses = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'nats-server', 'ferretdb'];
-const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64').split(',').map(Number).filter((concurrency) => concurrency > 0);
+const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64')
+  .split(',')
+  .map(Number)
+  .filter((concurrency) => concurrency > 0);
 const prefix = `benche_${crypto.randomBytes(3).toString('hex')}_`;
 const subjectRoot = `bench${crypto.randomBytes(3).toString('hex')}`;
-const resultsFile = process.env.BENCH_EXECUTION_OUTPUT ? path.resolve(process.env.BENCH_EXECUTION_OUTPUT) : path.join(__dirname, 'results', 'execution.json');
+const resultsFile = process.env.BENCH_EXECUTION_OUTPUT
+  ? path.resolve(process.env.BENCH_EXECUTION_OUTPUT)
+  : path.join(__dirname, 'results', 'execution.json');
 // BENCH_EXECUTION_SERVE=1: serve mode (see serve()), for bench:tracing, which runs two of these side by side.
 const serveMode = process.env.BENCH_EXECUTION_SERVE === '1';
 const tracingMode = process.env.BENCH_EXECUTION_TRACING ?? 'default';
@@ -99,7 +105,9 @@ function summarizeProfile(file: string): Array<[string, number]> {
     else if (frame.url.includes('/services/')) bucket = `services/${frame.url.split('/services/')[1]!.split('/')[0]}`;
     totals.set(bucket, (totals.get(bucket) ?? 0) + delta);
   });
-  return [...totals].map(([bucket, time]) => [bucket, time / Math.max(1, total)] as [string, number]).sort((left, right) => right[1] - left[1]);
+  return [...totals]
+    .map(([bucket, time]) => [bucket, time / Math.max(1, total)] as [string, number])
+    .sort((left, right) => right[1] - left[1]);
 }
 
 const clockTicksPerSecond = 100;
@@ -211,11 +219,19 @@ const servers = [
 ] as const;
 
 /** A REST run also carries the CPU time and instructions each process spent per batch (bench:tracing compares them). */
-export type ExecutionRun = BenchRun & { offered_per_s?: number; cpu_ms_per_batch?: Record<string, number>; project_cpu_ms_per_batch?: number; instructions_millions_per_batch?: Record<string, number> };
+export type ExecutionRun = BenchRun & {
+  offered_per_s?: number;
+  cpu_ms_per_batch?: Record<string, number>;
+  project_cpu_ms_per_batch?: number;
+  instructions_millions_per_batch?: Record<string, number>;
+};
 
 /** CPU per batch of the project's own processes together. */
 function projectCpu(cpu: Record<string, number>): number {
-  return round(projectProcesses.reduce((sum, name) => sum + (cpu[name] ?? 0), 0), 2)!;
+  return round(
+    projectProcesses.reduce((sum, name) => sum + (cpu[name] ?? 0), 0),
+    2,
+  )!;
 }
 
 interface BenchAccount {
@@ -237,7 +253,12 @@ function summarize(label: string, series: string, concurrency: number, latencies
  * Starts `operation` at a fixed rate for `seconds` (open loop, at most `inFlightMax` at once: a start that
  * finds them all busy is counted as an error), so two configurations are compared at the same offered load.
  */
-async function fixedRate(ratePerS: number, seconds: number, inFlightMax: number, operation: () => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number }> {
+async function fixedRate(
+  ratePerS: number,
+  seconds: number,
+  inFlightMax: number,
+  operation: () => Promise<boolean>,
+): Promise<{ latencies: number[]; errors: number; durationS: number }> {
   const latencies: number[] = [];
   let errors = 0;
   let inFlight = 0;
@@ -276,7 +297,12 @@ async function fixedRate(ratePerS: number, seconds: number, inFlightMax: number,
  * Runs `operation` in `concurrency` closed loops for `seconds`; each resolves to whether it succeeded.
  * `stopEarly` lets a stop asked for during the warm-up end it at once instead of after its full length.
  */
-async function closedLoop(concurrency: number, seconds: number, operation: () => Promise<boolean>, stopEarly: () => boolean = () => false): Promise<{ latencies: number[]; errors: number; durationS: number }> {
+async function closedLoop(
+  concurrency: number,
+  seconds: number,
+  operation: () => Promise<boolean>,
+  stopEarly: () => boolean = () => false,
+): Promise<{ latencies: number[]; errors: number; durationS: number }> {
   const latencies: number[] = [];
   let errors = 0;
   const started = process.hrtime.bigint();
@@ -361,7 +387,11 @@ async function setUp(state: BenchState): Promise<Bench> {
       ? { OTEL_SDK_DISABLED: 'true' }
       : receiver
         ? // WARN diagnostics show spans a batch span processor had to drop (its queue full).
-          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...(otlpProtocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol } : {}), OTEL_LOG_LEVEL: 'warn' }
+          {
+            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+            ...(otlpProtocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol } : {}),
+            OTEL_LOG_LEVEL: 'warn',
+          }
         : {};
   const { droppedSpans, otelWarnings } = state;
   const stack = (state.stack = await startStack({
@@ -381,7 +411,9 @@ async function setUp(state: BenchState): Promise<Bench> {
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       ...tracingEnv,
-      ...(profileDirectory ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory } : {}),
+      ...(profileDirectory
+        ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory }
+        : {}),
     },
     onLine: (service, line) => {
       const dropped = /Dropped (\d+) spans/.exec(line);
@@ -409,7 +441,10 @@ async function setUp(state: BenchState): Promise<Bench> {
           method,
           path: pathname,
           agent,
-          headers: { authorization: `Bearer ${key}`, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          },
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -437,25 +472,43 @@ async function setUp(state: BenchState): Promise<Bench> {
     });
     const created = await rest('POST', '/v1/accounts', { platform: definition.platform, server: definition.server, login, password });
     if (created.status !== 201) throw new Error(`account creation failed: ${created.body}`);
-    accounts.push({ id: JSON.parse(created.body).id, platform: definition.platform, server: definition.server, login, password, symbol: `EURUSD${definition.suffix}` });
+    accounts.push({
+      id: JSON.parse(created.body).id,
+      platform: definition.platform,
+      server: definition.server,
+      login,
+      password,
+      symbol: `EURUSD${definition.suffix}`,
+    });
   }
 
   let sequence = 0;
-  const execution = (state.execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', stack.env.EXECUTION_GRPC_URL!, 30_000));
+  const execution = (state.execution = createUnaryClient<any>(
+    'execution/v1/execution.proto',
+    'mtx.execution.v1.ExecutionService',
+    stack.env.EXECUTION_GRPC_URL!,
+    30_000,
+  ));
   const nats = (state.nats = await connectNats(infrastructure.natsUrl, 'bench-floor', createLogger('bench', { level: 'silent' })));
   const batchesOf = (shape: (typeof shapes)[number]): ShapeBatches => {
     const shapeAccounts = accounts.slice(0, shape.accounts);
     const legs = shape.accounts * shape.legsPerAccount;
     const batchBody = () => {
       sequence += 1;
-      return { defaults: { volume: 0.1, operation: sequence % 2 === 0 ? 'buy' : 'sell' }, orders: shapeAccounts.flatMap((account) => Array.from({ length: shape.legsPerAccount }, () => ({ account_id: account.id, symbol: account.symbol }))) };
+      return {
+        defaults: { volume: 0.1, operation: sequence % 2 === 0 ? 'buy' : 'sell' },
+        orders: shapeAccounts.flatMap((account) =>
+          Array.from({ length: shape.legsPerAccount }, () => ({ account_id: account.id, symbol: account.symbol })),
+        ),
+      };
     };
     return {
       name: shape.name,
       legs,
       restBatch: async () => {
         const response = await rest('POST', '/v1/orders', batchBody());
-        if (response.status !== 200 || (JSON.parse(response.body) as { summary: { filled: number } }).summary.filled !== legs) throw new Error(`batch not filled: ${response.status} ${response.body.slice(0, 500)}`);
+        if (response.status !== 200 || (JSON.parse(response.body) as { summary: { filled: number } }).summary.filled !== legs)
+          throw new Error(`batch not filled: ${response.status} ${response.body.slice(0, 500)}`);
         return true;
       },
       grpcBatch: async () => {
@@ -490,7 +543,9 @@ async function setUp(state: BenchState): Promise<Bench> {
             ),
           ),
         );
-        return replies.every((reply) => connectorCodecs.placeReply.decode(reply.data).results.every((result) => result.status === 'filled'));
+        return replies.every((reply) =>
+          connectorCodecs.placeReply.decode(reply.data).results.every((result) => result.status === 'filled'),
+        );
       },
     };
   };
@@ -505,8 +560,13 @@ async function setUp(state: BenchState): Promise<Bench> {
   }
   stopIfAsked();
 
-  const perfAvailable = process.platform === 'linux' && !!spawnSync('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], { encoding: 'utf8' }).stderr?.includes(',instructions');
-  const measuredPids = new Map([...[...stack.services.values()].flatMap((service) => (service.pid ? [[service.name, service.pid] as [string, number]] : [])), ...infrastructurePids(dataDirectory)]);
+  const perfAvailable =
+    process.platform === 'linux' &&
+    !!spawnSync('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], { encoding: 'utf8' }).stderr?.includes(',instructions');
+  const measuredPids = new Map([
+    ...[...stack.services.values()].flatMap((service) => (service.pid ? [[service.name, service.pid] as [string, number]] : [])),
+    ...infrastructurePids(dataDirectory),
+  ]);
   return { shapes: shapeBatches, restBatch, measuredPids, perfAvailable };
 }
 
@@ -525,8 +585,14 @@ async function tearDown(state: BenchState): Promise<void> {
   if (receiver) {
     const { traces, metrics, logs } = receiver.traffic;
     const size = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MiB`;
-    log(`OTLP received (${state.otlpProtocol ?? 'the services\' default encoding'}): traces ${traces.requests} requests ${size(traces.bytes)}, metrics ${metrics.requests} requests ${size(metrics.bytes)}, logs ${logs.requests} requests ${size(logs.bytes)}`);
-    log(droppedSpans.size === 0 ? 'no span dropped by a batch span processor' : `spans DROPPED by full batch span processor queues: ${[...droppedSpans].map(([service, count]) => `${service} ${count}`).join(', ')}`);
+    log(
+      `OTLP received (${state.otlpProtocol ?? "the services' default encoding"}): traces ${traces.requests} requests ${size(traces.bytes)}, metrics ${metrics.requests} requests ${size(metrics.bytes)}, logs ${logs.requests} requests ${size(logs.bytes)}`,
+    );
+    log(
+      droppedSpans.size === 0
+        ? 'no span dropped by a batch span processor'
+        : `spans DROPPED by full batch span processor queues: ${[...droppedSpans].map(([service, count]) => `${service} ${count}`).join(', ')}`,
+    );
     for (const warning of otelWarnings) log(`OpenTelemetry diagnostic: ${warning}`);
   }
   if (receiver && state.census) {
@@ -582,26 +648,72 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
       const floorRun = restOnly ? skipped : await closedLoop(concurrency, runSeconds, shape.floorBatch);
       const entry = {
         rest: {
-          ...summarize(`REST ${shape.name} batch (${shape.legs} legs), concurrency ${concurrency}`, names.rest, concurrency, restRun.latencies, restRun.durationS, restRun.errors),
+          ...summarize(
+            `REST ${shape.name} batch (${shape.legs} legs), concurrency ${concurrency}`,
+            names.rest,
+            concurrency,
+            restRun.latencies,
+            restRun.durationS,
+            restRun.errors,
+          ),
           cpu_ms_per_batch: cpu,
           project_cpu_ms_per_batch: projectCpu(cpu),
           ...(instructions.total ? { instructions_millions_per_batch: instructions } : {}),
         } as ExecutionRun,
-        grpc: summarize(`gRPC ${shape.name} batch, concurrency ${concurrency}`, names.grpc, concurrency, grpcRun.latencies, grpcRun.durationS, grpcRun.errors),
-        floor: summarize(`floor ${shape.name}: NATS requests, concurrency ${concurrency}`, names.floor, concurrency, floorRun.latencies, floorRun.durationS, floorRun.errors),
+        grpc: summarize(
+          `gRPC ${shape.name} batch, concurrency ${concurrency}`,
+          names.grpc,
+          concurrency,
+          grpcRun.latencies,
+          grpcRun.durationS,
+          grpcRun.errors,
+        ),
+        floor: summarize(
+          `floor ${shape.name}: NATS requests, concurrency ${concurrency}`,
+          names.floor,
+          concurrency,
+          floorRun.latencies,
+          floorRun.durationS,
+          floorRun.errors,
+        ),
       };
       byConcurrency.set(concurrency, entry);
-      log(`  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`);
-      log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}; the project's own processes ${entry.rest.project_cpu_ms_per_batch}`);
-      if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
-      if (!restOnly) log(`  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`);
-      if (!restOnly) log(`  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`);
+      log(
+        `  REST  p50 ${entry.rest.p50_ms} ms, p99 ${entry.rest.p99_ms} ms, ${entry.rest.throughput_per_s} batches/s, errors ${entry.rest.errors}`,
+      );
+      log(
+        `  REST  CPU ms per batch: ${Object.entries(cpu)
+          .map(([name, ms]) => `${name} ${ms}`)
+          .join(', ')}; the project's own processes ${entry.rest.project_cpu_ms_per_batch}`,
+      );
+      if (instructions.total)
+        log(
+          `  REST  instructions per batch (millions): ${Object.entries(instructions)
+            .map(([name, count]) => `${name} ${count}`)
+            .join(', ')}`,
+        );
+      if (!restOnly)
+        log(
+          `  gRPC  p50 ${entry.grpc.p50_ms} ms, p99 ${entry.grpc.p99_ms} ms, ${entry.grpc.throughput_per_s} batches/s, errors ${entry.grpc.errors}`,
+        );
+      if (!restOnly)
+        log(
+          `  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`,
+        );
     }
     // The issue's targets, per shape: unloaded latency (and what the project adds over the bare fan-out), then
     // throughput with the CPU it costs.
     const first = byConcurrency.get(1);
     if (first) {
-      const added = first.floor.p50_ms !== null && !restOnly ? { metric: 'p50_ms', value: round(first.floor.p50_ms + 3)!, comparison: 'at_most' as const, description: 'added latency over the floor at p50 ≤ 3 ms' } : undefined;
+      const added =
+        first.floor.p50_ms !== null && !restOnly
+          ? {
+              metric: 'p50_ms',
+              value: round(first.floor.p50_ms + 3)!,
+              comparison: 'at_most' as const,
+              description: 'added latency over the floor at p50 ≤ 3 ms',
+            }
+          : undefined;
       first.rest.floor = {
         metric: 'p50_ms',
         value: 5,
@@ -631,7 +743,14 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
     const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), rateRun.latencies.length + rateRun.errors);
     const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), rateRun.latencies.length + rateRun.errors);
     const run: ExecutionRun = {
-      ...summarize(`REST ${bench.shapes[0]!.name} batch, fixed rate ${fixedRatePerS}/s`, series(bench.shapes[0]!.name).rest, 1, rateRun.latencies, rateRun.durationS, rateRun.errors),
+      ...summarize(
+        `REST ${bench.shapes[0]!.name} batch, fixed rate ${fixedRatePerS}/s`,
+        series(bench.shapes[0]!.name).rest,
+        1,
+        rateRun.latencies,
+        rateRun.durationS,
+        rateRun.errors,
+      ),
       offered_per_s: fixedRatePerS,
       cpu_ms_per_batch: cpu,
       project_cpu_ms_per_batch: projectCpu(cpu),
@@ -639,23 +758,36 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
     };
     runs.push(run);
     log(`  REST  p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, ${run.throughput_per_s} batches/s, errors ${run.errors}`);
-    log(`  REST  CPU ms per batch: ${Object.entries(cpu).map(([name, ms]) => `${name} ${ms}`).join(', ')}`);
-    if (instructions.total) log(`  REST  instructions per batch (millions): ${Object.entries(instructions).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+    log(
+      `  REST  CPU ms per batch: ${Object.entries(cpu)
+        .map(([name, ms]) => `${name} ${ms}`)
+        .join(', ')}`,
+    );
+    if (instructions.total)
+      log(
+        `  REST  instructions per batch (millions): ${Object.entries(instructions)
+          .map(([name, count]) => `${name} ${count}`)
+          .join(', ')}`,
+      );
   }
 
-  const notes: string[] = [`1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`];
-  for (const [shape, byConcurrency] of byShape) for (const [concurrency, entry] of restOnly ? [] : byConcurrency) {
-    const added50 = entry.rest.p50_ms !== null && entry.floor.p50_ms !== null ? round(entry.rest.p50_ms - entry.floor.p50_ms) : null;
-    const added99 = entry.rest.p99_ms !== null && entry.floor.p99_ms !== null ? round(entry.rest.p99_ms - entry.floor.p99_ms) : null;
-    const ratio = entry.rest.p50_ms !== null && entry.floor.p50_ms ? round(entry.rest.p50_ms / entry.floor.p50_ms) : null;
-    const gatewayShare = entry.rest.p50_ms !== null && entry.grpc.p50_ms !== null ? round(entry.rest.p50_ms - entry.grpc.p50_ms) : null;
-    notes.push(`${shape} c=${concurrency}: added over floor p50 ${added50} ms, p99 ${added99} ms; REST/floor p50 ratio ${ratio}; gateway share of p50 ${gatewayShare} ms.`);
-  }
+  const notes: string[] = [
+    `1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`,
+  ];
+  for (const [shape, byConcurrency] of byShape)
+    for (const [concurrency, entry] of restOnly ? [] : byConcurrency) {
+      const added50 = entry.rest.p50_ms !== null && entry.floor.p50_ms !== null ? round(entry.rest.p50_ms - entry.floor.p50_ms) : null;
+      const added99 = entry.rest.p99_ms !== null && entry.floor.p99_ms !== null ? round(entry.rest.p99_ms - entry.floor.p99_ms) : null;
+      const ratio = entry.rest.p50_ms !== null && entry.floor.p50_ms ? round(entry.rest.p50_ms / entry.floor.p50_ms) : null;
+      const gatewayShare = entry.rest.p50_ms !== null && entry.grpc.p50_ms !== null ? round(entry.rest.p50_ms - entry.grpc.p50_ms) : null;
+      notes.push(
+        `${shape} c=${concurrency}: added over floor p50 ${added50} ms, p99 ${added99} ms; REST/floor p50 ratio ${ratio}; gateway share of p50 ${gatewayShare} ms.`,
+      );
+    }
   const result: BenchResult = {
     name: 'execution',
     title: 'Multi-account execution: 20-leg batches',
-    description:
-      `Batch shapes ${shapes.map((shape) => shape.name).join(', ')} (<accounts>x<legs per account>). POST /v1/orders with 20 legs, one on each of 20 accounts (five simulated brokers, MT4 and MT5), or five on each of 4 accounts, on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the same NATS requests sent straight to the connectors and awaited together. CPU per batch is each process's user + system time over the run divided by its batches; the project's own processes are ${projectProcesses.join(', ')}.`,
+    description: `Batch shapes ${shapes.map((shape) => shape.name).join(', ')} (<accounts>x<legs per account>). POST /v1/orders with 20 legs, one on each of 20 accounts (five simulated brokers, MT4 and MT5), or five on each of 4 accounts, on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the same NATS requests sent straight to the connectors and awaited together. CPU per batch is each process's user + system time over the run divided by its batches; the project's own processes are ${projectProcesses.join(', ')}.`,
     date: new Date().toISOString(),
     machine: currentMachine(),
     runs,
@@ -751,12 +883,26 @@ async function serve(): Promise<number> {
     if (!bench || stopping) return send({ id: command.id, type: 'error', message: stopping ? 'stopping' : 'not ready yet' });
     try {
       if (command.type === 'closed-loop' || command.type === 'fixed-rate') {
-        const slice = command.type === 'closed-loop' ? await closedLoop(command.concurrency, command.seconds, bench.restBatch) : await fixedRate(command.ratePerS, command.seconds, 64, bench.restBatch);
-        return await send({ id: command.id, type: 'slice', latenciesMs: slice.latencies, errors: slice.errors, durationS: slice.durationS });
+        const slice =
+          command.type === 'closed-loop'
+            ? await closedLoop(command.concurrency, command.seconds, bench.restBatch)
+            : await fixedRate(command.ratePerS, command.seconds, 64, bench.restBatch);
+        return await send({
+          id: command.id,
+          type: 'slice',
+          latenciesMs: slice.latencies,
+          errors: slice.errors,
+          durationS: slice.durationS,
+        });
       }
       if (command.type === 'start-counters') {
         if (counters) throw new Error('counters are already running');
-        counters = { cpuBeforeMs: cpuTimesMs(bench.measuredPids), stopCounting: bench.perfAvailable ? countInstructions(new Map([...bench.measuredPids, [loadGeneratorName, process.pid]])) : undefined };
+        counters = {
+          cpuBeforeMs: cpuTimesMs(bench.measuredPids),
+          stopCounting: bench.perfAvailable
+            ? countInstructions(new Map([...bench.measuredPids, [loadGeneratorName, process.pid]]))
+            : undefined,
+        };
         // perf needs a moment to attach; the parent's first slice starts on our reply.
         if (counters.stopCounting) await new Promise((resolve) => setTimeout(resolve, 250));
         return await send({ id: command.id, type: 'counters-started' });

@@ -2,7 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cdfPoints, floorOutcome, niceTicks, throughputSvg, validateResult, writeReport, type BenchResult, type MachineInfo, type WrittenReport } from './report';
+import {
+  cdfPoints,
+  floorOutcome,
+  niceTicks,
+  throughputSvg,
+  validateResult,
+  writeReport,
+  type BenchResult,
+  type MachineInfo,
+  type WrittenReport,
+} from './report';
 
 /** The report generator on sample result files (test/bench/fixtures), a broken file, and missing benchmarks. */
 const fixtures = path.join(__dirname, 'fixtures');
@@ -20,7 +30,10 @@ beforeAll(() => {
   fs.writeFileSync(path.join(directory, 'broken.json'), '{"name": "broken", "runs": ');
   fs.writeFileSync(
     path.join(directory, 'run-all.json'),
-    JSON.stringify({ started_at: '2027-03-01T09:59:00.000Z', benchmarks: [{ name: 'billing', script: 'bench:billing', status: 'failed', exit_code: 2, duration_s: 4.2 }] }),
+    JSON.stringify({
+      started_at: '2027-03-01T09:59:00.000Z',
+      benchmarks: [{ name: 'billing', script: 'bench:billing', status: 'failed', exit_code: 2, duration_s: 4.2 }],
+    }),
   );
   report = writeReport({ directory, expected: ['execution', 'wallet', 'billing', 'tracing'], machine, now: generatedAt });
   html = fs.readFileSync(report.htmlFile, 'utf8');
@@ -38,8 +51,30 @@ describe('loading results', () => {
 
   it('rejects files that do not follow the documented shape, naming the field', () => {
     expect(() => validateResult({ name: 'x', date: 'yesterday', runs: [] })).toThrow(/date/);
-    expect(() => validateResult({ name: 'x', date: '2027-01-01T00:00:00Z', runs: [{ label: 'a', concurrency: 1, p50_ms: '3', p90_ms: 1, p99_ms: 1, throughput_per_s: 1 }] })).toThrow(/runs\[0\]\.p50_ms/);
-    expect(() => validateResult({ name: 'x', date: '2027-01-01T00:00:00Z', runs: [{ label: 'a', concurrency: 1, p50_ms: 1, p90_ms: 1, p99_ms: 1, throughput_per_s: 1, floor: { metric: 'p99_ms', value: 1, comparison: 'below' } }] })).toThrow(/floor/);
+    expect(() =>
+      validateResult({
+        name: 'x',
+        date: '2027-01-01T00:00:00Z',
+        runs: [{ label: 'a', concurrency: 1, p50_ms: '3', p90_ms: 1, p99_ms: 1, throughput_per_s: 1 }],
+      }),
+    ).toThrow(/runs\[0\]\.p50_ms/);
+    expect(() =>
+      validateResult({
+        name: 'x',
+        date: '2027-01-01T00:00:00Z',
+        runs: [
+          {
+            label: 'a',
+            concurrency: 1,
+            p50_ms: 1,
+            p90_ms: 1,
+            p99_ms: 1,
+            throughput_per_s: 1,
+            floor: { metric: 'p99_ms', value: 1, comparison: 'below' },
+          },
+        ],
+      }),
+    ).toThrow(/floor/);
     expect(validateResult(execution).runs).toHaveLength(4);
   });
 });
@@ -55,13 +90,32 @@ describe('floors', () => {
   });
 
   it('passes a two-figure target only when both hold in the same run, and reports the first figure', () => {
-    const both = { metric: 'throughput_per_s', value: 1000, comparison: 'at_least', and: { metric: 'p99_ms', value: 20, comparison: 'at_most' } } as const;
-    const run = (throughput: number, p99: number | null) => ({ label: 'credits', concurrency: 16, p50_ms: 5, p90_ms: 9, p99_ms: p99, throughput_per_s: throughput, floor: both });
+    const both = {
+      metric: 'throughput_per_s',
+      value: 1000,
+      comparison: 'at_least',
+      and: { metric: 'p99_ms', value: 20, comparison: 'at_most' },
+    } as const;
+    const run = (throughput: number, p99: number | null) => ({
+      label: 'credits',
+      concurrency: 16,
+      p50_ms: 5,
+      p90_ms: 9,
+      p99_ms: p99,
+      throughput_per_s: throughput,
+      floor: both,
+    });
     expect(floorOutcome(run(1200, 15))).toEqual({ figure: 1200, passed: true });
     expect(floorOutcome(run(1200, 103))).toEqual({ figure: 1200, passed: false });
     expect(floorOutcome(run(198, 9.5))).toEqual({ figure: 198, passed: false });
     expect(floorOutcome(run(1200, null))).toEqual({ figure: 1200, passed: null });
-    expect(() => validateResult({ name: 'x', date: '2027-01-01T00:00:00Z', runs: [{ ...run(1, 1), floor: { ...both, and: { metric: 'p99_ms', value: '20', comparison: 'at_most' } } }] })).toThrow(/floor\.and/);
+    expect(() =>
+      validateResult({
+        name: 'x',
+        date: '2027-01-01T00:00:00Z',
+        runs: [{ ...run(1, 1), floor: { ...both, and: { metric: 'p99_ms', value: '20', comparison: 'at_most' } } }],
+      }),
+    ).toThrow(/floor\.and/);
   });
 });
 
@@ -119,11 +173,33 @@ describe('plot helpers', () => {
 
   it('builds cumulative curves from samples and from per-bucket counts', () => {
     const fromSamples = cdfPoints({ ...execution.runs[0]!, samples_ms: [5, 1, 3, 2, 4] });
-    expect(fromSamples).toEqual([[1, 0.2], [2, 0.4], [3, 0.6], [4, 0.8], [5, 1], [5, 1]]);
+    expect(fromSamples).toEqual([
+      [1, 0.2],
+      [2, 0.4],
+      [3, 0.6],
+      [4, 0.8],
+      [5, 1],
+      [5, 1],
+    ]);
     const fromBuckets = cdfPoints(execution.runs[2]!);
-    expect(fromBuckets).toEqual([[50, 300 / 1600], [100, 1200 / 1600], [200, 1550 / 1600], [400, 1]]);
-    const cumulative = cdfPoints({ ...execution.runs[2]!, cumulative: true, histogram: [{ le_ms: 10, count: 5 }, { le_ms: 20, count: 10 }] });
-    expect(cumulative).toEqual([[10, 0.5], [20, 1]]);
+    expect(fromBuckets).toEqual([
+      [50, 300 / 1600],
+      [100, 1200 / 1600],
+      [200, 1550 / 1600],
+      [400, 1],
+    ]);
+    const cumulative = cdfPoints({
+      ...execution.runs[2]!,
+      cumulative: true,
+      histogram: [
+        { le_ms: 10, count: 5 },
+        { le_ms: 20, count: 10 },
+      ],
+    });
+    expect(cumulative).toEqual([
+      [10, 0.5],
+      [20, 1],
+    ]);
     const large = cdfPoints({ ...execution.runs[0]!, samples_ms: Array.from({ length: 10_000 }, (_, index) => index) });
     expect(large.length).toBeLessThanOrEqual(202);
     for (let index = 1; index < large.length; index++) expect(large[index]![1]).toBeGreaterThanOrEqual(large[index - 1]![1]);

@@ -152,14 +152,25 @@ export function validateResult(value: unknown): BenchResult {
     for (const field of ['p50_ms', 'p90_ms', 'p99_ms', 'throughput_per_s'] as const) {
       if (!isNumberOrNull(run[field])) throw new Error(`${where}.${field} must be a number or null`);
     }
-    if (run.samples_ms !== undefined && (!Array.isArray(run.samples_ms) || !run.samples_ms.every((sample) => typeof sample === 'number' && Number.isFinite(sample)))) {
+    if (
+      run.samples_ms !== undefined &&
+      (!Array.isArray(run.samples_ms) || !run.samples_ms.every((sample) => typeof sample === 'number' && Number.isFinite(sample)))
+    ) {
       throw new Error(`${where}.samples_ms must be an array of numbers`);
     }
-    if (run.histogram !== undefined && (!Array.isArray(run.histogram) || !run.histogram.every((bucket) => typeof bucket?.le_ms === 'number' && typeof bucket?.count === 'number'))) {
+    if (
+      run.histogram !== undefined &&
+      (!Array.isArray(run.histogram) ||
+        !run.histogram.every((bucket) => typeof bucket?.le_ms === 'number' && typeof bucket?.count === 'number'))
+    ) {
       throw new Error(`${where}.histogram must be an array of {le_ms, count}`);
     }
     for (let floor = run.floor, path = `${where}.floor`; floor !== undefined; floor = floor.and, path = `${path}.and`) {
-      if (typeof floor.metric !== 'string' || typeof floor.value !== 'number' || (floor.comparison !== 'at_most' && floor.comparison !== 'at_least')) {
+      if (
+        typeof floor.metric !== 'string' ||
+        typeof floor.value !== 'number' ||
+        (floor.comparison !== 'at_most' && floor.comparison !== 'at_least')
+      ) {
         throw new Error(`${path} needs metric (string), value (number) and comparison ("at_most" or "at_least")`);
       }
     }
@@ -169,7 +180,12 @@ export function validateResult(value: unknown): BenchResult {
 
 export function loadResults(directory = defaultResultsDirectory, expected: string[] = definedBenchmarks()): LoadedResults {
   const loaded: LoadedResults = { results: [], problems: [], missing: [] };
-  const files = fs.existsSync(directory) ? fs.readdirSync(directory).filter((file) => file.endsWith('.json') && file !== runStatusFile).sort() : [];
+  const files = fs.existsSync(directory)
+    ? fs
+        .readdirSync(directory)
+        .filter((file) => file.endsWith('.json') && file !== runStatusFile)
+        .sort()
+    : [];
   for (const file of files) {
     try {
       loaded.results.push(validateResult(JSON.parse(fs.readFileSync(path.join(directory, file), 'utf8'))));
@@ -257,7 +273,9 @@ export function renderMarkdown(loaded: LoadedResults, machine: MachineInfo, gene
   }
   for (const name of loaded.missing) lines.push(`| ${escapeCell(name)} | no results | | | | | | | |`);
   const dates = loaded.results.map((result) => result.date).sort();
-  const measured = dates.length ? `measured ${dates[0]!.slice(0, 10)}${dates.at(-1)!.slice(0, 10) !== dates[0]!.slice(0, 10) ? ` to ${dates.at(-1)!.slice(0, 10)}` : ''}` : 'no measurements';
+  const measured = dates.length
+    ? `measured ${dates[0]!.slice(0, 10)}${dates.at(-1)!.slice(0, 10) !== dates[0]!.slice(0, 10) ? ` to ${dates.at(-1)!.slice(0, 10)}` : ''}`
+    : 'no measurements';
   const machines = [...new Set(loaded.results.map((result) => describeMachine(result.machine ?? machine)))];
   return `${lines.join('\n')}\n\n_${measured} on ${machines.length ? machines.join('; ') : describeMachine(machine)} (report generated ${generatedAt.toISOString()})._\n`;
 }
@@ -301,7 +319,9 @@ function yAxis(frame: Frame, ticks: number[], unit: string): string {
     const y = frame.top + plotHeight(frame) * (1 - tick / top);
     return `<line x1="${frame.left}" x2="${frame.width - frame.right}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}" class="grid"/><text x="${frame.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end" class="tick">${formatTick(tick)}</text>`;
   });
-  parts.push(`<text x="14" y="${frame.top + plotHeight(frame) / 2}" transform="rotate(-90 14 ${frame.top + plotHeight(frame) / 2})" text-anchor="middle" class="axis-label">${escapeHtml(unit)}</text>`);
+  parts.push(
+    `<text x="14" y="${frame.top + plotHeight(frame) / 2}" transform="rotate(-90 14 ${frame.top + plotHeight(frame) / 2})" text-anchor="middle" class="axis-label">${escapeHtml(unit)}</text>`,
+  );
   return parts.join('');
 }
 
@@ -353,7 +373,10 @@ export function latencyBarsSvg(result: BenchResult): string {
   const runs = result.runs;
   const groupWidth = 96;
   const frame: Frame = { width: Math.max(520, 70 + runs.length * groupWidth), height: 300, left: 62, right: 16, top: 30, bottom: 58 };
-  const maximum = Math.max(0, ...runs.flatMap((run) => [run.p50_ms, run.p90_ms, run.p99_ms].filter((value): value is number => typeof value === 'number')));
+  const maximum = Math.max(
+    0,
+    ...runs.flatMap((run) => [run.p50_ms, run.p90_ms, run.p99_ms].filter((value): value is number => typeof value === 'number')),
+  );
   const ticks = niceTicks(maximum);
   const top = ticks.at(-1)!;
   const slot = plotWidth(frame) / runs.length;
@@ -363,7 +386,8 @@ export function latencyBarsSvg(result: BenchResult): string {
     const rects = (['p50_ms', 'p90_ms', 'p99_ms'] as const).map((key, offset) => {
       const value = run[key];
       const x = center + (offset - 1.5) * barWidth;
-      if (typeof value !== 'number') return `<text x="${(x + barWidth / 2).toFixed(1)}" y="${frame.top + plotHeight(frame) - 4}" text-anchor="middle" class="tick">–</text>`;
+      if (typeof value !== 'number')
+        return `<text x="${(x + barWidth / 2).toFixed(1)}" y="${frame.top + plotHeight(frame) - 4}" text-anchor="middle" class="tick">–</text>`;
       const height = (plotHeight(frame) * Math.max(0, value)) / top;
       const y = frame.top + plotHeight(frame) - height;
       return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}" fill="${percentileColors[key]}"><title>${escapeHtml(`${run.label}: ${key.replace('_ms', '')} ${formatNumber(value)} ms`)}</title></rect>`;
@@ -400,9 +424,14 @@ export function cdfPoints(run: BenchRun): Array<[number, number]> {
 }
 
 export function cdfSvg(result: BenchResult): string | undefined {
-  const series = result.runs.map((run, index) => ({ run, color: palette[index % palette.length]!, points: cdfPoints(run) })).filter((entry) => entry.points.length > 1);
+  const series = result.runs
+    .map((run, index) => ({ run, color: palette[index % palette.length]!, points: cdfPoints(run) }))
+    .filter((entry) => entry.points.length > 1);
   if (series.length === 0) return undefined;
-  const legendEntries = series.map((entry) => ({ label: `${shorten(entry.run.label, 30)} c=${entry.run.concurrency}`, color: entry.color }));
+  const legendEntries = series.map((entry) => ({
+    label: `${shorten(entry.run.label, 30)} c=${entry.run.concurrency}`,
+    color: entry.color,
+  }));
   const frame: Frame = { width: 640, height: 300, left: 62, right: 16, top: 0, bottom: 44 };
   frame.top = 12 + 18 * legendRowCount(legendEntries, frame.width, frame.left, frame.right);
   frame.height += frame.top - 30;
@@ -414,14 +443,22 @@ export function cdfSvg(result: BenchResult): string | undefined {
   const x = (latency: number) => frame.left + (plotWidth(frame) * Math.min(latency, xTop)) / xTop;
   const y = (fraction: number) => frame.top + plotHeight(frame) * (1 - fraction);
   const grid = [0, 0.25, 0.5, 0.75, 0.9, 1]
-    .map((fraction) => `<line x1="${frame.left}" x2="${frame.width - frame.right}" y1="${y(fraction).toFixed(1)}" y2="${y(fraction).toFixed(1)}" class="grid"/><text x="${frame.left - 6}" y="${(y(fraction) + 4).toFixed(1)}" text-anchor="end" class="tick">${Math.round(fraction * 100)}%</text>`)
+    .map(
+      (fraction) =>
+        `<line x1="${frame.left}" x2="${frame.width - frame.right}" y1="${y(fraction).toFixed(1)}" y2="${y(fraction).toFixed(1)}" class="grid"/><text x="${frame.left - 6}" y="${(y(fraction) + 4).toFixed(1)}" text-anchor="end" class="tick">${Math.round(fraction * 100)}%</text>`,
+    )
     .join('');
   const xAxis = xTicks
-    .map((tick) => `<text x="${x(tick).toFixed(1)}" y="${frame.height - frame.bottom + 16}" text-anchor="middle" class="tick">${formatTick(tick)}</text>`)
+    .map(
+      (tick) =>
+        `<text x="${x(tick).toFixed(1)}" y="${frame.height - frame.bottom + 16}" text-anchor="middle" class="tick">${formatTick(tick)}</text>`,
+    )
     .join('');
   const lines = series
     .map((entry) => {
-      const path = entry.points.map(([latency, fraction], index) => `${index === 0 ? 'M' : 'L'}${x(latency).toFixed(1)},${y(fraction).toFixed(1)}`).join('');
+      const path = entry.points
+        .map(([latency, fraction], index) => `${index === 0 ? 'M' : 'L'}${x(latency).toFixed(1)},${y(fraction).toFixed(1)}`)
+        .join('');
       return `<path d="${path}" fill="none" stroke="${entry.color}" stroke-width="2"><title>${escapeHtml(entry.run.label)}</title></path>`;
     })
     .join('');
@@ -441,18 +478,35 @@ export function throughputSvg(result: BenchResult): string | undefined {
   const ticks = niceTicks(Math.max(...runs.map((run) => run.throughput_per_s as number)));
   const top = ticks.at(-1)!;
   // Concurrency levels are spaced evenly (they usually double), so 1, 2, 4 … 64 all stay readable.
-  const x = (concurrency: number) => frame.left + (concurrencies.length === 1 ? plotWidth(frame) / 2 : (plotWidth(frame) * concurrencies.indexOf(concurrency)) / (concurrencies.length - 1));
+  const x = (concurrency: number) =>
+    frame.left +
+    (concurrencies.length === 1
+      ? plotWidth(frame) / 2
+      : (plotWidth(frame) * concurrencies.indexOf(concurrency)) / (concurrencies.length - 1));
   // A negative figure is a measurement bug; the table shows it, the plot keeps it on the axis.
   const y = (throughput: number) => frame.top + plotHeight(frame) * (1 - Math.min(Math.max(throughput, 0), top) / top);
-  const xAxis = concurrencies.map((concurrency) => `<text x="${x(concurrency).toFixed(1)}" y="${frame.height - frame.bottom + 16}" text-anchor="middle" class="tick">${concurrency}</text>`).join('');
+  const xAxis = concurrencies
+    .map(
+      (concurrency) =>
+        `<text x="${x(concurrency).toFixed(1)}" y="${frame.height - frame.bottom + 16}" text-anchor="middle" class="tick">${concurrency}</text>`,
+    )
+    .join('');
   const unit = runs.find((run) => run.unit)?.unit ?? 'requests';
   const lines = seriesNames
     .map((name, index) => {
       const color = palette[index % palette.length]!;
       const points = runs.filter((run) => (run.series ?? result.name) === name).sort((left, right) => left.concurrency - right.concurrency);
-      const path = points.map((run, position) => `${position === 0 ? 'M' : 'L'}${x(run.concurrency).toFixed(1)},${y(run.throughput_per_s as number).toFixed(1)}`).join('');
+      const path = points
+        .map(
+          (run, position) =>
+            `${position === 0 ? 'M' : 'L'}${x(run.concurrency).toFixed(1)},${y(run.throughput_per_s as number).toFixed(1)}`,
+        )
+        .join('');
       const dots = points
-        .map((run) => `<circle cx="${x(run.concurrency).toFixed(1)}" cy="${y(run.throughput_per_s as number).toFixed(1)}" r="4" fill="${color}"><title>${escapeHtml(`${run.label}: ${formatNumber(run.throughput_per_s)} ${unit}/s at concurrency ${run.concurrency}`)}</title></circle>`)
+        .map(
+          (run) =>
+            `<circle cx="${x(run.concurrency).toFixed(1)}" cy="${y(run.throughput_per_s as number).toFixed(1)}" r="4" fill="${color}"><title>${escapeHtml(`${run.label}: ${formatNumber(run.throughput_per_s)} ${unit}/s at concurrency ${run.concurrency}`)}</title></circle>`,
+        )
         .join('');
       return `<path d="${path}" fill="none" stroke="${color}" stroke-width="2"/>${dots}`;
     })
@@ -476,7 +530,10 @@ export function floorSvg(result: BenchResult): string | undefined {
       const x = (value: number) => frame.left + (plotWidth(frame) * value) / maximum;
       const yTop = frame.top + index * rowHeight;
       const color = row.outcome.passed === null ? '#bab0ac' : row.outcome.passed ? '#59a14f' : '#e15759';
-      const bar = row.outcome.figure === null ? '' : `<rect x="${frame.left}" y="${yTop + 8}" width="${Math.max(1, x(row.outcome.figure) - frame.left).toFixed(1)}" height="16" rx="2" fill="${color}"/>`;
+      const bar =
+        row.outcome.figure === null
+          ? ''
+          : `<rect x="${frame.left}" y="${yTop + 8}" width="${Math.max(1, x(row.outcome.figure) - frame.left).toFixed(1)}" height="16" rx="2" fill="${color}"/>`;
       const marker = `<line x1="${x(row.floor.value).toFixed(1)}" x2="${x(row.floor.value).toFixed(1)}" y1="${yTop + 2}" y2="${yTop + 30}" stroke="#222" stroke-width="2" stroke-dasharray="4 2"/>`;
       const verdict = row.outcome.passed === null ? 'not measured' : row.outcome.passed ? 'pass' : 'FAIL';
       return `<text x="${frame.left - 8}" y="${yTop + 21}" text-anchor="end" class="tick">${escapeHtml(shorten(`${row.run.label} · ${row.floor.metric}`, 36))}</text>${bar}${marker}<text x="${frame.width - frame.right + 8}" y="${yTop + 21}" class="tick"><tspan font-weight="600" fill="${color}">${verdict}</tspan> ${escapeHtml(`${formatNumber(row.outcome.figure)} vs ${formatFloor(row.floor).replace(`${row.floor.metric} `, '')}`)}</text>`;
@@ -492,7 +549,14 @@ function runTable(result: BenchResult): string {
   const header = ['Run', 'Concurrency', 'Requests', 'Errors', 'p50 ms', 'p90 ms', 'p99 ms', 'Max ms', 'Throughput /s', 'Floor', 'Result'];
   const rows = result.runs.map((run) => {
     const outcome = floorOutcome(run);
-    const verdict = outcome === undefined ? '' : outcome.passed === null ? '<span class="pill muted">not measured</span>' : outcome.passed ? '<span class="pill pass">pass</span>' : '<span class="pill fail">fail</span>';
+    const verdict =
+      outcome === undefined
+        ? ''
+        : outcome.passed === null
+          ? '<span class="pill muted">not measured</span>'
+          : outcome.passed
+            ? '<span class="pill pass">pass</span>'
+            : '<span class="pill fail">fail</span>';
     const cells = [
       escapeHtml(run.label),
       String(run.concurrency),
@@ -503,7 +567,10 @@ function runTable(result: BenchResult): string {
       formatNumber(run.p99_ms),
       formatNumber(run.max_ms),
       `${formatNumber(run.throughput_per_s)}${run.unit ? ` ${escapeHtml(run.unit)}` : ''}`,
-      run.floor ? escapeHtml(formatFloor(run.floor)) + (run.floor.description ? `<div class="muted small">${escapeHtml(run.floor.description)}</div>` : '') : '',
+      run.floor
+        ? escapeHtml(formatFloor(run.floor)) +
+          (run.floor.description ? `<div class="muted small">${escapeHtml(run.floor.description)}</div>` : '')
+        : '',
       verdict,
     ];
     return `<tr>${cells.map((cell, index) => `<td${index >= 1 && index <= 8 ? ' class="num"' : ''}>${cell}</td>`).join('')}</tr>`;
@@ -534,15 +601,26 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}
 
 export function renderHtml(loaded: LoadedResults, machine: MachineInfo, generatedAt: Date): string {
   const notices: string[] = [];
-  for (const name of loaded.missing) notices.push(`No results for <b>${escapeHtml(name)}</b> (results/${escapeHtml(name)}.json is missing).`);
+  for (const name of loaded.missing)
+    notices.push(`No results for <b>${escapeHtml(name)}</b> (results/${escapeHtml(name)}.json is missing).`);
   for (const problem of loaded.problems) notices.push(`Could not read <b>${escapeHtml(problem.file)}</b>: ${escapeHtml(problem.reason)}.`);
   for (const benchmark of loaded.runStatus?.benchmarks ?? []) {
-    if (benchmark.status !== 'ok') notices.push(`<b>${escapeHtml(benchmark.script)}</b> ${benchmark.status === 'timeout' ? 'timed out' : `failed (exit ${benchmark.exit_code})`} after ${formatNumber(benchmark.duration_s)} s; its figures below, if any, are from an earlier run.`);
+    if (benchmark.status !== 'ok')
+      notices.push(
+        `<b>${escapeHtml(benchmark.script)}</b> ${benchmark.status === 'timeout' ? 'timed out' : `failed (exit ${benchmark.exit_code})`} after ${formatNumber(benchmark.duration_s)} s; its figures below, if any, are from an earlier run.`,
+      );
   }
   const summaryRows = loaded.results.flatMap((result) =>
     result.runs.map((run) => {
       const outcome = floorOutcome(run);
-      const verdict = outcome === undefined ? '' : outcome.passed === null ? '<span class="pill muted">not measured</span>' : outcome.passed ? '<span class="pill pass">pass</span>' : '<span class="pill fail">fail</span>';
+      const verdict =
+        outcome === undefined
+          ? ''
+          : outcome.passed === null
+            ? '<span class="pill muted">not measured</span>'
+            : outcome.passed
+              ? '<span class="pill pass">pass</span>'
+              : '<span class="pill fail">fail</span>';
       return `<tr><td><a href="#${escapeHtml(result.name)}">${escapeHtml(result.title ?? result.name)}</a></td><td>${escapeHtml(run.label)}</td><td class="num">${run.concurrency}</td><td class="num">${formatNumber(run.p50_ms)}</td><td class="num">${formatNumber(run.p90_ms)}</td><td class="num">${formatNumber(run.p99_ms)}</td><td class="num">${formatNumber(run.throughput_per_s)}${run.unit ? ` ${escapeHtml(run.unit)}` : ''}</td><td>${run.floor ? escapeHtml(formatFloor(run.floor)) : ''}</td><td>${verdict}</td></tr>`;
     }),
   );
@@ -600,5 +678,7 @@ if (require.main === module) {
   const directory = process.argv[2] ? path.resolve(process.argv[2]) : defaultResultsDirectory;
   const report = writeReport({ directory });
   process.stdout.write(`${report.markdown}\n`);
-  process.stderr.write(`report: ${path.relative(process.cwd(), report.htmlFile)} (${report.loaded.results.length} benchmark${report.loaded.results.length === 1 ? '' : 's'}${report.loaded.missing.length ? `; no results for ${report.loaded.missing.join(', ')}` : ''})\n`);
+  process.stderr.write(
+    `report: ${path.relative(process.cwd(), report.htmlFile)} (${report.loaded.results.length} benchmark${report.loaded.results.length === 1 ? '' : 's'}${report.loaded.missing.length ? `; no results for ${report.loaded.missing.join(', ')}` : ''})\n`,
+  );
 }

@@ -77,7 +77,13 @@ async function main(): Promise<number> {
     const startedMs = Date.now();
     const outcome = await runScript(script, timeoutMs);
     const durationS = (Date.now() - startedMs) / 1000;
-    status.benchmarks.push({ name, script, status: outcome.status, exit_code: outcome.exitCode, duration_s: Math.round(durationS * 10) / 10 });
+    status.benchmarks.push({
+      name,
+      script,
+      status: outcome.status,
+      exit_code: outcome.exitCode,
+      duration_s: Math.round(durationS * 10) / 10,
+    });
     process.stderr.write(`[bench] ${script}: ${outcome.status} in ${durationS.toFixed(1)} s\n`);
     if (outcome.status === 'ok' && !fs.existsSync(path.join(defaultResultsDirectory, `${name}.json`))) {
       process.stderr.write(`[bench] ${script} finished but wrote no results/${name}.json\n`);

@@ -59,11 +59,21 @@ if (concurrencies.length === 0 || !concurrencies.every((concurrency) => Number.i
 // A phase at a fixed offered load (0: none) compares CPU per batch at equal throughput.
 const ratePerS = numberKnob('BENCH_TRACING_RATE', 20, (value) => Number.isFinite(value) && value >= 0, 'a number of batches/s ≥ 0');
 const rounds = numberKnob('BENCH_TRACING_ROUNDS', 8, (value) => Number.isInteger(value) && value > 0, 'a positive integer');
-const sliceSeconds = numberKnob('BENCH_TRACING_SLICE_SECONDS', 2, (value) => Number.isFinite(value) && value > 0, 'a positive number of seconds');
+const sliceSeconds = numberKnob(
+  'BENCH_TRACING_SLICE_SECONDS',
+  2,
+  (value) => Number.isFinite(value) && value > 0,
+  'a positive number of seconds',
+);
 // Long enough for V8 to have compiled the hot paths of both configurations (OpenTelemetry's included): a
 // service that has been up for a while. With the execution benchmark's 3 s, the traced stack would still pay
 // for compiling the SDK's code while it is measured.
-const warmupSeconds = numberKnob('BENCH_TRACING_WARMUP_SECONDS', 20, (value) => Number.isFinite(value) && value >= 0, 'a number of seconds ≥ 0');
+const warmupSeconds = numberKnob(
+  'BENCH_TRACING_WARMUP_SECONDS',
+  20,
+  (value) => Number.isFinite(value) && value >= 0,
+  'a number of seconds ≥ 0',
+);
 const resultsFile = path.join(__dirname, 'results', 'tracing.json');
 // Both stacks start and warm up at once on two shared cores: FerretDB, NATS and ten services.
 const readyDeadlineMs = 10 * 60_000;
@@ -222,7 +232,9 @@ async function stopStack(stack: ServedStack): Promise<void> {
 
 function withDeadline<T>(promise: Promise<T>, deadlineMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took more than ${deadlineMs / 1000} s`)), deadlineMs)));
+  const expired = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took more than ${deadlineMs / 1000} s`)), deadlineMs)),
+  );
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
@@ -235,7 +247,12 @@ interface Phase {
 const phaseName = (phase: Phase) => (phase.ratePerS ? `fixed rate ${phase.ratePerS}/s` : `concurrency ${phase.concurrency}`);
 
 async function runSlice(stack: ServedStack, phase: Phase): Promise<Slice> {
-  const reply = await stack.request(phase.ratePerS ? { type: 'fixed-rate', ratePerS: phase.ratePerS, seconds: sliceSeconds } : { type: 'closed-loop', concurrency: phase.concurrency, seconds: sliceSeconds }, sliceDeadlineMs);
+  const reply = await stack.request(
+    phase.ratePerS
+      ? { type: 'fixed-rate', ratePerS: phase.ratePerS, seconds: sliceSeconds }
+      : { type: 'closed-loop', concurrency: phase.concurrency, seconds: sliceSeconds },
+    sliceDeadlineMs,
+  );
   if (reply.type !== 'slice') throw new Error(`the tracing ${stack.mode} stack answered ${reply.type} to a slice`);
   return reply;
 }
@@ -323,7 +340,12 @@ function median(values: number[]): number | null {
 }
 
 /** What tracing adds per batch to each process (CPU ms or millions of instructions), largest first. */
-function addedPerBatch(field: 'cpu_ms_per_batch' | 'instructions_millions_per_batch', unit: string, off: ExecutionRun, exporting: ExecutionRun): string | undefined {
+function addedPerBatch(
+  field: 'cpu_ms_per_batch' | 'instructions_millions_per_batch',
+  unit: string,
+  off: ExecutionRun,
+  exporting: ExecutionRun,
+): string | undefined {
   const before = off[field] ?? {};
   const after = exporting[field] ?? {};
   if (!before.total || !after.total) return undefined;
@@ -335,7 +357,8 @@ function addedPerBatch(field: 'cpu_ms_per_batch' | 'instructions_millions_per_ba
   return `${unit} per batch ${before.total.toFixed(1)} → ${after.total.toFixed(1)} (${ratio >= 0 ? '+' : ''}${(ratio * 100).toFixed(1)} %: ${added.map(([name, amount]) => `${name} ${amount >= 0 ? '+' : ''}${amount.toFixed(2)}`).join(', ')})`;
 }
 
-const pairedNote = (differences: number[]) => `per-round paired p50 differences (export − off) ${differences.map((difference) => difference.toFixed(2)).join(', ')} ms, median ${median(differences)?.toFixed(2) ?? 'n/a'} ms`;
+const pairedNote = (differences: number[]) =>
+  `per-round paired p50 differences (export − off) ${differences.map((difference) => difference.toFixed(2)).join(', ')} ms, median ${median(differences)?.toFixed(2) ?? 'n/a'} ms`;
 
 function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { result: BenchResult; notes: string[] } {
   const runs: BenchRun[] = [];
@@ -343,10 +366,22 @@ function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { r
   const lowestConcurrency = Math.min(...concurrencies);
   for (const measurement of measurements.filter((entry) => !entry.phase.ratePerS)) {
     const { concurrency } = measurement.phase;
-    const withoutTracing = pooledRun(`REST 20-leg batch, tracing off, concurrency ${concurrency}`, 'tracing off', measurement.phase, measurement.slices.off, measurement.counters.off);
+    const withoutTracing = pooledRun(
+      `REST 20-leg batch, tracing off, concurrency ${concurrency}`,
+      'tracing off',
+      measurement.phase,
+      measurement.slices.off,
+      measurement.counters.off,
+    );
     const differences = pairedP50Differences(measurement);
     const withTracing: TracingRun = {
-      ...pooledRun(`REST 20-leg batch, tracing exported, concurrency ${concurrency}`, 'tracing on and exporting', measurement.phase, measurement.slices.export, measurement.counters.export),
+      ...pooledRun(
+        `REST 20-leg batch, tracing exported, concurrency ${concurrency}`,
+        'tracing on and exporting',
+        measurement.phase,
+        measurement.slices.export,
+        measurement.counters.export,
+      ),
       paired_p50_differences_ms: differences,
       paired_p50_difference_median_ms: median(differences),
     };
@@ -354,14 +389,30 @@ function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { r
       concurrency === lowestConcurrency
         ? withoutTracing.p50_ms === null
           ? undefined
-          : { metric: 'p50_ms', value: round(withoutTracing.p50_ms + 1)!, comparison: 'at_most', description: `unloaded (c=${concurrency}): tracing adds ≤ 1 ms at p50 over the stack with tracing off, measured in alternating slices` }
+          : {
+              metric: 'p50_ms',
+              value: round(withoutTracing.p50_ms + 1)!,
+              comparison: 'at_most',
+              description: `unloaded (c=${concurrency}): tracing adds ≤ 1 ms at p50 over the stack with tracing off, measured in alternating slices`,
+            }
         : withoutTracing.throughput_per_s
-          ? { metric: 'throughput_per_s', value: round(withoutTracing.throughput_per_s * 0.85, 1)!, comparison: 'at_least', description: `saturated (c=${concurrency}): tracing costs ≤ 15 % of the throughput with tracing off, measured in alternating slices` }
+          ? {
+              metric: 'throughput_per_s',
+              value: round(withoutTracing.throughput_per_s * 0.85, 1)!,
+              comparison: 'at_least',
+              description: `saturated (c=${concurrency}): tracing costs ≤ 15 % of the throughput with tracing off, measured in alternating slices`,
+            }
           : undefined;
     runs.push(withoutTracing, withTracing);
-    const throughputCost = withoutTracing.throughput_per_s && withTracing.throughput_per_s ? 1 - withTracing.throughput_per_s / withoutTracing.throughput_per_s : null;
+    const throughputCost =
+      withoutTracing.throughput_per_s && withTracing.throughput_per_s
+        ? 1 - withTracing.throughput_per_s / withoutTracing.throughput_per_s
+        : null;
     const p50Cost = withTracing.p50_ms !== null && withoutTracing.p50_ms !== null ? withTracing.p50_ms - withoutTracing.p50_ms : null;
-    const costs = [addedPerBatch('cpu_ms_per_batch', 'CPU ms', withoutTracing, withTracing), addedPerBatch('instructions_millions_per_batch', 'instructions (millions)', withoutTracing, withTracing)].filter(Boolean);
+    const costs = [
+      addedPerBatch('cpu_ms_per_batch', 'CPU ms', withoutTracing, withTracing),
+      addedPerBatch('instructions_millions_per_batch', 'instructions (millions)', withoutTracing, withTracing),
+    ].filter(Boolean);
     const judged = concurrency === lowestConcurrency ? 'p50' : 'throughput';
     // What 1 ms at p50 is worth in throughput at this concurrency (p50 ≈ concurrency / throughput).
     const p50BudgetShare = withoutTracing.p50_ms ? 1 / withoutTracing.p50_ms : null;
@@ -372,16 +423,33 @@ function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { r
   const atRate = measurements.find((entry) => entry.phase.ratePerS);
   if (atRate) {
     const label = `REST 20-leg batch, fixed rate ${atRate.phase.ratePerS}/s`;
-    const withoutTracing = pooledRun(`${label}, tracing off`, 'tracing off, fixed rate', atRate.phase, atRate.slices.off, atRate.counters.off);
+    const withoutTracing = pooledRun(
+      `${label}, tracing off`,
+      'tracing off, fixed rate',
+      atRate.phase,
+      atRate.slices.off,
+      atRate.counters.off,
+    );
     const differences = pairedP50Differences(atRate);
     const withTracing: TracingRun = {
-      ...pooledRun(`${label}, tracing exported`, 'tracing on and exporting, fixed rate', atRate.phase, atRate.slices.export, atRate.counters.export),
+      ...pooledRun(
+        `${label}, tracing exported`,
+        'tracing on and exporting, fixed rate',
+        atRate.phase,
+        atRate.slices.export,
+        atRate.counters.export,
+      ),
       paired_p50_differences_ms: differences,
       paired_p50_difference_median_ms: median(differences),
     };
     runs.push(withoutTracing, withTracing);
-    const costs = [addedPerBatch('cpu_ms_per_batch', 'CPU ms', withoutTracing, withTracing), addedPerBatch('instructions_millions_per_batch', 'instructions (millions)', withoutTracing, withTracing)].filter(Boolean);
-    notes.push(`At a fixed ${atRate.phase.ratePerS} batches/s: p50 ${withoutTracing.p50_ms} → ${withTracing.p50_ms} ms; ${pairedNote(differences)}${costs.map((cost) => `; ${cost}`).join('')}.`);
+    const costs = [
+      addedPerBatch('cpu_ms_per_batch', 'CPU ms', withoutTracing, withTracing),
+      addedPerBatch('instructions_millions_per_batch', 'instructions (millions)', withoutTracing, withTracing),
+    ].filter(Boolean);
+    notes.push(
+      `At a fixed ${atRate.phase.ratePerS} batches/s: p50 ${withoutTracing.p50_ms} → ${withTracing.p50_ms} ms; ${pairedNote(differences)}${costs.map((cost) => `; ${cost}`).join('')}.`,
+    );
   }
   notes.push(
     `Paired: both stacks up side by side, ${rounds} rounds per load of one ${sliceSeconds} s slice per mode (first mode alternating, ABBA; one settling slice each before), one stack under load at a time; 1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores (other work shares this machine).`,

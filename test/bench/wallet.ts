@@ -44,7 +44,9 @@ const creditRatesPerS = (process.env.BENCH_WALLET_CREDIT_RATE ?? '500,1000')
   .map(Number);
 const creditRateSeconds = Number(process.env.BENCH_WALLET_CREDIT_RATE_SECONDS ?? 3);
 if (!creditRatesPerS.every((rate) => Number.isFinite(rate) && rate > 0) || !(creditRateSeconds > 0)) {
-  throw new Error('BENCH_WALLET_CREDIT_RATE must be a comma-separated list of rates > 0 (empty for none) and BENCH_WALLET_CREDIT_RATE_SECONDS > 0');
+  throw new Error(
+    'BENCH_WALLET_CREDIT_RATE must be a comma-separated list of rates > 0 (empty for none) and BENCH_WALLET_CREDIT_RATE_SECONDS > 0',
+  );
 }
 const openLoopTopupCounts = creditRatesPerS.map((rate) => Math.round(rate * creditRateSeconds));
 const openLoopTopupCount = openLoopTopupCounts.reduce((sum, count) => sum + count, 0);
@@ -71,7 +73,8 @@ const creditsFloor = {
  */
 const profilePhase = process.env.BENCH_WALLET_PROFILE_PHASE ?? '';
 function signalServices(processes: Map<string, number | undefined>): void {
-  for (const [name, pid] of processes) if (pid && name !== 'ferretdb' && name !== 'nats-server' && pid !== process.pid) process.kill(pid, 'SIGUSR2');
+  for (const [name, pid] of processes)
+    if (pid && name !== 'ferretdb' && name !== 'nats-server' && pid !== process.pid) process.kill(pid, 'SIGUSR2');
 }
 const log = (line: string) => process.stderr.write(`[bench:wallet] ${line}\n`);
 
@@ -89,11 +92,24 @@ function createHttpClient(baseUrl: string, connections: number) {
       const started = process.hrtime.bigint();
       return new Promise((resolve, reject) => {
         const request = http.request(
-          { host: url.hostname, port: url.port, method, path: pathname, agent, headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } },
+          {
+            host: url.hostname,
+            port: url.port,
+            method,
+            path: pathname,
+            agent,
+            headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+          },
           (response) => {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), latencyMs: Number(process.hrtime.bigint() - started) / 1e6 }));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                body: Buffer.concat(chunks).toString('utf8'),
+                latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
+              }),
+            );
           },
         );
         request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
@@ -108,7 +124,15 @@ function createHttpClient(baseUrl: string, connections: number) {
 
 const round = roundTo;
 
-function summarise(label: string, concurrency: number, latencies: number[], durationS: number, errors: number, unit: string, extra: Partial<BenchRun> = {}): BenchRun {
+function summarise(
+  label: string,
+  concurrency: number,
+  latencies: number[],
+  durationS: number,
+  errors: number,
+  unit: string,
+  extra: Partial<BenchRun> = {},
+): BenchRun {
   return { ...runFromLatencies({ label, concurrency, unit }, latencies, durationS, errors), ...extra };
 }
 
@@ -117,7 +141,12 @@ function summarise(label: string, concurrency: number, latencies: number[], dura
  * resolves each latency from the moment its start was due, so a sender that fell behind, or a backlog in the
  * services, counts against the figures. More than `inFlightMax` unanswered: that start is an error instead.
  */
-async function openLoop(total: number, ratePerS: number, inFlightMax: number, work: (index: number) => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
+async function openLoop(
+  total: number,
+  ratePerS: number,
+  inFlightMax: number,
+  work: (index: number) => Promise<boolean>,
+): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
   const latencies: number[] = [];
   let errors = 0;
   let inFlight = 0;
@@ -150,7 +179,11 @@ async function openLoop(total: number, ratePerS: number, inFlightMax: number, wo
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight, timing each from its start. */
-async function closedLoop(total: number, concurrency: number, work: (index: number) => Promise<boolean>): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
+async function closedLoop(
+  total: number,
+  concurrency: number,
+  work: (index: number) => Promise<boolean>,
+): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
   const latencies: number[] = [];
   let errors = 0;
   const startedMs = performance.now();
@@ -215,10 +248,21 @@ async function main(): Promise<void> {
     const customers: Array<{ id: string; full: string; read: string }> = [];
     for (let index = 0; index < customerCount; index++) {
       const { customer_id } = await createCustomer(gatewayStore, `Bench ${index}`);
-      customers.push({ id: customer_id, full: (await issueKey(gatewayStore, customer_id, 'full')).key, read: (await issueKey(gatewayStore, customer_id, 'read')).key });
+      customers.push({
+        id: customer_id,
+        full: (await issueKey(gatewayStore, customer_id, 'full')).key,
+        read: (await issueKey(gatewayStore, customer_id, 'read')).key,
+      });
     }
     const setupClient = createHttpClient(gatewayUrl, 16);
-    const topups: Array<{ id: number; customer: number; amount: number; deposit_address: string; deposit_amount: string; invoice_id?: string }> = [];
+    const topups: Array<{
+      id: number;
+      customer: number;
+      amount: number;
+      deposit_address: string;
+      deposit_amount: string;
+      invoice_id?: string;
+    }> = [];
     const setupStarted = Date.now();
     await pool(topupCount, 16, async (index) => {
       const customer = index % customerCount;
@@ -245,7 +289,10 @@ async function main(): Promise<void> {
     // The provider's invoice id of each top-up, as the real postback would carry it.
     const paymentsDatabase = mongo.db(databaseName(prefix, 'payments'));
     const invoiceOf = new Map<number, string>();
-    for await (const topup of paymentsDatabase.collection<{ _id: string; id: number; invoice_id: string }>('topups').find({}, { projection: { id: 1, invoice_id: 1 } })) invoiceOf.set(topup.id, topup.invoice_id);
+    for await (const topup of paymentsDatabase
+      .collection<{ _id: string; id: number; invoice_id: string }>('topups')
+      .find({}, { projection: { id: 1, invoice_id: 1 } }))
+      invoiceOf.set(topup.id, topup.invoice_id);
     if (topups.some((topup) => !invoiceOf.has(topup.id))) throw new Error('a created top-up has no stored invoice');
     const postbackFor = (topup: (typeof topups)[number], transactionId: string) =>
       JSON.stringify({
@@ -257,7 +304,13 @@ async function main(): Promise<void> {
         address: topup.deposit_address,
         asset_code: 'USDT',
         blockchain_code: 'TRON',
-        transaction: { id: transactionId, amount: topup.deposit_amount, status: 'confirmed', confirmations: 12, received_at: new Date().toISOString() },
+        transaction: {
+          id: transactionId,
+          amount: topup.deposit_amount,
+          status: 'confirmed',
+          confirmations: 12,
+          received_at: new Date().toISOString(),
+        },
       });
     const sign = (body: string) => `sha256=${crypto.createHmac('sha256', postbackSecret).update(body).digest('hex')}`;
     const transactionIds = topups.map(() => crypto.randomBytes(32).toString('hex'));
@@ -276,15 +329,21 @@ async function main(): Promise<void> {
      * One measured phase of first deliveries, each crediting a fresh transaction: in a closed loop at
      * `concurrency`, or on the open-loop schedule of `ratePerS`. Every answer must say `credited`.
      */
-    const creditPhase = async (slice: typeof topups, ids: string[], load: { concurrency: number } | { ratePerS: number }): Promise<void> => {
+    const creditPhase = async (
+      slice: typeof topups,
+      ids: string[],
+      load: { concurrency: number } | { ratePerS: number },
+    ): Promise<void> => {
       const open = 'ratePerS' in load;
       const client = createHttpClient(gatewayUrl, open ? openLoopInFlightMax : load.concurrency);
       let notCredited = 0;
       let failures = 0;
       const deliver = async (index: number): Promise<boolean> => {
         const body = postbackFor(slice[index]!, ids[index]!);
-        const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
-        if (!answer || answer.status !== 200) {
+        const answer = await client
+          .request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body)
+          .catch(() => null);
+        if (answer?.status !== 200) {
           if (answer && ++failures <= 3) log(`postback answered ${answer.status}: ${answer.body}`);
           return false;
         }
@@ -294,7 +353,9 @@ async function main(): Promise<void> {
       const profiled = profilePhase === (open ? `credits-rate-${load.ratePerS}` : `credits-${load.concurrency}`);
       if (profiled) signalServices(processes);
       const stopCpu = measureProcessCpu(processes);
-      const { latencies, errors, durationS, notSent } = open ? await openLoop(slice.length, load.ratePerS, openLoopInFlightMax, deliver) : await closedLoop(slice.length, load.concurrency, deliver);
+      const { latencies, errors, durationS, notSent } = open
+        ? await openLoop(slice.length, load.ratePerS, openLoopInFlightMax, deliver)
+        : await closedLoop(slice.length, load.concurrency, deliver);
       // A postback the open loop could not send (too many unanswered) is the run's failure, not the service's:
       // it counts as an error of the run (which then misses its floor) and its top-up is left out of the balances.
       for (const index of notSent) unpaid.add(slice[index]!.id);
@@ -303,13 +364,28 @@ async function main(): Promise<void> {
       if (profiled) signalServices(processes);
       client.close();
       // An open loop has no set concurrency: what it had on average is the time spent in flight over the run's (Little's law).
-      const concurrency = open ? Math.max(1, Math.round(latencies.reduce((sum, value) => sum + value, 0) / 1000 / durationS)) : load.concurrency;
+      const concurrency = open
+        ? Math.max(1, Math.round(latencies.reduce((sum, value) => sum + value, 0) / 1000 / durationS))
+        : load.concurrency;
       const run = open
-        ? summarise(`signed postback → credited (fixed rate ${load.ratePerS}/s, open loop)`, concurrency, latencies, durationS, errors, 'credits', { series: 'postbacks credited, fixed rate', offered_per_s: load.ratePerS, floor: creditsFloor })
-        : summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', { series: 'postbacks credited', floor: creditsFloor });
+        ? summarise(
+            `signed postback → credited (fixed rate ${load.ratePerS}/s, open loop)`,
+            concurrency,
+            latencies,
+            durationS,
+            errors,
+            'credits',
+            { series: 'postbacks credited, fixed rate', offered_per_s: load.ratePerS, floor: creditsFloor },
+          )
+        : summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', {
+            series: 'postbacks credited',
+            floor: creditsFloor,
+          });
       cpuNotes.push(`credits ${open ? `at a fixed ${load.ratePerS}/s` : `at concurrency ${concurrency}`}: ${cpu}.`);
       runs.push(run);
-      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`);
+      log(
+        `${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`,
+      );
       log(`  ${cpu}`);
       if (notCredited > 0) throw new Error(`${notCredited} first deliveries did not credit`);
       if (errors - notSent.length > slice.length / 100) throw new Error(`${errors - notSent.length} of ${slice.length} postbacks failed`);
@@ -337,8 +413,10 @@ async function main(): Promise<void> {
       const started = process.hrtime.bigint();
       await pool(replayCount, 16, async (index) => {
         const body = postbackFor(topups[index]!, transactionIds[index]!);
-        const answer = await client.request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body).catch(() => null);
-        if (!answer || answer.status !== 200) {
+        const answer = await client
+          .request('POST', '/v1/hooks/payments/sandbox', { 'content-type': 'application/json', 'x-signature': sign(body) }, body)
+          .catch(() => null);
+        if (answer?.status !== 200) {
           errors += 1;
           return;
         }
@@ -348,35 +426,48 @@ async function main(): Promise<void> {
       const durationS = Number(process.hrtime.bigint() - started) / 1e9;
       client.close();
       if (wrong > 0) throw new Error(`${wrong} replays were not recognised as already credited`);
-      const run = summarise('duplicate postback → already credited (concurrency 16)', 16, latencies, durationS, errors, 'replays', { series: 'duplicates' });
+      const run = summarise('duplicate postback → already credited (concurrency 16)', 16, latencies, durationS, errors, 'replays', {
+        series: 'duplicates',
+      });
       runs.push(run);
       log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms`);
     }
 
     // Exactly once: each customer's balance is the sum of its top-ups, and the ledger is sound.
-    const wallet = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 10_000);
+    const wallet = createUnaryClient<any>('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 10_000);
     const expected = new Map<number, number>();
-    for (const topup of topups) expected.set(topup.customer, (expected.get(topup.customer) ?? 0) + (unpaid.has(topup.id) ? 0 : topup.amount));
+    for (const topup of topups)
+      expected.set(topup.customer, (expected.get(topup.customer) ?? 0) + (unpaid.has(topup.id) ? 0 : topup.amount));
     let mismatches = 0;
     for (const [customer, amount] of expected) {
-      const current = await wallet.call<{ balance_eur_cents: number; held_eur_cents: number }>('GetWallet', { customer_id: customers[customer]!.id });
+      const current = await wallet.call<{ balance_eur_cents: number; held_eur_cents: number }>('GetWallet', {
+        customer_id: customers[customer]!.id,
+      });
       if (current.balance_eur_cents + current.held_eur_cents !== amount) mismatches += 1;
     }
     wallet.close();
     const audit = await auditLedger(mongo.db(databaseName(prefix, 'wallet')));
-    log(`balances: ${mismatches} mismatches over ${expected.size} wallets; audit ${audit.ok ? 'OK' : 'FAILED'} (${audit.entries_checked} entries)`);
-    if (mismatches > 0 || !audit.ok) throw new Error(`money check failed: ${mismatches} balance mismatches, audit breaches: ${audit.breaches.slice(0, 5).join('; ')}`);
+    log(
+      `balances: ${mismatches} mismatches over ${expected.size} wallets; audit ${audit.ok ? 'OK' : 'FAILED'} (${audit.entries_checked} entries)`,
+    );
+    if (mismatches > 0 || !audit.ok)
+      throw new Error(`money check failed: ${mismatches} balance mismatches, audit breaches: ${audit.breaches.slice(0, 5).join('; ')}`);
 
     // Where a GET /v1/wallet spends its time: each backend it calls, alone and in sequence.
     const backendLatency: Record<string, number | null> = {};
     {
       const clients = {
         'wallet GetWallet': ['wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 'GetWallet'],
-        'payments ListPendingTopups': ['payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', stack.env.PAYMENTS_GRPC_URL!, 'ListPendingTopups'],
+        'payments ListPendingTopups': [
+          'payments/v1/payments.proto',
+          'mtx.payments.v1.PaymentsService',
+          stack.env.PAYMENTS_GRPC_URL!,
+          'ListPendingTopups',
+        ],
         'billing GetUpcoming': ['billing/v1/billing.proto', 'mtx.billing.v1.BillingService', stack.env.BILLING_GRPC_URL!, 'GetUpcoming'],
       } as const;
       for (const [label, [file, service, address, method]] of Object.entries(clients)) {
-        const client = createUnaryClient(file, service, address, 10_000);
+        const client = createUnaryClient<any>(file, service, address, 10_000);
         const latencies: number[] = [];
         for (let index = 0; index < 200; index++) {
           const started = process.hrtime.bigint();
@@ -384,7 +475,12 @@ async function main(): Promise<void> {
           latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
         }
         client.close();
-        backendLatency[label] = round(percentile([...latencies].sort((a, b) => a - b), 0.5));
+        backendLatency[label] = round(
+          percentile(
+            [...latencies].sort((a, b) => a - b),
+            0.5,
+          ),
+        );
       }
       log(`backend p50 (sequential): ${JSON.stringify(backendLatency)}`);
     }
@@ -405,7 +501,7 @@ async function main(): Promise<void> {
           while (Date.now() < deadline) {
             const customer = customers[turn++ % customers.length]!;
             const answer = await client.request('GET', '/v1/wallet', { authorization: `Bearer ${customer.read}` }).catch(() => null);
-            if (!answer || answer.status !== 200) {
+            if (answer?.status !== 200) {
               errors += 1;
               if (answer && errors <= 3) log(`GET /v1/wallet answered ${answer.status}: ${answer.body}`);
               continue;
@@ -440,7 +536,10 @@ async function main(): Promise<void> {
       runs,
       notes:
         `Store: ${process.env.MONGODB_URL ? 'MONGODB_URL' : 'FerretDB 1.24 (SQLite) started by the benchmark'}; the benchmark's client shares the machine with every service ` +
-        `(${os.cpus().length} cores, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end). ` +
+        `(${os.cpus().length} cores, load average ${os
+          .loadavg()
+          .map((value) => value.toFixed(1))
+          .join(' / ')} at the end). ` +
         `Sequential p50 of the backends GET /v1/wallet calls, in ms: ${JSON.stringify(backendLatency)}. ${cpuNotes.join(' ')}`,
     };
     fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
@@ -448,7 +547,11 @@ async function main(): Promise<void> {
     log(`results written to ${path.relative(process.cwd(), resultsFile)}`);
   } finally {
     await stack?.stop().catch(() => undefined);
-    for (const service of ['wallet', 'payments', 'billing', 'crypto-sandbox', 'gateway']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+    for (const service of ['wallet', 'payments', 'billing', 'crypto-sandbox', 'gateway'])
+      await mongo
+        .db(databaseName(prefix, service))
+        .dropDatabase()
+        .catch(() => undefined);
     await mongo.close().catch(() => undefined);
     await infrastructure.stop();
     fs.rmSync(dataDirectory, { recursive: true, force: true });

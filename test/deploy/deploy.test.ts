@@ -39,15 +39,51 @@ interface ServiceConvention {
 }
 
 const services: Record<string, ServiceConvention> = {
-  gateway: { portVariable: 'PORT', port: 8080, probe: { kind: 'http', port: 8080, liveness: '/healthz', readiness: '/readyz' }, simulator: false, secrets: [] },
+  gateway: {
+    portVariable: 'PORT',
+    port: 8080,
+    probe: { kind: 'http', port: 8080, liveness: '/healthz', readiness: '/readyz' },
+    simulator: false,
+    secrets: [],
+  },
   wallet: { portVariable: 'GRPC_PORT', port: 50051, probe: { kind: 'grpc', port: 50051 }, simulator: false, secrets: [] },
-  payments: { portVariable: 'GRPC_PORT', port: 50052, probe: { kind: 'grpc', port: 50052 }, simulator: false, secrets: ['POSTBACK_SECRET', 'SANDBOX_API_KEY'] },
+  payments: {
+    portVariable: 'GRPC_PORT',
+    port: 50052,
+    probe: { kind: 'grpc', port: 50052 },
+    simulator: false,
+    secrets: ['POSTBACK_SECRET', 'SANDBOX_API_KEY'],
+  },
   billing: { portVariable: 'GRPC_PORT', port: 50053, probe: { kind: 'grpc', port: 50053 }, simulator: false, secrets: [] },
-  execution: { portVariable: 'GRPC_PORT', port: 50054, probe: { kind: 'grpc', port: 50054 }, simulator: false, secrets: ['ACCOUNT_SECRET_KEY'] },
-  'connector-mt4': { portVariable: 'HEALTH_PORT', port: 8081, probe: { kind: 'http', port: 8081, liveness: '/healthz', readiness: '/readyz' }, simulator: false, secrets: [] },
-  'connector-mt5': { portVariable: 'HEALTH_PORT', port: 8081, probe: { kind: 'http', port: 8081, liveness: '/healthz', readiness: '/readyz' }, simulator: false, secrets: [] },
+  execution: {
+    portVariable: 'GRPC_PORT',
+    port: 50054,
+    probe: { kind: 'grpc', port: 50054 },
+    simulator: false,
+    secrets: ['ACCOUNT_SECRET_KEY'],
+  },
+  'connector-mt4': {
+    portVariable: 'HEALTH_PORT',
+    port: 8081,
+    probe: { kind: 'http', port: 8081, liveness: '/healthz', readiness: '/readyz' },
+    simulator: false,
+    secrets: [],
+  },
+  'connector-mt5': {
+    portVariable: 'HEALTH_PORT',
+    port: 8081,
+    probe: { kind: 'http', port: 8081, liveness: '/healthz', readiness: '/readyz' },
+    simulator: false,
+    secrets: [],
+  },
   'broker-sim': { portVariable: 'GRPC_PORT', port: 50060, probe: { kind: 'grpc', port: 50060 }, simulator: true, secrets: [] },
-  'crypto-sandbox': { portVariable: 'PORT', port: 8090, probe: { kind: 'http', port: 8090, liveness: '/healthz', readiness: '/healthz' }, simulator: true, secrets: ['POSTBACK_SECRET', 'SANDBOX_API_KEY'] },
+  'crypto-sandbox': {
+    portVariable: 'PORT',
+    port: 8090,
+    probe: { kind: 'http', port: 8090, liveness: '/healthz', readiness: '/healthz' },
+    simulator: true,
+    secrets: ['POSTBACK_SECRET', 'SANDBOX_API_KEY'],
+  },
 };
 const serviceNames = Object.keys(services);
 const productNames = serviceNames.filter((name) => !services[name]!.simulator);
@@ -167,7 +203,17 @@ interface KubeconformReport {
 }
 
 async function kubeconform(file: string, kubernetesVersion: string): Promise<{ exitCode: number; report: KubeconformReport }> {
-  const args = ['-strict', '-summary', '-output', 'json', '-kubernetes-version', kubernetesVersion, '-schema-location', tools.kubernetesSchemaLocation, file];
+  const args = [
+    '-strict',
+    '-summary',
+    '-output',
+    'json',
+    '-kubernetes-version',
+    kubernetesVersion,
+    '-schema-location',
+    tools.kubernetesSchemaLocation,
+    file,
+  ];
   try {
     const { stdout } = await run(tools.kubeconform, args, { maxBuffer: 32 * 1024 * 1024 });
     return { exitCode: 0, report: JSON.parse(stdout) as KubeconformReport };
@@ -184,7 +230,10 @@ beforeAll(async () => {
   // touching the working tree (and so a developer's own secrets.env never leaks into the assertions).
   workDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-deploy-test-'));
   const kubernetesCopy = path.join(workDirectory, 'k8s');
-  fs.cpSync(path.join(repositoryRoot, 'deploy', 'k8s'), kubernetesCopy, { recursive: true, filter: (source) => path.basename(source) !== 'secrets.env' });
+  fs.cpSync(path.join(repositoryRoot, 'deploy', 'k8s'), kubernetesCopy, {
+    recursive: true,
+    filter: (source) => path.basename(source) !== 'secrets.env',
+  });
   fs.copyFileSync(path.join(kubernetesCopy, 'overlays/dev/secrets.env.example'), path.join(kubernetesCopy, 'overlays/dev/secrets.env'));
   const builds = { base: 'base', dev: 'overlays/dev', prod: 'overlays/prod' } as const;
   await Promise.all(
@@ -206,8 +255,16 @@ afterAll(() => {
 describe('kustomize renders every overlay', () => {
   it('renders base with the seven product services and their configuration', () => {
     const base = rendered.base;
-    expect(all(base, 'Deployment').map((object) => object.metadata.name).sort()).toEqual([...productNames].sort());
-    expect(all(base, 'Service').map((object) => object.metadata.name).sort()).toEqual([...productNames].sort());
+    expect(
+      all(base, 'Deployment')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual([...productNames].sort());
+    expect(
+      all(base, 'Service')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual([...productNames].sort());
     expect(all(base, 'ConfigMap')).toHaveLength(1);
     expect(all(base, 'ConfigMap')[0]!.metadata.name).toMatch(/^mtx-config-[a-z0-9]+$/);
     expect(all(base, 'Secret')).toHaveLength(0);
@@ -217,9 +274,21 @@ describe('kustomize renders every overlay', () => {
     const dev = rendered.dev;
     const deployments = all(dev, 'Deployment').map((object) => object.metadata.name);
     expect(deployments.sort()).toEqual([...serviceNames, 'jaeger'].sort());
-    expect(all(dev, 'Service').map((object) => object.metadata.name).sort()).toEqual([...serviceNames, 'jaeger', 'mongo', 'nats'].sort());
-    expect(all(dev, 'StatefulSet').map((object) => object.metadata.name).sort()).toEqual(['mongo', 'nats']);
-    expect(all(dev, 'Job').map((object) => object.metadata.name).sort()).toEqual(['mongo-init-replica-set', 'seed-demo']);
+    expect(
+      all(dev, 'Service')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual([...serviceNames, 'jaeger', 'mongo', 'nats'].sort());
+    expect(
+      all(dev, 'StatefulSet')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual(['mongo', 'nats']);
+    expect(
+      all(dev, 'Job')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual(['mongo-init-replica-set', 'seed-demo']);
     for (const object of dev.objects) {
       if (object.kind !== 'Namespace') expect(object.metadata.namespace, `${object.kind} ${object.metadata.name}`).toBe('mtx-dev');
     }
@@ -227,10 +296,17 @@ describe('kustomize renders every overlay', () => {
 
   it('renders prod with the product only, in its namespace', () => {
     const prod = rendered.prod;
-    expect(all(prod, 'Deployment').map((object) => object.metadata.name).sort()).toEqual([...productNames].sort());
+    expect(
+      all(prod, 'Deployment')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual([...productNames].sort());
     expect(all(prod, 'StatefulSet')).toHaveLength(0);
     for (const name of [...simulatorNames, 'mongo', 'nats', 'jaeger', 'seed-demo']) {
-      expect(prod.objects.some((object) => object.metadata.name === name), name).toBe(false);
+      expect(
+        prod.objects.some((object) => object.metadata.name === name),
+        name,
+      ).toBe(false);
     }
     for (const object of prod.objects) {
       if (object.kind !== 'Namespace') expect(object.metadata.namespace, `${object.kind} ${object.metadata.name}`).toBe('mtx');
@@ -243,7 +319,9 @@ describe('kubeconform validates the rendered manifests against the Kubernetes sc
     for (const version of kubernetesSchemaSource.kubernetesVersions) {
       it(`accepts ${output} for Kubernetes ${version}`, async () => {
         const { exitCode, report } = await kubeconform(rendered[output].file, version);
-        const problems = report.resources.filter((resource) => resource.status !== 'statusValid').map((resource) => `${resource.kind} ${resource.name}: ${resource.msg}`);
+        const problems = report.resources
+          .filter((resource) => resource.status !== 'statusValid')
+          .map((resource) => `${resource.kind} ${resource.name}: ${resource.msg}`);
         expect(problems).toEqual([]);
         expect(exitCode).toBe(0);
         // Every object was checked against a schema: none skipped for want of one.
@@ -314,7 +392,9 @@ describe('every workload is hardened', () => {
   }
 
   it('dev: the namespace enforces the restricted Pod Security Standard the pods are written for', () => {
-    expect(find(rendered.dev, 'Namespace', 'mtx-dev').metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+    expect(find(rendered.dev, 'Namespace', 'mtx-dev').metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+    });
   });
 });
 
@@ -325,7 +405,8 @@ describe('services: probes, ports, configuration and secrets', () => {
         const name = deployment.metadata.name;
         const convention = services[name]!;
         const container = mainContainer(deployment);
-        const namedPort = (port: number | string) => (typeof port === 'number' ? port : container.ports?.find((candidate) => candidate.name === port)?.containerPort);
+        const namedPort = (port: number | string) =>
+          typeof port === 'number' ? port : container.ports?.find((candidate) => candidate.name === port)?.containerPort;
         for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) {
           expect(probe, name).toBeDefined();
           if (convention.probe.kind === 'grpc') {
@@ -339,7 +420,10 @@ describe('services: probes, ports, configuration and secrets', () => {
           expect(container.livenessProbe!.httpGet!.path, name).toBe(convention.probe.liveness);
           expect(container.readinessProbe!.httpGet!.path, name).toBe(convention.probe.readiness);
         }
-        expect(container.ports?.map((port) => port.containerPort), name).toContain(convention.port);
+        expect(
+          container.ports?.map((port) => port.containerPort),
+          name,
+        ).toContain(convention.port);
         expect(envValue(container, convention.portVariable)?.value, name).toBe(String(convention.port));
         expect(envValue(container, 'OTEL_SERVICE_NAME')?.value, name).toBe(name);
       }
@@ -350,10 +434,13 @@ describe('services: probes, ports, configuration and secrets', () => {
         const name = deployment.metadata.name;
         const service = find(rendered[output], 'Service', name);
         const podLabels = deployment.spec.template.metadata.labels as Record<string, string>;
-        for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>)) expect(podLabels[key], `${name} selector ${key}`).toBe(value);
+        for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>))
+          expect(podLabels[key], `${name} selector ${key}`).toBe(value);
         const containerPorts = mainContainer(deployment).ports ?? [];
         for (const port of service.spec.ports as { port: number; targetPort: string | number }[]) {
-          const target = containerPorts.find((candidate) => candidate.name === port.targetPort || candidate.containerPort === port.targetPort);
+          const target = containerPorts.find(
+            (candidate) => candidate.name === port.targetPort || candidate.containerPort === port.targetPort,
+          );
           expect(target, `${name} targetPort ${port.targetPort}`).toBeDefined();
           expect(port.port, name).toBe(target!.containerPort);
         }
@@ -366,12 +453,31 @@ describe('services: probes, ports, configuration and secrets', () => {
       const configMap = configMaps[0]!;
       // In a pod the services must listen on its address; the gateway alone defaults to loopback.
       expect(configMap.data).toMatchObject({ HOST: '0.0.0.0', GRPC_HOST: '0.0.0.0' });
-      for (const key of ['MONGODB_URL', 'MONGODB_DATABASE_PREFIX', 'NATS_URL', 'WALLET_GRPC_URL', 'PAYMENTS_GRPC_URL', 'BILLING_GRPC_URL', 'EXECUTION_GRPC_URL', 'BROKER_SIM_GRPC_URL', 'CRYPTO_SANDBOX_URL', 'GATEWAY_URL', 'RATE_LIMIT_EXECUTION_PER_MINUTE', 'RATE_LIMIT_OTHER_PER_MINUTE', 'EXECUTION_DEADLINE_MS', 'BROKER_SIM_LATENCY_MS', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+      for (const key of [
+        'MONGODB_URL',
+        'MONGODB_DATABASE_PREFIX',
+        'NATS_URL',
+        'WALLET_GRPC_URL',
+        'PAYMENTS_GRPC_URL',
+        'BILLING_GRPC_URL',
+        'EXECUTION_GRPC_URL',
+        'BROKER_SIM_GRPC_URL',
+        'CRYPTO_SANDBOX_URL',
+        'GATEWAY_URL',
+        'RATE_LIMIT_EXECUTION_PER_MINUTE',
+        'RATE_LIMIT_OTHER_PER_MINUTE',
+        'EXECUTION_DEADLINE_MS',
+        'BROKER_SIM_LATENCY_MS',
+        'LOG_LEVEL',
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+      ]) {
         expect(configMap.data?.[key], key).toBeTruthy();
       }
       for (const key of secretKeys) expect(configMap.data?.[key], key).toBeUndefined();
       const secretName = output === 'dev' ? all(rendered.dev, 'Secret')[0]!.metadata.name : 'mtx-secrets';
-      for (const workload of rendered[output].objects.filter((object) => workloadKinds.includes(object.kind) && object.metadata.name in services)) {
+      for (const workload of rendered[output].objects.filter(
+        (object) => workloadKinds.includes(object.kind) && object.metadata.name in services,
+      )) {
         const name = workload.metadata.name;
         const container = mainContainer(workload);
         expect(container.envFrom, name).toEqual([{ configMapRef: { name: configMap.metadata.name } }]);
@@ -416,8 +522,9 @@ function convention(name: string): ServiceConvention {
 }
 
 describe('the prod overlay', () => {
-  it('keeps the connectors\' claims on all three NATS nodes, and the dev overlay on its single one', () => {
-    const setting = (overlay: typeof rendered.prod) => all(overlay, 'ConfigMap').find((map) => map.metadata.name.startsWith('mtx-config'))?.data?.CONNECTOR_CLAIMS_REPLICAS;
+  it("keeps the connectors' claims on all three NATS nodes, and the dev overlay on its single one", () => {
+    const setting = (overlay: typeof rendered.prod) =>
+      all(overlay, 'ConfigMap').find((map) => map.metadata.name.startsWith('mtx-config'))?.data?.CONNECTOR_CLAIMS_REPLICAS;
     expect(setting(rendered.prod)).toBe('3');
     expect(setting(rendered.dev) ?? '1').toBe('1');
   });
@@ -434,7 +541,10 @@ describe('the prod overlay', () => {
   it('spreads every service over zones and nodes', () => {
     for (const deployment of all(rendered.prod, 'Deployment')) {
       const constraints = podSpec(deployment).topologySpreadConstraints ?? [];
-      expect(constraints.map((constraint) => constraint.topologyKey).sort(), deployment.metadata.name).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+      expect(constraints.map((constraint) => constraint.topologyKey).sort(), deployment.metadata.name).toEqual([
+        'kubernetes.io/hostname',
+        'topology.kubernetes.io/zone',
+      ]);
       for (const constraint of constraints) expect(constraint.matchLabelKeys).toContain('app.kubernetes.io/name');
     }
   });
@@ -448,7 +558,10 @@ describe('the prod overlay', () => {
     expect(secrets).toHaveLength(0);
     for (const deployment of all(rendered.prod, 'Deployment')) {
       // The operator-generated connection string (it carries the password) overrides the ConfigMap's URL.
-      expect(envValue(mainContainer(deployment), 'MONGODB_URL')?.valueFrom?.secretKeyRef, deployment.metadata.name).toEqual({ name: 'mtx-mongodb-admin-mtx-app', key: 'connectionString.standard' });
+      expect(envValue(mainContainer(deployment), 'MONGODB_URL')?.valueFrom?.secretKeyRef, deployment.metadata.name).toEqual({
+        name: 'mtx-mongodb-admin-mtx-app',
+        key: 'connectionString.standard',
+      });
     }
     expect(rendered.prod.text).not.toContain('local-only');
   });
@@ -467,13 +580,21 @@ describe('the prod overlay', () => {
     const dns = policies.find((policy) => policy.metadata.name === 'mtx-allow-dns')!;
     expect(dns.spec.egress[0].ports).toEqual(expect.arrayContaining([{ protocol: 'UDP', port: 53 }]));
     const callersOf = (service: string): string[] => {
-      const policy = policies.find((candidate) => candidate.spec.podSelector?.matchLabels?.['app.kubernetes.io/name'] === service && candidate.spec.policyTypes.includes('Ingress'));
+      const policy = policies.find(
+        (candidate) =>
+          candidate.spec.podSelector?.matchLabels?.['app.kubernetes.io/name'] === service && candidate.spec.policyTypes.includes('Ingress'),
+      );
       if (!policy) return [];
-      const peers = policy.spec.ingress.flatMap((rule: { from?: { podSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { values: string[] }[] } }[] }) => rule.from ?? []);
-      return peers.flatMap((peer: { podSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { values: string[] }[] } }) => [
-        ...Object.values(peer.podSelector?.matchLabels ?? {}),
-        ...(peer.podSelector?.matchExpressions ?? []).flatMap((expression) => expression.values),
-      ]);
+      const peers = policy.spec.ingress.flatMap(
+        (rule: { from?: { podSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { values: string[] }[] } }[] }) =>
+          rule.from ?? [],
+      );
+      return peers.flatMap(
+        (peer: { podSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { values: string[] }[] } }) => [
+          ...Object.values(peer.podSelector?.matchLabels ?? {}),
+          ...(peer.podSelector?.matchExpressions ?? []).flatMap((expression) => expression.values),
+        ],
+      );
     };
     // The gRPC clients each service's configuration declares (its *_GRPC_URL settings).
     expect(callersOf('wallet').sort()).toEqual(['billing', 'gateway', 'payments']);
@@ -481,11 +602,13 @@ describe('the prod overlay', () => {
     expect(callersOf('execution').sort()).toEqual(['billing', 'gateway']);
     expect(callersOf('payments')).toEqual(['gateway']);
     // Every gRPC backend has an ingress policy; without one, the default deny would cut it off entirely.
-    for (const name of productNames.filter((candidate) => services[candidate]!.probe.kind === 'grpc')) expect(callersOf(name), name).toContain('gateway');
+    for (const name of productNames.filter((candidate) => services[candidate]!.probe.kind === 'grpc'))
+      expect(callersOf(name), name).toContain('gateway');
   });
 
   it('expects exactly the MongoDB, NATS and secrets that deploy/k8s/dependencies provides', () => {
-    const dependencies = (file: string) => parseManifests(fs.readFileSync(path.join(repositoryRoot, 'deploy/k8s/dependencies', file), 'utf8'));
+    const dependencies = (file: string) =>
+      parseManifests(fs.readFileSync(path.join(repositoryRoot, 'deploy/k8s/dependencies', file), 'utf8'));
     const [mongodb] = dependencies('mongodb-community.yaml');
     expect(mongodb!.kind).toBe('MongoDBCommunity');
     expect(mongodb!.spec.version).toMatch(/^7\./);
@@ -494,13 +617,25 @@ describe('the prod overlay', () => {
     // The operator names the connection-string Secret "<resource>-<auth db>-<user>".
     const connectionSecret = `${mongodb!.metadata.name}-${user.db}-${user.name}`;
     for (const deployment of all(rendered.prod, 'Deployment')) {
-      expect(envValue(mainContainer(deployment), 'MONGODB_URL')?.valueFrom?.secretKeyRef?.name, deployment.metadata.name).toBe(connectionSecret);
+      expect(envValue(mainContainer(deployment), 'MONGODB_URL')?.valueFrom?.secretKeyRef?.name, deployment.metadata.name).toBe(
+        connectionSecret,
+      );
     }
     const policies = all(rendered.prod, 'NetworkPolicy');
-    const mongoPeers = policies.flatMap((policy) => (policy.spec.egress ?? []).flatMap((rule: { to?: { podSelector?: { matchLabels?: Record<string, string> } }[] }) => rule.to ?? []));
-    expect(mongoPeers.some((peer: { podSelector?: { matchLabels?: Record<string, string> } }) => peer.podSelector?.matchLabels?.app === `${mongodb!.metadata.name}-svc`)).toBe(true);
+    const mongoPeers = policies.flatMap((policy) =>
+      (policy.spec.egress ?? []).flatMap((rule: { to?: { podSelector?: { matchLabels?: Record<string, string> } }[] }) => rule.to ?? []),
+    );
+    expect(
+      mongoPeers.some(
+        (peer: { podSelector?: { matchLabels?: Record<string, string> } }) =>
+          peer.podSelector?.matchLabels?.app === `${mongodb!.metadata.name}-svc`,
+      ),
+    ).toBe(true);
 
-    const nats = YAML.parse(fs.readFileSync(path.join(repositoryRoot, 'deploy/k8s/dependencies/nats-values.yaml'), 'utf8')) as { config: { cluster: { enabled: boolean; replicas: number }; jetstream: { enabled: boolean } }; container: { image: { tag: string } } };
+    const nats = YAML.parse(fs.readFileSync(path.join(repositoryRoot, 'deploy/k8s/dependencies/nats-values.yaml'), 'utf8')) as {
+      config: { cluster: { enabled: boolean; replicas: number }; jetstream: { enabled: boolean } };
+      container: { image: { tag: string } };
+    };
     expect(nats.config.cluster).toEqual({ enabled: true, replicas: 3 });
     expect(nats.config.jetstream.enabled).toBe(true);
     expect(nats.container.image.tag).toMatch(/^2\.10/);
@@ -509,14 +644,21 @@ describe('the prod overlay', () => {
 
     const externalSecrets = dependencies('external-secrets.yaml');
     expect(externalSecrets.every((object) => object.kind === 'ExternalSecret' && !object.data && !object.stringData)).toBe(true);
-    const byTarget = new Map(externalSecrets.map((object) => [object.spec.target.name as string, (object.spec.data as { secretKey: string }[]).map((entry) => entry.secretKey).sort()]));
+    const byTarget = new Map(
+      externalSecrets.map((object) => [
+        object.spec.target.name as string,
+        (object.spec.data as { secretKey: string }[]).map((entry) => entry.secretKey).sort(),
+      ]),
+    );
     expect(byTarget.get('mtx-secrets')).toEqual([...secretKeys].sort());
     expect(byTarget.get(user.passwordSecretRef.name)).toEqual(['password']);
   });
 
   it('points the images at a registry, with a version tag', () => {
     for (const deployment of all(rendered.prod, 'Deployment')) {
-      expect(mainContainer(deployment).image, deployment.metadata.name).toMatch(new RegExp(`^[a-z0-9.-]+\\.[a-z]+/mtx/${deployment.metadata.name}:[0-9]`));
+      expect(mainContainer(deployment).image, deployment.metadata.name).toMatch(
+        new RegExp(`^[a-z0-9.-]+\\.[a-z]+/mtx/${deployment.metadata.name}:[0-9]`),
+      );
     }
   });
 });
@@ -594,7 +736,9 @@ interface ComposeProject {
 }
 
 async function composeInspect(profiles: string): Promise<ComposeProject> {
-  const { stdout } = await run(tools.composeInspector, ['-file', path.join(repositoryRoot, 'docker-compose.yml'), '-profiles', profiles], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(tools.composeInspector, ['-file', path.join(repositoryRoot, 'docker-compose.yml'), '-profiles', profiles], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout) as ComposeProject;
 }
 
@@ -632,7 +776,9 @@ describe('docker-compose.yml', () => {
     const withSimulators = await composeInspect('sim');
     expect(Object.keys(withSimulators.services).sort()).toEqual([...serviceNames, 'seed', 'mongo', 'nats', 'jaeger'].sort());
     const everything = await composeInspect('sim,nats-cluster');
-    expect(Object.keys(everything.services).sort()).toEqual([...serviceNames, 'seed', 'mongo', 'nats', 'nats-1', 'nats-2', 'nats-3', 'jaeger'].sort());
+    expect(Object.keys(everything.services).sort()).toEqual(
+      [...serviceNames, 'seed', 'mongo', 'nats', 'nats-1', 'nats-2', 'nats-3', 'jaeger'].sort(),
+    );
     for (const [name, service] of Object.entries(everything.services)) {
       if (simulatorNames.includes(name) || name === 'seed') expect(service.profiles, name).toEqual(['sim']);
       else if (name.startsWith('nats-')) expect(service.profiles, name).toEqual(['nats-cluster']);
@@ -640,14 +786,18 @@ describe('docker-compose.yml', () => {
     }
     // Where a Docker CLI with the compose plugin is installed, it must agree (it uses compose-go too).
     if (await dockerComposeAvailable()) {
-      await run('docker', ['compose', '-f', composeFile, '--profile', 'sim', '--profile', 'nats-cluster', 'config', '-q'], { cwd: repositoryRoot });
+      await run('docker', ['compose', '-f', composeFile, '--profile', 'sim', '--profile', 'nats-cluster', 'config', '-q'], {
+        cwd: repositoryRoot,
+      });
     }
   });
 
   it('fails to load when a dependency is missing (compose-go checks consistency, not only the schema)', async () => {
     const broken = path.join(workDirectory, 'broken-compose.yml');
     fs.writeFileSync(broken, 'services:\n  wallet:\n    image: x\n    depends_on:\n      mongo: {condition: service_healthy}\n');
-    await expect(run(tools.composeInspector, ['-file', broken])).rejects.toMatchObject({ stderr: expect.stringContaining('depends on undefined service "mongo"') });
+    await expect(run(tools.composeInspector, ['-file', broken])).rejects.toMatchObject({
+      stderr: expect.stringContaining('depends on undefined service "mongo"'),
+    });
   });
 
   it('builds every service from the one Dockerfile, hardened, limited, health-checked, waiting on healthy dependencies', async () => {
@@ -655,11 +805,18 @@ describe('docker-compose.yml', () => {
     for (const name of serviceNames) {
       const service = project.services[name]!;
       const convention = services[name]!;
-      expect(service.build, name).toMatchObject({ context: repositoryRoot, dockerfile: 'deploy/docker/Dockerfile', args: { SERVICE: name } });
+      expect(service.build, name).toMatchObject({
+        context: repositoryRoot,
+        dockerfile: 'deploy/docker/Dockerfile',
+        args: { SERVICE: name },
+      });
       expect(service.image, name).toMatch(new RegExp(`^mtx/${name}:`));
       expect(service.read_only, name).toBe(true);
       expect(service.user, name).toBe('10001');
-      expect(service.tmpfs?.some((mount) => mount.startsWith('/tmp')), name).toBe(true);
+      expect(
+        service.tmpfs?.some((mount) => mount.startsWith('/tmp')),
+        name,
+      ).toBe(true);
       expect(service.cap_drop, name).toEqual(['ALL']);
       expect(service.stop_signal, name).toBe('SIGTERM');
       expect(service.mem_limit ?? service.deploy?.resources?.limits?.memory, name).toBeTruthy();
@@ -668,12 +825,24 @@ describe('docker-compose.yml', () => {
       expect(service.environment?.[convention.portVariable], name).toBe(String(convention.port));
       expect(service.environment?.MONGODB_URL, name).toBe('mongodb://mongo:27017/?replicaSet=rs0');
       expect(service.environment, name).toMatchObject({ HOST: '0.0.0.0', GRPC_HOST: '0.0.0.0' });
-      for (const key of ['NATS_URL', 'WALLET_GRPC_URL', 'PAYMENTS_GRPC_URL', 'BILLING_GRPC_URL', 'EXECUTION_GRPC_URL', 'BROKER_SIM_GRPC_URL', 'CRYPTO_SANDBOX_URL', 'GATEWAY_URL']) {
+      for (const key of [
+        'NATS_URL',
+        'WALLET_GRPC_URL',
+        'PAYMENTS_GRPC_URL',
+        'BILLING_GRPC_URL',
+        'EXECUTION_GRPC_URL',
+        'BROKER_SIM_GRPC_URL',
+        'CRYPTO_SANDBOX_URL',
+        'GATEWAY_URL',
+      ]) {
         expect(service.environment?.[key], `${name} ${key}`).toBeTruthy();
       }
       for (const key of convention.secrets) expect(service.environment?.[key], `${name} ${key}`).toBeTruthy();
       // The health check is the shipped script against the service's own port and protocol.
-      const target = convention.probe.kind === 'grpc' ? `grpc://127.0.0.1:${convention.port}` : `http://127.0.0.1:${convention.port}${convention.probe.readiness}`;
+      const target =
+        convention.probe.kind === 'grpc'
+          ? `grpc://127.0.0.1:${convention.port}`
+          : `http://127.0.0.1:${convention.port}${convention.probe.readiness}`;
       expect(service.healthcheck?.test, name).toEqual(['CMD', 'node', '/app/deploy/docker/healthcheck.mjs', target]);
       const dependencies = Object.entries(service.depends_on ?? {});
       expect(service.depends_on?.mongo, name).toEqual({ condition: 'service_healthy', required: true });
@@ -763,6 +932,7 @@ function dockerIgnored(patterns: string[], file: string): boolean {
         .replace(/\*\*\/?/g, '\u0000')
         .replace(/\*/g, '[^/]*')
         .replace(/\?/g, '[^/]')
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the placeholder set two lines above.
         .replace(/\u0000/g, '(.*/)?')
         .replace(/\(\.\*\/\)\?$/, '.*')}$`,
     );
@@ -783,7 +953,8 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     if (!found) throw new Error(`no stage ${name}`);
     return found;
   };
-  const commands = (stageName: string, instruction: string) => stage(stageName).commands.filter((command) => command.instruction === instruction);
+  const commands = (stageName: string, instruction: string) =>
+    stage(stageName).commands.filter((command) => command.instruction === instruction);
 
   beforeAll(async () => {
     dockerfile = await inspectDockerfile([], []);
@@ -824,15 +995,30 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     expect(prune).toContain('npm pkg set "dependencies.tsx=${TSX_VERSION}"');
     expect(prune).toContain('npm prune --omit=dev');
     // tsx must be a root devDependency for that step to mean anything.
-    const manifest = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
     expect(manifest.devDependencies.tsx).toBeDefined();
     expect(commands('runtime-base', 'COPY').find((copy) => copy.from === 'production-dependencies')?.sources).toEqual(['/app']);
   });
 
   it('runs as uid 10001 with a read-only-friendly environment, SIGTERM and an exec-form command', () => {
-    const environment = Object.assign({}, ...commands('runtime-base', 'ENV').map((command) => command.environment)) as Record<string, string>;
-    expect(environment).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', GRPC_HOST: '0.0.0.0', HOME: '/tmp', TMPDIR: '/tmp', TSX_TSCONFIG_PATH: '/app/tsconfig.json', OTEL_SERVICE_NAME: '${SERVICE}' });
-    expect(commands('runtime-base', 'RUN').some((command) => command.commandLine!.join(' ').includes('useradd --uid 10001 --gid 10001'))).toBe(true);
+    const environment = Object.assign({}, ...commands('runtime-base', 'ENV').map((command) => command.environment)) as Record<
+      string,
+      string
+    >;
+    expect(environment).toMatchObject({
+      NODE_ENV: 'production',
+      HOST: '0.0.0.0',
+      GRPC_HOST: '0.0.0.0',
+      HOME: '/tmp',
+      TMPDIR: '/tmp',
+      TSX_TSCONFIG_PATH: '/app/tsconfig.json',
+      OTEL_SERVICE_NAME: '${SERVICE}',
+    });
+    expect(
+      commands('runtime-base', 'RUN').some((command) => command.commandLine!.join(' ').includes('useradd --uid 10001 --gid 10001')),
+    ).toBe(true);
     expect(commands('runtime-base', 'STOPSIGNAL').map((command) => command.signal)).toEqual(['SIGTERM']);
     expect(commands('runtime-base', 'WORKDIR').at(-1)!.path).toBe('/app/services/${SERVICE}');
     expect(commands('runtime', 'USER').at(-1)!.user).toBe('10001:10001');
@@ -840,7 +1026,9 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     expect(command.shellForm).toBe(false);
     // From /app/services/<name>: the service's bundle, compiled in the build stage; no transpiler at run time.
     expect(command.commandLine).toEqual(['node', 'dist/main.js']);
-    expect(commands('build', 'RUN').some((run) => run.commandLine!.join(' ').includes('services/shared/scripts/build.ts "${SERVICE}"'))).toBe(true);
+    expect(
+      commands('build', 'RUN').some((run) => run.commandLine!.join(' ').includes('services/shared/scripts/build.ts "${SERVICE}"')),
+    ).toBe(true);
     expect(commands('runtime-base', 'COPY').some((copy) => JSON.stringify(copy).includes('/app/services/${SERVICE}/dist'))).toBe(true);
     const development = commands('development', 'CMD').at(-1)!;
     expect(development.shellForm).toBe(false);
@@ -851,10 +1039,21 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
   it('has a stage per service that exposes its port and health-checks it like compose does', () => {
     for (const [name, convention] of Object.entries(services)) {
       expect(stage(`service-${name}`).base, name).toBe('runtime-base');
-      expect(commands(`service-${name}`, 'EXPOSE').flatMap((command) => command.ports), name).toContain(String(convention.port));
+      expect(
+        commands(`service-${name}`, 'EXPOSE').flatMap((command) => command.ports),
+        name,
+      ).toContain(String(convention.port));
       expect(commands(`service-${name}`, 'ENV')[0]!.environment![convention.portVariable], name).toBe(String(convention.port));
-      const target = convention.probe.kind === 'grpc' ? `grpc://127.0.0.1:${convention.port}` : `http://127.0.0.1:${convention.port}${convention.probe.readiness}`;
-      expect(commands(`service-${name}`, 'HEALTHCHECK')[0]!.test, name).toEqual(['CMD', 'node', '/app/deploy/docker/healthcheck.mjs', target]);
+      const target =
+        convention.probe.kind === 'grpc'
+          ? `grpc://127.0.0.1:${convention.port}`
+          : `http://127.0.0.1:${convention.port}${convention.probe.readiness}`;
+      expect(commands(`service-${name}`, 'HEALTHCHECK')[0]!.test, name).toEqual([
+        'CMD',
+        'node',
+        '/app/deploy/docker/healthcheck.mjs',
+        target,
+      ]);
     }
   });
 
@@ -864,10 +1063,31 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
-    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'proto/grpc/health/v1/health.proto', 'services/shared/package.json', 'services/gateway/src/main.ts', 'services/shared/scripts/seed-demo.ts', 'deploy/docker/healthcheck.mjs']) {
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'proto/grpc/health/v1/health.proto',
+      'services/shared/package.json',
+      'services/gateway/src/main.ts',
+      'services/shared/scripts/seed-demo.ts',
+      'deploy/docker/healthcheck.mjs',
+    ]) {
       expect(dockerIgnored(patterns, needed), needed).toBe(false);
     }
-    for (const excluded of ['node_modules/tsx/package.json', 'services/gateway/node_modules/x/index.js', 'services/wallet/test/wallet.test.ts', '.cache/tools/kustomize', '.data/dev.json', 'test/deploy/deploy.test.ts', 'deploy/k8s/overlays/dev/secrets.env', '.env', 'services/gateway/.env.local', 'README.md', '.git/HEAD']) {
+    for (const excluded of [
+      'node_modules/tsx/package.json',
+      'services/gateway/node_modules/x/index.js',
+      'services/wallet/test/wallet.test.ts',
+      '.cache/tools/kustomize',
+      '.data/dev.json',
+      'test/deploy/deploy.test.ts',
+      'deploy/k8s/overlays/dev/secrets.env',
+      '.env',
+      'services/gateway/.env.local',
+      'README.md',
+      '.git/HEAD',
+    ]) {
       expect(dockerIgnored(patterns, excluded), excluded).toBe(true);
     }
     // Every COPY from the build context names something that exists and reaches the builder: a file itself,
@@ -878,7 +1098,9 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
         if (entry.name === 'node_modules') return [];
         return entry.isDirectory() ? filesUnder(relative) : [relative];
       });
-    const contextCopies = dockerfile.stages.flatMap((candidate) => candidate.commands).filter((command) => command.instruction === 'COPY' && !command.from);
+    const contextCopies = dockerfile.stages
+      .flatMap((candidate) => candidate.commands)
+      .filter((command) => command.instruction === 'COPY' && !command.from);
     expect(contextCopies.length).toBeGreaterThan(0);
     for (const source of contextCopies.flatMap((command) => command.sources ?? [])) {
       if (source.includes('*')) continue;
@@ -888,7 +1110,9 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
         expect(dockerIgnored(patterns, source), source).toBe(false);
         continue;
       }
-      const shipped = filesUnder(source).filter((file) => /\/src\/|\.proto$|\/package\.json$/.test(file) && !/^services\/[^/]+\/test\//.test(file));
+      const shipped = filesUnder(source).filter(
+        (file) => /\/src\/|\.proto$|\/package\.json$/.test(file) && !/^services\/[^/]+\/test\//.test(file),
+      );
       expect(shipped.length, source).toBeGreaterThan(0);
       for (const file of shipped) expect(dockerIgnored(patterns, file), file).toBe(false);
     }
@@ -900,7 +1124,10 @@ describe('the container health check (deploy/docker/healthcheck.mjs)', () => {
 
   async function check(target: string): Promise<{ exitCode: number; output: string }> {
     try {
-      const { stdout, stderr } = await run(process.execPath, [script, target], { timeout: 20_000, env: { ...process.env, HEALTHCHECK_TIMEOUT_MS: '2000' } });
+      const { stdout, stderr } = await run(process.execPath, [script, target], {
+        timeout: 20_000,
+        env: { ...process.env, HEALTHCHECK_TIMEOUT_MS: '2000' },
+      });
       return { exitCode: 0, output: stdout + stderr };
     } catch (error) {
       const failure = error as { code?: number; stdout?: string; stderr?: string };
@@ -912,7 +1139,9 @@ describe('the container health check (deploy/docker/healthcheck.mjs)', () => {
     const server = new grpc.Server();
     const health = new HealthImplementation({ '': 'SERVING', 'mtx.wallet.v1.Wallet': 'SERVING' });
     health.addToServer(server);
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    );
     try {
       expect(await check(`grpc://127.0.0.1:${port}`)).toMatchObject({ exitCode: 0 });
       expect(await check(`grpc://127.0.0.1:${port}/mtx.wallet.v1.Wallet`)).toMatchObject({ exitCode: 0 });
@@ -973,7 +1202,11 @@ describe('Tiltfile', () => {
     }
     const renderedDev = path.join(folder, 'dev.json');
     fs.writeFileSync(renderedDev, JSON.stringify(rendered.dev.objects));
-    const { stdout } = await run(tools.tiltfileInspector, ['-tiltfile', path.join(folder, 'Tiltfile'), '-kustomize', `${devPath}=${renderedDev}`], { maxBuffer: 32 * 1024 * 1024 });
+    const { stdout } = await run(
+      tools.tiltfileInspector,
+      ['-tiltfile', path.join(folder, 'Tiltfile'), '-kustomize', `${devPath}=${renderedDev}`],
+      { maxBuffer: 32 * 1024 * 1024 },
+    );
     return JSON.parse(stdout) as TiltReport;
   }
 
@@ -990,7 +1223,12 @@ describe('Tiltfile', () => {
       expect(dockerfileStages, name).toContain(build.kwargs.target);
       const steps = build.kwargs.live_update as TiltCall[];
       const syncs = steps.filter((step) => step.function === 'sync').map((step) => step.args);
-      expect(syncs, name).toEqual(expect.arrayContaining([['services', '/app/services'], ['proto', '/app/proto']]));
+      expect(syncs, name).toEqual(
+        expect.arrayContaining([
+          ['services', '/app/services'],
+          ['proto', '/app/proto'],
+        ]),
+      );
       const fallBack = steps.find((step) => step.function === 'fall_back_on')!;
       expect(fallBack.args[0], name).toEqual(expect.arrayContaining(['package.json', 'package-lock.json']));
       // Live-update steps must come in Tilt's order: fall_back_on first, then syncs, then runs.
@@ -1006,7 +1244,9 @@ describe('Tiltfile', () => {
     const objects = (deployed[0]!.args[0] as { objects: KubernetesObject[] }).objects;
     expect(objects).toHaveLength(rendered.dev.objects.length);
     // Each image Tilt builds is referenced by the manifests, so Tilt substitutes it.
-    const images = objects.filter((object) => workloadKinds.includes(object.kind)).flatMap((object) => podSpec(object).containers.map((container) => container.image.split(':')[0]));
+    const images = objects
+      .filter((object) => workloadKinds.includes(object.kind))
+      .flatMap((object) => podSpec(object).containers.map((container) => container.image.split(':')[0]));
     for (const name of serviceNames) expect(images, name).toContain(`mtx/${name}`);
     // Apart from readOnlyRootFilesystem on the containers Tilt syncs into, the objects are the overlay's own.
     const restored = structuredClone(objects);
@@ -1030,9 +1270,13 @@ describe('Tiltfile', () => {
     for (const name of productNames) expect(resources.get(name)?.labels, name).toEqual(['product']);
     for (const name of ['mongo', 'mongo-init-replica-set', 'nats', 'jaeger']) expect(resources.get(name)?.labels, name).toEqual(['infra']);
     // Tilt refuses a resource or dependency that names no workload.
-    const workloads = new Set(rendered.dev.objects.filter((object) => workloadKinds.includes(object.kind)).map((object) => object.metadata.name));
+    const workloads = new Set(
+      rendered.dev.objects.filter((object) => workloadKinds.includes(object.kind)).map((object) => object.metadata.name),
+    );
     expect([...resources.keys()].sort()).toEqual([...workloads].sort());
-    for (const [name, kwargs] of resources) for (const dependency of (kwargs.resource_deps as string[] | undefined) ?? []) expect(workloads.has(dependency), `${name} → ${dependency}`).toBe(true);
+    for (const [name, kwargs] of resources)
+      for (const dependency of (kwargs.resource_deps as string[] | undefined) ?? [])
+        expect(workloads.has(dependency), `${name} → ${dependency}`).toBe(true);
   });
 
   it('creates the dev secrets file from the example on a fresh clone, and leaves an existing one alone', async () => {
@@ -1044,7 +1288,9 @@ describe('Tiltfile', () => {
 
   it('is rejected when it calls something that is not a Tilt built-in (names are really resolved)', async () => {
     const misspelt = fs.readFileSync(path.join(repositoryRoot, 'Tiltfile'), 'utf8').replace('k8s_yaml(', 'k8s_yml(');
-    await expect(inspect({ withSecrets: true, tiltfile: misspelt })).rejects.toMatchObject({ stderr: expect.stringContaining('undefined: k8s_yml') });
+    await expect(inspect({ withSecrets: true, tiltfile: misspelt })).rejects.toMatchObject({
+      stderr: expect.stringContaining('undefined: k8s_yml'),
+    });
   });
 });
 
@@ -1060,13 +1306,18 @@ describe('package-lock.json, as `npm ci` reads it', () => {
         fs.mkdirSync(path.join(copy, 'services', folder), { recursive: true });
         fs.copyFileSync(manifest, path.join(copy, 'services', folder, 'package.json'));
       }
-      const result = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: copy, timeout: 120_000 }).then(
+      const result = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], {
+        cwd: copy,
+        timeout: 120_000,
+      }).then(
         ({ stdout }) => ({ ok: true, output: stdout }),
         (error: { stderr?: string; message: string }) => ({ ok: false, output: error.stderr ?? error.message }),
       );
       expect(result.ok, result.output.slice(-2_000)).toBe(true);
       // Every platform's build of the native optional packages is locked, not only this machine's.
-      const lock = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+      const lock = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, unknown>;
+      };
       expect(Object.keys(lock.packages).filter((name) => name.startsWith('node_modules/@rollup/rollup-')).length).toBeGreaterThan(5);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import { plain, startExecutionStack, type ExecutionStack } from '../../services/
  */
 let backends: BillingHarness;
 let stack: ExecutionStack;
-const clients: UnaryClient[] = [];
+const clients: UnaryClient<any>[] = [];
 let executionPort: ExecutionPort | undefined;
 const customer = customerIdFor('billexec');
 let loginSequence = 71_000;
@@ -22,18 +22,23 @@ let loginSequence = 71_000;
 // Billing reaches execution through whatever port is plugged in at the moment, so the test can take it away.
 const switchablePort: ExecutionPort = {
   setAccountBillingStatus: (customerId, accountId, status) =>
-    executionPort ? executionPort.setAccountBillingStatus(customerId, accountId, status) : Promise.reject(new AppError('unavailable', 'execution is not reachable')),
+    executionPort
+      ? executionPort.setAccountBillingStatus(customerId, accountId, status)
+      : Promise.reject(new AppError('unavailable', 'execution is not reachable')),
 };
 
 function portTo(address: string): ExecutionPort {
-  const client = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', address, 2_000);
+  const client = createUnaryClient<any>('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', address, 2_000);
   clients.push(client);
   return executionPortFromClient(client, 2_000);
 }
 
 beforeAll(async () => {
   backends = await startBillingHarness({ execution: switchablePort, start: '2027-06-01T10:00:00Z', env: { FAILURE_BACKOFF_MS: '60000' } });
-  stack = await startExecutionStack({ label: 'billexec', executionEnv: { SEATS_REQUIRED: 'true', BILLING_GRPC_URL: backends.billing.address } });
+  stack = await startExecutionStack({
+    label: 'billexec',
+    executionEnv: { SEATS_REQUIRED: 'true', BILLING_GRPC_URL: backends.billing.address },
+  });
   executionPort = portTo(stack.executionAddress);
   await stack.control('/control/prices', 'POST', { frozen_all: true });
   await stack.control('/control/prices', 'POST', { symbol: 'EURUSD', bid: 1.1, frozen: true });
@@ -47,13 +52,26 @@ afterAll(async () => {
 
 const tick = () => backends.billing.client.call('RunSchedulerTick', { respect_lease: true });
 const subscription = () => backends.billing.client.call('GetSubscription', { customer_id: customer });
-const accountStatus = async (accountId: string) => (await stack.client.call('GetAccount', { customer_id: customer, account_id: accountId })).status as string;
+const accountStatus = async (accountId: string) =>
+  (await stack.client.call('GetAccount', { customer_id: customer, account_id: accountId })).status as string;
 const received = async () => (await stack.control('/control/stats')).body.trade_requests_received as number;
 const buy = (accountId: string) =>
-  stack.client.call('PlaceOrders', { customer_id: customer, orders: [{ account_id: accountId, fields: { symbol: 'EURUSD', operation: 'buy', volume: 0.1 } }] }).then(plain);
+  stack.client
+    .call('PlaceOrders', {
+      customer_id: customer,
+      orders: [{ account_id: accountId, fields: { symbol: 'EURUSD', operation: 'buy', volume: 0.1 } }],
+    })
+    .then(plain);
 const connect = () => {
   const login = String(++loginSequence);
-  return stack.client.call('CreateAccount', { customer_id: customer, platform: 'mt5', server: 'AlphaFX-Live', login, password: `pw-${login}`, label: `Alpha ${login}` });
+  return stack.client.call('CreateAccount', {
+    customer_id: customer,
+    platform: 'mt5',
+    server: 'AlphaFX-Live',
+    login,
+    password: `pw-${login}`,
+    label: `Alpha ${login}`,
+  });
 };
 
 describe('seats of connected accounts, with the real execution service', () => {

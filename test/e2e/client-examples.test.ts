@@ -31,7 +31,12 @@ beforeAll(async () => {
   const store = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
   await ensureGatewayIndexes(store);
   const created = await createCustomerWithKeys(store, 'Client examples');
-  const execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', stack.env.EXECUTION_GRPC_URL!, 15_000);
+  const execution = createUnaryClient<any>(
+    'execution/v1/execution.proto',
+    'mtx.execution.v1.ExecutionService',
+    stack.env.EXECUTION_GRPC_URL!,
+    15_000,
+  );
   try {
     const accounts = await connectDemoAccounts(execution, created.customer_id, [
       { platform: 'mt4', count: 2 },
@@ -58,7 +63,12 @@ afterAll(async () => {
   await stack?.stop();
   if (mongo) {
     const { databases } = await mongo.db().admin().listDatabases();
-    for (const database of databases) if (database.name.startsWith(prefix)) await mongo.db(database.name).dropDatabase().catch(() => undefined);
+    for (const database of databases)
+      if (database.name.startsWith(prefix))
+        await mongo
+          .db(database.name)
+          .dropDatabase()
+          .catch(() => undefined);
     await mongo.close();
   }
 });
@@ -67,7 +77,11 @@ const tsx = path.join(repositoryRoot, 'node_modules', '.bin', 'tsx');
 
 function run(script: string, args: string[] = [], timeoutMs = 90_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [path.join(repositoryRoot, script), ...args], { cwd: repositoryRoot, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(tsx, [path.join(repositoryRoot, script), ...args], {
+      cwd: repositoryRoot,
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -100,7 +114,8 @@ describe('examples against the stack', () => {
   it('place-batch.ts: fills one leg on every MT4 and MT5 account', async () => {
     const result = await example('place-batch');
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-    for (const account of customer.accounts) expect(result.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+\\S+\\s+filled`));
+    for (const account of customer.accounts)
+      expect(result.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+\\S+\\s+filled`));
   });
 
   it('close-by-selector.ts: closes those positions by base symbol on every account', async () => {
@@ -110,7 +125,8 @@ describe('examples against the stack', () => {
     // Nothing is left open: a second close finds nothing.
     const again = await example('close-by-selector');
     expect(again.status).toBe(0);
-    for (const account of customer.accounts) expect(again.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+nothing_matched`));
+    for (const account of customer.accounts)
+      expect(again.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+nothing_matched`));
   });
 });
 
@@ -147,15 +163,32 @@ describe('operator CLI against the stack', () => {
     const placed = await cli('orders:place', '--accounts', 'all', '--base-symbol', 'GBPUSD', '--operation', 'sell', '--volume', '0.1');
     expect(placed.status, `${placed.stdout}\n${placed.stderr}`).toBe(0);
     expect(placed.stderr).toMatch(/✔ orders: batch \S+/);
-    for (const account of customer.accounts) expect(placed.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+GBPUSD${account.symbol_suffix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+sell\\s+0\\.1\\s+filled`, 'i'));
+    for (const account of customer.accounts)
+      expect(placed.stdout).toMatch(
+        new RegExp(
+          `${account.id}\\s+${account.platform}\\s+GBPUSD${account.symbol_suffix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+sell\\s+0\\.1\\s+filled`,
+          'i',
+        ),
+      );
     const closed = await cli('orders:close', '--accounts', 'all', '--symbol', 'GBPUSD', '--match', 'base', '--side', 'short');
     expect(closed.status, `${closed.stdout}\n${closed.stderr}`).toBe(0);
     expect(closed.stdout).toMatch(/^ACCOUNT\s+PLATFORM\s+STATUS\s+MATCHED\s+CLOSED/m);
-    for (const account of customer.accounts) expect(closed.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+closed\\s+1\\s+1`));
+    for (const account of customer.accounts)
+      expect(closed.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+closed\\s+1\\s+1`));
   });
 
   it('reports API errors readably with exit status 1', async () => {
-    const refused = await run('services/client/src/cli.ts', ['orders:place', '--accounts', 'acc_not_mine', '--symbol', 'EURUSD', '--operation', 'buy', '--volume', '0.1']);
+    const refused = await run('services/client/src/cli.ts', [
+      'orders:place',
+      '--accounts',
+      'acc_not_mine',
+      '--symbol',
+      'EURUSD',
+      '--operation',
+      'buy',
+      '--volume',
+      '0.1',
+    ]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/mtx: 400 \w+: .+\[request req_/);
   });
@@ -165,18 +198,27 @@ describe('idempotency end to end', () => {
   it('replays a batch sent twice with one key, and resolves concurrent duplicates to one batch', async () => {
     const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.full_key });
     const account = customer.accounts.find((candidate) => candidate.platform === 'mt5')!;
-    const body = { defaults: { operation: 'buy', volume: 0.1 }, orders: [{ account_id: account.id, symbol: `USDJPY${account.symbol_suffix}` }] };
+    const body = {
+      defaults: { operation: 'buy', volume: 0.1 },
+      orders: [{ account_id: account.id, symbol: `USDJPY${account.symbol_suffix}` }],
+    };
     const first = await client.orders.place(body, { idempotencyKey: `replay-${prefix}` });
     const second = await client.orders.place(body, { idempotencyKey: `replay-${prefix}` });
     expect(first.idempotent_replay).toBe(false);
     expect(second).toMatchObject({ batch_id: first.batch_id, idempotent_replay: true });
 
     // The loser of the race gets 409 idempotency_key_in_progress, waits, and retries into the replay.
-    const [left, right] = await Promise.all([client.orders.place(body, { idempotencyKey: `race-${prefix}` }), client.orders.place(body, { idempotencyKey: `race-${prefix}` })]);
+    const [left, right] = await Promise.all([
+      client.orders.place(body, { idempotencyKey: `race-${prefix}` }),
+      client.orders.place(body, { idempotencyKey: `race-${prefix}` }),
+    ]);
     expect(left.batch_id).toBe(right.batch_id);
     expect([left.idempotent_replay, right.idempotent_replay].sort()).toEqual([false, true]);
 
-    const closed = await client.orders.close({ defaults: { symbol: 'USDJPY', symbol_match: 'base' }, accounts: [{ account_id: account.id }] });
+    const closed = await client.orders.close({
+      defaults: { symbol: 'USDJPY', symbol_match: 'base' },
+      accounts: [{ account_id: account.id }],
+    });
     expect(closed.summary.closed).toBeGreaterThanOrEqual(1);
   });
 });

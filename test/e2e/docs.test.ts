@@ -51,7 +51,16 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(userDataDirectory, {
     executablePath: chromiumPath,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1440, height: 1000 },
     timeout: 60_000,
   });
@@ -83,7 +92,9 @@ async function openReference(): Promise<Page> {
 
 describe('the /docs page in headless Chromium', () => {
   it('renders POST /v1/orders from /openapi.json with nothing fetched from outside, and leaves a screenshot', async () => {
-    const documentResponse = new Promise<string>((resolve) => context.on('response', (response) => response.url().endsWith('/openapi.json') && resolve(response.url())));
+    const documentResponse = new Promise<string>((resolve) =>
+      context.on('response', (response) => response.url().endsWith('/openapi.json') && resolve(response.url())),
+    );
     const page = await openReference();
     expect(await documentResponse).toBe(`${baseUrl}/openapi.json`);
 
@@ -141,9 +152,15 @@ type Operation = {
 };
 
 describe('the OpenAPI document behind the page', () => {
-  let document: { info: { description: string }; paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> };
+  let document: {
+    info: { description: string };
+    paths: Record<string, Record<string, Operation>>;
+    components: Record<string, Record<string, unknown>>;
+  };
   const operations = () =>
-    Object.entries(document.paths).flatMap(([route, item]) => Object.entries(item).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${route}`, operation })));
+    Object.entries(document.paths).flatMap(([route, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${route}`, operation })),
+    );
 
   beforeAll(async () => {
     document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as typeof document;
@@ -160,7 +177,10 @@ describe('the OpenAPI document behind the page', () => {
       const [method, route] = key.split(' ') as [string, string];
       const operation = document.paths[route]?.[method.toLowerCase()];
       expect(operation, key).toBeDefined();
-      expect(operation!.parameters?.some((entry) => entry.$ref === '#/components/parameters/IdempotencyKey'), key).toBe(true);
+      expect(
+        operation!.parameters?.some((entry) => entry.$ref === '#/components/parameters/IdempotencyKey'),
+        key,
+      ).toBe(true);
       expect(operation!.responses['409'], key).toBeDefined();
     }
   });
@@ -172,7 +192,8 @@ describe('the OpenAPI document behind the page', () => {
       const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
       expect(success.length, key).toBeGreaterThan(0);
       for (const [status, response] of success) {
-        for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) expect(response.headers?.[header]?.$ref, `${key} ${status} ${header}`).toBe(`#/components/headers/${header}`);
+        for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+          expect(response.headers?.[header]?.$ref, `${key} ${status} ${header}`).toBe(`#/components/headers/${header}`);
       }
       expect(operation.responses['429']?.headers?.['Retry-After'], key).toBeDefined();
       expect(operation.responses['503']?.headers?.['Retry-After'], key).toBeDefined();
@@ -180,7 +201,8 @@ describe('the OpenAPI document behind the page', () => {
   });
 
   it('explains every public error code', () => {
-    for (const [code, status] of Object.entries(errorHttpStatus)) expect(document.info.description).toContain(`| ${status} | \`${code}\` |`);
+    for (const [code, status] of Object.entries(errorHttpStatus))
+      expect(document.info.description).toContain(`| ${status} | \`${code}\` |`);
   });
 
   it('gives every operation a tag, summary and description, and every field a description', () => {
@@ -189,7 +211,14 @@ describe('the OpenAPI document behind the page', () => {
     const visit = (schema: unknown, where: string, seen: Set<unknown>) => {
       if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
       seen.add(schema);
-      const node = schema as { $ref?: string; properties?: Record<string, { description?: string; $ref?: string }>; items?: unknown; anyOf?: unknown[]; oneOf?: unknown[]; allOf?: unknown[] };
+      const node = schema as {
+        $ref?: string;
+        properties?: Record<string, { description?: string; $ref?: string }>;
+        items?: unknown;
+        anyOf?: unknown[];
+        oneOf?: unknown[];
+        allOf?: unknown[];
+      };
       if (node.$ref) return visit(schemas[node.$ref.replace('#/components/schemas/', '')], where, seen);
       for (const [name, property] of Object.entries(node.properties ?? {})) {
         if (!property.description && !property.$ref) undocumented.push(`${where}.${name}`);

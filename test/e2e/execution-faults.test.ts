@@ -32,16 +32,27 @@ describe('a connector killed with SIGKILL in the middle of a batch', () => {
       return { account_id: account.id, symbol: symbolFor(account), operation: index % 3 === 0 ? 'sell' : 'buy', volume: 0.1 };
     });
     const pending = e2e.api('POST', '/v1/orders', { orders: legs });
-    await eventually(async () => {
-      let processing = 0;
-      for (const account of mt5Accounts) processing += ((await e2e.control(`${path(account)}/requests`)).body.requests as unknown[]).length;
-      return processing >= 10;
-    }, 5_000, 20);
+    await eventually(
+      async () => {
+        let processing = 0;
+        for (const account of mt5Accounts)
+          processing += ((await e2e.control(`${path(account)}/requests`)).body.requests as unknown[]).length;
+        return processing >= 10;
+      },
+      5_000,
+      20,
+    );
     const connector = e2e.stack.services.get('connector-mt5')!;
     await connector.kill('SIGKILL');
     const response = await pending;
     expect(response.status).toBe(200);
-    const results = response.body.results as Array<{ account_id: string; status: string; retcode?: number; order: number; platform: string }>;
+    const results = response.body.results as Array<{
+      account_id: string;
+      status: string;
+      retcode?: number;
+      order: number;
+      platform: string;
+    }>;
     expect(results.slice(0, 10).map((result) => result.status)).toEqual(Array(10).fill('unknown'));
     expect(results.slice(0, 10).every((result) => result.retcode === undefined && result.order === 0)).toBe(true);
     expect(results.slice(10).map((result) => result.status)).toEqual(Array(10).fill('filled'));
@@ -50,10 +61,14 @@ describe('a connector killed with SIGKILL in the middle of a batch', () => {
     await connector.restart();
     for (const account of mt5Accounts) await e2e.control(`${path(account)}/faults`, 'DELETE');
 
-    const settled = await eventually(async () => {
-      const batch = await e2e.api('GET', `/v1/orders/batches/${response.body.batch_id}`);
-      return batch.body.settled ? batch.body : undefined;
-    }, 20_000, 250);
+    const settled = await eventually(
+      async () => {
+        const batch = await e2e.api('GET', `/v1/orders/batches/${response.body.batch_id}`);
+        return batch.body.settled ? batch.body : undefined;
+      },
+      20_000,
+      250,
+    );
     expect(settled.summary).toEqual({ requested: 20, filled: 20, placed: 0, failed: 0, unknown: 0 });
     expect(settled.results.slice(10)).toEqual(results.slice(10));
 
@@ -62,10 +77,18 @@ describe('a connector killed with SIGKILL in the middle of a batch', () => {
     for (const account of [...mt5Accounts, ...mt4Accounts]) {
       const requests = (await e2e.control(`${path(account)}/requests`)).body.requests as Array<{ clientId: string; state: string }>;
       const deals = (await e2e.control(`${path(account)}/deals`)).body.deals as Array<{ clientId: string; order: number }>;
-      const expected = legs.map((leg, index) => ({ leg, clientId: `${batchId}-${index}` })).filter(({ leg }) => leg.account_id === account.id);
+      const expected = legs
+        .map((leg, index) => ({ leg, clientId: `${batchId}-${index}` }))
+        .filter(({ leg }) => leg.account_id === account.id);
       for (const { clientId } of expected) {
-        expect(requests.filter((record) => record.clientId === clientId && record.state === 'done'), clientId).toHaveLength(1);
-        expect(deals.filter((deal) => deal.clientId === clientId), clientId).toHaveLength(1);
+        expect(
+          requests.filter((record) => record.clientId === clientId && record.state === 'done'),
+          clientId,
+        ).toHaveLength(1);
+        expect(
+          deals.filter((deal) => deal.clientId === clientId),
+          clientId,
+        ).toHaveLength(1);
       }
       for (const [index, leg] of legs.entries()) {
         if (leg.account_id !== account.id) continue;
@@ -82,11 +105,19 @@ describe('a connector killed with SIGKILL in the middle of a batch', () => {
       const payload = connectorCodecs.placeRequest.encode({
         account_id: account.id,
         credentials: { server: account.server, login: account.login, password: account.password },
-        legs: indexes.map(({ leg, index }) => ({ client_id: `${batchId}-${index}`, leg_index: index, symbol: leg.symbol, operation: leg.operation, volume: leg.volume })),
+        legs: indexes.map(({ leg, index }) => ({
+          client_id: `${batchId}-${index}`,
+          leg_index: index,
+          symbol: leg.symbol,
+          operation: leg.operation,
+          volume: leg.volume,
+        })),
         deadline_unix_ms: Date.now() + 5_000,
         batch_id: batchId,
       });
-      const reply = connectorCodecs.placeReply.decode((await nats.request(terminalSubject(e2e.subjectRoot, 'mt5', account.id, 'place'), payload, { timeout: 8_000 })).data);
+      const reply = connectorCodecs.placeReply.decode(
+        (await nats.request(terminalSubject(e2e.subjectRoot, 'mt5', account.id, 'place'), payload, { timeout: 8_000 })).data,
+      );
       expect(reply.results.map((result) => result.order)).toEqual(indexes.map(({ index }) => settled.results[index].order));
       expect(reply.results.every((result) => result.status === 'filled' && result.message.startsWith('duplicate request'))).toBe(true);
     } finally {

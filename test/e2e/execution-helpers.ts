@@ -11,9 +11,17 @@ export interface ExecutionE2e {
   prefix: string;
   subjectRoot: string;
   keys: { full: string; read: string; customerId: string };
-  api(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  api(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   control(path: string, method?: string, body?: unknown): Promise<{ status: number; body: any }>;
-  connect(platform: 'mt4' | 'mt5', server: string): Promise<{ id: string; login: string; password: string; server: string; platform: string; symbol_suffix: string }>;
+  connect(
+    platform: 'mt4' | 'mt5',
+    server: string,
+  ): Promise<{ id: string; login: string; password: string; server: string; platform: string; symbol_suffix: string }>;
   close(): Promise<void>;
 }
 
@@ -69,7 +77,11 @@ export async function startExecutionE2e(label: string, env: Record<string, strin
       return { status: response.status, headers: response.headers, body: await response.json() };
     };
     const control: ExecutionE2e['control'] = async (path, method = 'GET', body) => {
-      const response = await fetch(`${controlUrl}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${controlUrl}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: response.status, body: await response.json() };
     };
     const openedMongo = mongo;
@@ -89,7 +101,11 @@ export async function startExecutionE2e(label: string, env: Record<string, strin
       },
       async close() {
         await stack.stop();
-        for (const service of ['gateway', 'execution', 'broker_sim']) await openedMongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+        for (const service of ['gateway', 'execution', 'broker_sim'])
+          await openedMongo
+            .db(databaseName(prefix, service))
+            .dropDatabase()
+            .catch(() => undefined);
         await openedMongo.close();
         if (errors.length > 0) process.stderr.write(`[${label}] service errors:\n${errors.slice(-20).join('\n')}\n`);
       },

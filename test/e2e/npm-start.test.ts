@@ -23,13 +23,25 @@ beforeAll(async () => {
   child = spawn('npm', ['start'], {
     cwd: repositoryRoot,
     // The test's own store and NATS stand in for the ones npm start would provision (the same pinned builds).
-    env: { ...process.env, DATA_DIR: dataDirectory, PORT: String(port), MONGODB_URL: inject('mongodbUrl'), NATS_URL: inject('natsUrl'), MONGODB_DATABASE_PREFIX: `start${port}_`, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDirectory,
+      PORT: String(port),
+      MONGODB_URL: inject('mongodbUrl'),
+      NATS_URL: inject('natsUrl'),
+      MONGODB_DATABASE_PREFIX: `start${port}_`,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await eventually(async () => output.includes('stack ready') || (child.exitCode !== null && Promise.reject(new Error(`npm start exited:\n${output}`))), 180_000, 250);
+  await eventually(
+    async () => output.includes('stack ready') || (child.exitCode !== null && Promise.reject(new Error(`npm start exited:\n${output}`))),
+    180_000,
+    250,
+  );
 }, 200_000);
 
 afterAll(async () => {
@@ -81,7 +93,10 @@ describe('npm start', () => {
   }, 90_000);
 
   it('stops every child on Ctrl-C and exits 0', async () => {
-    const run = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'run.json'), 'utf8')) as { pid: number; services: Record<string, { pid: number }> };
+    const run = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'run.json'), 'utf8')) as {
+      pid: number;
+      services: Record<string, { pid: number }>;
+    };
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     process.kill(run.pid, 'SIGINT');
     expect(await exited).toBe(0);

@@ -55,12 +55,19 @@ beforeAll(async () => {
   mongo = await connectMongo(inject('mongodbUrl'));
   const store = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
   const customer = await createCustomer(store, 'observability');
-  keys = { full: (await issueKey(store, customer.customer_id, 'full')).key, read: (await issueKey(store, customer.customer_id, 'read')).key };
+  keys = {
+    full: (await issueKey(store, customer.customer_id, 'full')).key,
+    read: (await issueKey(store, customer.customer_id, 'read')).key,
+  };
 }, 240_000);
 
 afterAll(async () => {
   await stack?.stop();
-  for (const service of ['gateway', 'execution', 'broker_sim', 'wallet', 'payments', 'crypto_sandbox', 'billing']) await mongo?.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+  for (const service of ['gateway', 'execution', 'broker_sim', 'wallet', 'payments', 'crypto_sandbox', 'billing'])
+    await mongo
+      ?.db(databaseName(prefix, service))
+      .dropDatabase()
+      .catch(() => undefined);
   await mongo?.close();
   await receiver?.close();
 });
@@ -83,7 +90,8 @@ function expectConnected(spans: ReceivedSpan[]): ReceivedSpan {
   const ids = new Set(spans.map((span) => span.spanId));
   const roots = spans.filter((span) => !span.parentSpanId);
   expect(roots.length, `roots: ${roots.map((span) => `${span.service}/${span.name}`).join(', ')}`).toBe(1);
-  for (const span of spans) if (span.parentSpanId) expect(ids.has(span.parentSpanId), `${span.service}/${span.name} has a parent outside the trace`).toBe(true);
+  for (const span of spans)
+    if (span.parentSpanId) expect(ids.has(span.parentSpanId), `${span.service}/${span.name} has a parent outside the trace`).toBe(true);
   return roots[0]!;
 }
 
@@ -107,9 +115,27 @@ describe('one trace per request', () => {
   let batchRequestId = '';
 
   it('follows a 3-account mixed batch from the gateway to broker-sim in one connected trace', async () => {
-    const mt4 = await api('POST', '/v1/accounts', { platform: 'mt4', server: 'GammaTrade-Real', login: '7100001', password: accountPassword, label: 'trace mt4' });
-    const mt5a = await api('POST', '/v1/accounts', { platform: 'mt5', server: 'AlphaFX-Live', login: '7100002', password: accountPassword, label: 'trace mt5 a' });
-    const mt5b = await api('POST', '/v1/accounts', { platform: 'mt5', server: 'BetaMarkets-Server', login: '7100003', password: accountPassword, label: 'trace mt5 b' });
+    const mt4 = await api('POST', '/v1/accounts', {
+      platform: 'mt4',
+      server: 'GammaTrade-Real',
+      login: '7100001',
+      password: accountPassword,
+      label: 'trace mt4',
+    });
+    const mt5a = await api('POST', '/v1/accounts', {
+      platform: 'mt5',
+      server: 'AlphaFX-Live',
+      login: '7100002',
+      password: accountPassword,
+      label: 'trace mt5 a',
+    });
+    const mt5b = await api('POST', '/v1/accounts', {
+      platform: 'mt5',
+      server: 'BetaMarkets-Server',
+      login: '7100003',
+      password: accountPassword,
+      label: 'trace mt5 b',
+    });
     for (const created of [mt4, mt5a, mt5b]) expect(created.status, JSON.stringify(created.body)).toBe(201);
     const batch = await api('POST', '/v1/orders', {
       defaults: { operation: 'buy', volume: 0.1 },
@@ -129,8 +155,12 @@ describe('one trace per request', () => {
       const current = traceOf(batchTraceId);
       const services = new Set(current.map((span) => span.service));
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'broker-sim'].every((service) => services.has(service));
-      const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3 && current.filter((span) => span.service === 'broker-sim' && /OrderSend$/.test(span.name)).length >= 3;
-      return complete && legsTraced && current.some((span) => span.name === 'insert batches') && parentsArrived(current) ? current : undefined;
+      const legsTraced =
+        current.filter((span) => span.name === 'connector.place').length >= 3 &&
+        current.filter((span) => span.service === 'broker-sim' && /OrderSend$/.test(span.name)).length >= 3;
+      return complete && legsTraced && current.some((span) => span.name === 'insert batches') && parentsArrived(current)
+        ? current
+        : undefined;
     }, 15_000);
     expect(expectConnected(spans).service).toBe('gateway');
     const fanout = spans.find((span) => span.name === 'execution.fanout');
@@ -139,16 +169,22 @@ describe('one trace per request', () => {
     const connectorSpans = spans.filter((span) => span.service.startsWith('connector-') && span.name.startsWith('connector.place'));
     expect(new Set(connectorSpans.map((span) => span.service))).toEqual(new Set(['connector-mt4', 'connector-mt5']));
     for (const span of connectorSpans) {
-      expect(ancestors(span, spans).map((ancestor) => ancestor.spanId), `${span.service}/${span.name} descends from execution.fanout`).toContain(fanout!.spanId);
+      expect(
+        ancestors(span, spans).map((ancestor) => ancestor.spanId),
+        `${span.service}/${span.name} descends from execution.fanout`,
+      ).toContain(fanout!.spanId);
       expect(span.attributes['mtx.account_id']).toBeTypeOf('string');
     }
     const byId = new Map(spans.map((span) => [span.spanId, span]));
     // Each connector span continues execution.fanout across NATS (execution makes no request span of its own
     // for an account that answered: execution.terminal.place is only made for a request that failed).
-    for (const span of connectorSpans) expect(byId.get(span.parentSpanId)?.name, `${span.service}/${span.name} parent`).toBe('execution.fanout');
+    for (const span of connectorSpans)
+      expect(byId.get(span.parentSpanId)?.name, `${span.service}/${span.name} parent`).toBe('execution.fanout');
     // The connectors make no gRPC client span per trade server call: they put their own span into the call's
     // metadata, so every broker-sim server span is the direct child of the connector span that called.
-    expect(spans.filter((span) => span.service.startsWith('connector-') && span.name.startsWith('grpc.')).map((span) => span.name)).toEqual([]);
+    expect(spans.filter((span) => span.service.startsWith('connector-') && span.name.startsWith('grpc.')).map((span) => span.name)).toEqual(
+      [],
+    );
     const brokerCalls = spans.filter((span) => span.service === 'broker-sim' && span.name.startsWith('grpc.'));
     expect(brokerCalls.filter((span) => /OrderSend$/.test(span.name))).toHaveLength(3);
     for (const span of brokerCalls) expect(byId.get(span.parentSpanId)?.name, `${span.name} parent`).toMatch(/^connector\./);
@@ -174,22 +210,38 @@ describe('one trace per request', () => {
     const assets = await api('GET', '/v1/wallet/assets?amount_eur_cents=2000');
     expect(assets.status).toBe(200);
     const pair = assets.body.find((row: { is_stable: boolean }) => row.is_stable) ?? assets.body[0];
-    const topup = await api('POST', '/v1/wallet/topup', { amount_eur_cents: 2000, asset_code: pair.asset_code, blockchain_code: pair.blockchain_code });
+    const topup = await api('POST', '/v1/wallet/topup', {
+      amount_eur_cents: 2000,
+      asset_code: pair.asset_code,
+      blockchain_code: pair.blockchain_code,
+    });
     expect(topup.status).toBe(201);
     const deposit = await fetch(`${stack.sandboxUrl}/sandbox/deposits`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address: topup.body.deposit_address, asset_code: topup.body.asset_code, blockchain_code: topup.body.blockchain_code, amount: topup.body.deposit_amount }),
+      body: JSON.stringify({
+        address: topup.body.deposit_address,
+        asset_code: topup.body.asset_code,
+        blockchain_code: topup.body.blockchain_code,
+        amount: topup.body.deposit_amount,
+      }),
     });
     expect(deposit.status).toBeLessThan(300);
     await eventually(async () => (await api('GET', `/v1/wallet/topup/${topup.body.id}`)).body.status === 'paid', 15_000);
     // The sandbox sends a postback per confirmation stage; the one that confirms the payment credits the wallet.
     const { hookSpan, spans } = await eventually(async () => {
-      const hookSpans = receiver.spans.filter((span) => span.service === 'gateway' && String(span.attributes['http.route'] ?? '').startsWith('/v1/hooks/payments'));
+      const hookSpans = receiver.spans.filter(
+        (span) => span.service === 'gateway' && String(span.attributes['http.route'] ?? '').startsWith('/v1/hooks/payments'),
+      );
       for (const candidate of hookSpans) {
         const current = traceOf(candidate.traceId);
         const services = new Set(current.map((span) => span.service));
-        if (services.has('payments') && current.some((span) => span.service === 'wallet' && span.name === 'wallet.credit') && parentsArrived(current)) return { hookSpan: candidate, spans: current };
+        if (
+          services.has('payments') &&
+          current.some((span) => span.service === 'wallet' && span.name === 'wallet.credit') &&
+          parentsArrived(current)
+        )
+          return { hookSpan: candidate, spans: current };
       }
       return undefined;
     }, 15_000);
@@ -200,7 +252,9 @@ describe('one trace per request', () => {
     expect(spans.some((span) => span.service === 'payments' && span.name === 'payments.postback')).toBe(true);
     const walletSpans = spans.filter((span) => span.service === 'wallet');
     for (const span of walletSpans) expect(ancestors(span, spans).some((ancestor) => ancestor.service === 'payments')).toBe(true);
-    expect(ancestors(spans.find((span) => span.service === 'payments')!, spans).some((ancestor) => ancestor.spanId === hookSpan.spanId)).toBe(true);
+    expect(
+      ancestors(spans.find((span) => span.service === 'payments')!, spans).some((ancestor) => ancestor.spanId === hookSpan.spanId),
+    ).toBe(true);
   });
 
   it('exports metrics over OTLP and serves them as Prometheus text on the gateway', async () => {
@@ -211,7 +265,14 @@ describe('one trace per request', () => {
       await api('GET', '/v1/wallet');
       await api('GET', '/v1/wallet');
       const metrics = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
-      const line = metrics.split('\n').find((entry) => entry.startsWith('mtx_gateway_read_model_reads') && entry.includes('mtx_outcome="hit"') && entry.includes('mtx_read_model="wallet"'));
+      const line = metrics
+        .split('\n')
+        .find(
+          (entry) =>
+            entry.startsWith('mtx_gateway_read_model_reads') &&
+            entry.includes('mtx_outcome="hit"') &&
+            entry.includes('mtx_read_model="wallet"'),
+        );
       return line ? Number(line.trim().split(' ').at(-1)) : 0;
     };
     expect(await eventually(async () => ((await readModelHits()) > 0 ? true : undefined), 10_000)).toBe(true);
@@ -223,8 +284,14 @@ describe('one trace per request', () => {
       ['wallet', 'mtx.wallet.movement.amount'],
       ['payments', 'mtx.payments.postbacks'],
     ];
-    await eventually(async () => expected.every(([service, name]) => receiver.metrics.some((metric) => metric.service === service && metric.name === name)), 15_000).catch(() => {
-      const missing = expected.filter(([service, name]) => !receiver.metrics.some((metric) => metric.service === service && metric.name === name));
+    await eventually(
+      async () =>
+        expected.every(([service, name]) => receiver.metrics.some((metric) => metric.service === service && metric.name === name)),
+      15_000,
+    ).catch(() => {
+      const missing = expected.filter(
+        ([service, name]) => !receiver.metrics.some((metric) => metric.service === service && metric.name === name),
+      );
       throw new Error(`metrics never exported: ${missing.map((pair) => pair.join('/')).join(', ')}`);
     });
   });

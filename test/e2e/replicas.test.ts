@@ -55,12 +55,22 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     OTEL_SDK_DISABLED: 'true',
   };
-  stack = await startStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: inject('natsUrl'), dataDirectory: inject('infrastructureDirectory'), env, services: ['wallet', 'billing', 'execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'] });
+  stack = await startStack({
+    mongodbUrl: inject('mongodbUrl'),
+    natsUrl: inject('natsUrl'),
+    dataDirectory: inject('infrastructureDirectory'),
+    env,
+    services: ['wallet', 'billing', 'execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
+  });
   const execution2 = await startServiceProcess({ name: 'execution-2', folder: 'execution', env: stack.env });
   extra.push(execution2);
   extra.push(await startServiceProcess({ name: 'billing-2', folder: 'billing', env: stack.env }));
   extra.push(await startServiceProcess({ name: 'connector-mt5-2', folder: 'connector-mt5', env: stack.env }));
-  const gateway2 = await startServiceProcess({ name: 'gateway-2', folder: 'gateway', env: { ...stack.env, EXECUTION_GRPC_URL: execution2.address } });
+  const gateway2 = await startServiceProcess({
+    name: 'gateway-2',
+    folder: 'gateway',
+    env: { ...stack.env, EXECUTION_GRPC_URL: execution2.address },
+  });
   extra.push(gateway2);
   gateways = [stack.gatewayUrl, gateway2.address];
   mongo = await connectMongo(inject('mongodbUrl'));
@@ -71,7 +81,13 @@ beforeAll(async () => {
   otherKey = (await issueKey(store, other.customer_id, 'full')).key;
   nats = await connectNats(inject('natsUrl'), 'replicas-test', createLogger('test', { level: 'silent' }));
   for (const [index, server] of ['AlphaFX-Live', 'BetaMarkets-Server', 'AlphaFX-Live', 'BetaMarkets-Server'].entries()) {
-    const created = await callAs(otherKey, gateways[index % 2]!, 'POST', '/v1/accounts', { platform: 'mt5', server, login: String(7_300_000 + crypto.randomInt(100_000)), password: 'replica-pw', label: `replica ${index}` });
+    const created = await callAs(otherKey, gateways[index % 2]!, 'POST', '/v1/accounts', {
+      platform: 'mt5',
+      server,
+      login: String(7_300_000 + crypto.randomInt(100_000)),
+      password: 'replica-pw',
+      label: `replica ${index}`,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     accounts.push(created.body);
   }
@@ -81,11 +97,18 @@ afterAll(async () => {
   for (const service of extra.reverse()) await service.stop();
   await stack?.stop();
   await nats?.close();
-  for (const service of ['gateway', 'execution', 'broker_sim', 'wallet', 'billing']) await mongo?.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+  for (const service of ['gateway', 'execution', 'broker_sim', 'wallet', 'billing'])
+    await mongo
+      ?.db(databaseName(prefix, service))
+      .dropDatabase()
+      .catch(() => undefined);
   await mongo?.close();
 });
 
-const batchBody = () => ({ defaults: { operation: 'buy', volume: 0.1 }, orders: accounts.map((account) => ({ account_id: account.id, symbol: `EURUSD${account.symbol_suffix}` })) });
+const batchBody = () => ({
+  defaults: { operation: 'buy', volume: 0.1 },
+  orders: accounts.map((account) => ({ account_id: account.id, symbol: `EURUSD${account.symbol_suffix}` })),
+});
 
 describe('two of everything', () => {
   it('holds the 60/min execution limit across both gateways', async () => {
@@ -94,7 +117,9 @@ describe('two of everything', () => {
     const resetSeconds = Number(probe.headers.get('ratelimit-reset'));
     if (resetSeconds < 20) await new Promise((resolve) => setTimeout(resolve, resetSeconds * 1000 + 200));
     // An invalid body is refused after the limiter has counted it, so the test sends nothing to a broker.
-    const responses = await Promise.all(Array.from({ length: 70 }, (_, index) => call(gateways[index % 2]!, 'POST', '/v1/orders', { orders: [] })));
+    const responses = await Promise.all(
+      Array.from({ length: 70 }, (_, index) => call(gateways[index % 2]!, 'POST', '/v1/orders', { orders: [] })),
+    );
     const limited = responses.filter((response) => response.status === 429);
     const counted = responses.filter((response) => response.status !== 429);
     expect(counted.length).toBe(60);
@@ -107,7 +132,11 @@ describe('two of everything', () => {
     const before = await brokerRequests();
     const idempotencyKey = `replica-${crypto.randomUUID()}`;
     const body = batchBody();
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, index) => call(gateways[index % 2]!, 'POST', '/v1/orders', body, { 'idempotency-key': idempotencyKey })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        call(gateways[index % 2]!, 'POST', '/v1/orders', body, { 'idempotency-key': idempotencyKey }),
+      ),
+    );
     const succeeded = responses.filter((response) => response.status === 200);
     expect(succeeded.length).toBeGreaterThanOrEqual(1);
     for (const response of responses) expect([200, 409]).toContain(response.status);
@@ -118,7 +147,7 @@ describe('two of everything', () => {
     expect((await brokerRequests()) - before).toBe(accounts.length);
   });
 
-  it('spreads one platform\'s requests over both connector replicas', async () => {
+  it("spreads one platform's requests over both connector replicas", async () => {
     for (let round = 0; round < 12; round++) {
       const response = await call(gateways[round % 2]!, 'POST', '/v1/orders', batchBody());
       expect(response.status).toBe(200);

@@ -50,8 +50,8 @@ export interface WalletStack {
   gateway: GatewayApp;
   payments: PaymentsApp;
   sandbox: SandboxApp;
-  walletClient: UnaryClient;
-  paymentsClient: UnaryClient;
+  walletClient: UnaryClient<any>;
+  paymentsClient: UnaryClient<any>;
   /** The NATS connection the in-process wallet and payments announce their changes on (the gateway has its own). */
   nats: NatsConnection;
   walletProcess?: ServiceProcess;
@@ -64,7 +64,11 @@ export interface WalletStack {
   upcomingCalls(): number;
   newCustomer(name?: string): Promise<StackCustomer>;
   /** Calls the gateway as a client would. */
-  request(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** Calls the sandbox (provider control and merchant API). */
   sandboxRequest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Signs and sends a postback as the provider would (for replay and tampering tests). */
@@ -116,7 +120,11 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
   // Run last, after every service has stopped.
   closers.push(() => mongo.close());
   closers.push(async () => {
-    for (const service of ['wallet', 'payments', 'crypto-sandbox', 'gateway']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+    for (const service of ['wallet', 'payments', 'crypto-sandbox', 'gateway'])
+      await mongo
+        .db(databaseName(prefix, service))
+        .dropDatabase()
+        .catch(() => undefined);
   });
   try {
     // Wallet and payments announce their changes, as in production.
@@ -132,14 +140,27 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
     if (options.wallet === 'process') {
       walletProcess = await startServiceProcess({
         name: 'wallet',
-        env: { ...process.env, MONGODB_URL: options.mongodbUrl, NATS_URL: options.natsUrl, MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: logLevel === 'silent' ? 'error' : logLevel, ...options.walletEnv },
+        env: {
+          ...process.env,
+          MONGODB_URL: options.mongodbUrl,
+          NATS_URL: options.natsUrl,
+          MONGODB_DATABASE_PREFIX: prefix,
+          LOG_LEVEL: logLevel === 'silent' ? 'error' : logLevel,
+          ...options.walletEnv,
+        },
       });
       walletAddress = walletProcess.address;
       const started = walletProcess;
       closers.push(() => started.stop(5_000));
     } else {
       const config = loadWalletConfig({ MONGODB_DATABASE_PREFIX: prefix, ...options.walletEnv });
-      walletApp = await createWalletApp({ config, database: mongo.db(databaseName(prefix, 'wallet')), clock: sharedClock, logger: logger('wallet'), nats });
+      walletApp = await createWalletApp({
+        config,
+        database: mongo.db(databaseName(prefix, 'wallet')),
+        clock: sharedClock,
+        logger: logger('wallet'),
+        nats,
+      });
       const server = await startGrpcServer([{ ...walletGrpcBinding, implementation: walletApp.grpcImplementation }], '127.0.0.1:0');
       walletAddress = `127.0.0.1:${server.port}`;
       const app = walletApp;
@@ -148,7 +169,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
         await app.stopBackgroundWork();
       });
     }
-    const walletClient = createUnaryClient(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, walletAddress, 10_000);
+    const walletClient = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, walletAddress, 10_000);
     closers.push(async () => walletClient.close());
 
     // Billing stand-in.
@@ -166,7 +187,10 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
                 return { items, total_eur_cents: items.reduce((sum, item) => sum + item.amount_eur_cents, 0) };
               },
             });
-      const billing: GrpcServerHandle = await startGrpcServer([{ protoFile: 'billing/v1/billing.proto', serviceName: 'mtx.billing.v1.BillingService', implementation }], '127.0.0.1:0');
+      const billing: GrpcServerHandle = await startGrpcServer(
+        [{ protoFile: 'billing/v1/billing.proto', serviceName: 'mtx.billing.v1.BillingService', implementation }],
+        '127.0.0.1:0',
+      );
       billingAddress = `127.0.0.1:${billing.port}`;
       closers.push(() => billing.close(1_000));
     }
@@ -180,7 +204,12 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       POSTBACK_LATE_DELAY_MS: '300',
       ...options.sandboxEnv,
     });
-    const sandbox = await createSandboxApp({ config: sandboxConfig, database: mongo.db(databaseName(prefix, 'crypto-sandbox')), clock: sharedClock, logger: logger('crypto-sandbox') });
+    const sandbox = await createSandboxApp({
+      config: sandboxConfig,
+      database: mongo.db(databaseName(prefix, 'crypto-sandbox')),
+      clock: sharedClock,
+      logger: logger('crypto-sandbox'),
+    });
     await sandbox.app.listen({ port: 0, host: '127.0.0.1' });
     const sandboxUrl = `http://127.0.0.1:${(sandbox.app.server.address() as AddressInfo).port}`;
     closers.push(() => sandbox.close());
@@ -193,8 +222,20 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       WALLET_GRPC_URL: walletAddress,
       ...options.paymentsEnv,
     });
-    const paymentsWallet = createUnaryClient(walletGrpcTarget.protoFile, walletGrpcTarget.serviceName, walletAddress, paymentsConfig.WALLET_DEADLINE_MS);
-    const payments = await createPaymentsApp({ config: paymentsConfig, database: mongo.db(databaseName(prefix, 'payments')), clock: sharedClock, logger: logger('payments'), wallet: paymentsWallet, nats });
+    const paymentsWallet = createUnaryClient<any>(
+      walletGrpcTarget.protoFile,
+      walletGrpcTarget.serviceName,
+      walletAddress,
+      paymentsConfig.WALLET_DEADLINE_MS,
+    );
+    const payments = await createPaymentsApp({
+      config: paymentsConfig,
+      database: mongo.db(databaseName(prefix, 'payments')),
+      clock: sharedClock,
+      logger: logger('payments'),
+      wallet: paymentsWallet,
+      nats,
+    });
     const paymentsServer = await startGrpcServer([{ ...paymentsGrpcBinding, implementation: payments.grpcImplementation }], '127.0.0.1:0');
     const paymentsAddress = `127.0.0.1:${paymentsServer.port}`;
     closers.push(async () => {
@@ -202,7 +243,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       await payments.stopBackgroundWork();
       paymentsWallet.close();
     });
-    const paymentsClient = createUnaryClient(paymentsGrpcBinding.protoFile, paymentsGrpcBinding.serviceName, paymentsAddress, 10_000);
+    const paymentsClient = createUnaryClient<any>(paymentsGrpcBinding.protoFile, paymentsGrpcBinding.serviceName, paymentsAddress, 10_000);
     closers.push(async () => paymentsClient.close());
 
     // Gateway.
@@ -246,7 +287,11 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       upcoming,
       setUpcoming(customerId, items) {
         upcoming.set(customerId, items);
-        publishBestEffort(nats, announcementSubjects.billingChanged, JSON.stringify({ customer_id: customerId, revision: crypto.randomBytes(6).toString('hex') }));
+        publishBestEffort(
+          nats,
+          announcementSubjects.billingChanged,
+          JSON.stringify({ customer_id: customerId, revision: crypto.randomBytes(6).toString('hex') }),
+        );
       },
       upcomingCalls: () => upcomingCalls,
       async newCustomer(name = `Customer ${crypto.randomBytes(3).toString('hex')}`) {
@@ -262,7 +307,9 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
         const response = await fetch(`${gatewayUrl}${path}`, {
           method,
           headers,
-          ...(requestOptions.body !== undefined ? { body: typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body) } : {}),
+          ...(requestOptions.body !== undefined
+            ? { body: typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body) }
+            : {}),
           signal: AbortSignal.timeout(30_000),
         });
         const text = await response.text();
@@ -281,12 +328,18 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         const chosen = signature === undefined ? sign(body) : signature;
         if (chosen !== null) headers['x-signature'] = chosen;
-        const response = await fetch(`${gatewayUrl}/v1/hooks/payments/sandbox`, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
+        const response = await fetch(`${gatewayUrl}/v1/hooks/payments/sandbox`, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.timeout(30_000),
+        });
         return { status: response.status, body: await response.json() };
       },
       sign,
       audit: () => auditLedger(mongo.db(databaseName(prefix, 'wallet'))),
-      ledgerEntries: (customerId: string) => mongo.db(databaseName(prefix, 'wallet')).collection('ledger').countDocuments({ wallet_id: customerId }),
+      ledgerEntries: (customerId: string) =>
+        mongo.db(databaseName(prefix, 'wallet')).collection('ledger').countDocuments({ wallet_id: customerId }),
       close,
     };
   } catch (error) {

@@ -52,22 +52,41 @@ interface Topup {
 }
 
 async function createTopup(customer: StackCustomer, amount: number, asset = 'USDT', chain = 'TRON'): Promise<Topup> {
-  const response = await stack.request('POST', '/v1/wallet/topup', { key: customer.full_key, body: { amount_eur_cents: amount, asset_code: asset, blockchain_code: chain } });
+  const response = await stack.request('POST', '/v1/wallet/topup', {
+    key: customer.full_key,
+    body: { amount_eur_cents: amount, asset_code: asset, blockchain_code: chain },
+  });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body as Topup;
 }
 
-const getTopup = async (customer: StackCustomer, id: number) => (await stack.request('GET', `/v1/wallet/topup/${id}`, { key: customer.read_key })).body as Topup;
+const getTopup = async (customer: StackCustomer, id: number) =>
+  (await stack.request('GET', `/v1/wallet/topup/${id}`, { key: customer.read_key })).body as Topup;
 const getWallet = async (customer: StackCustomer) => (await stack.request('GET', '/v1/wallet', { key: customer.read_key })).body;
 
-async function deposit(topup: Topup, amount: bigint | string, delivery = 'normal'): Promise<{ transaction_id: string; invoice_id: string; received_at: string }> {
-  const response = await stack.sandboxRequest('POST', '/sandbox/deposits', { address: topup.deposit_address, asset_code: topup.asset_code, blockchain_code: topup.blockchain_code, amount: amount.toString(), delivery });
+async function deposit(
+  topup: Topup,
+  amount: bigint | string,
+  delivery = 'normal',
+): Promise<{ transaction_id: string; invoice_id: string; received_at: string }> {
+  const response = await stack.sandboxRequest('POST', '/sandbox/deposits', {
+    address: topup.deposit_address,
+    asset_code: topup.asset_code,
+    blockchain_code: topup.blockchain_code,
+    amount: amount.toString(),
+    delivery,
+  });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body;
 }
 
 /** The body the sandbox would send for a confirmed payment, for replay and tampering tests. */
-function confirmedPostback(topup: Topup, payment: { transaction_id: string; invoice_id: string; received_at: string }, amount: string, timestamp = stack.clock.now()): string {
+function confirmedPostback(
+  topup: Topup,
+  payment: { transaction_id: string; invoice_id: string; received_at: string },
+  amount: string,
+  timestamp = stack.clock.now(),
+): string {
   return JSON.stringify({
     type: 'transaction',
     delivery_id: `dlv_${crypto.randomBytes(6).toString('hex')}`,
@@ -77,7 +96,14 @@ function confirmedPostback(topup: Topup, payment: { transaction_id: string; invo
     address: topup.deposit_address,
     asset_code: topup.asset_code,
     blockchain_code: topup.blockchain_code,
-    transaction: { id: payment.transaction_id, amount, amount_decimal: amount, status: 'confirmed', confirmations: 12, received_at: payment.received_at },
+    transaction: {
+      id: payment.transaction_id,
+      amount,
+      amount_decimal: amount,
+      status: 'confirmed',
+      confirmations: 12,
+      received_at: payment.received_at,
+    },
   });
 }
 
@@ -95,12 +121,23 @@ describe('assets', () => {
     const small = await stack.request('GET', '/v1/wallet/assets?amount_eur_cents=1000', { key: customer.read_key });
     const large = await stack.request('GET', '/v1/wallet/assets?amount_eur_cents=20000', { key: customer.read_key });
     expect(small.status).toBe(200);
-    const pairs = (rows: Array<{ asset_code: string; blockchain_code: string }>) => rows.map((row) => `${row.asset_code}/${row.blockchain_code}`);
+    const pairs = (rows: Array<{ asset_code: string; blockchain_code: string }>) =>
+      rows.map((row) => `${row.asset_code}/${row.blockchain_code}`);
     expect(pairs(small.body)).not.toContain('BTC/BTC');
     expect(pairs(large.body)).toContain('BTC/BTC');
     expect(pairs(small.body)).toContain('USDT/TRON');
     const btc = large.body.find((row: { asset_code: string }) => row.asset_code === 'BTC');
-    expect(Object.keys(btc).sort()).toEqual(['amount', 'asset_code', 'asset_name', 'blockchain_code', 'blockchain_name', 'decimals', 'display_decimals', 'is_evm', 'is_stable']);
+    expect(Object.keys(btc).sort()).toEqual([
+      'amount',
+      'asset_code',
+      'asset_name',
+      'blockchain_code',
+      'blockchain_name',
+      'decimals',
+      'display_decimals',
+      'is_evm',
+      'is_stable',
+    ]);
     expect(btc).toMatchObject({ is_stable: false, is_evm: false, decimals: 8 });
     expect(btc.amount).toMatch(/^0\.\d{1,8}$/);
   });
@@ -109,17 +146,36 @@ describe('assets', () => {
 describe('the top-up story', () => {
   it('goes pending → partial → paid, and the balance moves only when the signed postback arrives', async () => {
     const customer = await stack.newCustomer();
-    const forbidden = await stack.request('POST', '/v1/wallet/topup', { key: customer.read_key, body: { amount_eur_cents: 5000, asset_code: 'USDT', blockchain_code: 'TRON' } });
+    const forbidden = await stack.request('POST', '/v1/wallet/topup', {
+      key: customer.read_key,
+      body: { amount_eur_cents: 5000, asset_code: 'USDT', blockchain_code: 'TRON' },
+    });
     expect(forbidden.status).toBe(403);
 
     const topup = await createTopup(customer, 5000);
-    expect(topup).toMatchObject({ status: 'pending', amount_eur_cents: 5000, credited_eur_cents: 0, asset_code: 'USDT', blockchain_code: 'TRON' });
+    expect(topup).toMatchObject({
+      status: 'pending',
+      amount_eur_cents: 5000,
+      credited_eur_cents: 0,
+      asset_code: 'USDT',
+      blockchain_code: 'TRON',
+    });
     expect(topup.deposit_address).toMatch(/^T/);
     expect(BigInt(topup.deposit_amount)).toBeGreaterThan(0n);
     expect(new Date(topup.expires_at).getTime() - stack.clock.now().getTime()).toBe(30 * 60_000);
     let wallet = await getWallet(customer);
     expect(wallet.balance_eur_cents).toBe(0);
-    expect(wallet.pending_topups).toEqual([{ id: topup.id, status: 'pending', amount_eur_cents: 5000, credited_eur_cents: 0, asset_code: 'USDT', blockchain_code: 'TRON', expires_at: topup.expires_at }]);
+    expect(wallet.pending_topups).toEqual([
+      {
+        id: topup.id,
+        status: 'pending',
+        amount_eur_cents: 5000,
+        credited_eur_cents: 0,
+        asset_code: 'USDT',
+        blockchain_code: 'TRON',
+        expires_at: topup.expires_at,
+      },
+    ]);
 
     const total = BigInt(topup.deposit_amount);
     const half = total / 2n;
@@ -179,12 +235,17 @@ describe('the top-up story', () => {
     expect((await getWallet(customer)).pending_topups).toEqual([]);
     const sweep = await stack.payments.topups.expireDue(500);
     expect(sweep.expired).toBeGreaterThanOrEqual(1);
-    const invoices = await stack.mongo.db(`${stack.prefix}payments`).collection('topups').findOne({ _id: String(topup.id) as never });
+    const invoices = await stack.mongo
+      .db(`${stack.prefix}payments`)
+      .collection('topups')
+      .findOne({ _id: String(topup.id) as never });
     const atProvider = await stack.sandboxRequest('GET', `/v1/invoices/${invoices!.invoice_id}`);
     expect(atProvider.body.status).toBe('cancelled');
 
     const rates = await stack.sandboxRequest('GET', '/v1/assets');
-    const ethRate = rates.body.assets.find((asset: { asset_code: string; blockchain_code: string }) => asset.asset_code === 'ETH' && asset.blockchain_code === 'ETH').rate_eur as string;
+    const ethRate = rates.body.assets.find(
+      (asset: { asset_code: string; blockchain_code: string }) => asset.asset_code === 'ETH' && asset.blockchain_code === 'ETH',
+    ).rate_eur as string;
     const sent = BigInt(topup.deposit_amount);
     await deposit(topup, sent);
     const settled = await eventually(async () => {
@@ -233,7 +294,10 @@ describe('postbacks', () => {
     const payment = await deposit(topup, topup.deposit_amount, 'never');
     const body = confirmedPostback(topup, payment, topup.deposit_amount);
     const signature = stack.sign(body);
-    const oneByteChanged = body.replace(`"amount":"${topup.deposit_amount}"`, `"amount":"${topup.deposit_amount.slice(0, -1)}${(Number(topup.deposit_amount.slice(-1)) + 1) % 10}"`);
+    const oneByteChanged = body.replace(
+      `"amount":"${topup.deposit_amount}"`,
+      `"amount":"${topup.deposit_amount.slice(0, -1)}${(Number(topup.deposit_amount.slice(-1)) + 1) % 10}"`,
+    );
     expect(oneByteChanged.length).toBe(body.length);
     expect(oneByteChanged).not.toBe(body);
     const otherSecret = `sha256=${crypto.createHmac('sha256', 'some-other-secret-value').update(body).digest('hex')}`;
@@ -268,11 +332,14 @@ describe('postbacks', () => {
       [twicePayment, 3],
     ] as const) {
       await eventually(async () => {
-        const deliveries = (await stack.sandboxRequest('GET', `/sandbox/deliveries?transaction_id=${payment.transaction_id}`)).body.attempts as Array<{ outcome: string }>;
+        const deliveries = (await stack.sandboxRequest('GET', `/sandbox/deliveries?transaction_id=${payment.transaction_id}`)).body
+          .attempts as Array<{ outcome: string }>;
         return deliveries.filter((attempt) => attempt.outcome === 'delivered').length === count;
       }, 15_000);
     }
-    const statuses = (await stack.sandboxRequest('GET', `/sandbox/deliveries?transaction_id=${reversedPayment.transaction_id}`)).body.attempts.map((attempt: { status: string }) => attempt.status);
+    const statuses = (
+      await stack.sandboxRequest('GET', `/sandbox/deliveries?transaction_id=${reversedPayment.transaction_id}`)
+    ).body.attempts.map((attempt: { status: string }) => attempt.status);
     expect(statuses).toEqual(['confirmed', 'confirming']);
     expect(await getTopup(customer, reversed.id)).toMatchObject({ status: 'paid', credited_eur_cents: 1500 });
     expect(await getTopup(customer, twice.id)).toMatchObject({ status: 'paid', credited_eur_cents: 1700 });
@@ -310,7 +377,10 @@ describe('the balance cap', () => {
       await eventually(async () => (await getTopup(customer, topup.id)).status === 'paid', 15_000);
     }
     expect((await getWallet(customer)).balance_eur_cents).toBe(99_000);
-    const over = await stack.request('POST', '/v1/wallet/topup', { key: customer.full_key, body: { amount_eur_cents: 2000, asset_code: 'USDT', blockchain_code: 'TRON' } });
+    const over = await stack.request('POST', '/v1/wallet/topup', {
+      key: customer.full_key,
+      body: { amount_eur_cents: 2000, asset_code: 'USDT', blockchain_code: 'TRON' },
+    });
     expect(over.status).toBe(400);
     expect(over.body.error).toMatchObject({ code: 'balance_cap_exceeded', param: 'amount_eur_cents' });
 
@@ -321,12 +391,31 @@ describe('the balance cap', () => {
     expect(capped.balance_eur_cents).toBe(100_000);
     expect(capped.held_eur_cents).toBe(2000);
     // Nothing fits any more: even the minimum top-up is refused while money is held.
-    expect((await stack.request('POST', '/v1/wallet/topup', { key: customer.full_key, body: { amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' } })).status).toBe(400);
+    expect(
+      (
+        await stack.request('POST', '/v1/wallet/topup', {
+          key: customer.full_key,
+          body: { amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' },
+        })
+      ).status,
+    ).toBe(400);
 
     // A charge (billing's seat renewal) makes room: held money moves in within the same ledger entry.
-    const seat = await stack.walletClient.call('Debit', { customer_id: customer.customer_id, entry_id: `seat:test:${customer.customer_id}:1`, amount_eur_cents: 1500, reason: 'seat', reference: 'seat_test' });
+    const seat = await stack.walletClient.call('Debit', {
+      customer_id: customer.customer_id,
+      entry_id: `seat:test:${customer.customer_id}:1`,
+      amount_eur_cents: 1500,
+      reason: 'seat',
+      reference: 'seat_test',
+    });
     expect(seat).toMatchObject({ balance_eur_cents: 100_000, held_eur_cents: 500 });
-    await stack.walletClient.call('Debit', { customer_id: customer.customer_id, entry_id: `seat:test:${customer.customer_id}:2`, amount_eur_cents: 1000, reason: 'seat', reference: 'seat_test' });
+    await stack.walletClient.call('Debit', {
+      customer_id: customer.customer_id,
+      entry_id: `seat:test:${customer.customer_id}:2`,
+      amount_eur_cents: 1000,
+      reason: 'seat',
+      reference: 'seat_test',
+    });
     const after = await getWallet(customer);
     expect(after.balance_eur_cents).toBe(99_500);
     expect(after.held_eur_cents).toBe(0);
@@ -334,7 +423,7 @@ describe('the balance cap', () => {
 });
 
 describe('privacy', () => {
-  it('answers 404 for another customer\'s top-up', async () => {
+  it("answers 404 for another customer's top-up", async () => {
     const owner = await stack.newCustomer();
     const stranger = await stack.newCustomer();
     const topup = await createTopup(owner, 1000);

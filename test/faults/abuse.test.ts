@@ -44,20 +44,33 @@ beforeAll(async () => {
   const topup = await stack.createTopup(owner, 5_000);
   const server = await stack.api(owner.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: 'owner server' });
   expect(server.status, JSON.stringify(server.body)).toBe(201);
-  const batch = await stack.api(owner.fullKey, 'POST', '/v1/orders', { orders: [{ account_id: owner.accounts[0]!.id, symbol: owner.accounts[0]!.symbol, operation: 'buy', volume: 0.1 }] });
+  const batch = await stack.api(owner.fullKey, 'POST', '/v1/orders', {
+    orders: [{ account_id: owner.accounts[0]!.id, symbol: owner.accounts[0]!.symbol, operation: 'buy', volume: 0.1 }],
+  });
   expect(batch.status).toBe(200);
   owned = { topupId: topup.id, serverId: server.body.id, accountId: owner.accounts[0]!.id, batchId: batch.body.batch_id };
   openapi = (await stack.request('GET', `${stack.gatewayUrl}/openapi.json`)).body;
 }, 240_000);
 
 afterAll(async () => {
-  if (stack?.serviceErrors.length) process.stdout.write(`[faults/abuse] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
+  if (stack?.serviceErrors.length)
+    process.stdout.write(`[faults/abuse] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
   await stack?.close();
   printSummary();
 });
 
 function loadOptions(seed: number, overrides: Partial<LoadOptions> = {}): LoadOptions {
-  return { customers: loadCustomers, seed, concurrency: 2, durationMs: 120_000, requestsMax: 2_000, pauseMs: 25, topups: loadTopups, mix: { wallet: 3, orders: 2, credit: 2, debit: 1, subscription: 1 }, ...overrides };
+  return {
+    customers: loadCustomers,
+    seed,
+    concurrency: 2,
+    durationMs: 120_000,
+    requestsMax: 2_000,
+    pauseMs: 25,
+    topups: loadTopups,
+    mix: { wallet: 3, orders: 2, credit: 2, debit: 1, subscription: 1 },
+    ...overrides,
+  };
 }
 
 /** What a customer has, as far as writes go: a bad request must leave every part of it unchanged. */
@@ -65,12 +78,30 @@ async function footprint(customer: Customer): Promise<Record<string, unknown>> {
   const database = (service: string) => stack.mongo.db(databaseName(stack.prefix, service));
   const [ledger, topups, batches, servers, accounts, subscription, brokerRequests] = await Promise.all([
     database('wallet').collection('ledger').countDocuments({ wallet_id: customer.id }),
-    database('payments').collection('customer_topups').countDocuments({ _id: { $regex: `^${customer.id}:` } as never }),
+    database('payments')
+      .collection('customer_topups')
+      .countDocuments({ _id: { $regex: `^${customer.id}:` } as never }),
     database('execution').collection('batches').countDocuments({ customer_id: customer.id }),
-    stack.api(customer.readKey, 'GET', '/v1/servers').then((answer) => (answer.body.servers as Array<{ id: string; cancel_at_period_end: boolean }>).map((server) => `${server.id}:${server.cancel_at_period_end}`).sort()),
-    stack.api(customer.readKey, 'GET', '/v1/accounts').then((answer) => (answer.body.accounts as Array<{ id: string }>).map((account) => account.id).sort()),
-    stack.api(customer.readKey, 'GET', '/v1/subscription').then((answer) => ({ cancel: answer.body.cancel_at_period_end, seats: answer.body.seats })),
-    Promise.all(customer.accounts.map((account) => stack.control<{ requests: unknown[] }>(`/control/accounts/${account.server}/${account.login}/requests`).then((answer) => answer.requests.length))),
+    stack
+      .api(customer.readKey, 'GET', '/v1/servers')
+      .then((answer) =>
+        (answer.body.servers as Array<{ id: string; cancel_at_period_end: boolean }>)
+          .map((server) => `${server.id}:${server.cancel_at_period_end}`)
+          .sort(),
+      ),
+    stack
+      .api(customer.readKey, 'GET', '/v1/accounts')
+      .then((answer) => (answer.body.accounts as Array<{ id: string }>).map((account) => account.id).sort()),
+    stack
+      .api(customer.readKey, 'GET', '/v1/subscription')
+      .then((answer) => ({ cancel: answer.body.cancel_at_period_end, seats: answer.body.seats })),
+    Promise.all(
+      customer.accounts.map((account) =>
+        stack
+          .control<{ requests: unknown[] }>(`/control/accounts/${account.server}/${account.login}/requests`)
+          .then((answer) => answer.requests.length),
+      ),
+    ),
   ]);
   return { ledger, topups, batches, servers, accounts, subscription, brokerRequests };
 }
@@ -92,7 +123,14 @@ const invalidAmount: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer({ min: 50_001, max: Number.MAX_SAFE_INTEGER }),
   fc.double({ min: 1_000, max: 50_000, noNaN: true }).filter((value) => !Number.isInteger(value)),
   fc.constantFrom('NaN', 'Infinity', '-Infinity', '5000', '1e309', '', ' 5000', '0x1388', 'null'),
-  fc.constantFrom(`${rawToken}1e309`, `${rawToken}-1e309`, `${rawToken}5000.5`, `${rawToken}9007199254740993`, `${rawToken}1E400`, `${rawToken}-0.0`),
+  fc.constantFrom(
+    `${rawToken}1e309`,
+    `${rawToken}-1e309`,
+    `${rawToken}5000.5`,
+    `${rawToken}9007199254740993`,
+    `${rawToken}1E400`,
+    `${rawToken}-0.0`,
+  ),
   fc.boolean(),
   fc.constant(null),
   fc.array(fc.integer(), { maxLength: 3 }),
@@ -117,12 +155,46 @@ const invalidCloseVolume: fc.Arbitrary<unknown> = fc.oneof(
   fc.array(fc.double(), { maxLength: 2 }),
 );
 
-const invalidString: fc.Arbitrary<unknown> = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 4 }), fc.string(), { maxKeys: 2 }));
+const invalidString: fc.Arbitrary<unknown> = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 2 }),
+  fc.dictionary(fc.string({ maxLength: 4 }), fc.string(), { maxKeys: 2 }),
+);
 
 /** Every field name some request schema knows: an "unknown field" must be none of them. */
 const knownFieldNames = new Set([
-  ...['amount_eur_cents', 'asset_code', 'blockchain_code', 'is_evm', 'plan', 'label', 'cancel_at_period_end', 'platform', 'server', 'login', 'password'],
-  ...['orders', 'defaults', 'account_id', 'symbol', 'operation', 'volume', 'price', 'slippage', 'stop_loss', 'take_profit', 'stop_limit_price', 'expiration', 'comment', 'expert_id'],
+  ...[
+    'amount_eur_cents',
+    'asset_code',
+    'blockchain_code',
+    'is_evm',
+    'plan',
+    'label',
+    'cancel_at_period_end',
+    'platform',
+    'server',
+    'login',
+    'password',
+  ],
+  ...[
+    'orders',
+    'defaults',
+    'account_id',
+    'symbol',
+    'operation',
+    'volume',
+    'price',
+    'slippage',
+    'stop_loss',
+    'take_profit',
+    'stop_limit_price',
+    'expiration',
+    'comment',
+    'expert_id',
+  ],
   ...['accounts', 'tickets', 'require_reachable', 'symbol_match', 'side', 'kind', 'magic'],
   ...['__proto__', 'constructor', 'prototype'],
 ]);
@@ -156,53 +228,130 @@ function bodyOf(value: Record<string, unknown>): string {
 function badRequests(customer: Customer, foreignAccountId: string): fc.Arbitrary<BadRequest> {
   const account = customer.accounts[0]!;
   const leg = { account_id: account.id, symbol: account.symbol, operation: 'buy', volume: 0.1 };
-  const topup = fc.oneof(
-    invalidAmount.map((amount) => ({ amount_eur_cents: amount, asset_code: 'USDT', blockchain_code: 'TRON', why: 'amount' })),
-    fc.tuple(fc.constantFrom('asset_code', 'blockchain_code', 'is_evm'), invalidString).map(([field, value]) => ({ amount_eur_cents: 5_000, asset_code: 'USDT', blockchain_code: 'TRON', [field]: field === 'is_evm' && typeof value === 'boolean' ? 'yes' : value, why: field })),
-    fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ amount_eur_cents: 5_000, asset_code: 'USDT', blockchain_code: 'TRON', [field]: value, why: 'unknown field' })),
-    fc.constantFrom('amount_eur_cents', 'asset_code', 'blockchain_code').map((missing) => {
-      const body: Record<string, unknown> = { amount_eur_cents: 5_000, asset_code: 'USDT', blockchain_code: 'TRON', why: 'missing' };
-      delete body[missing];
-      return body;
-    }),
-  ).map(({ why, ...body }) => ({ method: 'POST', path: '/v1/wallet/topup', body: bodyOf(body), description: `top-up, bad ${String(why)}` }));
-  const orders = fc.oneof(
-    invalidVolume.map((volume) => ({ orders: [{ ...leg, volume }], why: 'volume' })),
-    invalidVolume.map((volume) => ({ defaults: { volume }, orders: [{ account_id: account.id, symbol: account.symbol, operation: 'buy' }], why: 'default volume' })),
-    fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ orders: [{ ...leg, [field]: value }], why: 'unknown leg field' })),
-    fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ orders: [leg], [field]: value, why: 'unknown field' })),
-    fc.constantFrom('hold', 'BUYY', '', 'buy;drop', 'sellStopLimitX').map((operation) => ({ orders: [{ ...leg, operation }], why: 'operation' })),
-    fc.integer({ min: 21, max: 60 }).map((count) => ({ orders: Array.from({ length: count }, () => leg), why: 'too many legs' })),
-    fc.constant({ orders: [], why: 'no legs' }),
-    fc.constant({ orders: [{ ...leg, account_id: foreignAccountId }], why: "another customer's account" }),
-    invalidString.map((symbol) => ({ orders: [{ ...leg, symbol }], why: 'symbol' })),
-  ).map(({ why, ...body }) => ({ method: 'POST', path: '/v1/orders', body: bodyOf(body), description: `orders, bad ${why}` }));
-  const close = fc.oneof(
-    fc.constant({ accounts: [{ account_id: account.id }], why: 'no symbol' }),
-    fc.constant({ accounts: [{ account_id: foreignAccountId, symbol: '*' }], why: "another customer's account" }),
-    fc.constant({ accounts: [{ account_id: account.id, symbol: '*', tickets: [1] }], why: 'selector and tickets' }),
-    // A close volume has no upper bound of its own (it is capped by each position), so only non-positive and wrong types.
-    invalidCloseVolume.map((volume) => ({ accounts: [{ account_id: account.id, symbol: '*', volume }], why: 'volume' })),
-    fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ accounts: [{ account_id: account.id, symbol: '*', [field]: value }], why: 'unknown field' })),
-    fc.integer({ min: 21, max: 40 }).map((count) => ({ accounts: Array.from({ length: count }, () => ({ account_id: account.id, symbol: '*' })), why: 'too many accounts' })),
-  ).map(({ why, ...body }) => ({ method: 'POST', path: '/v1/orders/close', body: bodyOf(body), description: `close, bad ${why}` }));
-  const servers = fc.oneof(
-    invalidString.map((plan) => ({ plan, label: 'x', why: 'plan type' })),
-    fc.string({ maxLength: 20 }).filter((plan) => !['vps-small', 'vps-large'].includes(plan)).map((plan) => ({ plan, label: 'x', why: 'unknown plan' })),
-    fc.oneof(invalidString, fc.constant(''), fc.constant(' '), fc.string({ minLength: 65, maxLength: 200 })).map((label) => ({ plan: 'vps-small', label, why: 'label' })),
-    fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ plan: 'vps-small', label: 'x', [field]: value, why: 'unknown field' })),
-  ).map(({ why, ...body }) => ({ method: 'POST', path: '/v1/servers', body: bodyOf(body), description: `servers, bad ${why}` }));
-  const subscription = fc.oneof(
-    fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.boolean(), { maxLength: 2 })).map((value) => ({ cancel_at_period_end: value, why: 'flag' })),
-    fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ cancel_at_period_end: false, [field]: value, why: 'unknown field' })),
-  ).map(({ why, ...body }) => ({ method: 'PATCH', path: '/v1/subscription', body: bodyOf(body), description: `subscription, bad ${why}` }));
-  const accounts = fc.oneof(
-    fc.tuple(fc.constantFrom('platform', 'server', 'login', 'password'), invalidString).map(([field, value]) => ({ platform: 'mt5', server: 'AlphaFX-Live', login: '123456', password: 'secret', [field]: value, why: field })),
-    fc.constantFrom('mt6', 'MT5', '', 'ctrader').map((platform) => ({ platform, server: 'AlphaFX-Live', login: '123456', password: 'secret', why: 'platform' })),
-    fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ platform: 'mt5', server: 'AlphaFX-Live', login: '123456', password: 'secret', [field]: value, why: 'unknown field' })),
-  ).map(({ why, ...body }) => ({ method: 'POST', path: '/v1/accounts', body: bodyOf(body), description: `accounts, bad ${why}` }));
+  const topup = fc
+    .oneof(
+      invalidAmount.map((amount) => ({ amount_eur_cents: amount, asset_code: 'USDT', blockchain_code: 'TRON', why: 'amount' })),
+      fc.tuple(fc.constantFrom('asset_code', 'blockchain_code', 'is_evm'), invalidString).map(([field, value]) => ({
+        amount_eur_cents: 5_000,
+        asset_code: 'USDT',
+        blockchain_code: 'TRON',
+        [field]: field === 'is_evm' && typeof value === 'boolean' ? 'yes' : value,
+        why: field,
+      })),
+      fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({
+        amount_eur_cents: 5_000,
+        asset_code: 'USDT',
+        blockchain_code: 'TRON',
+        [field]: value,
+        why: 'unknown field',
+      })),
+      fc.constantFrom('amount_eur_cents', 'asset_code', 'blockchain_code').map((missing) => {
+        const body: Record<string, unknown> = { amount_eur_cents: 5_000, asset_code: 'USDT', blockchain_code: 'TRON', why: 'missing' };
+        delete body[missing];
+        return body;
+      }),
+    )
+    .map(({ why, ...body }) => ({
+      method: 'POST',
+      path: '/v1/wallet/topup',
+      body: bodyOf(body),
+      description: `top-up, bad ${String(why)}`,
+    }));
+  const orders = fc
+    .oneof(
+      invalidVolume.map((volume) => ({ orders: [{ ...leg, volume }], why: 'volume' })),
+      invalidVolume.map((volume) => ({
+        defaults: { volume },
+        orders: [{ account_id: account.id, symbol: account.symbol, operation: 'buy' }],
+        why: 'default volume',
+      })),
+      fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ orders: [{ ...leg, [field]: value }], why: 'unknown leg field' })),
+      fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({ orders: [leg], [field]: value, why: 'unknown field' })),
+      fc
+        .constantFrom('hold', 'BUYY', '', 'buy;drop', 'sellStopLimitX')
+        .map((operation) => ({ orders: [{ ...leg, operation }], why: 'operation' })),
+      fc.integer({ min: 21, max: 60 }).map((count) => ({ orders: Array.from({ length: count }, () => leg), why: 'too many legs' })),
+      fc.constant({ orders: [], why: 'no legs' }),
+      fc.constant({ orders: [{ ...leg, account_id: foreignAccountId }], why: "another customer's account" }),
+      invalidString.map((symbol) => ({ orders: [{ ...leg, symbol }], why: 'symbol' })),
+    )
+    .map(({ why, ...body }) => ({ method: 'POST', path: '/v1/orders', body: bodyOf(body), description: `orders, bad ${why}` }));
+  const close = fc
+    .oneof(
+      fc.constant({ accounts: [{ account_id: account.id }], why: 'no symbol' }),
+      fc.constant({ accounts: [{ account_id: foreignAccountId, symbol: '*' }], why: "another customer's account" }),
+      fc.constant({ accounts: [{ account_id: account.id, symbol: '*', tickets: [1] }], why: 'selector and tickets' }),
+      // A close volume has no upper bound of its own (it is capped by each position), so only non-positive and wrong types.
+      invalidCloseVolume.map((volume) => ({ accounts: [{ account_id: account.id, symbol: '*', volume }], why: 'volume' })),
+      fc
+        .tuple(unknownFieldName, jsonValue)
+        .map(([field, value]) => ({ accounts: [{ account_id: account.id, symbol: '*', [field]: value }], why: 'unknown field' })),
+      fc.integer({ min: 21, max: 40 }).map((count) => ({
+        accounts: Array.from({ length: count }, () => ({ account_id: account.id, symbol: '*' })),
+        why: 'too many accounts',
+      })),
+    )
+    .map(({ why, ...body }) => ({ method: 'POST', path: '/v1/orders/close', body: bodyOf(body), description: `close, bad ${why}` }));
+  const servers = fc
+    .oneof(
+      invalidString.map((plan) => ({ plan, label: 'x', why: 'plan type' })),
+      fc
+        .string({ maxLength: 20 })
+        .filter((plan) => !['vps-small', 'vps-large'].includes(plan))
+        .map((plan) => ({ plan, label: 'x', why: 'unknown plan' })),
+      fc
+        .oneof(invalidString, fc.constant(''), fc.constant(' '), fc.string({ minLength: 65, maxLength: 200 }))
+        .map((label) => ({ plan: 'vps-small', label, why: 'label' })),
+      fc
+        .tuple(unknownFieldName, jsonValue)
+        .map(([field, value]) => ({ plan: 'vps-small', label: 'x', [field]: value, why: 'unknown field' })),
+    )
+    .map(({ why, ...body }) => ({ method: 'POST', path: '/v1/servers', body: bodyOf(body), description: `servers, bad ${why}` }));
+  const subscription = fc
+    .oneof(
+      fc
+        .oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.boolean(), { maxLength: 2 }))
+        .map((value) => ({ cancel_at_period_end: value, why: 'flag' })),
+      fc
+        .tuple(unknownFieldName, jsonValue)
+        .map(([field, value]) => ({ cancel_at_period_end: false, [field]: value, why: 'unknown field' })),
+    )
+    .map(({ why, ...body }) => ({
+      method: 'PATCH',
+      path: '/v1/subscription',
+      body: bodyOf(body),
+      description: `subscription, bad ${why}`,
+    }));
+  const accounts = fc
+    .oneof(
+      fc.tuple(fc.constantFrom('platform', 'server', 'login', 'password'), invalidString).map(([field, value]) => ({
+        platform: 'mt5',
+        server: 'AlphaFX-Live',
+        login: '123456',
+        password: 'secret',
+        [field]: value,
+        why: field,
+      })),
+      fc
+        .constantFrom('mt6', 'MT5', '', 'ctrader')
+        .map((platform) => ({ platform, server: 'AlphaFX-Live', login: '123456', password: 'secret', why: 'platform' })),
+      fc.tuple(unknownFieldName, jsonValue).map(([field, value]) => ({
+        platform: 'mt5',
+        server: 'AlphaFX-Live',
+        login: '123456',
+        password: 'secret',
+        [field]: value,
+        why: 'unknown field',
+      })),
+    )
+    .map(({ why, ...body }) => ({ method: 'POST', path: '/v1/accounts', body: bodyOf(body), description: `accounts, bad ${why}` }));
   const deep = fc.integer({ min: 33, max: 100_000 }).chain((depth) =>
-    fc.constantFrom('/v1/orders', '/v1/wallet/topup', '/v1/servers').map((route) => ({ method: 'POST', path: route, body: `{"orders":${'['.repeat(depth)}${']'.repeat(depth)}}`, description: `${route}, nested ${depth} deep` })),
+    fc.constantFrom('/v1/orders', '/v1/wallet/topup', '/v1/servers').map((route) => ({
+      method: 'POST',
+      path: route,
+      body: `{"orders":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      description: `${route}, nested ${depth} deep`,
+    })),
   );
   return fc.oneof(topup, orders, close, servers, subscription, accounts, deep);
 }
@@ -234,7 +383,10 @@ describe('fault suite: bad input and security', () => {
     await fc.assert(
       fc.asyncProperty(badRequests(fuzz, stranger.accounts[0]!.id), async (request) => {
         const answer = await send(request);
-        if (!isClientError(answer)) wrong.push(`${request.description}: ${answer.status || answer.networkError} ${JSON.stringify(answer.body).slice(0, 200)} for ${request.body.slice(0, 200)}`);
+        if (!isClientError(answer))
+          wrong.push(
+            `${request.description}: ${answer.status || answer.networkError} ${JSON.stringify(answer.body).slice(0, 200)} for ${request.body.slice(0, 200)}`,
+          );
         return isClientError(answer);
       }),
       { seed, numRuns: 300, endOnFailure: true },
@@ -242,13 +394,21 @@ describe('fault suite: bad input and security', () => {
     // Query and path values out of their types or bounds.
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('NaN', '1e309', '-1', '999', '50001', '1000.5', 'Infinity', '99999999999999999999')).filter((value) => {
-          const number = Number(value);
-          return !(value.trim() !== '' && Number.isInteger(number) && number >= 1_000 && number <= 50_000);
-        }),
+        fc
+          .oneof(
+            fc.string({ maxLength: 12 }),
+            fc.constantFrom('NaN', '1e309', '-1', '999', '50001', '1000.5', 'Infinity', '99999999999999999999'),
+          )
+          .filter((value) => {
+            const number = Number(value);
+            return !(value.trim() !== '' && Number.isInteger(number) && number >= 1_000 && number <= 50_000);
+          }),
         fc.constantFrom('assets', 'topup'),
         async (value, route) => {
-          const target = route === 'assets' ? `/v1/wallet/assets?amount_eur_cents=${encodeURIComponent(value)}` : `/v1/wallet/topup/${encodeURIComponent(value) || '%20'}`;
+          const target =
+            route === 'assets'
+              ? `/v1/wallet/assets?amount_eur_cents=${encodeURIComponent(value)}`
+              : `/v1/wallet/topup/${encodeURIComponent(value) || '%20'}`;
           const answer = await send({ method: 'GET', path: target });
           if (!isClientError(answer)) wrong.push(`GET ${target}: ${answer.status || answer.networkError}`);
           return isClientError(answer);
@@ -258,22 +418,53 @@ describe('fault suite: bad input and security', () => {
     );
     // Oversized bodies and headers, wrong media types, invalid and poisoned JSON.
     const fixed: Array<{ method: string; path: string; body?: string; headers?: Record<string, string>; expected: number[] }> = [
-      { method: 'POST', path: '/v1/orders', body: JSON.stringify({ orders: [{ account_id: fuzz.accounts[0]!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1, comment: 'x'.repeat(300_000) }] }), expected: [413] },
-      { method: 'POST', path: '/v1/wallet/topup', body: JSON.stringify({ amount_eur_cents: 5_000, asset_code: 'USDT', blockchain_code: 'TRON', pad: 'y'.repeat(300_000) }), expected: [413] },
+      {
+        method: 'POST',
+        path: '/v1/orders',
+        body: JSON.stringify({
+          orders: [{ account_id: fuzz.accounts[0]!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1, comment: 'x'.repeat(300_000) }],
+        }),
+        expected: [413],
+      },
+      {
+        method: 'POST',
+        path: '/v1/wallet/topup',
+        body: JSON.stringify({ amount_eur_cents: 5_000, asset_code: 'USDT', blockchain_code: 'TRON', pad: 'y'.repeat(300_000) }),
+        expected: [413],
+      },
       { method: 'POST', path: '/v1/hooks/payments/sandbox', body: JSON.stringify({ pad: 'z'.repeat(100_000) }), expected: [413] },
       { method: 'GET', path: '/v1/wallet', headers: { 'x-padding': 'p'.repeat(20_000) }, expected: [431] },
       { method: 'POST', path: '/v1/orders', body: '{}', headers: { 'idempotency-key': 'k'.repeat(129) }, expected: [400] },
-      { method: 'POST', path: '/v1/wallet/topup', body: 'amount_eur_cents=5000', headers: { 'content-type': 'application/x-www-form-urlencoded' }, expected: [415] },
+      {
+        method: 'POST',
+        path: '/v1/wallet/topup',
+        body: 'amount_eur_cents=5000',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        expected: [415],
+      },
       { method: 'POST', path: '/v1/wallet/topup', body: '{"amount_eur_cents": 5000,', expected: [400] },
-      { method: 'POST', path: '/v1/wallet/topup', body: '{"__proto__": {"admin": true}, "amount_eur_cents": 5000, "asset_code": "USDT", "blockchain_code": "TRON"}', expected: [400] },
-      { method: 'POST', path: '/v1/servers', body: '{"constructor": {"prototype": {"x": 1}}, "plan": "vps-small", "label": "x"}', expected: [400] },
+      {
+        method: 'POST',
+        path: '/v1/wallet/topup',
+        body: '{"__proto__": {"admin": true}, "amount_eur_cents": 5000, "asset_code": "USDT", "blockchain_code": "TRON"}',
+        expected: [400],
+      },
+      {
+        method: 'POST',
+        path: '/v1/servers',
+        body: '{"constructor": {"prototype": {"x": 1}}, "plan": "vps-small", "label": "x"}',
+        expected: [400],
+      },
       { method: 'POST', path: '/v1/orders', body: '', expected: [400] },
       { method: 'POST', path: '/v1/orders', body: 'null', expected: [400] },
       { method: 'POST', path: '/v1/orders', body: '[]', expected: [400] },
     ];
     for (const request of fixed) {
       const answer = await send(request);
-      if (!request.expected.includes(answer.status)) wrong.push(`${request.method} ${request.path} (${Object.keys(request.headers ?? {}).join(',') || 'body'}): ${answer.status || answer.networkError}, expected ${request.expected.join('/')}`);
+      if (!request.expected.includes(answer.status))
+        wrong.push(
+          `${request.method} ${request.path} (${Object.keys(request.headers ?? {}).join(',') || 'body'}): ${answer.status || answer.networkError}, expected ${request.expected.join('/')}`,
+        );
     }
     // Another customer's ids are not found, whichever route takes them.
     await fc.assert(
@@ -296,7 +487,10 @@ describe('fault suite: bad input and security', () => {
     // schemathesis against the published document, with a full key (writes allowed) and a read-only key.
     const target = await stack.newCustomer('schemathesis', { accountsPerServer: 1, balanceEurCents: 50_000 });
     const runs = [];
-    for (const [label, key, examples] of [['full key', target.fullKey, 60], ['read-only key', target.readKey, 25]] as const) {
+    for (const [label, key, examples] of [
+      ['full key', target.fullKey, 60],
+      ['read-only key', target.readKey, 25],
+    ] as const) {
       let run = await runSchemathesis(schemathesis, key, examples, seed);
       // A crash inside the tool itself (seen once: CPython's ast.parse failing in hypothesis's own reporting code)
       // says nothing about the API: the same run is repeated once. Any failed check still fails the test.
@@ -305,7 +499,12 @@ describe('fault suite: bad input and security', () => {
     }
     const report = await load.stop();
     const loadRedelivered = await redeliver(stack, report.undelivered);
-    const verdict = await verifyAfterFault(stack, { customers: [...loadCustomers, fuzz], batchIds: report.batchIds, credits: [...report.acknowledgedCredits, ...loadRedelivered], debits: report.acknowledgedDebits });
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, fuzz],
+      batchIds: report.batchIds,
+      credits: [...report.acknowledgedCredits, ...loadRedelivered],
+      debits: report.acknowledgedDebits,
+    });
     const schemathesisCases = runs.reduce((sum, run) => sum + run.cases, 0);
     recordAndAssert(stack, {
       fault: '9. bad input: fast-check properties + schemathesis --checks all',
@@ -315,7 +514,12 @@ describe('fault suite: bad input and security', () => {
       scenarioRequests: requests + schemathesisCases,
       scenarioErrors: kinds,
       verdict,
-      notes: runs.map((run) => `schemathesis ${run.label} (examples, coverage, fuzzing and stateful phases, every check but positive_data_acceptance): exit ${run.exitCode}, ${run.summary}`).join('; '),
+      notes: runs
+        .map(
+          (run) =>
+            `schemathesis ${run.label} (examples, coverage, fuzzing and stateful phases, every check but positive_data_acceptance): exit ${run.exitCode}, ${run.summary}`,
+        )
+        .join('; '),
     });
     expect(wrong).toEqual([]);
     expect(Object.keys(kinds).filter((kind) => !/^4\d\d/.test(kind))).toEqual([]);
@@ -349,7 +553,8 @@ describe('fault suite: bad input and security', () => {
       for (const { name } of await database.listCollections({}, { nameOnly: true }).toArray()) {
         for await (const document of database.collection(name).find({})) {
           const text = JSON.stringify(document);
-          for (const key of keys) if (text.includes(key) || text.includes(key.slice(3))) leaks.push(`${service}.${name} ${String(document._id)}`);
+          for (const key of keys)
+            if (text.includes(key) || text.includes(key.slice(3))) leaks.push(`${service}.${name} ${String(document._id)}`);
         }
       }
     }
@@ -376,7 +581,8 @@ describe('fault suite: bad input and security', () => {
     const fill = (template: string) => {
       const values = idsByPath[template];
       return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-        if (!values || values[name] === undefined) throw new Error(`the suite has no id for {${name}} in ${template}: add the route to idsByPath so it is checked`);
+        if (!values || values[name] === undefined)
+          throw new Error(`the suite has no id for {${name}} in ${template}: add the route to idsByPath so it is checked`);
         return String(values[name]);
       });
     };
@@ -414,8 +620,12 @@ describe('fault suite: bad input and security', () => {
       }
     }
     // References inside bodies: another customer's account in a batch is refused before anything is sent.
-    const foreignOrders = await call(stranger.fullKey, 'POST', '/v1/orders', { orders: [{ account_id: owned.accountId, symbol: owner.accounts[0]!.symbol, operation: 'buy', volume: 0.1 }] });
-    const foreignClose = await call(stranger.fullKey, 'POST', '/v1/orders/close', { accounts: [{ account_id: owned.accountId, symbol: '*' }] });
+    const foreignOrders = await call(stranger.fullKey, 'POST', '/v1/orders', {
+      orders: [{ account_id: owned.accountId, symbol: owner.accounts[0]!.symbol, operation: 'buy', volume: 0.1 }],
+    });
+    const foreignClose = await call(stranger.fullKey, 'POST', '/v1/orders/close', {
+      accounts: [{ account_id: owned.accountId, symbol: '*' }],
+    });
     const ownerAfterCross = await footprint(owner);
 
     // The postback endpoint: a valid signature over a changed body, or an old one replayed, is refused and writes nothing.
@@ -439,7 +649,11 @@ describe('fault suite: bad input and security', () => {
     const ledgerBeforeGenuine = await stack.ledgerEntries({ entry_id: { $regex: `^topup:sandbox:${transactionId}` } });
     const accepted = await stack.postback(genuine, signature);
     const exactReplay = await stack.postback(genuine, signature);
-    const stale = JSON.stringify({ ...(JSON.parse(genuine) as object), timestamp: new Date(Date.now() - 10 * 60_000).toISOString(), transaction: { ...(JSON.parse(genuine) as { transaction: object }).transaction, id: `${transactionId}-stale` } });
+    const stale = JSON.stringify({
+      ...(JSON.parse(genuine) as object),
+      timestamp: new Date(Date.now() - 10 * 60_000).toISOString(),
+      transaction: { ...(JSON.parse(genuine) as { transaction: object }).transaction, id: `${transactionId}-stale` },
+    });
     const staleAnswer = await stack.postback(stale, stack.sign(stale));
     requests += 3;
     tally(kinds, errorKind(staleAnswer));
@@ -447,7 +661,12 @@ describe('fault suite: bad input and security', () => {
 
     const report = await load.stop();
     const loadRedelivered = await redeliver(stack, report.undelivered);
-    const verdict = await verifyAfterFault(stack, { customers: [...loadCustomers, owner, stranger], batchIds: [...report.batchIds, owned.batchId], credits: [...report.acknowledgedCredits, ...loadRedelivered], debits: report.acknowledgedDebits });
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, owner, stranger],
+      batchIds: [...report.batchIds, owned.batchId],
+      credits: [...report.acknowledgedCredits, ...loadRedelivered],
+      debits: report.acknowledgedDebits,
+    });
     recordAndAssert(stack, {
       fault: '10. security: hashed keys, read-only writes, cross-customer, postback replay',
       seed,
@@ -484,7 +703,13 @@ describe('fault suite: bad input and security', () => {
     const seed = seedFromEnvironment('key floods');
     const startedAtMs = Date.now();
     // A gateway replica as deployed behind a proxy: the per-address limit on, metrics served, X-Forwarded-For believed.
-    const gateway = await stack.startReplica('gateway', 'gateway-flood', { AUTH_FAILURES_PER_MINUTE: '30', TRUSTED_PROXIES: '127.0.0.1', OTEL_SDK_DISABLED: 'false', PROMETHEUS_METRICS: 'true', API_KEY_CACHE_MS: '60000' });
+    const gateway = await stack.startReplica('gateway', 'gateway-flood', {
+      AUTH_FAILURES_PER_MINUTE: '30',
+      TRUSTED_PROXIES: '127.0.0.1',
+      OTEL_SDK_DISABLED: 'false',
+      PROMETHEUS_METRICS: 'true',
+      API_KEY_CACHE_MS: '60000',
+    });
     const load = startLoad(stack, loadOptions(seed, { durationMs: 15_000, concurrency: 1 }));
     const cpuMs = () => {
       const fields = fs.readFileSync(`/proc/${gateway.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -498,7 +723,8 @@ describe('fault suite: bad input and security', () => {
     const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
     const madeUp = () => `sk_${Array.from(crypto.randomBytes(46), (byte) => base62[byte % 62]).join('')}`;
     const malformed = () => `sk_${crypto.randomBytes(8).toString('hex')}!`;
-    const get = (key: string, client: string) => stack.request('GET', `${gateway.address}/v1/wallet`, { key, headers: { 'x-forwarded-for': client } });
+    const get = (key: string, client: string) =>
+      stack.request('GET', `${gateway.address}/v1/wallet`, { key, headers: { 'x-forwarded-for': client } });
 
     /** 4 legitimate readers, and 32 flooding connections from 64 addresses of `network` when `flood` makes keys, for `durationMs`. */
     async function phase(durationMs: number, flood?: () => string, network = '') {
@@ -528,8 +754,18 @@ describe('fault suite: bad input and security', () => {
         : [];
       await Promise.all([...readers, ...flooders]);
       const sorted = legit.sort((left, right) => left - right);
-      const at = (fraction: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN) * 10) / 10;
-      return { legitP50: at(0.5), legitP99: at(0.99), legitReads: sorted.length, legitErrors, floodRequests, floodStatuses, cpuPerFloodRequestMs: floodRequests ? (cpuMs() - cpuBefore) / floodRequests : 0, lookups: (await lookups()) - lookupsBefore };
+      const at = (fraction: number) =>
+        Math.round((sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN) * 10) / 10;
+      return {
+        legitP50: at(0.5),
+        legitP99: at(0.99),
+        legitReads: sorted.length,
+        legitErrors,
+        floodRequests,
+        floodStatuses,
+        cpuPerFloodRequestMs: floodRequests ? (cpuMs() - cpuBefore) / floodRequests : 0,
+        lookups: (await lookups()) - lookupsBefore,
+      };
     }
 
     await get(owner.readKey, '198.51.100.1'); // the legitimate key is looked up once and cached
@@ -539,7 +775,12 @@ describe('fault suite: bad input and security', () => {
     const madeUpFlood = await phase(4_000, madeUp, '192.0.2');
     await stack.stopReplica(gateway.name);
     const report = await load.stop();
-    const verdict = await verifyAfterFault(stack, { customers: loadCustomers, batchIds: report.batchIds, credits: report.acknowledgedCredits, debits: report.acknowledgedDebits });
+    const verdict = await verifyAfterFault(stack, {
+      customers: loadCustomers,
+      batchIds: report.batchIds,
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
     const kinds: Record<string, number> = {};
     for (const [status, count] of Object.entries({ ...malformedFlood.floodStatuses })) kinds[`malformed ${status}`] = count;
     for (const [status, count] of Object.entries({ ...madeUpFlood.floodStatuses })) kinds[`made-up ${status}`] = count;
@@ -548,7 +789,8 @@ describe('fault suite: bad input and security', () => {
       seed,
       startedAtMs,
       load: report,
-      scenarioRequests: alone.legitReads + malformedFlood.legitReads + madeUpFlood.legitReads + malformedFlood.floodRequests + madeUpFlood.floodRequests,
+      scenarioRequests:
+        alone.legitReads + malformedFlood.legitReads + madeUpFlood.legitReads + malformedFlood.floodRequests + madeUpFlood.floodRequests,
       scenarioErrors: kinds,
       verdict,
       notes:
@@ -566,10 +808,18 @@ describe('fault suite: bad input and security', () => {
 
 /** The `st` executable of a pinned schemathesis, installed from PyPI with pip when it is missing. */
 function ensureSchemathesis(): string {
-  const installed = spawnSync('python3', ['-c', 'import schemathesis, sysconfig; print(schemathesis.__version__); print(sysconfig.get_path("scripts"))'], { encoding: 'utf8' });
+  const installed = spawnSync(
+    'python3',
+    ['-c', 'import schemathesis, sysconfig; print(schemathesis.__version__); print(sysconfig.get_path("scripts"))'],
+    { encoding: 'utf8' },
+  );
   const [version, scripts] = installed.stdout.trim().split('\n');
   if (installed.status !== 0 || version !== schemathesisVersion) {
-    const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${schemathesisVersion}`], { encoding: 'utf8', timeout: 240_000 });
+    const pip = spawnSync(
+      'python3',
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${schemathesisVersion}`],
+      { encoding: 'utf8', timeout: 240_000 },
+    );
     if (pip.status !== 0) throw new Error(`could not install schemathesis ${schemathesisVersion} from PyPI: ${pip.stderr.slice(-2_000)}`);
     return ensureSchemathesis();
   }
@@ -585,7 +835,12 @@ function toolCrashedWithoutFindings(output: string): boolean {
 }
 
 /** One bounded schemathesis run; a process that overruns its budget is killed and reported as a failure. */
-async function runSchemathesis(executable: string, key: string, examples: number, seed: number): Promise<{ exitCode: number | null; output: string; cases: number; summary: string }> {
+async function runSchemathesis(
+  executable: string,
+  key: string,
+  examples: number,
+  seed: number,
+): Promise<{ exitCode: number | null; output: string; cases: number; summary: string }> {
   const args = [
     'run',
     `${stack.gatewayUrl}/openapi.json`,
@@ -614,7 +869,10 @@ async function runSchemathesis(executable: string, key: string, examples: number
     '15',
     '--no-color',
   ];
-  const child = spawn(executable, args, { env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(executable, args, {
+    env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -622,7 +880,11 @@ async function runSchemathesis(executable: string, key: string, examples: number
   const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   clearTimeout(timer);
   const generated = /(\d+) generated/.exec(output);
-  const summaryLine = output.split('\n').find((line) => / generated, /.test(line))?.trim() ?? 'no summary';
+  const summaryLine =
+    output
+      .split('\n')
+      .find((line) => / generated, /.test(line))
+      ?.trim() ?? 'no summary';
   // Output never shows the key in full (schemathesis sanitizes Authorization), but strip it anyway before printing.
   return { exitCode, output: output.replaceAll(key, '<key>'), cases: generated ? Number(generated[1]) : 0, summary: summaryLine };
 }

@@ -121,7 +121,8 @@ export function startLoad(stack: FaultStack, options: LoadOptions): RunningLoad 
       if (ok) {
         const balance = answer.body.balance_eur_cents as number;
         if (!(balance >= 0 && balance <= 100_000)) report.violations.push(`GET /v1/wallet of ${customer.id} answered balance ${balance}`);
-        if (!(answer.body.held_eur_cents >= 0)) report.violations.push(`GET /v1/wallet of ${customer.id} answered held ${answer.body.held_eur_cents}`);
+        if (!(answer.body.held_eur_cents >= 0))
+          report.violations.push(`GET /v1/wallet of ${customer.id} answered held ${answer.body.held_eur_cents}`);
       }
       record('wallet', answer, ok);
       return answer;
@@ -141,7 +142,8 @@ export function startLoad(stack: FaultStack, options: LoadOptions): RunningLoad 
       const ok = answer.status === 200;
       if (ok) {
         report.batchIds.push(answer.body.batch_id);
-        for (const leg of answer.body.results as Array<{ status: string }>) report.legStatuses[leg.status] = (report.legStatuses[leg.status] ?? 0) + 1;
+        for (const leg of answer.body.results as Array<{ status: string }>)
+          report.legStatuses[leg.status] = (report.legStatuses[leg.status] ?? 0) + 1;
       }
       record('orders', answer, ok);
       return answer;
@@ -164,9 +166,20 @@ export function startLoad(stack: FaultStack, options: LoadOptions): RunningLoad 
     },
     async debit(customer) {
       const key = `load-${runTag}-${crypto.randomBytes(6).toString('hex')}`;
-      const answer = await stack.api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: 'load server' }, { 'idempotency-key': key });
+      const answer = await stack.api(
+        customer.fullKey,
+        'POST',
+        '/v1/servers',
+        { plan: 'vps-small', label: 'load server' },
+        { 'idempotency-key': key },
+      );
       const ok = answer.status === 201;
-      if (ok) report.acknowledgedDebits.push({ customerId: customer.id, entryIdPrefix: `server:${answer.body.id}:`, amountEurCents: serverPlanPriceEurCents });
+      if (ok)
+        report.acknowledgedDebits.push({
+          customerId: customer.id,
+          entryIdPrefix: `server:${answer.body.id}:`,
+          amountEurCents: serverPlanPriceEurCents,
+        });
       // 402 is a correct refusal (the balance cannot pay), not a failure of the system.
       record('debit', answer, ok || answer.status === 402);
       return answer;

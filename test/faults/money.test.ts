@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUnaryClient } from '@mtx/shared/grpc';
 import { databaseName } from '@mtx/shared/mongo';
 import { eventually } from '@mtx/shared/testing';
-import { redeliver, startLoad, type LoadOptions, type Movement } from './load';
+import { redeliver, startLoad, type LoadOptions } from './load';
 import { errorKind, FaultStack, sleep, walletCapEurCents, type Customer, type HttpAnswer, type TopupForPostbacks } from './stack';
 import { printSummary, seededRandom, seedFromEnvironment } from './summary';
 import { recordAndAssert, tally, verifyAfterFault } from './verify';
@@ -42,7 +42,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  if (stack?.serviceErrors.length) process.stdout.write(`[faults/money] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
+  if (stack?.serviceErrors.length)
+    process.stdout.write(`[faults/money] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
   await stack?.close();
   printSummary();
 });
@@ -62,22 +63,33 @@ function loadOptions(seed: number, overrides: Partial<LoadOptions> = {}): LoadOp
 }
 
 /** A top-up as its customer sees it; a 503 while a restarted backend is being reconnected to is retried. */
-async function topupView(customer: Customer, topupId: number): Promise<{ status: string; credited_eur_cents: number; amount_eur_cents: number }> {
-  return eventually(async () => {
-    const answer = await stack.api(customer.readKey, 'GET', `/v1/wallet/topup/${topupId}`);
-    if (answer.status === 503) return undefined;
-    if (answer.status !== 200) throw new Error(`GET top-up ${topupId} answered ${answer.status}`);
-    return answer.body;
-  }, 10_000, 200);
+async function topupView(
+  customer: Customer,
+  topupId: number,
+): Promise<{ status: string; credited_eur_cents: number; amount_eur_cents: number }> {
+  return eventually(
+    async () => {
+      const answer = await stack.api(customer.readKey, 'GET', `/v1/wallet/topup/${topupId}`);
+      if (answer.status === 503) return undefined;
+      if (answer.status !== 200) throw new Error(`GET top-up ${topupId} answered ${answer.status}`);
+      return answer.body;
+    },
+    10_000,
+    200,
+  );
 }
 
 /** Delivers a postback until it is accepted (the provider's retry), for the recovery step of a crash. */
 async function deliverUntilAccepted(body: string, deadlineMs = 30_000): Promise<HttpAnswer> {
-  return eventually(async () => {
-    const parsed = JSON.parse(body) as Record<string, unknown>;
-    const answer = await stack.postback(JSON.stringify({ ...parsed, timestamp: new Date().toISOString() }));
-    return answer.status === 200 ? answer : undefined;
-  }, deadlineMs, 250);
+  return eventually(
+    async () => {
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      const answer = await stack.postback(JSON.stringify({ ...parsed, timestamp: new Date().toISOString() }));
+      return answer.status === 200 ? answer : undefined;
+    },
+    deadlineMs,
+    250,
+  );
 }
 
 describe('fault suite: money', () => {
@@ -98,7 +110,15 @@ describe('fault suite: money', () => {
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
     await wallet.restart();
     // The start-up sweep finishes what the crash left undone (the entry-id pointer), so the audit passes already.
-    await eventually(async () => (await stack.mongo.db(databaseName(stack.prefix, 'wallet')).collection('ledger_entry_ids').findOne({ _id: entryId as never })) !== null, 10_000, 200);
+    await eventually(
+      async () =>
+        (await stack.mongo
+          .db(databaseName(stack.prefix, 'wallet'))
+          .collection('ledger_entry_ids')
+          .findOne({ _id: entryId as never })) !== null,
+      10_000,
+      200,
+    );
     const auditAfterRecovery = await stack.audit();
     const redelivered = await deliverUntilAccepted(body);
     const report = await load.stop();
@@ -106,7 +126,11 @@ describe('fault suite: money', () => {
     const verdict = await verifyAfterFault(stack, {
       customers: [...loadCustomers, customer],
       batchIds: report.batchIds,
-      credits: [...report.acknowledgedCredits, ...loadRedelivered, { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents }],
+      credits: [
+        ...report.acknowledgedCredits,
+        ...loadRedelivered,
+        { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents },
+      ],
       debits: report.acknowledgedDebits,
     });
     const entries = await stack.ledgerEntries({ entry_id: entryId });
@@ -135,7 +159,12 @@ describe('fault suite: money', () => {
     const load = startLoad(stack, loadOptions(seed));
     await sleep(1_000);
     const payments = stack.service('payments');
-    const body = stack.postbackBody(topup, `paymentscrash-${seed}-${crypto.randomBytes(3).toString('hex')}`, topup.depositUnits, 'confirmed');
+    const body = stack.postbackBody(
+      topup,
+      `paymentscrash-${seed}-${crypto.randomBytes(3).toString('hex')}`,
+      topup.depositUnits,
+      'confirmed',
+    );
     const entryId = `topup:sandbox:${JSON.parse(body).transaction.id}`;
     const crashed = await stack.postback(body);
     expect(crashed.status, JSON.stringify(crashed.body)).toBe(503);
@@ -150,7 +179,11 @@ describe('fault suite: money', () => {
     const verdict = await verifyAfterFault(stack, {
       customers: [...loadCustomers, customer],
       batchIds: report.batchIds,
-      credits: [...report.acknowledgedCredits, ...loadRedelivered, { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents }],
+      credits: [
+        ...report.acknowledgedCredits,
+        ...loadRedelivered,
+        { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents },
+      ],
       debits: report.acknowledgedDebits,
     });
     const balance = await stack.balance(customer.id);
@@ -173,28 +206,48 @@ describe('fault suite: money', () => {
   it('4c. billing SIGKILL between the wallet debit and its record: recovery keeps the paid server, charged once', async () => {
     const seed = seedFromEnvironment('billing crash');
     const startedAtMs = Date.now();
-    const customer = await stack.newCustomer('crash', { customerId: `${billingCrashCustomerPrefix}${crypto.randomBytes(5).toString('hex')}`, balanceEurCents: 5_000 });
+    const customer = await stack.newCustomer('crash', {
+      customerId: `${billingCrashCustomerPrefix}${crypto.randomBytes(5).toString('hex')}`,
+      balanceEurCents: 5_000,
+    });
     const load = startLoad(stack, loadOptions(seed));
     await sleep(1_000);
     const billing = stack.service('billing');
-    const crashed = await stack.api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: 'crash test' }, { 'idempotency-key': `crash-${seed}` });
+    const crashed = await stack.api(
+      customer.fullKey,
+      'POST',
+      '/v1/servers',
+      { plan: 'vps-small', label: 'crash test' },
+      { 'idempotency-key': `crash-${seed}` },
+    );
     expect(crashed.status, JSON.stringify(crashed.body)).toBe(503);
     expect(await billing.exited()).toBe(137);
-    const debits = (await stack.ledgerEntries({ wallet_id: customer.id, kind: 'debit' })).filter((entry) => entry.entry_id.startsWith('server:'));
+    const debits = (await stack.ledgerEntries({ wallet_id: customer.id, kind: 'debit' })).filter((entry) =>
+      entry.entry_id.startsWith('server:'),
+    );
     expect(debits).toHaveLength(1);
     await billing.restart();
     // The purchase was left pending; billing's recovery finds the charge in the ledger and keeps the server.
-    const servers = await eventually(async () => {
-      const answer = await stack.api(customer.readKey, 'GET', '/v1/servers');
-      return answer.status === 200 && answer.body.servers.length > 0 ? (answer.body.servers as Array<{ id: string; status: string }>) : undefined;
-    }, 30_000, 500);
+    const servers = await eventually(
+      async () => {
+        const answer = await stack.api(customer.readKey, 'GET', '/v1/servers');
+        return answer.status === 200 && answer.body.servers.length > 0
+          ? (answer.body.servers as Array<{ id: string; status: string }>)
+          : undefined;
+      },
+      30_000,
+      500,
+    );
     const report = await load.stop();
     const loadRedelivered = await redeliver(stack, report.undelivered);
     const verdict = await verifyAfterFault(stack, {
       customers: [...loadCustomers, customer],
       batchIds: report.batchIds,
       credits: [...report.acknowledgedCredits, ...loadRedelivered],
-      debits: [...report.acknowledgedDebits, { customerId: customer.id, entryIdPrefix: `server:${servers[0]!.id}:`, amountEurCents: 1_500 }],
+      debits: [
+        ...report.acknowledgedDebits,
+        { customerId: customer.id, entryIdPrefix: `server:${servers[0]!.id}:`, amountEurCents: 1_500 },
+      ],
     });
     const balance = await stack.balance(customer.id);
     recordAndAssert(stack, {
@@ -221,8 +274,11 @@ describe('fault suite: money', () => {
     const customers: Customer[] = [];
     for (let index = 0; index < 10; index++) customers.push(await stack.newCustomer(`storm${index}`));
     const topups: TopupForPostbacks[] = [];
-    const pool = customers.flatMap((customer) => Array.from({ length: 10 }, () => ({ customer, amount: 1_000 + 100 * Math.floor(random() * 71) })));
-    for (let start = 0; start < pool.length; start += 4) topups.push(...(await Promise.all(pool.slice(start, start + 4).map(({ customer, amount }) => stack.createTopup(customer, amount)))));
+    const pool = customers.flatMap((customer) =>
+      Array.from({ length: 10 }, () => ({ customer, amount: 1_000 + 100 * Math.floor(random() * 71) })),
+    );
+    for (let start = 0; start < pool.length; start += 4)
+      topups.push(...(await Promise.all(pool.slice(start, start + 4).map(({ customer, amount }) => stack.createTopup(customer, amount)))));
 
     // Every top-up is paid exactly, in one to three transactions.
     interface Transaction {
@@ -262,7 +318,14 @@ describe('fault suite: money', () => {
     }
     const bad: Delivery[] = [];
     const forgedIds: string[] = [];
-    const variants = ['wrong secret', 'body changed after signing', 'no signature', 'malformed signature', 'signature of another body', 'stale timestamp'] as const;
+    const variants = [
+      'wrong secret',
+      'body changed after signing',
+      'no signature',
+      'malformed signature',
+      'signature of another body',
+      'stale timestamp',
+    ] as const;
     for (let index = 0; bad.length < 100; index++) {
       const transaction = transactions[Math.floor(random() * transactions.length)]!;
       const variant = variants[index % variants.length]!;
@@ -287,7 +350,11 @@ describe('fault suite: money', () => {
         signature = stack.sign(genuine);
       } else {
         const parsed = JSON.parse(genuine) as Record<string, unknown>;
-        body = JSON.stringify({ ...parsed, timestamp: new Date(Date.now() - 10 * 60_000).toISOString(), transaction: { ...(parsed.transaction as object), id: `forged-${seed}-${index}` } });
+        body = JSON.stringify({
+          ...parsed,
+          timestamp: new Date(Date.now() - 10 * 60_000).toISOString(),
+          transaction: { ...(parsed.transaction as object), id: `forged-${seed}-${index}` },
+        });
         forgedIds.push(`forged-${seed}-${index}`);
         signature = stack.sign(body);
       }
@@ -300,7 +367,8 @@ describe('fault suite: money', () => {
     }
     // Transactions whose `confirmed` goes out before their `confirming`: the reversed order a provider can produce.
     const firstSeen = new Map<string, string>();
-    for (const delivery of deliveries) if (delivery.expected === 'ok' && !firstSeen.has(delivery.transaction.id)) firstSeen.set(delivery.transaction.id, delivery.status);
+    for (const delivery of deliveries)
+      if (delivery.expected === 'ok' && !firstSeen.has(delivery.transaction.id)) firstSeen.set(delivery.transaction.id, delivery.status);
     const reversed = [...firstSeen.values()].filter((status) => status === 'confirmed').length;
 
     const ledgerBefore = (await stack.ledgerEntries()).length;
@@ -323,8 +391,10 @@ describe('fault suite: money', () => {
       const delivery = deliveries[index]!;
       if (answer.status !== 200) tally(kinds, errorKind(answer));
       else outcomes[answer.body.outcome] = (outcomes[answer.body.outcome] ?? 0) + 1;
-      if (delivery.expected === 'ok' && answer.status !== 200) wrong.push(`${delivery.variant} ${delivery.transaction.id} answered ${errorKind(answer)}`);
-      if (delivery.expected === 'unauthenticated' && !(answer.status === 401 && answer.body?.error?.code === 'unauthenticated')) wrong.push(`${delivery.variant} ${delivery.transaction.id} answered ${errorKind(answer)}`);
+      if (delivery.expected === 'ok' && answer.status !== 200)
+        wrong.push(`${delivery.variant} ${delivery.transaction.id} answered ${errorKind(answer)}`);
+      if (delivery.expected === 'unauthenticated' && !(answer.status === 401 && answer.body?.error?.code === 'unauthenticated'))
+        wrong.push(`${delivery.variant} ${delivery.transaction.id} answered ${errorKind(answer)}`);
     }
     const loadRedelivered = await redeliver(stack, report.undelivered);
     const verdict = await verifyAfterFault(stack, {
@@ -345,11 +415,22 @@ describe('fault suite: money', () => {
     const stormEntries = await stack.ledgerEntries({ entry_id: { $regex: `^topup:sandbox:(storm|forged)-${seed}-` } });
     const perEntry = new Map<string, number>();
     for (const entry of stormEntries) perEntry.set(entry.entry_id, (perEntry.get(entry.entry_id) ?? 0) + 1);
-    const events = await stack.mongo.db(databaseName(stack.prefix, 'payments')).collection<{ key: string }>('topup_events').find({ key: { $regex: `^tx:sandbox:forged-${seed}-` } }).toArray();
+    const events = await stack.mongo
+      .db(databaseName(stack.prefix, 'payments'))
+      .collection<{ key: string }>('topup_events')
+      .find({ key: { $regex: `^tx:sandbox:forged-${seed}-` } })
+      .toArray();
     const balances = await Promise.all(customers.map((customer) => stack.balance(customer.id)));
-    const expectedBalances = customers.map((customer) => topups.filter((topup) => topup.customerId === customer.id).reduce((sum, topup) => sum + topup.amountEurCents, 0));
-    const views = await Promise.all(topups.map((topup) => topupView(customers.find((customer) => customer.id === topup.customerId)!, topup.id)));
-    const moneyDifference = balances.reduce((sum, balance, index) => sum + Math.abs(balance.balance_eur_cents + balance.held_eur_cents - expectedBalances[index]!), 0);
+    const expectedBalances = customers.map((customer) =>
+      topups.filter((topup) => topup.customerId === customer.id).reduce((sum, topup) => sum + topup.amountEurCents, 0),
+    );
+    const views = await Promise.all(
+      topups.map((topup) => topupView(customers.find((customer) => customer.id === topup.customerId)!, topup.id)),
+    );
+    const moneyDifference = balances.reduce(
+      (sum, balance, index) => sum + Math.abs(balance.balance_eur_cents + balance.held_eur_cents - expectedBalances[index]!),
+      0,
+    );
     verdict.moneyLostEurCents += moneyDifference;
     const ledgerAfter = (await stack.ledgerEntries()).length;
     recordAndAssert(stack, {
@@ -379,7 +460,7 @@ describe('fault suite: money', () => {
     const random = seededRandom(seed);
     const customer = await stack.newCustomer('races');
     const replica = await stack.startReplica('wallet', 'wallet-replica');
-    const replicaClient = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', replica.address, 10_000);
+    const replicaClient = createUnaryClient<any>('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', replica.address, 10_000);
     interface Operation {
       entryId: string;
       kind: 'Credit' | 'Debit';
@@ -397,21 +478,27 @@ describe('fault suite: money', () => {
       // Credits outweigh debits in the first half (the balance reaches the cap and money is held) and debits
       // outweigh credits in the second (held money moves in, then the balance runs dry and debits are refused).
       const kind = random() < (index < 200 ? 0.6 : 0.35) ? 'Credit' : 'Debit';
-      const amountEurCents = kind === 'Credit' ? (random() < 0.05 ? 60_000 : 1 + Math.floor(random() * 20_000)) : 1 + Math.floor(random() * 25_000);
+      const amountEurCents =
+        kind === 'Credit' ? (random() < 0.05 ? 60_000 : 1 + Math.floor(random() * 20_000)) : 1 + Math.floor(random() * 25_000);
       operations.push({ entryId: `race-${seed}-${index}`, kind, amountEurCents, replica: random() < 0.5 ? 0 : 1 });
     }
     const digest = crypto.createHash('sha256').update(JSON.stringify(operations)).digest('hex').slice(0, 12);
 
     const load = startLoad(stack, loadOptions(seed, { durationMs: 60_000 }));
     const violations: string[] = [];
-    const outcomes: Array<{ operation: Operation; result?: { applied: boolean; replay: boolean; balance_eur_cents: number; held_eur_cents: number }; error?: string }> = [];
+    const outcomes: Array<{
+      operation: Operation;
+      result?: { applied: boolean; replay: boolean; balance_eur_cents: number; held_eur_cents: number };
+      error?: string;
+    }> = [];
     let reading = true;
     const reads: HttpAnswer[] = [];
     const reader = (async () => {
       while (reading) {
         const answer = await stack.api(customer.readKey, 'GET', '/v1/wallet');
         reads.push(answer);
-        if (answer.status === 200 && !(answer.body.balance_eur_cents >= 0 && answer.body.balance_eur_cents <= walletCapEurCents)) violations.push(`GET /v1/wallet answered ${answer.body.balance_eur_cents}`);
+        if (answer.status === 200 && !(answer.body.balance_eur_cents >= 0 && answer.body.balance_eur_cents <= walletCapEurCents))
+          violations.push(`GET /v1/wallet answered ${answer.body.balance_eur_cents}`);
         await sleep(20);
       }
     })();
@@ -419,16 +506,31 @@ describe('fault suite: money', () => {
     const purchases: HttpAnswer[] = [];
     const purchaser = (async () => {
       for (let index = 0; index < 12; index++) {
-        purchases.push(await stack.api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: `race ${index}` }, { 'idempotency-key': `race-${seed}-${index}` }));
+        purchases.push(
+          await stack.api(
+            customer.fullKey,
+            'POST',
+            '/v1/servers',
+            { plan: 'vps-small', label: `race ${index}` },
+            { 'idempotency-key': `race-${seed}-${index}` },
+          ),
+        );
       }
     })();
     /** One movement on the replica the operation names; every answer is checked against the wallet's bounds. */
     const perform = async (operation: Operation, reference: string) => {
       const client = operation.replica === 0 ? stack.wallet : replicaClient;
       try {
-        const result = await client.call(operation.kind, { customer_id: customer.id, entry_id: operation.entryId, amount_eur_cents: operation.amountEurCents, reason: 'adjustment', reference });
+        const result = await client.call(operation.kind, {
+          customer_id: customer.id,
+          entry_id: operation.entryId,
+          amount_eur_cents: operation.amountEurCents,
+          reason: 'adjustment',
+          reference,
+        });
         outcomes.push({ operation, result });
-        if (!(result.balance_eur_cents >= 0 && result.balance_eur_cents <= walletCapEurCents && result.held_eur_cents >= 0)) violations.push(`${operation.entryId} answered balance ${result.balance_eur_cents} held ${result.held_eur_cents}`);
+        if (!(result.balance_eur_cents >= 0 && result.balance_eur_cents <= walletCapEurCents && result.held_eur_cents >= 0))
+          violations.push(`${operation.entryId} answered balance ${result.balance_eur_cents} held ${result.held_eur_cents}`);
       } catch (error) {
         outcomes.push({ operation, error: (error as { code?: string }).code ?? String(error) });
       }
@@ -445,12 +547,26 @@ describe('fault suite: money', () => {
     // Both edges, whatever the seed: credits of a whole cap racing each other (money must be held) and debits
     // larger than any balance the cap allows (each must be refused), on both replicas at once.
     const edgeOperations: Operation[] = [
-      ...Array.from({ length: 3 }, (_, index): Operation => ({ kind: 'Credit', entryId: `race-edge-credit-${seed}-${index}`, amountEurCents: walletCapEurCents, replica: (index % 2) as 0 | 1 })),
-      ...Array.from({ length: 2 }, (_, index): Operation => ({ kind: 'Debit', entryId: `race-edge-debit-${seed}-${index}`, amountEurCents: walletCapEurCents + 1, replica: (index % 2) as 0 | 1 })),
+      ...Array.from(
+        { length: 3 },
+        (_, index): Operation => ({
+          kind: 'Credit',
+          entryId: `race-edge-credit-${seed}-${index}`,
+          amountEurCents: walletCapEurCents,
+          replica: (index % 2) as 0 | 1,
+        }),
+      ),
+      ...Array.from(
+        { length: 2 },
+        (_, index): Operation => ({
+          kind: 'Debit',
+          entryId: `race-edge-debit-${seed}-${index}`,
+          amountEurCents: walletCapEurCents + 1,
+          replica: (index % 2) as 0 | 1,
+        }),
+      ),
     ];
-    await Promise.all(
-      edgeOperations.map((operation) => perform(operation, 'race-edge')),
-    );
+    await Promise.all(edgeOperations.map((operation) => perform(operation, 'race-edge')));
     const raceMs = Date.now() - raceStartedMs;
     await purchaser;
     reading = false;
@@ -467,22 +583,31 @@ describe('fault suite: money', () => {
     for (const outcome of outcomes) {
       if (outcome.error) {
         tally(kinds, `grpc ${outcome.error}`);
-        if (!(outcome.error === 'insufficient_balance' && outcome.operation.kind === 'Debit')) wrong.push(`${outcome.operation.entryId}: ${outcome.error}`);
+        if (!(outcome.error === 'insufficient_balance' && outcome.operation.kind === 'Debit'))
+          wrong.push(`${outcome.operation.entryId}: ${outcome.error}`);
       } else if (!byEntryId.has(outcome.operation.entryId)) wrong.push(`${outcome.operation.entryId} acknowledged but not in the ledger`);
     }
     // A movement every attempt of which was refused left nothing behind.
     const attempts = new Map<string, typeof outcomes>();
     for (const outcome of outcomes) attempts.set(outcome.operation.entryId, [...(attempts.get(outcome.operation.entryId) ?? []), outcome]);
-    for (const [entryId, list] of attempts) if (list.every((outcome) => outcome.error) && byEntryId.has(entryId)) wrong.push(`${entryId} was refused but is in the ledger`);
+    for (const [entryId, list] of attempts)
+      if (list.every((outcome) => outcome.error) && byEntryId.has(entryId)) wrong.push(`${entryId} was refused but is in the ledger`);
     const purchased = purchases.filter((answer) => answer.status === 201).length;
     for (const answer of purchases) if (answer.status !== 201) tally(kinds, errorKind(answer));
     const serverCharges = entries.filter((entry) => entry.entry_id.startsWith('server:')).length;
     // Conservation: what the answers say moved equals what the wallet holds.
     const applied = new Map<string, Operation>();
     for (const outcome of outcomes) if (outcome.result) applied.set(outcome.operation.entryId, outcome.operation);
-    const expectedTotal = [...applied.values()].reduce((sum, operation) => sum + (operation.kind === 'Credit' ? operation.amountEurCents : -operation.amountEurCents), 0) - 1_500 * purchased;
+    const expectedTotal =
+      [...applied.values()].reduce(
+        (sum, operation) => sum + (operation.kind === 'Credit' ? operation.amountEurCents : -operation.amountEurCents),
+        0,
+      ) -
+      1_500 * purchased;
     const final = await stack.balance(customer.id);
-    const overCap = entries.filter((entry) => entry.balance_after_eur_cents < 0 || entry.balance_after_eur_cents > walletCapEurCents || entry.held_after_eur_cents < 0);
+    const overCap = entries.filter(
+      (entry) => entry.balance_after_eur_cents < 0 || entry.balance_after_eur_cents > walletCapEurCents || entry.held_after_eur_cents < 0,
+    );
     const atCap = entries.filter((entry) => entry.balance_after_eur_cents === walletCapEurCents && entry.held_after_eur_cents > 0).length;
     const refused = outcomes.filter((outcome) => outcome.error === 'insufficient_balance').length;
     const loadRedelivered = await redeliver(stack, report.undelivered);

@@ -26,7 +26,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  if (stack?.serviceErrors.length) process.stdout.write(`[faults/processes] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
+  if (stack?.serviceErrors.length)
+    process.stdout.write(`[faults/processes] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
   await stack?.close();
   printSummary();
 });
@@ -52,7 +53,14 @@ async function brokerRequests(account: TradingAccount): Promise<Array<{ clientId
 }
 
 function legsFor(customer: Customer, perAccount: number): Array<Record<string, unknown>> {
-  return customer.accounts.flatMap((account) => Array.from({ length: perAccount }, (_, index) => ({ account_id: account.id, symbol: account.symbol, operation: index % 2 === 0 ? 'buy' : 'sell', volume: 0.1 })));
+  return customer.accounts.flatMap((account) =>
+    Array.from({ length: perAccount }, (_, index) => ({
+      account_id: account.id,
+      symbol: account.symbol,
+      operation: index % 2 === 0 ? 'buy' : 'sell',
+      volume: 0.1,
+    })),
+  );
 }
 
 describe('fault suite: processes and infrastructure', () => {
@@ -66,11 +74,16 @@ describe('fault suite: processes and infrastructure', () => {
     await sleep(1_000);
     const legs = legsFor(victim, 2);
     const pending = stack.api(victim.fullKey, 'POST', '/v1/orders', { orders: legs });
-    await eventually(async () => {
-      let processing = 0;
-      for (const account of victim.accounts) processing += (await brokerRequests(account)).filter((record) => record.state === 'processing').length;
-      return processing >= legs.length;
-    }, 5_000, 20);
+    await eventually(
+      async () => {
+        let processing = 0;
+        for (const account of victim.accounts)
+          processing += (await brokerRequests(account)).filter((record) => record.state === 'processing').length;
+        return processing >= legs.length;
+      },
+      5_000,
+      20,
+    );
     await Promise.all([stack.service('connector-mt4').kill('SIGKILL'), stack.service('connector-mt5').kill('SIGKILL')]);
     const answer = await pending;
     expect(answer.status).toBe(200);
@@ -96,7 +109,7 @@ describe('fault suite: processes and infrastructure', () => {
       startedAtMs,
       load: report,
       scenarioRequests: 2,
-      scenarioErrors: { [`leg unknown (victim batch)`]: statuses.length },
+      scenarioErrors: { 'leg unknown (victim batch)': statuses.length },
       verdict,
       notes: `victim batch settled as ${JSON.stringify(settled.body.summary)}`,
     });
@@ -114,7 +127,9 @@ describe('fault suite: processes and infrastructure', () => {
     await sleep(500);
     const body = { orders: legsFor(customer, 2) };
     const key = `idem-${seed}-${Date.now()}`;
-    const answers = await Promise.all(Array.from({ length: 20 }, () => stack.api(customer.fullKey, 'POST', '/v1/orders', body, { 'idempotency-key': key })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => stack.api(customer.fullKey, 'POST', '/v1/orders', body, { 'idempotency-key': key })),
+    );
     for (const account of customer.accounts) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
     const replay = await stack.api(customer.fullKey, 'POST', '/v1/orders', body, { 'idempotency-key': key });
     await sleep(1_500);
@@ -123,7 +138,12 @@ describe('fault suite: processes and infrastructure', () => {
     for (const answer of answers) if (answer.status !== 200) tally(kinds, errorKind(answer));
     const originals = answers.filter((answer) => answer.status === 200 && answer.body.idempotent_replay === false);
     const batchIds = new Set(answers.filter((answer) => answer.status === 200).map((answer) => answer.body.batch_id as string));
-    const verdict = await verifyAfterFault(stack, { customers: [...loadCustomers, customer], batchIds: [...report.batchIds, ...batchIds], credits: report.acknowledgedCredits, debits: report.acknowledgedDebits });
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: [...report.batchIds, ...batchIds],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
     // Every request the broker received on these accounts, by client id: one batch, each leg once.
     const received: string[] = [];
     for (const account of customer.accounts) received.push(...(await brokerRequests(account)).map((record) => record.clientId));
@@ -172,17 +192,26 @@ describe('fault suite: processes and infrastructure', () => {
     tally(kinds, errorKind(stalledAnswer));
     // The client does what a 503 invites: it retries, with the same key and body, until it gets an answer.
     let retries = 0;
-    const retried = await eventually(async () => {
-      retries += 1;
-      const answer = await stack.api(customer.fullKey, 'POST', '/v1/orders', body, { 'idempotency-key': key });
-      if (answer.status !== 200) tally(kinds, errorKind(answer));
-      return answer.status === 200 ? answer : undefined;
-    }, 30_000, 300);
+    const retried = await eventually(
+      async () => {
+        retries += 1;
+        const answer = await stack.api(customer.fullKey, 'POST', '/v1/orders', body, { 'idempotency-key': key });
+        if (answer.status !== 200) tally(kinds, errorKind(answer));
+        return answer.status === 200 ? answer : undefined;
+      },
+      30_000,
+      300,
+    );
     for (const account of customer.accounts) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
     const report = await load.stop();
     const received = (await Promise.all(customer.accounts.map(brokerRequests))).flat().map((record) => record.clientId);
     const batchId = retried.body.batch_id as string;
-    const verdict = await verifyAfterFault(stack, { customers: [...loadCustomers, customer], batchIds: [...report.batchIds, batchId], credits: report.acknowledgedCredits, debits: report.acknowledgedDebits });
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: [...report.batchIds, batchId],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
     const deals = (await Promise.all(customer.accounts.map((account) => stack.deals(account)))).flat();
     recordAndAssert(stack, {
       fault: '7b. execution SIGSTOP past the gateway deadline, client retries the key',
@@ -213,7 +242,8 @@ describe('fault suite: processes and infrastructure', () => {
     const load = startLoad(stack, loadOptions(seed, { durationMs: 8_000 }));
     const body = { orders: legsFor(customer, 1) };
     const key = `expiry-${seed}-${Date.now()}`;
-    const post = () => stack.request('POST', `${gateway.address}/v1/orders`, { key: customer.fullKey, body, headers: { 'idempotency-key': key } });
+    const post = () =>
+      stack.request('POST', `${gateway.address}/v1/orders`, { key: customer.fullKey, body, headers: { 'idempotency-key': key } });
     const received = async () => (await Promise.all(customer.accounts.map(brokerRequests))).flat().map((record) => record.clientId);
     const first = await post();
     const afterFirst = await received();
@@ -227,7 +257,12 @@ describe('fault suite: processes and infrastructure', () => {
     const kinds: Record<string, number> = {};
     for (const answer of [first, before, after]) if (answer.status !== 200) tally(kinds, errorKind(answer));
     const batchIds = [first, after].filter((answer) => answer.status === 200).map((answer) => answer.body.batch_id as string);
-    const verdict = await verifyAfterFault(stack, { customers: [...loadCustomers, customer], batchIds: [...report.batchIds, ...batchIds], credits: report.acknowledgedCredits, debits: report.acknowledgedDebits });
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: [...report.batchIds, ...batchIds],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
     recordAndAssert(stack, {
       fault: '7c. Idempotency-Key reused before and after its lifetime',
       seed,
@@ -265,7 +300,11 @@ describe('fault suite: processes and infrastructure', () => {
       while (probing) {
         const sentAtMs = Date.now();
         const currentPhase = phase;
-        inFlight.push(stack.api(probe.fullKey, 'POST', '/v1/orders', { orders: probeLegs }).then((answer) => void probes.push({ sentAtMs, phase: currentPhase, answer })));
+        inFlight.push(
+          stack
+            .api(probe.fullKey, 'POST', '/v1/orders', { orders: probeLegs })
+            .then((answer) => void probes.push({ sentAtMs, phase: currentPhase, answer })),
+        );
         await sleep(200);
       }
     })();
@@ -285,16 +324,23 @@ describe('fault suite: processes and infrastructure', () => {
     const outageLegStatuses = new Set<string>();
     for (const { answer, phase: probePhase } of probes) {
       if (answer.status !== 200) tally(kinds, errorKind(answer));
-      else if (probePhase === 'outage') for (const leg of answer.body.results as Array<{ status: string }>) outageLegStatuses.add(leg.status);
+      else if (probePhase === 'outage')
+        for (const leg of answer.body.results as Array<{ status: string }>) outageLegStatuses.add(leg.status);
     }
-    const fullyFilled = (answer: HttpAnswer) => answer.status === 200 && (answer.body.results as Array<{ status: string }>).every((leg) => leg.status === 'filled');
+    const fullyFilled = (answer: HttpAnswer) =>
+      answer.status === 200 && (answer.body.results as Array<{ status: string }>).every((leg) => leg.status === 'filled');
     const after = probes.filter((entry) => entry.phase === 'after').sort((left, right) => left.sentAtMs - right.sentAtMs);
     const firstGood = after.find((entry) => fullyFilled(entry.answer));
     const recoveryMs = firstGood ? firstGood.sentAtMs - restartedAtMs : Number.POSITIVE_INFINITY;
     // Everything works again within 5 s: every probe sent from then on fills every leg.
     const failedAfterRecovery = after.filter((entry) => entry.sentAtMs >= restartedAtMs + 5_000 && !fullyFilled(entry.answer));
     const batchIds = probes.filter((entry) => entry.answer.status === 200).map((entry) => entry.answer.body.batch_id as string);
-    const verdict = await verifyAfterFault(stack, { customers: [...loadCustomers, probe], batchIds: [...report.batchIds, ...batchIds], credits: report.acknowledgedCredits, debits: report.acknowledgedDebits });
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, probe],
+      batchIds: [...report.batchIds, ...batchIds],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
     recordAndAssert(stack, {
       fault: '2. NATS server restart (2.5 s outage)',
       seed,
@@ -327,7 +373,10 @@ describe('fault suite: processes and infrastructure', () => {
       }
     })();
     // More workers than elsewhere: each request in the outage waits for the store, so more are caught in it.
-    const load = startLoad(stack, loadOptions(seed, { concurrency: 6, durationMs: 20_000, mix: { wallet: 3, orders: 2, credit: 3, debit: 2, subscription: 1 } }));
+    const load = startLoad(
+      stack,
+      loadOptions(seed, { concurrency: 6, durationMs: 20_000, mix: { wallet: 3, orders: 2, credit: 3, debit: 2, subscription: 1 } }),
+    );
     await sleep(2_000);
     const stoppedAtMs = Date.now();
     // A crash, not a clean stop: what was acknowledged must be durable already.
@@ -343,8 +392,15 @@ describe('fault suite: processes and infrastructure', () => {
     // The provider retries what it could not deliver; afterwards every payment is in the ledger.
     const redelivered = await redeliver(stack, report.undelivered);
     const credits: Movement[] = [...report.acknowledgedCredits, ...redelivered];
-    const verdict = await verifyAfterFault(stack, { customers: loadCustomers, batchIds: report.batchIds, credits, debits: report.acknowledgedDebits });
-    const duringOutage = report.samples.filter((sample) => sample.atMs + startedAtMs >= stoppedAtMs && sample.atMs + startedAtMs <= restartedAtMs);
+    const verdict = await verifyAfterFault(stack, {
+      customers: loadCustomers,
+      batchIds: report.batchIds,
+      credits,
+      debits: report.acknowledgedDebits,
+    });
+    const duringOutage = report.samples.filter(
+      (sample) => sample.atMs + startedAtMs >= stoppedAtMs && sample.atMs + startedAtMs <= restartedAtMs,
+    );
     recordAndAssert(stack, {
       fault: '3. store (FerretDB) SIGKILL + restart (3 s outage)',
       seed,
@@ -353,7 +409,10 @@ describe('fault suite: processes and infrastructure', () => {
       scenarioRequests: readiness.length + redelivered.length,
       scenarioErrors: {},
       verdict,
-      notes: `${report.acknowledgedCredits.length} credits and ${report.acknowledgedDebits.length} debits acknowledged, ${redelivered.length} postbacks redelivered; /readyz ${readiness.map((entry) => entry.status).filter((status, index, all) => index === 0 || all[index - 1] !== status).join('→')}`,
+      notes: `${report.acknowledgedCredits.length} credits and ${report.acknowledgedDebits.length} debits acknowledged, ${redelivered.length} postbacks redelivered; /readyz ${readiness
+        .map((entry) => entry.status)
+        .filter((status, index, all) => index === 0 || all[index - 1] !== status)
+        .join('→')}`,
     });
     const sequence = readiness.map((entry) => entry.status === 200);
     const firstFalse = sequence.indexOf(false);
@@ -378,7 +437,9 @@ describe('fault suite: processes and infrastructure', () => {
     const debits: Movement[] = [];
     const batchIds: string[] = [];
     const retriable = (answer: HttpAnswer) =>
-      answer.status === 503 || (answer.status === 409 && answer.body?.error?.code === 'idempotency_key_in_progress') || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(answer.networkError ?? '');
+      answer.status === 503 ||
+      (answer.status === 409 && answer.body?.error?.code === 'idempotency_key_in_progress') ||
+      ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(answer.networkError ?? '');
     let sequence = 0;
     let requests = 0;
     // Collected and asserted at the end, so a failure never leaves a stopped service behind for the next test.
@@ -390,17 +451,33 @@ describe('fault suite: processes and infrastructure', () => {
       const legs = legsFor(customer, 1);
       const postbacks = Array.from({ length: 6 }, () => {
         const transactionId = `sigterm-${label}-${seed}-${++sequence}`;
-        return { entryId: `topup:sandbox:${transactionId}`, body: stack.postbackBody(topup, transactionId, topup.depositUnits / 40n, 'confirmed'), amountEurCents: Math.floor(topup.amountEurCents / 40) };
+        return {
+          entryId: `topup:sandbox:${transactionId}`,
+          body: stack.postbackBody(topup, transactionId, topup.depositUnits / 40n, 'confirmed'),
+          amountEurCents: Math.floor(topup.amountEurCents / 40),
+        };
       });
       const calls: Array<Promise<{ kind: string; answer: HttpAnswer; entryId?: string }>> = [
-        ...Array.from({ length: 3 }, () => stack.api(customer.fullKey, 'POST', '/v1/orders', { orders: legs }).then((answer) => ({ kind: 'orders', answer }))),
-        ...postbacks.map((postback) => stack.postback(postback.body).then((answer) => ({ kind: 'credit', answer, entryId: postback.entryId }))),
-        ...Array.from({ length: 2 }, () => stack.api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: 'sigterm' }).then((answer) => ({ kind: 'debit', answer }))),
+        ...Array.from({ length: 3 }, () =>
+          stack.api(customer.fullKey, 'POST', '/v1/orders', { orders: legs }).then((answer) => ({ kind: 'orders', answer })),
+        ),
+        ...postbacks.map((postback) =>
+          stack.postback(postback.body).then((answer) => ({ kind: 'credit', answer, entryId: postback.entryId })),
+        ),
+        ...Array.from({ length: 2 }, () =>
+          stack
+            .api(customer.fullKey, 'POST', '/v1/servers', { plan: 'vps-small', label: 'sigterm' })
+            .then((answer) => ({ kind: 'debit', answer })),
+        ),
         ...Array.from({ length: 4 }, () => stack.api(customer.readKey, 'GET', '/v1/wallet').then((answer) => ({ kind: 'wallet', answer }))),
       ];
       return { calls, postbacks };
     };
-    const settle = async (results: Array<{ kind: string; answer: HttpAnswer; entryId?: string }>, undelivered: UndeliveredPostback[], postbacks: Array<{ entryId: string; body: string; amountEurCents: number }>) => {
+    const settle = async (
+      results: Array<{ kind: string; answer: HttpAnswer; entryId?: string }>,
+      undelivered: UndeliveredPostback[],
+      postbacks: Array<{ entryId: string; body: string; amountEurCents: number }>,
+    ) => {
       for (const result of results) {
         requests += 1;
         const { answer } = result;
@@ -410,11 +487,18 @@ describe('fault suite: processes and infrastructure', () => {
           if (!retriable(answer)) notRetriable.push(`${result.kind} answered ${errorKind(answer)} ${JSON.stringify(answer.body)}`);
         }
         if (result.kind === 'orders' && done) batchIds.push(answer.body.batch_id);
-        if (result.kind === 'debit' && done) debits.push({ customerId: customer.id, entryIdPrefix: `server:${answer.body.id}:`, amountEurCents: 1_500 });
+        if (result.kind === 'debit' && done)
+          debits.push({ customerId: customer.id, entryIdPrefix: `server:${answer.body.id}:`, amountEurCents: 1_500 });
         if (result.kind === 'credit') {
           const postback = postbacks.find((candidate) => candidate.entryId === result.entryId)!;
           if (done) credits.push({ customerId: customer.id, entryId: postback.entryId, amountEurCents: postback.amountEurCents });
-          else undelivered.push({ body: postback.body, entryId: postback.entryId, customerId: customer.id, amountEurCents: postback.amountEurCents });
+          else
+            undelivered.push({
+              body: postback.body,
+              entryId: postback.entryId,
+              customerId: customer.id,
+              amountEurCents: postback.amountEurCents,
+            });
         }
       }
     };
@@ -445,7 +529,23 @@ describe('fault suite: processes and infrastructure', () => {
       const direct = Array.from({ length: 10 }, (_, index) => {
         const entryId = `sigterm-direct-${seed}-${index}-${Date.now()}`;
         const kind = index % 3 === 0 ? 'Debit' : 'Credit';
-        return { entryId, kind, amountEurCents: 100 + index, call: stack.wallet.call(kind, { customer_id: customer.id, entry_id: entryId, amount_eur_cents: 100 + index, reason: 'adjustment', reference: 'sigterm' }).then(() => 'ok', (error: { code?: string }) => error.code ?? 'error') };
+        return {
+          entryId,
+          kind,
+          amountEurCents: 100 + index,
+          call: stack.wallet
+            .call(kind, {
+              customer_id: customer.id,
+              entry_id: entryId,
+              amount_eur_cents: 100 + index,
+              reason: 'adjustment',
+              reference: 'sigterm',
+            })
+            .then(
+              () => 'ok',
+              (error: { code?: string }) => error.code ?? 'error',
+            ),
+        };
       });
       await sleep(120);
       const wallet = stack.service('wallet');
@@ -462,7 +562,20 @@ describe('fault suite: processes and infrastructure', () => {
       // Retried with the same entry ids, each movement lands exactly once.
       for (const [index, movement] of direct.entries()) {
         if (outcomes[index] === 'insufficient_balance') continue;
-        await eventually(async () => stack.wallet.call(movement.kind, { customer_id: customer.id, entry_id: movement.entryId, amount_eur_cents: movement.amountEurCents, reason: 'adjustment', reference: 'sigterm' }).then(() => true), 10_000, 200);
+        await eventually(
+          async () =>
+            stack.wallet
+              .call(movement.kind, {
+                customer_id: customer.id,
+                entry_id: movement.entryId,
+                amount_eur_cents: movement.amountEurCents,
+                reason: 'adjustment',
+                reference: 'sigterm',
+              })
+              .then(() => true),
+          10_000,
+          200,
+        );
         const entries = await stack.ledgerEntries({ entry_id: movement.entryId });
         expect(entries, movement.entryId).toHaveLength(1);
       }

@@ -133,9 +133,9 @@ export class FaultStack {
   stack!: Stack;
   mongo!: MongoClient;
   gatewayStore!: GatewayStore;
-  wallet!: UnaryClient;
-  execution!: UnaryClient;
-  billing!: UnaryClient;
+  wallet!: UnaryClient<any>;
+  execution!: UnaryClient<any>;
+  billing!: UnaryClient<any>;
   /** error and fatal lines the services logged (bounded), for the failure report. */
   readonly serviceErrors: string[] = [];
   private readonly logStream: fs.WriteStream;
@@ -179,9 +179,19 @@ export class FaultStack {
     });
     this.mongo = await connectMongo(this.store.url, { maxPoolSize: 16 });
     this.gatewayStore = createGatewayStore(this.mongo.db(databaseName(this.prefix, 'gateway')));
-    this.wallet = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', this.stack.env.WALLET_GRPC_URL!, 10_000);
-    this.execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', this.stack.env.EXECUTION_GRPC_URL!, 15_000);
-    this.billing = createUnaryClient('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', this.stack.env.BILLING_GRPC_URL!, 10_000);
+    this.wallet = createUnaryClient<any>('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', this.stack.env.WALLET_GRPC_URL!, 10_000);
+    this.execution = createUnaryClient<any>(
+      'execution/v1/execution.proto',
+      'mtx.execution.v1.ExecutionService',
+      this.stack.env.EXECUTION_GRPC_URL!,
+      15_000,
+    );
+    this.billing = createUnaryClient<any>(
+      'billing/v1/billing.proto',
+      'mtx.billing.v1.BillingService',
+      this.stack.env.BILLING_GRPC_URL!,
+      10_000,
+    );
     await this.control('/control/prices', 'POST', { frozen_all: true });
   }
 
@@ -220,7 +230,11 @@ export class FaultStack {
 
   // ---- HTTP ----
 
-  async request(method: string, url: string, options: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<HttpAnswer> {
+  async request(
+    method: string,
+    url: string,
+    options: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<HttpAnswer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     let body: string | Buffer | undefined;
@@ -230,7 +244,12 @@ export class FaultStack {
       headers['content-type'] ??= 'application/json';
     }
     try {
-      const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(options.timeoutMs ?? 20_000) });
+      const response = await fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+      });
       const text = await response.text();
       let parsed: unknown = text;
       try {
@@ -245,18 +264,26 @@ export class FaultStack {
   }
 
   api(key: string, method: string, pathAndQuery: string, body?: unknown, headers?: Record<string, string>): Promise<HttpAnswer> {
-    return this.request(method, `${this.gatewayUrl}${pathAndQuery}`, { key, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
+    return this.request(method, `${this.gatewayUrl}${pathAndQuery}`, {
+      key,
+      ...(body === undefined ? {} : { body }),
+      ...(headers ? { headers } : {}),
+    });
   }
 
   async control<T = any>(pathAndQuery: string, method = 'GET', body?: unknown): Promise<T> {
     const answer = await this.request(method, `${this.stack.env.BROKER_SIM_HTTP_URL}${pathAndQuery}`, body === undefined ? {} : { body });
-    if (answer.status < 200 || answer.status >= 300) throw new Error(`broker-sim ${method} ${pathAndQuery} answered ${answer.status || answer.networkError}: ${JSON.stringify(answer.body)}`);
+    if (answer.status < 200 || answer.status >= 300)
+      throw new Error(
+        `broker-sim ${method} ${pathAndQuery} answered ${answer.status || answer.networkError}: ${JSON.stringify(answer.body)}`,
+      );
     return answer.body as T;
   }
 
   async sandbox<T = any>(pathAndQuery: string, method = 'GET', body?: unknown): Promise<T> {
     const answer = await this.request(method, `${this.sandboxUrl}${pathAndQuery}`, body === undefined ? {} : { body });
-    if (answer.status < 200 || answer.status >= 300) throw new Error(`sandbox ${method} ${pathAndQuery} answered ${answer.status || answer.networkError}: ${JSON.stringify(answer.body)}`);
+    if (answer.status < 200 || answer.status >= 300)
+      throw new Error(`sandbox ${method} ${pathAndQuery} answered ${answer.status || answer.networkError}: ${JSON.stringify(answer.body)}`);
     return answer.body as T;
   }
 
@@ -266,7 +293,15 @@ export class FaultStack {
    * A customer with a full and a read-only key, optionally a chosen id (fault hooks match on ids), broker
    * accounts with a large balance (so margin never interferes) connected on bonus seats, and an opening balance.
    */
-  async newCustomer(label: string, options: { accountsPerServer?: number; servers?: ReadonlyArray<(typeof brokerServers)[number]>; balanceEurCents?: number; customerId?: string } = {}): Promise<Customer> {
+  async newCustomer(
+    label: string,
+    options: {
+      accountsPerServer?: number;
+      servers?: ReadonlyArray<(typeof brokerServers)[number]>;
+      balanceEurCents?: number;
+      customerId?: string;
+    } = {},
+  ): Promise<Customer> {
     const id = options.customerId ?? `cus_${label.replace(/[^A-Za-z0-9]/g, '').slice(0, 16)}${crypto.randomBytes(5).toString('hex')}`;
     await this.gatewayStore.customers.insertOne({ _id: id, name: `fault suite ${label}`, created_at: new Date() });
     const full = await issueKey(this.gatewayStore, id, 'full');
@@ -279,7 +314,15 @@ export class FaultStack {
         await this.control('/control/accounts', 'POST', { server: server.server, login, password, balance: 100_000_000, leverage: 500 });
         const account = await this.execution.call<{ id: string }>(
           'CreateAccount',
-          { customer_id: id, platform: server.platform, server: server.server, login, password, label: `${server.server} ${login}`, bonus_seat: true },
+          {
+            customer_id: id,
+            platform: server.platform,
+            server: server.server,
+            login,
+            password,
+            label: `${server.server} ${login}`,
+            bonus_seat: true,
+          },
           { deadlineMs: 20_000 },
         );
         accounts.push({ id: account.id, platform: server.platform, server: server.server, login, symbol: server.symbol });
@@ -291,7 +334,13 @@ export class FaultStack {
 
   /** Puts money on a wallet directly through the wallet's gRPC API (set-up only, never part of what is tested). */
   async grant(customerId: string, amountEurCents: number, entryId: string): Promise<void> {
-    await this.wallet.call('Credit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amountEurCents, reason: 'adjustment', reference: 'fault suite' });
+    await this.wallet.call('Credit', {
+      customer_id: customerId,
+      entry_id: entryId,
+      amount_eur_cents: amountEurCents,
+      reason: 'adjustment',
+      reference: 'fault suite',
+    });
   }
 
   async balance(customerId: string): Promise<{ balance_eur_cents: number; held_eur_cents: number; sequence: number }> {
@@ -301,10 +350,18 @@ export class FaultStack {
   // ---- top-ups and postbacks ----
 
   /** Creates a top-up through the API and reads what a provider postback names (invoice id) from the payments store. */
-  async createTopup(customer: Customer, amountEurCents: number, asset = { asset_code: 'USDT', blockchain_code: 'TRON' }): Promise<TopupForPostbacks> {
+  async createTopup(
+    customer: Customer,
+    amountEurCents: number,
+    asset = { asset_code: 'USDT', blockchain_code: 'TRON' },
+  ): Promise<TopupForPostbacks> {
     const answer = await this.api(customer.fullKey, 'POST', '/v1/wallet/topup', { amount_eur_cents: amountEurCents, ...asset });
-    if (answer.status !== 201) throw new Error(`top-up creation answered ${answer.status || answer.networkError}: ${JSON.stringify(answer.body)}`);
-    const document = await this.mongo.db(databaseName(this.prefix, 'payments')).collection<{ _id: string; invoice_id: string }>('topups').findOne({ _id: String(answer.body.id) });
+    if (answer.status !== 201)
+      throw new Error(`top-up creation answered ${answer.status || answer.networkError}: ${JSON.stringify(answer.body)}`);
+    const document = await this.mongo
+      .db(databaseName(this.prefix, 'payments'))
+      .collection<{ _id: string; invoice_id: string }>('topups')
+      .findOne({ _id: String(answer.body.id) });
     if (!document) throw new Error(`top-up ${answer.body.id} is not in the payments store`);
     return {
       id: answer.body.id,
@@ -320,7 +377,13 @@ export class FaultStack {
   }
 
   /** The body a provider posts back for one transaction of a top-up (the crypto-sandbox's format). */
-  postbackBody(topup: TopupForPostbacks, transactionId: string, amountUnits: bigint, status: 'confirming' | 'confirmed', receivedAt = new Date(topup.createdAt.getTime() + 1_000)): string {
+  postbackBody(
+    topup: TopupForPostbacks,
+    transactionId: string,
+    amountUnits: bigint,
+    status: 'confirming' | 'confirmed',
+    receivedAt = new Date(topup.createdAt.getTime() + 1_000),
+  ): string {
     return JSON.stringify({
       type: 'transaction',
       delivery_id: `dlv_${crypto.randomBytes(8).toString('hex')}`,
@@ -330,7 +393,13 @@ export class FaultStack {
       address: topup.address,
       asset_code: topup.assetCode,
       blockchain_code: topup.blockchainCode,
-      transaction: { id: transactionId, amount: amountUnits.toString(), status, confirmations: status === 'confirmed' ? 12 : 1, received_at: receivedAt.toISOString() },
+      transaction: {
+        id: transactionId,
+        amount: amountUnits.toString(),
+        status,
+        confirmations: status === 'confirmed' ? 12 : 1,
+        received_at: receivedAt.toISOString(),
+      },
     });
   }
 
@@ -365,7 +434,9 @@ export class FaultStack {
     if (movements.length === 0) return [];
     const entries = await this.ledgerEntries();
     const ids = new Set(entries.map((entry) => entry.entry_id));
-    return movements.filter((movement) => (movement.entryId ? !ids.has(movement.entryId) : !entries.some((entry) => entry.entry_id.startsWith(movement.entryIdPrefix!))));
+    return movements.filter((movement) =>
+      movement.entryId ? !ids.has(movement.entryId) : !entries.some((entry) => entry.entry_id.startsWith(movement.entryIdPrefix!)),
+    );
   }
 
   /**
@@ -373,7 +444,10 @@ export class FaultStack {
    * off by a fault stays pending until billing's recovery decides it, so this waits up to `deadlineMs` for the
    * list to empty and returns what is left.
    */
-  async chargesWithoutPurchase(customers: Customer[], deadlineMs: number): Promise<Array<{ entryId: string; customerId: string; amountEurCents: number }>> {
+  async chargesWithoutPurchase(
+    customers: Customer[],
+    deadlineMs: number,
+  ): Promise<Array<{ entryId: string; customerId: string; amountEurCents: number }>> {
     let orphans: Array<{ entryId: string; customerId: string; amountEurCents: number }> = [];
     const check = async () => {
       orphans = [];
@@ -385,7 +459,8 @@ export class FaultStack {
         if (answer.status !== 200) throw new Error(`GET /v1/servers answered ${answer.status}`);
         const live = new Set((answer.body.servers as Array<{ id: string }>).map((server) => server.id));
         for (const entry of charged) {
-          if (!live.has(entry.entry_id.split(':')[1]!)) orphans.push({ entryId: entry.entry_id, customerId: customer.id, amountEurCents: entry.amount_eur_cents });
+          if (!live.has(entry.entry_id.split(':')[1]!))
+            orphans.push({ entryId: entry.entry_id, customerId: customer.id, amountEurCents: entry.amount_eur_cents });
         }
       }
       return orphans.length === 0;
@@ -401,7 +476,11 @@ export class FaultStack {
   // ---- execution checks ----
 
   async deals(account: TradingAccount): Promise<Array<{ clientId: string; order: number; deal?: number }>> {
-    return (await this.control<{ deals: Array<{ clientId: string; order: number }> }>(`/control/accounts/${account.server}/${account.login}/deals`)).deals;
+    return (
+      await this.control<{ deals: Array<{ clientId: string; order: number }> }>(
+        `/control/accounts/${account.server}/${account.login}/deals`,
+      )
+    ).deals;
   }
 
   /**
@@ -411,7 +490,11 @@ export class FaultStack {
    * - every leg settled `filled` has exactly its deal at the broker, and a leg settled as not executed
    *   (rejected, unavailable) has none (else: an order lost, or an execution nobody was told about).
    */
-  async executionInvariants(customers: Customer[], batchIds: string[], settleDeadlineMs = 30_000): Promise<{ executedTwice: number; ordersLost: number; unsettled: string[]; legs: number; problems: string[] }> {
+  async executionInvariants(
+    customers: Customer[],
+    batchIds: string[],
+    settleDeadlineMs = 30_000,
+  ): Promise<{ executedTwice: number; ordersLost: number; unsettled: string[]; legs: number; problems: string[] }> {
     const problems: string[] = [];
     const dealsByClientId = new Map<string, number>();
     const accountsById = new Map<string, TradingAccount>();

@@ -49,11 +49,22 @@ export function recordFault(row: FaultRow): void {
 /** Prints every row of the run so far; each fault file calls it when it ends, so the last one prints the whole table. */
 export function printSummary(): void {
   const rows = currentRows();
-  if (rows.length > 0) process.stdout.write(`\nFault suite summary (${path.relative(repositoryRoot, summaryFile)}):\n${renderTable(rows)}\n`);
+  if (rows.length > 0)
+    process.stdout.write(`\nFault suite summary (${path.relative(repositoryRoot, summaryFile)}):\n${renderTable(rows)}\n`);
 }
 
 export function renderTable(rows: FaultRow[]): string {
-  const header = ['fault', 'load held', 'requests', 'errors by kind', 'money lost (cents)', 'orders lost', 'executed twice', 'seed', 'duration'];
+  const header = [
+    'fault',
+    'load held',
+    'requests',
+    'errors by kind',
+    'money lost (cents)',
+    'orders lost',
+    'executed twice',
+    'seed',
+    'duration',
+  ];
   const body = rows.map((row) => [
     row.fault,
     row.load,

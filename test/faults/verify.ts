@@ -23,13 +23,23 @@ export interface Verdict {
 
 export async function verifyAfterFault(
   stack: FaultStack,
-  input: { customers: Customer[]; batchIds: string[]; credits: Movement[]; debits: Movement[]; settleDeadlineMs?: number; purchasesSettleDeadlineMs?: number },
+  input: {
+    customers: Customer[];
+    batchIds: string[];
+    credits: Movement[];
+    debits: Movement[];
+    settleDeadlineMs?: number;
+    purchasesSettleDeadlineMs?: number;
+  },
 ): Promise<Verdict> {
   const chargesWithoutPurchase = await stack.chargesWithoutPurchase(input.customers, input.purchasesSettleDeadlineMs ?? 30_000);
   const missingMovements = await stack.missingFromLedger([...input.credits, ...input.debits]);
   const audit = await stack.audit();
   const withAccounts = input.customers.filter((customer) => customer.accounts.length > 0);
-  const execution = input.batchIds.length > 0 || withAccounts.length > 0 ? await stack.executionInvariants(withAccounts, input.batchIds, input.settleDeadlineMs) : undefined;
+  const execution =
+    input.batchIds.length > 0 || withAccounts.length > 0
+      ? await stack.executionInvariants(withAccounts, input.batchIds, input.settleDeadlineMs)
+      : undefined;
   return {
     audit,
     missingMovements,
@@ -58,7 +68,11 @@ export interface RowInput {
 /** Records the summary row first (so a failing fault still shows in the table), then asserts it. */
 export function recordAndAssert(stack: FaultStack, input: RowInput): void {
   const { verdict, load } = input;
-  const legKinds = Object.fromEntries(Object.entries(load.legStatuses).filter(([status]) => status !== 'filled').map(([status, count]) => [`leg ${status}`, count]));
+  const legKinds = Object.fromEntries(
+    Object.entries(load.legStatuses)
+      .filter(([status]) => status !== 'filled')
+      .map(([status, count]) => [`leg ${status}`, count]),
+  );
   recordFault({
     fault: input.fault,
     load: load.describe(),
@@ -69,7 +83,9 @@ export function recordAndAssert(stack: FaultStack, input: RowInput): void {
     ordersExecutedTwice: verdict.executedTwice,
     seed: input.seed,
     durationMs: Date.now() - input.startedAtMs,
-    notes: [input.notes, verdict.audit.ok ? undefined : `audit: ${verdict.audit.breaches.slice(0, 3).join('; ')}`].filter(Boolean).join(' | ') || undefined,
+    notes:
+      [input.notes, verdict.audit.ok ? undefined : `audit: ${verdict.audit.breaches.slice(0, 3).join('; ')}`].filter(Boolean).join(' | ') ||
+      undefined,
   });
   const context = `${input.fault} (replay with FAULT_SEED=${input.seed}; service log ${stack.logFile})`;
   expect(load.serverErrors, `${context}: answers that are server errors`).toEqual([]);

@@ -24,7 +24,9 @@ describe('store guarantees', () => {
   it('lets exactly one of many racing inserts of one _id win, every round', async () => {
     const collection = database.collection<{ _id: string; writer: number }>('race_id');
     for (let round = 0; round < 5; round++) {
-      const results = await Promise.all(Array.from({ length: 50 }, (_, writer) => insertIfAbsent(collection, { _id: `slot-${round}`, writer })));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, writer) => insertIfAbsent(collection, { _id: `slot-${round}`, writer })),
+      );
       expect(results.filter(Boolean).length).toBe(1);
     }
   });
@@ -32,7 +34,9 @@ describe('store guarantees', () => {
   it('enforces a unique secondary index under the same race', async () => {
     const collection = database.collection<{ _id: string; entry_id: string }>('race_unique');
     await collection.createIndex({ entry_id: 1 }, { unique: true });
-    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, index) => collection.insertOne({ _id: `doc-${index}`, entry_id: 'topup:tx-1' })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, index) => collection.insertOne({ _id: `doc-${index}`, entry_id: 'topup:tx-1' })),
+    );
     expect(results.filter((result) => result.status === 'fulfilled').length).toBe(1);
     for (const result of results) if (result.status === 'rejected') expect(isDuplicateKeyError(result.reason)).toBe(true);
   });

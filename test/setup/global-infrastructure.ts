@@ -25,7 +25,10 @@ export async function setup(project: TestProject): Promise<void> {
   // Every service compiled once, before the test files (in parallel workers) start processes from the bundles.
   await Promise.all(serviceNames.map((name) => ensureBuilt(name)));
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-test-'));
-  infrastructure = await startLocalInfrastructure({ dataDirectory: directory, log: (line) => process.stderr.write(`[test-infra] ${line}\n`) });
+  infrastructure = await startLocalInfrastructure({
+    dataDirectory: directory,
+    log: (line) => process.stderr.write(`[test-infra] ${line}\n`),
+  });
   project.provide('mongodbUrl', infrastructure.mongodbUrl);
   project.provide('natsUrl', infrastructure.natsUrl);
   project.provide('infrastructureDirectory', directory);

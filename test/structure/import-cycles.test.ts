@@ -27,7 +27,8 @@ function workspacePackages(): Map<string, string> {
   const packages = new Map<string, string>();
   for (const folder of fs.readdirSync(servicesDirectory)) {
     const manifest = path.join(servicesDirectory, folder, 'package.json');
-    if (fs.existsSync(manifest)) packages.set((JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name: string }).name, path.join(servicesDirectory, folder, 'src'));
+    if (fs.existsSync(manifest))
+      packages.set((JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name: string }).name, path.join(servicesDirectory, folder, 'src'));
   }
   return packages;
 }
@@ -55,14 +56,16 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
-    const imports = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/gms)].map((match) => resolveImport(file, match[1]!, packages)).filter((target): target is string => !!target);
+    const imports = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/gms)]
+      .map((match) => resolveImport(file, match[1]!, packages))
+      .filter((target): target is string => !!target);
     graph.set(file, imports);
   }
   return graph;
 }
 
 /** Strongly connected components of more than one module (Tarjan), each a cycle or a knot of them. */
-export function importCycles(graph: Map<string, string[]>): string[][] {
+function importCycles(graph: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();
   const lowest = new Map<string, number>();
   const stack: string[] = [];
@@ -97,11 +100,16 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
-describe('the services\' import graph', () => {
+describe("the services' import graph", () => {
   it('has no cycle', () => {
     const graph = importGraph();
     expect(graph.size).toBeGreaterThan(100);
-    const cycles = importCycles(graph).map((cycle) => cycle.map((file) => path.relative(repositoryRoot, file)).sort().join(' <-> '));
+    const cycles = importCycles(graph).map((cycle) =>
+      cycle
+        .map((file) => path.relative(repositoryRoot, file))
+        .sort()
+        .join(' <-> '),
+    );
     expect(cycles).toEqual([]);
   });
 

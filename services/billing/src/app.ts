@@ -19,7 +19,8 @@ export const billingProto = { file: 'billing/v1/billing.proto', service: 'mtx.bi
 
 /** Every replica's view cache and every gateway's read model follow these announcements of a new revision. */
 export function announceRevisions(nats: NatsConnection | undefined): (customerId: string, revision: string) => void {
-  return (customerId, revision) => void publishBestEffort(nats, announcementSubjects.billingChanged, JSON.stringify({ customer_id: customerId, revision }));
+  return (customerId, revision) =>
+    void publishBestEffort(nats, announcementSubjects.billingChanged, JSON.stringify({ customer_id: customerId, revision }));
 }
 
 /** The renewal engine's policy, as configured (shared with tests that build the engine on their own). */
@@ -71,13 +72,21 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   });
   const queue = new KeyedSerialQueue(config.CUSTOMER_QUEUE_LIMIT);
   const renewals = new RenewalEngine(store, dependencies.wallet, dependencies.execution, clock, renewalPolicy(config), logger);
-  const service = new BillingService(store, dependencies.wallet, renewals, queue, clock, {
-    seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
-    serverPlans: parseServerPlans(config.SERVER_PLANS),
-    walletFeatureEnabled: config.WALLET_FEATURE_ENABLED,
-    horizonDays: config.UPCOMING_HORIZON_DAYS,
-    pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
-  }, logger);
+  const service = new BillingService(
+    store,
+    dependencies.wallet,
+    renewals,
+    queue,
+    clock,
+    {
+      seatPriceEurCents: config.SEAT_PRICE_EUR_CENTS,
+      serverPlans: parseServerPlans(config.SERVER_PLANS),
+      walletFeatureEnabled: config.WALLET_FEATURE_ENABLED,
+      horizonDays: config.UPCOMING_HORIZON_DAYS,
+      pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
+    },
+    logger,
+  );
   const scheduler = new Scheduler(store, renewals, queue, clock, logger, {
     instanceId: dependencies.instanceId ?? `billing-${crypto.randomBytes(6).toString('hex')}`,
     leaseMs: config.SCHEDULER_LEASE_MS,
@@ -114,7 +123,10 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       if (config.SCHEDULER_ENABLED) scheduler.start(config.SCHEDULER_INTERVAL_MS);
     },
     async listen(address: string) {
-      server = await startGrpcServer([{ protoFile: billingProto.file, serviceName: billingProto.service, implementation: grpcImplementation }], address);
+      server = await startGrpcServer(
+        [{ protoFile: billingProto.file, serviceName: billingProto.service, implementation: grpcImplementation }],
+        address,
+      );
       return server;
     },
     async close() {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defaultServerPlans, parseServerPlans } from '@mtx/shared/server-plans';
-import { baseConfigProperties, ConfigError, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 export const BillingConfigSchema = Type.Object({
   ...baseConfigProperties,

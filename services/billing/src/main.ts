@@ -28,8 +28,14 @@ function withCrashAfterDebit(wallet: WalletPort, customerPrefix: string): Wallet
     async debitMany(request) {
       const results = await wallet.debitMany(request);
       // As for debit: only a call that took (or had taken) money for some entry.
-      if (request.customer_id.startsWith(customerPrefix) && results.some((result) => result.outcome === 'applied' || result.outcome === 'replay')) {
-        logger.fatal({ entry_ids: request.entries.map((entry) => entry.entry_id) }, 'fault injection: crashing between the debit and its record');
+      if (
+        request.customer_id.startsWith(customerPrefix) &&
+        results.some((result) => result.outcome === 'applied' || result.outcome === 'replay')
+      ) {
+        logger.fatal(
+          { entry_ids: request.entries.map((entry) => entry.entry_id) },
+          'fault injection: crashing between the debit and its record',
+        );
         process.exit(137);
       }
       return results;
@@ -41,8 +47,18 @@ runMain(logger, async () => {
   const config = loadBillingConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const database = mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'billing'));
-  const walletClient = createUnaryClient('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', config.WALLET_GRPC_URL, config.WALLET_DEADLINE_MS);
-  const executionClient = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', config.EXECUTION_GRPC_URL, config.EXECUTION_DEADLINE_MS);
+  const walletClient = createUnaryClient(
+    'wallet/v1/wallet.proto',
+    'mtx.wallet.v1.WalletService',
+    config.WALLET_GRPC_URL,
+    config.WALLET_DEADLINE_MS,
+  );
+  const executionClient = createUnaryClient(
+    'execution/v1/execution.proto',
+    'mtx.execution.v1.ExecutionService',
+    config.EXECUTION_GRPC_URL,
+    config.EXECUTION_DEADLINE_MS,
+  );
   const nats = await connectNats(config.NATS_URL, 'billing', logger);
   const app = await createBillingApp({
     config,

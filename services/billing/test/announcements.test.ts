@@ -11,12 +11,17 @@ let harness: BillingHarness;
 let second: BillingReplica;
 
 beforeAll(async () => {
-  harness = await startBillingHarness({ start: '2031-05-01T12:00:00Z', env: { VIEW_FRESH_MS: '60000' }, execution: { setAccountBillingStatus: async () => undefined } });
+  harness = await startBillingHarness({
+    start: '2031-05-01T12:00:00Z',
+    env: { VIEW_FRESH_MS: '60000' },
+    execution: { setAccountBillingStatus: async () => undefined },
+  });
   second = await harness.addReplica();
 }, 60_000);
 afterAll(async () => harness?.close());
 
-const seatCount = async (replica: BillingReplica, customerId: string, fresh: boolean) => (await replica.app.store.loadView(customerId, { fresh })).seats.length;
+const seatCount = async (replica: BillingReplica, customerId: string, fresh: boolean) =>
+  (await replica.app.store.loadView(customerId, { fresh })).seats.length;
 
 describe('billing revision announcements', () => {
   it('announces the customer and the new revision after each change, matching the stored revision', async () => {
@@ -40,7 +45,7 @@ describe('billing revision announcements', () => {
     }
   });
 
-  it('lets a credit reaction trust a fresh view without reading the store, and follows another replica\'s change by its announcement', async () => {
+  it("lets a credit reaction trust a fresh view without reading the store, and follows another replica's change by its announcement", async () => {
     const customer = customerIdFor('follow');
     await harness.credit(customer, 5_000);
     await harness.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_1', label: 'Account 1', bonus: false });

@@ -39,19 +39,23 @@ describe('addMonthsClamped (a calendar month on, purchase day kept, month ends c
 
   it('holds its invariants for any anchor and month count', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }), fc.integer({ min: 0, max: 240 }), (anchor, months) => {
-        const result = addMonthsClamped(anchor, months);
-        // Exactly `months` calendar months on.
-        const monthDistance = (result.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + result.getUTCMonth() - anchor.getUTCMonth();
-        expect(monthDistance).toBe(months);
-        // Same time of day.
-        expect(result.getTime() % 86_400_000).toBe(((anchor.getTime() % 86_400_000) + 86_400_000) % 86_400_000);
-        // The day is kept unless the month is too short, in which case it is the month's last day.
-        const lastDay = new Date(Date.UTC(result.getUTCFullYear(), result.getUTCMonth() + 1, 0)).getUTCDate();
-        expect(result.getUTCDate()).toBe(Math.min(anchor.getUTCDate(), lastDay));
-        // Strictly increasing in the month count.
-        if (months > 0) expect(result.getTime()).toBeGreaterThan(addMonthsClamped(anchor, months - 1).getTime());
-      }),
+      fc.property(
+        fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }),
+        fc.integer({ min: 0, max: 240 }),
+        (anchor, months) => {
+          const result = addMonthsClamped(anchor, months);
+          // Exactly `months` calendar months on.
+          const monthDistance = (result.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + result.getUTCMonth() - anchor.getUTCMonth();
+          expect(monthDistance).toBe(months);
+          // Same time of day.
+          expect(result.getTime() % 86_400_000).toBe(((anchor.getTime() % 86_400_000) + 86_400_000) % 86_400_000);
+          // The day is kept unless the month is too short, in which case it is the month's last day.
+          const lastDay = new Date(Date.UTC(result.getUTCFullYear(), result.getUTCMonth() + 1, 0)).getUTCDate();
+          expect(result.getUTCDate()).toBe(Math.min(anchor.getUTCDate(), lastDay));
+          // Strictly increasing in the month count.
+          if (months > 0) expect(result.getTime()).toBeGreaterThan(addMonthsClamped(anchor, months - 1).getTime());
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

@@ -58,20 +58,36 @@ const callsOf = (customerId: string) => calls.filter((call) => call.customerId =
 async function buySeats(customerId: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let index = 0; index < count; index += 1) {
-    ids.push((await harness.billing.client.call<{ id: string }>('AssignSeat', { customer_id: customerId, account_id: `acc_${index}`, label: `Account ${index}`, bonus: false })).id);
+    ids.push(
+      (
+        await harness.billing.client.call<{ id: string }>('AssignSeat', {
+          customer_id: customerId,
+          account_id: `acc_${index}`,
+          label: `Account ${index}`,
+          bonus: false,
+        })
+      ).id,
+    );
   }
   return ids;
 }
 
 async function seatDebits(customerId: string, period: string): Promise<string[]> {
-  const response = await harness.wallet.client.call<{ entries: Array<{ entry_id: string; kind: string }> }>('ListEntries', { customer_id: customerId, limit: 100 });
+  const response = await harness.wallet.client.call<{ entries: Array<{ entry_id: string; kind: string }> }>('ListEntries', {
+    customer_id: customerId,
+    limit: 100,
+  });
   return response.entries.filter((entry) => entry.kind === 'debit' && entry.entry_id.endsWith(`:${period}`)).map((entry) => entry.entry_id);
 }
 
-const seatsOf = (customerId: string, ids: string[]) => collections.seats(customerId).find({ _id: { $in: ids } }).toArray();
+const seatsOf = (customerId: string, ids: string[]) =>
+  collections
+    .seats(customerId)
+    .find({ _id: { $in: ids } })
+    .toArray();
 
 describe('scheduler charges through DebitMany', () => {
-  it('charges a customer\'s ten due seats with one wallet call', async () => {
+  it("charges a customer's ten due seats with one wallet call", async () => {
     const customer = customerIdFor('many');
     harness.clock.set('2032-01-10T09:00:00Z');
     await harness.credit(customer, 20 * 1200);
@@ -84,7 +100,9 @@ describe('scheduler charges through DebitMany', () => {
     expect(callsOf(customer)).toEqual([{ method: 'debitMany', customerId: customer, entries: 10 }]);
     // Named by the period each charge starts (the purchase took `:2032-01-10`).
     expect((await seatDebits(customer, '2032-02-10')).sort()).toEqual(seatIds.map((id) => `seat:${id}:2032-02-10`).sort());
-    expect((await seatsOf(customer, seatIds)).map((seat) => `${seat.status} ${seat.cycle} ${seat.paid_until.toISOString()}`)).toEqual(Array(10).fill('active 2 2032-03-10T09:00:00.000Z'));
+    expect((await seatsOf(customer, seatIds)).map((seat) => `${seat.status} ${seat.cycle} ${seat.paid_until.toISOString()}`)).toEqual(
+      Array(10).fill('active 2 2032-03-10T09:00:00.000Z'),
+    );
     expect(await harness.balance(customer)).toBe(0);
   });
 

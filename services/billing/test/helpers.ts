@@ -14,7 +14,7 @@ import { executionPortFromClient, walletPortFromClient, type ExecutionPort, type
 export interface BillingReplica {
   app: BillingApp;
   server: GrpcServerHandle;
-  client: UnaryClient;
+  client: UnaryClient<any>;
   address: string;
 }
 
@@ -23,7 +23,7 @@ export interface BillingHarness {
   nats: NatsConnection;
   prefix: string;
   clock: ManualClock;
-  wallet: { app: WalletApp; server: GrpcServerHandle; client: UnaryClient; address: string };
+  wallet: { app: WalletApp; server: GrpcServerHandle; client: UnaryClient<any>; address: string };
   /** The first billing replica; more come from addReplica. */
   billing: BillingReplica;
   addReplica(options?: { clock?: ManualClock }): Promise<BillingReplica>;
@@ -39,19 +39,36 @@ let creditCounter = 0;
  * billing replicas on the shared test store, all in-process so a ManualClock can move billing's time.
  */
 export async function startBillingHarness(
-  options: { env?: Record<string, string>; execution?: ExecutionPort; executionAddress?: string; start?: Date | string; wrapWallet?: (wallet: WalletPort) => WalletPort } = {},
+  options: {
+    env?: Record<string, string>;
+    execution?: ExecutionPort;
+    executionAddress?: string;
+    start?: Date | string;
+    wrapWallet?: (wallet: WalletPort) => WalletPort;
+  } = {},
 ): Promise<BillingHarness> {
   const prefix = testDatabasePrefix('bill');
   const mongo = await connectMongo(inject('mongodbUrl'));
   const logger = createLogger('billing-test', { level: 'silent' });
   const nats = await connectNats(inject('natsUrl'), 'billing-test', logger);
   const walletConfig = loadWalletConfig({ MONGODB_URL: inject('mongodbUrl'), MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: 'silent' });
-  const walletApp = await createWalletApp({ config: walletConfig, database: mongo.db(databaseName(prefix, 'wallet')), clock: { now: () => new Date() }, logger, nats });
+  const walletApp = await createWalletApp({
+    config: walletConfig,
+    database: mongo.db(databaseName(prefix, 'wallet')),
+    clock: { now: () => new Date() },
+    logger,
+    nats,
+  });
   const walletServer = await startGrpcServer([{ ...walletGrpcBinding, implementation: walletApp.grpcImplementation }], '127.0.0.1:0');
   const walletAddress = `127.0.0.1:${walletServer.port}`;
-  const walletClient = createUnaryClient(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, walletAddress, 10_000);
+  const walletClient = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, walletAddress, 10_000);
   const clock = new ManualClock(options.start ?? '2027-03-10T09:00:00Z');
-  const executionClient = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', options.executionAddress ?? '127.0.0.1:1', 2_000);
+  const executionClient = createUnaryClient<any>(
+    'execution/v1/execution.proto',
+    'mtx.execution.v1.ExecutionService',
+    options.executionAddress ?? '127.0.0.1:1',
+    2_000,
+  );
   const replicas: BillingReplica[] = [];
   const addReplica = async (replicaOptions: { clock?: ManualClock } = {}): Promise<BillingReplica> => {
     const config = loadBillingConfig({
@@ -74,7 +91,7 @@ export async function startBillingHarness(
     await app.start();
     const server = await app.listen('127.0.0.1:0');
     const address = `127.0.0.1:${server.port}`;
-    const client = createUnaryClient(billingProto.file, billingProto.service, address, 30_000);
+    const client = createUnaryClient<any>(billingProto.file, billingProto.service, address, 30_000);
     const replica = { app, server, client, address };
     replicas.push(replica);
     return replica;
@@ -89,7 +106,13 @@ export async function startBillingHarness(
     billing,
     addReplica,
     async credit(customerId, amountEurCents, entryId) {
-      await walletClient.call('Credit', { customer_id: customerId, entry_id: entryId ?? `topup:test-${process.pid}-${Date.now()}-${++creditCounter}`, amount_eur_cents: amountEurCents, reason: 'topup', reference: 'test' });
+      await walletClient.call('Credit', {
+        customer_id: customerId,
+        entry_id: entryId ?? `topup:test-${process.pid}-${Date.now()}-${++creditCounter}`,
+        amount_eur_cents: amountEurCents,
+        reason: 'topup',
+        reference: 'test',
+      });
     },
     async balance(customerId) {
       const wallet = await walletClient.call<{ balance_eur_cents: number }>('GetWallet', { customer_id: customerId });
@@ -105,8 +128,14 @@ export async function startBillingHarness(
       await walletServer.close(1_000);
       await walletApp.stopBackgroundWork();
       await nats.drain().catch(() => undefined);
-      await mongo.db(databaseName(prefix, 'billing')).dropDatabase().catch(() => undefined);
-      await mongo.db(databaseName(prefix, 'wallet')).dropDatabase().catch(() => undefined);
+      await mongo
+        .db(databaseName(prefix, 'billing'))
+        .dropDatabase()
+        .catch(() => undefined);
+      await mongo
+        .db(databaseName(prefix, 'wallet'))
+        .dropDatabase()
+        .catch(() => undefined);
       await mongo.close();
     },
   };

@@ -12,7 +12,9 @@ const executionCalls: Array<{ customer_id: string; account_id: string; status: s
 beforeAll(async () => {
   harness = await startBillingHarness({
     // Execution's side of the contract is checked against the real service in test/e2e; here its calls are recorded.
-    execution: { setAccountBillingStatus: async (customer_id, account_id, status) => void executionCalls.push({ customer_id, account_id, status }) },
+    execution: {
+      setAccountBillingStatus: async (customer_id, account_id, status) => void executionCalls.push({ customer_id, account_id, status }),
+    },
   });
 });
 afterAll(async () => harness?.close());
@@ -27,12 +29,22 @@ interface SeatMessage {
 }
 
 const call = <T = any>(method: string, request: unknown) => harness.billing.client.call<T>(method, request);
-const tick = () => call<{ lease: string; charged: number; released: number; past_due: number; suspended: number; renewed_free: number }>('RunSchedulerTick', { respect_lease: true });
-const assign = (customer: string, account: string, bonus = false) => call<SeatMessage>('AssignSeat', { customer_id: customer, account_id: account, label: `Label ${account}`, bonus });
+const tick = () =>
+  call<{ lease: string; charged: number; released: number; past_due: number; suspended: number; renewed_free: number }>(
+    'RunSchedulerTick',
+    { respect_lease: true },
+  );
+const assign = (customer: string, account: string, bonus = false) =>
+  call<SeatMessage>('AssignSeat', { customer_id: customer, account_id: account, label: `Label ${account}`, bonus });
 
 async function seatDebits(customer: string): Promise<Array<{ entry_id: string; amount_eur_cents: number; reference: string }>> {
-  const response = await harness.wallet.client.call<{ entries: Array<{ entry_id: string; amount_eur_cents: number; reason: string; kind: string; reference: string }> }>('ListEntries', { customer_id: customer, limit: 500 });
-  return response.entries.filter((entry) => entry.kind === 'debit' && entry.reason === 'seat').map(({ entry_id, amount_eur_cents, reference }) => ({ entry_id, amount_eur_cents, reference })).reverse();
+  const response = await harness.wallet.client.call<{
+    entries: Array<{ entry_id: string; amount_eur_cents: number; reason: string; kind: string; reference: string }>;
+  }>('ListEntries', { customer_id: customer, limit: 500 });
+  return response.entries
+    .filter((entry) => entry.kind === 'debit' && entry.reason === 'seat')
+    .map(({ entry_id, amount_eur_cents, reference }) => ({ entry_id, amount_eur_cents, reference }))
+    .reverse();
 }
 
 async function subscription(customer: string) {
@@ -53,7 +65,12 @@ describe('renewal dates', () => {
     harness.clock.set('2028-02-29T14:00:00Z');
     await tick();
     expect(await seatDebits(customer)).toHaveLength(2);
-    expect((await subscription(customer)).seat_details[0]).toMatchObject({ id: seat.id, paid_until: '2028-03-31T14:00:00.000Z', status: 'active', account_id: 'acc_day' });
+    expect((await subscription(customer)).seat_details[0]).toMatchObject({
+      id: seat.id,
+      paid_until: '2028-03-31T14:00:00.000Z',
+      status: 'active',
+      account_id: 'acc_day',
+    });
 
     harness.clock.set('2028-03-31T14:00:01Z');
     await tick();
@@ -81,7 +98,11 @@ describe('renewal dates', () => {
     await tick();
     let details = (await subscription(customer)).seat_details;
     expect(details.map((seat: SeatMessage) => seat.paid_until)).toEqual(['2029-05-03T08:00:00.000Z', '2029-04-17T16:30:00.000Z']);
-    expect((await seatDebits(customer)).map((entry) => entry.entry_id)).toEqual([`seat:${first.id}:2029-03-03`, `seat:${second.id}:2029-03-17`, `seat:${first.id}:2029-04-03`]);
+    expect((await seatDebits(customer)).map((entry) => entry.entry_id)).toEqual([
+      `seat:${first.id}:2029-03-03`,
+      `seat:${second.id}:2029-03-17`,
+      `seat:${first.id}:2029-04-03`,
+    ]);
 
     harness.clock.set('2029-04-17T16:30:00Z');
     await tick();
@@ -178,7 +199,12 @@ describe('past due', () => {
     let current = await subscription(customer);
     expect(current).toMatchObject({ status: 'past_due', paid_access: true, grace_ends_at: '2029-06-23T09:00:00.000Z' });
     expect(current.seat_details[0]).toMatchObject({ status: 'past_due', grace_ends_at: '2029-06-23T09:00:00.000Z' });
-    expect(current.wallet).toMatchObject({ balance_eur_cents: 0, next_charge_eur_cents: 1200, next_charge_at: '2029-06-20T09:00:00.000Z', covers_next_charge: false });
+    expect(current.wallet).toMatchObject({
+      balance_eur_cents: 0,
+      next_charge_eur_cents: 1200,
+      next_charge_at: '2029-06-20T09:00:00.000Z',
+      covers_next_charge: false,
+    });
     expect(executionCalls).toContainEqual({ customer_id: customer, account_id: 'acc_pd', status: 'past_due' });
 
     harness.clock.set('2029-06-21T12:00:00Z');
@@ -190,7 +216,10 @@ describe('past due', () => {
     expect(current.seat_details[0]).toMatchObject({ id: seat.id, status: 'active', paid_until: '2029-07-20T09:00:00.000Z' });
     expect(current.grace_ends_at ?? null).toBeNull();
     expect(await harness.balance(customer)).toBe(800);
-    expect((await seatDebits(customer)).map((entry) => entry.entry_id)).toEqual([`seat:${seat.id}:2029-05-20`, `seat:${seat.id}:2029-06-20`]);
+    expect((await seatDebits(customer)).map((entry) => entry.entry_id)).toEqual([
+      `seat:${seat.id}:2029-05-20`,
+      `seat:${seat.id}:2029-06-20`,
+    ]);
     expect(executionCalls).toContainEqual({ customer_id: customer, account_id: 'acc_pd', status: 'active' });
   });
 
@@ -211,7 +240,11 @@ describe('past due', () => {
     expect(current.seat_details[0]).toMatchObject({ status: 'suspended', account_id: 'acc_s' });
     // Notices are delivered at least once (kept until execution acknowledges them), so a slow acknowledgement
     // under load can repeat one; the transitions themselves must come in this order.
-    const transitions = () => executionCalls.filter((entry) => entry.customer_id === customer).map((entry) => entry.status).filter((status, index, all) => index === 0 || status !== all[index - 1]);
+    const transitions = () =>
+      executionCalls
+        .filter((entry) => entry.customer_id === customer)
+        .map((entry) => entry.status)
+        .filter((status, index, all) => index === 0 || status !== all[index - 1]);
     expect(transitions()).toEqual(['past_due', 'suspended']);
 
     await harness.credit(customer, 1200);
@@ -263,7 +296,11 @@ describe('cancel at period end', () => {
     await call('UpdateSubscription', { customer_id: customer, cancel_at_period_end: false });
     harness.clock.set('2029-11-05T10:00:00Z');
     await tick();
-    expect((await subscription(customer)).seat_details[0]).toMatchObject({ id: seat.id, status: 'active', paid_until: '2029-12-05T10:00:00.000Z' });
+    expect((await subscription(customer)).seat_details[0]).toMatchObject({
+      id: seat.id,
+      status: 'active',
+      paid_until: '2029-12-05T10:00:00.000Z',
+    });
   });
 });
 
@@ -273,9 +310,21 @@ describe('servers', () => {
     await harness.credit(customer, 6000);
     harness.clock.set('2030-01-31T08:00:00Z');
     const server = await call('CreateServer', { customer_id: customer, plan: 'vps-large', label: 'NY4' });
-    expect(server).toMatchObject({ plan: 'vps-large', label: 'NY4', price_eur_cents: 3500, status: 'active', paid_until: '2030-02-28T08:00:00.000Z', cancel_at_period_end: false });
-    await expect(call('CreateServer', { customer_id: customer, plan: 'vps-large', label: 'Too much' })).rejects.toMatchObject({ code: 'insufficient_balance' });
-    await expect(call('CreateServer', { customer_id: customer, plan: 'vps-huge', label: 'x' })).rejects.toMatchObject({ code: 'invalid_request', param: 'plan' });
+    expect(server).toMatchObject({
+      plan: 'vps-large',
+      label: 'NY4',
+      price_eur_cents: 3500,
+      status: 'active',
+      paid_until: '2030-02-28T08:00:00.000Z',
+      cancel_at_period_end: false,
+    });
+    await expect(call('CreateServer', { customer_id: customer, plan: 'vps-large', label: 'Too much' })).rejects.toMatchObject({
+      code: 'insufficient_balance',
+    });
+    await expect(call('CreateServer', { customer_id: customer, plan: 'vps-huge', label: 'x' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'plan',
+    });
     await harness.credit(customer, 1000);
     harness.clock.set('2030-02-28T08:00:00Z');
     await tick();
@@ -317,7 +366,11 @@ describe('projection', () => {
     ]);
     expect(upcoming.total_eur_cents).toBe(3900);
     const current = await subscription(customer);
-    expect(current.wallet).toMatchObject({ next_charge_eur_cents: 1200, next_charge_at: '2027-02-28T10:00:00.000Z', covers_next_charge: true });
+    expect(current.wallet).toMatchObject({
+      next_charge_eur_cents: 1200,
+      next_charge_at: '2027-02-28T10:00:00.000Z',
+      covers_next_charge: true,
+    });
     expect(current.current_period_end).toBe('2027-02-28T10:00:00.000Z');
   });
 
@@ -332,9 +385,20 @@ describe('projection', () => {
     expect(await harness.balance(customer)).toBe(100);
     harness.clock.set('2027-05-20T00:00:00Z');
     const upcoming = await call('GetUpcoming', { customer_id: customer });
-    expect(upcoming.items.map((item: { when: string }) => item.when)).toEqual(['2027-06-01T10:00:00.000Z', '2027-06-01T10:00:00.000Z', '2027-06-02T10:00:00.000Z']);
+    expect(upcoming.items.map((item: { when: string }) => item.when)).toEqual([
+      '2027-06-01T10:00:00.000Z',
+      '2027-06-01T10:00:00.000Z',
+      '2027-06-02T10:00:00.000Z',
+    ]);
     expect(upcoming.total_eur_cents).toBe(3600);
     const current = await subscription(customer);
-    expect(current.wallet).toEqual(expect.objectContaining({ balance_eur_cents: 100, next_charge_eur_cents: 2400, next_charge_at: '2027-06-01T10:00:00.000Z', covers_next_charge: false }));
+    expect(current.wallet).toEqual(
+      expect.objectContaining({
+        balance_eur_cents: 100,
+        next_charge_eur_cents: 2400,
+        next_charge_at: '2027-06-01T10:00:00.000Z',
+        covers_next_charge: false,
+      }),
+    );
   });
 });

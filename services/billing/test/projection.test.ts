@@ -6,7 +6,16 @@ import { advancePeriod } from '../src/domain/renewals';
 const at = (text: string) => new Date(text);
 let sequence = 0;
 
-function seat(options: { anchor: string; cycle?: number; status?: SeatState['seat']['status']; account?: string | null; bonus?: boolean; grace?: string; released?: boolean; label?: string }): SeatState {
+function seat(options: {
+  anchor: string;
+  cycle?: number;
+  status?: SeatState['seat']['status'];
+  account?: string | null;
+  bonus?: boolean;
+  grace?: string;
+  released?: boolean;
+  label?: string;
+}): SeatState {
   const anchor = at(options.anchor);
   const cycle = options.cycle ?? 1;
   const id = `seat_${++sequence}`;
@@ -29,11 +38,25 @@ function seat(options: { anchor: string; cycle?: number; status?: SeatState['sea
       created_at: anchor,
       updated_at: anchor,
     },
-    occupancy: { _id: id, customer_id: 'cus_1', generation: 1, account_id: options.account === undefined ? `acc_${sequence}` : options.account, label: options.label ?? null, released: options.released ?? false, updated_at: anchor },
+    occupancy: {
+      _id: id,
+      customer_id: 'cus_1',
+      generation: 1,
+      account_id: options.account === undefined ? `acc_${sequence}` : options.account,
+      label: options.label ?? null,
+      released: options.released ?? false,
+      updated_at: anchor,
+    },
   };
 }
 
-function server(options: { anchor: string; price?: number; cancelled?: boolean; status?: ServerState['server']['status']; label?: string }): ServerState {
+function server(options: {
+  anchor: string;
+  price?: number;
+  cancelled?: boolean;
+  status?: ServerState['server']['status'];
+  label?: string;
+}): ServerState {
   const anchor = at(options.anchor);
   const id = `srv_${++sequence}`;
   return {
@@ -67,26 +90,29 @@ const options = { horizonDays: 30, seatPriceEurCents: 1200 };
 
 describe('dueDates', () => {
   it('lists every due date inside the window, the purchase day kept across a short month', () => {
-    expect(dueDates(at('2027-01-29T10:00:00Z'), 1, at('2027-02-28T10:00:00Z'), at('2027-02-28T09:00:00Z'), at('2027-03-30T09:00:00Z')).map((date) => date.toISOString())).toEqual([
-      '2027-02-28T10:00:00.000Z',
-      '2027-03-29T10:00:00.000Z',
-    ]);
+    expect(
+      dueDates(at('2027-01-29T10:00:00Z'), 1, at('2027-02-28T10:00:00Z'), at('2027-02-28T09:00:00Z'), at('2027-03-30T09:00:00Z')).map(
+        (date) => date.toISOString(),
+      ),
+    ).toEqual(['2027-02-28T10:00:00.000Z', '2027-03-29T10:00:00.000Z']);
   });
 
   it('puts an overdue amount at now, then the following renewal on the anchor schedule', () => {
     const now = at('2027-03-02T00:00:00Z');
-    expect(dueDates(at('2027-01-31T12:00:00Z'), 1, at('2027-02-28T12:00:00Z'), now, at('2027-04-01T00:00:00Z')).map((date) => date.toISOString())).toEqual([
-      '2027-03-02T00:00:00.000Z',
-      '2027-03-31T12:00:00.000Z',
-    ]);
+    expect(
+      dueDates(at('2027-01-31T12:00:00Z'), 1, at('2027-02-28T12:00:00Z'), now, at('2027-04-01T00:00:00Z')).map((date) =>
+        date.toISOString(),
+      ),
+    ).toEqual(['2027-03-02T00:00:00.000Z', '2027-03-31T12:00:00.000Z']);
   });
 
   it('starts a fresh month from now for an item unpaid for more than a month', () => {
     const now = at('2027-06-15T00:00:00Z');
-    expect(dueDates(at('2027-03-01T00:00:00Z'), 1, at('2027-04-01T00:00:00Z'), now, at('2027-07-15T00:00:00Z')).map((date) => date.toISOString())).toEqual([
-      '2027-06-15T00:00:00.000Z',
-      '2027-07-15T00:00:00.000Z',
-    ]);
+    expect(
+      dueDates(at('2027-03-01T00:00:00Z'), 1, at('2027-04-01T00:00:00Z'), now, at('2027-07-15T00:00:00Z')).map((date) =>
+        date.toISOString(),
+      ),
+    ).toEqual(['2027-06-15T00:00:00.000Z', '2027-07-15T00:00:00.000Z']);
   });
 });
 
@@ -102,7 +128,10 @@ describe('projectUpcoming', () => {
           seat({ anchor: '2027-02-07T08:00:00Z', released: true }),
           seat({ anchor: '2027-01-20T08:00:00Z', cycle: 1, status: 'past_due', grace: '2027-02-23T08:00:00Z', label: 'Late' }),
         ],
-        [server({ anchor: '2027-02-03T00:00:00Z', label: 'Box', price: 3500 }), server({ anchor: '2027-02-04T00:00:00Z', cancelled: true })],
+        [
+          server({ anchor: '2027-02-03T00:00:00Z', label: 'Box', price: 3500 }),
+          server({ anchor: '2027-02-04T00:00:00Z', cancelled: true }),
+        ],
       ),
       now,
       options,
@@ -117,13 +146,24 @@ describe('projectUpcoming', () => {
   });
 
   it('owes nothing while the subscription is cancelled at period end', () => {
-    expect(projectUpcoming(view([seat({ anchor: '2027-02-10T08:00:00Z' })], [server({ anchor: '2027-02-03T00:00:00Z' })], { cancel_at_period_end: true }), at('2027-03-01T00:00:00Z'), options).items).toEqual([]);
+    expect(
+      projectUpcoming(
+        view([seat({ anchor: '2027-02-10T08:00:00Z' })], [server({ anchor: '2027-02-03T00:00:00Z' })], { cancel_at_period_end: true }),
+        at('2027-03-01T00:00:00Z'),
+        options,
+      ).items,
+    ).toEqual([]);
   });
 });
 
 describe('summarizeWallet', () => {
   it('is null and covered when nothing is owed', () => {
-    expect(summarizeWallet(500, { items: [], total_eur_cents: 0 })).toEqual({ balance_eur_cents: 500, next_charge_eur_cents: null, next_charge_at: null, covers_next_charge: true });
+    expect(summarizeWallet(500, { items: [], total_eur_cents: 0 })).toEqual({
+      balance_eur_cents: 500,
+      next_charge_eur_cents: null,
+      next_charge_at: null,
+      covers_next_charge: true,
+    });
   });
 
   it('sums everything due at the earliest instant and compares it with the balance', () => {
@@ -137,7 +177,12 @@ describe('summarizeWallet', () => {
       ],
       total_eur_cents: 3900,
     };
-    expect(summarizeWallet(2700, upcoming)).toEqual({ balance_eur_cents: 2700, next_charge_eur_cents: 2700, next_charge_at: when, covers_next_charge: true });
+    expect(summarizeWallet(2700, upcoming)).toEqual({
+      balance_eur_cents: 2700,
+      next_charge_eur_cents: 2700,
+      next_charge_at: when,
+      covers_next_charge: true,
+    });
     expect(summarizeWallet(2699, upcoming).covers_next_charge).toBe(false);
   });
 });
@@ -146,7 +191,13 @@ describe('summarizeSubscription', () => {
   const now = at('2027-03-01T00:00:00Z');
 
   it('is inactive with nothing, and canceled when the holding ended by cancellation', () => {
-    expect(summarizeSubscription(view([]), now)).toMatchObject({ plan: 'none', status: 'inactive', paid_access: false, current_period_end: null, grace_ends_at: null });
+    expect(summarizeSubscription(view([]), now)).toMatchObject({
+      plan: 'none',
+      status: 'inactive',
+      paid_access: false,
+      current_period_end: null,
+      grace_ends_at: null,
+    });
     expect(summarizeSubscription(view([], [], { ended_by_cancellation: true }), now).status).toBe('canceled');
   });
 

@@ -31,10 +31,11 @@ beforeAll(async () => {
 afterAll(async () => harness?.close());
 
 const call = <T = any>(method: string, request: unknown) => harness.billing.client.call<T>(method, request);
-const assign = (customer: string, account: string) => call('AssignSeat', { customer_id: customer, account_id: account, label: account, bonus: false });
+const assign = (customer: string, account: string) =>
+  call('AssignSeat', { customer_id: customer, account_id: account, label: account, bonus: false });
 
 describe('a purchase whose answer was lost', () => {
-  it('is completed by the caller\'s retry without a second charge', async () => {
+  it("is completed by the caller's retry without a second charge", async () => {
     const customer = customerIdFor('retry');
     await harness.credit(customer, 3000);
     harness.clock.set('2028-05-01T10:00:00Z');
@@ -87,7 +88,9 @@ describe('a keyed server purchase whose answer was lost', () => {
     harness.clock.set('2028-05-03T23:59:30Z');
     const serverId = 'srv_keyedPurchase0001';
     fault = 'lose_reply';
-    await expect(call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'London', server_id: serverId })).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(
+      call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'London', server_id: serverId }),
+    ).rejects.toMatchObject({ code: 'unavailable' });
     const afterFirst = await harness.balance(customer);
     expect(afterFirst).toBeLessThan(5000);
     // The client retries a minute later, on the next day: the wallet entry must still be the first one's.

@@ -27,7 +27,12 @@ beforeAll(async () => {
     customers.map(async (customer) => {
       await harness.credit(customer, seatsPerCustomer * 1200 * 3);
       for (let index = 0; index < seatsPerCustomer; index += 1) {
-        const seat = await harness.billing.client.call<{ id: string }>('AssignSeat', { customer_id: customer, account_id: `acc_${index}`, label: `Account ${index}`, bonus: false });
+        const seat = await harness.billing.client.call<{ id: string }>('AssignSeat', {
+          customer_id: customer,
+          account_id: `acc_${index}`,
+          label: `Account ${index}`,
+          bonus: false,
+        });
         seatIds.push(seat.id);
       }
     }),
@@ -38,7 +43,10 @@ afterAll(async () => harness?.close());
 async function seatDebitIds(): Promise<string[]> {
   const all: string[] = [];
   for (const customer of customers) {
-    const response = await harness.wallet.client.call<{ entries: Array<{ entry_id: string; kind: string; reason: string }> }>('ListEntries', { customer_id: customer, limit: 100 });
+    const response = await harness.wallet.client.call<{ entries: Array<{ entry_id: string; kind: string; reason: string }> }>(
+      'ListEntries',
+      { customer_id: customer, limit: 100 },
+    );
     all.push(...response.entries.filter((entry) => entry.kind === 'debit' && entry.reason === 'seat').map((entry) => entry.entry_id));
   }
   return all;
@@ -65,7 +73,8 @@ describe('two billing replicas, 100 seats due at the same instant', () => {
     expect(debits).toHaveLength(200);
     expect(new Set(debits).size).toBe(200);
     for (const seatId of seatIds) expect(debits).toContain(`seat:${seatId}:2031-02-15`);
-    for (const customer of customers) expect(await harness.balance(customer)).toBe(seatsPerCustomer * 1200 * 3 - seatsPerCustomer * 1200 * 2);
+    for (const customer of customers)
+      expect(await harness.balance(customer)).toBe(seatsPerCustomer * 1200 * 3 - seatsPerCustomer * 1200 * 2);
     await expectAuditClean();
   });
 
@@ -86,7 +95,9 @@ describe('two billing replicas, 100 seats due at the same instant', () => {
     for (const customer of customers) {
       expect(await harness.balance(customer)).toBe(0);
       const subscription = await second.client.call('GetSubscription', { customer_id: customer });
-      expect(subscription.seat_details.map((seat: { paid_until: string; status: string }) => `${seat.status} ${seat.paid_until}`)).toEqual(Array(seatsPerCustomer).fill('active 2031-04-15T12:00:00.000Z'));
+      expect(subscription.seat_details.map((seat: { paid_until: string; status: string }) => `${seat.status} ${seat.paid_until}`)).toEqual(
+        Array(seatsPerCustomer).fill('active 2031-04-15T12:00:00.000Z'),
+      );
     }
     await expectAuditClean();
   });

@@ -31,7 +31,12 @@ function failingOn(collection: Collection<SeatDocument>): Collection<SeatDocumen
       if (property === 'updateOne') {
         return async (...args: Parameters<Collection<SeatDocument>['updateOne']>) => {
           const update = args[1] as { $set?: Partial<SeatDocument> };
-          if (failPastDueWrite && update.$set?.status === 'past_due') throw new MongoServerError({ message: 'injected: the store failed this update', errmsg: 'injected: the store failed this update', code: 1 });
+          if (failPastDueWrite && update.$set?.status === 'past_due')
+            throw new MongoServerError({
+              message: 'injected: the store failed this update',
+              errmsg: 'injected: the store failed this update',
+              code: 1,
+            });
           return target.updateOne(...args);
         };
       }
@@ -40,7 +45,11 @@ function failingOn(collection: Collection<SeatDocument>): Collection<SeatDocumen
         const position = operations.findIndex((operation) => 'updateOne' in operation && operation.updateOne.filter._id === failingSeatId);
         if (position < 0) return target.bulkWrite(operations, options);
         if (position > 0) await target.bulkWrite(operations.slice(0, position), options);
-        throw new MongoServerError({ message: 'injected: the store failed this update', errmsg: 'injected: the store failed this update', code: 1 });
+        throw new MongoServerError({
+          message: 'injected: the store failed this update',
+          errmsg: 'injected: the store failed this update',
+          code: 1,
+        });
       };
     },
   });
@@ -52,23 +61,43 @@ beforeAll(async () => {
   collections = billingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')), config.STORE_SHARDS);
   const faulty: BillingCollections = { ...collections, seats: (customerId) => failingOn(collections.seats(customerId)) };
   // A second replica: it announces its revisions as every replica does.
-  const store = new BillingStore(faulty, { cacheCustomers: 0, schedulerWritesInFlight: 1, onRevisionChanged: announceRevisions(harness.nats) });
+  const store = new BillingStore(faulty, {
+    cacheCustomers: 0,
+    schedulerWritesInFlight: 1,
+    onRevisionChanged: announceRevisions(harness.nats),
+  });
   const logger = createLogger('billing-test', { level: 'silent' });
-  const renewals = new RenewalEngine(store, walletPortFromClient(harness.wallet.client, 5_000), { setAccountBillingStatus: async () => undefined }, harness.clock, renewalPolicy(config), logger);
-  scheduler = new Scheduler(store, renewals, new KeyedSerialQueue(100), harness.clock, logger, { instanceId: 'scheduler-writes-test', leaseMs: 60_000, batchSize: 200, concurrency: 4 });
+  const renewals = new RenewalEngine(
+    store,
+    walletPortFromClient(harness.wallet.client, 5_000),
+    { setAccountBillingStatus: async () => undefined },
+    harness.clock,
+    renewalPolicy(config),
+    logger,
+  );
+  scheduler = new Scheduler(store, renewals, new KeyedSerialQueue(100), harness.clock, logger, {
+    instanceId: 'scheduler-writes-test',
+    leaseMs: 60_000,
+    batchSize: 200,
+    concurrency: 4,
+  });
 }, 60_000);
 afterAll(async () => harness?.close());
 
 const call = <T = any>(method: string, request: unknown) => harness.billing.client.call<T>(method, request);
-const assign = (customer: string, account: string) => call<{ id: string; paid_until: string }>('AssignSeat', { customer_id: customer, account_id: account, label: account, bonus: false });
+const assign = (customer: string, account: string) =>
+  call<{ id: string; paid_until: string }>('AssignSeat', { customer_id: customer, account_id: account, label: account, bonus: false });
 
 async function seatDebitIds(customer: string): Promise<string[]> {
-  const response = await harness.wallet.client.call<{ entries: Array<{ entry_id: string; kind: string; reason: string }> }>('ListEntries', { customer_id: customer, limit: 500 });
+  const response = await harness.wallet.client.call<{ entries: Array<{ entry_id: string; kind: string; reason: string }> }>('ListEntries', {
+    customer_id: customer,
+    limit: 500,
+  });
   return response.entries.filter((entry) => entry.kind === 'debit' && entry.reason === 'seat').map((entry) => entry.entry_id);
 }
 
 describe('grouped seat renewals', () => {
-  it('writes the others when one seat\'s grouped write fails, and the next tick finishes that seat through a replay, never a second charge', async () => {
+  it("writes the others when one seat's grouped write fails, and the next tick finishes that seat through a replay, never a second charge", async () => {
     const customer = customerIdFor('grouped');
     await harness.credit(customer, 6 * 1200 * 2);
     harness.clock.set('2030-06-05T10:00:00Z');
@@ -85,16 +114,25 @@ describe('grouped seat renewals', () => {
     expect(first.outcomes).toMatchObject({ charged: 0, deferred: 6 });
     const renewedEntries = seats.map((seat) => `seat:${seat.id}:2030-07-05`);
     expect((await seatDebitIds(customer)).filter((entryId) => entryId.endsWith(':2030-07-05')).sort()).toEqual([...renewedEntries].sort());
-    const stored = await collections.seats(customer).find({ _id: { $in: seats.map((seat) => seat.id) } }).toArray();
+    const stored = await collections
+      .seats(customer)
+      .find({ _id: { $in: seats.map((seat) => seat.id) } })
+      .toArray();
     const renewedByFirst = stored.filter((seat) => seat.paid_until.toISOString() === '2030-08-05T10:00:00.000Z').map((seat) => seat._id);
     // The failing seat is still due with its old dates; the writes the command made before it landed.
-    expect(stored.find((seat) => seat._id === seats[2]!.id)).toMatchObject({ status: 'active', paid_until: new Date('2030-07-05T10:00:00.000Z'), cycle: 1 });
+    expect(stored.find((seat) => seat._id === seats[2]!.id)).toMatchObject({
+      status: 'active',
+      paid_until: new Date('2030-07-05T10:00:00.000Z'),
+      cycle: 1,
+    });
     expect(renewedByFirst).not.toContain(seats[2]!.id);
 
     const second = await scheduler.tick({ respectLease: false });
     expect(second.outcomes).toMatchObject({ charged: 0, already_charged: 6 - renewedByFirst.length, deferred: 0 });
     const subscription = await call('GetSubscription', { customer_id: customer });
-    expect(subscription.seat_details.map((seat: { status: string; paid_until: string }) => `${seat.status} ${seat.paid_until}`)).toEqual(Array(6).fill('active 2030-08-05T10:00:00.000Z'));
+    expect(subscription.seat_details.map((seat: { status: string; paid_until: string }) => `${seat.status} ${seat.paid_until}`)).toEqual(
+      Array(6).fill('active 2030-08-05T10:00:00.000Z'),
+    );
     const debits = await seatDebitIds(customer);
     expect(debits).toHaveLength(12);
     expect(new Set(debits).size).toBe(12);
@@ -122,19 +160,23 @@ describe('grouped seat renewals', () => {
     const first = await scheduler.tick({ respectLease: false });
     failPastDueWrite = false;
     expect(first.outcomes).toMatchObject({ charged: 0, deferred: 3 });
-    const renewedDates = (await call('GetSubscription', { customer_id: customer })).seat_details.map((seat: { paid_until: string }) => seat.paid_until).sort();
+    const renewedDates = (await call('GetSubscription', { customer_id: customer })).seat_details
+      .map((seat: { paid_until: string }) => seat.paid_until)
+      .sort();
     expect(renewedDates).toEqual(['2030-09-20T10:00:00.000Z', '2030-10-20T10:00:00.000Z', '2030-10-20T10:00:00.000Z']);
     expect((await seatDebitIds(customer)).filter((entryId) => entryId.endsWith(':2030-09-20'))).toHaveLength(2);
 
     const second = await scheduler.tick({ respectLease: false });
     expect(second.outcomes).toMatchObject({ charged: 0, already_charged: 0, past_due: 1 });
-    const details = (await call('GetSubscription', { customer_id: customer })).seat_details.map((seat: { status: string; paid_until: string }) => `${seat.status} ${seat.paid_until}`).sort();
+    const details = (await call('GetSubscription', { customer_id: customer })).seat_details
+      .map((seat: { status: string; paid_until: string }) => `${seat.status} ${seat.paid_until}`)
+      .sort();
     expect(details).toEqual(['active 2030-10-20T10:00:00.000Z', 'active 2030-10-20T10:00:00.000Z', 'past_due 2030-09-20T10:00:00.000Z']);
     expect(await seatDebitIds(customer)).toHaveLength(5);
     expect(await harness.balance(customer)).toBe(0);
   });
 
-  it('does not trust a batch\'s occupancy when a newer claim is pending: a disconnect that died half-way is finished and the empty seat released unbilled', async () => {
+  it("does not trust a batch's occupancy when a newer claim is pending: a disconnect that died half-way is finished and the empty seat released unbilled", async () => {
     const customer = customerIdFor('pending');
     await harness.credit(customer, 4 * 1200);
     harness.clock.set('2030-09-10T10:00:00Z');
@@ -142,15 +184,29 @@ describe('grouped seat renewals', () => {
     const left = await assign(customer, 'acc_left');
     // A disconnect whose writer died after winning its claim and before updating the occupancy document.
     const occupancy = (await collections.occupancy(customer).findOne({ _id: left.id }))!;
-    await collections.claims.insertOne({ _id: claimKey(left.id, occupancy.generation + 1), seat_id: left.id, generation: occupancy.generation + 1, account_id: null, label: null, released: false, created_at: new Date() });
+    await collections.claims.insertOne({
+      _id: claimKey(left.id, occupancy.generation + 1),
+      seat_id: left.id,
+      generation: occupancy.generation + 1,
+      account_id: null,
+      label: null,
+      released: false,
+      created_at: new Date(),
+    });
 
     harness.clock.set('2030-10-10T10:00:00Z');
     const report = await scheduler.tick({ respectLease: false });
     expect(report.outcomes.charged).toBe(1);
     expect(report.outcomes.released).toBe(1);
-    expect(await seatDebitIds(customer)).toEqual([`seat:${kept.id}:2030-10-10`, `seat:${left.id}:2030-09-10`, `seat:${kept.id}:2030-09-10`]);
+    expect(await seatDebitIds(customer)).toEqual([
+      `seat:${kept.id}:2030-10-10`,
+      `seat:${left.id}:2030-09-10`,
+      `seat:${kept.id}:2030-09-10`,
+    ]);
     expect(await harness.balance(customer)).toBe(1200);
     const subscription = await call('GetSubscription', { customer_id: customer });
-    expect(subscription.seat_details).toEqual([expect.objectContaining({ id: kept.id, account_id: 'acc_kept', paid_until: '2030-11-10T10:00:00.000Z' })]);
+    expect(subscription.seat_details).toEqual([
+      expect.objectContaining({ id: kept.id, account_id: 'acc_kept', paid_until: '2030-11-10T10:00:00.000Z' }),
+    ]);
   });
 });

@@ -8,7 +8,10 @@ import type { BillingCollections } from '../src/store/billing-store';
  * and load tests that need thousands of seats without buying each one through the API.
  */
 /** Groups documents by the shard collection they belong to and inserts each group in one command. */
-export async function insertSharded<T extends { _id: string; customer_id: string }>(pick: (customerId: string) => Collection<T>, documents: T[]): Promise<void> {
+export async function insertSharded<T extends { _id: string; customer_id: string }>(
+  pick: (customerId: string) => Collection<T>,
+  documents: T[],
+): Promise<void> {
   const groups = new Map<Collection<T>, T[]>();
   for (const document of documents) {
     const collection = pick(document.customer_id);
@@ -17,7 +20,8 @@ export async function insertSharded<T extends { _id: string; customer_id: string
     groups.set(collection, group);
   }
   for (const [collection, group] of groups) {
-    for (let index = 0; index < group.length; index += 2_000) await collection.insertMany(group.slice(index, index + 2_000) as any, { ordered: false });
+    for (let index = 0; index < group.length; index += 2_000)
+      await collection.insertMany(group.slice(index, index + 2_000) as any, { ordered: false });
   }
 }
 
@@ -58,21 +62,57 @@ export async function seedSeats(collections: BillingCollections, seats: SeedSeat
       created_at: seed.anchor,
       updated_at: now,
     });
-    occupancy.push({ _id: id, customer_id: seed.customerId, generation: 1, account_id: seed.accountId, label: `Account ${seed.accountId}`, released: false, updated_at: now });
-    claims.push({ _id: claimKey(id, 1), seat_id: id, generation: 1, account_id: seed.accountId, label: `Account ${seed.accountId}`, released: false, created_at: now });
-    pointers.push({ _id: pointerKey(seed.customerId, 'seat', ordinal), customer_id: seed.customerId, kind: 'seat' as const, ordinal, item_id: id, created_at: now });
-    accounts.push({ _id: seatKey(seed.customerId, seed.accountId), customer_id: seed.customerId, account_id: seed.accountId, seat_id: id, created_at: now });
+    occupancy.push({
+      _id: id,
+      customer_id: seed.customerId,
+      generation: 1,
+      account_id: seed.accountId,
+      label: `Account ${seed.accountId}`,
+      released: false,
+      updated_at: now,
+    });
+    claims.push({
+      _id: claimKey(id, 1),
+      seat_id: id,
+      generation: 1,
+      account_id: seed.accountId,
+      label: `Account ${seed.accountId}`,
+      released: false,
+      created_at: now,
+    });
+    pointers.push({
+      _id: pointerKey(seed.customerId, 'seat', ordinal),
+      customer_id: seed.customerId,
+      kind: 'seat' as const,
+      ordinal,
+      item_id: id,
+      created_at: now,
+    });
+    accounts.push({
+      _id: seatKey(seed.customerId, seed.accountId),
+      customer_id: seed.customerId,
+      account_id: seed.accountId,
+      seat_id: id,
+      created_at: now,
+    });
   }
   await insertSharded(collections.seats, seatDocuments);
   await insertSharded(collections.occupancy, occupancy);
   await insertSharded(collections.accounts, accounts);
-  for (let index = 0; index < claims.length; index += 2_000) await collections.claims.insertMany(claims.slice(index, index + 2_000), { ordered: false });
+  for (let index = 0; index < claims.length; index += 2_000)
+    await collections.claims.insertMany(claims.slice(index, index + 2_000), { ordered: false });
   await insertSharded(collections.pointers, pointers);
   // A customer document's `_id` is the customer id.
   await insertSharded(
     (customerId) => collections.customers(customerId) as unknown as Collection<CustomerDocument & { customer_id: string }>,
-    [...ordinals].map(([customerId, count]) => ({ _id: customerId, customer_id: customerId, revision: crypto.randomBytes(9).toString('base64url'), seat_count_hint: count, server_count_hint: 0, updated_at: now })),
+    [...ordinals].map(([customerId, count]) => ({
+      _id: customerId,
+      customer_id: customerId,
+      revision: crypto.randomBytes(9).toString('base64url'),
+      seat_count_hint: count,
+      server_count_hint: 0,
+      updated_at: now,
+    })),
   );
   return seatDocuments.map((seat) => seat._id);
 }
-

@@ -1,30 +1,44 @@
-import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { BrokerSimConfig } from './config';
 import { Broker } from './domain/broker';
-import { PriceFeed } from './domain/prices';
+import type { PriceFeed } from './domain/prices';
 import { brokerSimProto, createBrokerSimGrpcImplementation } from './handlers/grpc';
-import { buildControlApi } from './handlers/http';
+import { buildControlApi, type ControlApi } from './handlers/http';
 import { FileJournal } from './store/journal';
 
 export interface BrokerSimApp {
   broker: Broker;
-  control: FastifyInstance<any, any, any, any>;
+  control: ControlApi;
   /** Serves gRPC and the control API (the journal was loaded at creation); ports 0 pick free ones. */
   listen(grpcPort: number, httpPort: number, host?: string): Promise<{ grpcPort: number; httpPort: number }>;
   close(graceMs?: number): Promise<void>;
 }
 
 /** Opens the journal at `journalFile` and rebuilds the brokers' state from it; nothing listens yet. */
-export async function createBrokerSimApp(options: { config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS'>; journalFile: string; logger: Logger; clock?: Clock; prices?: PriceFeed }): Promise<BrokerSimApp> {
+export async function createBrokerSimApp(options: {
+  config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS'>;
+  journalFile: string;
+  logger: Logger;
+  clock?: Clock;
+  prices?: PriceFeed;
+}): Promise<BrokerSimApp> {
   const { config, logger } = options;
   const journal = await FileJournal.open(options.journalFile, logger);
-  const broker = new Broker({ journal, clock: options.clock ?? systemClock, logger, latencyMs: config.BROKER_SIM_LATENCY_MS, ...(options.prices ? { prices: options.prices } : {}) });
+  const broker = new Broker({
+    journal,
+    clock: options.clock ?? systemClock,
+    logger,
+    latencyMs: config.BROKER_SIM_LATENCY_MS,
+    ...(options.prices ? { prices: options.prices } : {}),
+  });
   broker.load();
   const grpcService = createBrokerSimGrpcImplementation(broker, logger);
-  const control = buildControlApi(broker, logger, async () => journal.healthy, { stats: grpcService.terminalStats, disconnect: () => grpcService.drainTerminals(0) });
+  const control = buildControlApi(broker, logger, async () => journal.healthy, {
+    stats: grpcService.terminalStats,
+    disconnect: () => grpcService.drainTerminals(0),
+  });
   let grpcServer: GrpcServerHandle | undefined;
   let ticker: NodeJS.Timeout | undefined;
   let ticking = false;
@@ -33,7 +47,10 @@ export async function createBrokerSimApp(options: { config: Pick<BrokerSimConfig
     broker,
     control,
     async listen(grpcPort, httpPort, host = '0.0.0.0') {
-      grpcServer = await startGrpcServer([{ protoFile: brokerSimProto.file, serviceName: brokerSimProto.service, implementation: grpcService.implementation }], `${host}:${grpcPort}`);
+      grpcServer = await startGrpcServer(
+        [{ protoFile: brokerSimProto.file, serviceName: brokerSimProto.service, implementation: grpcService.implementation }],
+        `${host}:${grpcPort}`,
+      );
       await control.listen({ port: httpPort, host });
       const address = control.server.address();
       if (config.PRICE_TICK_MS > 0) {

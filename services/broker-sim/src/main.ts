@@ -11,9 +11,5 @@ runMain(logger, async () => {
   const app = await createBrokerSimApp({ config, journalFile: journalFileOf(config), logger });
   const ports = await app.listen(config.GRPC_PORT, config.HTTP_PORT, config.HOST);
   logger.info({ grpc_port: ports.grpcPort, http_port: ports.httpPort, latency_ms: config.BROKER_SIM_LATENCY_MS }, 'broker-sim listening');
-  handleShutdownSignals(
-    logger,
-    () => app.close(config.SHUTDOWN_GRACE_MS),
-    config.SHUTDOWN_GRACE_MS,
-  );
+  handleShutdownSignals(logger, () => app.close(config.SHUTDOWN_GRACE_MS), config.SHUTDOWN_GRACE_MS);
 });

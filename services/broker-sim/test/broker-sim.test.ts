@@ -7,7 +7,15 @@ import path from 'node:path';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createBrokerSimApp, type BrokerSimApp } from '../src/app';
 import { findServer } from '../src/domain/catalog';
-import { AccountState, closePosition, nextMarketEvent, openOrder, type AccountRecord, type EngineContext, type OpenRequest } from '../src/domain/engine';
+import {
+  AccountState,
+  closePosition,
+  nextMarketEvent,
+  openOrder,
+  type AccountRecord,
+  type EngineContext,
+  type OpenRequest,
+} from '../src/domain/engine';
 import { PriceFeed } from '../src/domain/prices';
 import { BrokerCallError, BrokerClient } from '@mtx/connector-runtime/broker-client';
 import { grpc } from '@mtx/shared/grpc';
@@ -40,7 +48,21 @@ function context(prices: PriceFeed, nowMs = 1_000_000): EngineContext {
 }
 
 function open(overrides: Partial<OpenRequest>): OpenRequest {
-  return { clientId: 'c', symbol: 'EURUSD', type: 0, volume: 0.1, price: 0, stopLimitPrice: 0, sl: 0, tp: 0, deviationPoints: undefined, magic: 0, comment: '', expirationMs: 0, ...overrides };
+  return {
+    clientId: 'c',
+    symbol: 'EURUSD',
+    type: 0,
+    volume: 0.1,
+    price: 0,
+    stopLimitPrice: 0,
+    sl: 0,
+    tp: 0,
+    deviationPoints: undefined,
+    magic: 0,
+    comment: '',
+    expirationMs: 0,
+    ...overrides,
+  };
 }
 
 function applyAll(state: AccountState, effects: Parameters<AccountState['apply']>[0][]): void {
@@ -96,7 +118,9 @@ describe('trading engine', () => {
     expect(openOrder(mt5, open({ type: 2, price: 1.1001 }), ctx).outcome.error).toBe('invalid_price');
     expect(openOrder(mt5, open({ symbol: 'EURUSD.zz' }), ctx).outcome.error).toBe('invalid_symbol');
     expect(openOrder(mt5, open({ price: 1.09, deviationPoints: 5 }), ctx).outcome.error).toBe('requote');
-    expect(openOrder(account('GammaTrade-Real'), open({ symbol: 'EURUSDm', type: 6, price: 1.2, stopLimitPrice: 1.19 }), ctx).outcome.error).toBe('invalid_order');
+    expect(
+      openOrder(account('GammaTrade-Real'), open({ symbol: 'EURUSDm', type: 6, price: 1.2, stopLimitPrice: 1.19 }), ctx).outcome.error,
+    ).toBe('invalid_order');
     const placed = openOrder(mt5, open({ type: 2, price: 1.09 }), ctx);
     expect(placed.outcome.ok).toBe(true);
     expect(placed.effects[0]!.t).toBe('order_set');
@@ -113,7 +137,8 @@ describe('trading engine', () => {
     applyAll(mt5, openOrder(mt5, open({ volume: 0.1, sl: 1.09, clientId: 'stopped' }), ctx).effects);
     expect(mt5.orders.size).toBe(3);
     const drain = (at: number) => {
-      for (let effects = nextMarketEvent(mt5, { ...ctx, nowMs: at }); effects; effects = nextMarketEvent(mt5, { ...ctx, nowMs: at })) applyAll(mt5, effects);
+      for (let effects = nextMarketEvent(mt5, { ...ctx, nowMs: at }); effects; effects = nextMarketEvent(mt5, { ...ctx, nowMs: at }))
+        applyAll(mt5, effects);
     };
     prices.set('EURUSD', 1.1051, true);
     drain(5_500);
@@ -141,7 +166,7 @@ describe('trading engine', () => {
 
 describe('broker-sim service', () => {
   let app: BrokerSimApp;
-  let client: UnaryClient;
+  let client: UnaryClient<any>;
   let raw: BrokerClient;
   let controlUrl: string;
   let grpcAddress: string;
@@ -149,7 +174,11 @@ describe('broker-sim service', () => {
   const clock = new ManualClock('2030-01-07T10:00:00Z');
 
   const control = async (path: string, method = 'GET', body?: unknown) => {
-    const response = await fetch(`${controlUrl}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${controlUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as any };
   };
 
@@ -158,7 +187,7 @@ describe('broker-sim service', () => {
     const ports = await app.listen(0, 0, '127.0.0.1');
     controlUrl = `http://127.0.0.1:${ports.httpPort}`;
     grpcAddress = `127.0.0.1:${ports.grpcPort}`;
-    client = createUnaryClient('brokersim/v1/brokersim.proto', 'mtx.brokersim.v1.BrokerSimService', grpcAddress);
+    client = createUnaryClient<any>('brokersim/v1/brokersim.proto', 'mtx.brokersim.v1.BrokerSimService', grpcAddress);
     raw = new BrokerClient(grpcAddress);
   }
 
@@ -185,8 +214,12 @@ describe('broker-sim service', () => {
     const login = await client.call('Login', { server: 'AlphaFX-Live', login: '7001', password: 'first' });
     expect(login.server.symbol_suffix).toBe('');
     expect(login.margin_mode).toBe('hedging');
-    await expect(raw.call('Login', { server: 'AlphaFX-Live', login: '7001', password: 'other' }, 2_000)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
-    await expect(raw.call('Login', { server: 'NoSuch-Server', login: '7001', password: 'x' }, 2_000)).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    await expect(raw.call('Login', { server: 'AlphaFX-Live', login: '7001', password: 'other' }, 2_000)).rejects.toMatchObject({
+      code: grpc.status.UNAUTHENTICATED,
+    });
+    await expect(raw.call('Login', { server: 'NoSuch-Server', login: '7001', password: 'x' }, 2_000)).rejects.toMatchObject({
+      code: grpc.status.NOT_FOUND,
+    });
   });
 
   it('executes a client id once and answers a repeat with the original result', async () => {
@@ -203,7 +236,15 @@ describe('broker-sim service', () => {
 
   it('refuses a request that arrives after its deadline and records it, so lookup proves it never executed', async () => {
     const { session_id } = await client.call('Login', { server: 'AlphaFX-Live', login: '7003', password: 'pw' });
-    const late = await client.call('Mt5OrderSend', { session_id, client_id: 'late-1', deadline_unix_ms: clock.now().getTime() - 1, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 });
+    const late = await client.call('Mt5OrderSend', {
+      session_id,
+      client_id: 'late-1',
+      deadline_unix_ms: clock.now().getTime() - 1,
+      action: 1,
+      symbol: 'EURUSD',
+      volume: 0.1,
+      type: 0,
+    });
     expect(late.retcode).toBe(10012);
     const lookup = await client.call('LookupRequests', { session_id, client_ids: ['late-1', 'never-sent'] });
     expect(lookup.records).toHaveLength(1);
@@ -213,7 +254,16 @@ describe('broker-sim service', () => {
 
   it('answers MT4 requests with MT4 error numbers, and applies injected rejects, requotes and market closure', async () => {
     const { session_id } = await client.call('Login', { server: 'GammaTrade-Real', login: '4001', password: 'pw' });
-    const send = (clientId: string, extra: object = {}) => client.call('Mt4OrderSend', { session_id, client_id: clientId, deadline_unix_ms: 0, symbol: 'EURUSDm', cmd: 0, volume: 0.1, ...extra });
+    const send = (clientId: string, extra: object = {}) =>
+      client.call('Mt4OrderSend', {
+        session_id,
+        client_id: clientId,
+        deadline_unix_ms: 0,
+        symbol: 'EURUSDm',
+        cmd: 0,
+        volume: 0.1,
+        ...extra,
+      });
     expect((await send('m4-ok')).error).toBe(0);
     expect((await send('m4-money', { volume: 40 })).error).toBe(134);
     expect((await send('m4-stops', { stoploss: 1.1 })).error).toBe(130);
@@ -234,7 +284,9 @@ describe('broker-sim service', () => {
     const { session_id } = await client.call('Login', { server: 'DeltaPrime-ECN', login: '4002', password: 'pw' });
     await control('/control/accounts/DeltaPrime-ECN/4002/faults', 'PUT', { disconnect: true });
     await expect(raw.call('Ping', { session_id }, 2_000)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
-    await expect(raw.call('Login', { server: 'DeltaPrime-ECN', login: '4002', password: 'pw' }, 2_000)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    await expect(raw.call('Login', { server: 'DeltaPrime-ECN', login: '4002', password: 'pw' }, 2_000)).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE,
+    });
     await control('/control/accounts/DeltaPrime-ECN/4002/faults', 'DELETE');
     expect((await client.call('Login', { server: 'DeltaPrime-ECN', login: '4002', password: 'pw' })).session_id).toBeTruthy();
   });
@@ -243,7 +295,13 @@ describe('broker-sim service', () => {
     const { session_id } = await client.call('Login', { server: 'AlphaFX-Live', login: '7004', password: 'pw' });
     await control('/control/accounts/AlphaFX-Live/7004/faults', 'PUT', { hang_ms: 60_000 });
     const started = Date.now();
-    const error = await raw.call('Mt5OrderSend', { session_id, client_id: 'hang-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 300).catch((caught: unknown) => caught);
+    const error = await raw
+      .call(
+        'Mt5OrderSend',
+        { session_id, client_id: 'hang-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 },
+        300,
+      )
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(BrokerCallError);
     expect((error as BrokerCallError).code).toBe(grpc.status.DEADLINE_EXCEEDED);
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -253,14 +311,22 @@ describe('broker-sim service', () => {
     await control('/control/accounts/AlphaFX-Live/7004/faults', 'DELETE');
   });
 
-  it('carries a session\'s calls as frames on one terminal stream, answered by call id, with the unary semantics', async () => {
+  it("carries a session's calls as frames on one terminal stream, answered by call id, with the unary semantics", async () => {
     const client = new BrokerClient(grpcAddress);
     try {
       const before = (await control('/control/stats')).body;
-      const { session_id } = await client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login: '7010', password: 'pw' }, 2_000);
+      const { session_id } = await client.call<{ session_id: string }>(
+        'Login',
+        { server: 'AlphaFX-Live', login: '7010', password: 'pw' },
+        2_000,
+      );
       const sends = await Promise.all(
         Array.from({ length: 5 }, (_, index) =>
-          client.call<{ retcode: number; order: number }>('Mt5OrderSend', { session_id, client_id: `frame-${index}`, deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: index % 2 }, 2_000),
+          client.call<{ retcode: number; order: number }>(
+            'Mt5OrderSend',
+            { session_id, client_id: `frame-${index}`, deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: index % 2 },
+            2_000,
+          ),
         ),
       );
       expect(sends.map((send) => send.retcode)).toEqual([10009, 10009, 10009, 10009, 10009]);
@@ -279,18 +345,32 @@ describe('broker-sim service', () => {
     }
   });
 
-  it('sends a cancel frame when a call\'s deadline passes, which ends a held answer at the server', async () => {
+  it("sends a cancel frame when a call's deadline passes, which ends a held answer at the server", async () => {
     const client = new BrokerClient(grpcAddress);
     try {
-      const { session_id } = await client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login: '7011', password: 'pw' }, 2_000);
+      const { session_id } = await client.call<{ session_id: string }>(
+        'Login',
+        { server: 'AlphaFX-Live', login: '7011', password: 'pw' },
+        2_000,
+      );
       await control('/control/accounts/AlphaFX-Live/7011/faults', 'PUT', { hang_ms: 60_000 });
       const before = (await control('/control/stats')).body;
-      const error = await client.call('Mt5OrderSend', { session_id, client_id: 'cancel-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 200).catch((caught: unknown) => caught);
+      const error = await client
+        .call(
+          'Mt5OrderSend',
+          { session_id, client_id: 'cancel-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 },
+          200,
+        )
+        .catch((caught: unknown) => caught);
       expect((error as BrokerCallError).code).toBe(grpc.status.DEADLINE_EXCEEDED);
       await control('/control/accounts/AlphaFX-Live/7011/faults', 'DELETE');
       // The server ended the hold on the cancel: the stream answers the next call at once.
       const started = Date.now();
-      const next = await client.call<{ retcode: number }>('Mt5OrderSend', { session_id, client_id: 'cancel-2', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 2_000);
+      const next = await client.call<{ retcode: number }>(
+        'Mt5OrderSend',
+        { session_id, client_id: 'cancel-2', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 },
+        2_000,
+      );
       expect(next.retcode).toBe(10009);
       expect(Date.now() - started).toBeLessThan(1_000);
       expect((await control('/control/stats')).body.terminal_cancels - before.terminal_cancels).toBe(1);
@@ -300,11 +380,39 @@ describe('broker-sim service', () => {
   });
 
   it('seeds positions and orders through the control API and lists them over gRPC', async () => {
-    await control('/control/accounts', 'POST', { server: 'BetaMarkets-Server', login: '5001', password: 'pw', margin_mode: 'hedging', balance: 50_000 });
+    await control('/control/accounts', 'POST', {
+      server: 'BetaMarkets-Server',
+      login: '5001',
+      password: 'pw',
+      margin_mode: 'hedging',
+      balance: 50_000,
+    });
     expect((await control('/control/accounts', 'POST', { server: 'BetaMarkets-Server', login: '5001', password: 'pw' })).status).toBe(409);
-    expect((await control('/control/accounts/BetaMarkets-Server/5001/positions', 'POST', { symbol: 'EURUSD.xx', type: 'sell', volume: 0.3, magic: 7 })).status).toBe(201);
-    expect((await control('/control/accounts/BetaMarkets-Server/5001/orders', 'POST', { symbol: 'GBPUSD.xx', type: 'buy_stop_limit', volume: 0.1, price: 1.5, stop_limit_price: 1.49 })).status).toBe(201);
-    expect((await control('/control/accounts/BetaMarkets-Server/5001/positions', 'POST', { symbol: 'EURUSD', type: 'sell', volume: 0.3 })).status).toBe(400);
+    expect(
+      (
+        await control('/control/accounts/BetaMarkets-Server/5001/positions', 'POST', {
+          symbol: 'EURUSD.xx',
+          type: 'sell',
+          volume: 0.3,
+          magic: 7,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await control('/control/accounts/BetaMarkets-Server/5001/orders', 'POST', {
+          symbol: 'GBPUSD.xx',
+          type: 'buy_stop_limit',
+          volume: 0.1,
+          price: 1.5,
+          stop_limit_price: 1.49,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await control('/control/accounts/BetaMarkets-Server/5001/positions', 'POST', { symbol: 'EURUSD', type: 'sell', volume: 0.3 }))
+        .status,
+    ).toBe(400);
     const { session_id } = await client.call('Login', { server: 'BetaMarkets-Server', login: '5001', password: 'pw' });
     const positions = await client.call('Mt5Positions', { session_id });
     const orders = await client.call('Mt5Orders', { session_id });
@@ -315,16 +423,30 @@ describe('broker-sim service', () => {
   it('fails the calls in hand with UNAVAILABLE when the terminal stream breaks, and opens a new stream for the next call', async () => {
     const client = new BrokerClient(grpcAddress);
     try {
-      const { session_id } = await client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login: '7012', password: 'pw' }, 2_000);
+      const { session_id } = await client.call<{ session_id: string }>(
+        'Login',
+        { server: 'AlphaFX-Live', login: '7012', password: 'pw' },
+        2_000,
+      );
       await control('/control/accounts/AlphaFX-Live/7012/faults', 'PUT', { hang_ms: 60_000 });
-      const held = client.call('Mt5OrderSend', { session_id, client_id: 'broken-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 30_000).catch((caught: unknown) => caught);
+      const held = client
+        .call(
+          'Mt5OrderSend',
+          { session_id, client_id: 'broken-1', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 },
+          30_000,
+        )
+        .catch((caught: unknown) => caught);
       await new Promise((resolve) => setTimeout(resolve, 100));
       // A network cut between every terminal and the trade server.
       expect((await control('/control/terminals/disconnect', 'POST', {})).body.disconnected).toBeGreaterThanOrEqual(1);
       const error = await held;
       expect((error as BrokerCallError).code).toBe(grpc.status.UNAVAILABLE);
       await control('/control/accounts/AlphaFX-Live/7012/faults', 'DELETE');
-      const next = await client.call<{ retcode: number }>('Mt5OrderSend', { session_id, client_id: 'broken-2', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 }, 2_000);
+      const next = await client.call<{ retcode: number }>(
+        'Mt5OrderSend',
+        { session_id, client_id: 'broken-2', deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: 0 },
+        2_000,
+      );
       expect(next.retcode).toBe(10009);
     } finally {
       client.close();
@@ -333,7 +455,14 @@ describe('broker-sim service', () => {
 
   it('keeps positions, deals and request records across a restart, and continues tickets', async () => {
     const { session_id } = await client.call('Login', { server: 'OmegaCapital-Demo', login: '4100', password: 'pw' });
-    const opened = await client.call('Mt4OrderSend', { session_id, client_id: 'persist-1', deadline_unix_ms: 0, symbol: 'GBPUSD', cmd: 1, volume: 0.2 });
+    const opened = await client.call('Mt4OrderSend', {
+      session_id,
+      client_id: 'persist-1',
+      deadline_unix_ms: 0,
+      symbol: 'GBPUSD',
+      cmd: 1,
+      volume: 0.2,
+    });
     expect(opened.error).toBe(0);
     const before = (await control('/control/accounts/OmegaCapital-Demo/4100')).body;
     client.close();
@@ -344,11 +473,31 @@ describe('broker-sim service', () => {
     expect(after.positions).toEqual(before.positions);
     expect(after.balance).toBe(before.balance);
     const relogin = await client.call('Login', { server: 'OmegaCapital-Demo', login: '4100', password: 'pw' });
-    const repeat = await client.call('Mt4OrderSend', { session_id: relogin.session_id, client_id: 'persist-1', deadline_unix_ms: 0, symbol: 'GBPUSD', cmd: 1, volume: 0.2 });
+    const repeat = await client.call('Mt4OrderSend', {
+      session_id: relogin.session_id,
+      client_id: 'persist-1',
+      deadline_unix_ms: 0,
+      symbol: 'GBPUSD',
+      cmd: 1,
+      volume: 0.2,
+    });
     expect(repeat).toEqual(opened);
-    const next = await client.call('Mt4OrderSend', { session_id: relogin.session_id, client_id: 'persist-2', deadline_unix_ms: 0, symbol: 'GBPUSD', cmd: 1, volume: 0.2 });
+    const next = await client.call('Mt4OrderSend', {
+      session_id: relogin.session_id,
+      client_id: 'persist-2',
+      deadline_unix_ms: 0,
+      symbol: 'GBPUSD',
+      cmd: 1,
+      volume: 0.2,
+    });
     expect(next.ticket).toBeGreaterThan(opened.ticket);
-    const closed = await client.call('Mt4OrderClose', { session_id: relogin.session_id, client_id: 'persist-3', deadline_unix_ms: 0, ticket: opened.ticket, lots: 0.2 });
+    const closed = await client.call('Mt4OrderClose', {
+      session_id: relogin.session_id,
+      client_id: 'persist-3',
+      deadline_unix_ms: 0,
+      ticket: opened.ticket,
+      lots: 0.2,
+    });
     expect(closed.error).toBe(0);
     const requests = (await control('/control/accounts/OmegaCapital-Demo/4100/requests')).body.requests as Array<{ clientId: string }>;
     expect(requests.map((record) => record.clientId).sort()).toEqual(['persist-1', 'persist-2', 'persist-3']);
@@ -356,7 +505,14 @@ describe('broker-sim service', () => {
 
   it('restarts from a journal whose last line was torn by a crash, and applies a line written twice once', async () => {
     const { session_id } = await client.call('Login', { server: 'OmegaCapital-Demo', login: '4200', password: 'pw' });
-    const opened = await client.call('Mt4OrderSend', { session_id, client_id: 'torn-1', deadline_unix_ms: 0, symbol: 'EURUSD', cmd: 0, volume: 0.1 });
+    const opened = await client.call('Mt4OrderSend', {
+      session_id,
+      client_id: 'torn-1',
+      deadline_unix_ms: 0,
+      symbol: 'EURUSD',
+      cmd: 0,
+      volume: 0.1,
+    });
     expect(opened.error).toBe(0);
     const before = (await control('/control/accounts/OmegaCapital-Demo/4200')).body;
     client.close();
@@ -371,7 +527,14 @@ describe('broker-sim service', () => {
     expect(after.balance).toBe(before.balance);
     expect(fs.readFileSync(journalFile, 'utf8').endsWith('\n')).toBe(true);
     const relogin = await client.call('Login', { server: 'OmegaCapital-Demo', login: '4200', password: 'pw' });
-    const next = await client.call('Mt4OrderSend', { session_id: relogin.session_id, client_id: 'torn-2', deadline_unix_ms: 0, symbol: 'EURUSD', cmd: 0, volume: 0.1 });
+    const next = await client.call('Mt4OrderSend', {
+      session_id: relogin.session_id,
+      client_id: 'torn-2',
+      deadline_unix_ms: 0,
+      symbol: 'EURUSD',
+      cmd: 0,
+      volume: 0.1,
+    });
     expect(next.ticket).toBeGreaterThan(opened.ticket);
     expect((await control('/control/accounts/OmegaCapital-Demo/4200')).body.positions).toHaveLength(2);
   });

@@ -29,7 +29,11 @@ async function main(): Promise<void> {
         { header: 'STATUS', value: (account) => account.status },
         { header: 'MATCHED', value: (account) => account.matched, align: 'right' },
         { header: 'CLOSED', value: (account) => account.closed, align: 'right' },
-        { header: 'TICKETS', value: (account) => account.results.map((ticket) => `${ticket.ticket} ${ticket.symbol} ${ticket.status}`).join(', '), maxWidth: 60 },
+        {
+          header: 'TICKETS',
+          value: (account) => account.results.map((ticket) => `${ticket.ticket} ${ticket.symbol} ${ticket.status}`).join(', '),
+          maxWidth: 60,
+        },
       ],
       batch.results,
     ),

@@ -18,7 +18,8 @@ async function main(): Promise<void> {
 
   const accounts: AccountInfo[] = settings.accounts.filter((account) => account.symbol_suffix !== undefined);
   const platforms = new Set(accounts.map((account) => account.platform));
-  if (!platforms.has('mt4') || !platforms.has('mt5')) throw new Error('this example needs at least one MT4 and one MT5 account with a known symbol suffix');
+  if (!platforms.has('mt4') || !platforms.has('mt5'))
+    throw new Error('this example needs at least one MT4 and one MT5 account with a known symbol suffix');
 
   const batch = await client.orders.place({
     defaults: { operation: 'buy', volume, comment: 'example batch' },

@@ -24,7 +24,11 @@ async function main(): Promise<void> {
   console.log(`paying in ${asset.asset_name} on ${asset.blockchain_name} (${asset.amount} ${asset.asset_code})`);
 
   // Pass the asset row's pair back unchanged.
-  const topup = await client.wallet.createTopup({ amount_eur_cents: amountEurCents, asset_code: asset.asset_code, blockchain_code: asset.blockchain_code });
+  const topup = await client.wallet.createTopup({
+    amount_eur_cents: amountEurCents,
+    asset_code: asset.asset_code,
+    blockchain_code: asset.blockchain_code,
+  });
   process.stdout.write(
     renderDetails([
       ['top-up', topup.id],
@@ -40,7 +44,12 @@ async function main(): Promise<void> {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     // The amount in the asset's smallest unit, exactly as quoted.
-    body: JSON.stringify({ address: topup.deposit_address, asset_code: topup.asset_code, blockchain_code: topup.blockchain_code, amount: topup.deposit_amount }),
+    body: JSON.stringify({
+      address: topup.deposit_address,
+      asset_code: topup.asset_code,
+      blockchain_code: topup.blockchain_code,
+      amount: topup.deposit_amount,
+    }),
     signal: AbortSignal.timeout(10_000),
   });
   if (!deposit.ok) throw new Error(`the sandbox refused the deposit: ${deposit.status} ${await deposit.text()}`);
@@ -50,7 +59,8 @@ async function main(): Promise<void> {
   const settled = await client.wallet.waitForTopup(topup.id, {
     deadlineMs: 60_000,
     intervalMs: 500,
-    onUpdate: (state) => console.log(`  ${state.status}: ${formatEurCents(state.credited_eur_cents)} of ${formatEurCents(state.amount_eur_cents)} credited`),
+    onUpdate: (state) =>
+      console.log(`  ${state.status}: ${formatEurCents(state.credited_eur_cents)} of ${formatEurCents(state.amount_eur_cents)} credited`),
   });
   if (settled.status !== 'paid') throw new Error(`top-up ${topup.id} ended ${settled.status}`);
 

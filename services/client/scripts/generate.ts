@@ -48,7 +48,10 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
   const mongo = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: 1_000 });
   const store = createGatewayStore(mongo.db('openapi_generation'));
   const clients = Object.fromEntries(
-    (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [name, createUnaryClient(backendProtos[name].file, backendProtos[name].service, unusedAddress, 1_000)]),
+    (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [
+      name,
+      createUnaryClient(backendProtos[name].file, backendProtos[name].service, unusedAddress, 1_000),
+    ]),
   ) as unknown as BackendClients;
   const dependencies: GatewayDependencies = {
     config,
@@ -101,8 +104,13 @@ async function main(): Promise<void> {
   fs.mkdirSync(path.dirname(schemaFile), { recursive: true });
   fs.writeFileSync(openApiFile, sources.openApiJson);
   fs.writeFileSync(schemaFile, sources.schemaTypeScript);
-  const operations = Object.values((JSON.parse(sources.openApiJson) as { paths?: Record<string, object> }).paths ?? {}).reduce((count, item) => count + Object.keys(item).length, 0);
-  process.stdout.write(`wrote ${path.relative(process.cwd(), openApiFile)} and ${path.relative(process.cwd(), schemaFile)} (${operations} operations)\n`);
+  const operations = Object.values((JSON.parse(sources.openApiJson) as { paths?: Record<string, object> }).paths ?? {}).reduce(
+    (count, item) => count + Object.keys(item).length,
+    0,
+  );
+  process.stdout.write(
+    `wrote ${path.relative(process.cwd(), openApiFile)} and ${path.relative(process.cwd(), schemaFile)} (${operations} operations)\n`,
+  );
 }
 
 if (require.main === module) {

@@ -132,10 +132,19 @@ async function resolveAccounts(client: MtxClient, settings: ClientSettings, sele
   const known = new Map<string, AccountInfo>(settings.accounts.map((account) => [account.id, account]));
   for (const account of accountsFrom(await client.accounts.list())) {
     const local = known.get(account.id);
-    known.set(account.id, { id: account.id, platform: (account.platform ?? local?.platform) as AccountInfo['platform'], server: account.server ?? local?.server, symbol_suffix: account.symbol_suffix ?? local?.symbol_suffix });
+    known.set(account.id, {
+      id: account.id,
+      platform: (account.platform ?? local?.platform) as AccountInfo['platform'],
+      server: account.server ?? local?.server,
+      symbol_suffix: account.symbol_suffix ?? local?.symbol_suffix,
+    });
   }
   if (selection === 'all') return [...known.values()];
-  return selection.split(',').map((id) => id.trim()).filter(Boolean).map((id) => known.get(id) ?? { id, platform: undefined as unknown as AccountInfo['platform'] });
+  return selection
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean)
+    .map((id) => known.get(id) ?? { id, platform: undefined as unknown as AccountInfo['platform'] });
 }
 
 async function placeBody(client: MtxClient, settings: ClientSettings, flags: Flags): Promise<OrderBatchRequest> {
@@ -157,7 +166,10 @@ async function placeBody(client: MtxClient, settings: ClientSettings, flags: Fla
   if (flags.comment !== undefined) defaults.comment = flags.comment;
   const orders = accounts.map((account) => {
     if (!flags['base-symbol']) return { account_id: account.id };
-    if (account.symbol_suffix === undefined) throw new UsageError(`the symbol suffix of account ${account.id} is unknown; use --symbol per batch or a --file with a symbol per leg`);
+    if (account.symbol_suffix === undefined)
+      throw new UsageError(
+        `the symbol suffix of account ${account.id} is unknown; use --symbol per batch or a --file with a symbol per leg`,
+      );
     return { account_id: account.id, symbol: `${flags['base-symbol']}${account.symbol_suffix}` };
   });
   return { defaults, orders } as OrderBatchRequest;
@@ -200,10 +212,24 @@ interface AccountCloseResult {
   closed?: number;
   message?: string;
   latency_ms?: number;
-  results?: Array<{ ticket: number; symbol?: string; type?: string; kind?: string; volume?: number; status: string; retcode_description?: string; price?: number }>;
+  results?: Array<{
+    ticket: number;
+    symbol?: string;
+    type?: string;
+    kind?: string;
+    volume?: number;
+    status: string;
+    retcode_description?: string;
+    price?: number;
+  }>;
 }
 
-function renderLegs(batch: { batch_id?: string; idempotent_replay?: boolean; summary?: Record<string, number>; results?: LegResult[] }): string {
+function renderLegs(batch: {
+  batch_id?: string;
+  idempotent_replay?: boolean;
+  summary?: Record<string, number>;
+  results?: LegResult[];
+}): string {
   const table = renderTable<LegResult>(
     [
       { header: 'ACCOUNT', value: (leg) => leg.account_id },
@@ -220,11 +246,18 @@ function renderLegs(batch: { batch_id?: string; idempotent_replay?: boolean; sum
     ],
     batch.results ?? [],
   );
-  const summary = Object.entries(batch.summary ?? {}).map(([name, count]) => `${name} ${count}`).join(', ');
+  const summary = Object.entries(batch.summary ?? {})
+    .map(([name, count]) => `${name} ${count}`)
+    .join(', ');
   return `batch ${batch.batch_id ?? '?'}${batch.idempotent_replay ? ' (replayed: nothing was sent again)' : ''}\n${table}${summary ? `summary: ${summary}\n` : ''}`;
 }
 
-function renderCloses(batch: { batch_id?: string; idempotent_replay?: boolean; summary?: Record<string, number>; results?: AccountCloseResult[] }): string {
+function renderCloses(batch: {
+  batch_id?: string;
+  idempotent_replay?: boolean;
+  summary?: Record<string, number>;
+  results?: AccountCloseResult[];
+}): string {
   const accounts = renderTable<AccountCloseResult>(
     [
       { header: 'ACCOUNT', value: (account) => account.account_id },
@@ -237,7 +270,9 @@ function renderCloses(batch: { batch_id?: string; idempotent_replay?: boolean; s
     ],
     batch.results ?? [],
   );
-  const tickets = (batch.results ?? []).flatMap((account) => (account.results ?? []).map((ticket) => ({ account_id: account.account_id, ...ticket })));
+  const tickets = (batch.results ?? []).flatMap((account) =>
+    (account.results ?? []).map((ticket) => ({ account_id: account.account_id, ...ticket })),
+  );
   const ticketTable = tickets.length
     ? `\n${renderTable(
         [
@@ -254,7 +289,9 @@ function renderCloses(batch: { batch_id?: string; idempotent_replay?: boolean; s
         tickets,
       )}`
     : '';
-  const summary = Object.entries(batch.summary ?? {}).map(([name, count]) => `${name} ${count}`).join(', ');
+  const summary = Object.entries(batch.summary ?? {})
+    .map(([name, count]) => `${name} ${count}`)
+    .join(', ');
   return `close batch ${batch.batch_id ?? '?'}${batch.idempotent_replay ? ' (replayed: nothing was sent again)' : ''}\n${accounts}${ticketTable}${summary ? `summary: ${summary}\n` : ''}`;
 }
 
@@ -277,7 +314,12 @@ function renderTopup(topup: TopupView): string {
     ['status', topup.status],
     ['amount', formatEurCents(topup.amount_eur_cents)],
     ['credited', formatEurCents(topup.credited_eur_cents)],
-    ['send', topup.deposit_amount_decimal ? `${topup.deposit_amount_decimal} ${topup.asset_code} on ${topup.blockchain_code}` : `${topup.asset_code} on ${topup.blockchain_code}`],
+    [
+      'send',
+      topup.deposit_amount_decimal
+        ? `${topup.deposit_amount_decimal} ${topup.asset_code} on ${topup.blockchain_code}`
+        : `${topup.asset_code} on ${topup.blockchain_code}`,
+    ],
     ['to address', topup.deposit_address],
     ['quote expires', topup.expires_at],
   ]);
@@ -314,7 +356,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (flags['base-url']) environment.MTX_BASE_URL = flags['base-url'];
   if (flags.key) environment.MTX_API_KEY = flags.key;
   const settings = loadSettings(environment);
-  const client = new MtxClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, onRetry: (event) => io.stderr.write(`retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason})\n`) });
+  const client = new MtxClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    onRetry: (event) =>
+      io.stderr.write(`retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason})\n`),
+  });
   const print = (json: unknown, text: () => string) => io.stdout.write(flags.json ? `${JSON.stringify(json, null, 2)}\n` : text());
   const positionalId = (name: string) => {
     const value = rest[0];
@@ -326,7 +373,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     case 'wallet': {
       const wallet = await client.wallet.get();
       print(wallet, () => {
-        const view = wallet as { balance_eur_cents: number; held_eur_cents?: number; upcoming_total_eur_cents: number; shortfall_eur_cents: number; covers_upcoming: boolean; upcoming: Array<{ when: string; amount_eur_cents: number; kind: string; label: string }>; pending_topups: Array<{ id: number; status: string; amount_eur_cents: number; credited_eur_cents: number; asset_code: string; blockchain_code: string; expires_at: string }> };
+        const view = wallet as {
+          balance_eur_cents: number;
+          held_eur_cents?: number;
+          upcoming_total_eur_cents: number;
+          shortfall_eur_cents: number;
+          covers_upcoming: boolean;
+          upcoming: Array<{ when: string; amount_eur_cents: number; kind: string; label: string }>;
+          pending_topups: Array<{
+            id: number;
+            status: string;
+            amount_eur_cents: number;
+            credited_eur_cents: number;
+            asset_code: string;
+            blockchain_code: string;
+            expires_at: string;
+          }>;
+        };
         const details = renderDetails([
           ['balance', formatEurCents(view.balance_eur_cents)],
           ...(view.held_eur_cents ? ([['held over the cap', formatEurCents(view.held_eur_cents)]] as Array<[string, string]>) : []),
@@ -335,10 +398,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ['covers upcoming', view.covers_upcoming ? 'yes' : 'no'],
         ]);
         const upcoming = view.upcoming.length
-          ? `\nupcoming charges\n${renderTable([{ header: 'WHEN', value: (item: (typeof view.upcoming)[number]) => item.when }, { header: 'KIND', value: (item) => item.kind }, { header: 'LABEL', value: (item) => item.label, maxWidth: 40 }, { header: 'AMOUNT', value: (item) => formatEurCents(item.amount_eur_cents), align: 'right' }], view.upcoming)}`
+          ? `\nupcoming charges\n${renderTable(
+              [
+                { header: 'WHEN', value: (item: (typeof view.upcoming)[number]) => item.when },
+                { header: 'KIND', value: (item) => item.kind },
+                { header: 'LABEL', value: (item) => item.label, maxWidth: 40 },
+                { header: 'AMOUNT', value: (item) => formatEurCents(item.amount_eur_cents), align: 'right' },
+              ],
+              view.upcoming,
+            )}`
           : '\nno charges due in the next 30 days\n';
         const pending = view.pending_topups.length
-          ? `\npending top-ups\n${renderTable([{ header: 'ID', value: (item: (typeof view.pending_topups)[number]) => item.id }, { header: 'STATUS', value: (item) => item.status }, { header: 'AMOUNT', value: (item) => formatEurCents(item.amount_eur_cents), align: 'right' }, { header: 'CREDITED', value: (item) => formatEurCents(item.credited_eur_cents), align: 'right' }, { header: 'ASSET', value: (item) => `${item.asset_code}/${item.blockchain_code}` }, { header: 'EXPIRES', value: (item) => item.expires_at }], view.pending_topups)}`
+          ? `\npending top-ups\n${renderTable(
+              [
+                { header: 'ID', value: (item: (typeof view.pending_topups)[number]) => item.id },
+                { header: 'STATUS', value: (item) => item.status },
+                { header: 'AMOUNT', value: (item) => formatEurCents(item.amount_eur_cents), align: 'right' },
+                { header: 'CREDITED', value: (item) => formatEurCents(item.credited_eur_cents), align: 'right' },
+                { header: 'ASSET', value: (item) => `${item.asset_code}/${item.blockchain_code}` },
+                { header: 'EXPIRES', value: (item) => item.expires_at },
+              ],
+              view.pending_topups,
+            )}`
           : '';
         return `${details}${upcoming}${pending}`;
       });
@@ -351,11 +432,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           [
             { header: 'ASSET', value: (row: { asset_code: string }) => row.asset_code },
             { header: 'CHAIN', value: (row: { blockchain_code: string }) => row.blockchain_code },
-            { header: 'NAME', value: (row: { asset_name: string; blockchain_name: string }) => `${row.asset_name} on ${row.blockchain_name}`, maxWidth: 40 },
+            {
+              header: 'NAME',
+              value: (row: { asset_name: string; blockchain_name: string }) => `${row.asset_name} on ${row.blockchain_name}`,
+              maxWidth: 40,
+            },
             { header: 'AMOUNT', value: (row: { amount: string }) => row.amount, align: 'right' },
             { header: 'STABLE', value: (row: { is_stable: boolean }) => (row.is_stable ? 'yes' : 'no') },
           ],
-          assets as Array<{ asset_code: string; blockchain_code: string; asset_name: string; blockchain_name: string; amount: string; is_stable: boolean }>,
+          assets as Array<{
+            asset_code: string;
+            blockchain_code: string;
+            asset_name: string;
+            blockchain_name: string;
+            amount: string;
+            is_stable: boolean;
+          }>,
         ),
       );
       return 0;
@@ -366,14 +458,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       let chain = flags.chain;
       if (!asset !== !chain) throw new UsageError('give both --asset and --chain, or neither');
       if (!asset || !chain) {
-        const offered = (await client.wallet.listAssets({ amount_eur_cents: amountEurCents })) as Array<{ asset_code: string; blockchain_code: string; is_stable: boolean }>;
+        const offered = (await client.wallet.listAssets({ amount_eur_cents: amountEurCents })) as Array<{
+          asset_code: string;
+          blockchain_code: string;
+          is_stable: boolean;
+        }>;
         const choice = offered.find((row) => row.is_stable) ?? offered[0];
         if (!choice) throw new UsageError('no asset is offered for this amount');
         asset = choice.asset_code;
         chain = choice.blockchain_code;
       }
-      const topup = (await client.wallet.createTopup({ amount_eur_cents: amountEurCents, asset_code: asset, blockchain_code: chain })) as TopupView;
-      print(topup, () => `${renderTopup(topup)}\nSend exactly that amount of that asset on that chain; the balance moves when the payment confirms.\n`);
+      const topup = (await client.wallet.createTopup({
+        amount_eur_cents: amountEurCents,
+        asset_code: asset,
+        blockchain_code: chain,
+      })) as TopupView;
+      print(
+        topup,
+        () => `${renderTopup(topup)}\nSend exactly that amount of that asset on that chain; the balance moves when the payment confirms.\n`,
+      );
       if (flags.wait) {
         const settled = await followTopup(client, topup.id, flags, io);
         if (flags.json) print(settled, () => '');
@@ -395,18 +498,42 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const response = await fetch(`${settings.sandboxUrl.replace(/\/+$/, '')}/sandbox/deposits`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ address: topup.deposit_address, asset_code: topup.asset_code, blockchain_code: topup.blockchain_code, amount: topup.deposit_amount }),
+        body: JSON.stringify({
+          address: topup.deposit_address,
+          asset_code: topup.asset_code,
+          blockchain_code: topup.blockchain_code,
+          amount: topup.deposit_amount,
+        }),
         signal: AbortSignal.timeout(10_000),
       });
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       if (!response.ok) throw new UsageError(`the sandbox refused the deposit (${response.status}): ${JSON.stringify(body)}`);
-      print(body, () => `sandbox deposit sent for top-up ${id}: ${JSON.stringify(body)}\nfollow it with: npm run mtx -- topup:show ${id} --wait\n`);
+      print(
+        body,
+        () => `sandbox deposit sent for top-up ${id}: ${JSON.stringify(body)}\nfollow it with: npm run mtx -- topup:show ${id} --wait\n`,
+      );
       return 0;
     }
     case 'subscription': {
       const subscription = await client.subscription.get();
       print(subscription, () => {
-        const view = subscription as { plan: string; status: string; paid_access: boolean; billing_provider: string; cancel_at_period_end: boolean; seats: { total: number; used: number; bonus: number }; seat_details: Array<{ id: string; paid_until: string; status: string; account_id: string | null; bonus?: boolean }>; current_period_end: string | null; grace_ends_at: string | null; wallet: { balance_eur_cents: number; next_charge_eur_cents: number | null; next_charge_at: string | null; covers_next_charge: boolean } | null };
+        const view = subscription as {
+          plan: string;
+          status: string;
+          paid_access: boolean;
+          billing_provider: string;
+          cancel_at_period_end: boolean;
+          seats: { total: number; used: number; bonus: number };
+          seat_details: Array<{ id: string; paid_until: string; status: string; account_id: string | null; bonus?: boolean }>;
+          current_period_end: string | null;
+          grace_ends_at: string | null;
+          wallet: {
+            balance_eur_cents: number;
+            next_charge_eur_cents: number | null;
+            next_charge_at: string | null;
+            covers_next_charge: boolean;
+          } | null;
+        };
         const details = renderDetails([
           ['plan', view.plan],
           ['status', view.status],
@@ -417,10 +544,24 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ['period ends', view.current_period_end],
           ['grace ends', view.grace_ends_at ?? ''],
           ['balance', view.wallet ? formatEurCents(view.wallet.balance_eur_cents) : 'wallet off'],
-          ['next charge', view.wallet?.next_charge_eur_cents != null ? `${formatEurCents(view.wallet.next_charge_eur_cents)} on ${view.wallet.next_charge_at}${view.wallet.covers_next_charge ? '' : ' (NOT covered)'}` : 'nothing owed'],
+          [
+            'next charge',
+            view.wallet?.next_charge_eur_cents != null
+              ? `${formatEurCents(view.wallet.next_charge_eur_cents)} on ${view.wallet.next_charge_at}${view.wallet.covers_next_charge ? '' : ' (NOT covered)'}`
+              : 'nothing owed',
+          ],
         ]);
         const seats = view.seat_details.length
-          ? `\n${renderTable([{ header: 'SEAT', value: (seat: (typeof view.seat_details)[number]) => seat.id }, { header: 'STATUS', value: (seat) => seat.status }, { header: 'PAID UNTIL', value: (seat) => seat.paid_until }, { header: 'ACCOUNT', value: (seat) => seat.account_id ?? '(free slot)' }, { header: 'BONUS', value: (seat) => (seat.bonus ? 'yes' : '') }], view.seat_details)}`
+          ? `\n${renderTable(
+              [
+                { header: 'SEAT', value: (seat: (typeof view.seat_details)[number]) => seat.id },
+                { header: 'STATUS', value: (seat) => seat.status },
+                { header: 'PAID UNTIL', value: (seat) => seat.paid_until },
+                { header: 'ACCOUNT', value: (seat) => seat.account_id ?? '(free slot)' },
+                { header: 'BONUS', value: (seat) => (seat.bonus ? 'yes' : '') },
+              ],
+              view.seat_details,
+            )}`
           : '';
         return `${details}${seats}`;
       });
@@ -458,7 +599,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         progress.fail('not placed');
         throw error;
       }
-      progress.succeed(`batch ${batch.batch_id}: ${Object.entries(batch.summary ?? {}).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+      progress.succeed(
+        `batch ${batch.batch_id}: ${Object.entries(batch.summary ?? {})
+          .map(([name, count]) => `${name} ${count}`)
+          .join(', ')}`,
+      );
       print(batch, () => renderLegs(batch));
       return (batch.results ?? []).every((leg) => successfulLegStatuses.has(leg.status)) ? 0 : 3;
     }
@@ -474,7 +619,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         progress.fail('not closed');
         throw error;
       }
-      progress.succeed(`batch ${batch.batch_id}: ${Object.entries(batch.summary ?? {}).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+      progress.succeed(
+        `batch ${batch.batch_id}: ${Object.entries(batch.summary ?? {})
+          .map(([name, count]) => `${name} ${count}`)
+          .join(', ')}`,
+      );
       print(batch, () => renderCloses(batch));
       return (batch.results ?? []).every((account) => successfulCloseStatuses.has(account.status)) ? 0 : 3;
     }
@@ -487,8 +636,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           batch = await client.orders.waitForBatch(batchId, {
             deadlineMs: timeoutMs(flags),
             onUpdate: (state) => {
-              const unknown = ((state as unknown as { results?: Array<{ status?: string }> }).results ?? []).filter((result) => result.status === 'unknown').length;
-              progress.update(batchIsSettled(state) ? 'settled' : unknown ? `${unknown} outcome${unknown === 1 ? '' : 's'} still unknown` : 'waiting for late replies');
+              const unknown = ((state as unknown as { results?: Array<{ status?: string }> }).results ?? []).filter(
+                (result) => result.status === 'unknown',
+              ).length;
+              progress.update(
+                batchIsSettled(state)
+                  ? 'settled'
+                  : unknown
+                    ? `${unknown} outcome${unknown === 1 ? '' : 's'} still unknown`
+                    : 'waiting for late replies',
+              );
             },
           });
           progress.succeed('every outcome known');
@@ -500,7 +657,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         batch = await client.orders.getBatch(batchId);
       }
       const isClose = (batch as { kind?: string }).kind === 'close';
-      print(batch, () => (isClose ? renderCloses(batch as Parameters<typeof renderCloses>[0]) : renderLegs(batch as Parameters<typeof renderLegs>[0])));
+      print(batch, () =>
+        isClose ? renderCloses(batch as Parameters<typeof renderCloses>[0]) : renderLegs(batch as Parameters<typeof renderLegs>[0]),
+      );
       return 0;
     }
     default:

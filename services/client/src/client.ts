@@ -66,7 +66,9 @@ export const settledTopupStatuses: ReadonlySet<string> = new Set(['paid', 'faile
 export function batchIsSettled(batch: unknown): boolean {
   const view = batch as { settled?: unknown; results?: Array<{ status?: string; results?: Array<{ status?: string }> }> } | undefined;
   if (typeof view?.settled === 'boolean') return view.settled;
-  return !(view?.results ?? []).some((result) => result.status === 'unknown' || (result.results ?? []).some((ticket) => ticket.status === 'unknown'));
+  return !(view?.results ?? []).some(
+    (result) => result.status === 'unknown' || (result.results ?? []).some((ticket) => ticket.status === 'unknown'),
+  );
 }
 
 /**
@@ -155,42 +157,56 @@ export class MtxClient {
      * POST /v1/wallet/topup: a deposit address and exact amount. Not retried after a lost connection or a
      * 503 (it has no Idempotency-Key); a duplicate pending top-up costs nothing, but check before repeating.
      */
-    createTopup: (body: TopupRequest, options: CallOptions = {}): Promise<Topup> => this.transport.request({ method: 'POST', path: '/v1/wallet/topup', body, ...options }),
+    createTopup: (body: TopupRequest, options: CallOptions = {}): Promise<Topup> =>
+      this.transport.request({ method: 'POST', path: '/v1/wallet/topup', body, ...options }),
 
     /** GET /v1/wallet/topup/{id}: current status and credited amount. */
-    getTopup: (id: number, options: CallOptions = {}): Promise<TopupState> => this.transport.request({ method: 'GET', path: `/v1/wallet/topup/${segment(id)}`, ...options }),
+    getTopup: (id: number, options: CallOptions = {}): Promise<TopupState> =>
+      this.transport.request({ method: 'GET', path: `/v1/wallet/topup/${segment(id)}`, ...options }),
 
     /** Polls a top-up until it is `paid` or `failed` (or `until` holds). */
     waitForTopup: (id: number, options: PollOptions<TopupState> & { until?: (topup: TopupState) => boolean } = {}): Promise<TopupState> =>
-      this.poll(() => this.wallet.getTopup(id, { signal: options.signal, timeoutMs: options.timeoutMs }), options.until ?? ((topup) => settledTopupStatuses.has((topup as { status: string }).status)), `top-up ${id}`, options),
+      this.poll(
+        () => this.wallet.getTopup(id, { signal: options.signal, timeoutMs: options.timeoutMs }),
+        options.until ?? ((topup) => settledTopupStatuses.has((topup as { status: string }).status)),
+        `top-up ${id}`,
+        options,
+      ),
   };
 
   readonly subscription = {
     /** GET /v1/subscription: plan, seats with their own dates, and the wallet summary. */
-    get: (options: CallOptions = {}): Promise<Subscription> => this.transport.request({ method: 'GET', path: '/v1/subscription', ...options }),
+    get: (options: CallOptions = {}): Promise<Subscription> =>
+      this.transport.request({ method: 'GET', path: '/v1/subscription', ...options }),
 
     /** PATCH /v1/subscription: for example `{cancel_at_period_end: true}`. */
-    update: (body: SubscriptionUpdate, options: CallOptions = {}): Promise<UpdatedSubscription> => this.transport.request({ method: 'PATCH', path: '/v1/subscription', body, ...options }),
+    update: (body: SubscriptionUpdate, options: CallOptions = {}): Promise<UpdatedSubscription> =>
+      this.transport.request({ method: 'PATCH', path: '/v1/subscription', body, ...options }),
   };
 
   readonly servers = {
     /** GET /v1/servers/plans: the private-server plans on offer and their monthly prices. */
-    listPlans: (options: CallOptions = {}): Promise<ServerPlans> => this.transport.request({ method: 'GET', path: '/v1/servers/plans', ...options }),
+    listPlans: (options: CallOptions = {}): Promise<ServerPlans> =>
+      this.transport.request({ method: 'GET', path: '/v1/servers/plans', ...options }),
     /** GET /v1/servers: private servers, each renewed monthly on its own date. */
     list: (options: CallOptions = {}): Promise<ServerList> => this.transport.request({ method: 'GET', path: '/v1/servers', ...options }),
     /** POST /v1/servers: a balance-funded private server. */
-    create: (body: ServerRequest, options: CallOptions = {}): Promise<Server> => this.transport.request({ method: 'POST', path: '/v1/servers', body, ...options }),
+    create: (body: ServerRequest, options: CallOptions = {}): Promise<Server> =>
+      this.transport.request({ method: 'POST', path: '/v1/servers', body, ...options }),
     /** DELETE /v1/servers/{id}. */
-    delete: (id: string, options: CallOptions = {}): Promise<DeletedServer> => this.transport.request({ method: 'DELETE', path: `/v1/servers/${segment(id)}`, ...options }),
+    delete: (id: string, options: CallOptions = {}): Promise<DeletedServer> =>
+      this.transport.request({ method: 'DELETE', path: `/v1/servers/${segment(id)}`, ...options }),
   };
 
   readonly accounts = {
     /** GET /v1/accounts: the trading accounts batches may address. */
     list: (options: CallOptions = {}): Promise<AccountList> => this.transport.request({ method: 'GET', path: '/v1/accounts', ...options }),
     /** POST /v1/accounts: connects an account; it takes a free seat or buys one (402 if the balance cannot). */
-    create: (body: AccountRequest, options: CallOptions = {}): Promise<Account> => this.transport.request({ method: 'POST', path: '/v1/accounts', body, ...options }),
+    create: (body: AccountRequest, options: CallOptions = {}): Promise<Account> =>
+      this.transport.request({ method: 'POST', path: '/v1/accounts', body, ...options }),
     /** DELETE /v1/accounts/{account_id}: disconnects the account; its seat stays paid until its date. */
-    delete: (id: string, options: CallOptions = {}): Promise<DeletedAccount> => this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(id)}`, ...options }),
+    delete: (id: string, options: CallOptions = {}): Promise<DeletedAccount> =>
+      this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(id)}`, ...options }),
   };
 
   readonly orders = {
@@ -200,17 +216,35 @@ export class MtxClient {
      * unless given) that every retry reuses.
      */
     place: (body: OrderBatchRequest, options: IdempotentCallOptions = {}): Promise<OrderBatch> =>
-      this.transport.request({ method: 'POST', path: '/v1/orders', body, ...options, idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey() }),
+      this.transport.request({
+        method: 'POST',
+        path: '/v1/orders',
+        body,
+        ...options,
+        idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey(),
+      }),
 
     /** POST /v1/orders/close: closes positions or deletes pending orders by selector or ticket, on up to 20 accounts. Idempotent like `place`. */
     close: (body: CloseRequest, options: IdempotentCallOptions = {}): Promise<CloseBatch> =>
-      this.transport.request({ method: 'POST', path: '/v1/orders/close', body, ...options, idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey() }),
+      this.transport.request({
+        method: 'POST',
+        path: '/v1/orders/close',
+        body,
+        ...options,
+        idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey(),
+      }),
 
     /** GET /v1/orders/batches/{batch_id}: the stored batch with each leg's latest outcome, late replies included. */
-    getBatch: (batchId: string, options: CallOptions = {}): Promise<StoredBatch> => this.transport.request({ method: 'GET', path: `/v1/orders/batches/${segment(batchId)}`, ...options }),
+    getBatch: (batchId: string, options: CallOptions = {}): Promise<StoredBatch> =>
+      this.transport.request({ method: 'GET', path: `/v1/orders/batches/${segment(batchId)}`, ...options }),
 
     /** Polls a stored batch until no outcome is `unknown` any more (late replies and reconciliation fill them in). */
     waitForBatch: (batchId: string, options: PollOptions<StoredBatch> = {}): Promise<StoredBatch> =>
-      this.poll(() => this.orders.getBatch(batchId, { signal: options.signal, timeoutMs: options.timeoutMs }), batchIsSettled, `batch ${batchId}`, options),
+      this.poll(
+        () => this.orders.getBatch(batchId, { signal: options.signal, timeoutMs: options.timeoutMs }),
+        batchIsSettled,
+        `batch ${batchId}`,
+        options,
+      ),
   };
 }

@@ -1,4 +1,13 @@
-export { MtxClient, PollTimeoutError, clientOperations, batchIsSettled, settledTopupStatuses, type ClientOptions, type IdempotentCallOptions, type PollOptions } from './client';
+export {
+  MtxClient,
+  PollTimeoutError,
+  clientOperations,
+  batchIsSettled,
+  settledTopupStatuses,
+  type ClientOptions,
+  type IdempotentCallOptions,
+  type PollOptions,
+} from './client';
 export { ApiConnectionError, ApiError } from './errors';
 export { Transport, parseRetryAfter, type CallOptions, type HttpMethod, type RetryEvent, type TransportOptions } from './transport';
 export { SettingsError, devFilePath, loadSettings, type AccountInfo, type ClientSettings } from './settings';

@@ -12,7 +12,10 @@ export interface Progress {
 
 const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-export function createProgress(stream: NodeJS.WriteStream = process.stderr, options: { label?: string; now?: () => number } = {}): Progress {
+export function createProgress(
+  stream: NodeJS.WriteStream = process.stderr,
+  options: { label?: string; now?: () => number } = {},
+): Progress {
   const now = options.now ?? Date.now;
   const startedMs = now();
   const interactive = Boolean(stream.isTTY);

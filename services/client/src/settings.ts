@@ -52,7 +52,10 @@ function parseAccounts(value: string): AccountInfo[] {
   } catch {
     throw new SettingsError('MTX_ACCOUNTS must be a JSON array such as [{"id":"acc_…","platform":"mt5","symbol_suffix":".xx"}]');
   }
-  if (!Array.isArray(parsed) || !parsed.every((entry) => entry && typeof entry.id === 'string' && (entry.platform === 'mt4' || entry.platform === 'mt5'))) {
+  if (
+    !Array.isArray(parsed) ||
+    !parsed.every((entry) => entry && typeof entry.id === 'string' && (entry.platform === 'mt4' || entry.platform === 'mt5'))
+  ) {
     throw new SettingsError('MTX_ACCOUNTS entries need an "id" and a "platform" of "mt4" or "mt5"');
   }
   return parsed as AccountInfo[];
@@ -75,7 +78,9 @@ export function loadSettings(environment: NodeJS.ProcessEnv = process.env): Clie
   const baseUrl = environment.MTX_BASE_URL ?? devFile.base_url;
   const apiKey = environment.MTX_API_KEY ?? devFile.full_key ?? environment.MTX_READ_KEY ?? devFile.read_key;
   if (!baseUrl || !apiKey) {
-    throw new SettingsError(`no API address or key: set MTX_BASE_URL and MTX_API_KEY, or run \`npm start\` (it writes ${path.relative(process.cwd(), file) || file})`);
+    throw new SettingsError(
+      `no API address or key: set MTX_BASE_URL and MTX_API_KEY, or run \`npm start\` (it writes ${path.relative(process.cwd(), file) || file})`,
+    );
   }
   const fromEnvironment = Boolean(environment.MTX_BASE_URL || environment.MTX_API_KEY);
   return {

@@ -10,6 +10,7 @@ export interface Column<Row> {
   maxWidth?: number;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with ESC, which is what this matches.
 const ansiPattern = /\u001b\[[0-9;]*m/g;
 
 /** Printed width: ANSI colour codes take no room, and wide (East Asian, emoji) characters take two. */
@@ -18,7 +19,16 @@ export function displayWidth(text: string): number {
   for (const character of text.replace(ansiPattern, '')) {
     const code = character.codePointAt(0)!;
     if (code < 0x20 || (code >= 0x7f && code < 0xa0) || (code >= 0x300 && code < 0x370)) continue;
-    const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) || (code >= 0x20000 && code <= 0x3fffd);
+    const wide =
+      (code >= 0x1100 && code <= 0x115f) ||
+      (code >= 0x2e80 && code <= 0xa4cf) ||
+      (code >= 0xac00 && code <= 0xd7a3) ||
+      (code >= 0xf900 && code <= 0xfaff) ||
+      (code >= 0xfe30 && code <= 0xfe4f) ||
+      (code >= 0xff00 && code <= 0xff60) ||
+      (code >= 0xffe0 && code <= 0xffe6) ||
+      (code >= 0x1f300 && code <= 0x1faff) ||
+      (code >= 0x20000 && code <= 0x3fffd);
     width += wide ? 2 : 1;
   }
   return width;
@@ -53,14 +63,25 @@ function cellText(value: string | number | boolean | null | undefined): string {
  *     acc_1     mt5       filled       0.10
  */
 export function renderTable<Row>(columns: Array<Column<Row>>, rows: readonly Row[]): string {
-  const cells = rows.map((row) => columns.map((column) => {
-    const raw = column.value(row);
-    const text = cellText(raw);
-    return { text: column.maxWidth ? truncate(text, column.maxWidth) : text, numeric: typeof raw === 'number' };
-  }));
-  const alignments = columns.map((column, index) => column.align ?? (cells.length > 0 && cells.every((row) => row[index]!.numeric || row[index]!.text === '') ? 'right' : 'left'));
-  const widths = columns.map((column, index) => Math.max(displayWidth(column.header), ...cells.map((row) => displayWidth(row[index]!.text))));
-  const line = (texts: string[]) => texts.map((text, index) => pad(text, widths[index]!, alignments[index]!)).join('  ').replace(/\s+$/, '');
+  const cells = rows.map((row) =>
+    columns.map((column) => {
+      const raw = column.value(row);
+      const text = cellText(raw);
+      return { text: column.maxWidth ? truncate(text, column.maxWidth) : text, numeric: typeof raw === 'number' };
+    }),
+  );
+  const alignments = columns.map(
+    (column, index) =>
+      column.align ?? (cells.length > 0 && cells.every((row) => row[index]!.numeric || row[index]!.text === '') ? 'right' : 'left'),
+  );
+  const widths = columns.map((column, index) =>
+    Math.max(displayWidth(column.header), ...cells.map((row) => displayWidth(row[index]!.text))),
+  );
+  const line = (texts: string[]) =>
+    texts
+      .map((text, index) => pad(text, widths[index]!, alignments[index]!))
+      .join('  ')
+      .replace(/\s+$/, '');
   const output = [line(columns.map((column) => column.header)), line(widths.map((width) => '─'.repeat(width)))];
   for (const row of cells) output.push(line(row.map((cell) => cell.text)));
   return `${output.join('\n')}\n`;
@@ -77,6 +98,8 @@ export function formatEurCents(cents: number | null | undefined): string {
   if (cents === null || cents === undefined) return '';
   const sign = cents < 0 ? '-' : '';
   const absolute = Math.abs(Math.trunc(cents));
-  const euros = Math.floor(absolute / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const euros = Math.floor(absolute / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${sign}EUR ${euros}.${String(absolute % 100).padStart(2, '0')}`;
 }

@@ -175,15 +175,23 @@ export class Transport {
           try {
             return JSON.parse(text) as T;
           } catch {
-            throw new ApiError({ status: response.status, code: 'invalid_response', message: 'the response body is not JSON', requestId: response.headers.get('x-request-id') ?? undefined, attempts: attempt });
+            throw new ApiError({
+              status: response.status,
+              code: 'invalid_response',
+              message: 'the response body is not JSON',
+              requestId: response.headers.get('x-request-id') ?? undefined,
+              attempts: attempt,
+            });
           }
         }
         const error = apiErrorFrom(response, text, attempt);
         failure = error;
         const serverDelayMs = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
         if (response.status === 429) retry = { delayMs: serverDelayMs ?? this.backoffMs(attempt), reason: 'status 429' };
-        else if ((response.status === 503 || response.status === 502 || response.status === 504) && repeatable) retry = { delayMs: serverDelayMs ?? this.backoffMs(attempt), reason: `status ${response.status}` };
-        else if (error.code === 'idempotency_key_in_progress' && spec.idempotencyKey !== undefined) retry = { delayMs: serverDelayMs ?? this.backoffMs(attempt), reason: 'idempotency_key_in_progress' };
+        else if ((response.status === 503 || response.status === 502 || response.status === 504) && repeatable)
+          retry = { delayMs: serverDelayMs ?? this.backoffMs(attempt), reason: `status ${response.status}` };
+        else if (error.code === 'idempotency_key_in_progress' && spec.idempotencyKey !== undefined)
+          retry = { delayMs: serverDelayMs ?? this.backoffMs(attempt), reason: 'idempotency_key_in_progress' };
       } catch (error) {
         if (error instanceof ApiError) throw error;
         if (spec.signal?.aborted) throw spec.signal.reason;
@@ -192,7 +200,13 @@ export class Transport {
         if (repeatable) retry = { delayMs: this.backoffMs(attempt), reason: timedOut ? 'timeout' : 'network' };
       }
       const elapsedMs = Date.now() - startedMs;
-      if (!retry || attempt >= maxAttempts || retry.delayMs > this.options.maxRetryDelayMs || elapsedMs + retry.delayMs > this.options.retryBudgetMs) throw failure;
+      if (
+        !retry ||
+        attempt >= maxAttempts ||
+        retry.delayMs > this.options.maxRetryDelayMs ||
+        elapsedMs + retry.delayMs > this.options.retryBudgetMs
+      )
+        throw failure;
       this.options.onRetry?.({ method, path, attempt, delayMs: retry.delayMs, reason: retry.reason, idempotencyKey: spec.idempotencyKey });
       await this.options.sleep(retry.delayMs, spec.signal);
     }

@@ -8,7 +8,9 @@ import type { components, paths } from './generated/schema';
 export type HttpMethodName = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 /** Path templates of the document that have an operation for this method. */
-export type PathWith<M extends HttpMethodName> = { [P in keyof paths]: paths[P] extends Record<M, infer Operation> ? ([Operation] extends [undefined | never] ? never : P) : never }[keyof paths];
+export type PathWith<M extends HttpMethodName> = {
+  [P in keyof paths]: paths[P] extends Record<M, infer Operation> ? ([Operation] extends [undefined | never] ? never : P) : never;
+}[keyof paths];
 
 /** The generated operation object of a route. */
 export type OperationAt<P extends PathWith<M>, M extends HttpMethodName> = Exclude<paths[P][M], undefined>;

@@ -79,7 +79,9 @@ describe('typed errors', () => {
     expect(unknownField.requestId).toMatch(/^req_/);
     expect(unknownField.describe()).toContain('400 unknown_field');
 
-    const forbidden = (await failure(new MtxClient({ baseUrl, apiKey: readKey }).subscription.update({ cancel_at_period_end: true }))) as ApiError;
+    const forbidden = (await failure(
+      new MtxClient({ baseUrl, apiKey: readKey }).subscription.update({ cancel_at_period_end: true }),
+    )) as ApiError;
     expect(forbidden).toMatchObject({ status: 403, code: 'forbidden' });
 
     const unauthenticated = (await failure(new MtxClient({ baseUrl, apiKey: 'sk_not_a_real_key_at_all' }).subscription.get())) as ApiError;
@@ -165,9 +167,13 @@ describe('Idempotency-Key', () => {
     const batch = { orders: [{ account_id: 'acc_unknown_to_anyone', symbol: 'EURUSD', operation: 'buy', volume: 0.1 }] };
     // The execution backend is down: the gateway answers 503 and releases the key, so retrying with it is safe.
     expect(await failure(client.orders.place(batch as never))).toMatchObject({ status: 503, code: 'unavailable', attempts: 3 });
-    expect(await failure(client.orders.close({ accounts: [{ account_id: 'acc_unknown_to_anyone', symbol: '*' }] } as never))).toMatchObject({ status: 503, attempts: 3 });
+    expect(await failure(client.orders.close({ accounts: [{ account_id: 'acc_unknown_to_anyone', symbol: '*' }] } as never))).toMatchObject(
+      { status: 503, attempts: 3 },
+    );
     const placeKeys = record.requests.filter((request) => request.url.endsWith('/v1/orders')).map((request) => request.idempotencyKey);
-    const closeKeys = record.requests.filter((request) => request.url.endsWith('/v1/orders/close')).map((request) => request.idempotencyKey);
+    const closeKeys = record.requests
+      .filter((request) => request.url.endsWith('/v1/orders/close'))
+      .map((request) => request.idempotencyKey);
     expect(placeKeys).toHaveLength(3);
     expect(new Set(placeKeys).size).toBe(1);
     expect(placeKeys[0]).toMatch(/^[0-9a-f-]{36}$/);
@@ -202,13 +208,21 @@ describe('connection failures', () => {
 
   it('retries reads and keyed writes after a refused connection, but not a write without a key', async () => {
     const record = recorder();
-    const client = new MtxClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_x', maxAttempts: 3, ...record.options, sleep: async (delayMs) => void record.sleeps.push(delayMs) });
+    const client = new MtxClient({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'sk_x',
+      maxAttempts: 3,
+      ...record.options,
+      sleep: async (delayMs) => void record.sleeps.push(delayMs),
+    });
     const read = (await failure(client.wallet.get())) as ApiConnectionError;
     expect(read).toBeInstanceOf(ApiConnectionError);
     expect(read).toMatchObject({ attempts: 3, timedOut: false, method: 'GET', path: '/v1/wallet' });
     const keyed = (await failure(client.orders.place({ orders: [] } as never))) as ApiConnectionError;
     expect(keyed.attempts).toBe(3);
-    const unkeyed = (await failure(client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRX' } as never))) as ApiConnectionError;
+    const unkeyed = (await failure(
+      client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRX' } as never),
+    )) as ApiConnectionError;
     expect(unkeyed.attempts).toBe(1);
     expect(record.sleeps).toHaveLength(4);
     // Backoff grows and stays under its ceiling.
@@ -220,7 +234,9 @@ describe('connection failures', () => {
     const startedMs = Date.now();
     const read = (await failure(client.wallet.get())) as ApiConnectionError;
     expect(read).toMatchObject({ timedOut: true, attempts: 2 });
-    const write = (await failure(client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRX' } as never))) as ApiConnectionError;
+    const write = (await failure(
+      client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRX' } as never),
+    )) as ApiConnectionError;
     expect(write).toMatchObject({ timedOut: true, attempts: 1 });
     expect(Date.now() - startedMs).toBeLessThan(5_000);
   });

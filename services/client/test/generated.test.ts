@@ -12,7 +12,9 @@ describe('generated client sources', () => {
     const committedDocument = fs.existsSync(openApiFile) ? fs.readFileSync(openApiFile, 'utf8') : '';
     const committedSchema = fs.existsSync(schemaFile) ? fs.readFileSync(schemaFile, 'utf8') : '';
     expect(committedDocument, 'services/client/openapi.json is stale: run `npm run client:generate`').toBe(sources.openApiJson);
-    expect(committedSchema, 'services/client/src/generated/schema.ts is stale: run `npm run client:generate`').toBe(sources.schemaTypeScript);
+    expect(committedSchema, 'services/client/src/generated/schema.ts is stale: run `npm run client:generate`').toBe(
+      sources.schemaTypeScript,
+    );
   });
 
   it('types every path of the document', async () => {
@@ -25,7 +27,9 @@ describe('generated client sources', () => {
 describe('client coverage', () => {
   it('has a method for every operation of the document, and every listed method exists', async () => {
     const { MtxClient, clientOperations } = await import('../src/client');
-    const document = JSON.parse(fs.readFileSync(openApiFile, 'utf8')) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const document = JSON.parse(fs.readFileSync(openApiFile, 'utf8')) as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    };
     const callable = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item)
         // Provider postbacks take no API key (security: []); API clients never call them.
@@ -33,7 +37,10 @@ describe('client coverage', () => {
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(callable.filter((operation) => !(operation in clientOperations))).toEqual([]);
-    const client = new MtxClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_unused' }) as unknown as Record<string, Record<string, unknown>>;
+    const client = new MtxClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_unused' }) as unknown as Record<
+      string,
+      Record<string, unknown>
+    >;
     for (const method of Object.values(clientOperations)) {
       const [group, name] = method.split('.') as [string, string];
       expect(typeof client[group]?.[name], method).toBe('function');

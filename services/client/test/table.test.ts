@@ -40,7 +40,9 @@ describe('renderTable', () => {
   });
 
   it('truncates long cells with an ellipsis, flattens newlines and prints null as empty', () => {
-    const output = renderTable(columns, [{ account: 'a', status: 'unknown', volume: null, message: 'the terminal did not\nanswer in time' }]);
+    const output = renderTable(columns, [
+      { account: 'a', status: 'unknown', volume: null, message: 'the terminal did not\nanswer in time' },
+    ]);
     const row = output.trimEnd().split('\n')[2]!;
     const cell = row.slice(row.indexOf('the'));
     expect(cell).toBe('the termina…');
@@ -52,7 +54,13 @@ describe('renderTable', () => {
   it('measures colour codes as zero width and wide characters as two', () => {
     expect(displayWidth('\u001b[32mok\u001b[0m')).toBe(2);
     expect(displayWidth('日本')).toBe(4);
-    const output = renderTable([{ header: 'NAME', value: (row: { name: string }) => row.name }, { header: 'X', value: () => 'x' }], [{ name: '日本' }, { name: 'abcd' }]);
+    const output = renderTable(
+      [
+        { header: 'NAME', value: (row: { name: string }) => row.name },
+        { header: 'X', value: () => 'x' },
+      ],
+      [{ name: '日本' }, { name: 'abcd' }],
+    );
     const [, , first, second] = output.split('\n');
     expect(displayWidth(first!.slice(0, first!.indexOf('x')))).toBe(displayWidth(second!.slice(0, second!.indexOf('x'))));
   });
@@ -64,7 +72,13 @@ describe('renderTable', () => {
 
 describe('renderDetails and formatEurCents', () => {
   it('pads labels to one width', () => {
-    expect(renderDetails([['balance', 'EUR 1.00'], ['covers upcoming', 'yes'], ['note', undefined]])).toBe('balance          EUR 1.00\ncovers upcoming  yes\nnote\n');
+    expect(
+      renderDetails([
+        ['balance', 'EUR 1.00'],
+        ['covers upcoming', 'yes'],
+        ['note', undefined],
+      ]),
+    ).toBe('balance          EUR 1.00\ncovers upcoming  yes\nnote\n');
   });
 
   it('formats cents as euros with thousands separators and keeps the sign', () => {

@@ -6,5 +6,11 @@ import { Mt4Adapter } from './domain/mt4-adapter';
 
 /** The MT4 connector: the shared connector runtime with the MT4 platform adapter. */
 export function startConnectorMt4(options: { config: ConnectorConfig; logger: Logger; claims?: ClaimStore }): Promise<ConnectorApp> {
-  return startConnectorApp({ platform: 'mt4', config: options.config, logger: options.logger, adapterFactory: (client) => new Mt4Adapter(client), ...(options.claims ? { claims: options.claims } : {}) });
+  return startConnectorApp({
+    platform: 'mt4',
+    config: options.config,
+    logger: options.logger,
+    adapterFactory: (client) => new Mt4Adapter(client),
+    ...(options.claims ? { claims: options.claims } : {}),
+  });
 }

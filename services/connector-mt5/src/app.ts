@@ -6,5 +6,11 @@ import { Mt5Adapter } from './domain/mt5-adapter';
 
 /** The MT5 connector: the shared connector runtime with the MT5 platform adapter. */
 export function startConnectorMt5(options: { config: ConnectorConfig; logger: Logger; claims?: ClaimStore }): Promise<ConnectorApp> {
-  return startConnectorApp({ platform: 'mt5', config: options.config, logger: options.logger, adapterFactory: (client) => new Mt5Adapter(client), ...(options.claims ? { claims: options.claims } : {}) });
+  return startConnectorApp({
+    platform: 'mt5',
+    config: options.config,
+    logger: options.logger,
+    adapterFactory: (client) => new Mt5Adapter(client),
+    ...(options.claims ? { claims: options.claims } : {}),
+  });
 }

@@ -25,7 +25,8 @@ afterAll(async () => {
 
 const server = 'AlphaFX-Live';
 const credentials = (login: string) => ({ server, login, password: 'secret' });
-const received = async (login: string) => (await stack.control(`/control/accounts/${server}/${login}`)).body.trade_requests_received as number;
+const received = async (login: string) =>
+  (await stack.control(`/control/accounts/${server}/${login}`)).body.trade_requests_received as number;
 const claimed = async (key: string) => (await claims.get(key)) !== null;
 
 async function place(accountId: string, login: string, batchId: string, clientIds: string[]): Promise<PlaceReplyMessage> {
@@ -34,7 +35,13 @@ async function place(accountId: string, login: string, batchId: string, clientId
     connectorCodecs.placeRequest.encode({
       account_id: accountId,
       credentials: credentials(login),
-      legs: clientIds.map((clientId, index) => ({ client_id: clientId, leg_index: index, symbol: 'EURUSD', operation: index % 2 ? 'sell' : 'buy', volume: 0.1 })),
+      legs: clientIds.map((clientId, index) => ({
+        client_id: clientId,
+        leg_index: index,
+        symbol: 'EURUSD',
+        operation: index % 2 ? 'sell' : 'buy',
+        volume: 0.1,
+      })),
       deadline_unix_ms: Date.now() + 3_000,
       batch_id: batchId,
     }),
@@ -78,7 +85,9 @@ describe('claims per account message', () => {
     const before = await received('9602');
     const again = await place('acc_claims2', '9602', batchId, legs);
     expect(await received('9602')).toBe(before);
-    expect(again.results.map((result) => [result.status, result.order])).toEqual(first.results.map((result) => [result.status, result.order]));
+    expect(again.results.map((result) => [result.status, result.order])).toEqual(
+      first.results.map((result) => [result.status, result.order]),
+    );
     for (const result of again.results) expect(result.message).toContain('not sent again');
     // A leg the first message did not carry is not sent either: it can only be left unsent, never sent twice.
     const widened = await place('acc_claims2', '9602', batchId, [...legs, `${batchId}-9`]);
@@ -86,7 +95,7 @@ describe('claims per account message', () => {
     expect(widened.results[3]!.status).toBe('unknown');
   });
 
-  it('claims each leg on its own when the message is not one batch\'s', async () => {
+  it("claims each leg on its own when the message is not one batch's", async () => {
     const batchId = `bat_claimsC${process.pid}x${++sequence}`;
     const foreign = `bat_other${process.pid}x${sequence}-0`;
     const reply = await place('acc_claims3', '9603', batchId, [`${batchId}-0`, foreign]);
@@ -96,8 +105,11 @@ describe('claims per account message', () => {
     expect(await claimed(foreign)).toBe(true);
   });
 
-  it('claims an account\'s closes once per message, and a close message seen before sends nothing', async () => {
-    await place('acc_claims4', '9604', `bat_claimsD${process.pid}x${++sequence}`, [`bat_claimsD${process.pid}x${sequence}-0`, `bat_claimsD${process.pid}x${sequence}-1`]);
+  it("claims an account's closes once per message, and a close message seen before sends nothing", async () => {
+    await place('acc_claims4', '9604', `bat_claimsD${process.pid}x${++sequence}`, [
+      `bat_claimsD${process.pid}x${sequence}-0`,
+      `bat_claimsD${process.pid}x${sequence}-1`,
+    ]);
     const base = `bat_claimsE${process.pid}x${++sequence}-a0`;
     const before = await received('9604');
     const closed = await close('acc_claims4', '9604', base);
@@ -113,8 +125,14 @@ describe('claims per account message', () => {
 
   it('refuses a replica count the NATS deployment cannot hold, naming the setting; warns about a bucket made with another count', async () => {
     const silent = createLogger('test', { level: 'silent' });
-    const tooMany = loadConnectorConfig('mt5', { ...stack.connectorEnv, CONNECTOR_CLAIMS_BUCKET: `claims_r3_${process.pid}`, CONNECTOR_CLAIMS_REPLICAS: '3' });
-    await expect(startConnectorMt5({ config: tooMany, logger: silent })).rejects.toThrow(/CONNECTOR_CLAIMS_REPLICAS=3 is more than this NATS deployment holds/);
+    const tooMany = loadConnectorConfig('mt5', {
+      ...stack.connectorEnv,
+      CONNECTOR_CLAIMS_BUCKET: `claims_r3_${process.pid}`,
+      CONNECTOR_CLAIMS_REPLICAS: '3',
+    });
+    await expect(startConnectorMt5({ config: tooMany, logger: silent })).rejects.toThrow(
+      /CONNECTOR_CLAIMS_REPLICAS=3 is more than this NATS deployment holds/,
+    );
 
     const bucket = `claims_existing_${process.pid}`;
     await stack.nats.jetstream().views.kv(bucket, { history: 1, replicas: 1 });
@@ -125,7 +143,13 @@ describe('claims per account message', () => {
         done();
       },
     });
-    const store = await KvClaimStore.open(stack.nats, { bucket, ttlMs: 60_000, owner: 'test', replicas: 2, logger: createLogger('test', { level: 'warn' }, capture) });
+    const store = await KvClaimStore.open(stack.nats, {
+      bucket,
+      ttlMs: 60_000,
+      owner: 'test',
+      replicas: 2,
+      logger: createLogger('test', { level: 'warn' }, capture),
+    });
     expect(lines.find((line) => line.msg.includes('CONNECTOR_CLAIMS_REPLICAS=2'))).toMatchObject({ replicas: 1, setting: 2 });
     // Used as it is.
     expect(await store.claim(`k-${process.pid}`)).toBe(true);

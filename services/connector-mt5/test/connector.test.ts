@@ -20,7 +20,8 @@ import { startConnectorMt5 } from '../src/app';
 describe('trading vocabulary', () => {
   // Brokers as broker-sim lists them: no suffix (with account-class variants listed too), `.xx`, `m`, `-ecn`.
   const instruments = ['EURUSD', 'GBPUSD', 'USDJPY', 'XAUUSD', 'BTCUSD'];
-  const brokerOf = (suffix: string, extra: string[] = []) => brokerSymbols({ symbol_suffix: suffix, symbols: [...instruments.map((name) => `${name}${suffix}`), ...extra] });
+  const brokerOf = (suffix: string, extra: string[] = []) =>
+    brokerSymbols({ symbol_suffix: suffix, symbols: [...instruments.map((name) => `${name}${suffix}`), ...extra] });
   const families = [
     { suffix: '', broker: brokerOf('', ['EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'EURUSDPRO']) },
     { suffix: '.xx', broker: brokerOf('.xx') },
@@ -37,10 +38,21 @@ describe('trading vocabulary', () => {
       expect(symbolMatches(`GBPUSD${suffix}`, 'EURUSD', 'base', broker)).toBe(false);
     }
     const plain = families[0]!.broker;
-    for (const candidate of ['EURUSD', 'EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'EURUSD_i', 'EURUSD#1', 'EURUSD!pro', 'EURUSD+2', 'EURUSDab']) {
+    for (const candidate of [
+      'EURUSD',
+      'EURUSD.xx',
+      'EURUSD-ecn',
+      'EURUSDm',
+      'EURUSD_i',
+      'EURUSD#1',
+      'EURUSD!pro',
+      'EURUSD+2',
+      'EURUSDab',
+    ]) {
       expect(symbolMatches(candidate, 'EURUSD', 'base', plain), candidate).toBe(true);
     }
-    for (const candidate of ['EURUSDPRO', 'EURUSDabc', 'XEURUSD', 'EURUSD.', 'EURUSD#', 'EURUSD+', 'EURUSD.x-y', 'GBPUSD']) expect(symbolMatches(candidate, 'EURUSD', 'base', plain), candidate).toBe(false);
+    for (const candidate of ['EURUSDPRO', 'EURUSDabc', 'XEURUSD', 'EURUSD.', 'EURUSD#', 'EURUSD+', 'EURUSD.x-y', 'GBPUSD'])
+      expect(symbolMatches(candidate, 'EURUSD', 'base', plain), candidate).toBe(false);
   });
 
   it('never lets a shorter prefix match a longer name, whatever the prefix length and suffix family', () => {
@@ -68,7 +80,9 @@ describe('trading vocabulary', () => {
   });
 
   it('maps MT4 errors onto MT5 retcode names and rounds volumes down to the step', () => {
-    const names = Object.fromEntries([134, 130, 138, 131, 129, 133, 132, 136, 128, 6, 4106].map((error) => [error, retcodeDescription(mt4ErrorToRetcode(error))]));
+    const names = Object.fromEntries(
+      [134, 130, 138, 131, 129, 133, 132, 136, 128, 6, 4106].map((error) => [error, retcodeDescription(mt4ErrorToRetcode(error))]),
+    );
     expect(names).toEqual({
       134: 'TRADE_RETCODE_NO_MONEY',
       130: 'TRADE_RETCODE_INVALID_STOPS',
@@ -102,7 +116,8 @@ describe('connectors over NATS', () => {
   beforeAll(async () => {
     stack = await startExecutionStack({ label: 'conn' });
     await stack.control('/control/prices', 'POST', { frozen_all: true });
-    for (const symbol of ['EURUSD', 'GBPUSD']) await stack.control('/control/prices', 'POST', { symbol, bid: symbol === 'EURUSD' ? 1.1 : 1.3, frozen: true });
+    for (const symbol of ['EURUSD', 'GBPUSD'])
+      await stack.control('/control/prices', 'POST', { symbol, bid: symbol === 'EURUSD' ? 1.1 : 1.3, frozen: true });
   });
 
   afterAll(async () => {
@@ -113,23 +128,49 @@ describe('connectors over NATS', () => {
   const credentials = (server: string, login: string) => ({ server, login, password: 'secret' });
   const nextId = (label: string) => `${label}-${process.pid}-${++sequence}`;
 
-  async function ask<T>(platform: 'mt4' | 'mt5', accountId: string, op: 'place' | 'close' | 'lookup' | 'ping', payload: Uint8Array, decode: (data: Uint8Array) => T): Promise<T> {
+  async function ask<T>(
+    platform: 'mt4' | 'mt5',
+    accountId: string,
+    op: 'place' | 'close' | 'lookup' | 'ping',
+    payload: Uint8Array,
+    decode: (data: Uint8Array) => T,
+  ): Promise<T> {
     const reply = await stack.nats.request(terminalSubject(stack.subjectRoot, platform, accountId, op), payload, { timeout: 5_000 });
     return decode(reply.data);
   }
 
-  function place(platform: 'mt4' | 'mt5', accountId: string, server: string, login: string, legs: Array<Partial<OrderLegMessage>>, deadlineMs = 5_000): Promise<PlaceReplyMessage> {
+  function place(
+    platform: 'mt4' | 'mt5',
+    accountId: string,
+    server: string,
+    login: string,
+    legs: Array<Partial<OrderLegMessage>>,
+    deadlineMs = 5_000,
+  ): Promise<PlaceReplyMessage> {
     const payload = connectorCodecs.placeRequest.encode({
       account_id: accountId,
       credentials: credentials(server, login),
-      legs: legs.map((leg, index) => ({ client_id: nextId('leg'), leg_index: index, symbol: 'EURUSD', operation: 'buy', volume: 0.1, ...leg })),
+      legs: legs.map((leg, index) => ({
+        client_id: nextId('leg'),
+        leg_index: index,
+        symbol: 'EURUSD',
+        operation: 'buy',
+        volume: 0.1,
+        ...leg,
+      })),
       deadline_unix_ms: Date.now() + deadlineMs,
       batch_id: 'bat_test',
     });
     return ask(platform, accountId, 'place', payload, (data) => connectorCodecs.placeReply.decode(data));
   }
 
-  function close(platform: 'mt4' | 'mt5', accountId: string, server: string, login: string, request: Partial<CloseRequestMessage>): Promise<CloseReplyMessage> {
+  function close(
+    platform: 'mt4' | 'mt5',
+    accountId: string,
+    server: string,
+    login: string,
+    request: Partial<CloseRequestMessage>,
+  ): Promise<CloseReplyMessage> {
     const payload = connectorCodecs.closeRequest.encode({
       account_id: accountId,
       credentials: credentials(server, login),
@@ -143,10 +184,15 @@ describe('connectors over NATS', () => {
     return ask(platform, accountId, 'close', payload, (data) => connectorCodecs.closeReply.decode(data));
   }
 
-  const received = async (server: string, login: string) => ((await stack.control(`/control/accounts/${server}/${login}`)).body.trade_requests_received as number | undefined) ?? 0;
+  const received = async (server: string, login: string) =>
+    ((await stack.control(`/control/accounts/${server}/${login}`)).body.trade_requests_received as number | undefined) ?? 0;
 
   it('fills market orders and places pending ones on MT5, with DONE and PLACED', async () => {
-    const reply = await place('mt5', 'acc_m5a', 'AlphaFX-Live', '9001', [{}, { operation: 'BUYLIMIT', price: 1.09 }, { operation: 'sellStopLimit', price: 1.09, stop_limit_price: 1.091 }]);
+    const reply = await place('mt5', 'acc_m5a', 'AlphaFX-Live', '9001', [
+      {},
+      { operation: 'BUYLIMIT', price: 1.09 },
+      { operation: 'sellStopLimit', price: 1.09, stop_limit_price: 1.091 },
+    ]);
     expect(reply.results.map((result) => [result.status, result.retcode_description])).toEqual([
       ['filled', 'TRADE_RETCODE_DONE'],
       ['placed', 'TRADE_RETCODE_PLACED'],
@@ -196,7 +242,13 @@ describe('connectors over NATS', () => {
       'mt5',
       'acc_m5b2',
       'place',
-      connectorCodecs.placeRequest.encode({ account_id: 'acc_m5b2', credentials: { server: 'AlphaFX-Live', login: '9002', password: 'wrong' }, legs: [{ client_id: nextId('leg'), leg_index: 0, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }], deadline_unix_ms: Date.now() + 5_000, batch_id: 'b' }),
+      connectorCodecs.placeRequest.encode({
+        account_id: 'acc_m5b2',
+        credentials: { server: 'AlphaFX-Live', login: '9002', password: 'wrong' },
+        legs: [{ client_id: nextId('leg'), leg_index: 0, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }],
+        deadline_unix_ms: Date.now() + 5_000,
+        batch_id: 'b',
+      }),
       (data) => connectorCodecs.placeReply.decode(data),
     );
     expect(wrong.results[0]).toMatchObject({ status: 'unavailable', retcode: 0 });
@@ -208,12 +260,23 @@ describe('connectors over NATS', () => {
   });
 
   it('never sends a client id twice, across concurrent duplicates, replicas and a restart', async () => {
-    secondMt5 = await startConnectorMt5({ config: loadConnectorConfig('mt5', stack.connectorEnv), logger: createLogger('second', { level: 'silent' }) });
+    secondMt5 = await startConnectorMt5({
+      config: loadConnectorConfig('mt5', stack.connectorEnv),
+      logger: createLogger('second', { level: 'silent' }),
+    });
     await place('mt5', 'acc_m5c', 'AlphaFX-Live', '9003', [{}]);
     const before = await received('AlphaFX-Live', '9003');
     const leg = { client_id: nextId('dup'), leg_index: 0, symbol: 'EURUSD', operation: 'buy', volume: 0.1 };
-    const payload = connectorCodecs.placeRequest.encode({ account_id: 'acc_m5c', credentials: credentials('AlphaFX-Live', '9003'), legs: [leg], deadline_unix_ms: Date.now() + 5_000, batch_id: 'b' });
-    const replies = await Promise.all(Array.from({ length: 6 }, () => ask('mt5', 'acc_m5c', 'place', payload, (data) => connectorCodecs.placeReply.decode(data))));
+    const payload = connectorCodecs.placeRequest.encode({
+      account_id: 'acc_m5c',
+      credentials: credentials('AlphaFX-Live', '9003'),
+      legs: [leg],
+      deadline_unix_ms: Date.now() + 5_000,
+      batch_id: 'b',
+    });
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => ask('mt5', 'acc_m5c', 'place', payload, (data) => connectorCodecs.placeReply.decode(data))),
+    );
     const orders = new Set(replies.map((reply) => reply.results[0]!.order));
     expect(orders.size).toBe(1);
     expect(replies.every((reply) => reply.results[0]!.status === 'filled')).toBe(true);
@@ -235,12 +298,19 @@ describe('connectors over NATS', () => {
     const server = 'AlphaFX-Live';
     let login = 9200;
 
-    async function seededAccount(positions: Array<{ symbol: string; type?: 'buy' | 'sell'; volume?: number; magic?: number }>, orders: Array<{ symbol: string; type: string; price: number; magic?: number }> = []) {
+    async function seededAccount(
+      positions: Array<{ symbol: string; type?: 'buy' | 'sell'; volume?: number; magic?: number }>,
+      orders: Array<{ symbol: string; type: string; price: number; magic?: number }> = [],
+    ) {
       login += 1;
       await stack.control('/control/accounts', 'POST', { server, login: String(login), password: 'secret', balance: 1_000_000 });
       const tickets: Record<string, number> = {};
       for (const position of positions) {
-        const seeded = await stack.control(`/control/accounts/${server}/${login}/positions`, 'POST', { type: 'buy', volume: 0.1, ...position });
+        const seeded = await stack.control(`/control/accounts/${server}/${login}/positions`, 'POST', {
+          type: 'buy',
+          volume: 0.1,
+          ...position,
+        });
         tickets[`${position.symbol}:${position.type ?? 'buy'}:${position.magic ?? 0}`] = seeded.body.ticket;
       }
       for (const order of orders) {
@@ -250,10 +320,19 @@ describe('connectors over NATS', () => {
       return { login: String(login), accountId: `acc_close${login}`, tickets };
     }
 
-    const open = async (accountLogin: string) => (await stack.control(`/control/accounts/${server}/${accountLogin}`)).body as { positions: Array<{ ticket: number; symbol: string; volume: number }>; orders: Array<{ ticket: number }> };
+    const open = async (accountLogin: string) =>
+      (await stack.control(`/control/accounts/${server}/${accountLogin}`)).body as {
+        positions: Array<{ ticket: number; symbol: string; volume: number }>;
+        orders: Array<{ ticket: number }>;
+      };
 
     it('matches EURUSD by base across broker suffixes but never EURUSDPRO, and EUR matches nothing', async () => {
-      const account = await seededAccount(['EURUSD', 'EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'EURUSDPRO', 'GBPUSD'].map((symbol) => ({ symbol, volume: symbol === 'EURUSD-ecn' ? 0.1 : 0.1 })));
+      const account = await seededAccount(
+        ['EURUSD', 'EURUSD.xx', 'EURUSD-ecn', 'EURUSDm', 'EURUSDPRO', 'GBPUSD'].map((symbol) => ({
+          symbol,
+          volume: symbol === 'EURUSD-ecn' ? 0.1 : 0.1,
+        })),
+      );
       // No prefix shorter than a listed name matches it (EURUS would otherwise take "SD" as a suffix), and an
       // exact name is compared as the broker spells it.
       for (const selector of [
@@ -263,16 +342,22 @@ describe('connectors over NATS', () => {
         { symbol: 'eurusd', symbol_match: 'exact' },
         { symbol: 'EURUSD.XX', symbol_match: 'exact' },
       ]) {
-        const none = await close('mt5', account.accountId, server, account.login, { selector: { ...selector, side: 'any', kind: 'position' } });
+        const none = await close('mt5', account.accountId, server, account.login, {
+          selector: { ...selector, side: 'any', kind: 'position' },
+        });
         expect(none, JSON.stringify(selector)).toMatchObject({ status: 'nothing_matched', matched: 0, closed: 0 });
       }
       expect((await open(account.login)).positions).toHaveLength(6);
-      const reply = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'EURUSD', symbol_match: 'base', side: 'any', kind: 'position' } });
+      const reply = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: 'EURUSD', symbol_match: 'base', side: 'any', kind: 'position' },
+      });
       expect(reply.status).toBe('closed');
       expect(reply.results.map((result) => result.symbol).sort()).toEqual(['EURUSD', 'EURUSD-ecn', 'EURUSD.xx', 'EURUSDm']);
       expect(reply.results.every((result) => result.status === 'closed' && result.retcode_description === 'TRADE_RETCODE_DONE')).toBe(true);
       expect((await open(account.login)).positions.map((position) => position.symbol).sort()).toEqual(['EURUSDPRO', 'GBPUSD']);
-      const exact = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'EURUSDPRO', symbol_match: 'exact', side: 'any', kind: 'position' } });
+      const exact = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: 'EURUSDPRO', symbol_match: 'exact', side: 'any', kind: 'position' },
+      });
       expect(exact.closed).toBe(1);
     });
 
@@ -288,16 +373,26 @@ describe('connectors over NATS', () => {
           { symbol: 'GBPUSD', type: 'sell_stop', price: 1.25, magic: 2 },
         ],
       );
-      const shorts = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'EURUSD', symbol_match: 'exact', side: 'short', kind: 'position' } });
+      const shorts = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: 'EURUSD', symbol_match: 'exact', side: 'short', kind: 'position' },
+      });
       expect(shorts.results.map((result) => [result.type, result.kind])).toEqual([['sell', 'position']]);
-      const pendingMagic2 = await close('mt5', account.accountId, server, account.login, { selector: { symbol: '*', symbol_match: 'exact', side: 'any', kind: 'pending', magic: 2 } });
-      expect(pendingMagic2.results.map((result) => [result.symbol, result.type, result.kind, result.status])).toEqual([['GBPUSD', 'sell_stop', 'pending', 'closed']]);
-      const longAny = await close('mt5', account.accountId, server, account.login, { selector: { symbol: '*', symbol_match: 'exact', side: 'long', kind: 'any', magic: 1 } });
+      const pendingMagic2 = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: '*', symbol_match: 'exact', side: 'any', kind: 'pending', magic: 2 },
+      });
+      expect(pendingMagic2.results.map((result) => [result.symbol, result.type, result.kind, result.status])).toEqual([
+        ['GBPUSD', 'sell_stop', 'pending', 'closed'],
+      ]);
+      const longAny = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: '*', symbol_match: 'exact', side: 'long', kind: 'any', magic: 1 },
+      });
       expect(longAny.results.map((result) => [result.symbol, result.type]).sort()).toEqual([
         ['EURUSD', 'buy'],
         ['EURUSD', 'buy_limit'],
       ]);
-      const everything = await close('mt5', account.accountId, server, account.login, { selector: { symbol: '*', symbol_match: 'exact', side: 'any', kind: 'any' } });
+      const everything = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: '*', symbol_match: 'exact', side: 'any', kind: 'any' },
+      });
       expect(everything.results.map((result) => result.symbol)).toEqual(['GBPUSD']);
       const state = await open(account.login);
       expect(state.positions).toHaveLength(0);
@@ -310,14 +405,20 @@ describe('connectors over NATS', () => {
         { symbol: 'EURUSD', volume: 0.5 },
       ]);
       const before = await received(server, account.login);
-      const partial = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'EURUSD', symbol_match: 'base', side: 'any', kind: 'position' }, volume: 0.37 });
+      const partial = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: 'EURUSD', symbol_match: 'base', side: 'any', kind: 'position' },
+        volume: 0.37,
+      });
       const bySymbol = Object.fromEntries(partial.results.map((result) => [result.symbol, result]));
       expect(bySymbol['EURUSD-ecn']).toMatchObject({ status: 'closed', volume: 0.3 });
-      expect(bySymbol['EURUSD']).toMatchObject({ status: 'closed', volume: 0.37 });
+      expect(bySymbol.EURUSD).toMatchObject({ status: 'closed', volume: 0.37 });
       const remaining = Object.fromEntries((await open(account.login)).positions.map((position) => [position.symbol, position.volume]));
       expect(remaining['EURUSD-ecn']).toBeCloseTo(0.7);
-      expect(remaining['EURUSD']).toBeCloseTo(0.13);
-      const tooSmall = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'EURUSD-ecn', symbol_match: 'exact', side: 'any', kind: 'position' }, volume: 0.05 });
+      expect(remaining.EURUSD).toBeCloseTo(0.13);
+      const tooSmall = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: 'EURUSD-ecn', symbol_match: 'exact', side: 'any', kind: 'position' },
+        volume: 0.05,
+      });
       expect(tooSmall.results[0]).toMatchObject({ status: 'failed', retcode_description: 'TRADE_RETCODE_INVALID_VOLUME' });
       expect(tooSmall.status).toBe('failed');
       expect((await received(server, account.login)) - before).toBe(2);
@@ -325,14 +426,19 @@ describe('connectors over NATS', () => {
 
     it('closes at most 20 per account and reports the rest skipped', async () => {
       const account = await seededAccount(Array.from({ length: 23 }, () => ({ symbol: 'GBPUSD' })));
-      const reply = await close('mt5', account.accountId, server, account.login, { selector: { symbol: 'GBPUSD', symbol_match: 'exact', side: 'any', kind: 'position' } });
+      const reply = await close('mt5', account.accountId, server, account.login, {
+        selector: { symbol: 'GBPUSD', symbol_match: 'exact', side: 'any', kind: 'position' },
+      });
       expect(reply).toMatchObject({ status: 'partial', matched: 23, closed: 20 });
       expect(reply.results.filter((result) => result.status === 'skipped')).toHaveLength(3);
       expect((await open(account.login)).positions).toHaveLength(3);
     });
 
     it('closes explicit tickets without a lookup, deleting pending ones and failing missing ones', async () => {
-      const account = await seededAccount([{ symbol: 'EURUSD' }, { symbol: 'GBPUSD' }], [{ symbol: 'EURUSD', type: 'sell_limit', price: 1.2 }]);
+      const account = await seededAccount(
+        [{ symbol: 'EURUSD' }, { symbol: 'GBPUSD' }],
+        [{ symbol: 'EURUSD', type: 'sell_limit', price: 1.2 }],
+      );
       const tickets = [account.tickets['EURUSD:buy:0']!, account.tickets['EURUSD:sell_limit']!, 999_999_999];
       const reply = await close('mt5', account.accountId, server, account.login, { tickets });
       expect(reply.results.map((result) => [result.ticket, result.kind, result.status])).toEqual([
@@ -346,9 +452,19 @@ describe('connectors over NATS', () => {
 
     it('closes MT4 orders, re-ticketing a partial close as MT4 does', async () => {
       await stack.control('/control/accounts', 'POST', { server: 'DeltaPrime-ECN', login: '9300', password: 'secret' });
-      const seeded = (await stack.control('/control/accounts/DeltaPrime-ECN/9300/positions', 'POST', { symbol: 'GBPUSD-ecn', type: 'sell', volume: 0.5 })).body;
-      const reply = await close('mt4', 'acc_m4close', 'DeltaPrime-ECN', '9300', { selector: { symbol: 'GBPUSD', symbol_match: 'base', side: 'short', kind: 'position' }, volume: 0.25 });
-      expect(reply.results[0]).toMatchObject({ ticket: seeded.ticket, status: 'closed', volume: 0.2, retcode_description: 'TRADE_RETCODE_DONE' });
+      const seeded = (
+        await stack.control('/control/accounts/DeltaPrime-ECN/9300/positions', 'POST', { symbol: 'GBPUSD-ecn', type: 'sell', volume: 0.5 })
+      ).body;
+      const reply = await close('mt4', 'acc_m4close', 'DeltaPrime-ECN', '9300', {
+        selector: { symbol: 'GBPUSD', symbol_match: 'base', side: 'short', kind: 'position' },
+        volume: 0.25,
+      });
+      expect(reply.results[0]).toMatchObject({
+        ticket: seeded.ticket,
+        status: 'closed',
+        volume: 0.2,
+        retcode_description: 'TRADE_RETCODE_DONE',
+      });
       const positions = (await stack.control('/control/accounts/DeltaPrime-ECN/9300')).body.positions;
       expect(positions).toHaveLength(1);
       expect(positions[0].ticket).not.toBe(seeded.ticket);
@@ -357,15 +473,23 @@ describe('connectors over NATS', () => {
 
     it('on an MT4 broker whose symbols end in m, takes EURUSD as the base of EURUSDm but never EURUS', async () => {
       await stack.control('/control/accounts', 'POST', { server: 'GammaTrade-Real', login: '9301', password: 'secret' });
-      const seeded = (await stack.control('/control/accounts/GammaTrade-Real/9301/positions', 'POST', { symbol: 'EURUSDm', type: 'buy', volume: 0.1 })).body;
+      const seeded = (
+        await stack.control('/control/accounts/GammaTrade-Real/9301/positions', 'POST', { symbol: 'EURUSDm', type: 'buy', volume: 0.1 })
+      ).body;
       for (const symbol of ['E', 'EU', 'EUR', 'EURU', 'EURUS']) {
-        const none = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', { selector: { symbol, symbol_match: 'base', side: 'any', kind: 'position' } });
+        const none = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', {
+          selector: { symbol, symbol_match: 'base', side: 'any', kind: 'position' },
+        });
         expect(none.status, symbol).toBe('nothing_matched');
       }
-      const lowerExact = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', { selector: { symbol: 'eurusdm', symbol_match: 'exact', side: 'any', kind: 'position' } });
+      const lowerExact = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', {
+        selector: { symbol: 'eurusdm', symbol_match: 'exact', side: 'any', kind: 'position' },
+      });
       expect(lowerExact.status).toBe('nothing_matched');
       expect((await stack.control('/control/accounts/GammaTrade-Real/9301')).body.positions).toHaveLength(1);
-      const reply = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', { selector: { symbol: 'eurusd', symbol_match: 'base', side: 'any', kind: 'position' } });
+      const reply = await close('mt4', 'acc_m4base', 'GammaTrade-Real', '9301', {
+        selector: { symbol: 'eurusd', symbol_match: 'base', side: 'any', kind: 'position' },
+      });
       expect(reply.results.map((result) => [result.ticket, result.status])).toEqual([[seeded.ticket, 'closed']]);
     });
   });
@@ -376,7 +500,12 @@ describe('connectors over NATS', () => {
       'mt5',
       'acc_m5d',
       'lookup',
-      connectorCodecs.lookupRequest.encode({ account_id: 'acc_m5d', credentials: credentials('AlphaFX-Live', '9004'), client_ids: [placed.results[0]!.client_id, placed.results[1]!.client_id, 'missing-1'], client_id_prefix: '' }),
+      connectorCodecs.lookupRequest.encode({
+        account_id: 'acc_m5d',
+        credentials: credentials('AlphaFX-Live', '9004'),
+        client_ids: [placed.results[0]!.client_id, placed.results[1]!.client_id, 'missing-1'],
+        client_id_prefix: '',
+      }),
       (data) => connectorCodecs.lookupReply.decode(data),
     );
     expect(lookup.entries.map((entry) => [entry.state, entry.leg?.status, entry.leg?.retcode_description])).toEqual([
@@ -385,17 +514,35 @@ describe('connectors over NATS', () => {
       ['not_found', undefined, undefined],
     ]);
     expect(lookup.entries[0]!.leg!.order).toBe(placed.results[0]!.order);
-    const ping: PingReplyMessage = await ask('mt4', 'acc_m4p', 'ping', connectorCodecs.pingRequest.encode({ account_id: 'acc_m4p', credentials: credentials('DeltaPrime-ECN', '9301') }), (data) => connectorCodecs.pingReply.decode(data));
+    const ping: PingReplyMessage = await ask(
+      'mt4',
+      'acc_m4p',
+      'ping',
+      connectorCodecs.pingRequest.encode({ account_id: 'acc_m4p', credentials: credentials('DeltaPrime-ECN', '9301') }),
+      (data) => connectorCodecs.pingReply.decode(data),
+    );
     expect(ping).toMatchObject({ connected: true, platform: 'mt4', symbol_suffix: '-ecn', server: 'DeltaPrime-ECN' });
-    const wrongPlatform: PingReplyMessage = await ask('mt4', 'acc_m4q', 'ping', connectorCodecs.pingRequest.encode({ account_id: 'acc_m4q', credentials: credentials('AlphaFX-Live', '9301') }), (data) => connectorCodecs.pingReply.decode(data));
+    const wrongPlatform: PingReplyMessage = await ask(
+      'mt4',
+      'acc_m4q',
+      'ping',
+      connectorCodecs.pingRequest.encode({ account_id: 'acc_m4q', credentials: credentials('AlphaFX-Live', '9301') }),
+      (data) => connectorCodecs.pingReply.decode(data),
+    );
     expect(wrongPlatform).toMatchObject({ connected: false, reason: 'wrong_platform' });
   });
 
   it('answers malformed requests with a service error and nothing sent; no connector means no responders', async () => {
-    const reply = await stack.nats.request(terminalSubject(stack.subjectRoot, 'mt5', 'acc_x', 'place'), new Uint8Array([0xff, 0xff, 0xff]), { timeout: 2_000 });
+    const reply = await stack.nats.request(
+      terminalSubject(stack.subjectRoot, 'mt5', 'acc_x', 'place'),
+      new Uint8Array([0xff, 0xff, 0xff]),
+      { timeout: 2_000 },
+    );
     expect(reply.headers?.get('Nats-Service-Error-Code')).toBe('400');
     await stack.stopConnector('mt4');
-    await expect(stack.nats.request(terminalSubject(stack.subjectRoot, 'mt4', 'acc_x', 'ping'), new Uint8Array(), { timeout: 2_000 })).rejects.toThrow(/503|no responders/i);
+    await expect(
+      stack.nats.request(terminalSubject(stack.subjectRoot, 'mt4', 'acc_x', 'ping'), new Uint8Array(), { timeout: 2_000 }),
+    ).rejects.toThrow(/503|no responders/i);
     await stack.startConnector('mt4');
   });
 });

@@ -20,7 +20,13 @@ async function place(accountId: string, server: string, login: string, legs: num
     connectorCodecs.placeRequest.encode({
       account_id: accountId,
       credentials: { server, login, password: 'secret' },
-      legs: Array.from({ length: legs }, (_, index) => ({ client_id: `${batchId}-${index}`, leg_index: index, symbol: 'EURUSD', operation: index % 2 === 0 ? 'buy' : 'sell', volume: 0.1 })),
+      legs: Array.from({ length: legs }, (_, index) => ({
+        client_id: `${batchId}-${index}`,
+        leg_index: index,
+        symbol: 'EURUSD',
+        operation: index % 2 === 0 ? 'buy' : 'sell',
+        volume: 0.1,
+      })),
       deadline_unix_ms: Date.now() + 5_000,
       batch_id: batchId,
     }),

@@ -51,16 +51,27 @@ export interface SymbolDetails {
 export interface PlatformAdapter {
   readonly platform: 'mt4' | 'mt5';
   /** Sends one order; `clientId` and `deadlineUnixMs` travel with it so the server dedups and fences. */
-  place(session: BrokerSession, leg: OrderLegMessage, options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number }): Promise<TradeOutcome>;
+  place(
+    session: BrokerSession,
+    leg: OrderLegMessage,
+    options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number },
+  ): Promise<TradeOutcome>;
   listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]>;
   getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined>;
   /** Closes a position (volume 0: whole) or deletes a pending order. */
-  close(session: BrokerSession, item: OpenItem, options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number }): Promise<TradeOutcome>;
+  close(
+    session: BrokerSession,
+    item: OpenItem,
+    options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number },
+  ): Promise<TradeOutcome>;
   lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]>;
   symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails>;
   ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean>;
   /** Trade servers of this platform the terminals can reach. */
-  servers(callDeadlineMs: number, traceContext?: Context): Promise<Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>>;
+  servers(
+    callDeadlineMs: number,
+    traceContext?: Context,
+  ): Promise<Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>>;
 }
 
 export type AdapterFactory = (client: BrokerClient) => PlatformAdapter;
@@ -75,17 +86,31 @@ export abstract class BrokerAdapterBase {
   constructor(protected readonly client: BrokerClient) {}
 
   async symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails> {
-    const info = await this.client.call<{ name: string; volume_min: number; volume_max: number; volume_step: number }>('GetSymbol', { session_id: session.sessionId, symbol: name }, callDeadlineMs, session.traceContext);
+    const info = await this.client.call<{ name: string; volume_min: number; volume_max: number; volume_step: number }>(
+      'GetSymbol',
+      { session_id: session.sessionId, symbol: name },
+      callDeadlineMs,
+      session.traceContext,
+    );
     return { name: info.name, volumeMin: info.volume_min, volumeMax: info.volume_max, volumeStep: info.volume_step };
   }
 
   async servers(callDeadlineMs: number, traceContext?: Context) {
-    const response = await this.client.call<{ servers: Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }> }>('ListServers', {}, callDeadlineMs, traceContext);
-    return response.servers.filter((server) => server.platform === this.platform).map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
+    const response = await this.client.call<{
+      servers: Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>;
+    }>('ListServers', {}, callDeadlineMs, traceContext);
+    return response.servers
+      .filter((server) => server.platform === this.platform)
+      .map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
   }
 
   async ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean> {
-    const response = await this.client.call<{ connected: boolean }>('Ping', { session_id: session.sessionId }, callDeadlineMs, session.traceContext);
+    const response = await this.client.call<{ connected: boolean }>(
+      'Ping',
+      { session_id: session.sessionId },
+      callDeadlineMs,
+      session.traceContext,
+    );
     return response.connected;
   }
 }

@@ -39,12 +39,21 @@ export async function startConnectorApp(options: {
   })().catch(() => undefined);
   const claims =
     options.claims ??
-    (await KvClaimStore.open(nats, { bucket: config.CONNECTOR_CLAIMS_BUCKET, ttlMs: config.CONNECTOR_CLAIM_TTL_MS, owner: `${platform}@${os.hostname()}:${process.pid}`, replicas: config.CONNECTOR_CLAIMS_REPLICAS, logger }).catch(async (error: unknown) => {
+    (await KvClaimStore.open(nats, {
+      bucket: config.CONNECTOR_CLAIMS_BUCKET,
+      ttlMs: config.CONNECTOR_CLAIM_TTL_MS,
+      owner: `${platform}@${os.hostname()}:${process.pid}`,
+      replicas: config.CONNECTOR_CLAIMS_REPLICAS,
+      logger,
+    }).catch(async (error: unknown) => {
       await nats.close().catch(() => undefined);
       throw error;
     }));
   const client = new BrokerClient(config.BROKER_SIM_GRPC_URL);
-  const sessions = new SessionPool(client, platform, { sessionsMax: config.CONNECTOR_SESSIONS_MAX, loginDeadlineMs: config.BROKER_LOGIN_DEADLINE_MS });
+  const sessions = new SessionPool(client, platform, {
+    sessionsMax: config.CONNECTOR_SESSIONS_MAX,
+    loginDeadlineMs: config.BROKER_LOGIN_DEADLINE_MS,
+  });
   const runtime = new ConnectorRuntime({ platform, config, nats, logger, adapter: options.adapterFactory(client), sessions, claims });
   await runtime.start();
   const health = await startHealthServer(config.HEALTH_PORT, config.HOST, () => connected && !nats.isClosed() && runtime.running);

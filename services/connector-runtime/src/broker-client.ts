@@ -46,14 +46,18 @@ export class BrokerClient {
   private readonly options: Required<BrokerClientOptions>;
 
   constructor(address: string, options: BrokerClientOptions = {}) {
-    const constructor = grpcServiceClient(brokerSimProtoFile, brokerSimServiceName);
-    this.raw = new constructor(address, grpc.credentials.createInsecure(), {
+    const BrokerSimClient = grpcServiceClient(brokerSimProtoFile, brokerSimServiceName);
+    this.raw = new BrokerSimClient(address, grpc.credentials.createInsecure(), {
       'grpc.keepalive_time_ms': 30_000,
       'grpc.enable_retries': 0,
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 2_000,
     });
-    this.options = { terminalStreams: options.terminalStreams ?? true, terminalIdleMs: options.terminalIdleMs ?? 300_000, terminalsMax: options.terminalsMax ?? 10_000 };
+    this.options = {
+      terminalStreams: options.terminalStreams ?? true,
+      terminalIdleMs: options.terminalIdleMs ?? 300_000,
+      terminalsMax: options.terminalsMax ?? 10_000,
+    };
     if (this.options.terminalStreams) {
       this.idleSweep = setInterval(() => this.closeIdleTerminals(), Math.min(this.options.terminalIdleMs, 30_000));
       this.idleSweep.unref();
@@ -72,7 +76,9 @@ export class BrokerClient {
       this.terminals.set(sessionId, terminal);
       return terminal;
     }
-    const open = (this.raw as unknown as { Terminal(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> }).Terminal.bind(this.raw);
+    const open = (this.raw as unknown as { Terminal(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> }).Terminal.bind(
+      this.raw,
+    );
     terminal = new TerminalStream(open, (code, message) => new BrokerCallError(code, message));
     this.terminals.set(sessionId, terminal);
     for (const [oldestId, oldest] of this.terminals) {
@@ -108,7 +114,7 @@ export class BrokerClient {
     if (this.options.terminalStreams && isTerminalMethod(method) && typeof sessionId === 'string' && sessionId.length > 0) {
       return this.terminalFor(sessionId).call<TResponse>(method, request, deadlineMs, traceContext);
     }
-    const fn = (this.raw as unknown as Record<string, Function>)[method];
+    const fn = (this.raw as unknown as Record<string, (...parameters: unknown[]) => unknown>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`broker-sim has no method ${method}`));
     const deadline = new Date(Date.now() + Math.max(1, deadlineMs));
     const metadata = new grpc.Metadata();
@@ -240,14 +246,22 @@ export class SessionPool {
       response = await this.client.call('Login', credentials, this.options.loginDeadlineMs, traceContext);
     } catch (error) {
       if (error instanceof BrokerCallError) {
-        if (error.code === grpc.status.UNAUTHENTICATED) throw new TerminalLoginError('invalid_credentials', `login ${credentials.login} on ${credentials.server} was refused: invalid account or password`);
-        if (error.code === grpc.status.NOT_FOUND) throw new TerminalLoginError('unknown_server', `no trade server named ${credentials.server}`);
+        if (error.code === grpc.status.UNAUTHENTICATED)
+          throw new TerminalLoginError(
+            'invalid_credentials',
+            `login ${credentials.login} on ${credentials.server} was refused: invalid account or password`,
+          );
+        if (error.code === grpc.status.NOT_FOUND)
+          throw new TerminalLoginError('unknown_server', `no trade server named ${credentials.server}`);
         throw new TerminalLoginError('no_connection', `no connection to trade server ${credentials.server}: ${error.message}`);
       }
       throw error;
     }
     if (response.server.platform !== this.platform) {
-      throw new TerminalLoginError('wrong_platform', `${credentials.server} is an ${response.server.platform.toUpperCase()} server, not ${this.platform.toUpperCase()}`);
+      throw new TerminalLoginError(
+        'wrong_platform',
+        `${credentials.server} is an ${response.server.platform.toUpperCase()} server, not ${this.platform.toUpperCase()}`,
+      );
     }
     return { sessionId: response.session_id, server: response.server, marginMode: response.margin_mode };
   }
@@ -257,7 +271,12 @@ export class SessionPool {
    * unread, so it is run once more on a fresh login; any other failure is the caller's to judge. `work` gets
    * a handle of its own carrying `traceContext`, so the calls it makes join the request's trace.
    */
-  async withSession<T>(accountId: string, credentials: Credentials, work: (session: BrokerSession) => Promise<T>, traceContext?: Context): Promise<T> {
+  async withSession<T>(
+    accountId: string,
+    credentials: Credentials,
+    work: (session: BrokerSession) => Promise<T>,
+    traceContext?: Context,
+  ): Promise<T> {
     const session = await this.get(accountId, credentials, traceContext);
     try {
       return await work({ ...session, traceContext });

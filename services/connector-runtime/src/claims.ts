@@ -30,20 +30,28 @@ export class KvClaimStore implements ClaimStore {
    * losing a node loses no claim). A count the deployment cannot hold refuses to start; a bucket that already
    * exists with another count is used as it is, with a warning (JetStream does not change it on open).
    */
-  static async open(connection: NatsConnection, options: { bucket: string; ttlMs: number; owner: string; replicas: number; logger: Logger }): Promise<KvClaimStore> {
+  static async open(
+    connection: NatsConnection,
+    options: { bucket: string; ttlMs: number; owner: string; replicas: number; logger: Logger },
+  ): Promise<KvClaimStore> {
     let kv: KV;
     try {
       kv = await connection.jetstream().views.kv(options.bucket, { ttl: options.ttlMs, history: 1, replicas: options.replicas });
     } catch (error) {
       const apiError = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
       if (apiError?.err_code !== undefined && replicasNotSupported.has(apiError.err_code)) {
-        throw new Error(`CONNECTOR_CLAIMS_REPLICAS=${options.replicas} is more than this NATS deployment holds (${apiError.description ?? (error as Error).message}): set it to the number of JetStream servers or fewer (1 on a single server)`);
+        throw new Error(
+          `CONNECTOR_CLAIMS_REPLICAS=${options.replicas} is more than this NATS deployment holds (${apiError.description ?? (error as Error).message}): set it to the number of JetStream servers or fewer (1 on a single server)`,
+        );
       }
       throw error;
     }
     const actual = (await kv.status()).replicas;
     if (actual !== options.replicas) {
-      options.logger.warn({ bucket: options.bucket, replicas: actual, setting: options.replicas }, `the claims bucket exists with ${actual} replica(s), not CONNECTOR_CLAIMS_REPLICAS=${options.replicas}; it is used as it is (change it with: nats stream edit KV_${options.bucket} --replicas ${options.replicas})`);
+      options.logger.warn(
+        { bucket: options.bucket, replicas: actual, setting: options.replicas },
+        `the claims bucket exists with ${actual} replica(s), not CONNECTOR_CLAIMS_REPLICAS=${options.replicas}; it is used as it is (change it with: nats stream edit KV_${options.bucket} --replicas ${options.replicas})`,
+      );
     }
     return new KvClaimStore(kv, options.owner);
   }

@@ -32,7 +32,6 @@ export class Closing {
     return details;
   }
 
-
   async close(request: CloseRequestMessage, traceContext: Context = context.active()): Promise<CloseReplyMessage> {
     const startedMs = Date.now();
     const { config } = this.options;
@@ -45,33 +44,53 @@ export class Closing {
       results,
       latency_ms: Date.now() - startedMs,
     });
-    if (!claimKeyPattern.test(request.client_id_base)) return reply('failed', `client id base ${JSON.stringify(request.client_id_base)} is malformed; nothing sent`);
-    if (request.deadline_unix_ms > 0 && startedMs > request.deadline_unix_ms) return reply('failed', 'nothing sent: the request reached the terminal after its deadline');
+    if (!claimKeyPattern.test(request.client_id_base))
+      return reply('failed', `client id base ${JSON.stringify(request.client_id_base)} is malformed; nothing sent`);
+    if (request.deadline_unix_ms > 0 && startedMs > request.deadline_unix_ms)
+      return reply('failed', 'nothing sent: the request reached the terminal after its deadline');
 
     if (!request.tickets.length && !request.selector) return reply('failed', 'neither a selector nor tickets were given; nothing sent');
     let items: OpenItem[];
     const missing: number[] = [];
     try {
-      items = await this.options.sessions.withSession(request.account_id, request.credentials, async (session) => {
-        missing.length = 0;
-        if (request.tickets.length > 0) {
-          const found = await Promise.all(request.tickets.map((ticket) => this.options.adapter.getTicket(session, ticket, config.BROKER_READ_DEADLINE_MS)));
-          const present: OpenItem[] = [];
-          found.forEach((item, index) => (item ? present.push(item) : missing.push(request.tickets[index]!)));
-          return present;
-        }
-        const selector = request.selector!;
-        const open = await this.options.adapter.listOpen(session, (selector.kind || 'position') as 'position' | 'pending' | 'any', config.BROKER_READ_DEADLINE_MS);
-        const broker = brokerSymbols(session.server);
-        return open.filter((item) => selectorMatches(item, selector, broker)).sort((left, right) => left.ticket - right.ticket);
-      }, traceContext);
+      items = await this.options.sessions.withSession(
+        request.account_id,
+        request.credentials,
+        async (session) => {
+          missing.length = 0;
+          if (request.tickets.length > 0) {
+            const found = await Promise.all(
+              request.tickets.map((ticket) => this.options.adapter.getTicket(session, ticket, config.BROKER_READ_DEADLINE_MS)),
+            );
+            const present: OpenItem[] = [];
+            for (const [index, item] of found.entries()) {
+              if (item) present.push(item);
+              else missing.push(request.tickets[index]!);
+            }
+            return present;
+          }
+          const selector = request.selector!;
+          const open = await this.options.adapter.listOpen(
+            session,
+            (selector.kind || 'position') as 'position' | 'pending' | 'any',
+            config.BROKER_READ_DEADLINE_MS,
+          );
+          const broker = brokerSymbols(session.server);
+          return open.filter((item) => selectorMatches(item, selector, broker)).sort((left, right) => left.ticket - right.ticket);
+        },
+        traceContext,
+      );
     } catch (error) {
       if (error instanceof TerminalLoginError) return reply('unavailable', `nothing sent: ${error.message}`);
-      if (error instanceof BrokerCallError) return reply('unavailable', `nothing sent: the trade server did not answer the lookup (${error.message})`);
+      if (error instanceof BrokerCallError)
+        return reply('unavailable', `nothing sent: the trade server did not answer the lookup (${error.message})`);
       throw error;
     }
 
-    const cap = request.closes_max > 0 ? Math.min(request.closes_max, config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX) : config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX;
+    const cap =
+      request.closes_max > 0
+        ? Math.min(request.closes_max, config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX)
+        : config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX;
     // One claim for the account's closes in this message (its client id base), taken when the first close is sent.
     const claim = this.shared.claimFor(request.client_id_base, traceContext);
     const results: TicketResultMessage[] = new Array(items.length);
@@ -80,7 +99,15 @@ export class Closing {
         const clientId = `${request.client_id_base}-t${item.ticket}`;
         if (index >= cap) {
           // Not sent: the request's own per-account cap, named as the trade server names a limit of orders.
-          results[index] = ticketResult(item, 'skipped', `not closed: more than ${cap} orders matched on this account`, clientId, undefined, retcode.LIMIT_ORDERS, item.volume);
+          results[index] = ticketResult(
+            item,
+            'skipped',
+            `not closed: more than ${cap} orders matched on this account`,
+            clientId,
+            undefined,
+            retcode.LIMIT_ORDERS,
+            item.volume,
+          );
           return;
         }
         results[index] = await this.closeItem(request, item, clientId, claim, traceContext);
@@ -102,61 +129,149 @@ export class Closing {
     }
     const status = closeAccountStatus(results);
     const skipped = results.filter((result) => result.status === 'skipped').length;
-    const message = status === 'nothing_matched' ? 'no open order matched' : skipped > 0 ? `${skipped} matched order(s) over the cap of ${cap} were skipped` : '';
+    const message =
+      status === 'nothing_matched'
+        ? 'no open order matched'
+        : skipped > 0
+          ? `${skipped} matched order(s) over the cap of ${cap} were skipped`
+          : '';
     return reply(status, message, results);
   }
 
-
-  private async closeItem(request: CloseRequestMessage, item: OpenItem, clientId: string, claim: MessageClaim, traceContext: Context): Promise<TicketResultMessage> {
+  private async closeItem(
+    request: CloseRequestMessage,
+    item: OpenItem,
+    clientId: string,
+    claim: MessageClaim,
+    traceContext: Context,
+  ): Promise<TicketResultMessage> {
     const { config } = this.options;
     let volume = 0;
     try {
       if (item.kind === 'position' && request.volume !== undefined && request.volume !== null && request.volume > 0) {
-        const details = await this.options.sessions.withSession(request.account_id, request.credentials, (session) => this.symbolDetails(session, item.symbol), traceContext);
+        const details = await this.options.sessions.withSession(
+          request.account_id,
+          request.credentials,
+          (session) => this.symbolDetails(session, item.symbol),
+          traceContext,
+        );
         const rounded = roundVolumeDown(Math.min(request.volume, item.volume), details.volumeStep);
         if (rounded < details.volumeMin - 1e-9) {
-          return ticketResult(item, 'failed', `partial volume ${request.volume} rounds down to ${rounded} at step ${details.volumeStep}, below the minimum ${details.volumeMin}; not sent`, clientId, undefined, retcode.INVALID_VOLUME, 0);
+          return ticketResult(
+            item,
+            'failed',
+            `partial volume ${request.volume} rounds down to ${rounded} at step ${details.volumeStep}, below the minimum ${details.volumeMin}; not sent`,
+            clientId,
+            undefined,
+            retcode.INVALID_VOLUME,
+            0,
+          );
         }
         const remainder = roundVolumeDown(item.volume - rounded, details.volumeStep);
         if (remainder > 1e-9 && remainder < details.volumeMin - 1e-9) {
-          return ticketResult(item, 'failed', `closing ${rounded} of ${item.volume} would leave ${remainder}, below the minimum ${details.volumeMin}; not sent`, clientId, undefined, retcode.INVALID_VOLUME, 0);
+          return ticketResult(
+            item,
+            'failed',
+            `closing ${rounded} of ${item.volume} would leave ${remainder}, below the minimum ${details.volumeMin}; not sent`,
+            clientId,
+            undefined,
+            retcode.INVALID_VOLUME,
+            0,
+          );
         }
         volume = rounded >= item.volume - 1e-9 ? 0 : rounded;
       }
     } catch (error) {
-      if (error instanceof BrokerCallError || error instanceof TerminalLoginError) return ticketResult(item, 'failed', `not sent: symbol details unavailable (${error.message})`, clientId, undefined, retcode.CONNECTION, 0);
+      if (error instanceof BrokerCallError || error instanceof TerminalLoginError)
+        return ticketResult(
+          item,
+          'failed',
+          `not sent: symbol details unavailable (${error.message})`,
+          clientId,
+          undefined,
+          retcode.CONNECTION,
+          0,
+        );
       throw error;
     }
     if (request.deadline_unix_ms > 0 && Date.now() > request.deadline_unix_ms) {
-      return ticketResult(item, 'failed', 'not sent: the request expired before this close could be sent', clientId, undefined, retcode.TIMEOUT, 0);
+      return ticketResult(
+        item,
+        'failed',
+        'not sent: the request expired before this close could be sent',
+        clientId,
+        undefined,
+        retcode.TIMEOUT,
+        0,
+      );
     }
     const claimed = await claim.state();
-    if (claimed === 'unavailable') return ticketResult(item, 'failed', 'not sent: the connector could not record the close id (claim store unavailable)', clientId, undefined, retcode.CONNECTION, 0);
+    if (claimed === 'unavailable')
+      return ticketResult(
+        item,
+        'failed',
+        'not sent: the connector could not record the close id (claim store unavailable)',
+        clientId,
+        undefined,
+        retcode.CONNECTION,
+        0,
+      );
     if (claimed === 'duplicate') return this.resolveDuplicateClose(request, item, clientId, traceContext);
     try {
-      const outcome = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
-        this.options.adapter.close(session, item, { clientId, volume, slippagePoints: request.slippage ?? undefined, deadlineUnixMs: request.deadline_unix_ms, callDeadlineMs: config.BROKER_CALL_DEADLINE_MS }),
+      const outcome = await this.options.sessions.withSession(
+        request.account_id,
+        request.credentials,
+        (session) =>
+          this.options.adapter.close(session, item, {
+            clientId,
+            volume,
+            slippagePoints: request.slippage ?? undefined,
+            deadlineUnixMs: request.deadline_unix_ms,
+            callDeadlineMs: config.BROKER_CALL_DEADLINE_MS,
+          }),
         traceContext,
       );
       const closed = outcome.retcode === retcode.DONE || outcome.retcode === retcode.DONE_PARTIAL;
       return ticketResult(item, closed ? 'closed' : 'failed', closed ? '' : outcome.message, clientId, outcome);
     } catch (error) {
-      if (error instanceof TerminalLoginError) return ticketResult(item, 'failed', `not sent: ${error.message}`, clientId, undefined, retcode.CONNECTION, 0);
-      if (error instanceof BrokerCallError) return ticketResult(item, 'unknown', `sent, but the trade server did not answer (${error.message}); it may have executed`, clientId);
+      if (error instanceof TerminalLoginError)
+        return ticketResult(item, 'failed', `not sent: ${error.message}`, clientId, undefined, retcode.CONNECTION, 0);
+      if (error instanceof BrokerCallError)
+        return ticketResult(
+          item,
+          'unknown',
+          `sent, but the trade server did not answer (${error.message}); it may have executed`,
+          clientId,
+        );
       throw error;
     }
   }
 
-
-  private async resolveDuplicateClose(request: CloseRequestMessage, item: OpenItem, clientId: string, traceContext: Context): Promise<TicketResultMessage> {
+  private async resolveDuplicateClose(
+    request: CloseRequestMessage,
+    item: OpenItem,
+    clientId: string,
+    traceContext: Context,
+  ): Promise<TicketResultMessage> {
     const waitUntilMs = Math.max(request.deadline_unix_ms, Date.now());
     for (;;) {
       try {
-        const records = await this.options.sessions.withSession(request.account_id, request.credentials, (session) => this.options.adapter.lookup(session, [clientId], '', this.options.config.BROKER_READ_DEADLINE_MS), traceContext);
+        const records = await this.options.sessions.withSession(
+          request.account_id,
+          request.credentials,
+          (session) => this.options.adapter.lookup(session, [clientId], '', this.options.config.BROKER_READ_DEADLINE_MS),
+          traceContext,
+        );
         const record = records.find((entry) => entry.clientId === clientId);
         if (record?.state === 'done' && record.outcome) {
           const closed = record.outcome.retcode === retcode.DONE;
-          return ticketResult(item, closed ? 'closed' : 'failed', 'duplicate request: this is the outcome of the original close, which was not sent again', clientId, record.outcome);
+          return ticketResult(
+            item,
+            closed ? 'closed' : 'failed',
+            'duplicate request: this is the outcome of the original close, which was not sent again',
+            clientId,
+            record.outcome,
+          );
         }
       } catch (error) {
         if (!(error instanceof BrokerCallError) && !(error instanceof TerminalLoginError)) throw error;
@@ -166,5 +281,4 @@ export class Closing {
     }
     return ticketResult(item, 'unknown', 'duplicate request: the original close is still executing; not sent again', clientId);
   }
-
 }

@@ -36,7 +36,11 @@ export class MessageClaim {
  * The claim key of a place message: its batch and account. Undefined when the message cannot be claimed as a
  * whole (no batch id, or a leg whose client id is not of that batch): then each leg is claimed on its own.
  */
-export function placeMessageClaimKey(request: { batch_id?: string; account_id: string; legs: Array<{ client_id: string }> }): string | undefined {
+export function placeMessageClaimKey(request: {
+  batch_id?: string;
+  account_id: string;
+  legs: Array<{ client_id: string }>;
+}): string | undefined {
   if (!request.batch_id) return undefined;
   const prefix = `${request.batch_id}-`;
   if (!request.legs.every((leg) => leg.client_id.startsWith(prefix))) return undefined;

@@ -27,65 +27,127 @@ export class Placing {
     }
     const messageKey = placeMessageClaimKey(request);
     const messageClaim = messageKey ? this.shared.claimFor(messageKey, traceContext) : undefined;
-    const results = await Promise.all(request.legs.map((leg) => this.placeLeg(request, leg, sessionError, messageClaim ?? this.shared.claimFor(leg.client_id, traceContext), traceContext)));
+    const results = await Promise.all(
+      request.legs.map((leg) =>
+        this.placeLeg(request, leg, sessionError, messageClaim ?? this.shared.claimFor(leg.client_id, traceContext), traceContext),
+      ),
+    );
     return { account_id: request.account_id, results };
   }
 
-
-  private async placeLeg(request: PlaceRequestMessage, leg: OrderLegMessage, sessionError: TerminalLoginError | undefined, claim: MessageClaim, traceContext: Context): Promise<LegResultMessage> {
+  private async placeLeg(
+    request: PlaceRequestMessage,
+    leg: OrderLegMessage,
+    sessionError: TerminalLoginError | undefined,
+    claim: MessageClaim,
+    traceContext: Context,
+  ): Promise<LegResultMessage> {
     const startedMs = Date.now();
     const { config, platform } = this.options;
-    if (!claimKeyPattern.test(leg.client_id)) return legResult(leg, 'rejected', startedMs, `client id ${JSON.stringify(leg.client_id)} is malformed; not sent`, undefined, retcode.INVALID);
+    if (!claimKeyPattern.test(leg.client_id))
+      return legResult(
+        leg,
+        'rejected',
+        startedMs,
+        `client id ${JSON.stringify(leg.client_id)} is malformed; not sent`,
+        undefined,
+        retcode.INVALID,
+      );
     if (request.deadline_unix_ms > 0 && startedMs > request.deadline_unix_ms) {
-      return legResult(leg, 'rejected', startedMs, 'not sent: the request reached the terminal after its deadline', undefined, retcode.TIMEOUT);
+      return legResult(
+        leg,
+        'rejected',
+        startedMs,
+        'not sent: the request reached the terminal after its deadline',
+        undefined,
+        retcode.TIMEOUT,
+      );
     }
     const operation = normalizeOperation(leg.operation);
-    if (!operation) return legResult(leg, 'rejected', startedMs, `unknown operation ${leg.operation}; not sent`, undefined, retcode.INVALID);
+    if (!operation)
+      return legResult(leg, 'rejected', startedMs, `unknown operation ${leg.operation}; not sent`, undefined, retcode.INVALID);
     if (platform === 'mt4' && isStopLimitOperation(operation)) {
-      return legResult(leg, 'rejected', startedMs, 'MT4 has no stop-limit orders (buyStopLimit, sellStopLimit); not sent', undefined, retcode.INVALID_ORDER);
+      return legResult(
+        leg,
+        'rejected',
+        startedMs,
+        'MT4 has no stop-limit orders (buyStopLimit, sellStopLimit); not sent',
+        undefined,
+        retcode.INVALID_ORDER,
+      );
     }
-    if (isPendingOperation(operation) && !(leg.price && leg.price > 0)) return legResult(leg, 'rejected', startedMs, 'a pending order needs a price; not sent', undefined, retcode.INVALID_PRICE);
+    if (isPendingOperation(operation) && !(leg.price && leg.price > 0))
+      return legResult(leg, 'rejected', startedMs, 'a pending order needs a price; not sent', undefined, retcode.INVALID_PRICE);
     if (sessionError) return legResult(leg, 'unavailable', startedMs, `not sent: ${sessionError.message}`);
 
     const claimed = await claim.state();
     // Without a claim there is no guarantee against a second send, so nothing is sent.
-    if (claimed === 'unavailable') return legResult(leg, 'unavailable', startedMs, 'not sent: the connector could not record the order id (claim store unavailable)');
+    if (claimed === 'unavailable')
+      return legResult(leg, 'unavailable', startedMs, 'not sent: the connector could not record the order id (claim store unavailable)');
     if (claimed === 'duplicate') return this.resolveDuplicate(request, leg, startedMs, traceContext);
 
     try {
-      const outcome = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
-        this.options.adapter.place(session, leg, { deadlineUnixMs: request.deadline_unix_ms, callDeadlineMs: config.BROKER_CALL_DEADLINE_MS, defaultSlippagePoints: config.CONNECTOR_DEFAULT_SLIPPAGE_POINTS }),
+      const outcome = await this.options.sessions.withSession(
+        request.account_id,
+        request.credentials,
+        (session) =>
+          this.options.adapter.place(session, leg, {
+            deadlineUnixMs: request.deadline_unix_ms,
+            callDeadlineMs: config.BROKER_CALL_DEADLINE_MS,
+            defaultSlippagePoints: config.CONNECTOR_DEFAULT_SLIPPAGE_POINTS,
+          }),
         traceContext,
       );
       return outcomeResult(leg, outcome, startedMs);
     } catch (error) {
       if (error instanceof TerminalLoginError) return legResult(leg, 'unavailable', startedMs, `not sent: ${error.message}`);
       if (error instanceof BrokerCallError) {
-        return legResult(leg, 'unknown', startedMs, `sent, but the trade server did not answer (${error.message}); it may have executed and will be reconciled`);
+        return legResult(
+          leg,
+          'unknown',
+          startedMs,
+          `sent, but the trade server did not answer (${error.message}); it may have executed and will be reconciled`,
+        );
       }
       throw error;
     }
   }
 
-
   /** A client id claimed before: never send it again; report what the trade server did with the original. */
-  private async resolveDuplicate(request: PlaceRequestMessage, leg: OrderLegMessage, startedMs: number, traceContext: Context): Promise<LegResultMessage> {
+  private async resolveDuplicate(
+    request: PlaceRequestMessage,
+    leg: OrderLegMessage,
+    startedMs: number,
+    traceContext: Context,
+  ): Promise<LegResultMessage> {
     const waitUntilMs = Math.max(request.deadline_unix_ms, Date.now());
     for (;;) {
       try {
-        const records = await this.options.sessions.withSession(request.account_id, request.credentials, (session) =>
-          this.options.adapter.lookup(session, [leg.client_id], '', this.options.config.BROKER_READ_DEADLINE_MS),
+        const records = await this.options.sessions.withSession(
+          request.account_id,
+          request.credentials,
+          (session) => this.options.adapter.lookup(session, [leg.client_id], '', this.options.config.BROKER_READ_DEADLINE_MS),
           traceContext,
         );
         const record = records.find((item) => item.clientId === leg.client_id);
-        if (record?.state === 'done' && record.outcome) return outcomeResult(leg, record.outcome, startedMs, 'duplicate request: this is the outcome of the original, which was not sent again');
+        if (record?.state === 'done' && record.outcome)
+          return outcomeResult(
+            leg,
+            record.outcome,
+            startedMs,
+            'duplicate request: this is the outcome of the original, which was not sent again',
+          );
       } catch (error) {
         if (!(error instanceof BrokerCallError) && !(error instanceof TerminalLoginError)) throw error;
       }
       if (Date.now() + duplicatePollMs > waitUntilMs) break;
       await sleep(duplicatePollMs);
     }
-    return legResult(leg, 'unknown', startedMs, 'duplicate request: the original is still executing or its outcome is not known yet; not sent again');
+    return legResult(
+      leg,
+      'unknown',
+      startedMs,
+      'duplicate request: the original is still executing or its outcome is not known yet; not sent again',
+    );
   }
-
 }

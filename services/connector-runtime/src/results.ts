@@ -5,7 +5,14 @@ import { legStatusOf } from './selection';
 
 /** The answers a connector gives per leg, per ticket and per looked-up record, from a trade server's outcome. Pure. */
 
-export function legResult(leg: OrderLegMessage, status: LegStatus, startedMs: number, message: string, outcome?: TradeOutcome, code?: number): LegResultMessage {
+export function legResult(
+  leg: OrderLegMessage,
+  status: LegStatus,
+  startedMs: number,
+  message: string,
+  outcome?: TradeOutcome,
+  code?: number,
+): LegResultMessage {
   const result: LegResultMessage = {
     client_id: leg.client_id,
     leg_index: leg.leg_index,
@@ -29,15 +36,21 @@ export function legResult(leg: OrderLegMessage, status: LegStatus, startedMs: nu
   return result;
 }
 
-
 export function outcomeResult(leg: OrderLegMessage, outcome: TradeOutcome, startedMs: number, note = ''): LegResultMessage {
   const status = legStatusOf(outcome.retcode);
   const message = status === 'rejected' ? outcome.message : note;
   return legResult(leg, status, startedMs, message, outcome);
 }
 
-
-export function ticketResult(item: OpenItem, status: TicketResultMessage['status'], message: string, clientId: string, outcome?: TradeOutcome, code?: number, volume?: number): TicketResultMessage {
+export function ticketResult(
+  item: OpenItem,
+  status: TicketResultMessage['status'],
+  message: string,
+  clientId: string,
+  outcome?: TradeOutcome,
+  code?: number,
+  volume?: number,
+): TicketResultMessage {
   const result: TicketResultMessage = {
     ticket: item.ticket,
     symbol: item.symbol,
@@ -55,7 +68,6 @@ export function ticketResult(item: OpenItem, status: TicketResultMessage['status
   result.price = outcome && outcome.price > 0 ? outcome.price : 0;
   return result;
 }
-
 
 export function entryOf(record: BrokerRecord): LookupEntryMessage {
   const entry: LookupEntryMessage = { client_id: record.clientId, state: record.state, action: record.action };
@@ -85,9 +97,15 @@ export function entryOf(record: BrokerRecord): LookupEntryMessage {
     entry.leg = leg;
   } else {
     const closed = outcome.retcode === retcode.DONE;
-    const item: OpenItem = { ticket: record.ticket, symbol: record.symbol, type: record.type, kind: record.kind || (record.action === 'delete' ? 'pending' : 'position'), volume: record.volume, magic: 0 };
+    const item: OpenItem = {
+      ticket: record.ticket,
+      symbol: record.symbol,
+      type: record.type,
+      kind: record.kind || (record.action === 'delete' ? 'pending' : 'position'),
+      volume: record.volume,
+      magic: 0,
+    };
     entry.ticket = ticketResult(item, closed ? 'closed' : 'failed', closed ? '' : outcome.message, record.clientId, outcome);
   }
   return entry;
 }
-

@@ -45,7 +45,10 @@ export class ConnectorRuntime {
   constructor(private readonly options: ConnectorRuntimeOptions) {
     const shared: RuntimeShared = {
       // A failure of the claim store is logged within the request's trace.
-      claimFor: (key, traceContext) => new MessageClaim(options.claims, key, (error) => this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable'))),
+      claimFor: (key, traceContext) =>
+        new MessageClaim(options.claims, key, (error) =>
+          this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable')),
+        ),
       logWithin: (traceContext, write) => this.logWithin(traceContext, write),
     };
     this.placing = new Placing(options, shared);
@@ -90,7 +93,10 @@ export class ConnectorRuntime {
         },
       });
     }
-    this.options.logger.info({ platform, subjects: `${config.TERMINAL_SUBJECT_ROOT}.${platform}.*.<op>`, queue: config.CONNECTOR_QUEUE_GROUP }, 'connector serving');
+    this.options.logger.info(
+      { platform, subjects: `${config.TERMINAL_SUBJECT_ROOT}.${platform}.*.<op>`, queue: config.CONNECTOR_QUEUE_GROUP },
+      'connector serving',
+    );
   }
 
   /** Stops taking requests and waits (up to the grace) for the ones in hand to finish. */
@@ -119,7 +125,15 @@ export class ConnectorRuntime {
     const parent = extractTraceContext(message.headers);
     const span = tracer.startSpan(
       `connector.${op}`,
-      { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': message.subject, 'mtx.platform': this.options.platform, 'mtx.account_id': subjectAccount } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': message.subject,
+          'mtx.platform': this.options.platform,
+          'mtx.account_id': subjectAccount,
+        },
+      },
       parent,
     );
     // Carried by hand to every trade server call and log line of this request: the connectors run a synchronous
@@ -171,9 +185,10 @@ export class ConnectorRuntime {
       throw new MalformedRequestError(`request is not a valid protobuf message: ${(error as Error).message}`);
     }
     const accountId = (decoded as { account_id?: string }).account_id;
-    if (accountId !== subjectAccount) throw new MalformedRequestError(`account_id ${accountId} does not match the subject's ${subjectAccount}`);
+    if (accountId !== subjectAccount)
+      throw new MalformedRequestError(`account_id ${accountId} does not match the subject's ${subjectAccount}`);
     const credentials = (decoded as { credentials?: { server?: string; login?: string } }).credentials;
-    if (!credentials || !credentials.server || !credentials.login) throw new MalformedRequestError('credentials (server, login, password) are required');
+    if (!credentials?.server || !credentials.login) throw new MalformedRequestError('credentials (server, login, password) are required');
     return decoded;
   }
 
@@ -183,9 +198,18 @@ export class ConnectorRuntime {
         const request = this.decode(connectorCodecs.placeRequest, data, subjectAccount);
         span.setAttribute('mtx.batch_id', request.batch_id);
         const reply = await this.place(request, traceContext);
-        span.setAttribute('mtx.leg_index', reply.results.map((result) => result.leg_index));
-        span.setAttribute('mtx.status', reply.results.map((result) => result.status));
-        span.setAttribute('mtx.retcode', reply.results.map((result) => result.retcode));
+        span.setAttribute(
+          'mtx.leg_index',
+          reply.results.map((result) => result.leg_index),
+        );
+        span.setAttribute(
+          'mtx.status',
+          reply.results.map((result) => result.status),
+        );
+        span.setAttribute(
+          'mtx.retcode',
+          reply.results.map((result) => result.retcode),
+        );
         const troubled = reply.results.find((result) => result.status === 'unknown' || result.status === 'unavailable');
         if (troubled) span.setStatus({ code: SpanStatusCode.ERROR, message: `${troubled.status}: ${troubled.message}` });
         return connectorCodecs.placeReply.encode(reply);
@@ -197,7 +221,8 @@ export class ConnectorRuntime {
         span.setAttribute('mtx.status', reply.status);
         span.setAttribute('mtx.matched', reply.matched);
         span.setAttribute('mtx.closed', reply.closed);
-        if (reply.status === 'unknown' || reply.status === 'unavailable') span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
+        if (reply.status === 'unknown' || reply.status === 'unavailable')
+          span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
         return connectorCodecs.closeReply.encode(reply);
       }
       case 'lookup': {
@@ -205,7 +230,10 @@ export class ConnectorRuntime {
         return connectorCodecs.lookupReply.encode(await this.lookup(request, traceContext));
       }
       case 'servers': {
-        if (subjectAccount !== directoryToken) throw new MalformedRequestError(`servers is asked on ${this.options.config.TERMINAL_SUBJECT_ROOT}.${this.options.platform}.${directoryToken}.servers`);
+        if (subjectAccount !== directoryToken)
+          throw new MalformedRequestError(
+            `servers is asked on ${this.options.config.TERMINAL_SUBJECT_ROOT}.${this.options.platform}.${directoryToken}.servers`,
+          );
         const servers = await this.options.adapter.servers(this.options.config.BROKER_READ_DEADLINE_MS, traceContext);
         return connectorCodecs.serversReply.encode({ servers });
       }

@@ -22,7 +22,11 @@ export function closeAccountStatus(results: Array<Pick<TicketResultMessage, 'sta
 }
 
 /** Whether an open item of an account at `broker` is picked by a close selector. */
-export function selectorMatches(item: OpenItem, selector: { symbol: string; symbol_match: string; side: string; kind: string; magic?: number }, broker: BrokerSymbols): boolean {
+export function selectorMatches(
+  item: OpenItem,
+  selector: { symbol: string; symbol_match: string; side: string; kind: string; magic?: number },
+  broker: BrokerSymbols,
+): boolean {
   const mode = selector.symbol_match === 'base' ? 'base' : 'exact';
   if (!symbolMatches(item.symbol, selector.symbol, mode, broker)) return false;
   const kind = selector.kind || 'position';

@@ -1,6 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { propagation, type Context } from '@opentelemetry/api';
-import { terminalCallFields, type TerminalAnswerFrame, type TerminalCallFrame, type TerminalMethod } from '@mtx/shared/connector/terminal-frames';
+import {
+  terminalCallFields,
+  type TerminalAnswerFrame,
+  type TerminalCallFrame,
+  type TerminalMethod,
+} from '@mtx/shared/connector/terminal-frames';
 
 interface PendingCall {
   field: string;
@@ -43,13 +48,24 @@ export class TerminalStream {
     propagation.inject(traceContext, carrier);
     const deadlineUnixMs = Date.now() + Math.max(1, deadlineMs);
     return new Promise<TResponse>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!this.pending.delete(callId)) return;
-        reject(this.callError(grpc.status.DEADLINE_EXCEEDED, `no answer from the trade server within ${deadlineMs} ms`));
-        if (this.stream === stream && !stream.writableEnded) stream.write({ call_id: callId, deadline_unix_ms: 0, traceparent: '', tracestate: '', cancel: true });
-      }, Math.max(1, deadlineMs));
+      const timer = setTimeout(
+        () => {
+          if (!this.pending.delete(callId)) return;
+          reject(this.callError(grpc.status.DEADLINE_EXCEEDED, `no answer from the trade server within ${deadlineMs} ms`));
+          if (this.stream === stream && !stream.writableEnded)
+            stream.write({ call_id: callId, deadline_unix_ms: 0, traceparent: '', tracestate: '', cancel: true });
+        },
+        Math.max(1, deadlineMs),
+      );
       this.pending.set(callId, { field, resolve: resolve as (value: unknown) => void, reject, timer });
-      stream.write({ call_id: callId, deadline_unix_ms: deadlineUnixMs, traceparent: carrier.traceparent ?? '', tracestate: carrier.tracestate ?? '', cancel: false, [field]: request });
+      stream.write({
+        call_id: callId,
+        deadline_unix_ms: deadlineUnixMs,
+        traceparent: carrier.traceparent ?? '',
+        tracestate: carrier.tracestate ?? '',
+        cancel: false,
+        [field]: request,
+      });
     });
   }
 
@@ -72,7 +88,9 @@ export class TerminalStream {
       for (const [callId, call] of this.pending) {
         this.pending.delete(callId);
         clearTimeout(call.timer);
-        call.reject(this.callError(grpc.status.UNAVAILABLE, `the connection to the trade server was lost (${reason}); the outcome is unknown`));
+        call.reject(
+          this.callError(grpc.status.UNAVAILABLE, `the connection to the trade server was lost (${reason}); the outcome is unknown`),
+        );
       }
     };
     stream.on('error', (error: grpc.ServiceError) => broken(error.details || error.message));

@@ -64,7 +64,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     if (error instanceof AppError) appError = error;
     else if (fastifyError.validation) appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
     else if (isStoreUnavailable(error)) appError = new AppError('unavailable', 'storage is unavailable; retry shortly');
-    else if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
+    else if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)
+      appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
     else {
       request.log.error({ err: error }, 'request failed');
       appError = new AppError('internal', 'internal error');

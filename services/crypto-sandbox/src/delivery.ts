@@ -123,7 +123,12 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
     });
   }
 
-  async function deliver(url: string, invoice: InvoiceDocument, transaction: TransactionDocument, status: TransactionStatus): Promise<void> {
+  async function deliver(
+    url: string,
+    invoice: InvoiceDocument,
+    transaction: TransactionDocument,
+    status: TransactionStatus,
+  ): Promise<void> {
     const deliveryId = `dlv_${crypto.randomBytes(10).toString('hex')}`;
     for (let attempt = 1; attempt <= options.attempts && !closed; attempt++) {
       const payload = body(invoice, transaction, status, deliveryId);
@@ -133,7 +138,11 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
         try {
           const response = await fetch(url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'user-agent': 'mtx-crypto-sandbox/1', [signatureHeader]: signPostback(payload, options.secret) },
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': 'mtx-crypto-sandbox/1',
+              [signatureHeader]: signPostback(payload, options.secret),
+            },
             body: payload,
             signal: AbortSignal.timeout(options.timeoutMs),
           });
@@ -145,9 +154,22 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
       });
       const delivered = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
       const outcome = delivered ? 'delivered' : attempt === options.attempts ? 'gave_up' : 'retrying';
-      remember({ delivery_id: deliveryId, transaction_id: transaction.transaction_id, invoice_id: invoice._id, status, attempt, http_status: httpStatus, error: failure, outcome, at: clock.now().toISOString() });
+      remember({
+        delivery_id: deliveryId,
+        transaction_id: transaction.transaction_id,
+        invoice_id: invoice._id,
+        status,
+        attempt,
+        http_status: httpStatus,
+        error: failure,
+        outcome,
+        at: clock.now().toISOString(),
+      });
       if (delivered) return;
-      logger.warn({ delivery_id: deliveryId, invoice_id: invoice._id, status, attempt, http_status: httpStatus, error: failure }, outcome === 'gave_up' ? 'postback gave up' : 'postback failed; retrying');
+      logger.warn(
+        { delivery_id: deliveryId, invoice_id: invoice._id, status, attempt, http_status: httpStatus, error: failure },
+        outcome === 'gave_up' ? 'postback gave up' : 'postback failed; retrying',
+      );
       if (outcome === 'gave_up') return;
       await sleep(Math.min(retryDelayMaxMs, options.retryBaseMs * 2 ** (attempt - 1)));
     }
@@ -180,7 +202,11 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
     },
 
     attempts(filter: { transactionId?: string; invoiceId?: string } = {}): DeliveryAttempt[] {
-      return attempts.filter((attempt) => (!filter.transactionId || attempt.transaction_id === filter.transactionId) && (!filter.invoiceId || attempt.invoice_id === filter.invoiceId));
+      return attempts.filter(
+        (attempt) =>
+          (!filter.transactionId || attempt.transaction_id === filter.transactionId) &&
+          (!filter.invoiceId || attempt.invoice_id === filter.invoiceId),
+      );
     },
 
     pendingJobs: () => jobs,

@@ -71,7 +71,10 @@ export function createInvoices({ store, clock }: { store: SandboxStore; clock: C
   }
 
   async function view(invoice: InvoiceDocument): Promise<InvoiceView> {
-    const [transactions, cancellation] = await Promise.all([transactionsOf(invoice._id), store.cancellations.findOne({ _id: invoice._id })]);
+    const [transactions, cancellation] = await Promise.all([
+      transactionsOf(invoice._id),
+      store.cancellations.findOne({ _id: invoice._id }),
+    ]);
     const paid = transactions.reduce((sum, transaction) => sum + BigInt(transaction.amount), 0n);
     const expected = BigInt(invoice.amount);
     let status: InvoiceStatus;
@@ -117,17 +120,21 @@ export function createInvoices({ store, clock }: { store: SandboxStore; clock: C
   return {
     async create(input: CreateInvoiceInput): Promise<InvoiceView> {
       const asset = findAsset(input.asset_code, input.blockchain_code);
-      if (!asset) throw new AppError('invalid_request', `${input.asset_code} on ${input.blockchain_code} is not offered`, { param: 'asset_code' });
-      if (!isUnitAmount(input.amount)) throw new AppError('invalid_request', 'amount must be a positive integer string in the smallest unit', { param: 'amount' });
+      if (!asset)
+        throw new AppError('invalid_request', `${input.asset_code} on ${input.blockchain_code} is not offered`, { param: 'asset_code' });
+      if (!isUnitAmount(input.amount))
+        throw new AppError('invalid_request', 'amount must be a positive integer string in the smallest unit', { param: 'amount' });
       const expiresAt = new Date(input.expires_at);
       if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= clock.now().getTime()) {
         throw new AppError('invalid_request', 'expires_at must be a future ISO 8601 timestamp', { param: 'expires_at' });
       }
-      if (input.is_evm && !asset.chain.isEvm) throw new AppError('invalid_request', `${asset.chain.name} is not an EVM chain`, { param: 'is_evm' });
+      if (input.is_evm && !asset.chain.isEvm)
+        throw new AppError('invalid_request', `${asset.chain.name} is not an EVM chain`, { param: 'is_evm' });
       const invoiceId = `inv_${crypto.randomBytes(12).toString('hex')}`;
       let address = newDepositAddress(asset.chain.addressStyle);
       // The address is claimed first: a deposit is matched to its invoice by address alone.
-      while (!(await insertIfAbsent(store.addresses, { _id: address, invoice_id: invoiceId }))) address = newDepositAddress(asset.chain.addressStyle);
+      while (!(await insertIfAbsent(store.addresses, { _id: address, invoice_id: invoiceId })))
+        address = newDepositAddress(asset.chain.addressStyle);
       const paymentUri = input.is_evm ? evmPaymentUri(asset, address, input.amount) : undefined;
       const invoice: InvoiceDocument = {
         _id: invoiceId,
@@ -165,13 +172,22 @@ export function createInvoices({ store, clock }: { store: SandboxStore; clock: C
      * cannot refuse it), so payments to expired or cancelled invoices are recorded too; the wrong asset or
      * chain is refused, because on a real chain it would never reach this address's ledger.
      */
-    async deposit(input: { address: string; asset_code: string; blockchain_code: string; amount: string }): Promise<{ invoice: InvoiceDocument; transaction: TransactionDocument }> {
-      if (!isUnitAmount(input.amount)) throw new AppError('invalid_request', 'amount must be a positive integer string in the smallest unit', { param: 'amount' });
-      const pointer = typeof input.address === 'string' && input.address.length <= 128 ? await store.addresses.findOne({ _id: input.address }) : null;
+    async deposit(input: {
+      address: string;
+      asset_code: string;
+      blockchain_code: string;
+      amount: string;
+    }): Promise<{ invoice: InvoiceDocument; transaction: TransactionDocument }> {
+      if (!isUnitAmount(input.amount))
+        throw new AppError('invalid_request', 'amount must be a positive integer string in the smallest unit', { param: 'amount' });
+      const pointer =
+        typeof input.address === 'string' && input.address.length <= 128 ? await store.addresses.findOne({ _id: input.address }) : null;
       if (!pointer) throw new AppError('not_found', `no invoice has the address ${input.address}`, { param: 'address' });
       const invoice = await load(pointer.invoice_id);
       if (invoice.asset_code !== input.asset_code || invoice.blockchain_code !== input.blockchain_code) {
-        throw new AppError('invalid_request', `address ${input.address} takes ${invoice.asset_code} on ${invoice.blockchain_code}`, { param: 'asset_code' });
+        throw new AppError('invalid_request', `address ${input.address} takes ${invoice.asset_code} on ${invoice.blockchain_code}`, {
+          param: 'asset_code',
+        });
       }
       const asset = findAsset(invoice.asset_code, invoice.blockchain_code)!;
       for (let n = 1; n <= transactionsPerInvoiceMax; n++) {

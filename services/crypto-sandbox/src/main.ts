@@ -11,9 +11,15 @@ const logger = createLogger('crypto-sandbox');
 runMain(logger, async () => {
   const config = loadSandboxConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
-  const sandbox = await createSandboxApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'crypto-sandbox')), clock: systemClock, logger });
+  const sandbox = await createSandboxApp({
+    config,
+    database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'crypto-sandbox')),
+    clock: systemClock,
+    logger,
+  });
   await sandbox.app.listen({ port: config.PORT, host: config.HOST });
-  if (config.POSTBACK_SECRET === developmentPostbackSecret) logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
+  if (config.POSTBACK_SECRET === developmentPostbackSecret)
+    logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
   logger.info({ port: config.PORT, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening');
   handleShutdownSignals(
     logger,

@@ -51,7 +51,12 @@ beforeAll(async () => {
     POSTBACK_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'silent',
   });
-  sandbox = await createSandboxApp({ config, database: mongo.db(databaseName(prefix, 'crypto-sandbox')), clock, logger: createLogger('crypto-sandbox', { level: 'silent' }) });
+  sandbox = await createSandboxApp({
+    config,
+    database: mongo.db(databaseName(prefix, 'crypto-sandbox')),
+    clock,
+    logger: createLogger('crypto-sandbox', { level: 'silent' }),
+  });
   await sandbox.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(sandbox.app.server.address() as AddressInfo).port}`;
 });
@@ -59,7 +64,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.close();
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await mongo?.db(databaseName(prefix, 'crypto-sandbox')).dropDatabase().catch(() => undefined);
+  await mongo
+    ?.db(databaseName(prefix, 'crypto-sandbox'))
+    .dropDatabase()
+    .catch(() => undefined);
   await mongo?.close();
 });
 
@@ -104,18 +112,27 @@ describe('assets and rates', () => {
   it('offers stablecoins and volatile coins on several chains, with per-pair minimums and display decimals', async () => {
     const { status, body } = await api('GET', '/v1/assets');
     expect(status).toBe(200);
-    const pairs = body.assets.map((asset: { asset_code: string; blockchain_code: string }) => `${asset.asset_code}/${asset.blockchain_code}`);
-    expect(pairs).toEqual(expect.arrayContaining(['USDT/TRON', 'USDT/ETH', 'USDT/BSC', 'USDC/ETH', 'USDC/POLYGON', 'BTC/BTC', 'ETH/ETH', 'LTC/LTC', 'SOL/SOL']));
+    const pairs = body.assets.map(
+      (asset: { asset_code: string; blockchain_code: string }) => `${asset.asset_code}/${asset.blockchain_code}`,
+    );
+    expect(pairs).toEqual(
+      expect.arrayContaining(['USDT/TRON', 'USDT/ETH', 'USDT/BSC', 'USDC/ETH', 'USDC/POLYGON', 'BTC/BTC', 'ETH/ETH', 'LTC/LTC', 'SOL/SOL']),
+    );
     const btc = body.assets.find((asset: { asset_code: string }) => asset.asset_code === 'BTC');
     expect(btc).toMatchObject({ is_stable: false, is_evm: false, decimals: 8 });
     expect(btc.min_amount_eur_cents).toBeGreaterThan(1000);
     expect(btc.min_amount_eur_cents).toBeLessThanOrEqual(20000);
-    expect(body.assets.find((asset: { asset_code: string; blockchain_code: string }) => asset.asset_code === 'USDT' && asset.blockchain_code === 'BSC')).toMatchObject({ is_evm: true, is_stable: true, decimals: 18 });
+    expect(
+      body.assets.find(
+        (asset: { asset_code: string; blockchain_code: string }) => asset.asset_code === 'USDT' && asset.blockchain_code === 'BSC',
+      ),
+    ).toMatchObject({ is_evm: true, is_stable: true, decimals: 18 });
     for (const asset of body.assets) expect(asset.rate_eur).toMatch(/^\d+\.\d{8}$/);
   });
 
   it('moves rates over time, deterministically for a given instant', async () => {
-    const rateOf = async (code: string) => (await api('GET', '/v1/assets')).body.assets.find((asset: { asset_code: string }) => asset.asset_code === code).rate_eur as string;
+    const rateOf = async (code: string) =>
+      (await api('GET', '/v1/assets')).body.assets.find((asset: { asset_code: string }) => asset.asset_code === code).rate_eur as string;
     const start = clock.now();
     const btcNow = await rateOf('BTC');
     expect(await rateOf('BTC')).toBe(btcNow);
@@ -138,14 +155,23 @@ describe('invoices', () => {
     expect((await createInvoice('USDT', 'TRON')).body.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
     expect((await createInvoice('BTC', 'BTC')).body.address).toMatch(/^bc1q[02-9ac-hj-np-z]{38}$/);
     const web3 = await createInvoice('USDT', 'ETH', { is_evm: true });
-    expect(web3.body.payment_uri).toBe(`ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7@1/transfer?address=${web3.body.address}&uint256=10000000`);
+    expect(web3.body.payment_uri).toBe(
+      `ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7@1/transfer?address=${web3.body.address}&uint256=10000000`,
+    );
     const refused = await createInvoice('USDT', 'TRON', { is_evm: true });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('invalid_request');
   });
 
   it('rejects malformed invoices', async () => {
-    for (const extra of [{ amount: '0' }, { amount: '1.5' }, { amount: 100 }, { asset_code: 'NOPE' }, { expires_at: '2000-01-01T00:00:00Z' }, { surprise: 1 }]) {
+    for (const extra of [
+      { amount: '0' },
+      { amount: '1.5' },
+      { amount: 100 },
+      { asset_code: 'NOPE' },
+      { expires_at: '2000-01-01T00:00:00Z' },
+      { surprise: 1 },
+    ]) {
       const response = await createInvoice('USDT', 'TRON', extra);
       expect(response.status, JSON.stringify(extra)).toBe(400);
     }
@@ -174,7 +200,8 @@ describe('invoices', () => {
 });
 
 describe('deposits and postbacks', () => {
-  const verify = (message: Received) => message.signature === `sha256=${crypto.createHmac('sha256', config.POSTBACK_SECRET).update(message.body).digest('hex')}`;
+  const verify = (message: Received) =>
+    message.signature === `sha256=${crypto.createHmac('sha256', config.POSTBACK_SECRET).update(message.body).digest('hex')}`;
 
   it('refuses deposits to unknown addresses, in the wrong asset, or of a malformed amount', async () => {
     const invoice = (await createInvoice('USDT', 'TRON')).body;
@@ -193,18 +220,26 @@ describe('deposits and postbacks', () => {
     await eventually(async () => received.length === 2, 5_000);
     expect(received.map((message) => message.parsed.transaction.status)).toEqual(['confirming', 'confirmed']);
     expect(received.every(verify)).toBe(true);
-    expect(received[1]!.parsed).toMatchObject({ invoice_id: invoice.id, transaction: { id: answer.body.transaction_id, amount: '10000000' }, timestamp: clock.now().toISOString() });
+    expect(received[1]!.parsed).toMatchObject({
+      invoice_id: invoice.id,
+      transaction: { id: answer.body.transaction_id, amount: '10000000' },
+      timestamp: clock.now().toISOString(),
+    });
   });
 
   it('applies the delivery faults: twice, reversed, late and never', async () => {
     const invoice = (await createInvoice('USDT', 'TRON')).body;
     const twice = (await deposit(invoice.address, 'USDT', 'TRON', '1000', 'twice')).body.transaction_id;
     await eventually(async () => received.filter((message) => message.parsed.transaction.id === twice).length === 3, 5_000);
-    expect(received.filter((message) => message.parsed.transaction.id === twice).map((message) => message.parsed.transaction.status)).toEqual(['confirming', 'confirmed', 'confirmed']);
+    expect(
+      received.filter((message) => message.parsed.transaction.id === twice).map((message) => message.parsed.transaction.status),
+    ).toEqual(['confirming', 'confirmed', 'confirmed']);
 
     const reversed = (await deposit(invoice.address, 'USDT', 'TRON', '1000', 'reversed')).body.transaction_id;
     await eventually(async () => received.filter((message) => message.parsed.transaction.id === reversed).length === 2, 5_000);
-    expect(received.filter((message) => message.parsed.transaction.id === reversed).map((message) => message.parsed.transaction.status)).toEqual(['confirmed', 'confirming']);
+    expect(
+      received.filter((message) => message.parsed.transaction.id === reversed).map((message) => message.parsed.transaction.status),
+    ).toEqual(['confirmed', 'confirming']);
 
     const sentAt = Date.now();
     const late = (await deposit(invoice.address, 'USDT', 'TRON', '1000', 'late')).body.transaction_id;
@@ -214,7 +249,9 @@ describe('deposits and postbacks', () => {
     expect(received.some((message) => message.parsed.transaction.id === never)).toBe(false);
     expect((await api('GET', `/sandbox/deliveries?transaction_id=${never}`, undefined, {})).body.attempts).toEqual([]);
     // The undelivered payment is still on the invoice for reconciliation to find.
-    expect((await api('GET', `/v1/invoices/${invoice.id}`)).body.transactions.map((transaction: { id: string }) => transaction.id)).toContain(never);
+    expect(
+      (await api('GET', `/v1/invoices/${invoice.id}`)).body.transactions.map((transaction: { id: string }) => transaction.id),
+    ).toContain(never);
   });
 
   it('retries a failed postback with backoff until the receiver accepts it', async () => {
@@ -233,7 +270,12 @@ describe('deposits and postbacks', () => {
 
   it('keeps its state in its own database across instances', async () => {
     const invoice = (await createInvoice('LTC', 'LTC')).body;
-    const second = await createSandboxApp({ config, database: mongo.db(databaseName(prefix, 'crypto-sandbox')), clock, logger: createLogger('crypto-sandbox', { level: 'silent' }) });
+    const second = await createSandboxApp({
+      config,
+      database: mongo.db(databaseName(prefix, 'crypto-sandbox')),
+      clock,
+      logger: createLogger('crypto-sandbox', { level: 'silent' }),
+    });
     try {
       const seen = await second.invoices.get(invoice.id);
       expect(seen).toMatchObject({ id: invoice.id, address: invoice.address, status: 'pending' });

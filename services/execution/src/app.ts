@@ -24,13 +24,25 @@ export interface ExecutionApp {
 }
 
 /** Builds the execution service over a database and a NATS connection, without listening. */
-export function createExecutionApp(options: { config: ExecutionConfig; database: Db; nats: NatsConnection; logger: Logger; clock?: Clock; billing?: UnaryClient }): ExecutionApp {
+export function createExecutionApp(options: {
+  config: ExecutionConfig;
+  database: Db;
+  nats: NatsConnection;
+  logger: Logger;
+  clock?: Clock;
+  billing?: UnaryClient;
+}): ExecutionApp {
   const { config, database, nats, logger } = options;
   const clock = options.clock ?? systemClock;
-  if (config.ACCOUNT_SECRET_KEY === developmentAccountSecretKey) logger.warn('ACCOUNT_SECRET_KEY is the development key; set your own outside development');
+  if (config.ACCOUNT_SECRET_KEY === developmentAccountSecretKey)
+    logger.warn('ACCOUNT_SECRET_KEY is the development key; set your own outside development');
   const store = createExecutionStore(database);
   const terminals = new TerminalClient(nats, config.TERMINAL_SUBJECT_ROOT, logger);
-  const billing = options.billing ?? (config.SEATS_REQUIRED ? createUnaryClient('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS) : undefined);
+  const billing =
+    options.billing ??
+    (config.SEATS_REQUIRED
+      ? createUnaryClient('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS)
+      : undefined);
   const registry = new AccountRegistry({
     store,
     clock,
@@ -55,7 +67,16 @@ export function createExecutionApp(options: { config: ExecutionConfig; database:
     terminals,
     async listen(port, host = '0.0.0.0') {
       terminals.start();
-      server = await startGrpcServer([{ protoFile: executionProto.file, serviceName: executionProto.service, implementation: createExecutionGrpcImplementation(registry, batches, logger) }], `${host}:${port}`);
+      server = await startGrpcServer(
+        [
+          {
+            protoFile: executionProto.file,
+            serviceName: executionProto.service,
+            implementation: createExecutionGrpcImplementation(registry, batches, logger),
+          },
+        ],
+        `${host}:${port}`,
+      );
       if (config.RECONCILE_INTERVAL_MS > 0) {
         timer = setInterval(() => {
           if (passRunning) return;

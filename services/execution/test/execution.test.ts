@@ -12,7 +12,14 @@ let loginSequence = 61_000;
 
 async function connect(customerId: string, platform: 'mt4' | 'mt5', server: string, label: string) {
   const login = String(++loginSequence);
-  const account = await stack.client.call('CreateAccount', { customer_id: customerId, platform, server, login, password: `pw-${login}`, label });
+  const account = await stack.client.call('CreateAccount', {
+    customer_id: customerId,
+    platform,
+    server,
+    login,
+    password: `pw-${login}`,
+    label,
+  });
   return { ...account, login };
 }
 
@@ -28,11 +35,17 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
 const received = async () => (await stack.control('/control/stats')).body.trade_requests_received as number;
 
 function place(orders: Array<Record<string, unknown>>, defaults?: Record<string, unknown>, customerId = customer) {
-  return stack.client.call('PlaceOrders', { customer_id: customerId, defaults, orders: orders.map(({ account_id, ...fields }) => ({ account_id, fields })) }).then(plain);
+  return stack.client
+    .call('PlaceOrders', { customer_id: customerId, defaults, orders: orders.map(({ account_id, ...fields }) => ({ account_id, fields })) })
+    .then(plain);
 }
 
 beforeAll(async () => {
-  stack = await startExecutionStack({ label: 'exec', connectorEnv: { BROKER_CALL_DEADLINE_MS: '4000' }, executionEnv: { BATCHES_IN_FLIGHT_MAX: '2' } });
+  stack = await startExecutionStack({
+    label: 'exec',
+    connectorEnv: { BROKER_CALL_DEADLINE_MS: '4000' },
+    executionEnv: { BATCHES_IN_FLIGHT_MAX: '2' },
+  });
   await stack.control('/control/prices', 'POST', { frozen_all: true });
   await stack.control('/control/prices', 'POST', { symbol: 'EURUSD', bid: 1.1, frozen: true });
   accounts.alpha = await connect(customer, 'mt5', 'AlphaFX-Live', 'alpha hedging');
@@ -45,18 +58,30 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 describe('account registry', () => {
-  it('connects accounts with the broker server\'s symbol suffix and margin mode, and lists them in order', async () => {
-    expect([accounts.alpha!.symbol_suffix, accounts.beta!.symbol_suffix, accounts.gamma!.symbol_suffix, accounts.delta!.symbol_suffix]).toEqual(['', '.xx', 'm', '-ecn']);
+  it("connects accounts with the broker server's symbol suffix and margin mode, and lists them in order", async () => {
+    expect([
+      accounts.alpha!.symbol_suffix,
+      accounts.beta!.symbol_suffix,
+      accounts.gamma!.symbol_suffix,
+      accounts.delta!.symbol_suffix,
+    ]).toEqual(['', '.xx', 'm', '-ecn']);
     expect((accounts.beta as any).margin_mode).toBe('netting');
     const list = await stack.client.call('ListAccounts', { customer_id: customer });
-    expect(list.accounts.map((account: { id: string }) => account.id)).toEqual(['alpha', 'beta', 'gamma', 'delta'].map((name) => accounts[name]!.id));
+    expect(list.accounts.map((account: { id: string }) => account.id)).toEqual(
+      ['alpha', 'beta', 'gamma', 'delta'].map((name) => accounts[name]!.id),
+    );
     expect(JSON.stringify(list)).not.toContain('pw-');
     expect((await stack.client.call('ListAccounts', { customer_id: otherCustomer })).accounts).toHaveLength(1);
   });
 
-  it('lists the trade servers the running terminals reach, with each broker\'s suffix', async () => {
+  it("lists the trade servers the running terminals reach, with each broker's suffix", async () => {
     const { servers } = await stack.client.call('ListServers', {});
-    const byName = Object.fromEntries(servers.map((server: { name: string; platform: string; symbol_suffix: string }) => [server.name, [server.platform, server.symbol_suffix]]));
+    const byName = Object.fromEntries(
+      servers.map((server: { name: string; platform: string; symbol_suffix: string }) => [
+        server.name,
+        [server.platform, server.symbol_suffix],
+      ]),
+    );
     expect(byName).toEqual({
       'AlphaFX-Live': ['mt5', ''],
       'BetaMarkets-Server': ['mt5', '.xx'],
@@ -74,16 +99,40 @@ describe('account registry', () => {
     expect(Object.keys(fetched)).not.toContain('password');
   });
 
-  it('answers 404 for another customer\'s account and refuses bad logins, unknown servers and duplicates', async () => {
-    expect((await rejection(stack.client.call('GetAccount', { customer_id: customer, account_id: accounts.foreign!.id }))).code).toBe('not_found');
-    expect((await rejection(stack.client.call('DeleteAccount', { customer_id: customer, account_id: accounts.foreign!.id }))).code).toBe('not_found');
-    const duplicate = await rejection(stack.client.call('CreateAccount', { customer_id: customer, platform: 'mt5', server: 'AlphaFX-Live', login: accounts.alpha!.login, password: `pw-${accounts.alpha!.login}` }));
+  it("answers 404 for another customer's account and refuses bad logins, unknown servers and duplicates", async () => {
+    expect((await rejection(stack.client.call('GetAccount', { customer_id: customer, account_id: accounts.foreign!.id }))).code).toBe(
+      'not_found',
+    );
+    expect((await rejection(stack.client.call('DeleteAccount', { customer_id: customer, account_id: accounts.foreign!.id }))).code).toBe(
+      'not_found',
+    );
+    const duplicate = await rejection(
+      stack.client.call('CreateAccount', {
+        customer_id: customer,
+        platform: 'mt5',
+        server: 'AlphaFX-Live',
+        login: accounts.alpha!.login,
+        password: `pw-${accounts.alpha!.login}`,
+      }),
+    );
     expect(duplicate.code).toBe('conflict');
-    const badPassword = await rejection(stack.client.call('CreateAccount', { customer_id: 'cus_exec_third', platform: 'mt5', server: 'AlphaFX-Live', login: accounts.alpha!.login, password: 'wrong' }));
+    const badPassword = await rejection(
+      stack.client.call('CreateAccount', {
+        customer_id: 'cus_exec_third',
+        platform: 'mt5',
+        server: 'AlphaFX-Live',
+        login: accounts.alpha!.login,
+        password: 'wrong',
+      }),
+    );
     expect([badPassword.code, badPassword.param]).toEqual(['invalid_request', 'password']);
-    const unknownServer = await rejection(stack.client.call('CreateAccount', { customer_id: customer, platform: 'mt5', server: 'Nowhere-Live', login: '1', password: 'x' }));
+    const unknownServer = await rejection(
+      stack.client.call('CreateAccount', { customer_id: customer, platform: 'mt5', server: 'Nowhere-Live', login: '1', password: 'x' }),
+    );
     expect([unknownServer.code, unknownServer.param]).toEqual(['invalid_request', 'server']);
-    const wrongPlatform = await rejection(stack.client.call('CreateAccount', { customer_id: customer, platform: 'mt4', server: 'AlphaFX-Live', login: '77', password: 'x' }));
+    const wrongPlatform = await rejection(
+      stack.client.call('CreateAccount', { customer_id: customer, platform: 'mt4', server: 'AlphaFX-Live', login: '77', password: 'x' }),
+    );
     expect([wrongPlatform.code, wrongPlatform.param]).toEqual(['invalid_request', 'platform']);
   });
 
@@ -94,22 +143,31 @@ describe('account registry', () => {
     expect((await rejection(stack.client.call('GetAccount', { customer_id: customer, account_id: extra.id }))).code).toBe('not_found');
     const list = await stack.client.call('ListAccounts', { customer_id: customer });
     expect(list.accounts.map((account: { id: string }) => account.id)).not.toContain(extra.id);
-    const again = await stack.client.call('CreateAccount', { customer_id: customer, platform: 'mt5', server: 'AlphaFX-Live', login: extra.login, password: `pw-${extra.login}` });
+    const again = await stack.client.call('CreateAccount', {
+      customer_id: customer,
+      platform: 'mt5',
+      server: 'AlphaFX-Live',
+      login: extra.login,
+      password: `pw-${extra.login}`,
+    });
     await stack.client.call('DeleteAccount', { customer_id: customer, account_id: again.id });
   });
 });
 
 describe('placing orders', () => {
   it('fills, places and rejects with the right retcode names, and stores the batch as returned', async () => {
-    const response = await place([
-      { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
-      { account_id: accounts.beta!.id, symbol: 'EURUSD.xx', operation: 'buyLimit', price: 1.05 },
-      { account_id: accounts.gamma!.id, symbol: 'EURUSDm', volume: 45 },
-      { account_id: accounts.gamma!.id, symbol: 'EURUSDm', stop_loss: 1.2 },
-      { account_id: accounts.delta!.id, symbol: 'EURUSD-ecn', volume: 0.15 },
-      { account_id: accounts.delta!.id, symbol: 'EURUSD-ecn', operation: 'buyStopLimit', price: 1.2, stop_limit_price: 1.19 },
-      { account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'sellStopLimit', price: 1.05, stop_limit_price: 1.051 },
-    ], { operation: 'buy', volume: 0.1 });
+    const response = await place(
+      [
+        { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
+        { account_id: accounts.beta!.id, symbol: 'EURUSD.xx', operation: 'buyLimit', price: 1.05 },
+        { account_id: accounts.gamma!.id, symbol: 'EURUSDm', volume: 45 },
+        { account_id: accounts.gamma!.id, symbol: 'EURUSDm', stop_loss: 1.2 },
+        { account_id: accounts.delta!.id, symbol: 'EURUSD-ecn', volume: 0.15 },
+        { account_id: accounts.delta!.id, symbol: 'EURUSD-ecn', operation: 'buyStopLimit', price: 1.2, stop_limit_price: 1.19 },
+        { account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'sellStopLimit', price: 1.05, stop_limit_price: 1.051 },
+      ],
+      { operation: 'buy', volume: 0.1 },
+    );
     expect(response.results.map((result: any) => [result.status, result.retcode_description ?? null])).toEqual([
       ['filled', 'TRADE_RETCODE_DONE'],
       ['placed', 'TRADE_RETCODE_PLACED'],
@@ -126,7 +184,9 @@ describe('placing orders', () => {
     const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
     expect(stored).toMatchObject({ batch_id: response.batch_id, kind: 'orders', settled: true, orders_summary: response.summary });
     expect(stored.orders).toEqual(response.results);
-    expect((await rejection(stack.client.call('GetBatch', { customer_id: otherCustomer, batch_id: response.batch_id }))).code).toBe('not_found');
+    expect((await rejection(stack.client.call('GetBatch', { customer_id: otherCustomer, batch_id: response.batch_id }))).code).toBe(
+      'not_found',
+    );
     // All of a batch's outcomes are one stored document.
     const outcome = await stack.execution.store.outcomes.findOne({ _id: response.batch_id });
     expect(outcome?.results).toEqual(JSON.parse(JSON.stringify(response.results)));
@@ -143,7 +203,11 @@ describe('placing orders', () => {
     const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
     await eventually(async () => (await stack.execution.store.openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
     // As if the removal had been lost (the process stopped right after answering): the marker is back, long past.
-    await stack.execution.store.openBatches.insertOne({ _id: response.batch_id, created_at: new Date(Date.now() - 3_600_000), deadline_at: new Date(Date.now() - 3_600_000) });
+    await stack.execution.store.openBatches.insertOne({
+      _id: response.batch_id,
+      created_at: new Date(Date.now() - 3_600_000),
+      deadline_at: new Date(Date.now() - 3_600_000),
+    });
     await stack.client.call('Reconcile', { batch_id: response.batch_id });
     expect(await stack.execution.store.openBatches.findOne({ _id: response.batch_id })).toBeNull();
     const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
@@ -152,11 +216,26 @@ describe('placing orders', () => {
   });
 
   it('reads a batch stored with one outcome document per leg and its legs unpacked, as before', async () => {
-    const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }, { account_id: accounts.gamma!.id, symbol: 'EURUSDm' }], { operation: 'buy', volume: 0.1 });
+    const response = await place(
+      [
+        { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
+        { account_id: accounts.gamma!.id, symbol: 'EURUSDm' },
+      ],
+      { operation: 'buy', volume: 0.1 },
+    );
     const results = JSON.parse(JSON.stringify(response.results)) as Array<Record<string, unknown>>;
     // Rewrite the stored outcome in the old layout: `<batch>:<index>` documents.
     await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
-    await stack.execution.store.outcomes.collection.insertMany(results.map((result, index) => ({ _id: `${response.batch_id}:${index}`, batch_id: response.batch_id, index, result, source: 'reply', written_at: new Date() })));
+    await stack.execution.store.outcomes.collection.insertMany(
+      results.map((result, index) => ({
+        _id: `${response.batch_id}:${index}`,
+        batch_id: response.batch_id,
+        index,
+        result,
+        source: 'reply',
+        written_at: new Date(),
+      })),
+    );
     // And the batch itself with its legs as nested documents.
     const raw = (await stack.execution.store.batches.collection.findOne({ _id: response.batch_id }))!;
     await stack.execution.store.batches.collection.deleteOne({ _id: response.batch_id });
@@ -167,15 +246,25 @@ describe('placing orders', () => {
     expect(stored.settled).toBe(true);
   });
 
-  it('sends nothing when the batch is invalid, has 21 legs or names another customer\'s account', async () => {
+  it("sends nothing when the batch is invalid, has 21 legs or names another customer's account", async () => {
     const before = await received();
     const legs = Array.from({ length: 21 }, () => ({ account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }));
     expect((await rejection(place(legs))).code).toBe('too_many_legs');
-    const foreign = await rejection(place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }, { account_id: accounts.foreign!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }]));
+    const foreign = await rejection(
+      place([
+        { account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 },
+        { account_id: accounts.foreign!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 },
+      ]),
+    );
     expect([foreign.code, foreign.param]).toEqual(['unknown_account', 'orders[1].account_id']);
     const missing = await rejection(place([{ account_id: 'acc_doesnotexist', symbol: 'EURUSD', operation: 'buy', volume: 0.1 }]));
     expect(foreign.message.replace(accounts.foreign!.id, 'X')).toBe(missing.message.replace('acc_doesnotexist', 'X'));
-    const badLeg = await rejection(place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }, { account_id: accounts.beta!.id, symbol: 'EURUSD.xx', operation: 'buyLimit', volume: 0.1 }]));
+    const badLeg = await rejection(
+      place([
+        { account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 },
+        { account_id: accounts.beta!.id, symbol: 'EURUSD.xx', operation: 'buyLimit', volume: 0.1 },
+      ]),
+    );
     expect([badLeg.code, badLeg.param]).toEqual(['invalid_request', 'orders[1].price']);
     expect(await received()).toBe(before);
   });
@@ -183,31 +272,52 @@ describe('placing orders', () => {
   it('rejects legs of a suspended account without sending them, and trades again once active', async () => {
     await stack.client.call('SetAccountBillingStatus', { customer_id: customer, account_id: accounts.gamma!.id, status: 'suspended' });
     const before = await received();
-    const response = await place([
-      { account_id: accounts.gamma!.id, symbol: 'EURUSDm' },
-      { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
-    ], { operation: 'buy', volume: 0.1 });
+    const response = await place(
+      [
+        { account_id: accounts.gamma!.id, symbol: 'EURUSDm' },
+        { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
+      ],
+      { operation: 'buy', volume: 0.1 },
+    );
     expect(response.results[0]).toMatchObject({ status: 'rejected', retcode_description: 'TRADE_RETCODE_TRADE_DISABLED' });
     expect(response.results[0].message).toContain('suspended');
     expect(response.results[1].status).toBe('filled');
     expect((await received()) - before).toBe(1);
-    const listed = (await stack.client.call('ListAccounts', { customer_id: customer })).accounts.find((account: { id: string }) => account.id === accounts.gamma!.id);
+    const listed = (await stack.client.call('ListAccounts', { customer_id: customer })).accounts.find(
+      (account: { id: string }) => account.id === accounts.gamma!.id,
+    );
     expect(listed.status).toBe('suspended');
     await stack.client.call('SetAccountBillingStatus', { customer_id: customer, account_id: accounts.gamma!.id, status: 'active' });
-    expect((await place([{ account_id: accounts.gamma!.id, symbol: 'EURUSDm', operation: 'buy', volume: 0.1 }])).results[0].status).toBe('filled');
-    expect((await rejection(stack.client.call('SetAccountBillingStatus', { customer_id: customer, account_id: accounts.gamma!.id, status: 'frozen' }))).code).toBe('invalid_request');
+    expect((await place([{ account_id: accounts.gamma!.id, symbol: 'EURUSDm', operation: 'buy', volume: 0.1 }])).results[0].status).toBe(
+      'filled',
+    );
+    expect(
+      (
+        await rejection(
+          stack.client.call('SetAccountBillingStatus', { customer_id: customer, account_id: accounts.gamma!.id, status: 'frozen' }),
+        )
+      ).code,
+    ).toBe('invalid_request');
   });
 
   it('reports legs of a platform without a running terminal as unavailable, at once', async () => {
     await stack.stopConnector('mt4');
     try {
       const started = Date.now();
-      const response = await place([
-        { account_id: accounts.gamma!.id, symbol: 'EURUSDm' },
-        { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
-      ], { operation: 'buy', volume: 0.1 });
+      const response = await place(
+        [
+          { account_id: accounts.gamma!.id, symbol: 'EURUSDm' },
+          { account_id: accounts.alpha!.id, symbol: 'EURUSD' },
+        ],
+        { operation: 'buy', volume: 0.1 },
+      );
       expect(Date.now() - started).toBeLessThan(1_000);
-      expect(response.results[0]).toMatchObject({ status: 'unavailable', order: 0, deal: 0, retcode_description: 'TRADE_RETCODE_CONNECTION' });
+      expect(response.results[0]).toMatchObject({
+        status: 'unavailable',
+        order: 0,
+        deal: 0,
+        retcode_description: 'TRADE_RETCODE_CONNECTION',
+      });
       expect(response.results[0].retcode).toBeUndefined();
       expect(response.results[1].status).toBe('filled');
       expect(response.summary).toMatchObject({ filled: 1, failed: 1, unknown: 0 });
@@ -234,7 +344,9 @@ describe('placing orders', () => {
       // It keeps the time its answer took, as the customer was told, not 0.
       expect(response.results[0].latency_ms).toBeGreaterThan(500);
       expect(after.orders[0].latency_ms).toBe(response.results[0].latency_ms);
-      const deals = (await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/deals`)).body.deals as Array<{ order: number }>;
+      const deals = (await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/deals`)).body.deals as Array<{
+        order: number;
+      }>;
       expect(deals.some((deal) => deal.order === after.orders[0].order)).toBe(true);
     } finally {
       await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/faults`, 'DELETE');
@@ -295,49 +407,96 @@ describe('placing orders', () => {
 describe('closing by selector', () => {
   it('closes per account, counts the summary, and refuses up front when require_reachable finds no terminal', async () => {
     const target = await connect(customer, 'mt5', 'AlphaFX-Live', 'closing');
-    for (const symbol of ['EURUSD', 'EURUSDm', 'EURUSDPRO']) await stack.control(`/control/accounts/AlphaFX-Live/${target.login}/positions`, 'POST', { symbol, type: 'buy', volume: 0.1 });
+    for (const symbol of ['EURUSD', 'EURUSDm', 'EURUSDPRO'])
+      await stack.control(`/control/accounts/AlphaFX-Live/${target.login}/positions`, 'POST', { symbol, type: 'buy', volume: 0.1 });
     await stack.stopConnector('mt4');
     try {
       const before = await received();
       const refused = await rejection(
-        stack.client.call('CloseOrders', { customer_id: customer, defaults: { symbol: 'EURUSD', symbol_match: 'base' }, accounts: [{ account_id: target.id }, { account_id: accounts.gamma!.id }], require_reachable: true }),
+        stack.client.call('CloseOrders', {
+          customer_id: customer,
+          defaults: { symbol: 'EURUSD', symbol_match: 'base' },
+          accounts: [{ account_id: target.id }, { account_id: accounts.gamma!.id }],
+          require_reachable: true,
+        }),
       );
       expect(refused.code).toBe('accounts_unreachable');
       expect(refused.details).toEqual({ account_ids: [accounts.gamma!.id] });
       expect(await received()).toBe(before);
-      const response = plain(await stack.client.call('CloseOrders', { customer_id: customer, defaults: { symbol: 'EURUSD', symbol_match: 'base' }, accounts: [{ account_id: target.id }, { account_id: accounts.gamma!.id }] }));
+      const response = plain(
+        await stack.client.call('CloseOrders', {
+          customer_id: customer,
+          defaults: { symbol: 'EURUSD', symbol_match: 'base' },
+          accounts: [{ account_id: target.id }, { account_id: accounts.gamma!.id }],
+        }),
+      );
       expect(response.results.map((result: any) => [result.status, result.matched, result.closed])).toEqual([
         ['closed', 2, 2],
         ['unavailable', 0, 0],
       ]);
-      expect(response.summary).toEqual({ accounts: 2, matched: 2, closed: 2, failed: 0, unknown: 0, accounts_unknown: 0, accounts_unavailable: 1, accounts_failed: 0 });
+      expect(response.summary).toEqual({
+        accounts: 2,
+        matched: 2,
+        closed: 2,
+        failed: 0,
+        unknown: 0,
+        accounts_unknown: 0,
+        accounts_unavailable: 1,
+        accounts_failed: 0,
+      });
       const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
       expect(stored.accounts).toEqual(response.results);
       expect(stored.close_summary).toEqual(response.summary);
     } finally {
       await stack.startConnector('mt4');
     }
-    const remaining = (await stack.control(`/control/accounts/AlphaFX-Live/${target.login}`)).body.positions.map((position: { symbol: string }) => position.symbol);
+    const remaining = (await stack.control(`/control/accounts/AlphaFX-Live/${target.login}`)).body.positions.map(
+      (position: { symbol: string }) => position.symbol,
+    );
     expect(remaining).toEqual(['EURUSDPRO']);
   });
 
-  it('refuses a close without symbol, a selector with tickets, and another customer\'s account, sending nothing', async () => {
+  it("refuses a close without symbol, a selector with tickets, and another customer's account, sending nothing", async () => {
     const before = await received();
-    const noSymbol = await rejection(stack.client.call('CloseOrders', { customer_id: customer, accounts: [{ account_id: accounts.alpha!.id }] }));
+    const noSymbol = await rejection(
+      stack.client.call('CloseOrders', { customer_id: customer, accounts: [{ account_id: accounts.alpha!.id }] }),
+    );
     expect([noSymbol.code, noSymbol.param]).toEqual(['invalid_request', 'symbol']);
-    const both = await rejection(stack.client.call('CloseOrders', { customer_id: customer, accounts: [{ account_id: accounts.alpha!.id, fields: { symbol: 'EURUSD' }, tickets: [1], has_tickets: true }] }));
+    const both = await rejection(
+      stack.client.call('CloseOrders', {
+        customer_id: customer,
+        accounts: [{ account_id: accounts.alpha!.id, fields: { symbol: 'EURUSD' }, tickets: [1], has_tickets: true }],
+      }),
+    );
     expect(both.code).toBe('invalid_request');
-    const foreign = await rejection(stack.client.call('CloseOrders', { customer_id: customer, defaults: { symbol: '*' }, accounts: [{ account_id: accounts.foreign!.id }] }));
+    const foreign = await rejection(
+      stack.client.call('CloseOrders', {
+        customer_id: customer,
+        defaults: { symbol: '*' },
+        accounts: [{ account_id: accounts.foreign!.id }],
+      }),
+    );
     expect(foreign.code).toBe('unknown_account');
     expect(await received()).toBe(before);
   });
 
   it('settles a close account that never answered by looking its closes up at the broker', async () => {
     const target = await connect(customer, 'mt4', 'OmegaCapital-Demo', 'hanging close');
-    for (let index = 0; index < 2; index++) await stack.control(`/control/accounts/OmegaCapital-Demo/${target.login}/positions`, 'POST', { symbol: 'GBPUSD', type: 'sell', volume: 0.2 });
+    for (let index = 0; index < 2; index++)
+      await stack.control(`/control/accounts/OmegaCapital-Demo/${target.login}/positions`, 'POST', {
+        symbol: 'GBPUSD',
+        type: 'sell',
+        volume: 0.2,
+      });
     await stack.control(`/control/accounts/OmegaCapital-Demo/${target.login}/faults`, 'PUT', { hang_ms: 60_000 });
     try {
-      const response = plain(await stack.client.call('CloseOrders', { customer_id: customer, defaults: { symbol: 'GBPUSD' }, accounts: [{ account_id: target.id }] }));
+      const response = plain(
+        await stack.client.call('CloseOrders', {
+          customer_id: customer,
+          defaults: { symbol: 'GBPUSD' },
+          accounts: [{ account_id: target.id }],
+        }),
+      );
       expect(response.results[0].status).toBe('unknown');
       expect(response.summary.accounts_unknown).toBe(1);
       await stack.client.call('Reconcile', { batch_id: response.batch_id });

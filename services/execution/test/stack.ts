@@ -21,7 +21,7 @@ export interface ExecutionStack {
   nats: NatsConnection;
   broker: BrokerSimApp;
   execution: ExecutionApp;
-  client: UnaryClient;
+  client: UnaryClient<any>;
   executionAddress: string;
   brokerGrpcAddress: string;
   connectors: { mt4?: ConnectorApp; mt5?: ConnectorApp };
@@ -38,20 +38,38 @@ const silent = createLogger('test', { level: 'silent' });
  * broker-sim, both connectors and execution in this process, on real sockets, real NATS and the real store,
  * isolated by a database prefix and a NATS subject root of their own.
  */
-export async function startExecutionStack(options: { label: string; latencyMs?: number; executionEnv?: Record<string, string>; connectorEnv?: Record<string, string> }): Promise<ExecutionStack> {
+export async function startExecutionStack(options: {
+  label: string;
+  latencyMs?: number;
+  executionEnv?: Record<string, string>;
+  connectorEnv?: Record<string, string>;
+}): Promise<ExecutionStack> {
   const prefix = testDatabasePrefix(options.label);
   const subjectRoot = `t${crypto.randomBytes(5).toString('hex')}`;
   const mongo = await connectMongo(inject('mongodbUrl'));
   const natsUrl = inject('natsUrl');
   const journalFile = path.join(inject('infrastructureDirectory'), 'broker-sim', `${prefix}journal.ndjson`);
-  const broker = await createBrokerSimApp({ config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0 }, journalFile, logger: silent });
+  const broker = await createBrokerSimApp({
+    config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0 },
+    journalFile,
+    logger: silent,
+  });
   const ports = await broker.listen(0, 0, '127.0.0.1');
   const brokerGrpcAddress = `127.0.0.1:${ports.grpcPort}`;
-  const connectorEnv = { NATS_URL: natsUrl, BROKER_SIM_GRPC_URL: brokerGrpcAddress, HEALTH_PORT: '0', HOST: '127.0.0.1', TERMINAL_SUBJECT_ROOT: subjectRoot, LOG_LEVEL: 'silent', ...options.connectorEnv };
+  const connectorEnv = {
+    NATS_URL: natsUrl,
+    BROKER_SIM_GRPC_URL: brokerGrpcAddress,
+    HEALTH_PORT: '0',
+    HOST: '127.0.0.1',
+    TERMINAL_SUBJECT_ROOT: subjectRoot,
+    LOG_LEVEL: 'silent',
+    ...options.connectorEnv,
+  };
   const connectors: ExecutionStack['connectors'] = {};
   const startConnector = async (platform: 'mt4' | 'mt5') => {
     const config = loadConnectorConfig(platform, connectorEnv);
-    const app = platform === 'mt4' ? await startConnectorMt4({ config, logger: silent }) : await startConnectorMt5({ config, logger: silent });
+    const app =
+      platform === 'mt4' ? await startConnectorMt4({ config, logger: silent }) : await startConnectorMt5({ config, logger: silent });
     connectors[platform] = app;
     return app;
   };
@@ -71,7 +89,7 @@ export async function startExecutionStack(options: { label: string; latencyMs?: 
   const execution = createExecutionApp({ config, database: mongo.db(databaseName(prefix, 'execution')), nats, logger: silent });
   const port = await execution.listen(0, '127.0.0.1');
   const executionAddress = `127.0.0.1:${port}`;
-  const client = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', executionAddress, 10_000);
+  const client = createUnaryClient<any>('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', executionAddress, 10_000);
   const controlUrl = `http://127.0.0.1:${ports.httpPort}`;
   return {
     prefix,
@@ -86,7 +104,11 @@ export async function startExecutionStack(options: { label: string; latencyMs?: 
     connectors,
     connectorEnv,
     async control(path, method = 'GET', body) {
-      const response = await fetch(`${controlUrl}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${controlUrl}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: response.status, body: (await response.json()) as any };
     },
     startConnector,
@@ -100,7 +122,11 @@ export async function startExecutionStack(options: { label: string; latencyMs?: 
       for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.close(1_000);
       await broker.close(1_000);
       await nats.close();
-      for (const service of ['execution']) await mongo.db(databaseName(prefix, service)).dropDatabase().catch(() => undefined);
+      for (const service of ['execution'])
+        await mongo
+          .db(databaseName(prefix, service))
+          .dropDatabase()
+          .catch(() => undefined);
       await mongo.close();
     },
   };

@@ -25,7 +25,10 @@ beforeAll(async () => {
     ['gamma', 'mt4', 'GammaTrade-Real'],
   ] as const) {
     const login = String(63_000 + Object.keys(accounts).length);
-    accounts[name] = { ...(await stack.client.call('CreateAccount', { customer_id: customer, platform, server, login, password: 'pw' })), login };
+    accounts[name] = {
+      ...(await stack.client.call('CreateAccount', { customer_id: customer, platform, server, login, password: 'pw' })),
+      login,
+    };
   }
 });
 
@@ -64,16 +67,32 @@ describe('tracing', () => {
       expect(span.spanContext().traceId).toBe(fanout!.spanContext().traceId);
       expect(parentOf(span)).toBe(fanout!.spanContext().spanId);
     }
-    expect(new Set(connectorSpans.map((span) => span.attributes['mtx.account_id']))).toEqual(new Set([accounts.alpha!.id, accounts.gamma!.id]));
+    expect(new Set(connectorSpans.map((span) => span.attributes['mtx.account_id']))).toEqual(
+      new Set([accounts.alpha!.id, accounts.gamma!.id]),
+    );
     const gammaSpan = connectorSpans.find((span) => span.attributes['mtx.account_id'] === accounts.gamma!.id)!;
-    expect(gammaSpan.attributes).toMatchObject({ 'mtx.platform': 'mt4', 'mtx.batch_id': response.batch_id, 'mtx.leg_index': [1, 2], 'mtx.status': ['filled', 'rejected'], 'mtx.retcode': [10009, 10013] });
+    expect(gammaSpan.attributes).toMatchObject({
+      'mtx.platform': 'mt4',
+      'mtx.batch_id': response.batch_id,
+      'mtx.leg_index': [1, 2],
+      'mtx.status': ['filled', 'rejected'],
+      'mtx.retcode': [10009, 10013],
+    });
     // The per-leg gRPC hop is traced by hand at both ends (no client span per call): the connector puts its
     // span into the call's metadata and broker-sim's server span for each order is that span's child.
     const orderSends = spans.filter((span) => /^grpc\.mtx\.brokersim\.v1\.BrokerSimService\/Mt[45]OrderSend$/.test(span.name));
-    expect(orderSends.map((span) => span.name).sort()).toEqual(['grpc.mtx.brokersim.v1.BrokerSimService/Mt4OrderSend', 'grpc.mtx.brokersim.v1.BrokerSimService/Mt4OrderSend', 'grpc.mtx.brokersim.v1.BrokerSimService/Mt5OrderSend']);
+    expect(orderSends.map((span) => span.name).sort()).toEqual([
+      'grpc.mtx.brokersim.v1.BrokerSimService/Mt4OrderSend',
+      'grpc.mtx.brokersim.v1.BrokerSimService/Mt4OrderSend',
+      'grpc.mtx.brokersim.v1.BrokerSimService/Mt5OrderSend',
+    ]);
     for (const span of orderSends) {
       expect(span.kind).toBe(SpanKind.SERVER);
-      expect(span.attributes).toMatchObject({ 'rpc.system': 'grpc', 'rpc.service': 'mtx.brokersim.v1.BrokerSimService', 'rpc.grpc.status_code': 0 });
+      expect(span.attributes).toMatchObject({
+        'rpc.system': 'grpc',
+        'rpc.service': 'mtx.brokersim.v1.BrokerSimService',
+        'rpc.grpc.status_code': 0,
+      });
       expect(connectorSpans.map((connector) => connector.spanContext().spanId)).toContain(parentOf(span));
     }
   });
@@ -82,7 +101,10 @@ describe('tracing', () => {
     await stack.stopConnector('mt4');
     try {
       exporter.reset();
-      await stack.client.call('PlaceOrders', { customer_id: customer, orders: [{ account_id: accounts.gamma!.id, fields: { symbol: 'EURUSDm', operation: 'buy', volume: 0.1 } }] });
+      await stack.client.call('PlaceOrders', {
+        customer_id: customer,
+        orders: [{ account_id: accounts.gamma!.id, fields: { symbol: 'EURUSDm', operation: 'buy', volume: 0.1 } }],
+      });
       const spans = exporter.getFinishedSpans();
       const [fanout] = byName(spans, 'execution.fanout');
       const requests = byName(spans, 'execution.terminal.place');
@@ -90,7 +112,13 @@ describe('tracing', () => {
       const [request] = requests;
       expect(request!.status.code).toBe(SpanStatusCode.ERROR);
       expect(request!.status.message).toContain('unavailable');
-      expect(request!.attributes).toMatchObject({ 'mtx.account_id': accounts.gamma!.id, 'mtx.platform': 'mt4', 'mtx.customer_id': customer, 'mtx.leg_index': [0], 'mtx.status': ['unavailable'] });
+      expect(request!.attributes).toMatchObject({
+        'mtx.account_id': accounts.gamma!.id,
+        'mtx.platform': 'mt4',
+        'mtx.customer_id': customer,
+        'mtx.leg_index': [0],
+        'mtx.status': ['unavailable'],
+      });
       expect(parentOf(request!)).toBe(fanout!.spanContext().spanId);
       // Made once the outcome is known, but dated from the request: it lies within the fan-out span. The SDK
       // anchors every span's clock on Date.now(), so two spans' times agree only to the millisecond.

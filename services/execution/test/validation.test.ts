@@ -38,7 +38,15 @@ describe('order batch validation', () => {
       },
       nowMs,
     );
-    expect(legs[0]).toMatchObject({ index: 0, symbol: 'EURUSD', operation: 'buy', volume: 0.1, slippage: 20, stop_loss: 1.05, comment: 'from defaults' });
+    expect(legs[0]).toMatchObject({
+      index: 0,
+      symbol: 'EURUSD',
+      operation: 'buy',
+      volume: 0.1,
+      slippage: 20,
+      stop_loss: 1.05,
+      comment: 'from defaults',
+    });
     expect(legs[1]).toMatchObject({ symbol: 'EURUSD.xx', slippage: 0, stop_loss: 0, comment: '' });
     expect(legs[2]).toMatchObject({ operation: 'sellLimit', price: 1.2, volume: 0.3, slippage: 20 });
   });
@@ -48,19 +56,36 @@ describe('order batch validation', () => {
     const cases: Array<[PlaceOrdersInput, string, string]> = [
       [{ orders: [] }, 'invalid_request', 'orders'],
       [{ orders: Array.from({ length: 21 }, () => ({ account_id: 'acc_a', fields: base })) }, 'too_many_legs', 'orders'],
-      [{ orders: [{ account_id: 'acc_a', fields: base }, { account_id: 'acc_b', fields: { ...base, volume: 0 } }] }, 'invalid_request', 'orders[1].volume'],
+      [
+        {
+          orders: [
+            { account_id: 'acc_a', fields: base },
+            { account_id: 'acc_b', fields: { ...base, volume: 0 } },
+          ],
+        },
+        'invalid_request',
+        'orders[1].volume',
+      ],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, volume: -1 } }] }, 'invalid_request', 'orders[0].volume'],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, operation: 'hold' } }] }, 'invalid_request', 'orders[0].operation'],
       [{ orders: [{ account_id: 'acc_a', fields: { volume: 0.1, symbol: 'EURUSD' } }] }, 'invalid_request', 'orders[0].operation'],
       [{ orders: [{ account_id: 'acc_a', fields: { operation: 'buy', volume: 0.1 } }] }, 'invalid_request', 'orders[0].symbol'],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, operation: 'buyLimit' } }] }, 'invalid_request', 'orders[0].price'],
-      [{ orders: [{ account_id: 'acc_a', fields: { ...base, operation: 'buyStopLimit', price: 1.2 } }] }, 'invalid_request', 'orders[0].stop_limit_price'],
+      [
+        { orders: [{ account_id: 'acc_a', fields: { ...base, operation: 'buyStopLimit', price: 1.2 } }] },
+        'invalid_request',
+        'orders[0].stop_limit_price',
+      ],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, comment: 'x'.repeat(32) } }] }, 'invalid_request', 'orders[0].comment'],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, expert_id: -1 } }] }, 'invalid_request', 'orders[0].expert_id'],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, expert_id: 1.5 } }] }, 'invalid_request', 'orders[0].expert_id'],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, slippage: 2.5 } }] }, 'invalid_request', 'orders[0].slippage'],
       [{ orders: [{ account_id: 'acc_a', fields: { ...base, expiration: 'tomorrow' } }] }, 'invalid_request', 'orders[0].expiration'],
-      [{ orders: [{ account_id: 'acc_a', fields: { ...base, expiration: '2029-12-31T23:00:00Z' } }] }, 'invalid_request', 'orders[0].expiration'],
+      [
+        { orders: [{ account_id: 'acc_a', fields: { ...base, expiration: '2029-12-31T23:00:00Z' } }] },
+        'invalid_request',
+        'orders[0].expiration',
+      ],
       [{ orders: [{ account_id: '', fields: base }] }, 'invalid_request', 'orders[0].account_id'],
     ];
     for (const [input, code, param] of cases) {
@@ -70,7 +95,17 @@ describe('order batch validation', () => {
   });
 
   it('accepts expirations with offsets and normalises them to UTC', () => {
-    const [leg] = validatePlaceOrders({ orders: [{ account_id: 'acc_a', fields: { symbol: 'EURUSD', operation: 'buyStop', price: 1.2, volume: 1, expiration: '2030-02-01T10:00:00+02:00' } }] }, nowMs);
+    const [leg] = validatePlaceOrders(
+      {
+        orders: [
+          {
+            account_id: 'acc_a',
+            fields: { symbol: 'EURUSD', operation: 'buyStop', price: 1.2, volume: 1, expiration: '2030-02-01T10:00:00+02:00' },
+          },
+        ],
+      },
+      nowMs,
+    );
     expect(leg!.expiration).toBe('2030-02-01T08:00:00.000Z');
   });
 });
@@ -79,9 +114,17 @@ describe('close request validation', () => {
   it('merges defaults into selectors and defaults kind, side and match', () => {
     const accounts = validateCloseOrders({
       defaults: { symbol: 'EURUSD', symbol_match: 'base', volume: 0.5 },
-      accounts: [{ account_id: 'acc_a' }, { account_id: 'acc_b', fields: { symbol: '*', side: 'short', kind: 'any', magic: 0 } }, { account_id: 'acc_c', tickets: [5, 6], has_tickets: true }],
+      accounts: [
+        { account_id: 'acc_a' },
+        { account_id: 'acc_b', fields: { symbol: '*', side: 'short', kind: 'any', magic: 0 } },
+        { account_id: 'acc_c', tickets: [5, 6], has_tickets: true },
+      ],
     });
-    expect(accounts[0]).toMatchObject({ selector: { symbol: 'EURUSD', symbol_match: 'base', side: 'any', kind: 'position' }, volume: 0.5, tickets: [] });
+    expect(accounts[0]).toMatchObject({
+      selector: { symbol: 'EURUSD', symbol_match: 'base', side: 'any', kind: 'position' },
+      volume: 0.5,
+      tickets: [],
+    });
     expect(accounts[1]!.selector).toEqual({ symbol: '*', symbol_match: 'base', side: 'short', kind: 'any', magic: 0 });
     expect(accounts[2]).toMatchObject({ tickets: [5, 6], volume: 0.5 });
     expect(accounts[2]!.selector).toBeUndefined();
@@ -90,12 +133,28 @@ describe('close request validation', () => {
   it('rejects a missing symbol, selector with tickets, duplicates and more than 20 accounts', () => {
     const cases: Array<[CloseOrdersInput, string, string]> = [
       [{ accounts: [{ account_id: 'acc_a' }] }, 'invalid_request', 'symbol'],
-      [{ accounts: [{ account_id: 'acc_a', fields: { symbol: 'EURUSD' }, tickets: [1], has_tickets: true }] }, 'invalid_request', 'accounts[0].tickets'],
+      [
+        { accounts: [{ account_id: 'acc_a', fields: { symbol: 'EURUSD' }, tickets: [1], has_tickets: true }] },
+        'invalid_request',
+        'accounts[0].tickets',
+      ],
       [{ accounts: [{ account_id: 'acc_a', tickets: [], has_tickets: true }] }, 'invalid_request', 'accounts[0].tickets'],
       [{ accounts: [{ account_id: 'acc_a', tickets: [3, 3], has_tickets: true }] }, 'invalid_request', 'accounts[0].tickets'],
-      [{ defaults: { symbol: 'X' }, accounts: [{ account_id: 'acc_a' }, { account_id: 'acc_a' }] }, 'invalid_request', 'accounts[1].account_id'],
-      [{ defaults: { symbol: 'X' }, accounts: Array.from({ length: 21 }, (_, index) => ({ account_id: `acc_${index}` })) }, 'too_many_accounts', 'accounts'],
-      [{ defaults: { symbol: 'X', symbol_match: 'prefix' }, accounts: [{ account_id: 'acc_a' }] }, 'invalid_request', 'accounts[0].symbol_match'],
+      [
+        { defaults: { symbol: 'X' }, accounts: [{ account_id: 'acc_a' }, { account_id: 'acc_a' }] },
+        'invalid_request',
+        'accounts[1].account_id',
+      ],
+      [
+        { defaults: { symbol: 'X' }, accounts: Array.from({ length: 21 }, (_, index) => ({ account_id: `acc_${index}` })) },
+        'too_many_accounts',
+        'accounts',
+      ],
+      [
+        { defaults: { symbol: 'X', symbol_match: 'prefix' }, accounts: [{ account_id: 'acc_a' }] },
+        'invalid_request',
+        'accounts[0].symbol_match',
+      ],
       [{ defaults: { symbol: 'X', volume: 0 }, accounts: [{ account_id: 'acc_a' }] }, 'invalid_request', 'accounts[0].volume'],
       [{ defaults: { symbol: 'X', magic: -2 }, accounts: [{ account_id: 'acc_a' }] }, 'invalid_request', 'accounts[0].magic'],
     ];

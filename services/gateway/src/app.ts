@@ -31,8 +31,16 @@ function validationErrorToAppError(errors: ErrorObject[], part: string): AppErro
   const rangeKeywords = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'maxItems'];
   const parentSchema = error.parentSchema as { 'x-error-code'?: ErrorCode; 'x-error-message'?: string } | undefined;
   const declaredCode = rangeKeywords.includes(error.keyword) ? parentSchema?.['x-error-code'] : undefined;
-  const param = error.keyword === 'required' ? [location, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.') : location || undefined;
-  const detail = error.keyword === 'minItems' ? `must have at least ${(error.params as { limit: number }).limit} item(s)` : rangeKeywords.includes(error.keyword) && parentSchema?.['x-error-message'] ? parentSchema['x-error-message'] : (error.message ?? 'is invalid');
+  const param =
+    error.keyword === 'required'
+      ? [location, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.')
+      : location || undefined;
+  const detail =
+    error.keyword === 'minItems'
+      ? `must have at least ${(error.params as { limit: number }).limit} item(s)`
+      : rangeKeywords.includes(error.keyword) && parentSchema?.['x-error-message']
+        ? parentSchema['x-error-message']
+        : (error.message ?? 'is invalid');
   return new AppError(declaredCode ?? 'invalid_request', `${param ?? part} ${detail}`, param ? { param } : {});
 }
 
@@ -69,7 +77,11 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: () => `req_${randomBase62(20)}`,
-    trustProxy: config.TRUSTED_PROXIES.trim() ? config.TRUSTED_PROXIES.split(',').map((entry) => entry.trim()).filter(Boolean) : false,
+    trustProxy: config.TRUSTED_PROXIES.trim()
+      ? config.TRUSTED_PROXIES.split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean)
+      : false,
     // Fastify's own closing answer is a bare 503 body; the hook below answers in the error envelope instead.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -80,10 +92,15 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
       const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
       const status = tooLarge ? 431 : 400;
       const body = JSON.stringify({
-        error: { code: tooLarge ? 'headers_too_large' : 'invalid_request', message: tooLarge ? 'request headers are too large' : 'malformed HTTP request' },
+        error: {
+          code: tooLarge ? 'headers_too_large' : 'invalid_request',
+          message: tooLarge ? 'request headers are too large' : 'malformed HTTP request',
+        },
         request_id: `req_${randomBase62(20)}`,
       });
-      socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     },
     ajv: { customOptions: {} },
     // Long enough that an over-long id reaches its route and is refused by the parameter's schema (a documented
@@ -92,7 +109,10 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     // Errors the router raises before any route runs (a malformed percent-encoding, a segment past the limit).
     frameworkErrors: (error, request, reply: FastifyReply) => {
       const code = (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'uri_too_long' : 'invalid_request';
-      const message = code === 'uri_too_long' ? `a path segment is longer than ${pathParameterLengthMax} characters` : 'the URL is not valid (malformed percent-encoding)';
+      const message =
+        code === 'uri_too_long'
+          ? `a path segment is longer than ${pathParameterLengthMax} characters`
+          : 'the URL is not valid (malformed percent-encoding)';
       void reply.status(errorHttpStatus[code]).send({ error: { code, message }, request_id: request.id });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -113,14 +133,20 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
       for (const field of integerFields) {
         const raw = (data as Record<string, unknown> | null)?.[field];
         if (typeof raw === 'string' && !/^-?(0|[1-9][0-9]*)$/.test(raw)) {
-          return { error: new AppError('invalid_request', `${field} must be a whole number written in decimal digits`, { param: field }) as unknown as Error };
+          return {
+            error: new AppError('invalid_request', `${field} must be a whole number written in decimal digits`, {
+              param: field,
+            }) as unknown as Error,
+          };
         }
       }
       if (validate(data)) return { value: data };
       return { error: validationErrorToAppError(validate.errors ?? [], httpPart ?? 'request') as unknown as Error };
     };
   });
-  app.setSchemaErrorFormatter((errors, dataVar) => validationErrorToAppError(errors as unknown as ErrorObject[], dataVar) as unknown as Error);
+  app.setSchemaErrorFormatter(
+    (errors, dataVar) => validationErrorToAppError(errors as unknown as ErrorObject[], dataVar) as unknown as Error,
+  );
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -174,14 +200,22 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   app.addHook('onSend', async (request) => {
     // This gateway's own writes are seen by the customer's next read here at once, before any announcement
     // arrives (invalidated before the answer leaves, so a client cannot read ahead of it).
-    if (request.principal && request.method !== 'GET' && request.method !== 'HEAD') dependencies.readModels.wallet.invalidate(request.principal.customer_id);
+    if (request.principal && request.method !== 'GET' && request.method !== 'HEAD')
+      dependencies.readModels.wallet.invalidate(request.principal.customer_id);
   });
 
   app.addHook('onResponse', async (request, reply) => {
     // One access line per request; the logger's mixin adds trace_id and span_id, linking it to the trace.
     if (config.ACCESS_LOG) {
       request.log.info(
-        { request_id: request.id, method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 100) / 100, customer_id: request.principal?.customer_id },
+        {
+          request_id: request.id,
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          status: reply.statusCode,
+          duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+          customer_id: request.principal?.customer_id,
+        },
         'request completed',
       );
     }
@@ -206,7 +240,8 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     try {
       principal = await dependencies.authenticator.authenticate(request.headers.authorization);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'unauthenticated' && request.headers.authorization) dependencies.authFailures.noteFailure(request.ip);
+      if (error instanceof AppError && error.code === 'unauthenticated' && request.headers.authorization)
+        dependencies.authFailures.noteFailure(request.ip);
       throw error;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD' && principal.level !== 'full') {
@@ -223,7 +258,10 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     reply.header('ratelimit-reset', decision.resetSeconds);
     if (!decision.allowed) {
       reply.header('retry-after', decision.resetSeconds);
-      throw new AppError('rate_limited', `rate limit of ${decision.limit} requests per minute reached; retry in ${decision.resetSeconds} s`);
+      throw new AppError(
+        'rate_limited',
+        `rate limit of ${decision.limit} requests per minute reached; retry in ${decision.resetSeconds} s`,
+      );
     }
   });
 
@@ -236,7 +274,9 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }, request_id: request.id });
+    void reply
+      .status(404)
+      .send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }, request_id: request.id });
   });
 
   await app.register(fastifySwagger, {
@@ -251,7 +291,11 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
       servers: [{ url: config.PUBLIC_BASE_URL ?? '/' }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Full keys start `sk_`; read-only keys start `rk_` and may call every GET.' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Full keys start `sk_`; read-only keys start `rk_` and may call every GET.',
+          },
         },
       },
       security: [{ bearerAuth: [] }],
@@ -269,10 +313,14 @@ function toAppError(error: unknown): AppError {
   if (isStoreUnavailable(error)) return new AppError('unavailable', 'storage is unavailable; retry shortly');
   const fastifyError = error as { statusCode?: number; code?: string; message?: string; validation?: unknown };
   if (fastifyError?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('payload_too_large', 'request body is too large');
-  if (fastifyError?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new AppError('unsupported_media_type', 'send the body as application/json');
+  if (fastifyError?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new AppError('unsupported_media_type', 'send the body as application/json');
   if (fastifyError?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('invalid_request', 'request body is empty');
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError(fastifyError.statusCode === 404 ? 'not_found' : fastifyError.statusCode === 405 ? 'method_not_allowed' : 'invalid_request', fastifyError.message ?? 'invalid request');
+    return new AppError(
+      fastifyError.statusCode === 404 ? 'not_found' : fastifyError.statusCode === 405 ? 'method_not_allowed' : 'invalid_request',
+      fastifyError.message ?? 'invalid request',
+    );
   }
   return new AppError('internal', 'internal error', { cause: error });
 }

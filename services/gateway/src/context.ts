@@ -1,8 +1,13 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
-import type { UnaryClient } from '@mtx/shared/grpc';
+import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
+import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
+import type { PaymentsServiceDefinition } from '@mtx/shared/generated/proto/mtx/payments/v1/PaymentsService';
+import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
+import type { ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { GatewayConfig } from './config';
 import type { AuthFailureLimiter } from './domain/auth-failures';
@@ -20,10 +25,10 @@ import type { GatewayStore } from './store/gateway-store';
  */
 
 export interface BackendClients {
-  wallet: UnaryClient;
-  payments: UnaryClient;
-  billing: UnaryClient;
-  execution: UnaryClient;
+  wallet: ServiceClient<WalletServiceDefinition>;
+  payments: ServiceClient<PaymentsServiceDefinition>;
+  billing: ServiceClient<BillingServiceDefinition>;
+  execution: ServiceClient<ExecutionServiceDefinition>;
 }
 
 export interface GatewayDependencies {
@@ -57,7 +62,7 @@ declare module 'fastify' {
   }
 }
 
-export type GatewayApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+export type GatewayApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
 
 /** The customer behind the request; only routes with key auth call it. */
 export function principalOf(request: FastifyRequest): Principal {

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '@mtx/shared/clock';
-import { checkGrpcHealth, createUnaryClient } from '@mtx/shared/grpc';
+import { checkGrpcHealth, createServiceClient } from '@mtx/shared/grpc';
 import { createLogger, type Logger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, pingMongo } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
@@ -34,8 +34,12 @@ export interface ConnectedGateway {
  */
 function observeReadModels(readModels: Record<string, ReadModel<unknown>>): void {
   const gatewayMeter = meter('gateway');
-  const reads = gatewayMeter.createObservableCounter('mtx.gateway.read_model.reads', { description: 'Reads of a read model by outcome (hit, load, joined)' });
-  const invalidations = gatewayMeter.createObservableCounter('mtx.gateway.read_model.invalidations', { description: 'Customers invalidated in a read model (announcements and own writes)' });
+  const reads = gatewayMeter.createObservableCounter('mtx.gateway.read_model.reads', {
+    description: 'Reads of a read model by outcome (hit, load, joined)',
+  });
+  const invalidations = gatewayMeter.createObservableCounter('mtx.gateway.read_model.invalidations', {
+    description: 'Customers invalidated in a read model (announcements and own writes)',
+  });
   const entries = gatewayMeter.createObservableGauge('mtx.gateway.read_model.entries', { description: 'Answers a read model holds' });
   gatewayMeter.addBatchObservableCallback(
     (observer) => {
@@ -59,7 +63,12 @@ const natsRetryMs = 1_000;
  * Connects to NATS in the background (retrying until it answers, or until closed) and then follows the
  * announcements; the read models stay off until then. `ready` settles once following (or once closed).
  */
-function followAnnouncementsWhenConnected(url: string, readModels: Array<ReadModel<unknown>>, keys: KeyCache, logger: Logger): { ready: Promise<void>; close(): Promise<void> } {
+function followAnnouncementsWhenConnected(
+  url: string,
+  readModels: Array<ReadModel<unknown>>,
+  keys: KeyCache,
+  logger: Logger,
+): { ready: Promise<void>; close(): Promise<void> } {
   for (const model of readModels) model.setEnabled(false);
   let closed = false;
   let connection: NatsConnection | undefined;
@@ -72,7 +81,11 @@ function followAnnouncementsWhenConnected(url: string, readModels: Array<ReadMod
         connection = await connectNats(url, 'gateway', logger);
         break;
       } catch (error) {
-        if (attempt === 1) logger.warn({ err: { message: (error as Error)?.message } }, 'no NATS connection yet: GET /v1/wallet is composed on every read until there is one');
+        if (attempt === 1)
+          logger.warn(
+            { err: { message: (error as Error)?.message } },
+            'no NATS connection yet: GET /v1/wallet is composed on every read until there is one',
+          );
         await new Promise<void>((resolve) => {
           wake = resolve;
           retryTimer = setTimeout(resolve, natsRetryMs);
@@ -95,7 +108,10 @@ function followAnnouncementsWhenConnected(url: string, readModels: Array<ReadMod
 }
 
 /** Connects the gateway's store and gRPC clients. Nothing listens yet. */
-export async function connectGatewayDependencies(config: GatewayConfig, options: { logger?: Logger; clock?: Clock } = {}): Promise<ConnectedGateway> {
+export async function connectGatewayDependencies(
+  config: GatewayConfig,
+  options: { logger?: Logger; clock?: Clock } = {},
+): Promise<ConnectedGateway> {
   const logger = options.logger ?? createLogger('gateway');
   const clock = options.clock ?? systemClock;
   const mongo = await connectMongo(config.MONGODB_URL);
@@ -109,15 +125,27 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
     execution: config.EXECUTION_GRPC_URL,
   };
   const clients = Object.fromEntries(
-    (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [name, createUnaryClient(backendProtos[name].file, backendProtos[name].service, addresses[name], config.GRPC_DEADLINE_MS)]),
+    (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [
+      name,
+      createServiceClient(backendProtos[name].file, backendProtos[name].service, addresses[name], config.GRPC_DEADLINE_MS),
+    ]),
   ) as unknown as BackendClients;
-  const readModels = { wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }) };
+  const readModels = {
+    wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),
+  };
   observeReadModels(readModels);
   const authenticator = createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS });
   meter('gateway')
-    .createObservableCounter('mtx.gateway.auth.lookups', { description: 'API keys looked up in the store (key-cache misses); a flood of made-up keys must not move it' })
+    .createObservableCounter('mtx.gateway.auth.lookups', {
+      description: 'API keys looked up in the store (key-cache misses); a flood of made-up keys must not move it',
+    })
     .addCallback((observer) => observer.observe(authenticator.lookups));
-  const announcements = followAnnouncementsWhenConnected(config.NATS_URL, Object.values(readModels) as Array<ReadModel<unknown>>, authenticator, logger);
+  const announcements = followAnnouncementsWhenConnected(
+    config.NATS_URL,
+    Object.values(readModels) as Array<ReadModel<unknown>>,
+    authenticator,
+    logger,
+  );
   // NATS only feeds the read models and key revocations (bounded by API_KEY_CACHE_MS without it), so the gateway serves without it (every read composed) rather than wait.
   await Promise.race([announcements.ready, new Promise((resolve) => setTimeout(resolve, natsStartupWaitMs).unref())]);
   const dependencies: GatewayDependencies = {
@@ -127,14 +155,22 @@ export async function connectGatewayDependencies(config: GatewayConfig, options:
     store,
     clients,
     authenticator,
-    authFailures: new AuthFailureLimiter({ clock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE, exemptAddresses: config.AUTH_FAILURES_EXEMPT.split(',').map((entry) => entry.trim()).filter(Boolean) }),
+    authFailures: new AuthFailureLimiter({
+      clock,
+      failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+      exemptAddresses: config.AUTH_FAILURES_EXEMPT.split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    }),
     rateLimiter: createRateLimiter({ store, clock }),
     idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS, leaseMs: config.IDEMPOTENCY_LEASE_MS }),
     readModels,
     readiness: async () => {
       const entries = await Promise.all([
         pingMongo(database).then((ok) => ['store', ok] as const),
-        ...(Object.keys(addresses) as Array<keyof BackendClients>).map((name) => checkGrpcHealth(addresses[name], 1_000).then((ok) => [name, ok] as const)),
+        ...(Object.keys(addresses) as Array<keyof BackendClients>).map((name) =>
+          checkGrpcHealth(addresses[name], 1_000).then((ok) => [name, ok] as const),
+        ),
       ]);
       return Object.fromEntries(entries);
     },

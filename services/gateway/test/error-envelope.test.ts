@@ -16,8 +16,13 @@ const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE']
 
 beforeAll(async () => {
   harness = await startGatewayHarness({ env: { BODY_LIMIT_BYTES: '4096' } });
-  const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
-  routes = Object.entries(document.paths).map(([path, operations]) => ({ path, methods: Object.keys(operations).map((method) => method.toUpperCase()) }));
+  const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  routes = Object.entries(document.paths).map(([path, operations]) => ({
+    path,
+    methods: Object.keys(operations).map((method) => method.toUpperCase()),
+  }));
 });
 
 afterAll(async () => {
@@ -27,7 +32,10 @@ afterAll(async () => {
 /** A concrete URL for a documented path, each parameter replaced by `value`. */
 const urlOf = (path: string, value = 'x1') => path.replace(/\{[^}]+\}/g, value);
 
-function expectEnvelope(response: { statusCode: number; body: string; headers: Record<string, unknown> }, what: string): { code: string; message: string } {
+function expectEnvelope(
+  response: { statusCode: number; body: string; headers: Record<string, unknown> },
+  what: string,
+): { code: string; message: string } {
   let body: { error?: { code?: string; message?: string }; request_id?: string };
   try {
     body = JSON.parse(response.body);
@@ -57,7 +65,12 @@ describe('one error envelope on every route', () => {
       const declared = new Set(matching.filter((other) => staticSegments(other.path) === mostSpecific).flatMap((other) => other.methods));
       const routable = new Set(matching.flatMap((other) => other.methods));
       for (const method of allMethods.filter((name) => !routable.has(name) && !(name === 'HEAD' && declared.has('GET')))) {
-        const response = await harness.app.inject({ method: method as 'GET', url, headers: { ...auth(), 'content-type': 'text/plain' }, payload: method === 'GET' || method === 'OPTIONS' || method === 'TRACE' ? undefined : 'x' });
+        const response = await harness.app.inject({
+          method: method as 'GET',
+          url,
+          headers: { ...auth(), 'content-type': 'text/plain' },
+          payload: method === 'GET' || method === 'OPTIONS' || method === 'TRACE' ? undefined : 'x',
+        });
         const error = expectEnvelope(response, `${method} ${route.path}`);
         expect(response.statusCode, `${method} ${route.path}`).toBe(405);
         expect(error.code).toBe('method_not_allowed');
@@ -67,7 +80,7 @@ describe('one error envelope on every route', () => {
     }
   });
 
-  it('refuses a path parameter past its schema as 400 and past the router\'s limit as 414, both in the envelope', async () => {
+  it("refuses a path parameter past its schema as 400 and past the router's limit as 414, both in the envelope", async () => {
     const withParameter = routes.filter((route) => route.path.includes('{'));
     expect(withParameter.length).toBeGreaterThanOrEqual(4);
     for (const route of withParameter) {
@@ -83,19 +96,44 @@ describe('one error envelope on every route', () => {
   });
 
   it('answers a body of the wrong type 415 and one past the limit 413 on every route that takes a body', async () => {
-    const withBody = routes.flatMap((route) => route.methods.filter((method) => method === 'POST' || method === 'PATCH' || method === 'PUT').map((method) => ({ ...route, method })));
+    const withBody = routes.flatMap((route) =>
+      route.methods.filter((method) => method === 'POST' || method === 'PATCH' || method === 'PUT').map((method) => ({ ...route, method })),
+    );
     expect(withBody.length).toBeGreaterThanOrEqual(5);
     for (const route of withBody) {
       if (route.path.startsWith('/v1/hooks/')) continue; // the provider's postback route reads its raw body itself
-      const wrongType = await harness.app.inject({ method: route.method as 'POST', url: urlOf(route.path), headers: { ...auth(), 'content-type': 'text/plain' }, payload: 'hello' });
+      const wrongType = await harness.app.inject({
+        method: route.method as 'POST',
+        url: urlOf(route.path),
+        headers: { ...auth(), 'content-type': 'text/plain' },
+        payload: 'hello',
+      });
       expect(expectEnvelope(wrongType, `${route.method} ${route.path} text/plain`).code).toBe('unsupported_media_type');
-      const large = await harness.app.inject({ method: route.method as 'POST', url: urlOf(route.path), headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ padding: 'x'.repeat(8_000) }) });
+      const large = await harness.app.inject({
+        method: route.method as 'POST',
+        url: urlOf(route.path),
+        headers: { ...auth(), 'content-type': 'application/json' },
+        payload: JSON.stringify({ padding: 'x'.repeat(8_000) }),
+      });
       expect(expectEnvelope(large, `${route.method} ${route.path} too large`).code).toBe('payload_too_large');
     }
   });
 
   it('documents every error status of every route with an example body in the envelope, its code of that status', async () => {
-    const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: { error: { code: string; message: string }; request_id: string } }> }> }>> };
+    const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            responses: Record<
+              string,
+              { content?: Record<string, { example?: { error: { code: string; message: string }; request_id: string } }> }
+            >;
+          }
+        >
+      >;
+    };
     let documented = 0;
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
@@ -110,15 +148,21 @@ describe('one error envelope on every route', () => {
       }
     }
     expect(documented).toBeGreaterThan(40);
-    expect(document.paths['/v1/wallet/topup']!.post!.responses['400']!.content!['application/json']!.example!.error.message).toContain('not offered');
+    expect(document.paths['/v1/wallet/topup']!.post!.responses['400']!.content!['application/json']!.example!.error.message).toContain(
+      'not offered',
+    );
   });
 
   it('answers an unknown path 404 and oversized headers 431, in the envelope', async () => {
-    expect(expectEnvelope(await harness.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: auth() }), 'unknown path').code).toBe('not_found');
+    expect(expectEnvelope(await harness.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: auth() }), 'unknown path').code).toBe(
+      'not_found',
+    );
     await harness.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = harness.app.server.address() as AddressInfo;
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /v1/wallet HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`));
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write(`GET /v1/wallet HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`),
+      );
       let data = '';
       socket.on('data', (chunk) => (data += chunk.toString('utf8')));
       socket.on('end', () => resolve(data));

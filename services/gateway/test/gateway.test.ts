@@ -59,7 +59,13 @@ describe('authentication', () => {
   });
 
   it('rejects unknown, malformed and mis-prefixed keys with 401', async () => {
-    for (const authorization of ['Bearer sk_nope_nope_nope', 'Basic abc', 'Bearer', `Bearer xx_${'a'.repeat(40)}`, `Bearer rk_${harness.customer.full_key.slice(3)}`]) {
+    for (const authorization of [
+      'Bearer sk_nope_nope_nope',
+      'Basic abc',
+      'Bearer',
+      `Bearer xx_${'a'.repeat(40)}`,
+      `Bearer rk_${harness.customer.full_key.slice(3)}`,
+    ]) {
       const response = await harness.app.inject({ method: 'GET', url: '/v1/test-read', headers: { authorization } });
       expect(response.statusCode, authorization).toBe(401);
       expect(response.json().error.code).toBe('unauthenticated');
@@ -71,11 +77,21 @@ describe('authentication', () => {
     expect(read.statusCode).toBe(200);
     expect(read.json().customer_id).toBe(harness.customer.customer_id);
     const before = writes.length;
-    const forbidden = await harness.app.inject({ method: 'POST', url: '/v1/test-echo', headers: bearer(harness.customer.read_key), payload: { amount_eur_cents: 1000 } });
+    const forbidden = await harness.app.inject({
+      method: 'POST',
+      url: '/v1/test-echo',
+      headers: bearer(harness.customer.read_key),
+      payload: { amount_eur_cents: 1000 },
+    });
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json().error.code).toBe('forbidden');
     expect(writes.length).toBe(before);
-    const allowed = await harness.app.inject({ method: 'POST', url: '/v1/test-echo', headers: bearer(harness.customer.full_key), payload: { amount_eur_cents: 1000 } });
+    const allowed = await harness.app.inject({
+      method: 'POST',
+      url: '/v1/test-echo',
+      headers: bearer(harness.customer.full_key),
+      payload: { amount_eur_cents: 1000 },
+    });
     expect(allowed.statusCode).toBe(200);
     expect(writes.length).toBe(before + 1);
   });
@@ -86,7 +102,9 @@ describe('authentication', () => {
     const serialized = JSON.stringify(stored);
     expect(serialized).not.toContain(harness.customer.full_key);
     expect(serialized).not.toContain(harness.customer.read_key);
-    expect(stored.map((document) => document._id).sort()).toEqual([hashKey(harness.customer.full_key), hashKey(harness.customer.read_key)].sort());
+    expect(stored.map((document) => document._id).sort()).toEqual(
+      [hashKey(harness.customer.full_key), hashKey(harness.customer.read_key)].sort(),
+    );
   });
 
   it('refuses a revoked key once the cache window has passed', async () => {
@@ -102,7 +120,12 @@ describe('authentication', () => {
 
 describe('validation', () => {
   const post = (payload: string | object, headers: Record<string, string> = {}) =>
-    harness.app.inject({ method: 'POST', url: '/v1/test-echo', headers: { ...bearer(harness.customer.full_key), 'content-type': 'application/json', ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+    harness.app.inject({
+      method: 'POST',
+      url: '/v1/test-echo',
+      headers: { ...bearer(harness.customer.full_key), 'content-type': 'application/json', ...headers },
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    });
 
   it('rejects unknown fields with 400 unknown_field naming the field, at any depth, and writes nothing', async () => {
     const before = writes.length;
@@ -117,7 +140,13 @@ describe('validation', () => {
 
   it('does not coerce types in bodies and applies declared error codes', async () => {
     const before = writes.length;
-    for (const payload of [{ amount_eur_cents: '1000' }, { amount_eur_cents: 1000.5 }, { amount_eur_cents: true }, { amount_eur_cents: null }, {}]) {
+    for (const payload of [
+      { amount_eur_cents: '1000' },
+      { amount_eur_cents: 1000.5 },
+      { amount_eur_cents: true },
+      { amount_eur_cents: null },
+      {},
+    ]) {
       const response = await post(payload);
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       expect(response.json().error.code).toBe('invalid_request');
@@ -194,7 +223,9 @@ describe('system routes', () => {
 describe('oversized headers on a real socket', () => {
   it('answers 431 in the error envelope', async () => {
     const address = await harness.app.listen({ port: 0, host: '127.0.0.1' });
-    const response = await fetch(`${address}/v1/test-read`, { headers: { authorization: `Bearer ${harness.customer.read_key}`, 'x-padding': 'x'.repeat(64 * 1024) } });
+    const response = await fetch(`${address}/v1/test-read`, {
+      headers: { authorization: `Bearer ${harness.customer.read_key}`, 'x-padding': 'x'.repeat(64 * 1024) },
+    });
     expect(response.status).toBe(431);
     const body = (await response.json()) as { error: { code: string }; request_id: string };
     expect(body.error.code).toBe('headers_too_large');

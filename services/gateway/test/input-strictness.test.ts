@@ -20,7 +20,10 @@ const request = (method: 'GET' | 'POST', url: string, options: { body?: unknown;
   harness.app.inject({
     method,
     url,
-    headers: { authorization: options.authorization ?? `Bearer ${harness.customer.full_key}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: options.authorization ?? `Bearer ${harness.customer.full_key}`,
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
   });
 
@@ -38,7 +41,12 @@ describe('input strictness', () => {
   });
 
   it('refuses a query parameter the route does not declare, on every kind of route', async () => {
-    for (const url of ['/v1/wallet?expand=all', '/v1/subscription?x=1', '/v1/accounts?limit=5', '/v1/wallet/assets?amount_eur_cents=1000&currency=usd']) {
+    for (const url of [
+      '/v1/wallet?expand=all',
+      '/v1/subscription?x=1',
+      '/v1/accounts?limit=5',
+      '/v1/wallet/assets?amount_eur_cents=1000&currency=usd',
+    ]) {
       const response = await request('GET', url);
       expect(response.statusCode, url).toBe(400);
       expect(response.json().error.code, url).toBe('unknown_field');
@@ -56,12 +64,22 @@ describe('input strictness', () => {
     expect(noAccounts.json().error.message).toContain('at least 1');
     // Too many is still too many.
     const leg = { account_id: 'acc_x', symbol: 'EURUSD', operation: 'buy', volume: 0.1 };
-    expect((await request('POST', '/v1/orders', { body: { orders: Array.from({ length: 21 }, () => leg) } })).json().error.code).toBe('too_many_legs');
+    expect((await request('POST', '/v1/orders', { body: { orders: Array.from({ length: 21 }, () => leg) } })).json().error.code).toBe(
+      'too_many_legs',
+    );
   });
 
   it('refuses a close selector field given both at the top level and in defaults, naming it, as documented', async () => {
-    for (const [name, value] of [['symbol', 'EURUSD'], ['side', 'long'], ['kind', 'any'], ['magic', 3], ['symbol_match', 'base']] as const) {
-      const response = await request('POST', '/v1/orders/close', { body: { symbol: 'EURUSD', [name]: value, defaults: { [name]: value }, accounts: [{ account_id: 'acc_x' }] } });
+    for (const [name, value] of [
+      ['symbol', 'EURUSD'],
+      ['side', 'long'],
+      ['kind', 'any'],
+      ['magic', 3],
+      ['symbol_match', 'base'],
+    ] as const) {
+      const response = await request('POST', '/v1/orders/close', {
+        body: { symbol: 'EURUSD', [name]: value, defaults: { [name]: value }, accounts: [{ account_id: 'acc_x' }] },
+      });
       expect(response.statusCode, name).toBe(400);
       expect(response.json().error, name).toMatchObject({ code: 'invalid_request', param: name });
       expect(response.json().error.message, name).toContain('both at the top level and in defaults');
@@ -84,19 +102,28 @@ describe('input strictness', () => {
   });
 
   it('states the volume rule as it is: greater than 0', async () => {
-    const response = await request('POST', '/v1/orders', { body: { orders: [{ account_id: 'acc_x', symbol: 'EURUSD', operation: 'buy', volume: -1 }] } });
+    const response = await request('POST', '/v1/orders', {
+      body: { orders: [{ account_id: 'acc_x', symbol: 'EURUSD', operation: 'buy', volume: -1 }] },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.message).toContain('greater than 0');
     expect(response.json().error.message).not.toContain('>=');
-    const close = await request('POST', '/v1/orders/close', { body: { symbol: 'EURUSD', volume: -0.5, accounts: [{ account_id: 'acc_x' }] } });
+    const close = await request('POST', '/v1/orders/close', {
+      body: { symbol: 'EURUSD', volume: -0.5, accounts: [{ account_id: 'acc_x' }] },
+    });
     expect(close.json().error.message).toContain('greater than 0');
   });
 
   it('reads the Bearer scheme in any case, and the key exactly', async () => {
     for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR']) {
-      expect((await request('GET', '/v1/accounts', { authorization: `${scheme} ${harness.customer.read_key}` })).statusCode, scheme).not.toBe(401);
+      expect(
+        (await request('GET', '/v1/accounts', { authorization: `${scheme} ${harness.customer.read_key}` })).statusCode,
+        scheme,
+      ).not.toBe(401);
     }
-    expect((await request('GET', '/v1/accounts', { authorization: `Bearer ${harness.customer.read_key.toUpperCase()}` })).statusCode).toBe(401);
+    expect((await request('GET', '/v1/accounts', { authorization: `Bearer ${harness.customer.read_key.toUpperCase()}` })).statusCode).toBe(
+      401,
+    );
     expect((await request('GET', '/v1/accounts', { authorization: `Basic ${harness.customer.read_key}` })).statusCode).toBe(401);
   });
 });

@@ -42,7 +42,13 @@ describe('a flood of made-up keys', () => {
     await harness?.close();
   });
 
-  const get = (app: GatewayHarness, key: string, headers: Record<string, string> = {}) => app.app.inject({ method: 'GET', url: '/v1/accounts', headers: { authorization: `Bearer ${key}`, ...headers }, remoteAddress: headers['x-test-peer'] ?? '127.0.0.1' });
+  const get = (app: GatewayHarness, key: string, headers: Record<string, string> = {}) =>
+    app.app.inject({
+      method: 'GET',
+      url: '/v1/accounts',
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      remoteAddress: headers['x-test-peer'] ?? '127.0.0.1',
+    });
 
   it('refuses checksummed keys that fail their checksum without a store lookup', async () => {
     const authenticator = harness.connected.dependencies.authenticator;
@@ -60,7 +66,8 @@ describe('a flood of made-up keys', () => {
 
   it('answers an address past its failures 429 with Retry-After, before reading its key; other addresses are unaffected', async () => {
     const peer = '10.1.0.1';
-    for (let index = 0; index < 10; index++) expect((await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': peer })).statusCode).toBe(401);
+    for (let index = 0; index < 10; index++)
+      expect((await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': peer })).statusCode).toBe(401);
     const limited = await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': peer });
     expect(limited.statusCode).toBe(429);
     expect(limited.json().error.code).toBe('rate_limited');
@@ -83,12 +90,14 @@ describe('a flood of made-up keys', () => {
 
   it('counts by X-Forwarded-For only behind a trusted proxy', async () => {
     // Behind the trusted proxy (127.0.0.1), each forwarded client has its own count.
-    for (let index = 0; index < 10; index++) expect((await get(proxied, `sk_${randomBody(46)}`, { 'x-forwarded-for': '203.0.113.7' })).statusCode).toBe(401);
+    for (let index = 0; index < 10; index++)
+      expect((await get(proxied, `sk_${randomBody(46)}`, { 'x-forwarded-for': '203.0.113.7' })).statusCode).toBe(401);
     expect((await get(proxied, `sk_${randomBody(46)}`, { 'x-forwarded-for': '203.0.113.7' })).statusCode).toBe(429);
     expect((await get(proxied, `sk_${randomBody(46)}`, { 'x-forwarded-for': '203.0.113.8' })).statusCode).toBe(401);
     // Without a trusted proxy the header is ignored: a client cannot shed its count by inventing addresses.
     const peer = '10.2.0.1';
-    for (let index = 0; index < 10; index++) await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': peer, 'x-forwarded-for': `198.51.100.${index}` });
+    for (let index = 0; index < 10; index++)
+      await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': peer, 'x-forwarded-for': `198.51.100.${index}` });
     expect((await get(harness, `sk_${randomBody(46)}`, { 'x-test-peer': peer, 'x-forwarded-for': '198.51.100.99' })).statusCode).toBe(429);
   });
 });

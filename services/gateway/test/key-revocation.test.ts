@@ -46,7 +46,8 @@ describe('key revocation across gateway replicas', () => {
     const refusedAfterMs: number[] = [];
     for (const replica of replicas) {
       // Bounded poll: the cache would hold the key for a minute, and the clocks never move.
-      for (let attempt = 0; attempt < 200 && (await statusWith(replica, doomed.key)) !== 401; attempt++) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let attempt = 0; attempt < 200 && (await statusWith(replica, doomed.key)) !== 401; attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       refusedAfterMs.push(Date.now() - startedMs);
       expect(await statusWith(replica, doomed.key)).toBe(401);
       expect(await statusWith(replica, kept.key)).not.toBe(401);

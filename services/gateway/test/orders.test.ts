@@ -12,11 +12,19 @@ let loginSequence = 72_000;
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-function call(method: 'GET' | 'POST' | 'DELETE', url: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+function call(
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   return harness.app.inject({
     method,
     url,
-    headers: { ...bearer(options.key ?? harness.customer.full_key), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+    headers: {
+      ...bearer(options.key ?? harness.customer.full_key),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
     ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
   });
 }
@@ -25,7 +33,10 @@ const received = async () => (await stack.control('/control/stats')).body.trade_
 
 async function connect(platform: 'mt4' | 'mt5', server: string, key = harness.customer.full_key) {
   const login = String(++loginSequence);
-  const response = await call('POST', '/v1/accounts', { key, body: { platform, server, login, password: `pw-${login}`, label: `${server} ${login}` } });
+  const response = await call('POST', '/v1/accounts', {
+    key,
+    body: { platform, server, login, password: `pw-${login}`, label: `${server} ${login}` },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return { ...response.json(), login };
 }
@@ -45,12 +56,18 @@ afterAll(async () => {
 });
 
 describe('accounts routes', () => {
-  it('connects, lists and disconnects accounts, with the broker\'s symbol suffix and without the password', async () => {
+  it("connects, lists and disconnects accounts, with the broker's symbol suffix and without the password", async () => {
     expect([accounts.alpha!.symbol_suffix, accounts.beta!.symbol_suffix, accounts.gamma!.symbol_suffix]).toEqual(['', '.xx', 'm']);
-    expect(Object.keys(accounts.alpha!).sort()).toEqual(['bonus_seat', 'created_at', 'id', 'label', 'login', 'margin_mode', 'platform', 'server', 'status', 'symbol_suffix'].sort());
+    expect(Object.keys(accounts.alpha!).sort()).toEqual(
+      ['bonus_seat', 'created_at', 'id', 'label', 'login', 'margin_mode', 'platform', 'server', 'status', 'symbol_suffix'].sort(),
+    );
     const list = await call('GET', '/v1/accounts', { key: harness.customer.read_key });
     expect(list.statusCode).toBe(200);
-    expect(list.json().accounts.map((account: { id: string }) => account.id)).toEqual([accounts.alpha!.id, accounts.beta!.id, accounts.gamma!.id]);
+    expect(list.json().accounts.map((account: { id: string }) => account.id)).toEqual([
+      accounts.alpha!.id,
+      accounts.beta!.id,
+      accounts.gamma!.id,
+    ]);
     expect(list.body).not.toContain('pw-');
     const extra = await connect('mt4', 'DeltaPrime-ECN');
     const deleted = await call('DELETE', `/v1/accounts/${extra.id}`);
@@ -59,14 +76,25 @@ describe('accounts routes', () => {
     expect((await call('DELETE', `/v1/accounts/${extra.id}`)).statusCode).toBe(404);
   });
 
-  it('refuses unknown fields, bad credentials, read-only keys and another customer\'s account', async () => {
-    const unknown = await call('POST', '/v1/accounts', { body: { platform: 'mt5', server: 'AlphaFX-Live', login: '1', password: 'x', colour: 'red' } });
+  it("refuses unknown fields, bad credentials, read-only keys and another customer's account", async () => {
+    const unknown = await call('POST', '/v1/accounts', {
+      body: { platform: 'mt5', server: 'AlphaFX-Live', login: '1', password: 'x', colour: 'red' },
+    });
     expect(unknown.json().error).toMatchObject({ code: 'unknown_field', param: 'colour' });
     await stack.control('/control/accounts', 'POST', { server: 'AlphaFX-Live', login: '72999', password: 'the-real-one' });
-    const wrongPassword = await call('POST', '/v1/accounts', { body: { platform: 'mt5', server: 'AlphaFX-Live', login: '72999', password: 'nope' } });
+    const wrongPassword = await call('POST', '/v1/accounts', {
+      body: { platform: 'mt5', server: 'AlphaFX-Live', login: '72999', password: 'nope' },
+    });
     expect(wrongPassword.statusCode).toBe(400);
     expect(wrongPassword.json().error.param).toBe('password');
-    expect((await call('POST', '/v1/accounts', { key: harness.customer.read_key, body: { platform: 'mt5', server: 'AlphaFX-Live', login: '1', password: 'x' } })).statusCode).toBe(403);
+    expect(
+      (
+        await call('POST', '/v1/accounts', {
+          key: harness.customer.read_key,
+          body: { platform: 'mt5', server: 'AlphaFX-Live', login: '1', password: 'x' },
+        })
+      ).statusCode,
+    ).toBe(403);
     const other = await createCustomer(harness.connected.dependencies.store, 'Other', harness.clock);
     const otherKey = await issueKey(harness.connected.dependencies.store, other.customer_id, 'full', harness.clock);
     expect((await call('DELETE', `/v1/accounts/${accounts.alpha!.id}`, { key: otherKey.key })).statusCode).toBe(404);
@@ -92,12 +120,42 @@ describe('POST /v1/orders', () => {
     expect(Object.keys(body).sort()).toEqual(['batch_id', 'idempotent_replay', 'results', 'summary']);
     expect(body.idempotent_replay).toBe(false);
     expect(body.summary).toEqual({ requested: 3, filled: 1, placed: 1, failed: 1, unknown: 0 });
-    expect(Object.keys(body.results[0]).sort()).toEqual(['account_id', 'ask', 'bid', 'deal', 'latency_ms', 'message', 'operation', 'order', 'platform', 'price', 'retcode', 'retcode_description', 'status', 'symbol', 'volume'].sort());
-    expect(body.results[2]).toMatchObject({ status: 'rejected', retcode: 10013, retcode_description: 'TRADE_RETCODE_INVALID', order: 0, deal: 0 });
+    expect(Object.keys(body.results[0]).sort()).toEqual(
+      [
+        'account_id',
+        'ask',
+        'bid',
+        'deal',
+        'latency_ms',
+        'message',
+        'operation',
+        'order',
+        'platform',
+        'price',
+        'retcode',
+        'retcode_description',
+        'status',
+        'symbol',
+        'volume',
+      ].sort(),
+    );
+    expect(body.results[2]).toMatchObject({
+      status: 'rejected',
+      retcode: 10013,
+      retcode_description: 'TRADE_RETCODE_INVALID',
+      order: 0,
+      deal: 0,
+    });
     expect(body.results[2].message).toContain('end in m');
     const batch = await call('GET', `/v1/orders/batches/${body.batch_id}`, { key: harness.customer.read_key });
     expect(batch.statusCode).toBe(200);
-    expect(batch.json()).toMatchObject({ batch_id: body.batch_id, kind: 'orders', settled: true, summary: body.summary, results: body.results });
+    expect(batch.json()).toMatchObject({
+      batch_id: body.batch_id,
+      kind: 'orders',
+      settled: true,
+      summary: body.summary,
+      results: body.results,
+    });
     expect((await call('GET', '/v1/orders/batches/bat_doesnotexist')).statusCode).toBe(404);
   });
 
@@ -129,23 +187,50 @@ describe('POST /v1/orders', () => {
 
 describe('POST /v1/orders/close', () => {
   it('closes by selector with top-level or default fields and refuses a missing symbol with 400 param symbol', async () => {
-    await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/positions`, 'POST', { symbol: 'GBPUSD', type: 'sell', volume: 0.1 });
+    await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/positions`, 'POST', {
+      symbol: 'GBPUSD',
+      type: 'sell',
+      volume: 0.1,
+    });
     const missing = await call('POST', '/v1/orders/close', { body: { accounts: [{ account_id: accounts.alpha!.id }] } });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().error).toMatchObject({ code: 'invalid_request', param: 'symbol' });
-    const twice = await call('POST', '/v1/orders/close', { body: { symbol: 'GBPUSD', defaults: { symbol: 'EURUSD' }, accounts: [{ account_id: accounts.alpha!.id }] } });
+    const twice = await call('POST', '/v1/orders/close', {
+      body: { symbol: 'GBPUSD', defaults: { symbol: 'EURUSD' }, accounts: [{ account_id: accounts.alpha!.id }] },
+    });
     expect(twice.json().error).toMatchObject({ code: 'invalid_request', param: 'symbol' });
-    const bothWays = await call('POST', '/v1/orders/close', { body: { accounts: [{ account_id: accounts.alpha!.id, symbol: 'GBPUSD', tickets: [1] }] } });
+    const bothWays = await call('POST', '/v1/orders/close', {
+      body: { accounts: [{ account_id: accounts.alpha!.id, symbol: 'GBPUSD', tickets: [1] }] },
+    });
     expect(bothWays.statusCode).toBe(400);
-    const tooMany = await call('POST', '/v1/orders/close', { body: { symbol: '*', accounts: Array.from({ length: 21 }, (_, index) => ({ account_id: `acc_${index}` })) } });
+    const tooMany = await call('POST', '/v1/orders/close', {
+      body: { symbol: '*', accounts: Array.from({ length: 21 }, (_, index) => ({ account_id: `acc_${index}` })) },
+    });
     expect(tooMany.json().error.code).toBe('too_many_accounts');
-    const closed = await call('POST', '/v1/orders/close', { body: { symbol: 'GBPUSD', side: 'short', accounts: [{ account_id: accounts.alpha!.id }, { account_id: accounts.gamma!.id, symbol: 'GBPUSDm' }] } });
+    const closed = await call('POST', '/v1/orders/close', {
+      body: {
+        symbol: 'GBPUSD',
+        side: 'short',
+        accounts: [{ account_id: accounts.alpha!.id }, { account_id: accounts.gamma!.id, symbol: 'GBPUSDm' }],
+      },
+    });
     expect(closed.statusCode, closed.body).toBe(200);
     const body = closed.json();
     expect(Object.keys(body).sort()).toEqual(['batch_id', 'idempotent_replay', 'results', 'summary']);
     expect(body.results.map((result: { status: string }) => result.status)).toEqual(['closed', 'nothing_matched']);
-    expect(body.summary).toEqual({ accounts: 2, matched: 1, closed: 1, failed: 0, unknown: 0, accounts_unknown: 0, accounts_unavailable: 0, accounts_failed: 0 });
-    expect(Object.keys(body.results[0].results[0]).sort()).toEqual(['kind', 'message', 'price', 'retcode', 'retcode_description', 'status', 'symbol', 'ticket', 'type', 'volume'].sort());
+    expect(body.summary).toEqual({
+      accounts: 2,
+      matched: 1,
+      closed: 1,
+      failed: 0,
+      unknown: 0,
+      accounts_unknown: 0,
+      accounts_unavailable: 0,
+      accounts_failed: 0,
+    });
+    expect(Object.keys(body.results[0].results[0]).sort()).toEqual(
+      ['kind', 'message', 'price', 'retcode', 'retcode_description', 'status', 'symbol', 'ticket', 'type', 'volume'].sort(),
+    );
     const batch = (await call('GET', `/v1/orders/batches/${body.batch_id}`)).json();
     expect(batch).toMatchObject({ kind: 'close', settled: true, summary: body.summary, results: body.results });
   });
@@ -163,21 +248,34 @@ describe('Idempotency-Key', () => {
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual({ ...first.json(), idempotent_replay: true });
     expect(await received()).toBe(before);
-    const different = await call('POST', '/v1/orders', { body: { ...body(), defaults: { comment: 'changed' } }, headers: { 'idempotency-key': key } });
+    const different = await call('POST', '/v1/orders', {
+      body: { ...body(), defaults: { comment: 'changed' } },
+      headers: { 'idempotency-key': key },
+    });
     expect(different.statusCode).toBe(409);
     expect(different.json().error.code).toBe('idempotency_key_reused');
     // A key names one request of the customer, whatever the route (DESIGN §4): on /close it is refused.
-    const openPositions = async () => (await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}`)).body.positions.length as number;
+    const openPositions = async () =>
+      (await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}`)).body.positions.length as number;
     const openBefore = await openPositions();
     expect(openBefore).toBeGreaterThan(0);
-    const closeScope = await call('POST', '/v1/orders/close', { body: { symbol: '*', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': key } });
+    const closeScope = await call('POST', '/v1/orders/close', {
+      body: { symbol: '*', accounts: [{ account_id: accounts.alpha!.id }] },
+      headers: { 'idempotency-key': key },
+    });
     expect(closeScope.statusCode).toBe(409);
     expect(closeScope.json().error.code).toBe('idempotency_key_reused');
     expect(await openPositions()).toBe(openBefore);
     const closeKey = `${key}-close`;
-    const closed = await call('POST', '/v1/orders/close', { body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': closeKey } });
+    const closed = await call('POST', '/v1/orders/close', {
+      body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] },
+      headers: { 'idempotency-key': closeKey },
+    });
     expect(closed.statusCode).toBe(200);
-    const closeReplay = await call('POST', '/v1/orders/close', { body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] }, headers: { 'idempotency-key': closeKey } });
+    const closeReplay = await call('POST', '/v1/orders/close', {
+      body: { symbol: 'NOTHING', accounts: [{ account_id: accounts.alpha!.id }] },
+      headers: { 'idempotency-key': closeKey },
+    });
     expect(closeReplay.json()).toEqual({ ...closed.json(), idempotent_replay: true });
     expect(await received()).toBe(before);
     const tooLong = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': 'k'.repeat(129) } });
@@ -188,14 +286,20 @@ describe('Idempotency-Key', () => {
   it('sends a batch once when duplicates race', async () => {
     const key = `race-${Date.now()}`;
     const before = await received();
-    const responses = await Promise.all(Array.from({ length: 5 }, () => call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } })));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } })),
+    );
     const statuses = responses.map((response) => response.statusCode);
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
     const batchIds = new Set(responses.filter((response) => response.statusCode === 200).map((response) => response.json().batch_id));
     expect(batchIds.size).toBe(1);
     expect(responses.filter((response) => response.statusCode === 200 && response.json().idempotent_replay === false)).toHaveLength(1);
-    expect(responses.filter((response) => response.statusCode === 409).every((response) => response.json().error.code === 'idempotency_key_in_progress')).toBe(true);
+    expect(
+      responses
+        .filter((response) => response.statusCode === 409)
+        .every((response) => response.json().error.code === 'idempotency_key_in_progress'),
+    ).toBe(true);
     expect((await received()) - before).toBe(1);
   });
 
@@ -218,7 +322,10 @@ describe('Idempotency-Key', () => {
     expect(answer.results[0].order).not.toBe(first.json().results[0].order);
     expect((await received()) - before).toBe(1);
     // The new request is itself protected for its own 15 minutes.
-    expect((await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } })).json()).toEqual({ ...answer, idempotent_replay: true });
+    expect((await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } })).json()).toEqual({
+      ...answer,
+      idempotent_replay: true,
+    });
     expect((await received()) - before).toBe(1);
   });
 
@@ -233,7 +340,7 @@ describe('Idempotency-Key', () => {
       throw new AppError('unavailable', 'execution did not answer by the deadline');
     }) as typeof execution.call;
     const before = await received();
-    let lost;
+    let lost: Awaited<ReturnType<typeof call>>;
     try {
       lost = await call('POST', '/v1/orders', { body: body(), headers: { 'idempotency-key': key } });
     } finally {
@@ -300,8 +407,11 @@ describe('OpenAPI', () => {
     }
     // Links from what creates a resource to what reads or removes it, by operationId.
     const operationIds = new Map<string, string>();
-    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { operationId?: string }>>)) for (const [method, operation] of Object.entries(item)) if (operation.operationId) operationIds.set(operation.operationId, `${method} ${path}`);
-    const linkTarget = (path: string, method: string, status: string, name: string) => operationIds.get(document.paths[path][method].responses[status].links[name].operationId);
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { operationId?: string }>>))
+      for (const [method, operation] of Object.entries(item))
+        if (operation.operationId) operationIds.set(operation.operationId, `${method} ${path}`);
+    const linkTarget = (path: string, method: string, status: string, name: string) =>
+      operationIds.get(document.paths[path][method].responses[status].links[name].operationId);
     expect(linkTarget('/v1/wallet/topup', 'post', '201', 'GetTopup')).toBe('get /v1/wallet/topup/{id}');
     expect(linkTarget('/v1/orders', 'post', '200', 'GetBatch')).toBe('get /v1/orders/batches/{batch_id}');
     expect(linkTarget('/v1/orders/close', 'post', '200', 'GetBatch')).toBe('get /v1/orders/batches/{batch_id}');

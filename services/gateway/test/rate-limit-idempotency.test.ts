@@ -27,7 +27,9 @@ describe('rate limiter shared through the store', () => {
     // Two limiter instances stand for two gateway replicas: they share nothing but the store.
     const replicas = [createRateLimiter({ store, clock }), createRateLimiter({ store, clock })];
     const limit = 60;
-    const decisions = await Promise.all(Array.from({ length: 90 }, (_, index) => replicas[index % 2]!.take('execution', 'cus_race', limit)));
+    const decisions = await Promise.all(
+      Array.from({ length: 90 }, (_, index) => replicas[index % 2]!.take('execution', 'cus_race', limit)),
+    );
     const admitted = decisions.filter((decision) => decision.allowed);
     expect(admitted.length).toBe(limit);
     const refused = decisions.filter((decision) => !decision.allowed);
@@ -59,7 +61,13 @@ describe('rate limiter shared through the store', () => {
 });
 
 describe('idempotency', () => {
-  const request = (customerId: string, key: string, body: unknown, scope = 'orders') => ({ customerId, scope, key, body, resourcePrefix: 'bat' });
+  const request = (customerId: string, key: string, body: unknown, scope = 'orders') => ({
+    customerId,
+    scope,
+    key,
+    body,
+    resourcePrefix: 'bat',
+  });
 
   it('runs the work once for concurrent duplicates, replays the stored response, and refuses a different body', async () => {
     const idempotency = createIdempotency({ store, clock, ttlMs: 15 * 60_000 });
@@ -78,17 +86,25 @@ describe('idempotency', () => {
     expect(fulfilled.filter((outcome) => !outcome.replay).length).toBe(1);
     const original = fulfilled.find((outcome) => !outcome.replay)!.body;
     expect(original.batch_id).toMatch(/^bat_[0-9A-Za-z]{20}$/);
-    for (const outcome of fulfilled) expect(outcome.body).toMatchObject({ batch_id: original.batch_id, n: 1, idempotent_replay: outcome.replay });
+    for (const outcome of fulfilled)
+      expect(outcome.body).toMatchObject({ batch_id: original.batch_id, n: 1, idempotent_replay: outcome.replay });
     for (const result of settled) {
       if (result.status === 'rejected') expect((result.reason as AppError).code).toBe('idempotency_key_in_progress');
     }
-    const replay = await idempotency.run(request('cus_1', 'key-1', { defaults: { symbol: 'EURUSD' }, orders: [{ volume: 1, account_id: 'a' }] }), work);
+    const replay = await idempotency.run(
+      request('cus_1', 'key-1', { defaults: { symbol: 'EURUSD' }, orders: [{ volume: 1, account_id: 'a' }] }),
+      work,
+    );
     expect(replay.replay).toBe(true);
     expect(replay.body).toEqual({ batch_id: original.batch_id, idempotent_replay: true, n: 1 });
     expect(executions).toBe(1);
-    await expect(idempotency.run(request('cus_1', 'key-1', { ...body, defaults: { symbol: 'GBPUSD' } }), work)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await expect(idempotency.run(request('cus_1', 'key-1', { ...body, defaults: { symbol: 'GBPUSD' } }), work)).rejects.toMatchObject({
+      code: 'idempotency_key_reused',
+    });
     // A key belongs to the customer, not to a route: the same key and body on another route is another request.
-    await expect(idempotency.run(request('cus_1', 'key-1', body, 'orders.close'), work)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await expect(idempotency.run(request('cus_1', 'key-1', body, 'orders.close'), work)).rejects.toMatchObject({
+      code: 'idempotency_key_reused',
+    });
     // Another customer's key of the same name is theirs.
     const other = await idempotency.run(request('cus_2', 'key-1', body), work);
     expect(other.replay).toBe(false);
@@ -96,7 +112,7 @@ describe('idempotency', () => {
     expect(executions).toBe(2);
   });
 
-  it('after the key\'s lifetime the request is new, with a new resource id', async () => {
+  it("after the key's lifetime the request is new, with a new resource id", async () => {
     const idempotency = createIdempotency({ store, clock, ttlMs: 15 * 60_000 });
     const ids: string[] = [];
     const work = async (batchId: string) => {
@@ -164,7 +180,7 @@ describe('idempotency', () => {
     // The vanished holder's late answer does not replace the stored one.
     release();
     await stuck;
-    expect((await idempotency.run(request('cus_5', 'crash', {}), work)).body).toEqual({ batch_id: ids[0], by: 'second', });
+    expect((await idempotency.run(request('cus_5', 'crash', {}), work)).body).toEqual({ batch_id: ids[0], by: 'second' });
   });
 
   it('sweeps expired records and their responses', async () => {

@@ -16,7 +16,8 @@ let insertCommands: number[] = [];
 beforeAll(async () => {
   mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
   mongo.on('commandStarted', (event) => {
-    if (event.commandName === 'insert' && event.command.insert === 'rate_limit_slots') insertCommands.push((event.command.documents as unknown[]).length);
+    if (event.commandName === 'insert' && event.command.insert === 'rate_limit_slots')
+      insertCommands.push((event.command.documents as unknown[]).length);
   });
   store = createGatewayStore(mongo.db(`${testDatabasePrefix('rlbatch')}gateway`));
   await ensureGatewayIndexes(store);
@@ -52,12 +53,16 @@ describe('rate limiter reserving slots in batches', () => {
     const decisions = await Promise.all(Array.from({ length: 200 }, () => limiter.take('execution', 'cus_one', limit)));
     const admitted = decisions.filter((decision) => decision.allowed);
     expect(admitted.length).toBe(limit);
-    expect(admitted.map((decision) => decision.remaining).sort((left, right) => left - right)).toEqual(Array.from({ length: limit }, (_, index) => index));
+    expect(admitted.map((decision) => decision.remaining).sort((left, right) => left - right)).toEqual(
+      Array.from({ length: limit }, (_, index) => index),
+    );
     const refused = decisions.filter((decision) => !decision.allowed);
     expect(refused.length).toBe(140);
     expect(refused.every((decision) => decision.remaining === 0 && decision.resetSeconds === 55)).toBe(true);
     // Alone, the replica strands nothing: every slot in the store was handed out.
-    expect(await storedSlots(prefixOf(clock, 'execution', 'cus_one'))).toEqual(handedOutSlots(decisions, limit).sort((left, right) => left - right));
+    expect(await storedSlots(prefixOf(clock, 'execution', 'cus_one'))).toEqual(
+      handedOutSlots(decisions, limit).sort((left, right) => left - right),
+    );
     expect(insertCommands.length).toBeLessThan(limit);
     expect(Math.max(...insertCommands)).toBeLessThanOrEqual(Math.floor(limit / 20));
 
@@ -79,7 +84,9 @@ describe('rate limiter reserving slots in batches', () => {
     );
     const handedOut = decisionsByReplica.flatMap((decisions) => handedOutSlots(decisions, limit));
     const stranded = replicas.flatMap((replica) => replica.reservedSlots('other', 'cus_two'));
-    console.log(`two replicas: admitted ${handedOut.length} of ${limit} (${handedOutSlots(decisionsByReplica[0]!, limit).length} + ${handedOutSlots(decisionsByReplica[1]!, limit).length}), stranded ${stranded.length}, insert commands ${insertCommands.length}`);
+    console.log(
+      `two replicas: admitted ${handedOut.length} of ${limit} (${handedOutSlots(decisionsByReplica[0]!, limit).length} + ${handedOutSlots(decisionsByReplica[1]!, limit).length}), stranded ${stranded.length}, insert commands ${insertCommands.length}`,
+    );
     expect(handedOut.length).toBeLessThanOrEqual(limit);
     expect(handedOut.length).toBeGreaterThanOrEqual(limit - replicas.length * cap);
     expect(new Set(handedOut).size).toBe(handedOut.length);
@@ -107,7 +114,9 @@ describe('rate limiter reserving slots in batches', () => {
     const admittedByReplica = decisionsByReplica.map((decisions) => handedOutSlots(decisions, limit));
     const handedOut = admittedByReplica.flat();
     const stranded = replicas.flatMap((replica) => replica.reservedSlots('other', 'cus_waves'));
-    console.log(`two replicas in waves: admitted ${handedOut.length} of ${limit} (${admittedByReplica[0]!.length} + ${admittedByReplica[1]!.length}), stranded ${stranded.length}, insert commands ${insertCommands.length}`);
+    console.log(
+      `two replicas in waves: admitted ${handedOut.length} of ${limit} (${admittedByReplica[0]!.length} + ${admittedByReplica[1]!.length}), stranded ${stranded.length}, insert commands ${insertCommands.length}`,
+    );
     expect(admittedByReplica.every((slots) => slots.length > 0)).toBe(true);
     expect(handedOut.length).toBeLessThanOrEqual(limit);
     expect(handedOut.length).toBeGreaterThanOrEqual(limit - replicas.length * cap);
@@ -127,7 +136,9 @@ describe('rate limiter reserving slots in batches', () => {
       remainings.push(decision.remaining);
     }
     const insertedDocuments = insertCommands.reduce((sum, documents) => sum + documents, 0);
-    console.log(`2,000 sequential takes: ${insertCommands.length} insert commands carrying ${insertedDocuments} slot documents (largest ${Math.max(...insertCommands)})`);
+    console.log(
+      `2,000 sequential takes: ${insertCommands.length} insert commands carrying ${insertedDocuments} slot documents (largest ${Math.max(...insertCommands)})`,
+    );
     expect(insertCommands.length).toBeLessThan(200);
     expect(remainings).toEqual(Array.from({ length: 2_000 }, (_, index) => limit - 1 - index));
     // No insert spans more than one FerretDB insert batch (100), where an ordered failure would not stop.
@@ -189,7 +200,11 @@ describe('rate limiter reserving slots in batches', () => {
     const limiter = createRateLimiter({ store, clock });
     const limit = 1_000;
     const prefix = prefixOf(clock, 'other', 'cus_split');
-    const first = [await limiter.take('other', 'cus_split', limit), await limiter.take('other', 'cus_split', limit), await limiter.take('other', 'cus_split', limit)];
+    const first = [
+      await limiter.take('other', 'cus_split', limit),
+      await limiter.take('other', 'cus_split', limit),
+      await limiter.take('other', 'cus_split', limit),
+    ];
     expect(first.map((decision) => limit - decision.remaining)).toEqual([1, 2, 3]);
     // Slots 1..3 came in reservations of 1 and 2, so the next reservation starts at 4 and spans slot 5:
     // another replica takes 5 first.
@@ -208,7 +223,10 @@ describe('rate limiter reserving slots in batches', () => {
   it('fails every waiting request with the store error during an outage, admits none, and recovers', async () => {
     const target = new URL(inject('mongodbUrl').replace(/^mongodb:/, 'http:'));
     const proxy = await startProxy(target.hostname, Number(target.port));
-    const outageClient = await connectMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, { serverSelectionTimeoutMS: 1_500, socketTimeoutMS: 2_000 });
+    const outageClient = await connectMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, {
+      serverSelectionTimeoutMS: 1_500,
+      socketTimeoutMS: 2_000,
+    });
     try {
       const outageStore = createGatewayStore(outageClient.db(store.database.databaseName));
       const clock = new ManualClock('2027-05-10T12:06:05Z');

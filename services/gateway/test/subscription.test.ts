@@ -20,7 +20,12 @@ let customer: string;
 
 beforeAll(async () => {
   backends = await startBillingHarness({ execution: { setAccountBillingStatus: async () => undefined } });
-  const paymentsConfig = loadPaymentsConfig({ MONGODB_URL: inject('mongodbUrl'), MONGODB_DATABASE_PREFIX: backends.prefix, LOG_LEVEL: 'silent', CRYPTO_SANDBOX_URL: 'http://127.0.0.1:1' });
+  const paymentsConfig = loadPaymentsConfig({
+    MONGODB_URL: inject('mongodbUrl'),
+    MONGODB_DATABASE_PREFIX: backends.prefix,
+    LOG_LEVEL: 'silent',
+    CRYPTO_SANDBOX_URL: 'http://127.0.0.1:1',
+  });
   const paymentsApp = await createPaymentsApp({
     config: paymentsConfig,
     database: backends.mongo.db(databaseName(backends.prefix, 'payments')),
@@ -28,9 +33,17 @@ beforeAll(async () => {
     logger: createLogger('payments', { level: 'silent' }),
     wallet: backends.wallet.client,
   });
-  payments = { app: paymentsApp, server: await startGrpcServer([{ ...paymentsGrpcBinding, implementation: paymentsApp.grpcImplementation }], '127.0.0.1:0') };
+  payments = {
+    app: paymentsApp,
+    server: await startGrpcServer([{ ...paymentsGrpcBinding, implementation: paymentsApp.grpcImplementation }], '127.0.0.1:0'),
+  };
   gateway = await startGatewayHarness({
-    env: { WALLET_GRPC_URL: backends.wallet.address, BILLING_GRPC_URL: backends.billing.address, PAYMENTS_GRPC_URL: `127.0.0.1:${payments.server.port}`, GRPC_DEADLINE_MS: '10000' },
+    env: {
+      WALLET_GRPC_URL: backends.wallet.address,
+      BILLING_GRPC_URL: backends.billing.address,
+      PAYMENTS_GRPC_URL: `127.0.0.1:${payments.server.port}`,
+      GRPC_DEADLINE_MS: '10000',
+    },
   });
   customer = gateway.customer.customer_id;
 }, 120_000);
@@ -39,7 +52,10 @@ afterAll(async () => {
   await gateway?.close();
   await payments?.server.close(1_000);
   await payments?.app.stopBackgroundWork();
-  await backends?.mongo.db(databaseName(backends.prefix, 'payments')).dropDatabase().catch(() => undefined);
+  await backends?.mongo
+    .db(databaseName(backends.prefix, 'payments'))
+    .dropDatabase()
+    .catch(() => undefined);
   await backends?.close();
 });
 
@@ -73,9 +89,19 @@ describe('GET /v1/subscription', () => {
   it('shows seats with their own dates, an empty slot with account_id null, and the wallet summary', async () => {
     await backends.credit(customer, 5000);
     backends.clock.set('2027-03-10T09:00:00Z');
-    const first = await backends.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_one', label: 'One', bonus: false });
+    const first = await backends.billing.client.call('AssignSeat', {
+      customer_id: customer,
+      account_id: 'acc_one',
+      label: 'One',
+      bonus: false,
+    });
     backends.clock.set('2027-03-20T15:00:00Z');
-    const second = await backends.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_two', label: 'Two', bonus: false });
+    const second = await backends.billing.client.call('AssignSeat', {
+      customer_id: customer,
+      account_id: 'acc_two',
+      label: 'Two',
+      bonus: false,
+    });
     await backends.billing.client.call('ReleaseSeat', { customer_id: customer, account_id: 'acc_two' });
     backends.clock.set('2027-03-25T00:00:00Z');
     const body = (await get('/v1/subscription')).json();
@@ -92,14 +118,24 @@ describe('GET /v1/subscription', () => {
       ],
       current_period_end: '2027-04-10T09:00:00.000Z',
       grace_ends_at: null,
-      wallet: { balance_eur_cents: 2600, next_charge_eur_cents: 1200, next_charge_at: '2027-04-10T09:00:00.000Z', covers_next_charge: true },
+      wallet: {
+        balance_eur_cents: 2600,
+        next_charge_eur_cents: 1200,
+        next_charge_at: '2027-04-10T09:00:00.000Z',
+        covers_next_charge: true,
+      },
     });
   });
 
   it('gives GET /v1/wallet the upcoming charges: the empty slot is not owed, and shortfall/covers are right when short', async () => {
     // The third account takes the paid empty slot (nothing charged); the fourth and fifth buy seats. Then
     // 4 × 12 = 48 EUR is owed in the next 30 days against 26 − 24 = 2 EUR.
-    const third = await backends.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_three', label: 'Three', bonus: false });
+    const third = await backends.billing.client.call('AssignSeat', {
+      customer_id: customer,
+      account_id: 'acc_three',
+      label: 'Three',
+      bonus: false,
+    });
     expect(await backends.balance(customer)).toBe(2600);
     await backends.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_four', label: 'Four', bonus: false });
     await backends.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_five', label: 'Five', bonus: false });
@@ -118,13 +154,23 @@ describe('GET /v1/subscription', () => {
     expect(wallet.shortfall_eur_cents).toBe(4600);
     expect(wallet.covers_upcoming).toBe(false);
     const subscription = (await get('/v1/subscription')).json();
-    expect(subscription.wallet).toEqual({ balance_eur_cents: 200, next_charge_eur_cents: 1200, next_charge_at: '2027-04-10T09:00:00.000Z', covers_next_charge: false });
+    expect(subscription.wallet).toEqual({
+      balance_eur_cents: 200,
+      next_charge_eur_cents: 1200,
+      next_charge_at: '2027-04-10T09:00:00.000Z',
+      covers_next_charge: false,
+    });
   });
 });
 
 describe('PATCH /v1/subscription', () => {
   it('needs the full key (403 with a read-only key, nothing changed)', async () => {
-    const response = await gateway.app.inject({ method: 'PATCH', url: '/v1/subscription', headers: read(), payload: { cancel_at_period_end: true } });
+    const response = await gateway.app.inject({
+      method: 'PATCH',
+      url: '/v1/subscription',
+      headers: read(),
+      payload: { cancel_at_period_end: true },
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json().error.code).toBe('forbidden');
     expect((await get('/v1/subscription')).json().cancel_at_period_end).toBe(false);
@@ -145,11 +191,30 @@ describe('PATCH /v1/subscription', () => {
   });
 
   it('sets and clears cancel_at_period_end; while set, nothing is owed', async () => {
-    const cancelled = await gateway.app.inject({ method: 'PATCH', url: '/v1/subscription', headers: full(), payload: { cancel_at_period_end: true } });
+    const cancelled = await gateway.app.inject({
+      method: 'PATCH',
+      url: '/v1/subscription',
+      headers: full(),
+      payload: { cancel_at_period_end: true },
+    });
     expect(cancelled.statusCode).toBe(200);
-    expect(cancelled.json()).toMatchObject({ cancel_at_period_end: true, status: 'active', wallet: { next_charge_eur_cents: null, covers_next_charge: true } });
-    expect((await get('/v1/wallet')).json()).toMatchObject({ upcoming: [], upcoming_total_eur_cents: 0, shortfall_eur_cents: 0, covers_upcoming: true });
-    const resumed = await gateway.app.inject({ method: 'PATCH', url: '/v1/subscription', headers: full(), payload: { cancel_at_period_end: false } });
+    expect(cancelled.json()).toMatchObject({
+      cancel_at_period_end: true,
+      status: 'active',
+      wallet: { next_charge_eur_cents: null, covers_next_charge: true },
+    });
+    expect((await get('/v1/wallet')).json()).toMatchObject({
+      upcoming: [],
+      upcoming_total_eur_cents: 0,
+      shortfall_eur_cents: 0,
+      covers_upcoming: true,
+    });
+    const resumed = await gateway.app.inject({
+      method: 'PATCH',
+      url: '/v1/subscription',
+      headers: full(),
+      payload: { cancel_at_period_end: false },
+    });
     expect(resumed.json().cancel_at_period_end).toBe(false);
     expect((await get('/v1/wallet')).json().upcoming_total_eur_cents).toBe(4800);
   });
@@ -157,7 +222,12 @@ describe('PATCH /v1/subscription', () => {
 
 describe('accounts and keys', () => {
   it('refuses to connect an account with a read-only key (403) while the subscription stays readable', async () => {
-    const response = await gateway.app.inject({ method: 'POST', url: '/v1/accounts', headers: read(), payload: { platform: 'mt5', server: 'AlphaFX-Live', login: '1001', password: 'secret' } });
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/accounts',
+      headers: read(),
+      payload: { platform: 'mt5', server: 'AlphaFX-Live', login: '1001', password: 'secret' },
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json().error.code).toBe('forbidden');
     expect((await get('/v1/subscription')).statusCode).toBe(200);
@@ -168,12 +238,22 @@ describe('/v1/servers', () => {
   it('lists the plans', async () => {
     const response = await get('/v1/servers/plans');
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ plans: [{ plan: 'vps-small', price_eur_cents: 1500 }, { plan: 'vps-large', price_eur_cents: 3500 }] });
+    expect(response.json()).toEqual({
+      plans: [
+        { plan: 'vps-small', price_eur_cents: 1500 },
+        { plan: 'vps-large', price_eur_cents: 3500 },
+      ],
+    });
   });
 
   it('buys from the balance (402 when short, nothing bought), validates input, and needs the full key', async () => {
     backends.clock.set('2027-03-31T12:00:00Z');
-    const poor = await gateway.app.inject({ method: 'POST', url: '/v1/servers', headers: full(), payload: { plan: 'vps-small', label: 'London' } });
+    const poor = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/servers',
+      headers: full(),
+      payload: { plan: 'vps-small', label: 'London' },
+    });
     expect(poor.statusCode).toBe(402);
     expect(poor.json().error.code).toBe('insufficient_balance');
     expect((await get('/v1/servers')).json()).toEqual({ servers: [] });
@@ -189,12 +269,22 @@ describe('/v1/servers', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       expect(response.json().error.code).toBe(code);
     }
-    const forbidden = await gateway.app.inject({ method: 'POST', url: '/v1/servers', headers: read(), payload: { plan: 'vps-small', label: 'London' } });
+    const forbidden = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/servers',
+      headers: read(),
+      payload: { plan: 'vps-small', label: 'London' },
+    });
     expect(forbidden.statusCode).toBe(403);
     expect(await backends.balance(customer)).toBe(4200);
 
     const headers = { ...full(), 'idempotency-key': 'buy-london-1' };
-    const bought = await gateway.app.inject({ method: 'POST', url: '/v1/servers', headers, payload: { plan: 'vps-small', label: 'London' } });
+    const bought = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/servers',
+      headers,
+      payload: { plan: 'vps-small', label: 'London' },
+    });
     expect(bought.statusCode).toBe(201);
     const server = bought.json();
     expect(server).toEqual({
@@ -208,7 +298,12 @@ describe('/v1/servers', () => {
       grace_ends_at: null,
       created_at: '2027-03-31T12:00:00.000Z',
     });
-    const replay = await gateway.app.inject({ method: 'POST', url: '/v1/servers', headers, payload: { plan: 'vps-small', label: 'London' } });
+    const replay = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/servers',
+      headers,
+      payload: { plan: 'vps-small', label: 'London' },
+    });
     expect(replay.statusCode).toBe(201);
     expect(replay.json().id).toBe(server.id);
     expect(await backends.balance(customer)).toBe(2700);
@@ -217,7 +312,7 @@ describe('/v1/servers', () => {
     expect(upcoming.filter((item) => item.kind === 'server').map((item) => item.label)).toEqual(['London']);
   });
 
-  it('stops a server\'s renewal with DELETE, and answers 404 for an unknown or another customer\'s server', async () => {
+  it("stops a server's renewal with DELETE, and answers 404 for an unknown or another customer's server", async () => {
     const [server] = (await get('/v1/servers')).json().servers;
     const intruder = customerIdFor('intruder');
     await backends.credit(intruder, 2000);
@@ -256,7 +351,18 @@ describe('OpenAPI', () => {
       expect(operation.description).toBeTruthy();
     }
     const subscription = document.paths['/v1/subscription'].get.responses['200'].content['application/json'].schema;
-    expect(Object.keys(subscription.properties)).toEqual(['plan', 'status', 'paid_access', 'billing_provider', 'cancel_at_period_end', 'seats', 'seat_details', 'current_period_end', 'grace_ends_at', 'wallet']);
+    expect(Object.keys(subscription.properties)).toEqual([
+      'plan',
+      'status',
+      'paid_access',
+      'billing_provider',
+      'cancel_at_period_end',
+      'seats',
+      'seat_details',
+      'current_period_end',
+      'grace_ends_at',
+      'wallet',
+    ]);
     expect(subscription.properties.wallet.nullable).toBe(true);
   });
 });

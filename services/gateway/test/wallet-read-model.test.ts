@@ -35,7 +35,9 @@ const readWallet = async (customer: StackCustomer) => {
 describe('GET /v1/wallet read model', () => {
   it('answers repeated reads from memory, the same answer the backends gave', async () => {
     const customer = await stack.newCustomer();
-    stack.setUpcoming(customer.customer_id, [{ when: '2027-03-10T09:00:00.000Z', amount_eur_cents: 1200, kind: 'seat', label: 'MT5 live' }]);
+    stack.setUpcoming(customer.customer_id, [
+      { when: '2027-03-10T09:00:00.000Z', amount_eur_cents: 1200, kind: 'seat', label: 'MT5 live' },
+    ]);
     const callsBefore = stack.upcomingCalls();
     const first = await readWallet(customer);
     const again = await Promise.all(Array.from({ length: 10 }, () => readWallet(customer)));
@@ -47,11 +49,30 @@ describe('GET /v1/wallet read model', () => {
   it('follows a credit made behind the gateway (the wallet announces it) and a billing change (billing announces it)', async () => {
     const customer = await stack.newCustomer();
     expect(await readWallet(customer)).toMatchObject({ balance_eur_cents: 0 });
-    await stack.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:1`, amount_eur_cents: 2500, reason: 'adjustment', reference: '' });
-    await eventually(async () => expect(await readWallet(customer)).toMatchObject({ balance_eur_cents: 2500, covers_upcoming: true }), 5_000);
+    await stack.walletClient.call('Credit', {
+      customer_id: customer.customer_id,
+      entry_id: `adjustment:${customer.customer_id}:1`,
+      amount_eur_cents: 2500,
+      reason: 'adjustment',
+      reference: '',
+    });
+    await eventually(
+      async () => expect(await readWallet(customer)).toMatchObject({ balance_eur_cents: 2500, covers_upcoming: true }),
+      5_000,
+    );
 
-    stack.setUpcoming(customer.customer_id, [{ when: '2027-03-12T09:00:00.000Z', amount_eur_cents: 3000, kind: 'server', label: 'Private server' }]);
-    await eventually(async () => expect(await readWallet(customer)).toMatchObject({ upcoming_total_eur_cents: 3000, shortfall_eur_cents: 500, covers_upcoming: false }), 5_000);
+    stack.setUpcoming(customer.customer_id, [
+      { when: '2027-03-12T09:00:00.000Z', amount_eur_cents: 3000, kind: 'server', label: 'Private server' },
+    ]);
+    await eventually(
+      async () =>
+        expect(await readWallet(customer)).toMatchObject({
+          upcoming_total_eur_cents: 3000,
+          shortfall_eur_cents: 500,
+          covers_upcoming: false,
+        }),
+      5_000,
+    );
     // Another customer's announcement leaves this one's answer where it was.
     const other = await stack.newCustomer();
     const callsBefore = stack.upcomingCalls();
@@ -60,16 +81,25 @@ describe('GET /v1/wallet read model', () => {
     expect(stack.upcomingCalls()).toBe(callsBefore);
   });
 
-  it('shows this gateway\'s own writes on the very next read: a top-up created, then credited by its postback', async () => {
+  it("shows this gateway's own writes on the very next read: a top-up created, then credited by its postback", async () => {
     const customer = await stack.newCustomer();
     expect((await readWallet(customer)).pending_topups).toEqual([]);
-    const created = await stack.request('POST', '/v1/wallet/topup', { key: customer.full_key, body: { amount_eur_cents: 2000, asset_code: 'USDT', blockchain_code: 'TRON' } });
+    const created = await stack.request('POST', '/v1/wallet/topup', {
+      key: customer.full_key,
+      body: { amount_eur_cents: 2000, asset_code: 'USDT', blockchain_code: 'TRON' },
+    });
     expect(created.status).toBe(201);
     const pending = await readWallet(customer);
     expect(pending.pending_topups.map((topup: { id: number }) => topup.id)).toEqual([created.body.id]);
 
     const payment = (
-      await stack.sandboxRequest('POST', '/sandbox/deposits', { address: created.body.deposit_address, asset_code: 'USDT', blockchain_code: 'TRON', amount: created.body.deposit_amount, delivery: 'never' })
+      await stack.sandboxRequest('POST', '/sandbox/deposits', {
+        address: created.body.deposit_address,
+        asset_code: 'USDT',
+        blockchain_code: 'TRON',
+        amount: created.body.deposit_amount,
+        delivery: 'never',
+      })
     ).body as { transaction_id: string; invoice_id: string; received_at: string };
     const body = JSON.stringify({
       type: 'transaction',
@@ -80,7 +110,14 @@ describe('GET /v1/wallet read model', () => {
       address: created.body.deposit_address,
       asset_code: 'USDT',
       blockchain_code: 'TRON',
-      transaction: { id: payment.transaction_id, amount: created.body.deposit_amount, amount_decimal: created.body.deposit_amount, status: 'confirmed', confirmations: 12, received_at: payment.received_at },
+      transaction: {
+        id: payment.transaction_id,
+        amount: created.body.deposit_amount,
+        amount_decimal: created.body.deposit_amount,
+        status: 'confirmed',
+        confirmations: 12,
+        received_at: payment.received_at,
+      },
     });
     const acknowledged = await stack.postRawPostback(body);
     expect(acknowledged.status).toBe(200);
@@ -92,13 +129,25 @@ describe('GET /v1/wallet read model', () => {
   });
 
   it('starts and serves without NATS, composing every read (nothing could invalidate a cached answer)', async () => {
-    const withoutNats = await startWalletStack({ mongodbUrl: inject('mongodbUrl'), natsUrl: inject('natsUrl'), billing: 'stub', readModel: true, gatewayEnv: { NATS_URL: 'nats://127.0.0.1:1' } });
+    const withoutNats = await startWalletStack({
+      mongodbUrl: inject('mongodbUrl'),
+      natsUrl: inject('natsUrl'),
+      billing: 'stub',
+      readModel: true,
+      gatewayEnv: { NATS_URL: 'nats://127.0.0.1:1' },
+    });
     try {
       expect(withoutNats.gateway.server.listening).toBe(true);
       const customer = await withoutNats.newCustomer();
       const callsBefore = withoutNats.upcomingCalls();
       expect((await withoutNats.request('GET', '/v1/wallet', { key: customer.read_key })).body.balance_eur_cents).toBe(0);
-      await withoutNats.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:1`, amount_eur_cents: 700, reason: 'adjustment', reference: '' });
+      await withoutNats.walletClient.call('Credit', {
+        customer_id: customer.customer_id,
+        entry_id: `adjustment:${customer.customer_id}:1`,
+        amount_eur_cents: 700,
+        reason: 'adjustment',
+        reference: '',
+      });
       expect((await withoutNats.request('GET', '/v1/wallet', { key: customer.read_key })).body.balance_eur_cents).toBe(700);
       expect(withoutNats.upcomingCalls() - callsBefore).toBe(2);
       expect((await withoutNats.audit()).breaches).toEqual([]);
@@ -115,7 +164,13 @@ describe('GET /v1/wallet read model', () => {
       const customer = await own.newCustomer();
       const balance = async () => (await own.request('GET', '/v1/wallet', { key: customer.read_key })).body.balance_eur_cents as number;
       const credit = (index: number, amount: number) =>
-        own.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:${index}`, amount_eur_cents: amount, reason: 'adjustment', reference: '' });
+        own.walletClient.call('Credit', {
+          customer_id: customer.customer_id,
+          entry_id: `adjustment:${customer.customer_id}:${index}`,
+          amount_eur_cents: amount,
+          reason: 'adjustment',
+          reference: '',
+        });
       expect(await balance()).toBe(0);
       let calls = own.upcomingCalls();
       expect(await balance()).toBe(0);

@@ -24,9 +24,20 @@ afterEach(async () => {
 });
 
 async function fundedTopup(customer: StackCustomer, amount: number) {
-  const topup = (await stack.request('POST', '/v1/wallet/topup', { key: customer.full_key, body: { amount_eur_cents: amount, asset_code: 'USDT', blockchain_code: 'TRON' } })).body;
+  const topup = (
+    await stack.request('POST', '/v1/wallet/topup', {
+      key: customer.full_key,
+      body: { amount_eur_cents: amount, asset_code: 'USDT', blockchain_code: 'TRON' },
+    })
+  ).body;
   const payment = (
-    await stack.sandboxRequest('POST', '/sandbox/deposits', { address: topup.deposit_address, asset_code: 'USDT', blockchain_code: 'TRON', amount: topup.deposit_amount, delivery: 'never' })
+    await stack.sandboxRequest('POST', '/sandbox/deposits', {
+      address: topup.deposit_address,
+      asset_code: 'USDT',
+      blockchain_code: 'TRON',
+      amount: topup.deposit_amount,
+      delivery: 'never',
+    })
   ).body as { transaction_id: string; invoice_id: string; received_at: string };
   return { topup, payment };
 }
@@ -40,7 +51,15 @@ describe('GET /v1/wallet', () => {
     ]);
     const short = await stack.request('GET', '/v1/wallet', { key: customer.read_key });
     expect(short.status).toBe(200);
-    expect(Object.keys(short.body).sort()).toEqual(['balance_eur_cents', 'covers_upcoming', 'held_eur_cents', 'pending_topups', 'shortfall_eur_cents', 'upcoming', 'upcoming_total_eur_cents']);
+    expect(Object.keys(short.body).sort()).toEqual([
+      'balance_eur_cents',
+      'covers_upcoming',
+      'held_eur_cents',
+      'pending_topups',
+      'shortfall_eur_cents',
+      'upcoming',
+      'upcoming_total_eur_cents',
+    ]);
     expect(short.body).toEqual({
       balance_eur_cents: 0,
       held_eur_cents: 0,
@@ -55,11 +74,32 @@ describe('GET /v1/wallet', () => {
     });
     expect(short.headers.get('ratelimit-limit')).toBeTruthy();
 
-    await stack.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:1`, amount_eur_cents: 1500, reason: 'adjustment', reference: '' });
+    await stack.walletClient.call('Credit', {
+      customer_id: customer.customer_id,
+      entry_id: `adjustment:${customer.customer_id}:1`,
+      amount_eur_cents: 1500,
+      reason: 'adjustment',
+      reference: '',
+    });
     const partly = (await stack.request('GET', '/v1/wallet', { key: customer.read_key })).body;
-    expect(partly).toMatchObject({ balance_eur_cents: 1500, upcoming_total_eur_cents: 2000, shortfall_eur_cents: 500, covers_upcoming: false });
-    await stack.walletClient.call('Credit', { customer_id: customer.customer_id, entry_id: `adjustment:${customer.customer_id}:2`, amount_eur_cents: 500, reason: 'adjustment', reference: '' });
-    expect((await stack.request('GET', '/v1/wallet', { key: customer.read_key })).body).toMatchObject({ balance_eur_cents: 2000, shortfall_eur_cents: 0, covers_upcoming: true });
+    expect(partly).toMatchObject({
+      balance_eur_cents: 1500,
+      upcoming_total_eur_cents: 2000,
+      shortfall_eur_cents: 500,
+      covers_upcoming: false,
+    });
+    await stack.walletClient.call('Credit', {
+      customer_id: customer.customer_id,
+      entry_id: `adjustment:${customer.customer_id}:2`,
+      amount_eur_cents: 500,
+      reason: 'adjustment',
+      reference: '',
+    });
+    expect((await stack.request('GET', '/v1/wallet', { key: customer.read_key })).body).toMatchObject({
+      balance_eur_cents: 2000,
+      shortfall_eur_cents: 0,
+      covers_upcoming: true,
+    });
   });
 
   it('treats a billing service without GetUpcoming as owing nothing, and answers 503 when billing is down', async () => {
@@ -79,13 +119,19 @@ describe('GET /v1/wallet', () => {
 describe('key levels and validation', () => {
   it('lets a read-only key read every wallet route and keeps top-up creation for the full key', async () => {
     const customer = await stack.newCustomer();
-    const created = await stack.request('POST', '/v1/wallet/topup', { key: customer.full_key, body: { amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' } });
+    const created = await stack.request('POST', '/v1/wallet/topup', {
+      key: customer.full_key,
+      body: { amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' },
+    });
     expect(created.status).toBe(201);
     for (const path of ['/v1/wallet', '/v1/wallet/assets?amount_eur_cents=1000', `/v1/wallet/topup/${created.body.id}`]) {
       expect((await stack.request('GET', path, { key: customer.read_key })).status, path).toBe(200);
       expect((await stack.request('GET', path)).status, path).toBe(401);
     }
-    const forbidden = await stack.request('POST', '/v1/wallet/topup', { key: customer.read_key, body: { amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' } });
+    const forbidden = await stack.request('POST', '/v1/wallet/topup', {
+      key: customer.read_key,
+      body: { amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' },
+    });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('forbidden');
     expect(Object.keys(created.body).sort()).toEqual([
@@ -124,7 +170,13 @@ describe('key levels and validation', () => {
       if (param) expect(response.body.error.param, JSON.stringify(body)).toBe(param);
     }
     expect((await stack.request('GET', '/v1/wallet', { key: customer.read_key })).body.pending_topups).toEqual([]);
-    for (const path of ['/v1/wallet/topup/abc', '/v1/wallet/topup/0', '/v1/wallet/assets', '/v1/wallet/assets?amount_eur_cents=abc', '/v1/wallet/assets?amount_eur_cents=1000&extra=1']) {
+    for (const path of [
+      '/v1/wallet/topup/abc',
+      '/v1/wallet/topup/0',
+      '/v1/wallet/assets',
+      '/v1/wallet/assets?amount_eur_cents=abc',
+      '/v1/wallet/assets?amount_eur_cents=1000&extra=1',
+    ]) {
       const response = await stack.request('GET', path, { key: customer.read_key });
       expect(response.status, path).toBe(400);
     }
@@ -137,20 +189,35 @@ describe('POST /v1/hooks/payments/:provider', () => {
     const { topup, payment } = await fundedTopup(customer, 2200);
     // Pretty-printed with odd spacing: re-serialising the JSON would break the signature.
     const body = `{\n  "type" : "transaction",\n  "timestamp": "${stack.clock.now().toISOString()}",\n  "invoice_id": "${payment.invoice_id}",\n  "asset_code": "USDT", "blockchain_code": "TRON",\n  "transaction": {"id": "${payment.transaction_id}", "amount": "${topup.deposit_amount}", "status": "confirmed", "received_at": "${payment.received_at}"}\n}\n`;
-    const response = await fetch(`${stack.gatewayUrl}/v1/hooks/payments/sandbox`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-signature': stack.sign(body) }, body });
+    const response = await fetch(`${stack.gatewayUrl}/v1/hooks/payments/sandbox`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-signature': stack.sign(body) },
+      body,
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ received: true, outcome: 'credited' });
     expect(response.headers.get('ratelimit-limit')).toBeNull();
-    expect((await stack.request('GET', `/v1/wallet/topup/${topup.id}`, { key: customer.read_key })).body).toMatchObject({ status: 'paid', credited_eur_cents: 2200 });
+    expect((await stack.request('GET', `/v1/wallet/topup/${topup.id}`, { key: customer.read_key })).body).toMatchObject({
+      status: 'paid',
+      credited_eur_cents: 2200,
+    });
   });
 
   it('refuses oversized bodies, unknown providers and malformed provider names', async () => {
     const huge = JSON.stringify({ padding: 'x'.repeat(70 * 1024) });
     expect((await stack.postRawPostback(huge)).status).toBe(413);
     const body = JSON.stringify({ type: 'transaction' });
-    const unknown = await fetch(`${stack.gatewayUrl}/v1/hooks/payments/nowpayments`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': stack.sign(body) }, body });
+    const unknown = await fetch(`${stack.gatewayUrl}/v1/hooks/payments/nowpayments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-signature': stack.sign(body) },
+      body,
+    });
     expect(unknown.status).toBe(404);
-    const malformed = await fetch(`${stack.gatewayUrl}/v1/hooks/payments/Bad.Name`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const malformed = await fetch(`${stack.gatewayUrl}/v1/hooks/payments/Bad.Name`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(malformed.status).toBe(400);
     const empty = await fetch(`${stack.gatewayUrl}/v1/hooks/payments/sandbox`, { method: 'POST' });
     expect(empty.status).toBe(401);
@@ -162,7 +229,8 @@ describe('OpenAPI', () => {
     const response = await stack.request('GET', '/openapi.json');
     expect(response.status).toBe(200);
     await SwaggerParser.validate(structuredClone(response.body));
-    for (const path of ['/v1/wallet', '/v1/wallet/assets', '/v1/wallet/topup', '/v1/wallet/topup/{id}', '/v1/hooks/payments/{provider}']) expect(response.body.paths[path], path).toBeDefined();
+    for (const path of ['/v1/wallet', '/v1/wallet/assets', '/v1/wallet/topup', '/v1/wallet/topup/{id}', '/v1/hooks/payments/{provider}'])
+      expect(response.body.paths[path], path).toBeDefined();
     expect(response.body.paths['/v1/wallet/topup'].post.responses['201']).toBeDefined();
     expect(response.body.paths['/v1/hooks/payments/{provider}'].post.security).toEqual([]);
   });

@@ -44,7 +44,12 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
   const store = createPaymentsStore(database);
   await ensurePaymentsIndexes(store);
   const providerList = options.providers ?? [
-    createSandboxProvider({ baseUrl: config.CRYPTO_SANDBOX_URL, apiKey: config.SANDBOX_API_KEY, postbackSecret: config.POSTBACK_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    createSandboxProvider({
+      baseUrl: config.CRYPTO_SANDBOX_URL,
+      apiKey: config.SANDBOX_API_KEY,
+      postbackSecret: config.POSTBACK_SECRET,
+      timeoutMs: config.PROVIDER_TIMEOUT_MS,
+    }),
   ];
   const topups = createTopups({
     store,

@@ -14,12 +14,29 @@ runMain(logger, async () => {
   const config = loadPaymentsConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'payments', logger);
-  const wallet = createUnaryClient(walletGrpcTarget.protoFile, walletGrpcTarget.serviceName, config.WALLET_GRPC_URL, config.WALLET_DEADLINE_MS);
-  const app = await createPaymentsApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'payments')), clock: systemClock, logger, wallet, nats });
-  const server = await startGrpcServer([{ ...paymentsGrpcBinding, implementation: app.grpcImplementation }], `${config.GRPC_HOST}:${config.GRPC_PORT}`);
+  const wallet = createUnaryClient(
+    walletGrpcTarget.protoFile,
+    walletGrpcTarget.serviceName,
+    config.WALLET_GRPC_URL,
+    config.WALLET_DEADLINE_MS,
+  );
+  const app = await createPaymentsApp({
+    config,
+    database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'payments')),
+    clock: systemClock,
+    logger,
+    wallet,
+    nats,
+  });
+  const server = await startGrpcServer(
+    [{ ...paymentsGrpcBinding, implementation: app.grpcImplementation }],
+    `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+  );
   app.startBackgroundWork();
-  if (config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT) logger.warn({ prefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT }, 'fault injection armed: crash before credit');
-  if (config.POSTBACK_SECRET === developmentPostbackSecret) logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
+  if (config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT)
+    logger.warn({ prefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT }, 'fault injection armed: crash before credit');
+  if (config.POSTBACK_SECRET === developmentPostbackSecret)
+    logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
   logger.info({ port: server.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening');
   handleShutdownSignals(
     logger,

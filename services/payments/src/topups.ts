@@ -7,7 +7,15 @@ import { WriteGate } from '@mtx/shared/write-gate';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import { formatUnits, unitsForEurCents } from './domain/money';
 import { planPayment } from './domain/payment';
-import { deriveTopupStatus, isAwaitingCoin, quoteWindowMs, topupAmountMaxEurCents, topupAmountMinEurCents, type TopupProgress, type TopupStatus } from './domain/topup-state';
+import {
+  deriveTopupStatus,
+  isAwaitingCoin,
+  quoteWindowMs,
+  topupAmountMaxEurCents,
+  topupAmountMinEurCents,
+  type TopupProgress,
+  type TopupStatus,
+} from './domain/topup-state';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
 import { ChangeLog } from '@mtx/shared/change-log';
 import type { PaymentProvider, ProviderAsset, ProviderTransaction } from './providers/provider';
@@ -101,11 +109,20 @@ function assertCustomerId(customerId: unknown): asserts customerId is string {
 }
 
 function assertTopupAmount(amountEurCents: unknown): asserts amountEurCents is number {
-  if (typeof amountEurCents !== 'number' || !Number.isSafeInteger(amountEurCents) || amountEurCents < topupAmountMinEurCents || amountEurCents > topupAmountMaxEurCents) {
-    throw new AppError('amount_out_of_range', `amount_eur_cents must be an integer from ${topupAmountMinEurCents} to ${topupAmountMaxEurCents}`, {
-      param: 'amount_eur_cents',
-      details: { minimum: topupAmountMinEurCents, maximum: topupAmountMaxEurCents },
-    });
+  if (
+    typeof amountEurCents !== 'number' ||
+    !Number.isSafeInteger(amountEurCents) ||
+    amountEurCents < topupAmountMinEurCents ||
+    amountEurCents > topupAmountMaxEurCents
+  ) {
+    throw new AppError(
+      'amount_out_of_range',
+      `amount_eur_cents must be an integer from ${topupAmountMinEurCents} to ${topupAmountMaxEurCents}`,
+      {
+        param: 'amount_eur_cents',
+        details: { minimum: topupAmountMinEurCents, maximum: topupAmountMaxEurCents },
+      },
+    );
   }
 }
 
@@ -255,7 +272,11 @@ export function createTopups(options: TopupsOptions) {
   }
 
   /** Inserts a record at the next free sequence of the top-up; returns the record that holds `key` (ours or an earlier one). */
-  async function appendEvent(topup: TopupDocument, key: string, build: (progress: Progress) => Omit<TopupEventDocument, '_id' | 'topup_id' | 'seq' | 'key' | 'created_at'> | null): Promise<{ event: TopupEventDocument | null; created: boolean; events: TopupEventDocument[] }> {
+  async function appendEvent(
+    topup: TopupDocument,
+    key: string,
+    build: (progress: Progress) => Omit<TopupEventDocument, '_id' | 'topup_id' | 'seq' | 'key' | 'created_at'> | null,
+  ): Promise<{ event: TopupEventDocument | null; created: boolean; events: TopupEventDocument[] }> {
     for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
       // First try on the remembered records without reading: the insert itself detects a newer record (E11000
       // on its slot), and then the records are read.
@@ -293,7 +314,9 @@ export function createTopups(options: TopupsOptions) {
 
   async function marketRateFor(topup: TopupDocument): Promise<string> {
     const assets = await assetsOf(providerNamed(topup.provider));
-    const asset = assets.find((candidate) => candidate.assetCode === topup.asset_code && candidate.blockchainCode === topup.blockchain_code);
+    const asset = assets.find(
+      (candidate) => candidate.assetCode === topup.asset_code && candidate.blockchainCode === topup.blockchain_code,
+    );
     if (!asset) throw new AppError('unavailable', `the provider no longer quotes ${topup.asset_code} on ${topup.blockchain_code}`);
     return asset.rateEur;
   }
@@ -304,7 +327,11 @@ export function createTopups(options: TopupsOptions) {
    * first arrival) and the wallet's entry id makes the credit exactly-once; a crash between the two is
    * finished by the next delivery or poll.
    */
-  async function applyConfirmedTransaction(topup: TopupDocument, providerName: string, transaction: ProviderTransaction): Promise<{ event: TopupEventDocument; newlyCredited: boolean }> {
+  async function applyConfirmedTransaction(
+    topup: TopupDocument,
+    providerName: string,
+    transaction: ProviderTransaction,
+  ): Promise<{ event: TopupEventDocument; newlyCredited: boolean }> {
     const key = `tx:${providerName}:${transaction.transactionId}`;
     const units = BigInt(transaction.amountUnits);
     const insideWindow = transaction.receivedAt.getTime() < topup.expires_at.getTime();
@@ -343,7 +370,10 @@ export function createTopups(options: TopupsOptions) {
     }
     const event = result.event!;
     if (event.amount_units !== transaction.amountUnits) {
-      logger.error({ topup_id: topup.id, key, recorded: event.amount_units, reported: transaction.amountUnits }, 'provider reported a different amount for a recorded transaction; the recorded one stands');
+      logger.error(
+        { topup_id: topup.id, key, recorded: event.amount_units, reported: transaction.amountUnits },
+        'provider reported a different amount for a recorded transaction; the recorded one stands',
+      );
     }
     let newlyCredited = result.created;
     // A record this call inserted cannot have been credited yet; an older one may have been.
@@ -411,13 +441,17 @@ export function createTopups(options: TopupsOptions) {
   }
 
   async function customerHead(customerId: string): Promise<number> {
-    const head = await lastPresent(customerHeads.get(customerId) ?? 0, async (n) => (await store.customerTopups.findOne({ _id: `${customerId}:${n}` }, { projection: { _id: 1 } })) !== null);
+    const head = await lastPresent(
+      customerHeads.get(customerId) ?? 0,
+      async (n) => (await store.customerTopups.findOne({ _id: `${customerId}:${n}` }, { projection: { _id: 1 } })) !== null,
+    );
     rememberCustomerHead(customerId, head);
     return head;
   }
 
   function rememberCustomerHead(customerId: string, head: number): void {
-    if (!customerHeads.has(customerId) && customerHeads.size >= customerHeadsCachedMax) customerHeads.delete(customerHeads.keys().next().value as string);
+    if (!customerHeads.has(customerId) && customerHeads.size >= customerHeadsCachedMax)
+      customerHeads.delete(customerHeads.keys().next().value as string);
     customerHeads.set(customerId, Math.max(head, customerHeads.get(customerId) ?? 0));
   }
 
@@ -472,25 +506,53 @@ export function createTopups(options: TopupsOptions) {
       return assets.filter((asset) => amountEurCents >= asset.minimumEurCents).map((asset) => assetRow(asset, amountEurCents));
     },
 
-    async createTopup(input: { customerId: string; amountEurCents: number; assetCode: string; blockchainCode: string; isEvm?: boolean | undefined }): Promise<TopupView> {
+    async createTopup(input: {
+      customerId: string;
+      amountEurCents: number;
+      assetCode: string;
+      blockchainCode: string;
+      isEvm?: boolean | undefined;
+    }): Promise<TopupView> {
       assertCustomerId(input.customerId);
       assertTopupAmount(input.amountEurCents);
       const provider = providerNamed(options.defaultProvider);
-      const asset = (await assetsOf(provider)).find((candidate) => candidate.assetCode === input.assetCode && candidate.blockchainCode === input.blockchainCode);
+      const asset = (await assetsOf(provider)).find(
+        (candidate) => candidate.assetCode === input.assetCode && candidate.blockchainCode === input.blockchainCode,
+      );
       if (!asset || input.amountEurCents < asset.minimumEurCents) {
-        throw new AppError('invalid_request', `${input.assetCode} on ${input.blockchainCode} is not offered for ${input.amountEurCents} cents; pick a row of GET /v1/wallet/assets for this amount`, {
-          param: 'asset_code',
-          ...(asset ? { details: { minimum_eur_cents: asset.minimumEurCents } } : {}),
-        });
+        throw new AppError(
+          'invalid_request',
+          `${input.assetCode} on ${input.blockchainCode} is not offered for ${input.amountEurCents} cents; pick a row of GET /v1/wallet/assets for this amount`,
+          {
+            param: 'asset_code',
+            ...(asset ? { details: { minimum_eur_cents: asset.minimumEurCents } } : {}),
+          },
+        );
       }
-      if (input.isEvm === true && !asset.isEvm) throw new AppError('invalid_request', `${asset.blockchainName} is not an EVM chain; is_evm must be false or omitted`, { param: 'is_evm' });
-      const current = await wallet.call<{ balance_eur_cents: number; held_eur_cents: number; balance_cap_eur_cents: number }>('GetWallet', { customer_id: input.customerId }, { deadlineMs: options.walletDeadlineMs });
+      if (input.isEvm === true && !asset.isEvm)
+        throw new AppError('invalid_request', `${asset.blockchainName} is not an EVM chain; is_evm must be false or omitted`, {
+          param: 'is_evm',
+        });
+      const current = await wallet.call<{ balance_eur_cents: number; held_eur_cents: number; balance_cap_eur_cents: number }>(
+        'GetWallet',
+        { customer_id: input.customerId },
+        { deadlineMs: options.walletDeadlineMs },
+      );
       if (current.balance_eur_cents + current.held_eur_cents + input.amountEurCents > current.balance_cap_eur_cents) {
         const room = Math.max(0, current.balance_cap_eur_cents - current.balance_eur_cents - current.held_eur_cents);
-        throw new AppError('balance_cap_exceeded', `this top-up would take the balance past the cap of ${current.balance_cap_eur_cents} cents; at most ${room} cents fit now`, {
-          param: 'amount_eur_cents',
-          details: { balance_cap_eur_cents: current.balance_cap_eur_cents, balance_eur_cents: current.balance_eur_cents, held_eur_cents: current.held_eur_cents, room_eur_cents: room },
-        });
+        throw new AppError(
+          'balance_cap_exceeded',
+          `this top-up would take the balance past the cap of ${current.balance_cap_eur_cents} cents; at most ${room} cents fit now`,
+          {
+            param: 'amount_eur_cents',
+            details: {
+              balance_cap_eur_cents: current.balance_cap_eur_cents,
+              balance_eur_cents: current.balance_eur_cents,
+              held_eur_cents: current.held_eur_cents,
+              room_eur_cents: room,
+            },
+          },
+        );
       }
       const units = unitsForEurCents(input.amountEurCents, asset.rateEur, asset.decimals);
       const createdAt = clock.now();
@@ -529,7 +591,16 @@ export function createTopups(options: TopupsOptions) {
       await store.providerInvoices.insertOne({ _id: `${provider.name}:${invoice.invoiceId}`, topup_id: topupId });
       await appendCustomerTopup(input.customerId, topupId, createdAt);
       changed(input.customerId);
-      logger.info({ topup_id: topupId, customer_id: input.customerId, amount_eur_cents: input.amountEurCents, asset_code: asset.assetCode, blockchain_code: asset.blockchainCode }, 'top-up created');
+      logger.info(
+        {
+          topup_id: topupId,
+          customer_id: input.customerId,
+          amount_eur_cents: input.amountEurCents,
+          asset_code: asset.assetCode,
+          blockchain_code: asset.blockchainCode,
+        },
+        'top-up created',
+      );
       return view(topup, { creditedEurCents: 0, expired: false });
     },
 
@@ -544,7 +615,12 @@ export function createTopups(options: TopupsOptions) {
     async listPendingTopups(customerId: string): Promise<TopupView[]> {
       assertCustomerId(customerId);
       const now = clock.now();
-      const open = (views: TopupView[]) => views.filter((candidate) => new Date(candidate.expires_at).getTime() > now.getTime() && isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now));
+      const open = (views: TopupView[]) =>
+        views.filter(
+          (candidate) =>
+            new Date(candidate.expires_at).getTime() > now.getTime() &&
+            isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now),
+        );
       const known = pendingFreshMs > 0 ? pendingCache.get(customerId) : undefined;
       if (known && performance.now() - known.computedAtMs <= pendingFreshMs) return open(known.views);
       const startedAt = changeCounter;
@@ -577,7 +653,8 @@ export function createTopups(options: TopupsOptions) {
         }),
       );
       const candidates = views.filter((candidate): candidate is TopupView => candidate !== null);
-      if (pendingFreshMs > 0 && changes.lastChange(customerId) <= startedAt) pendingCache.set(customerId, { views: candidates, computedAtMs });
+      if (pendingFreshMs > 0 && changes.lastChange(customerId) <= startedAt)
+        pendingCache.set(customerId, { views: candidates, computedAtMs });
       return open(candidates);
     },
 
@@ -604,11 +681,19 @@ export function createTopups(options: TopupsOptions) {
       if (!topup) throw new AppError('not_found', `no top-up for invoice ${postback.invoiceId}`);
       if (postback.assetCode !== topup.asset_code || postback.blockchainCode !== topup.blockchain_code) {
         // The provider would have to misroute coin for this; nothing sensible can be credited automatically.
-        logger.error({ topup_id: topup.id, asset_code: postback.assetCode, blockchain_code: postback.blockchainCode }, 'postback asset differs from the top-up; not credited, needs an operator');
+        logger.error(
+          { topup_id: topup.id, asset_code: postback.assetCode, blockchain_code: postback.blockchainCode },
+          'postback asset differs from the top-up; not credited, needs an operator',
+        );
         return { outcome: 'ignored', topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
       }
       const { event, newlyCredited } = await applyConfirmedTransaction(topup, provider.name, postback.transaction);
-      return { outcome: newlyCredited ? 'credited' : 'already_credited', topup_id: topup.id, credited_eur_cents: event.eur_cents, customer_id: topup.customer_id };
+      return {
+        outcome: newlyCredited ? 'credited' : 'already_credited',
+        topup_id: topup.id,
+        credited_eur_cents: event.eur_cents,
+        customer_id: topup.customer_id,
+      };
     },
 
     /**
@@ -620,7 +705,12 @@ export function createTopups(options: TopupsOptions) {
       const now = clock.now();
       const cursor = expiryCursor ?? { expiresAt: new Date(now.getTime() - options.reconcileLookbackMs), id: '' };
       const due = await store.topups
-        .find({ $and: [{ expires_at: { $lte: now } }, { $or: [{ expires_at: { $gt: cursor.expiresAt } }, { expires_at: cursor.expiresAt, _id: { $gt: cursor.id } }] }] })
+        .find({
+          $and: [
+            { expires_at: { $lte: now } },
+            { $or: [{ expires_at: { $gt: cursor.expiresAt } }, { expires_at: cursor.expiresAt, _id: { $gt: cursor.id } }] },
+          ],
+        })
         .sort({ expires_at: 1, _id: 1 })
         .limit(batchSize)
         .toArray();
@@ -665,7 +755,10 @@ export function createTopups(options: TopupsOptions) {
             const { newlyCredited } = await applyConfirmedTransaction(topup, topup.provider, transaction);
             if (newlyCredited) {
               credited += 1;
-              logger.info({ topup_id: topup.id, provider_transaction_id: transaction.transactionId }, 'reconciliation credited a payment no postback delivered');
+              logger.info(
+                { topup_id: topup.id, provider_transaction_id: transaction.transactionId },
+                'reconciliation credited a payment no postback delivered',
+              );
             }
           }
         } catch (error) {
@@ -678,4 +771,3 @@ export function createTopups(options: TopupsOptions) {
     },
   };
 }
-

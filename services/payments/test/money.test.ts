@@ -15,7 +15,8 @@ describe('decimal arithmetic', () => {
     expect(parseScaledDecimal('0.92', 8)).toBe(92000000n);
     expect(parseScaledDecimal('7', 2)).toBe(700n);
     expect(parseScaledDecimal('1.500000000', 8)).toBe(150000000n);
-    for (const bad of ['', '-1', '1e3', '.5', '1.', ' 1', '0x10', '1.000000001']) expect(() => parseScaledDecimal(bad, 8), bad).toThrow(RangeError);
+    for (const bad of ['', '-1', '1e3', '.5', '1.', ' 1', '0x10', '1.000000001'])
+      expect(() => parseScaledDecimal(bad, 8), bad).toThrow(RangeError);
   });
 
   it('formats smallest units as decimals without trailing zeros', () => {
@@ -55,7 +56,10 @@ describe('crediting payments', () => {
   const empty: PaymentProgress = { creditedEurCents: 0, quotedUnits: 0n, quotedEurCents: 0 };
   const apply = (progress: PaymentProgress, units: bigint, receivedAt = inside, marketRateEur?: string) => {
     const plan = planPayment({ ...quote, progress, units, receivedAt, ...(marketRateEur ? { marketRateEur } : {}) });
-    return { plan, next: { creditedEurCents: plan.creditedAfterEurCents, quotedUnits: plan.quotedUnitsAfter, quotedEurCents: plan.quotedEurCentsAfter } };
+    return {
+      plan,
+      next: { creditedEurCents: plan.creditedAfterEurCents, quotedUnits: plan.quotedUnitsAfter, quotedEurCents: plan.quotedEurCentsAfter },
+    };
   };
 
   it('credits payments that add up to the quote with exactly the quoted amount, however they are split', () => {
@@ -77,7 +81,9 @@ describe('crediting payments', () => {
 
   it('credits only what arrived on an under-payment and the extra on an over-payment', () => {
     expect(apply(empty, quote.quoteUnits / 2n).plan).toMatchObject({ rate: 'quoted', eurCents: 2499 });
-    expect(apply(empty, (quote.quoteUnits * 3n) / 2n).plan.eurCents).toBe(quotedEurCents((quote.quoteUnits * 3n) / 2n, 5000, quote.quoteUnits));
+    expect(apply(empty, (quote.quoteUnits * 3n) / 2n).plan.eurCents).toBe(
+      quotedEurCents((quote.quoteUnits * 3n) / 2n, 5000, quote.quoteUnits),
+    );
     expect(apply(empty, (quote.quoteUnits * 3n) / 2n).plan.eurCents).toBe(7499);
   });
 

@@ -31,12 +31,23 @@ const store = () => createPaymentsStore(stack.mongo.db(databaseName(stack.prefix
 const payments = <T = any>(method: string, request: unknown) => stack.paymentsClient.call<T>(method, request);
 
 async function payThroughSandbox(topup: { deposit_address: string; asset_code: string; blockchain_code: string }, amount: string) {
-  const response = await stack.sandboxRequest('POST', '/sandbox/deposits', { address: topup.deposit_address, asset_code: topup.asset_code, blockchain_code: topup.blockchain_code, amount, delivery: 'never' });
+  const response = await stack.sandboxRequest('POST', '/sandbox/deposits', {
+    address: topup.deposit_address,
+    asset_code: topup.asset_code,
+    blockchain_code: topup.blockchain_code,
+    amount,
+    delivery: 'never',
+  });
   expect(response.status).toBe(201);
   return response.body as { transaction_id: string; invoice_id: string; received_at: string };
 }
 
-function postbackBody(topup: { id: number; deposit_address: string; asset_code: string; blockchain_code: string }, payment: { transaction_id: string; invoice_id: string; received_at: string }, amount: string, status = 'confirmed') {
+function postbackBody(
+  topup: { id: number; deposit_address: string; asset_code: string; blockchain_code: string },
+  payment: { transaction_id: string; invoice_id: string; received_at: string },
+  amount: string,
+  status = 'confirmed',
+) {
   return JSON.stringify({
     type: 'transaction',
     timestamp: stack.clock.now().toISOString(),
@@ -50,12 +61,24 @@ function postbackBody(topup: { id: number; deposit_address: string; asset_code: 
 }
 
 const handle = (body: string, provider = 'sandbox', signature = stack.sign(body)) =>
-  payments('HandlePostback', { provider, body: Buffer.from(body), headers: { 'x-signature': signature, 'content-type': 'application/json' } });
+  payments('HandlePostback', {
+    provider,
+    body: Buffer.from(body),
+    headers: { 'x-signature': signature, 'content-type': 'application/json' },
+  });
 
 describe('assets', () => {
   it('quotes each offered pair rounded up to the asset decimals, at the provider rate of the moment', async () => {
-    const { assets } = await payments<{ assets: Array<{ asset_code: string; blockchain_code: string; amount: string; decimals: number }> }>('ListAssets', { amount_eur_cents: 3333 });
-    const rates = (await stack.sandboxRequest('GET', '/v1/assets')).body.assets as Array<{ asset_code: string; blockchain_code: string; rate_eur: string; min_amount_eur_cents: number }>;
+    const { assets } = await payments<{ assets: Array<{ asset_code: string; blockchain_code: string; amount: string; decimals: number }> }>(
+      'ListAssets',
+      { amount_eur_cents: 3333 },
+    );
+    const rates = (await stack.sandboxRequest('GET', '/v1/assets')).body.assets as Array<{
+      asset_code: string;
+      blockchain_code: string;
+      rate_eur: string;
+      min_amount_eur_cents: number;
+    }>;
     expect(assets.length).toBe(rates.filter((rate) => rate.min_amount_eur_cents <= 3333).length);
     for (const row of assets) {
       const rate = rates.find((candidate) => candidate.asset_code === row.asset_code && candidate.blockchain_code === row.blockchain_code)!;
@@ -88,18 +111,34 @@ describe('creating top-ups', () => {
       expect(error, JSON.stringify(request)).toBeInstanceOf(AppError);
       expect(error, JSON.stringify(request)).toMatchObject({ code, param });
     }
-    await expect(payments('CreateTopup', { customer_id: 'bad:id', amount_eur_cents: 5000, asset_code: 'USDT', blockchain_code: 'TRON' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(
+      payments('CreateTopup', { customer_id: 'bad:id', amount_eur_cents: 5000, asset_code: 'USDT', blockchain_code: 'TRON' }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
     expect(await store().topups.countDocuments({})).toBe(before);
   });
 
   it('gives an EVM deposit address and a wallet-connect URI when is_evm is asked for on an EVM chain', async () => {
     const customer = customerId();
-    const plain = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 2500, asset_code: 'USDC', blockchain_code: 'ETH', is_evm: false });
+    const plain = await payments('CreateTopup', {
+      customer_id: customer,
+      amount_eur_cents: 2500,
+      asset_code: 'USDC',
+      blockchain_code: 'ETH',
+      is_evm: false,
+    });
     expect(plain.deposit_address).toMatch(/^0x[0-9a-f]{40}$/);
     expect(plain.payment_uri).toBeUndefined();
-    const web3 = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 2500, asset_code: 'USDC', blockchain_code: 'ETH', is_evm: true });
+    const web3 = await payments('CreateTopup', {
+      customer_id: customer,
+      amount_eur_cents: 2500,
+      asset_code: 'USDC',
+      blockchain_code: 'ETH',
+      is_evm: true,
+    });
     expect(web3).toMatchObject({ is_evm: true });
-    expect(web3.payment_uri).toBe(`ethereum:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48@1/transfer?address=${web3.deposit_address}&uint256=${web3.deposit_amount}`);
+    expect(web3.payment_uri).toBe(
+      `ethereum:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48@1/transfer?address=${web3.deposit_address}&uint256=${web3.deposit_amount}`,
+    );
   });
 
   it('allocates distinct integer ids under concurrency, across replicas, and hides top-ups from other customers', async () => {
@@ -109,8 +148,18 @@ describe('creating top-ups', () => {
       const created = await Promise.all(
         Array.from({ length: 12 }, (_, index) =>
           index % 2 === 0
-            ? payments('CreateTopup', { customer_id: customer, amount_eur_cents: 1000 + index, asset_code: 'USDT', blockchain_code: 'TRON' })
-            : replica.app.topups.createTopup({ customerId: customer, amountEurCents: 1000 + index, assetCode: 'USDT', blockchainCode: 'TRON' }),
+            ? payments('CreateTopup', {
+                customer_id: customer,
+                amount_eur_cents: 1000 + index,
+                asset_code: 'USDT',
+                blockchain_code: 'TRON',
+              })
+            : replica.app.topups.createTopup({
+                customerId: customer,
+                amountEurCents: 1000 + index,
+                assetCode: 'USDT',
+                blockchainCode: 'TRON',
+              }),
         ),
       );
       const ids = created.map((topup) => Number(topup.id));
@@ -129,21 +178,39 @@ describe('creating top-ups', () => {
 describe('postbacks', () => {
   it('refuses unknown providers and invoices, ignores statuses that move no money, and rejects unparseable signed bodies', async () => {
     const customer = customerId();
-    const topup = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' });
+    const topup = await payments('CreateTopup', {
+      customer_id: customer,
+      amount_eur_cents: 1000,
+      asset_code: 'USDT',
+      blockchain_code: 'TRON',
+    });
     const payment = await payThroughSandbox(topup, topup.deposit_amount);
     await expect(handle(postbackBody(topup, payment, topup.deposit_amount), 'nowpayments')).rejects.toMatchObject({ code: 'not_found' });
-    await expect(handle(postbackBody(topup, { ...payment, invoice_id: 'inv_unknown' }, topup.deposit_amount))).rejects.toMatchObject({ code: 'not_found' });
-    expect(await handle(postbackBody(topup, payment, topup.deposit_amount, 'confirming'))).toMatchObject({ outcome: 'ignored', credited_eur_cents: 0 });
+    await expect(handle(postbackBody(topup, { ...payment, invoice_id: 'inv_unknown' }, topup.deposit_amount))).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    expect(await handle(postbackBody(topup, payment, topup.deposit_amount, 'confirming'))).toMatchObject({
+      outcome: 'ignored',
+      credited_eur_cents: 0,
+    });
     await expect(handle('not json at all')).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(handle(JSON.stringify({ type: 'refund' }))).rejects.toMatchObject({ code: 'invalid_request' });
     expect(await store().events.countDocuments({ topup_id: Number(topup.id) })).toBe(0);
     expect(await stack.ledgerEntries(customer)).toBe(0);
-    expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({ outcome: 'credited', credited_eur_cents: 1000 });
+    expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({
+      outcome: 'credited',
+      credited_eur_cents: 1000,
+    });
   });
 
   it('credits many different payments to one top-up arriving at once: each once, adding up exactly', async () => {
     const customer = customerId();
-    const topup = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: 7777, asset_code: 'USDC', blockchain_code: 'POLYGON' });
+    const topup = await payments('CreateTopup', {
+      customer_id: customer,
+      amount_eur_cents: 7777,
+      asset_code: 'USDC',
+      blockchain_code: 'POLYGON',
+    });
     const total = BigInt(topup.deposit_amount);
     const part = total / 10n;
     const parts = [...Array.from({ length: 9 }, () => part), total - part * 9n];
@@ -154,7 +221,10 @@ describe('postbacks', () => {
     expect(answers.filter((answer) => answer.outcome === 'credited').length).toBe(10);
     const final = await payments('GetTopup', { customer_id: customer, id: topup.id });
     expect(final).toMatchObject({ status: 'paid', credited_eur_cents: 7777 });
-    const events = await store().events.find({ topup_id: Number(topup.id) }).sort({ seq: 1 }).toArray();
+    const events = await store()
+      .events.find({ topup_id: Number(topup.id) })
+      .sort({ seq: 1 })
+      .toArray();
     expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await store().appliedCredits.countDocuments({ _id: { $in: events.map((event) => event.key) } })).toBe(10);
     expect(await stack.walletClient.call('GetWallet', { customer_id: customer })).toMatchObject({ balance_eur_cents: 7777 });
@@ -167,23 +237,33 @@ describe('postbacks', () => {
       wallet: (real) => ({
         ...real,
         call: <T>(method: string, request: unknown, options?: { deadlineMs?: number }) => {
-          if (method === 'Credit' && failures-- > 0) return Promise.reject(new AppError('unavailable', 'wallet down (injected)'));
+          if (method === 'Credit' && failures-- > 0) return Promise.reject<T>(new AppError('unavailable', 'wallet down (injected)'));
           return real.call<T>(method, request, options);
         },
       }),
     });
     try {
       const customer = customerId();
-      const topup = await replica.app.topups.createTopup({ customerId: customer, amountEurCents: 1800, assetCode: 'USDT', blockchainCode: 'TRON' });
+      const topup = await replica.app.topups.createTopup({
+        customerId: customer,
+        amountEurCents: 1800,
+        assetCode: 'USDT',
+        blockchainCode: 'TRON',
+      });
       const body = postbackBody(topup, await payThroughSandbox(topup, topup.deposit_amount), topup.deposit_amount);
-      await expect(replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(
+        replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) }),
+      ).rejects.toMatchObject({ code: 'unavailable' });
       const recorded = await store().events.findOne({ topup_id: topup.id });
       expect(recorded).toMatchObject({ eur_cents: 1800 });
       expect(await store().appliedCredits.findOne({ _id: recorded!.key })).toBeNull();
       expect(await stack.ledgerEntries(customer)).toBe(0);
       // Not credited yet as far as the customer can see: the balance does not have it.
       expect(await replica.app.topups.getTopup(customer, topup.id)).toMatchObject({ status: 'pending', credited_eur_cents: 0 });
-      expect(await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).toMatchObject({ outcome: 'credited', credited_eur_cents: 1800 });
+      expect(await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).toMatchObject({
+        outcome: 'credited',
+        credited_eur_cents: 1800,
+      });
       expect(await handle(body)).toMatchObject({ outcome: 'already_credited' });
       expect(await stack.ledgerEntries(customer)).toBe(1);
     } finally {
@@ -212,13 +292,17 @@ describe('expiry sweep', () => {
       cancelFailures = 3;
       const customer = customerId();
       const created: Array<{ id: number }> = [];
-      for (let index = 0; index < 3; index++) created.push(await replica.app.topups.createTopup({ customerId: customer, amountEurCents: 1000, assetCode: 'USDT', blockchainCode: 'TRON' }));
+      for (let index = 0; index < 3; index++)
+        created.push(
+          await replica.app.topups.createTopup({ customerId: customer, amountEurCents: 1000, assetCode: 'USDT', blockchainCode: 'TRON' }),
+        );
       stack.clock.advanceMs(31 * 60_000);
       const invoiceStatus = async (topupId: number) => {
         const topup = await store().topups.findOne({ _id: String(topupId) });
         return (await stack.sandboxRequest('GET', `/v1/invoices/${topup!.invoice_id}`)).body.status as string;
       };
-      const cancelled = async () => (await Promise.all(created.map((topup) => invoiceStatus(topup.id)))).filter((status) => status === 'cancelled').length;
+      const cancelled = async () =>
+        (await Promise.all(created.map((topup) => invoiceStatus(topup.id)))).filter((status) => status === 'cancelled').length;
       expect(await replica.app.topups.expireDue(2)).toMatchObject({ checked: 2, expired: 2 });
       expect(await cancelled()).toBe(1);
       expect(await replica.app.topups.expireDue(2)).toMatchObject({ checked: 1, expired: 1 });
@@ -233,9 +317,21 @@ describe('expiry sweep', () => {
 });
 
 /** A second payments instance on the same store (a replica), optionally with a failing wallet or provider. */
-async function secondReplica(overrides: { wallet?: (real: UnaryClient) => UnaryClient; provider?: (real: PaymentProvider) => PaymentProvider }): Promise<{ app: PaymentsApp; close(): Promise<void> }> {
-  const config = loadPaymentsConfig({ MONGODB_DATABASE_PREFIX: stack.prefix, CRYPTO_SANDBOX_URL: stack.sandboxUrl, POSTBACK_SECRET: testPostbackSecret });
-  const provider = createSandboxProvider({ baseUrl: stack.sandboxUrl, apiKey: config.SANDBOX_API_KEY, postbackSecret: testPostbackSecret, timeoutMs: 5_000 });
+async function secondReplica(overrides: {
+  wallet?: (real: UnaryClient<any>) => UnaryClient<any>;
+  provider?: (real: PaymentProvider) => PaymentProvider;
+}): Promise<{ app: PaymentsApp; close(): Promise<void> }> {
+  const config = loadPaymentsConfig({
+    MONGODB_DATABASE_PREFIX: stack.prefix,
+    CRYPTO_SANDBOX_URL: stack.sandboxUrl,
+    POSTBACK_SECRET: testPostbackSecret,
+  });
+  const provider = createSandboxProvider({
+    baseUrl: stack.sandboxUrl,
+    apiKey: config.SANDBOX_API_KEY,
+    postbackSecret: testPostbackSecret,
+    timeoutMs: 5_000,
+  });
   const app = await createPaymentsApp({
     config,
     database: stack.mongo.db(databaseName(stack.prefix, 'payments')),
@@ -248,14 +344,27 @@ async function secondReplica(overrides: { wallet?: (real: UnaryClient) => UnaryC
 }
 
 /** A payments replica with a store client of its own (command monitoring) and, optionally, NATS for the broadcast. */
-async function cachingReplica(options: { pendingFreshMs: number; nats?: NatsConnection }): Promise<{ app: PaymentsApp; finds: string[]; close(): Promise<void> }> {
+async function cachingReplica(options: {
+  pendingFreshMs: number;
+  nats?: NatsConnection;
+}): Promise<{ app: PaymentsApp; finds: string[]; close(): Promise<void> }> {
   const mongo: MongoClient = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
   const finds: string[] = [];
   mongo.on('commandStarted', (event) => {
     if (event.commandName === 'find') finds.push(String((event.command as { find?: string }).find));
   });
-  const config = loadPaymentsConfig({ MONGODB_DATABASE_PREFIX: stack.prefix, CRYPTO_SANDBOX_URL: stack.sandboxUrl, POSTBACK_SECRET: testPostbackSecret, PAYMENTS_PENDING_FRESH_MS: String(options.pendingFreshMs) });
-  const provider = createSandboxProvider({ baseUrl: stack.sandboxUrl, apiKey: config.SANDBOX_API_KEY, postbackSecret: testPostbackSecret, timeoutMs: 5_000 });
+  const config = loadPaymentsConfig({
+    MONGODB_DATABASE_PREFIX: stack.prefix,
+    CRYPTO_SANDBOX_URL: stack.sandboxUrl,
+    POSTBACK_SECRET: testPostbackSecret,
+    PAYMENTS_PENDING_FRESH_MS: String(options.pendingFreshMs),
+  });
+  const provider = createSandboxProvider({
+    baseUrl: stack.sandboxUrl,
+    apiKey: config.SANDBOX_API_KEY,
+    postbackSecret: testPostbackSecret,
+    timeoutMs: 5_000,
+  });
   const app = await createPaymentsApp({
     config,
     database: mongo.db(databaseName(stack.prefix, 'payments')),
@@ -276,8 +385,10 @@ async function cachingReplica(options: { pendingFreshMs: number; nats?: NatsConn
 }
 
 describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
-  const create = (app: PaymentsApp, customer: string, amountEurCents = 2000) => app.topups.createTopup({ customerId: customer, amountEurCents, assetCode: 'USDT', blockchainCode: 'TRON' });
-  const listed = async (app: PaymentsApp, customer: string) => (await app.topups.listPendingTopups(customer)).map((topup) => [topup.id, topup.status, topup.credited_eur_cents]);
+  const create = (app: PaymentsApp, customer: string, amountEurCents = 2000) =>
+    app.topups.createTopup({ customerId: customer, amountEurCents, assetCode: 'USDT', blockchainCode: 'TRON' });
+  const listed = async (app: PaymentsApp, customer: string) =>
+    (await app.topups.listPendingTopups(customer)).map((topup) => [topup.id, topup.status, topup.credited_eur_cents]);
 
   it("shows this replica's changes at once and reads nothing from the store while fresh", async () => {
     const replica = await cachingReplica({ pendingFreshMs: 60_000 });
@@ -288,7 +399,10 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
       expect(await listed(replica.app, customer)).toEqual([[topup.id, 'pending', 0]]);
       const half = (BigInt(topup.deposit_amount) / 2n).toString();
       const body = postbackBody(topup, await payThroughSandbox(topup, half), half);
-      await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body), 'content-type': 'application/json' });
+      await replica.app.topups.handlePostback('sandbox', Buffer.from(body), {
+        'x-signature': stack.sign(body),
+        'content-type': 'application/json',
+      });
       const partial = await listed(replica.app, customer);
       expect(partial).toEqual([[topup.id, 'partial', expect.any(Number)]]);
       expect(partial[0]![2]).toBeGreaterThan(0);
@@ -297,7 +411,10 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
       expect(replica.finds).toEqual([]);
       const rest = (BigInt(topup.deposit_amount) - BigInt(half)).toString();
       const restBody = postbackBody(topup, await payThroughSandbox(topup, rest), rest);
-      await replica.app.topups.handlePostback('sandbox', Buffer.from(restBody), { 'x-signature': stack.sign(restBody), 'content-type': 'application/json' });
+      await replica.app.topups.handlePostback('sandbox', Buffer.from(restBody), {
+        'x-signature': stack.sign(restBody),
+        'content-type': 'application/json',
+      });
       expect(await listed(replica.app, customer)).toEqual([]);
     } finally {
       await replica.close();
@@ -333,4 +450,3 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
     }
   });
 });
-

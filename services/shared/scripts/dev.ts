@@ -34,7 +34,9 @@ async function gatewayPort(): Promise<number> {
 
 /** Where each process runs, for operators and for the tests that kill one on purpose. */
 function writeRunFile(stack: Stack, infrastructure: Awaited<ReturnType<typeof startLocalInfrastructure>>): void {
-  const services = Object.fromEntries([...stack.services.entries()].map(([name, handle]) => [name, { pid: handle.pid, address: handle.address }]));
+  const services = Object.fromEntries(
+    [...stack.services.entries()].map(([name, handle]) => [name, { pid: handle.pid, address: handle.address }]),
+  );
   const run = { pid: process.pid, mongodb_url: infrastructure.mongodbUrl, nats_url: infrastructure.natsUrl, services };
   fs.writeFileSync(path.join(dataDirectory, 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
 }
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     log(`${reason}: stopping services…`);
     await stack?.stop().catch(() => undefined);
     await infrastructure.stop().catch(() => undefined);
-    log('stopped; data kept in ' + path.relative(process.cwd(), dataDirectory));
+    log(`stopped; data kept in ${path.relative(process.cwd(), dataDirectory)}`);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('Ctrl-C'));
@@ -87,8 +89,7 @@ async function main(): Promise<void> {
             ),
           1_000 * count,
         );
-      }
-      else if (count > 5) log(`\x1b[31m${service} keeps crashing; giving up on it\x1b[0m`);
+      } else if (count > 5) log(`\x1b[31m${service} keeps crashing; giving up on it\x1b[0m`);
     },
   });
 
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
   const devFile = await ensureDemoCustomer({ stack, infrastructure, dataDirectory, log });
   log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s — ${serviceNames.length} services`);
   process.stdout.write(
-    [
+    `${[
       '',
       `  base_url     ${devFile.base_url}`,
       `  full_key     ${devFile.full_key}`,
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
       `  try: curl -s -H "Authorization: Bearer ${devFile.read_key}" ${devFile.base_url}/v1/wallet`,
       '  Ctrl-C stops everything; the next npm start keeps the data.',
       '',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }
 

@@ -27,7 +27,9 @@ if (missing.length > 0 || !fs.existsSync(marker) || stale) {
   try {
     execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
   } catch {
-    process.stderr.write('[install] `npm ci` refused package-lock.json (out of step with a package.json?): run `npm install` and commit package-lock.json\n');
+    process.stderr.write(
+      '[install] `npm ci` refused package-lock.json (out of step with a package.json?): run `npm install` and commit package-lock.json\n',
+    );
     process.exit(1);
   }
 }

@@ -13,7 +13,9 @@ const dataDirectory = path.resolve(values['data-dir'] ?? path.join(defaultDataDi
 
 startLocalInfrastructure({ dataDirectory, log: (line) => process.stderr.write(`[infra] ${line}\n`) }).then(
   (infrastructure) => {
-    process.stdout.write(`${JSON.stringify({ mongodb_url: infrastructure.mongodbUrl, nats_url: infrastructure.natsUrl, data_directory: dataDirectory })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ mongodb_url: infrastructure.mongodbUrl, nats_url: infrastructure.natsUrl, data_directory: dataDirectory })}\n`,
+    );
     const stop = () => void infrastructure.stop().then(() => process.exit(0));
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

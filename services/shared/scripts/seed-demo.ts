@@ -52,14 +52,27 @@ export async function seedDemoCustomer(options: SeedOptions): Promise<DevFile> {
       const key = await store.apiKeys.findOne({ _id: hashKey(previous.full_key) });
       if (key && !key.revoked_at && key.customer_id === previous.customer_id) {
         // Same data, new ports: keep the customer and keys, refresh the addresses.
-        const refreshed: DevFile = { ...previous, base_url: options.gatewayUrl, sandbox_url: options.sandboxUrl, mongodb_url: options.mongodbUrl, nats_url: options.natsUrl, execution_grpc_url: options.executionAddress, wallet_grpc_url: options.walletAddress };
+        const refreshed: DevFile = {
+          ...previous,
+          base_url: options.gatewayUrl,
+          sandbox_url: options.sandboxUrl,
+          mongodb_url: options.mongodbUrl,
+          nats_url: options.natsUrl,
+          execution_grpc_url: options.executionAddress,
+          wallet_grpc_url: options.walletAddress,
+        };
         fs.writeFileSync(file, `${JSON.stringify(refreshed, null, 2)}\n`, { mode: 0o600 });
         options.log(`demo customer ${previous.customer_id} kept from the previous run`);
         return refreshed;
       }
     }
     const customer = await createCustomerWithKeys(store, 'Demo customer');
-    const execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', options.executionAddress, 15_000);
+    const execution = createUnaryClient(
+      'execution/v1/execution.proto',
+      'mtx.execution.v1.ExecutionService',
+      options.executionAddress,
+      15_000,
+    );
     let accounts: DemoAccount[];
     try {
       accounts = await connectDemoAccounts(execution, customer.customer_id, [
@@ -92,7 +105,17 @@ export async function seedDemoCustomer(options: SeedOptions): Promise<DevFile> {
   }
 }
 
-export async function ensureDemoCustomer({ stack, infrastructure, dataDirectory, log }: { stack: Stack; infrastructure: LocalInfrastructure; dataDirectory: string; log: (line: string) => void }): Promise<DevFile> {
+export async function ensureDemoCustomer({
+  stack,
+  infrastructure,
+  dataDirectory,
+  log,
+}: {
+  stack: Stack;
+  infrastructure: LocalInfrastructure;
+  dataDirectory: string;
+  log: (line: string) => void;
+}): Promise<DevFile> {
   return seedDemoCustomer({
     gatewayUrl: stack.gatewayUrl,
     sandboxUrl: stack.sandboxUrl,

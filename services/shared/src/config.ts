@@ -29,7 +29,18 @@ export function loadConfig<T extends TObject>(schema: T, environment: NodeJS.Pro
 
 /** Settings every service has. Services extend this with their own. */
 export const baseConfigProperties = {
-  LOG_LEVEL: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')], { default: 'info' }),
+  LOG_LEVEL: Type.Union(
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
+    { default: 'info' },
+  ),
   MONGODB_URL: Type.String({ default: 'mongodb://127.0.0.1:27017/' }),
   MONGODB_DATABASE_PREFIX: Type.String({ default: 'mtx_' }),
   NATS_URL: Type.String({ default: 'nats://127.0.0.1:4222' }),

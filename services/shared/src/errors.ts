@@ -61,5 +61,5 @@ export class AppError extends Error {
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(errorHttpStatus, value);
+  return typeof value === 'string' && Object.hasOwn(errorHttpStatus, value);
 }

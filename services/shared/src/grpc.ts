@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import type { MethodDefinition } from '@grpc/proto-loader';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { AppError, isErrorCode, type ErrorCode } from './errors';
 import { grpcServiceClient } from './proto';
@@ -63,7 +64,9 @@ export function isStoreUnavailable(error: unknown): boolean {
     name === 'MongoOperationTimeoutError' ||
     // The driver sometimes surfaces the raw socket error of a store that just died (writing to a half-closed
     // socket), not a MongoNetworkError.
-    ['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ERR_STREAM_WRITE_AFTER_END'].includes(String((error as NodeJS.ErrnoException).code)) ||
+    ['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ERR_STREAM_WRITE_AFTER_END'].includes(
+      String((error as NodeJS.ErrnoException).code),
+    ) ||
     /connection .* closed|ECONNREFUSED|ECONNRESET|socket has been ended|socket hang up/.test(error.message)
   );
 }
@@ -80,24 +83,46 @@ export function fromGrpcError(error: unknown): AppError {
     if (typeof detailsRaw === 'string') options.details = JSON.parse(detailsRaw) as Record<string, unknown>;
     return new AppError(code, serviceError.details || code, options);
   }
-  if (serviceError?.code === grpc.status.UNAVAILABLE || serviceError?.code === grpc.status.DEADLINE_EXCEEDED || serviceError?.code === grpc.status.CANCELLED) {
+  if (
+    serviceError?.code === grpc.status.UNAVAILABLE ||
+    serviceError?.code === grpc.status.DEADLINE_EXCEEDED ||
+    serviceError?.code === grpc.status.CANCELLED
+  ) {
     return new AppError('unavailable', 'a backing service did not answer in time; retry', { cause: error });
   }
   return new AppError('internal', 'internal error', { cause: error });
 }
 
-type UnaryHandler = (request: any, call: grpc.ServerUnaryCall<any, any>) => Promise<unknown>;
+type RequestOutputOf<Method> =
+  Method extends MethodDefinition<infer _Request, infer _Response, infer RequestOutput, infer _ResponseOutput> ? RequestOutput : never;
+// Read off the serializer: inferring it from MethodDefinition's contravariant slots yields never.
+type ResponseInputOf<Method> = Method extends { responseSerialize: (value: infer Response) => Buffer } ? Response : never;
 
 /**
- * Wraps async handlers into grpc-js callbacks. Every handler error becomes a typed gRPC error; nothing a
- * client sends can crash the process.
+ * Handlers of a service, typed by its definition generated from proto/: each takes the decoded request and
+ * answers the response message. Untyped (no definition named), each handler names its own request type.
  */
-export function unaryHandlers(handlers: Record<string, UnaryHandler>, logger?: Logger): grpc.UntypedServiceImplementation {
+export type ServiceHandlers<Definition> = {
+  [Method in keyof Definition]: (
+    request: RequestOutputOf<Definition[Method]>,
+    call: grpc.ServerUnaryCall<unknown, unknown>,
+  ) => Promise<ResponseInputOf<Definition[Method]>>;
+};
+
+/** Without a definition, each handler names its own request type (`never` accepts any of them). */
+type UntypedHandlers = Record<string, (request: never, call: grpc.ServerUnaryCall<unknown, unknown>) => Promise<unknown>>;
+
+export function unaryHandlers<Definition = undefined>(
+  handlers: NoInfer<Definition extends undefined ? UntypedHandlers : Partial<ServiceHandlers<Definition>>>,
+  logger?: Logger,
+): grpc.UntypedServiceImplementation {
   const implementation: grpc.UntypedServiceImplementation = {};
-  for (const [name, handler] of Object.entries(handlers)) {
-    implementation[name] = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+  for (const [name, handler] of Object.entries(handlers) as Array<
+    [string, (request: unknown, call: grpc.ServerUnaryCall<unknown, unknown>) => Promise<unknown>]
+  >) {
+    implementation[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       handler(call.request, call).then(
-        (response) => callback(null, response as any),
+        (response) => callback(null, response),
         (error: unknown) => callback(toGrpcError(error, logger)),
       );
     };
@@ -129,8 +154,8 @@ export async function startGrpcServer(bindings: GrpcServiceBinding[], address: s
   });
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const binding of bindings) {
-    const constructor = grpcServiceClient(binding.protoFile, binding.serviceName);
-    server.addService(constructor.service, binding.implementation);
+    const ServiceClient = grpcServiceClient(binding.protoFile, binding.serviceName);
+    server.addService(ServiceClient.service, binding.implementation);
     statusMap[binding.serviceName] = 'SERVING';
   }
   const health = new HealthImplementation(statusMap);
@@ -162,16 +187,26 @@ export async function startGrpcServer(bindings: GrpcServiceBinding[], address: s
   };
 }
 
-export interface UnaryClient {
+/** `TDefault` is what a call answers when the call names no type; tests that read answers loosely pass `any`. */
+export interface UnaryClient<TDefault = unknown> {
   raw: grpc.Client;
   /** Calls a unary method with a deadline; errors come back as AppError. */
-  call<TResponse = any>(method: string, request: unknown, options?: { deadlineMs?: number; metadata?: grpc.Metadata }): Promise<TResponse>;
+  call<TResponse = TDefault>(
+    method: string,
+    request: unknown,
+    options?: { deadlineMs?: number; metadata?: grpc.Metadata },
+  ): Promise<TResponse>;
   close(): void;
 }
 
-export function createUnaryClient(protoFile: string, serviceName: string, address: string, defaultDeadlineMs = 5_000): UnaryClient {
-  const constructor = grpcServiceClient(protoFile, serviceName);
-  const raw = new constructor(address, grpc.credentials.createInsecure(), {
+export function createUnaryClient<TDefault = unknown>(
+  protoFile: string,
+  serviceName: string,
+  address: string,
+  defaultDeadlineMs = 5_000,
+): UnaryClient<TDefault> {
+  const ServiceClient = grpcServiceClient(protoFile, serviceName);
+  const raw = new ServiceClient(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.enable_retries': 0,
     // Reconnect fast after a backend restart; the default backoff grows to two minutes.
@@ -180,19 +215,57 @@ export function createUnaryClient(protoFile: string, serviceName: string, addres
   });
   return {
     raw,
-    call<TResponse>(method: string, request: unknown, options: { deadlineMs?: number; metadata?: grpc.Metadata } = {}) {
-      const fn = (raw as unknown as Record<string, Function>)[method];
+    call<TResponse = TDefault>(
+      method: string,
+      request: unknown,
+      options: { deadlineMs?: number; metadata?: grpc.Metadata } = {},
+    ): Promise<TResponse> {
+      const fn = (raw as unknown as Record<string, (...parameters: unknown[]) => unknown>)[method];
       if (typeof fn !== 'function') return Promise.reject(new Error(`${serviceName} has no method ${method}`));
       const deadline = new Date(Date.now() + (options.deadlineMs ?? defaultDeadlineMs));
       return new Promise<TResponse>((resolve, reject) => {
-        fn.call(raw, request, options.metadata ?? new grpc.Metadata(), { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
-          if (error) reject(fromGrpcError(error));
-          else resolve(response);
-        });
+        fn.call(
+          raw,
+          request,
+          options.metadata ?? new grpc.Metadata(),
+          { deadline },
+          (error: grpc.ServiceError | null, response: TResponse) => {
+            if (error) reject(fromGrpcError(error));
+            else resolve(response);
+          },
+        );
       });
     },
     close: () => raw.close(),
   };
+}
+
+type RequestOf<Method> =
+  Method extends MethodDefinition<infer Request, infer _Response, infer _RequestOutput, infer _ResponseOutput> ? Request : never;
+type ResponseOf<Method> =
+  Method extends MethodDefinition<infer _Request, infer _Response, infer _RequestOutput, infer ResponseOutput> ? ResponseOutput : never;
+
+/**
+ * A unary client typed by a service definition generated from proto/ (`services/shared/src/generated/proto`):
+ * the method names, what each takes and what it answers are the proto's, so a renamed field fails to compile.
+ */
+export interface ServiceClient<Definition> {
+  raw: grpc.Client;
+  call<Method extends keyof Definition & string>(
+    method: Method,
+    request: RequestOf<Definition[Method]>,
+    options?: { deadlineMs?: number; metadata?: grpc.Metadata },
+  ): Promise<ResponseOf<Definition[Method]>>;
+  close(): void;
+}
+
+export function createServiceClient<Definition>(
+  protoFile: string,
+  serviceName: string,
+  address: string,
+  defaultDeadlineMs = 5_000,
+): ServiceClient<Definition> {
+  return createUnaryClient(protoFile, serviceName, address, defaultDeadlineMs) as ServiceClient<Definition>;
 }
 
 /** Asks a server's standard health service whether it serves; used by readiness checks and the dev runner. */

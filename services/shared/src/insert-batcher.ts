@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, MongoServerError, type Collection, type Document } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 import { GroupCommit } from './group-commit';
 import type { WriteGate } from './write-gate';
 
@@ -65,8 +65,12 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
 
   protected async write(batch: Array<Pending<T>>): Promise<void> {
     try {
-      if (batch.length === 1) await this.collection.insertOne(batch[0]!.document as any);
-      else await this.collection.insertMany(batch.map((entry) => entry.document) as any[], { ordered: false });
+      if (batch.length === 1) await this.collection.insertOne(batch[0]!.document as OptionalUnlessRequiredId<T>);
+      else
+        await this.collection.insertMany(
+          batch.map((entry) => entry.document as OptionalUnlessRequiredId<T>),
+          { ordered: false },
+        );
       for (const entry of batch) entry.resolve();
     } catch (error) {
       if (batch.length === 1 || !(error instanceof MongoBulkWriteError)) {
@@ -76,7 +80,10 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
       const failures = new Map<number, unknown>();
       const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
       for (const writeError of writeErrors) {
-        failures.set(writeError.index, new MongoServerError({ message: writeError.errmsg ?? 'write failed', errmsg: writeError.errmsg, code: writeError.code }));
+        failures.set(
+          writeError.index,
+          new MongoServerError({ message: writeError.errmsg ?? 'write failed', errmsg: writeError.errmsg, code: writeError.code }),
+        );
       }
       // An unordered batch with only write errors inserted every other document; anything else (a write concern
       // error, a lost connection) leaves the rest unknown, so they fail too and their callers retry idempotently.

@@ -63,20 +63,29 @@ export function startInstrumentation(): NodeSDK | undefined {
   if (endpoint) {
     if (protocol === 'http/json') {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      const { OTLPTraceExporter } =
+        require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
       spanExporter = new OTLPTraceExporter();
     } else {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+      const { OTLPTraceExporter } =
+        require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
       spanExporter = new OTLPTraceExporter();
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { OTLPMetricExporter } = require('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
+    const { OTLPMetricExporter } =
+      require('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
     metricExporter = new OTLPMetricExporter();
   }
 
   const metricReaders: IMetricReader[] = [];
-  if (metricExporter) metricReaders.push(new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: Number(process.env.OTEL_METRIC_EXPORT_INTERVAL ?? 10_000) }));
+  if (metricExporter)
+    metricReaders.push(
+      new PeriodicExportingMetricReader({
+        exporter: metricExporter,
+        exportIntervalMillis: Number(process.env.OTEL_METRIC_EXPORT_INTERVAL ?? 10_000),
+      }),
+    );
   if (process.env.PROMETHEUS_METRICS === 'true' || (process.env.PROMETHEUS_METRICS !== 'false' && serviceName === 'gateway')) {
     // Served by the app's own HTTP server at /metrics rather than a second port.
     prometheus = new PrometheusExporter({ preventServerStart: true });
@@ -141,7 +150,10 @@ export async function shutdownInstrumentation(): Promise<void> {
   // process for the exporters' own timeouts (about 10 s) after SIGTERM.
   const flushDeadlineMs = Number(process.env.OTEL_SHUTDOWN_DEADLINE_MS ?? 2_000);
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([current.shutdown().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, flushDeadlineMs)))]);
+  await Promise.race([
+    current.shutdown().catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, flushDeadlineMs))),
+  ]);
   clearTimeout(timer);
 }
 

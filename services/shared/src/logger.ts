@@ -36,18 +36,21 @@ export const redactedPaths = [
 
 /** `destination` defaults to stdout; tests pass a stream to read the lines. */
 export function createLogger(serviceName: string, options: LoggerOptions = {}, destination?: pino.DestinationStream): Logger {
-  return pino({
-    level: process.env.LOG_LEVEL ?? 'info',
-    base: { service: serviceName },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: redactedPaths, censor: '[redacted]' },
-    // Every line carries the active trace, so an SRE can jump from a log line to its trace. A line outside any
-    // trace carries no trace fields (not an all-zero id that matches nothing).
-    mixin() {
-      const spanContext = trace.getActiveSpan()?.spanContext();
-      if (!spanContext || !isSpanContextValid(spanContext)) return {};
-      return { trace_id: spanContext.traceId, span_id: spanContext.spanId, trace_flags: `0${spanContext.traceFlags.toString(16)}` };
+  return pino(
+    {
+      level: process.env.LOG_LEVEL ?? 'info',
+      base: { service: serviceName },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: redactedPaths, censor: '[redacted]' },
+      // Every line carries the active trace, so an SRE can jump from a log line to its trace. A line outside any
+      // trace carries no trace fields (not an all-zero id that matches nothing).
+      mixin() {
+        const spanContext = trace.getActiveSpan()?.spanContext();
+        if (!spanContext || !isSpanContextValid(spanContext)) return {};
+        return { trace_id: spanContext.traceId, span_id: spanContext.spanId, trace_flags: `0${spanContext.traceFlags.toString(16)}` };
+      },
+      ...options,
     },
-    ...options,
-  }, ...(destination ? [destination] : []));
+    ...(destination ? [destination] : []),
+  );
 }

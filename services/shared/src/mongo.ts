@@ -1,4 +1,4 @@
-import { MongoClient, MongoServerError, type Db, type MongoClientOptions } from 'mongodb';
+import { MongoClient, MongoServerError, type Db, type MongoClientOptions, type OptionalUnlessRequiredId } from 'mongodb';
 
 export type { Db, Collection, MongoClient } from 'mongodb';
 
@@ -33,9 +33,12 @@ export function isDuplicateKeyError(error: unknown): boolean {
 }
 
 /** Inserts a document; returns false when a unique index already holds its key (the insert lost the race). */
-export async function insertIfAbsent<T extends { _id: unknown }>(collection: import('mongodb').Collection<T>, document: T): Promise<boolean> {
+export async function insertIfAbsent<T extends { _id: unknown }>(
+  collection: import('mongodb').Collection<T>,
+  document: T,
+): Promise<boolean> {
   try {
-    await collection.insertOne(document as any);
+    await collection.insertOne(document as OptionalUnlessRequiredId<T>);
     return true;
   } catch (error) {
     if (isDuplicateKeyError(error)) return false;
@@ -51,7 +54,7 @@ export async function pingMongo(database: Db, deadlineMs = 1_000): Promise<boole
   const deadline = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), deadlineMs);
   });
-  const ping = database.command({ ping: 1 }, { timeoutMS: deadlineMs } as any).then(
+  const ping = database.command({ ping: 1 }, { timeoutMS: deadlineMs }).then(
     () => true,
     () => false,
   );

@@ -9,7 +9,12 @@ export type { NatsConnection, MsgHdrs } from 'nats';
  * service restart), bounded buffers while disconnected, no stack captured per request, and log lines for each
  * state change.
  */
-export async function connectNats(url: string, name: string, logger: Logger, options: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+export async function connectNats(
+  url: string,
+  name: string,
+  logger: Logger,
+  options: Partial<ConnectionOptions> = {},
+): Promise<NatsConnection> {
   const connection = await connect({
     servers: url.split(','),
     name,

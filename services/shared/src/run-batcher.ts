@@ -1,7 +1,7 @@
 import { AppError } from './errors';
 import { GroupCommit } from './group-commit';
 import type { WriteGate } from './write-gate';
-import { MongoBulkWriteError, type Collection, type Document } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 
 /**
  * How one run fared: `landed` documents from its start are in the store, and none after them was written.
@@ -34,7 +34,8 @@ export function firstWriteError(error: unknown): { index: number; code: number |
   const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
   let first: { index: number; code: number | undefined } | null = null;
   for (const writeError of writeErrors) {
-    if (writeError && Number.isInteger(writeError.index) && (first === null || writeError.index < first.index)) first = { index: writeError.index, code: writeError.code };
+    if (writeError && Number.isInteger(writeError.index) && (first === null || writeError.index < first.index))
+      first = { index: writeError.index, code: writeError.code };
   }
   return first;
 }
@@ -69,7 +70,12 @@ export class OrderedRunBatcher<T extends Document> extends GroupCommit<PendingRu
   insert(documents: T[]): Promise<RunOutcome> {
     if (documents.length === 0) return Promise.resolve({ landed: 0 });
     if (this.waitingWeight + documents.length > this.queueMax) {
-      return Promise.reject(new AppError('unavailable', `${this.queueMax} documents for ${this.collection.collectionName} are already waiting for the store; retry shortly`));
+      return Promise.reject(
+        new AppError(
+          'unavailable',
+          `${this.queueMax} documents for ${this.collection.collectionName} are already waiting for the store; retry shortly`,
+        ),
+      );
     }
     return new Promise<RunOutcome>((resolve) => this.enqueue({ documents, resolve }));
   }
@@ -80,7 +86,10 @@ export class OrderedRunBatcher<T extends Document> extends GroupCommit<PendingRu
 
   protected async write(batch: Array<PendingRun<T>>): Promise<void> {
     try {
-      await this.collection.insertMany(batch.flatMap((run) => run.documents) as any[], { ordered: true });
+      await this.collection.insertMany(
+        batch.flatMap((run) => run.documents as OptionalUnlessRequiredId<T>[]),
+        { ordered: true },
+      );
       for (const run of batch) run.resolve({ landed: run.documents.length });
     } catch (error) {
       const failure = firstWriteError(error);

@@ -1,4 +1,17 @@
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type ContextManager, type Span, type TextMapGetter } from '@opentelemetry/api';
+import {
+  context,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type ContextManager,
+  type Span,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import type * as grpc from '@grpc/grpc-js';
 
 /**
@@ -14,7 +27,12 @@ export function meter(name: string) {
 }
 
 /** Runs `work` inside an active span; a thrown error marks the span as failed with the error's message. */
-export async function inSpan<T>(tracerName: string, spanName: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
+export async function inSpan<T>(
+  tracerName: string,
+  spanName: string,
+  attributes: Attributes,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   return trace.getTracer(tracerName).startActiveSpan(spanName, { attributes }, async (span) => {
     try {
       return await work(span);
@@ -45,7 +63,12 @@ export class SynchronousContextManager implements ContextManager {
     return this.current;
   }
 
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(activeContext: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    activeContext: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     const previous = this.current;
     this.current = activeContext;
     try {
@@ -86,7 +109,11 @@ export const latencyBucketsMs = [0.5, 1, 2, 3, 5, 7.5, 10, 15, 25, 50, 75, 100, 
  * measured alone); JSON costs the same per span at either size. A second of delay keeps traces prompt in the
  * viewer and spans short-lived in memory.
  */
-export function batchSpanProcessorSettings(env: NodeJS.ProcessEnv = process.env): { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number } {
+export function batchSpanProcessorSettings(env: NodeJS.ProcessEnv = process.env): {
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMillis: number;
+} {
   const fromEnv = (name: string, fallback: number) => {
     const value = Number(env[name]);
     return Number.isInteger(value) && value > 0 ? value : fallback;
@@ -139,7 +166,10 @@ const metadataGetter: TextMapGetter<grpc.Metadata> = {
  * (`grpc.<service>/<method>`, kind SERVER, rpc.* attributes, the caller's context read from the metadata,
  * the status code, an error status for a failed call), without its per-call wrapping of the call object.
  */
-export function tracedGrpcImplementation(serviceName: string, implementation: grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation {
+export function tracedGrpcImplementation(
+  serviceName: string,
+  implementation: grpc.UntypedServiceImplementation,
+): grpc.UntypedServiceImplementation {
   const tracer = trace.getTracer('mtx-grpc-server');
   const traced: grpc.UntypedServiceImplementation = {};
   for (const [method, handler] of Object.entries(implementation)) {

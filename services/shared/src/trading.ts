@@ -191,7 +191,16 @@ export const orderTypeNumber: Record<Operation, number> = {
 };
 
 /** Names of order types as the platforms' documentation spells them in lower case (ticket `type`). */
-export const orderTypeNames = ['buy', 'sell', 'buy_limit', 'sell_limit', 'buy_stop', 'sell_stop', 'buy_stop_limit', 'sell_stop_limit'] as const;
+export const orderTypeNames = [
+  'buy',
+  'sell',
+  'buy_limit',
+  'sell_limit',
+  'buy_stop',
+  'sell_stop',
+  'buy_stop_limit',
+  'sell_stop_limit',
+] as const;
 
 export function orderTypeName(type: number): string {
   return orderTypeNames[type] ?? `type_${type}`;

@@ -30,7 +30,7 @@ describe('compiled services', () => {
     }
   });
 
-  it('finds the repository root from the sources and from a bundle\'s folder alike', () => {
+  it("finds the repository root from the sources and from a bundle's folder alike", () => {
     expect(fs.existsSync(path.join(repositoryRoot, 'proto', 'connector', 'v1'))).toBe(true);
     expect(findRoot(path.join(repositoryRoot, 'services', 'gateway', 'dist'))).toBe(repositoryRoot);
     expect(findRoot(path.join(repositoryRoot, 'services', 'shared', 'src', 'infra'))).toBe(repositoryRoot);

@@ -3,7 +3,7 @@ import { ChangeLog } from '../src/change-log';
 import { readAnnouncement } from '../src/nats';
 
 describe('change log', () => {
-  it('reports each key\'s latest mark, and a forgotten key as changed as late as the latest mark forgotten', () => {
+  it("reports each key's latest mark, and a forgotten key as changed as late as the latest mark forgotten", () => {
     const log = new ChangeLog(2);
     expect(log.lastChange('a')).toBe(Number.NEGATIVE_INFINITY);
     log.note('a', 1);

@@ -16,12 +16,17 @@ beforeAll(async () => {
     unaryHandlers({
       Check: async (request: { service: string }) => {
         if (request.service === 'boom') throw new Error('internal secret');
-        throw new AppError('insufficient_balance', 'balance 5 cannot pay 10', { param: 'amount_eur_cents', details: { balance_eur_cents: 5 } });
+        throw new AppError('insufficient_balance', 'balance 5 cannot pay 10', {
+          param: 'amount_eur_cents',
+          details: { balance_eur_cents: 5 },
+        });
       },
     }),
   );
   failingPort = await new Promise<number>((resolve, reject) =>
-    failingServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+    failingServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
   );
 });
 
@@ -41,10 +46,15 @@ describe('gRPC helpers', () => {
   });
 
   it('carries our error code, param and details across gRPC', async () => {
-    const client = createUnaryClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health', `127.0.0.1:${failingPort}`, 2_000);
+    const client = createUnaryClient<any>('grpc/health/v1/health.proto', 'grpc.health.v1.Health', `127.0.0.1:${failingPort}`, 2_000);
     const error = await client.call('Check', { service: 'x' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).toBody()).toEqual({ code: 'insufficient_balance', message: 'balance 5 cannot pay 10', param: 'amount_eur_cents', details: { balance_eur_cents: 5 } });
+    expect((error as AppError).toBody()).toEqual({
+      code: 'insufficient_balance',
+      message: 'balance 5 cannot pay 10',
+      param: 'amount_eur_cents',
+      details: { balance_eur_cents: 5 },
+    });
     const internal = await client.call('Check', { service: 'boom' }).catch((caught: unknown) => caught);
     expect((internal as AppError).code).toBe('internal');
     expect((internal as AppError).message).not.toContain('secret');
@@ -52,7 +62,7 @@ describe('gRPC helpers', () => {
   });
 
   it('turns a missing backend into a retriable unavailable error within the deadline', async () => {
-    const client = createUnaryClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health', '127.0.0.1:1', 300);
+    const client = createUnaryClient<any>('grpc/health/v1/health.proto', 'grpc.health.v1.Health', '127.0.0.1:1', 300);
     const started = Date.now();
     await expect(client.call('Check', { service: '' })).rejects.toMatchObject({ code: 'unavailable' });
     expect(Date.now() - started).toBeLessThan(3_000);

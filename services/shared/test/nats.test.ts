@@ -43,7 +43,9 @@ describe('NATS trace context', () => {
 
   it('reports no responders at once instead of waiting for the timeout', async () => {
     const started = Date.now();
-    const error = await connection.request(`test.nobody.${Date.now()}`, new Uint8Array(), { timeout: 5_000 }).catch((caught: unknown) => caught);
+    const error = await connection
+      .request(`test.nobody.${Date.now()}`, new Uint8Array(), { timeout: 5_000 })
+      .catch((caught: unknown) => caught);
     expect((error as { code?: string }).code).toBe('503');
     expect(Date.now() - started).toBeLessThan(1_000);
   });

@@ -11,7 +11,12 @@ describe('statementShape (db.query.text of database spans)', () => {
   });
 
   it('writes an array as its length and a non-plain value (date, id, buffer) as a placeholder', () => {
-    const document = { _id: 'bat_1', created_at: new Date(), payload: Buffer.from('password'), legs: [{ password: 'pw-1' }, { password: 'pw-2' }] };
+    const document = {
+      _id: 'bat_1',
+      created_at: new Date(),
+      payload: Buffer.from('password'),
+      legs: [{ password: 'pw-1' }, { password: 'pw-2' }],
+    };
     expect(JSON.parse(statementShape(document))).toEqual({ _id: '?', created_at: '?', payload: '?', legs: '[2]' });
   });
 
@@ -29,12 +34,22 @@ describe('batchSpanProcessorSettings', () => {
   });
 
   it('honours the OTEL_BSP_* variables and ignores values that are not positive integers', () => {
-    expect(batchSpanProcessorSettings({ OTEL_BSP_MAX_QUEUE_SIZE: '4096', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512', OTEL_BSP_SCHEDULE_DELAY: '100' })).toEqual({
+    expect(
+      batchSpanProcessorSettings({
+        OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      }),
+    ).toEqual({
       maxQueueSize: 4_096,
       maxExportBatchSize: 512,
       scheduledDelayMillis: 100,
     });
-    expect(batchSpanProcessorSettings({ OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_SCHEDULE_DELAY: '-5' })).toEqual({ maxQueueSize: 8_192, maxExportBatchSize: 256, scheduledDelayMillis: 1_000 });
+    expect(batchSpanProcessorSettings({ OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_SCHEDULE_DELAY: '-5' })).toEqual({
+      maxQueueSize: 8_192,
+      maxExportBatchSize: 256,
+      scheduledDelayMillis: 1_000,
+    });
   });
 });
 
@@ -46,7 +61,11 @@ describe('SynchronousContextManager (the per-leg services: connectors and broker
     const manager = new SynchronousContextManager();
     expect(manager.active()).toBe(ROOT_CONTEXT);
     const inner = requestContext.setValue(key, 'req-2');
-    const seen = manager.with(requestContext, () => [manager.active().getValue(key), manager.with(inner, () => manager.active().getValue(key)), manager.active().getValue(key)]);
+    const seen = manager.with(requestContext, () => [
+      manager.active().getValue(key),
+      manager.with(inner, () => manager.active().getValue(key)),
+      manager.active().getValue(key),
+    ]);
     expect(seen).toEqual(['req-1', 'req-2', 'req-1']);
     expect(manager.active()).toBe(ROOT_CONTEXT);
     expect(() =>
@@ -59,7 +78,12 @@ describe('SynchronousContextManager (the per-leg services: connectors and broker
 
   it('passes `this` and the arguments through, and binds a function to a context', () => {
     const manager = new SynchronousContextManager();
-    const target = { factor: 3, times(value: number) { return [this.factor * value, manager.active().getValue(key)]; } };
+    const target = {
+      factor: 3,
+      times(value: number) {
+        return [this.factor * value, manager.active().getValue(key)];
+      },
+    };
     expect(manager.with(requestContext, target.times, target, 2)).toEqual([6, 'req-1']);
     const bound = manager.bind(requestContext, (value: number) => [value, manager.active().getValue(key)]);
     expect(bound(5)).toEqual([5, 'req-1']);

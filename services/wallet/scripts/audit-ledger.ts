@@ -17,7 +17,9 @@ function storeSettings(): { url: string; prefix: string; source: string } {
   const devFile = path.join(defaultDataDirectory, 'dev.json');
   if (fs.existsSync(devFile)) fromFile = JSON.parse(fs.readFileSync(devFile, 'utf8')) as typeof fromFile;
   const url = process.env.MONGODB_URL || (typeof fromFile.mongodb_url === 'string' ? fromFile.mongodb_url : undefined);
-  const prefix = process.env.MONGODB_DATABASE_PREFIX || (typeof fromFile.mongodb_database_prefix === 'string' ? fromFile.mongodb_database_prefix : undefined);
+  const prefix =
+    process.env.MONGODB_DATABASE_PREFIX ||
+    (typeof fromFile.mongodb_database_prefix === 'string' ? fromFile.mongodb_database_prefix : undefined);
   const source = process.env.MONGODB_URL ? 'MONGODB_URL' : url ? devFile : 'defaults';
   return { url: url ?? defaults.MONGODB_URL, prefix: prefix ?? defaults.MONGODB_DATABASE_PREFIX, source };
 }

@@ -77,9 +77,7 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const runRecovery = (work: () => Promise<unknown>) => {
-    running = running
-      .then(work)
-      .catch((error: unknown) => logger.warn({ err: error }, 'recovery pass failed; it runs again on schedule'));
+    running = running.then(work).catch((error: unknown) => logger.warn({ err: error }, 'recovery pass failed; it runs again on schedule'));
     return running;
   };
 

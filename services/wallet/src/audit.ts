@@ -29,7 +29,12 @@ export async function auditLedger(database: Db, capEurCents = balanceCapEurCents
   const checkpoints = new Map<string, AuditedCheckpoint[]>();
   for await (const checkpoint of store.checkpoints.find({})) {
     const list = checkpoints.get(checkpoint.wallet_id) ?? [];
-    list.push({ block: checkpoint.block, seq: checkpoint.seq, balance_eur_cents: checkpoint.balance_eur_cents, held_eur_cents: checkpoint.held_eur_cents });
+    list.push({
+      block: checkpoint.block,
+      seq: checkpoint.seq,
+      balance_eur_cents: checkpoint.balance_eur_cents,
+      held_eur_cents: checkpoint.held_eur_cents,
+    });
     checkpoints.set(checkpoint.wallet_id, list);
   }
   const pointers = new Map<string, string>();
@@ -44,12 +49,22 @@ export async function auditLedger(database: Db, capEurCents = balanceCapEurCents
   const finishWallet = () => {
     if (currentWallet === undefined) return;
     const walletCheckpoints = checkpoints.get(currentWallet) ?? [];
-    breaches.push(...auditWallet(currentWallet, currentEntries, { registered: registered.has(currentWallet), checkpoints: walletCheckpoints, checkpointInterval }, capEurCents));
+    breaches.push(
+      ...auditWallet(
+        currentWallet,
+        currentEntries,
+        { registered: registered.has(currentWallet), checkpoints: walletCheckpoints, checkpointInterval },
+        capEurCents,
+      ),
+    );
     const covered = Math.max(0, ...walletCheckpoints.map((checkpoint) => checkpoint.seq));
     for (const entry of currentEntries) {
       if (entry.seq > covered) break;
       const pointer = pointers.get(entry.entry_id);
-      if (pointer !== entry._id) breaches.push(`wallet ${currentWallet}: entry ${entry._id} (${entry.entry_id}) is covered by a checkpoint but its entry-id pointer is ${pointer ?? 'missing'}`);
+      if (pointer !== entry._id)
+        breaches.push(
+          `wallet ${currentWallet}: entry ${entry._id} (${entry.entry_id}) is covered by a checkpoint but its entry-id pointer is ${pointer ?? 'missing'}`,
+        );
     }
     walletsSeen.add(currentWallet);
   };
@@ -71,9 +86,19 @@ export async function auditLedger(database: Db, capEurCents = balanceCapEurCents
 
   for (const [walletId, walletCheckpoints] of checkpoints) {
     if (walletsSeen.has(walletId)) continue;
-    breaches.push(...auditWallet(walletId, [], { registered: registered.has(walletId), checkpoints: walletCheckpoints, checkpointInterval }, capEurCents));
+    breaches.push(
+      ...auditWallet(
+        walletId,
+        [],
+        { registered: registered.has(walletId), checkpoints: walletCheckpoints, checkpointInterval },
+        capEurCents,
+      ),
+    );
   }
   const walletsChecked = new Set([...walletsSeen, ...registered]).size;
-  const reported = breaches.length > breachesReportedMax ? [...breaches.slice(0, breachesReportedMax), `… and ${breaches.length - breachesReportedMax} more`] : breaches;
+  const reported =
+    breaches.length > breachesReportedMax
+      ? [...breaches.slice(0, breachesReportedMax), `… and ${breaches.length - breachesReportedMax} more`]
+      : breaches;
   return { ok: breaches.length === 0, wallets_checked: walletsChecked, entries_checked: entriesChecked, breaches: reported };
 }

@@ -249,7 +249,8 @@ export function createLedger(options: LedgerOptions) {
    * head is read from the ledger entry itself, so a damaged checkpoint cannot skew a balance.
    */
   async function checkpointStart(walletId: string): Promise<WalletHead> {
-    const present = async (block: number) => (await store.checkpoints.findOne({ _id: `${walletId}:${block}` }, { projection: { _id: 1 } })) !== null;
+    const present = async (block: number) =>
+      (await store.checkpoints.findOne({ _id: `${walletId}:${block}` }, { projection: { _id: 1 } })) !== null;
     let low = 0;
     let high = 1;
     while (await present(high)) {
@@ -269,7 +270,8 @@ export function createLedger(options: LedgerOptions) {
   }
 
   function announce(entry: LedgerEntryDocument): void {
-    if (entry.kind === 'credit') publishCredited({ customer_id: entry.wallet_id, entry_id: entry.entry_id, balance_eur_cents: entry.balance_after_eur_cents });
+    if (entry.kind === 'credit')
+      publishCredited({ customer_id: entry.wallet_id, entry_id: entry.entry_id, balance_eur_cents: entry.balance_after_eur_cents });
   }
 
   /**
@@ -308,7 +310,11 @@ export function createLedger(options: LedgerOptions) {
    * `finish`, which completes the follow-up writes of every entry walked past (entries another replica, perhaps a
    * dead one, wrote), keeping the invariant that everything up to a remembered head has its pointer.
    */
-  async function walkForward(walletId: string, start: WalletHead, finish: boolean): Promise<{ head: WalletHead; walked: LedgerEntryDocument[]; repaired: number }> {
+  async function walkForward(
+    walletId: string,
+    start: WalletHead,
+    finish: boolean,
+  ): Promise<{ head: WalletHead; walked: LedgerEntryDocument[]; repaired: number }> {
     let head = start;
     let repaired = 0;
     const walked: LedgerEntryDocument[] = [];
@@ -366,7 +372,10 @@ export function createLedger(options: LedgerOptions) {
       // The movement is applied (the insert is the commit); only hints are missing. Forgetting the in-memory
       // head makes the next movement walk from a checkpoint and finish them.
       heads.delete(entry.wallet_id);
-      logger.warn({ err: error, entry_id: entry.entry_id }, 'ledger hints not written after an applied movement; recovery will finish them');
+      logger.warn(
+        { err: error, entry_id: entry.entry_id },
+        'ledger hints not written after an applied movement; recovery will finish them',
+      );
     }
   }
 
@@ -375,7 +384,8 @@ export function createLedger(options: LedgerOptions) {
     for (let attempt = 0; attempt < movementAttemptsMax; attempt++) {
       const remembered = heads.get(walletId);
       // A debit the remembered balance cannot cover is refused only on the true head.
-      const optimistic = attempt === 0 && remembered !== undefined && (input.kind === 'credit' || remembered.balanceEurCents >= input.amountEurCents);
+      const optimistic =
+        attempt === 0 && remembered !== undefined && (input.kind === 'credit' || remembered.balanceEurCents >= input.amountEurCents);
       const { head, walked } = await headForWrite(walletId, optimistic);
       if (input.kind === 'debit' && head.balanceEurCents < input.amountEurCents) {
         // A debit that already applied must answer as a replay even if the balance has moved on since.
@@ -397,7 +407,8 @@ export function createLedger(options: LedgerOptions) {
           heads.set(walletId, headOf(occupant));
           continue;
         }
-        const original = occupant ?? (await findApplied(input.entryId, walked)) ?? (await store.ledger.findOne({ entry_id: input.entryId }));
+        const original =
+          occupant ?? (await findApplied(input.entryId, walked)) ?? (await store.ledger.findOne({ entry_id: input.entryId }));
         if (!original) continue;
         return { result: replayOutcome(original, input) };
       }
@@ -407,7 +418,12 @@ export function createLedger(options: LedgerOptions) {
       }
       heads.set(walletId, headOf(entry));
       noteReadHead(walletId, headOf(entry));
-      publishMoved({ customer_id: walletId, sequence: entry.seq, balance_eur_cents: entry.balance_after_eur_cents, held_eur_cents: entry.held_after_eur_cents });
+      publishMoved({
+        customer_id: walletId,
+        sequence: entry.seq,
+        balance_eur_cents: entry.balance_after_eur_cents,
+        held_eur_cents: entry.held_after_eur_cents,
+      });
       // The insert is the commit: the caller is answered now; the announcement, pointer and checkpoint follow
       // before the next movement of this wallet starts (and recovery finishes them if this process dies).
       return {
@@ -433,7 +449,10 @@ export function createLedger(options: LedgerOptions) {
     } catch (error) {
       // As for one movement: applied, only hints missing; the next movement walks from a checkpoint and finishes them.
       heads.delete(entries[0]!.wallet_id);
-      logger.warn({ err: error, entry_ids: entries.map((entry) => entry.entry_id) }, 'ledger hints not written after applied movements; recovery will finish them');
+      logger.warn(
+        { err: error, entry_ids: entries.map((entry) => entry.entry_id) },
+        'ledger hints not written after applied movements; recovery will finish them',
+      );
       return false;
     }
   }
@@ -454,7 +473,15 @@ export function createLedger(options: LedgerOptions) {
   }
 
   function refusedItem(entryId: string, outcome: 'insufficient_balance' | 'conflict', at: WalletHead): DebitManyItem {
-    return { entry_id: entryId, outcome, balance_eur_cents: at.balanceEurCents, held_eur_cents: at.heldEurCents, sequence: at.sequence, balance_delta_eur_cents: 0, held_delta_eur_cents: 0 };
+    return {
+      entry_id: entryId,
+      outcome,
+      balance_eur_cents: at.balanceEurCents,
+      held_eur_cents: at.heldEurCents,
+      sequence: at.sequence,
+      balance_delta_eur_cents: 0,
+      held_delta_eur_cents: 0,
+    };
   }
 
   /** An entry id found applied already: a replay describing the original, or a conflict when it was another movement. */
@@ -467,7 +494,11 @@ export function createLedger(options: LedgerOptions) {
    * The entries of a DebitMany against one head, in request order: each is applied if the balance left by the
    * ones before it covers it, else refused; refused and already-resolved entries move nothing.
    */
-  function planDebits(head: WalletHead, debits: MovementInput[], open: number[]): { steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }>; refused: number[] } {
+  function planDebits(
+    head: WalletHead,
+    debits: MovementInput[],
+    open: number[],
+  ): { steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }>; refused: number[] } {
     const steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }> = [];
     const refused: number[] = [];
     const createdAt = clock.now();
@@ -537,7 +568,10 @@ export function createLedger(options: LedgerOptions) {
       }
       const run = entries.slice(0, landed);
       if (crashPrefix && run.some((entry) => entry.entry_id.startsWith(crashPrefix))) {
-        logger.fatal({ entry_ids: run.map((entry) => entry.entry_id) }, 'fault injection: crashing between the ledger write and the head hints');
+        logger.fatal(
+          { entry_ids: run.map((entry) => entry.entry_id) },
+          'fault injection: crashing between the ledger write and the head hints',
+        );
         exit(137);
       }
       if (run.length > 0) {
@@ -571,7 +605,8 @@ export function createLedger(options: LedgerOptions) {
         continue;
       }
       const failedIndex = plan.steps[failedStep]!.index;
-      const original = occupant ?? (await findApplied(failed.entry_id, walked)) ?? (await store.ledger.findOne({ entry_id: failed.entry_id }));
+      const original =
+        occupant ?? (await findApplied(failed.entry_id, walked)) ?? (await store.ledger.findOne({ entry_id: failed.entry_id }));
       if (!original) continue;
       items[failedIndex] = priorItem(original, debits[failedIndex]!, plan.steps[failedStep]!.at);
       // Most likely the repeat of an earlier request: the entries after it are looked up by their pointers at
@@ -588,9 +623,21 @@ export function createLedger(options: LedgerOptions) {
     if (items.some((item) => item === undefined) || !final) {
       throw new AppError('unavailable', 'the wallet is moving too fast to apply these debits now; retry with the same entry ids');
     }
-    if (moved) publishMoved({ customer_id: walletId, sequence: final.sequence, balance_eur_cents: final.balanceEurCents, held_eur_cents: final.heldEurCents });
+    if (moved)
+      publishMoved({
+        customer_id: walletId,
+        sequence: final.sequence,
+        balance_eur_cents: final.balanceEurCents,
+        held_eur_cents: final.heldEurCents,
+      });
     return {
-      result: { customer_id: walletId, items: items as DebitManyItem[], balance_eur_cents: final.balanceEurCents, held_eur_cents: final.heldEurCents, sequence: final.sequence },
+      result: {
+        customer_id: walletId,
+        items: items as DebitManyItem[],
+        balance_eur_cents: final.balanceEurCents,
+        held_eur_cents: final.heldEurCents,
+        sequence: final.sequence,
+      },
       ...(settled ? { settled } : {}),
     };
   }
@@ -647,7 +694,11 @@ export function createLedger(options: LedgerOptions) {
     const start = await checkpointStart(walletId);
     if (thorough) {
       const { head, repaired } = await walkForward(walletId, start, true);
-      if (repaired > 0) logger.info({ wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence }, 'recovery finished entries a crash left without pointers or checkpoints');
+      if (repaired > 0)
+        logger.info(
+          { wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence },
+          'recovery finished entries a crash left without pointers or checkpoints',
+        );
       return repaired;
     }
     const { head, walked } = await walkForward(walletId, start, false);
@@ -664,7 +715,11 @@ export function createLedger(options: LedgerOptions) {
     let repaired = 0;
     for (const entry of boundaries) if (await writeCheckpoint(entry)) repaired += 1;
     for (const entry of unpointed) if (await ensureFollowUps(entry, true)) repaired += 1;
-    if (repaired > 0) logger.info({ wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence }, 'recovery finished entries a crash left without their pointers or checkpoints');
+    if (repaired > 0)
+      logger.info(
+        { wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence },
+        'recovery finished entries a crash left without their pointers or checkpoints',
+      );
     return repaired;
   }
 
@@ -709,15 +764,25 @@ export function createLedger(options: LedgerOptions) {
       }
       const seen = new Set<string>();
       const debits = entries.map((entry, index): MovementInput => {
-        const movement: MovementInput = { customerId, entryId: entry?.entryId, kind: 'debit', amountEurCents: entry?.amountEurCents, reason: entry?.reason, reference: entry?.reference };
+        const movement: MovementInput = {
+          customerId,
+          entryId: entry?.entryId,
+          kind: 'debit',
+          amountEurCents: entry?.amountEurCents,
+          reason: entry?.reason,
+          reference: entry?.reference,
+        };
         try {
           validateMovement(movement);
         } catch (error) {
-          if (error instanceof AppError && error.param) throw new AppError(error.code, `entries[${index}]: ${error.message}`, { param: `entries[${index}].${error.param}` });
+          if (error instanceof AppError && error.param)
+            throw new AppError(error.code, `entries[${index}]: ${error.message}`, { param: `entries[${index}].${error.param}` });
           throw error;
         }
         if (seen.has(movement.entryId)) {
-          throw new AppError('invalid_request', `entries[${index}]: entry id ${movement.entryId} appears twice in one request`, { param: `entries[${index}].entry_id` });
+          throw new AppError('invalid_request', `entries[${index}]: entry id ${movement.entryId} appears twice in one request`, {
+            param: `entries[${index}].entry_id`,
+          });
         }
         seen.add(movement.entryId);
         return movement;
@@ -753,7 +818,11 @@ export function createLedger(options: LedgerOptions) {
     observeMoved(event: MovedEvent): void {
       if (typeof event?.customer_id !== 'string' || !Number.isSafeInteger(event.sequence) || event.sequence < 1) return;
       if (!Number.isSafeInteger(event.balance_eur_cents) || !Number.isSafeInteger(event.held_eur_cents)) return;
-      noteReadHead(event.customer_id, { sequence: event.sequence, balanceEurCents: event.balance_eur_cents, heldEurCents: event.held_eur_cents });
+      noteReadHead(event.customer_id, {
+        sequence: event.sequence,
+        balanceEurCents: event.balance_eur_cents,
+        heldEurCents: event.held_eur_cents,
+      });
     },
 
     repairWallet,

@@ -14,10 +14,20 @@ runMain(logger, async () => {
   const config = loadWalletConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'wallet', logger);
-  const app = await createWalletApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'wallet')), clock: systemClock, logger, nats });
-  const server = await startGrpcServer([{ ...walletGrpcBinding, implementation: app.grpcImplementation }], `${config.GRPC_HOST}:${config.GRPC_PORT}`);
+  const app = await createWalletApp({
+    config,
+    database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'wallet')),
+    clock: systemClock,
+    logger,
+    nats,
+  });
+  const server = await startGrpcServer(
+    [{ ...walletGrpcBinding, implementation: app.grpcImplementation }],
+    `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+  );
   app.startBackgroundWork();
-  if (config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE) logger.warn({ prefix: config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE }, 'fault injection armed: crash after ledger write');
+  if (config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE)
+    logger.warn({ prefix: config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE }, 'fault injection armed: crash after ledger write');
   logger.info({ port: server.port }, 'wallet listening');
   handleShutdownSignals(
     logger,

@@ -22,17 +22,24 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await replica?.close();
-  await mongo?.db(databaseName(prefix, 'wallet')).dropDatabase().catch(() => undefined);
+  await mongo
+    ?.db(databaseName(prefix, 'wallet'))
+    .dropDatabase()
+    .catch(() => undefined);
   await mongo?.close();
 });
 
 async function audit(): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await run(path.join(repositoryRoot, 'node_modules', '.bin', 'tsx'), [path.join(repositoryRoot, 'services/wallet/scripts/audit-ledger.ts')], {
-      cwd: repositoryRoot,
-      env: { ...process.env, MONGODB_URL: inject('mongodbUrl'), MONGODB_DATABASE_PREFIX: prefix },
-      timeout: 60_000,
-    });
+    const { stdout } = await run(
+      path.join(repositoryRoot, 'node_modules', '.bin', 'tsx'),
+      [path.join(repositoryRoot, 'services/wallet/scripts/audit-ledger.ts')],
+      {
+        cwd: repositoryRoot,
+        env: { ...process.env, MONGODB_URL: inject('mongodbUrl'), MONGODB_DATABASE_PREFIX: prefix },
+        timeout: 60_000,
+      },
+    );
     return { code: 0, stdout };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -43,8 +50,20 @@ async function audit(): Promise<{ code: number; stdout: string }> {
 describe('npm run audit:ledger', () => {
   it('passes a sound ledger and exits non-zero printing each breach of a damaged one', async () => {
     const customer = `cus_${crypto.randomBytes(6).toString('hex')}`;
-    await replica.client.call('Credit', { customer_id: customer, entry_id: `t:${customer}:1`, amount_eur_cents: 700, reason: 'topup', reference: '' });
-    await replica.client.call('Debit', { customer_id: customer, entry_id: `s:${customer}:1`, amount_eur_cents: 200, reason: 'seat', reference: '' });
+    await replica.client.call('Credit', {
+      customer_id: customer,
+      entry_id: `t:${customer}:1`,
+      amount_eur_cents: 700,
+      reason: 'topup',
+      reference: '',
+    });
+    await replica.client.call('Debit', {
+      customer_id: customer,
+      entry_id: `s:${customer}:1`,
+      amount_eur_cents: 200,
+      reason: 'seat',
+      reference: '',
+    });
     const sound = await audit();
     expect(sound.code).toBe(0);
     expect(sound.stdout).toMatch(/^OK: \d+ wallets, 2 entries, 0 breaches/m);

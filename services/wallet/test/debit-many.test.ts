@@ -23,9 +23,15 @@ const debit = debitCall;
 const debitMany = (replica: WalletReplica, customerId: string, entries: Array<[entryId: string, amount: number]>) =>
   replica.client.call<DebitManyOutcome>('DebitMany', {
     customer_id: customerId,
-    entries: entries.map(([entryId, amount]) => ({ entry_id: entryId, amount_eur_cents: amount, reason: 'seat', reference: `ref ${entryId}` })),
+    entries: entries.map(([entryId, amount]) => ({
+      entry_id: entryId,
+      amount_eur_cents: amount,
+      reason: 'seat',
+      reference: `ref ${entryId}`,
+    })),
   });
-const wallet = (replica: WalletReplica, customerId: string) => replica.client.call<{ balance_eur_cents: number; sequence: number }>('GetWallet', { customer_id: customerId, consistent: true });
+const wallet = (replica: WalletReplica, customerId: string) =>
+  replica.client.call<{ balance_eur_cents: number; sequence: number }>('GetWallet', { customer_id: customerId, consistent: true });
 const ledgerCount = (customerId: string) => store.ledger.countDocuments({ wallet_id: customerId });
 const outcomes = (result: DebitManyOutcome) => result.items.map((item) => [item.entry_id, item.outcome, item.balance_eur_cents]);
 
@@ -40,11 +46,37 @@ describe('DebitMany', () => {
     ]);
     expect(result).toMatchObject({ customer_id: customer, balance_eur_cents: 3100, held_eur_cents: 0, sequence: 17 });
     expect(result.items).toEqual([
-      { entry_id: `s:${customer}:1`, outcome: 'applied', balance_eur_cents: 5800, held_eur_cents: 0, sequence: 15, balance_delta_eur_cents: -1200, held_delta_eur_cents: 0 },
-      { entry_id: `s:${customer}:2`, outcome: 'applied', balance_eur_cents: 4600, held_eur_cents: 0, sequence: 16, balance_delta_eur_cents: -1200, held_delta_eur_cents: 0 },
-      { entry_id: `s:${customer}:3`, outcome: 'applied', balance_eur_cents: 3100, held_eur_cents: 0, sequence: 17, balance_delta_eur_cents: -1500, held_delta_eur_cents: 0 },
+      {
+        entry_id: `s:${customer}:1`,
+        outcome: 'applied',
+        balance_eur_cents: 5800,
+        held_eur_cents: 0,
+        sequence: 15,
+        balance_delta_eur_cents: -1200,
+        held_delta_eur_cents: 0,
+      },
+      {
+        entry_id: `s:${customer}:2`,
+        outcome: 'applied',
+        balance_eur_cents: 4600,
+        held_eur_cents: 0,
+        sequence: 16,
+        balance_delta_eur_cents: -1200,
+        held_delta_eur_cents: 0,
+      },
+      {
+        entry_id: `s:${customer}:3`,
+        outcome: 'applied',
+        balance_eur_cents: 3100,
+        held_eur_cents: 0,
+        sequence: 17,
+        balance_delta_eur_cents: -1500,
+        held_delta_eur_cents: 0,
+      },
     ]);
-    const listed = await suite.replicaB.client.call<{ entries: Array<{ entry_id: string; sequence: number; kind: string; reference: string }> }>('ListEntries', { customer_id: customer, limit: 3 });
+    const listed = await suite.replicaB.client.call<{
+      entries: Array<{ entry_id: string; sequence: number; kind: string; reference: string }>;
+    }>('ListEntries', { customer_id: customer, limit: 3 });
     expect(listed.entries.map((entry) => [entry.sequence, entry.entry_id, entry.kind, entry.reference])).toEqual([
       [17, `s:${customer}:3`, 'debit', `ref s:${customer}:3`],
       [16, `s:${customer}:2`, 'debit', `ref s:${customer}:2`],
@@ -52,7 +84,11 @@ describe('DebitMany', () => {
     ]);
     // The follow-ups complete before the wallet's next movement; one is enough to wait for them.
     await credit(suite.replicaA, customer, `t:${customer}:after`, 100);
-    for (const [index, sequence] of [[1, 15], [2, 16], [3, 17]] as const) {
+    for (const [index, sequence] of [
+      [1, 15],
+      [2, 16],
+      [3, 17],
+    ] as const) {
       expect(await store.entryIds.findOne({ _id: `s:${customer}:${index}` })).toMatchObject({ wallet_id: customer, seq: sequence });
     }
     expect(await store.checkpoints.findOne({ _id: `${customer}:1` })).toMatchObject({ seq: 16, balance_eur_cents: 4600 });
@@ -158,8 +194,14 @@ describe('DebitMany', () => {
       { request: { customer_id: customer, entries: [] }, param: 'entries' },
       { request: { customer_id: customer, entries: Array.from({ length: 51 }, (_, index) => valid(index)) }, param: 'entries' },
       { request: { customer_id: customer, entries: [valid(1), valid(2), valid(1)] }, param: 'entries[2].entry_id' },
-      { request: { customer_id: customer, entries: [valid(1), { ...valid(2), amount_eur_cents: 0 }] }, param: 'entries[1].amount_eur_cents' },
-      { request: { customer_id: customer, entries: [valid(1), { ...valid(2), amount_eur_cents: 2_000_000_000 }] }, param: 'entries[1].amount_eur_cents' },
+      {
+        request: { customer_id: customer, entries: [valid(1), { ...valid(2), amount_eur_cents: 0 }] },
+        param: 'entries[1].amount_eur_cents',
+      },
+      {
+        request: { customer_id: customer, entries: [valid(1), { ...valid(2), amount_eur_cents: 2_000_000_000 }] },
+        param: 'entries[1].amount_eur_cents',
+      },
       { request: { customer_id: customer, entries: [{ ...valid(1), entry_id: 'has space' }] }, param: 'entries[0].entry_id' },
       { request: { customer_id: customer, entries: [valid(1), { ...valid(2), reason: '' }] }, param: 'entries[1].reason' },
       { request: { customer_id: customer, entries: [{ ...valid(1), reference: 'r'.repeat(201) }] }, param: 'entries[0].reference' },
@@ -172,7 +214,11 @@ describe('DebitMany', () => {
       expect(failure, param).toMatchObject({ code: 'invalid_request', param });
     }
     // Fifty is the bound, not a refusal.
-    const fifty = await debitMany(suite.replicaA, customer, Array.from({ length: 50 }, (_, index) => [`s:${customer}:fifty:${index}`, 10] as [string, number]));
+    const fifty = await debitMany(
+      suite.replicaA,
+      customer,
+      Array.from({ length: 50 }, (_, index) => [`s:${customer}:fifty:${index}`, 10] as [string, number]),
+    );
     expect(fifty.items.filter((item) => item.outcome === 'applied')).toHaveLength(50);
     expect(await ledgerCount(customer)).toBe(51);
     expect(await wallet(suite.replicaB, customer)).toMatchObject({ balance_eur_cents: 9500, sequence: 51 });
@@ -181,12 +227,19 @@ describe('DebitMany', () => {
 
 describe('ordered run batcher', () => {
   it('shares one ordered command between concurrent runs, tells the colliding run its landed suite.prefix, and sends the untried runs again', async () => {
-    const collection = suite.mongo.db(databaseName(suite.prefix, 'wallet')).collection<{ _id: string; run: number }>(`runs_${crypto.randomBytes(4).toString('hex')}`);
+    const collection = suite.mongo
+      .db(databaseName(suite.prefix, 'wallet'))
+      .collection<{ _id: string; run: number }>(`runs_${crypto.randomBytes(4).toString('hex')}`);
     await collection.insertOne({ _id: 'b:2', run: 0 });
     const batcher = new OrderedRunBatcher(collection, { documentsMax: 100 });
     const run = (name: string, count: number) => Array.from({ length: count }, (_, index) => ({ _id: `${name}:${index}`, run: 1 }));
     // Queued in the same turn, so they share the first command: a whole, b collides at its third document, c and d untried.
-    const outcomes = await Promise.all([batcher.insert(run('a', 3)), batcher.insert(run('b', 5)), batcher.insert(run('c', 4)), batcher.insert(run('d', 2))]);
+    const outcomes = await Promise.all([
+      batcher.insert(run('a', 3)),
+      batcher.insert(run('b', 5)),
+      batcher.insert(run('c', 4)),
+      batcher.insert(run('d', 2)),
+    ]);
     expect(outcomes.map((outcome) => [outcome.landed, outcome.duplicate ?? false])).toEqual([
       [3, false],
       [2, true],
@@ -205,7 +258,9 @@ describe('DebitMany under contention', () => {
   it('never applies an entry twice nor goes below zero with DebitMany, Debit and Credit racing on two replicas', async () => {
     const customer = newWallet();
     await credit(suite.replicaA, customer, `t:${customer}:seed`, 3000);
-    const manyRequests = Array.from({ length: 8 }, (_, request) => Array.from({ length: 6 }, (_, index) => [`s:${customer}:m${request}:${index}`, 100 + 10 * index] as [string, number]));
+    const manyRequests = Array.from({ length: 8 }, (_, request) =>
+      Array.from({ length: 6 }, (_, index) => [`s:${customer}:m${request}:${index}`, 100 + 10 * index] as [string, number]),
+    );
     const operations: Array<Promise<unknown>> = [];
     for (let round = 0; round < 8; round++) {
       const replica = round % 2 === 0 ? suite.replicaA : suite.replicaB;
@@ -263,8 +318,14 @@ describe('DebitMany and recovery', () => {
   it('finishes the pointers and checkpoint of a run whose writer died right after the ledger insert', async () => {
     const customer = newWallet();
     const dying = crashingLedger();
-    for (let index = 1; index <= 12; index++) await dying.credit({ customerId: customer, entryId: `t:${customer}:${index}`, amountEurCents: 1000, reason: 'topup', reference: '' });
-    const run = Array.from({ length: 8 }, (_, index) => ({ entryId: `crash:${customer}:${index}`, amountEurCents: 500, reason: 'seat', reference: '' }));
+    for (let index = 1; index <= 12; index++)
+      await dying.credit({ customerId: customer, entryId: `t:${customer}:${index}`, amountEurCents: 1000, reason: 'topup', reference: '' });
+    const run = Array.from({ length: 8 }, (_, index) => ({
+      entryId: `crash:${customer}:${index}`,
+      amountEurCents: 500,
+      reason: 'seat',
+      reference: '',
+    }));
     await expect(dying.debitMany(customer, run)).rejects.toBeInstanceOf(Crash);
     // The insert is the commit: the run is in the ledger (sequences 13 to 20), nothing after it was written.
     expect(await ledgerCount(customer)).toBe(20);
@@ -274,7 +335,8 @@ describe('DebitMany and recovery', () => {
     // Another replica's periodic (non-thorough) step finds the whole unpointed run by stepping back from the head.
     const survivor = createLedger({ store, clock: systemClock, logger: silent });
     expect(await survivor.repairWallet(customer)).toBe(8);
-    for (const [index, entry] of run.entries()) expect(await store.entryIds.findOne({ _id: entry.entryId })).toMatchObject({ wallet_id: customer, seq: 13 + index });
+    for (const [index, entry] of run.entries())
+      expect(await store.entryIds.findOne({ _id: entry.entryId })).toMatchObject({ wallet_id: customer, seq: 13 + index });
     expect(await store.checkpoints.findOne({ _id: `${customer}:1` })).toMatchObject({ seq: 16, balance_eur_cents: 10_000 });
     expect(await survivor.repairWallet(customer)).toBe(0);
     const repeated = await survivor.debitMany(customer, run);
@@ -286,11 +348,18 @@ describe('DebitMany and recovery', () => {
     const customer = newWallet();
     const dying = crashingLedger();
     await dying.credit({ customerId: customer, entryId: `t:${customer}:1`, amountEurCents: 1000, reason: 'topup', reference: '' });
-    const run = Array.from({ length: 3 }, (_, index) => ({ entryId: `crash:${customer}:${index}`, amountEurCents: 300, reason: 'seat', reference: '' }));
+    const run = Array.from({ length: 3 }, (_, index) => ({
+      entryId: `crash:${customer}:${index}`,
+      amountEurCents: 300,
+      reason: 'seat',
+      reference: '',
+    }));
     await expect(dying.debitMany(customer, run)).rejects.toBeInstanceOf(Crash);
     // Balance 100 now: a fresh writer cannot cover 300 again, walks to the true head and finds the original.
     const fresh = createLedger({ store, clock: systemClock, logger: silent });
-    expect(await fresh.debit({ customerId: customer, entryId: run[1]!.entryId, amountEurCents: 300, reason: 'seat', reference: '' })).toMatchObject({ replay: true, sequence: 3, balance_eur_cents: 400 });
+    expect(
+      await fresh.debit({ customerId: customer, entryId: run[1]!.entryId, amountEurCents: 300, reason: 'seat', reference: '' }),
+    ).toMatchObject({ replay: true, sequence: 3, balance_eur_cents: 400 });
     for (const entry of run) expect(await store.entryIds.findOne({ _id: entry.entryId })).not.toBeNull();
   });
 
@@ -298,15 +367,21 @@ describe('DebitMany and recovery', () => {
     const customer = newWallet();
     const writer = createLedger({ store, clock: systemClock, logger: silent });
     await writer.credit({ customerId: customer, entryId: `t:${customer}:1`, amountEurCents: 5000, reason: 'topup', reference: '' });
-    await writer.debitMany(customer, Array.from({ length: 5 }, (_, index) => ({ entryId: `s:${customer}:${index}`, amountEurCents: 100, reason: 'seat', reference: '' })));
+    await writer.debitMany(
+      customer,
+      Array.from({ length: 5 }, (_, index) => ({ entryId: `s:${customer}:${index}`, amountEurCents: 100, reason: 'seat', reference: '' })),
+    );
     await writer.credit({ customerId: customer, entryId: `t:${customer}:2`, amountEurCents: 1, reason: 'topup', reference: '' });
     // A replay queues behind the credit's follow-ups, so every pointer is in before the damage below.
-    expect(await writer.credit({ customerId: customer, entryId: `t:${customer}:2`, amountEurCents: 1, reason: 'topup', reference: '' })).toMatchObject({ replay: true });
+    expect(
+      await writer.credit({ customerId: customer, entryId: `t:${customer}:2`, amountEurCents: 1, reason: 'topup', reference: '' }),
+    ).toMatchObject({ replay: true });
     // What an ordered pointer insert cut off after two of five leaves: the last three (and the later entry's) missing.
     await store.entryIds.deleteMany({ _id: { $in: [`s:${customer}:2`, `s:${customer}:3`, `s:${customer}:4`, `t:${customer}:2`] } });
     const survivor = createLedger({ store, clock: systemClock, logger: silent });
     expect(await survivor.repairWallet(customer)).toBe(4);
-    for (let index = 0; index < 5; index++) expect(await store.entryIds.findOne({ _id: `s:${customer}:${index}` })).toMatchObject({ seq: 2 + index });
+    for (let index = 0; index < 5; index++)
+      expect(await store.entryIds.findOne({ _id: `s:${customer}:${index}` })).toMatchObject({ seq: 2 + index });
     expect(await store.entryIds.findOne({ _id: `t:${customer}:2` })).toMatchObject({ seq: 7 });
   });
 });

@@ -12,14 +12,27 @@ import type { MovementOutcome } from '../src/ledger';
 export interface WalletReplica {
   app: WalletApp;
   server: GrpcServerHandle;
-  client: UnaryClient;
+  client: UnaryClient<any>;
   address: string;
   close(): Promise<void>;
 }
 
 /** One in-process wallet replica serving gRPC on a free port, on the shared test store. */
-export async function startWalletReplica(options: { mongo: MongoClient; prefix: string; nats?: NatsConnection; clock?: Clock; env?: Record<string, string> }): Promise<WalletReplica> {
-  const config = loadWalletConfig({ MONGODB_URL: inject('mongodbUrl'), MONGODB_DATABASE_PREFIX: options.prefix, LOG_LEVEL: 'silent', GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', ...options.env });
+export async function startWalletReplica(options: {
+  mongo: MongoClient;
+  prefix: string;
+  nats?: NatsConnection;
+  clock?: Clock;
+  env?: Record<string, string>;
+}): Promise<WalletReplica> {
+  const config = loadWalletConfig({
+    MONGODB_URL: inject('mongodbUrl'),
+    MONGODB_DATABASE_PREFIX: options.prefix,
+    LOG_LEVEL: 'silent',
+    GRPC_PORT: '0',
+    GRPC_HOST: '127.0.0.1',
+    ...options.env,
+  });
   const app = await createWalletApp({
     config,
     database: options.mongo.db(databaseName(options.prefix, 'wallet')),
@@ -29,7 +42,7 @@ export async function startWalletReplica(options: { mongo: MongoClient; prefix: 
   });
   const server = await startGrpcServer([{ ...walletGrpcBinding, implementation: app.grpcImplementation }], '127.0.0.1:0');
   const address = `127.0.0.1:${server.port}`;
-  const client = createUnaryClient(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, address, 10_000);
+  const client = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, address, 10_000);
   return {
     app,
     server,
@@ -70,7 +83,10 @@ export function twoReplicasOnOneStore(label: string): TwoReplicaSuite {
   afterAll(async () => {
     await suite.replicaA?.close();
     await suite.replicaB?.close();
-    await suite.mongo?.db(databaseName(suite.prefix, 'wallet')).dropDatabase().catch(() => undefined);
+    await suite.mongo
+      ?.db(databaseName(suite.prefix, 'wallet'))
+      .dropDatabase()
+      .catch(() => undefined);
     await suite.mongo?.close();
   });
   afterEach(async () => {
@@ -83,8 +99,20 @@ export function twoReplicasOnOneStore(label: string): TwoReplicaSuite {
 
 /** A top-up credit through a replica's gRPC API (the entry id doubles as the reference). */
 export const creditCall = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
-  replica.client.call<MovementOutcome>('Credit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: entryId });
+  replica.client.call<MovementOutcome>('Credit', {
+    customer_id: customerId,
+    entry_id: entryId,
+    amount_eur_cents: amount,
+    reason: 'topup',
+    reference: entryId,
+  });
 
 /** A seat debit through a replica's gRPC API (the entry id doubles as the reference). */
 export const debitCall = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
-  replica.client.call<MovementOutcome>('Debit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'seat', reference: entryId });
+  replica.client.call<MovementOutcome>('Debit', {
+    customer_id: customerId,
+    entry_id: entryId,
+    amount_eur_cents: amount,
+    reason: 'seat',
+    reference: entryId,
+  });

@@ -13,19 +13,35 @@ const newWallet = () => `cus_${crypto.randomBytes(6).toString('hex')}`;
 
 const credit = creditCall;
 const debit = debitCall;
-const wallet = (replica: WalletReplica, customerId: string) => replica.client.call('GetWallet', { customer_id: customerId, consistent: true });
-const ledgerCount = (customerId: string) => createLedgerStore(suite.mongo.db(databaseName(suite.prefix, 'wallet'))).ledger.countDocuments({ wallet_id: customerId });
+const wallet = (replica: WalletReplica, customerId: string) =>
+  replica.client.call('GetWallet', { customer_id: customerId, consistent: true });
+const ledgerCount = (customerId: string) =>
+  createLedgerStore(suite.mongo.db(databaseName(suite.prefix, 'wallet'))).ledger.countDocuments({ wallet_id: customerId });
 
 describe('movements', () => {
   it('credits and debits, reporting the head after each, and lists entries newest first', async () => {
     const customer = newWallet();
-    expect(await wallet(suite.replicaA, customer)).toMatchObject({ balance_eur_cents: 0, held_eur_cents: 0, sequence: 0, balance_cap_eur_cents: 100000 });
+    expect(await wallet(suite.replicaA, customer)).toMatchObject({
+      balance_eur_cents: 0,
+      held_eur_cents: 0,
+      sequence: 0,
+      balance_cap_eur_cents: 100000,
+    });
     const first = await credit(suite.replicaA, customer, `t:${customer}:1`, 2500);
-    expect(first).toMatchObject({ applied: true, replay: false, balance_eur_cents: 2500, sequence: 1, balance_delta_eur_cents: 2500, held_delta_eur_cents: 0 });
+    expect(first).toMatchObject({
+      applied: true,
+      replay: false,
+      balance_eur_cents: 2500,
+      sequence: 1,
+      balance_delta_eur_cents: 2500,
+      held_delta_eur_cents: 0,
+    });
     const second = await debit(suite.replicaB, customer, `s:${customer}:1`, 1200);
     expect(second).toMatchObject({ applied: true, balance_eur_cents: 1300, sequence: 2, balance_delta_eur_cents: -1200 });
     expect(await wallet(suite.replicaA, customer)).toMatchObject({ balance_eur_cents: 1300, sequence: 2 });
-    const listed = await suite.replicaA.client.call<{ entries: Array<{ entry_id: string; sequence: number; kind: string; balance_after_eur_cents: number }> }>('ListEntries', { customer_id: customer, limit: 10 });
+    const listed = await suite.replicaA.client.call<{
+      entries: Array<{ entry_id: string; sequence: number; kind: string; balance_after_eur_cents: number }>;
+    }>('ListEntries', { customer_id: customer, limit: 10 });
     expect(listed.entries.map((entry) => [entry.sequence, entry.kind, entry.balance_after_eur_cents])).toEqual([
       [2, 'debit', 1300],
       [1, 'credit', 2500],
@@ -69,7 +85,9 @@ describe('movements', () => {
       { customer_id: customer, entry_id: 'x:5', amount_eur_cents: 2_000_000_000, reason: 'topup' },
     ];
     for (const request of cases) {
-      await expect(suite.replicaA.client.call('Credit', request), JSON.stringify(request)).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(suite.replicaA.client.call('Credit', request), JSON.stringify(request)).rejects.toMatchObject({
+        code: 'invalid_request',
+      });
     }
     expect(await ledgerCount(customer)).toBe(0);
   });
@@ -80,13 +98,33 @@ describe('balance cap', () => {
     const customer = newWallet();
     await credit(suite.replicaA, customer, `t:${customer}:1`, 90_000);
     const over = await credit(suite.replicaA, customer, `t:${customer}:2`, 30_000);
-    expect(over).toMatchObject({ balance_eur_cents: 100_000, held_eur_cents: 20_000, balance_delta_eur_cents: 10_000, held_delta_eur_cents: 20_000 });
+    expect(over).toMatchObject({
+      balance_eur_cents: 100_000,
+      held_eur_cents: 20_000,
+      balance_delta_eur_cents: 10_000,
+      held_delta_eur_cents: 20_000,
+    });
     const more = await credit(suite.replicaB, customer, `t:${customer}:3`, 5_000);
-    expect(more).toMatchObject({ balance_eur_cents: 100_000, held_eur_cents: 25_000, balance_delta_eur_cents: 0, held_delta_eur_cents: 5_000 });
+    expect(more).toMatchObject({
+      balance_eur_cents: 100_000,
+      held_eur_cents: 25_000,
+      balance_delta_eur_cents: 0,
+      held_delta_eur_cents: 5_000,
+    });
     const roomy = await debit(suite.replicaA, customer, `s:${customer}:1`, 15_000);
-    expect(roomy).toMatchObject({ balance_eur_cents: 100_000, held_eur_cents: 10_000, balance_delta_eur_cents: 0, held_delta_eur_cents: -15_000 });
+    expect(roomy).toMatchObject({
+      balance_eur_cents: 100_000,
+      held_eur_cents: 10_000,
+      balance_delta_eur_cents: 0,
+      held_delta_eur_cents: -15_000,
+    });
     const drain = await debit(suite.replicaB, customer, `s:${customer}:2`, 30_000);
-    expect(drain).toMatchObject({ balance_eur_cents: 80_000, held_eur_cents: 0, balance_delta_eur_cents: -20_000, held_delta_eur_cents: -10_000 });
+    expect(drain).toMatchObject({
+      balance_eur_cents: 80_000,
+      held_eur_cents: 0,
+      balance_delta_eur_cents: -20_000,
+      held_delta_eur_cents: -10_000,
+    });
     expect(await wallet(suite.replicaA, customer)).toMatchObject({ balance_eur_cents: 80_000, held_eur_cents: 0, sequence: 5 });
   });
 });
@@ -96,7 +134,9 @@ describe('concurrency', () => {
     const customer = newWallet();
     await credit(suite.replicaA, customer, `t:${customer}:seed`, 500);
     const results = await Promise.allSettled(
-      Array.from({ length: 100 }, (_, index) => debit(index % 2 === 0 ? suite.replicaA : suite.replicaB, customer, `s:${customer}:${index}`, 10)),
+      Array.from({ length: 100 }, (_, index) =>
+        debit(index % 2 === 0 ? suite.replicaA : suite.replicaB, customer, `s:${customer}:${index}`, 10),
+      ),
     );
     const succeeded = results.filter((result) => result.status === 'fulfilled');
     const refused = results.filter((result) => result.status === 'rejected');
@@ -108,7 +148,11 @@ describe('concurrency', () => {
 
   it('applies one credit when the same entry id arrives 50 times in parallel on two replicas', async () => {
     const customer = newWallet();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, index) => credit(index % 2 === 0 ? suite.replicaA : suite.replicaB, customer, `t:${customer}:dup`, 777)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        credit(index % 2 === 0 ? suite.replicaA : suite.replicaB, customer, `t:${customer}:dup`, 777),
+      ),
+    );
     expect(results.filter((result) => result.applied).length).toBe(1);
     expect(results.every((result) => result.balance_eur_cents === 777 && result.sequence === 1)).toBe(true);
     expect(await wallet(suite.replicaA, customer)).toMatchObject({ balance_eur_cents: 777, sequence: 1 });
@@ -118,11 +162,14 @@ describe('concurrency', () => {
     const customers = Array.from({ length: 8 }, newWallet);
     await Promise.all(
       customers.flatMap((customer) =>
-        Array.from({ length: 12 }, (_, index) => credit(index % 2 === 0 ? suite.replicaA : suite.replicaB, customer, `t:${customer}:${index}`, 100 + index)),
+        Array.from({ length: 12 }, (_, index) =>
+          credit(index % 2 === 0 ? suite.replicaA : suite.replicaB, customer, `t:${customer}:${index}`, 100 + index),
+        ),
       ),
     );
     const expected = Array.from({ length: 12 }, (_, index) => 100 + index).reduce((sum, value) => sum + value, 0);
-    for (const customer of customers) expect(await wallet(suite.replicaB, customer)).toMatchObject({ balance_eur_cents: expected, sequence: 12 });
+    for (const customer of customers)
+      expect(await wallet(suite.replicaB, customer)).toMatchObject({ balance_eur_cents: expected, sequence: 12 });
   });
 });
 
@@ -131,7 +178,9 @@ describe('cold starts', () => {
     const customer = newWallet();
     for (let index = 1; index <= 50; index++) await credit(suite.replicaA, customer, `t:${customer}:${index}`, 10);
     const store = createLedgerStore(suite.mongo.db(databaseName(suite.prefix, 'wallet')));
-    expect((await store.checkpoints.find({ wallet_id: customer }).toArray()).map((checkpoint) => checkpoint.seq).sort((a, b) => a - b)).toEqual([16, 32, 48]);
+    expect(
+      (await store.checkpoints.find({ wallet_id: customer }).toArray()).map((checkpoint) => checkpoint.seq).sort((a, b) => a - b),
+    ).toEqual([16, 32, 48]);
     const cold = await startWalletReplica({ mongo: suite.mongo, prefix: suite.prefix });
     try {
       expect(await wallet(cold, customer)).toMatchObject({ balance_eur_cents: 500, sequence: 50 });

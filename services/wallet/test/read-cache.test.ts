@@ -18,7 +18,13 @@ const opened: Array<{ close(): Promise<void> }> = [];
 
 const newWallet = () => `cus_${crypto.randomBytes(6).toString('hex')}`;
 const credit = (replica: WalletReplica, customerId: string, entryId: string, amount: number) =>
-  replica.client.call('Credit', { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: entryId });
+  replica.client.call('Credit', {
+    customer_id: customerId,
+    entry_id: entryId,
+    amount_eur_cents: amount,
+    reason: 'topup',
+    reference: entryId,
+  });
 const read = (replica: WalletReplica, customerId: string, consistent = false) =>
   replica.client.call<{ balance_eur_cents: number; sequence: number }>('GetWallet', { customer_id: customerId, consistent });
 
@@ -40,7 +46,10 @@ afterEach(async () => {
 
 afterAll(async () => {
   for (const item of opened.reverse()) await item.close();
-  await mongo?.db(databaseName(prefix, 'wallet')).dropDatabase().catch(() => undefined);
+  await mongo
+    ?.db(databaseName(prefix, 'wallet'))
+    .dropDatabase()
+    .catch(() => undefined);
   await mongo?.close();
 });
 

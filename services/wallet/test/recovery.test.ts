@@ -24,14 +24,25 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const process of processes) await process.stop(5_000);
   await nats?.close();
-  await mongo?.db(databaseName(prefix, 'wallet')).dropDatabase().catch(() => undefined);
+  await mongo
+    ?.db(databaseName(prefix, 'wallet'))
+    .dropDatabase()
+    .catch(() => undefined);
   await mongo?.close();
 });
 
 function startWallet(extra: Record<string, string>): Promise<ServiceProcess> {
   return startServiceProcess({
     name: 'wallet',
-    env: { ...process.env, MONGODB_URL: inject('mongodbUrl'), NATS_URL: inject('natsUrl'), MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: 'error', WALLET_RECOVERY_INTERVAL_MS: '200', ...extra },
+    env: {
+      ...process.env,
+      MONGODB_URL: inject('mongodbUrl'),
+      NATS_URL: inject('natsUrl'),
+      MONGODB_DATABASE_PREFIX: prefix,
+      LOG_LEVEL: 'error',
+      WALLET_RECOVERY_INTERVAL_MS: '200',
+      ...extra,
+    },
   }).then((started) => {
     processes.push(started);
     return started;
@@ -53,10 +64,12 @@ describe('crash between the ledger write and the cached head update', () => {
     const store = createLedgerStore(mongo.db(databaseName(prefix, 'wallet')));
 
     const crashing = await startWallet({ WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE: 'crash:' });
-    const client = createUnaryClient(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, crashing.address, 5_000);
-    const credit = (entryId: string, amount: number) => client.call('Credit', { customer_id: customer, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: '' });
+    const client = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, crashing.address, 5_000);
+    const credit = (entryId: string, amount: number) =>
+      client.call('Credit', { customer_id: customer, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: '' });
     // Fifteen movements, so the crashing one is the sixteenth: the one that also owes the first checkpoint.
-    for (let index = 1; index <= 15; index++) expect(await credit(`ok:${index}`, 100)).toMatchObject({ applied: true, balance_eur_cents: 100 * index });
+    for (let index = 1; index <= 15; index++)
+      expect(await credit(`ok:${index}`, 100)).toMatchObject({ applied: true, balance_eur_cents: 100 * index });
     await expect(credit('crash:1', 500)).rejects.toMatchObject({ code: 'unavailable' });
     expect(await crashing.exited()).toBe(137);
     client.close();
@@ -72,11 +85,21 @@ describe('crash between the ledger write and the cached head update', () => {
     const restarted = await startWallet({});
     await eventually(async () => (await store.entryIds.findOne({ _id: 'crash:1' })) !== null, 15_000);
     expect(await store.entryIds.findOne({ _id: 'crash:1' })).toMatchObject({ wallet_id: customer, seq: 16 });
-    expect(await store.checkpoints.findOne({ _id: `${customer}:1` })).toMatchObject({ seq: 16, balance_eur_cents: 2000, held_eur_cents: 0 });
-    await eventually(async () => events.some((event) => event.customer_id === customer && event.entry_id === 'crash:1' && event.balance_eur_cents === 2000), 5_000);
+    expect(await store.checkpoints.findOne({ _id: `${customer}:1` })).toMatchObject({
+      seq: 16,
+      balance_eur_cents: 2000,
+      held_eur_cents: 0,
+    });
+    await eventually(
+      async () =>
+        events.some((event) => event.customer_id === customer && event.entry_id === 'crash:1' && event.balance_eur_cents === 2000),
+      5_000,
+    );
 
-    const again = createUnaryClient(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, restarted.address, 5_000);
-    expect(await again.call('Credit', { customer_id: customer, entry_id: 'crash:1', amount_eur_cents: 500, reason: 'topup', reference: '' })).toMatchObject({ replay: true, balance_eur_cents: 2000 });
+    const again = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, restarted.address, 5_000);
+    expect(
+      await again.call('Credit', { customer_id: customer, entry_id: 'crash:1', amount_eur_cents: 500, reason: 'topup', reference: '' }),
+    ).toMatchObject({ replay: true, balance_eur_cents: 2000 });
     expect(await again.call('GetWallet', { customer_id: customer })).toMatchObject({ balance_eur_cents: 2000, sequence: 16 });
     const audit = await again.call<{ ok: boolean; breaches: string[] }>('Audit', {});
     expect(audit.breaches).toEqual([]);

@@ -7,10 +7,27 @@ import type { ServerPlans } from '@mtx/shared/server-plans';
 import type { BillingStore } from '../store/billing-store';
 import { addMonthsClamped } from './calendar';
 import type { KeyedSerialQueue } from './keyed-queue';
-import { seatKey, type AccountDocument, type OccupancyDocument, type SeatDocument, type SeatState, type ServerDocument, type ServerState } from './model';
+import {
+  seatKey,
+  type AccountDocument,
+  type OccupancyDocument,
+  type SeatDocument,
+  type SeatState,
+  type ServerDocument,
+  type ServerState,
+} from './model';
 import type { WalletPort } from './ports';
-import { isSeatLive, isServerLive, projectUpcoming, summarizeSubscription, summarizeWallet, type SubscriptionSummary, type Upcoming, type WalletSummary } from './projection';
-import { RenewalEngine, seatEntryId, serverEntryId, type RenewalOutcome } from './renewals';
+import {
+  isSeatLive,
+  isServerLive,
+  projectUpcoming,
+  summarizeSubscription,
+  summarizeWallet,
+  type SubscriptionSummary,
+  type Upcoming,
+  type WalletSummary,
+} from './projection';
+import { type RenewalEngine, seatEntryId, serverEntryId, type RenewalOutcome } from './renewals';
 
 export interface BillingOptions {
   seatPriceEurCents: number;
@@ -87,23 +104,33 @@ export class BillingService {
   async getUpcoming(customerId: string): Promise<Upcoming> {
     requireIdentifier(customerId, 'customer_id');
     const view = await this.store.loadView(customerId);
-    return projectUpcoming(view, this.clock.now(), { horizonDays: this.options.horizonDays, seatPriceEurCents: this.options.seatPriceEurCents });
+    return projectUpcoming(view, this.clock.now(), {
+      horizonDays: this.options.horizonDays,
+      seatPriceEurCents: this.options.seatPriceEurCents,
+    });
   }
 
   async getSubscription(customerId: string): Promise<SubscriptionAnswer> {
     requireIdentifier(customerId, 'customer_id');
-    const [view, balance] = await Promise.all([this.store.loadView(customerId), this.options.walletFeatureEnabled ? this.wallet.balance(customerId) : Promise.resolve(null)]);
+    const [view, balance] = await Promise.all([
+      this.store.loadView(customerId),
+      this.options.walletFeatureEnabled ? this.wallet.balance(customerId) : Promise.resolve(null),
+    ]);
     const now = this.clock.now();
     const summary = summarizeSubscription(view, now);
     if (balance === null) return { ...summary, wallet: null };
-    const upcoming = projectUpcoming(view, now, { horizonDays: this.options.horizonDays, seatPriceEurCents: this.options.seatPriceEurCents });
+    const upcoming = projectUpcoming(view, now, {
+      horizonDays: this.options.horizonDays,
+      seatPriceEurCents: this.options.seatPriceEurCents,
+    });
     return { ...summary, wallet: summarizeWallet(balance, upcoming) };
   }
 
   async updateSubscription(customerId: string, cancelAtPeriodEnd: boolean | undefined): Promise<SubscriptionAnswer> {
     requireIdentifier(customerId, 'customer_id');
     if (cancelAtPeriodEnd !== undefined) {
-      if (typeof cancelAtPeriodEnd !== 'boolean') throw new AppError('invalid_request', 'cancel_at_period_end must be a boolean', { param: 'cancel_at_period_end' });
+      if (typeof cancelAtPeriodEnd !== 'boolean')
+        throw new AppError('invalid_request', 'cancel_at_period_end must be a boolean', { param: 'cancel_at_period_end' });
       await this.queue.run(customerId, async () => {
         const update = { $set: { cancel_at_period_end: cancelAtPeriodEnd, updated_at: this.clock.now() } };
         try {
@@ -136,12 +163,14 @@ export class BillingService {
       for (const state of view.seats) {
         const overdue = state.seat.paid_until.getTime() <= now.getTime();
         const actionDue = state.seat.next_action_at !== null && state.seat.next_action_at.getTime() <= now.getTime();
-        if (overdue || actionDue) outcomes.push(await this.renewals.processSeat(customerId, state.seat._id, view.cancel_at_period_end, options));
+        if (overdue || actionDue)
+          outcomes.push(await this.renewals.processSeat(customerId, state.seat._id, view.cancel_at_period_end, options));
       }
       for (const state of view.servers) {
         const overdue = state.server.paid_until.getTime() <= now.getTime();
         const actionDue = state.server.next_action_at !== null && state.server.next_action_at.getTime() <= now.getTime();
-        if (overdue || actionDue) outcomes.push(await this.renewals.processServer(customerId, state.server._id, view.cancel_at_period_end, options));
+        if (overdue || actionDue)
+          outcomes.push(await this.renewals.processServer(customerId, state.server._id, view.cancel_at_period_end, options));
       }
       if (outcomes.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevision(customerId);
       return outcomes;
@@ -180,7 +209,8 @@ export class BillingService {
         const settings = await this.store.readSettings(customerId);
         if (state) {
           if (state.occupancy.account_id === accountId && isSeatLive(state, now, settings?.cancel_at_period_end ?? false)) return state;
-          if (state.seat.status === 'pending' && state.occupancy.account_id === null) return this.completeSeatPurchase(state, accountId, label, key);
+          if (state.seat.status === 'pending' && state.occupancy.account_id === null)
+            return this.completeSeatPurchase(state, accountId, label, key);
           if (state.occupancy.account_id === null && this.isFreeSlot(state, now)) {
             const claimed = await this.store.claimOccupancy(state.occupancy, { account_id: accountId, label, released: false }, now);
             if (claimed) {
@@ -208,7 +238,10 @@ export class BillingService {
         return await this.takeOrBuySeat(customerId, accountId, label, bonus, key);
       } catch (error) {
         // Leave no marker behind a failed assignment, so the next attempt starts clean.
-        await this.store.collections.accounts(customerId).deleteOne({ _id: key, seat_id: null }).catch(() => undefined);
+        await this.store.collections
+          .accounts(customerId)
+          .deleteOne({ _id: key, seat_id: null })
+          .catch(() => undefined);
         throw error;
       }
     }
@@ -216,7 +249,12 @@ export class BillingService {
   }
 
   private isFreeSlot(state: SeatState, now: Date): boolean {
-    return state.seat.status === 'active' && !state.occupancy.released && state.occupancy.account_id === null && state.seat.paid_until.getTime() > now.getTime();
+    return (
+      state.seat.status === 'active' &&
+      !state.occupancy.released &&
+      state.occupancy.account_id === null &&
+      state.seat.paid_until.getTime() > now.getTime()
+    );
   }
 
   private async takeOrBuySeat(customerId: string, accountId: string, label: string, bonus: boolean, key: string): Promise<SeatState> {
@@ -258,7 +296,15 @@ export class BillingService {
       created_at: now,
       updated_at: now,
     };
-    const occupancy: OccupancyDocument = { _id: seatId, customer_id: customerId, generation: 0, account_id: null, label: null, released: false, updated_at: now };
+    const occupancy: OccupancyDocument = {
+      _id: seatId,
+      customer_id: customerId,
+      generation: 0,
+      account_id: null,
+      label: null,
+      released: false,
+      updated_at: now,
+    };
     await this.store.collections.seats(customerId).insertOne(seat);
     await this.store.collections.occupancy(customerId).insertOne(occupancy);
     await this.store.collections.accounts(customerId).updateOne({ _id: key }, { $set: { seat_id: seatId } });
@@ -277,23 +323,40 @@ export class BillingService {
   private async completeSeatPurchase(state: SeatState, accountId: string, label: string, key: string): Promise<SeatState> {
     const { seat } = state;
     try {
-      await this.wallet.debit({ customer_id: seat.customer_id, entry_id: seatEntryId(seat._id, seat.anchor_at), amount_eur_cents: this.options.seatPriceEurCents, reason: 'seat', reference: seat._id });
+      await this.wallet.debit({
+        customer_id: seat.customer_id,
+        entry_id: seatEntryId(seat._id, seat.anchor_at),
+        amount_eur_cents: this.options.seatPriceEurCents,
+        reason: 'seat',
+        reference: seat._id,
+      });
     } catch (error) {
       const now = this.clock.now();
       if (error instanceof AppError && error.code === 'insufficient_balance') {
-        await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } });
+        await this.store.collections
+          .seats(seat.customer_id)
+          .updateOne(
+            { _id: seat._id },
+            { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
+          );
         await this.store.collections.accounts(seat.customer_id).deleteOne({ _id: key, seat_id: seat._id });
         await this.store.bumpRevision(seat.customer_id);
-        throw new AppError('insufficient_balance', `the balance cannot pay for a new seat (EUR ${(this.options.seatPriceEurCents / 100).toFixed(2)} a month); top up and retry`, {
-          details: { required_eur_cents: this.options.seatPriceEurCents },
-        });
+        throw new AppError(
+          'insufficient_balance',
+          `the balance cannot pay for a new seat (EUR ${(this.options.seatPriceEurCents / 100).toFixed(2)} a month); top up and retry`,
+          {
+            details: { required_eur_cents: this.options.seatPriceEurCents },
+          },
+        );
       }
       // Unknown outcome: the seat stays pending; a retry of this call, or the scheduler's recovery, settles it.
       this.logger.warn({ seat_id: seat._id, err: { message: (error as Error)?.message } }, 'seat purchase outcome unknown; left pending');
       throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
     }
     const now = this.clock.now();
-    await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } });
+    await this.store.collections
+      .seats(seat.customer_id)
+      .updateOne({ _id: seat._id }, { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } });
     let occupancy = state.occupancy;
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const claimed = await this.store.claimOccupancy(occupancy, { account_id: accountId, label, released: false }, now);
@@ -319,7 +382,11 @@ export class BillingService {
       if (!marker?.seat_id) throw new AppError('not_found', 'this account holds no seat', { param: 'account_id' });
       let state = await this.store.readSeat(customerId, marker.seat_id);
       for (let attempt = 0; state && attempt < 10 && state.occupancy.account_id === accountId && !state.occupancy.released; attempt += 1) {
-        const claimed = await this.store.claimOccupancy(state.occupancy, { account_id: null, label: null, released: false }, this.clock.now());
+        const claimed = await this.store.claimOccupancy(
+          state.occupancy,
+          { account_id: null, label: null, released: false },
+          this.clock.now(),
+        );
         if (claimed) {
           state = { seat: state.seat, occupancy: claimed };
           break;
@@ -355,20 +422,41 @@ export class BillingService {
   private async finishExistingPurchase(customerId: string, existing: ServerDocument): Promise<ServerView> {
     if (existing.status === 'pending') {
       try {
-        await this.wallet.debit({ customer_id: customerId, entry_id: serverEntryId(existing._id, existing.anchor_at), amount_eur_cents: existing.price_eur_cents, reason: 'server', reference: existing._id });
+        await this.wallet.debit({
+          customer_id: customerId,
+          entry_id: serverEntryId(existing._id, existing.anchor_at),
+          amount_eur_cents: existing.price_eur_cents,
+          reason: 'server',
+          reference: existing._id,
+        });
       } catch (error) {
         if (error instanceof AppError && error.code === 'insufficient_balance') {
           const now = this.clock.now();
-          await this.store.collections.servers(customerId).updateOne({ _id: existing._id }, { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } });
-          throw new AppError('insufficient_balance', `the balance cannot pay for plan ${existing.plan}; top up and retry with a new Idempotency-Key`, { details: { required_eur_cents: existing.price_eur_cents } });
+          await this.store.collections
+            .servers(customerId)
+            .updateOne(
+              { _id: existing._id },
+              { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
+            );
+          throw new AppError(
+            'insufficient_balance',
+            `the balance cannot pay for plan ${existing.plan}; top up and retry with a new Idempotency-Key`,
+            { details: { required_eur_cents: existing.price_eur_cents } },
+          );
         }
         throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
       }
-      await this.store.collections.servers(customerId).updateOne({ _id: existing._id }, { $set: { status: 'active', next_action_at: existing.paid_until, updated_at: this.clock.now() } });
+      await this.store.collections
+        .servers(customerId)
+        .updateOne(
+          { _id: existing._id },
+          { $set: { status: 'active', next_action_at: existing.paid_until, updated_at: this.clock.now() } },
+        );
       await this.store.bumpRevision(customerId, { serverCount: existing.ordinal + 1 });
       return serverView({ server: { ...existing, status: 'active' }, cancel_at_period_end: false });
     }
-    if (existing.status === 'released') throw new AppError('conflict', 'this purchase was refused or ended; buy again with a new Idempotency-Key');
+    if (existing.status === 'released')
+      throw new AppError('conflict', 'this purchase was refused or ended; buy again with a new Idempotency-Key');
     return serverView({ server: existing, cancel_at_period_end: false });
   }
 
@@ -376,10 +464,14 @@ export class BillingService {
     requireIdentifier(customerId, 'customer_id');
     const price = this.options.serverPlans.get(plan);
     if (price === undefined) {
-      throw new AppError('invalid_request', `unknown plan \`${String(plan)}\`; plans: ${[...this.options.serverPlans.keys()].join(', ')}`, { param: 'plan' });
+      throw new AppError('invalid_request', `unknown plan \`${String(plan)}\`; plans: ${[...this.options.serverPlans.keys()].join(', ')}`, {
+        param: 'plan',
+      });
     }
-    if (typeof label !== 'string' || label.trim().length === 0 || label.length > 64) throw new AppError('invalid_request', 'label must be 1-64 characters', { param: 'label' });
-    if (requestedServerId !== undefined && !/^srv_[A-Za-z0-9]{8,40}$/.test(requestedServerId)) throw new AppError('invalid_request', 'server_id must look like srv_<letters and digits>', { param: 'server_id' });
+    if (typeof label !== 'string' || label.trim().length === 0 || label.length > 64)
+      throw new AppError('invalid_request', 'label must be 1-64 characters', { param: 'label' });
+    if (requestedServerId !== undefined && !/^srv_[A-Za-z0-9]{8,40}$/.test(requestedServerId))
+      throw new AppError('invalid_request', 'server_id must look like srv_<letters and digits>', { param: 'server_id' });
     return this.queue.run(customerId, async () => {
       const now = this.clock.now();
       const serverId = requestedServerId ?? newId('srv');
@@ -416,17 +508,37 @@ export class BillingService {
       server.ordinal = await this.store.allocatePointer(customerId, 'server', serverId, now);
       await this.store.collections.servers(customerId).updateOne({ _id: serverId }, { $set: { ordinal: server.ordinal } });
       try {
-        await this.wallet.debit({ customer_id: customerId, entry_id: serverEntryId(serverId, now), amount_eur_cents: price, reason: 'server', reference: serverId });
+        await this.wallet.debit({
+          customer_id: customerId,
+          entry_id: serverEntryId(serverId, now),
+          amount_eur_cents: price,
+          reason: 'server',
+          reference: serverId,
+        });
       } catch (error) {
         if (error instanceof AppError && error.code === 'insufficient_balance') {
-          await this.store.collections.servers(customerId).updateOne({ _id: serverId }, { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } });
+          await this.store.collections
+            .servers(customerId)
+            .updateOne(
+              { _id: serverId },
+              { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
+            );
           await this.store.bumpRevision(customerId, { serverCount: server.ordinal + 1 });
-          throw new AppError('insufficient_balance', `the balance cannot pay for plan ${plan} (EUR ${(price / 100).toFixed(2)} a month); top up and retry`, { details: { required_eur_cents: price } });
+          throw new AppError(
+            'insufficient_balance',
+            `the balance cannot pay for plan ${plan} (EUR ${(price / 100).toFixed(2)} a month); top up and retry`,
+            { details: { required_eur_cents: price } },
+          );
         }
-        this.logger.warn({ server_id: serverId, err: { message: (error as Error)?.message } }, 'server purchase outcome unknown; left pending for recovery');
+        this.logger.warn(
+          { server_id: serverId, err: { message: (error as Error)?.message } },
+          'server purchase outcome unknown; left pending for recovery',
+        );
         throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
       }
-      await this.store.collections.servers(customerId).updateOne({ _id: serverId }, { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } });
+      await this.store.collections
+        .servers(customerId)
+        .updateOne({ _id: serverId }, { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } });
       await this.store.bumpRevision(customerId, { serverCount: server.ordinal + 1 });
       this.logger.info({ customer_id: customerId, server_id: serverId, plan }, 'server bought from the balance');
       return serverView({ server: { ...server, status: 'active' }, cancel_at_period_end: false });
@@ -436,13 +548,15 @@ export class BillingService {
   /** Stops a server's renewal: it stays until its paid date, then ends. Repeating it is harmless. */
   async cancelServer(customerId: string, serverId: string): Promise<ServerView> {
     requireIdentifier(customerId, 'customer_id');
-    if (typeof serverId !== 'string' || !identifierPattern.test(serverId)) throw new AppError('not_found', 'no such server', { param: 'id' });
+    if (typeof serverId !== 'string' || !identifierPattern.test(serverId))
+      throw new AppError('not_found', 'no such server', { param: 'id' });
     return this.queue.run(customerId, async () => {
       const state = await this.store.readServer(customerId, serverId);
       const now = this.clock.now();
       if (!state || state.server.customer_id !== customerId) throw new AppError('not_found', 'no such server', { param: 'id' });
       const settings = await this.store.readSettings(customerId);
-      if (!isServerLive(state, now, settings?.cancel_at_period_end ?? false)) throw new AppError('not_found', 'no such server', { param: 'id' });
+      if (!isServerLive(state, now, settings?.cancel_at_period_end ?? false))
+        throw new AppError('not_found', 'no such server', { param: 'id' });
       await insertIfAbsent(this.store.collections.serverCancellations, { _id: serverId, customer_id: customerId, created_at: now });
       await this.store.bumpRevision(customerId);
       this.logger.info({ customer_id: customerId, server_id: serverId }, 'server renewal stopped');

@@ -21,7 +21,13 @@ export interface DebitManyEntryResult {
 /** The wallet as billing uses it: every charge is an idempotent debit named by a deterministic entry id. */
 export interface WalletPort {
   /** Takes the amount once per entry id; throws AppError `insufficient_balance` when it cannot (nothing taken). */
-  debit(request: { customer_id: string; entry_id: string; amount_eur_cents: number; reason: 'seat' | 'server'; reference: string }): Promise<{ replay: boolean; balance_eur_cents: number }>;
+  debit(request: {
+    customer_id: string;
+    entry_id: string;
+    amount_eur_cents: number;
+    reason: 'seat' | 'server';
+    reference: string;
+  }): Promise<{ replay: boolean; balance_eur_cents: number }>;
   /**
    * Several debits of one customer in one call, tried in order, each all or nothing (the wallet's DebitMany, at
    * most `debitManyEntriesMax`): one result per entry, in order. Throws only when the call as a whole failed
@@ -44,7 +50,9 @@ export function walletPortFromClient(client: UnaryClient, deadlineMs: number): W
       return { replay: Boolean(result.replay), balance_eur_cents: Number(result.balance_eur_cents) };
     },
     async debitMany(request) {
-      const result = await client.call<{ items: Array<{ entry_id: string; outcome: DebitManyEntryResult['outcome']; balance_eur_cents: number }> }>('DebitMany', request, { deadlineMs });
+      const result = await client.call<{
+        items: Array<{ entry_id: string; outcome: DebitManyEntryResult['outcome']; balance_eur_cents: number }>;
+      }>('DebitMany', request, { deadlineMs });
       const items = result.items ?? [];
       if (items.length !== request.entries.length || items.some((item, index) => item.entry_id !== request.entries[index]!.entry_id)) {
         throw new AppError('internal', 'the wallet answered DebitMany with items that do not match the request');
@@ -56,7 +64,11 @@ export function walletPortFromClient(client: UnaryClient, deadlineMs: number): W
       return Number(wallet.balance_eur_cents);
     },
     async recentEntryIds(customerId, limit) {
-      const response = await client.call<{ entries: Array<{ entry_id: string }> }>('ListEntries', { customer_id: customerId, limit }, { deadlineMs });
+      const response = await client.call<{ entries: Array<{ entry_id: string }> }>(
+        'ListEntries',
+        { customer_id: customerId, limit },
+        { deadlineMs },
+      );
       return (response.entries ?? []).map((entry) => entry.entry_id);
     },
   };

@@ -104,8 +104,15 @@ export interface WalletSummary {
 export function summarizeWallet(balanceEurCents: number, upcoming: Upcoming): WalletSummary {
   const first = upcoming.items[0];
   if (!first) return { balance_eur_cents: balanceEurCents, next_charge_eur_cents: null, next_charge_at: null, covers_next_charge: true };
-  const amount = upcoming.items.filter((item) => item.when.getTime() === first.when.getTime()).reduce((sum, item) => sum + item.amount_eur_cents, 0);
-  return { balance_eur_cents: balanceEurCents, next_charge_eur_cents: amount, next_charge_at: first.when, covers_next_charge: balanceEurCents >= amount };
+  const amount = upcoming.items
+    .filter((item) => item.when.getTime() === first.when.getTime())
+    .reduce((sum, item) => sum + item.amount_eur_cents, 0);
+  return {
+    balance_eur_cents: balanceEurCents,
+    next_charge_eur_cents: amount,
+    next_charge_at: first.when,
+    covers_next_charge: balanceEurCents >= amount,
+  };
 }
 
 export interface SeatDetail {
@@ -148,7 +155,13 @@ export function summarizeSubscription(view: CustomerView, now: Date): Subscripti
   const servers = view.servers.filter((state) => isServerLive(state, now, view.cancel_at_period_end));
   const statuses = [...seats.map((state) => state.seat.status), ...servers.map((state) => state.server.status)];
   const overdue = statuses.some((status) => status === 'past_due' || status === 'suspended');
-  const status: SubscriptionStatus = overdue ? 'past_due' : statuses.length > 0 ? 'active' : view.ended_by_cancellation ? 'canceled' : 'inactive';
+  const status: SubscriptionStatus = overdue
+    ? 'past_due'
+    : statuses.length > 0
+      ? 'active'
+      : view.ended_by_cancellation
+        ? 'canceled'
+        : 'inactive';
   return {
     plan: seats.length > 0 ? 'per_account' : 'none',
     status,

@@ -16,7 +16,16 @@ export interface RenewalPolicy {
 }
 
 /** What processing one item did; the scheduler's report counts these. */
-export type RenewalOutcome = 'charged' | 'already_charged' | 'renewed_free' | 'released' | 'past_due' | 'suspended' | 'recovered' | 'deferred' | 'unchanged';
+export type RenewalOutcome =
+  | 'charged'
+  | 'already_charged'
+  | 'renewed_free'
+  | 'released'
+  | 'past_due'
+  | 'suspended'
+  | 'recovered'
+  | 'deferred'
+  | 'unchanged';
 
 export function seatEntryId(seatId: string, periodStart: Date): string {
   return `seat:${seatId}:${periodKey(periodStart)}`;
@@ -53,7 +62,15 @@ export class SeatRenewalWrites {
  * scheduler asks it of every due seat of a customer to debit them together before running each through
  * processSeat, which decides with the same function.
  */
-export type SeatStep = 'settle_released' | 'recover_pending' | 'finish_release' | 'not_due' | 'release' | 'renew_free' | 'wait_for_retry' | 'charge';
+export type SeatStep =
+  | 'settle_released'
+  | 'recover_pending'
+  | 'finish_release'
+  | 'not_due'
+  | 'release'
+  | 'renew_free'
+  | 'wait_for_retry'
+  | 'charge';
 
 export function seatStep(state: SeatState, cancelAtPeriodEnd: boolean, now: Date, retryOverdue: boolean): SeatStep {
   const { seat, occupancy } = state;
@@ -64,7 +81,8 @@ export function seatStep(state: SeatState, cancelAtPeriodEnd: boolean, now: Date
   if (occupancy.account_id === null || cancelAtPeriodEnd) return 'release';
   if (seat.bonus) return 'renew_free';
   // A past-due or suspended seat waits for its retry time or a credit.
-  if (!retryOverdue && seat.next_action_at && seat.next_action_at.getTime() > now.getTime() && seat.status !== 'active') return 'wait_for_retry';
+  if (!retryOverdue && seat.next_action_at && seat.next_action_at.getTime() > now.getTime() && seat.status !== 'active')
+    return 'wait_for_retry';
   return 'charge';
 }
 
@@ -113,11 +131,21 @@ export class RenewalEngine {
    * (wallet down, deadline) is returned as the failure of each of its entries, which leaves those seats as a
    * failed single debit would (deferred).
    */
-  async prechargeSeats(customerId: string, states: SeatState[], cancelAtPeriodEnd: boolean, options: { retryOverdue?: boolean } = {}): Promise<Map<string, Precharge>> {
+  async prechargeSeats(
+    customerId: string,
+    states: SeatState[],
+    cancelAtPeriodEnd: boolean,
+    options: { retryOverdue?: boolean } = {},
+  ): Promise<Map<string, Precharge>> {
     const now = this.clock.now();
     const entries = states
       .filter((state) => seatStep(state, cancelAtPeriodEnd, now, options.retryOverdue ?? false) === 'charge')
-      .map(({ seat }) => ({ entry_id: seatEntryId(seat._id, seat.paid_until), amount_eur_cents: this.policy.seatPriceEurCents, reason: 'seat' as const, reference: seat._id }));
+      .map(({ seat }) => ({
+        entry_id: seatEntryId(seat._id, seat.paid_until),
+        amount_eur_cents: this.policy.seatPriceEurCents,
+        reason: 'seat' as const,
+        reference: seat._id,
+      }));
     const precharged = new Map<string, Precharge>();
     for (let start = 0; start < entries.length; start += debitManyEntriesMax) {
       const chunk = entries.slice(start, start + debitManyEntriesMax);
@@ -126,7 +154,8 @@ export class RenewalEngine {
         chunk.forEach((entry, index) => {
           const result = results[index];
           // A conflict (the id used for another movement) is left to the seat's own debit, which reports it.
-          if (result?.outcome === 'applied' || result?.outcome === 'replay') precharged.set(entry.entry_id, { replay: result.outcome === 'replay', balance_eur_cents: result.balance_eur_cents });
+          if (result?.outcome === 'applied' || result?.outcome === 'replay')
+            precharged.set(entry.entry_id, { replay: result.outcome === 'replay', balance_eur_cents: result.balance_eur_cents });
           else if (result?.outcome === 'insufficient_balance') precharged.set(entry.entry_id, 'insufficient_balance');
         });
       } catch (error) {
@@ -141,7 +170,12 @@ export class RenewalEngine {
     customerId: string,
     seatId: string,
     cancelAtPeriodEnd: boolean,
-    options: { retryOverdue?: boolean; prefetched?: SeatState; deferredWrites?: SeatRenewalWrites; precharged?: Map<string, Precharge> } = {},
+    options: {
+      retryOverdue?: boolean;
+      prefetched?: SeatState;
+      deferredWrites?: SeatRenewalWrites;
+      precharged?: Map<string, Precharge>;
+    } = {},
   ): Promise<RenewalOutcome> {
     for (let attempt = 0; attempt < 4; attempt += 1) {
       // The scheduler's batch read is used once; a conflict (a lost claim) re-reads the seat by `_id`.
@@ -152,16 +186,24 @@ export class RenewalEngine {
       switch (seatStep(state, cancelAtPeriodEnd, now, options.retryOverdue ?? false)) {
         case 'settle_released':
           if (seat.notice) await this.deliverNotice(seat, now);
-          else if (seat.next_action_at !== null) await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: null } });
+          else if (seat.next_action_at !== null)
+            await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: null } });
           return 'unchanged';
         case 'recover_pending':
           return this.recoverPendingSeat(seat, now);
         case 'finish_release':
-          return this.finishSeatRelease(seat, occupancy.account_id === null ? (cancelAtPeriodEnd ? 'canceled' : 'vacant') : 'canceled', null, now);
+          return this.finishSeatRelease(
+            seat,
+            occupancy.account_id === null ? (cancelAtPeriodEnd ? 'canceled' : 'vacant') : 'canceled',
+            null,
+            now,
+          );
         case 'not_due':
           if (seat.notice) await this.deliverNotice(seat, now);
           else if (seat.next_action_at === null || seat.next_action_at.getTime() <= now.getTime()) {
-            await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: this.baseNextAction(seat, now), updated_at: now } });
+            await this.store.collections
+              .seats(seat.customer_id)
+              .updateOne({ _id: seat._id }, { $set: { next_action_at: this.baseNextAction(seat, now), updated_at: now } });
           }
           return 'unchanged';
         case 'release': {
@@ -172,12 +214,21 @@ export class RenewalEngine {
             const key = seatKey(seat.customer_id, evicted);
             await this.store.collections.accounts(seat.customer_id).deleteOne({ _id: key, seat_id: seat._id });
           }
-          return this.finishSeatRelease(seat, evicted === null && !cancelAtPeriodEnd ? 'vacant' : 'canceled', evicted ? { account_id: evicted, status: 'suspended' } : null, now);
+          return this.finishSeatRelease(
+            seat,
+            evicted === null && !cancelAtPeriodEnd ? 'vacant' : 'canceled',
+            evicted ? { account_id: evicted, status: 'suspended' } : null,
+            now,
+          );
         }
         case 'renew_free': {
           let { anchor_at, cycle, paid_until } = seat;
           while (paid_until.getTime() <= now.getTime()) ({ anchor_at, cycle, paid_until } = advancePeriod(anchor_at, cycle, now));
-          await this.writeRenewal(seat, { anchor_at, cycle, paid_until, status: 'active', grace_ends_at: null, next_action_at: paid_until, updated_at: now }, options.deferredWrites);
+          await this.writeRenewal(
+            seat,
+            { anchor_at, cycle, paid_until, status: 'active', grace_ends_at: null, next_action_at: paid_until, updated_at: now },
+            options.deferredWrites,
+          );
           return 'renewed_free';
         }
         case 'wait_for_retry':
@@ -205,10 +256,22 @@ export class RenewalEngine {
     if (known === 'insufficient_balance') throw new AppError('insufficient_balance', 'the balance cannot cover the seat renewal');
     if (known && 'failure' in known) throw known.failure;
     if (known) return known;
-    return this.wallet.debit({ customer_id: seat.customer_id, entry_id: entryId, amount_eur_cents: this.policy.seatPriceEurCents, reason: 'seat', reference: seat._id });
+    return this.wallet.debit({
+      customer_id: seat.customer_id,
+      entry_id: entryId,
+      amount_eur_cents: this.policy.seatPriceEurCents,
+      reason: 'seat',
+      reference: seat._id,
+    });
   }
 
-  private async chargeSeat(seat: SeatDocument, accountId: string, now: Date, deferred?: SeatRenewalWrites, precharged?: Map<string, Precharge>): Promise<RenewalOutcome> {
+  private async chargeSeat(
+    seat: SeatDocument,
+    accountId: string,
+    now: Date,
+    deferred?: SeatRenewalWrites,
+    precharged?: Map<string, Precharge>,
+  ): Promise<RenewalOutcome> {
     let replay: boolean;
     try {
       ({ replay } = await this.debitSeat(seat, precharged));
@@ -220,7 +283,15 @@ export class RenewalEngine {
         const updated = { ...seat, status: 'suspended' as const, grace_ends_at: graceEndsAt, notice };
         await this.store.collections.seats(seat.customer_id).updateOne(
           { _id: seat._id },
-          { $set: { status: 'suspended', grace_ends_at: graceEndsAt, notice, next_action_at: this.baseNextAction(updated, now), updated_at: now } },
+          {
+            $set: {
+              status: 'suspended',
+              grace_ends_at: graceEndsAt,
+              notice,
+              next_action_at: this.baseNextAction(updated, now),
+              updated_at: now,
+            },
+          },
         );
         if (notice) await this.deliverNotice(updated, now);
         return 'suspended';
@@ -229,7 +300,15 @@ export class RenewalEngine {
       const updated = { ...seat, status: 'past_due' as const, grace_ends_at: graceEndsAt, notice };
       await this.store.collections.seats(seat.customer_id).updateOne(
         { _id: seat._id },
-        { $set: { status: 'past_due', grace_ends_at: graceEndsAt, notice, next_action_at: notice ? now : this.baseNextAction(updated, now), updated_at: now } },
+        {
+          $set: {
+            status: 'past_due',
+            grace_ends_at: graceEndsAt,
+            notice,
+            next_action_at: notice ? now : this.baseNextAction(updated, now),
+            updated_at: now,
+          },
+        },
       );
       if (notice) await this.deliverNotice(updated, now);
       return 'past_due';
@@ -237,7 +316,14 @@ export class RenewalEngine {
     const period = advancePeriod(seat.anchor_at, seat.cycle, now);
     // Execution heard past_due or suspended (or may have: a notice still pending), so it hears active again.
     const notice: ExecutionNotice | null = seat.status !== 'active' || seat.notice ? { account_id: accountId, status: 'active' } : null;
-    const set: Partial<SeatDocument> = { ...period, status: 'active', grace_ends_at: null, notice, next_action_at: notice ? now : period.paid_until, updated_at: now };
+    const set: Partial<SeatDocument> = {
+      ...period,
+      status: 'active',
+      grace_ends_at: null,
+      notice,
+      next_action_at: notice ? now : period.paid_until,
+      updated_at: now,
+    };
     if (notice) {
       // Execution is told only once the seat says so, so this write cannot wait for the group.
       await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: set });
@@ -250,17 +336,44 @@ export class RenewalEngine {
   }
 
   private async deferSeat(seat: SeatDocument, error: unknown, now: Date): Promise<RenewalOutcome> {
-    this.logger.warn({ seat_id: seat._id, err: { message: (error as Error)?.message, code: (error as AppError)?.code } }, 'seat renewal deferred: the wallet did not answer');
-    await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } });
+    this.logger.warn(
+      { seat_id: seat._id, err: { message: (error as Error)?.message, code: (error as AppError)?.code } },
+      'seat renewal deferred: the wallet did not answer',
+    );
+    await this.store.collections
+      .seats(seat.customer_id)
+      .updateOne({ _id: seat._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } });
     return 'deferred';
   }
 
-  private async finishSeatRelease(seat: SeatDocument, reason: ReleaseReason, notice: ExecutionNotice | null, now: Date): Promise<RenewalOutcome> {
+  private async finishSeatRelease(
+    seat: SeatDocument,
+    reason: ReleaseReason,
+    notice: ExecutionNotice | null,
+    now: Date,
+  ): Promise<RenewalOutcome> {
     const pending = notice ?? seat.notice;
-    const updated: SeatDocument = { ...seat, status: 'released', release_reason: reason, released_at: now, grace_ends_at: null, notice: pending };
+    const updated: SeatDocument = {
+      ...seat,
+      status: 'released',
+      release_reason: reason,
+      released_at: now,
+      grace_ends_at: null,
+      notice: pending,
+    };
     await this.store.collections.seats(seat.customer_id).updateOne(
       { _id: seat._id },
-      { $set: { status: 'released', release_reason: reason, released_at: now, grace_ends_at: null, notice: pending, next_action_at: pending ? now : null, updated_at: now } },
+      {
+        $set: {
+          status: 'released',
+          release_reason: reason,
+          released_at: now,
+          grace_ends_at: null,
+          notice: pending,
+          next_action_at: pending ? now : null,
+          updated_at: now,
+        },
+      },
     );
     if (pending) await this.deliverNotice(updated, now);
     return 'released';
@@ -276,15 +389,28 @@ export class RenewalEngine {
     try {
       await this.execution.setAccountBillingStatus(seat.customer_id, notice.account_id, notice.status);
     } catch (error) {
-      this.logger.warn({ seat_id: seat._id, account_id: notice.account_id, status: notice.status, err: { message: (error as Error)?.message } }, 'could not tell execution the account billing status; will retry');
-      await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } });
+      this.logger.warn(
+        { seat_id: seat._id, account_id: notice.account_id, status: notice.status, err: { message: (error as Error)?.message } },
+        'could not tell execution the account billing status; will retry',
+      );
+      await this.store.collections
+        .seats(seat.customer_id)
+        .updateOne(
+          { _id: seat._id },
+          { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } },
+        );
       return;
     }
-    this.logger.info({ seat_id: seat._id, account_id: notice.account_id, status: notice.status }, 'execution told the account billing status');
-    await this.store.collections.seats(seat.customer_id).updateOne(
-      { _id: seat._id, 'notice.account_id': notice.account_id, 'notice.status': notice.status },
-      { $set: { notice: null, next_action_at: this.baseNextAction(seat, now), updated_at: now } },
+    this.logger.info(
+      { seat_id: seat._id, account_id: notice.account_id, status: notice.status },
+      'execution told the account billing status',
     );
+    await this.store.collections
+      .seats(seat.customer_id)
+      .updateOne(
+        { _id: seat._id, 'notice.account_id': notice.account_id, 'notice.status': notice.status },
+        { $set: { notice: null, next_action_at: this.baseNextAction(seat, now), updated_at: now } },
+      );
   }
 
   /**
@@ -301,57 +427,108 @@ export class RenewalEngine {
       return this.deferSeat(seat, error, now);
     }
     if (charged) {
-      await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } });
+      await this.store.collections
+        .seats(seat.customer_id)
+        .updateOne({ _id: seat._id }, { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } });
     } else {
-      await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } });
+      await this.store.collections
+        .seats(seat.customer_id)
+        .updateOne(
+          { _id: seat._id },
+          { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
+        );
     }
     return 'recovered';
   }
 
   /** Brings one server up to date: renewed from the balance on its own date unless its renewal was stopped. */
-  async processServer(customerId: string, serverId: string, cancelAtPeriodEnd: boolean, options: { retryOverdue?: boolean } = {}): Promise<RenewalOutcome> {
+  async processServer(
+    customerId: string,
+    serverId: string,
+    cancelAtPeriodEnd: boolean,
+    options: { retryOverdue?: boolean } = {},
+  ): Promise<RenewalOutcome> {
     const state = await this.store.readServer(customerId, serverId);
     if (!state) return 'unchanged';
     const { server } = state;
     const now = this.clock.now();
     if (server.status === 'released') {
-      if (server.next_action_at !== null) await this.store.collections.servers(server.customer_id).updateOne({ _id: server._id }, { $set: { next_action_at: null } });
+      if (server.next_action_at !== null)
+        await this.store.collections.servers(server.customer_id).updateOne({ _id: server._id }, { $set: { next_action_at: null } });
       return 'unchanged';
     }
     if (server.status === 'pending') return this.recoverPendingServer(server, now);
     if (server.paid_until.getTime() > now.getTime()) {
       if (server.next_action_at === null || server.next_action_at.getTime() <= now.getTime()) {
-        await this.store.collections.servers(server.customer_id).updateOne({ _id: server._id }, { $set: { next_action_at: this.baseNextAction(server, now), updated_at: now } });
+        await this.store.collections
+          .servers(server.customer_id)
+          .updateOne({ _id: server._id }, { $set: { next_action_at: this.baseNextAction(server, now), updated_at: now } });
       }
       return 'unchanged';
     }
     if (state.cancel_at_period_end || cancelAtPeriodEnd) {
       await this.store.collections.servers(server.customer_id).updateOne(
         { _id: server._id },
-        { $set: { status: 'released', release_reason: 'canceled', released_at: now, grace_ends_at: null, next_action_at: null, updated_at: now } },
+        {
+          $set: {
+            status: 'released',
+            release_reason: 'canceled',
+            released_at: now,
+            grace_ends_at: null,
+            next_action_at: null,
+            updated_at: now,
+          },
+        },
       );
       return 'released';
     }
-    if (!options.retryOverdue && server.status !== 'active' && server.next_action_at && server.next_action_at.getTime() > now.getTime()) return 'unchanged';
+    if (!options.retryOverdue && server.status !== 'active' && server.next_action_at && server.next_action_at.getTime() > now.getTime())
+      return 'unchanged';
     let replay: boolean;
     try {
-      ({ replay } = await this.wallet.debit({ customer_id: server.customer_id, entry_id: serverEntryId(server._id, server.paid_until), amount_eur_cents: server.price_eur_cents, reason: 'server', reference: server._id }));
+      ({ replay } = await this.wallet.debit({
+        customer_id: server.customer_id,
+        entry_id: serverEntryId(server._id, server.paid_until),
+        amount_eur_cents: server.price_eur_cents,
+        reason: 'server',
+        reference: server._id,
+      }));
     } catch (error) {
       if (!isInsufficientBalance(error)) {
-        this.logger.warn({ server_id: server._id, err: { message: (error as Error)?.message } }, 'server renewal deferred: the wallet did not answer');
-        await this.store.collections.servers(server.customer_id).updateOne({ _id: server._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } });
+        this.logger.warn(
+          { server_id: server._id, err: { message: (error as Error)?.message } },
+          'server renewal deferred: the wallet did not answer',
+        );
+        await this.store.collections
+          .servers(server.customer_id)
+          .updateOne(
+            { _id: server._id },
+            { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } },
+          );
         return 'deferred';
       }
       const graceEndsAt = server.grace_ends_at ?? addHours(server.paid_until, this.policy.gracePeriodHours);
       const status = now.getTime() >= graceEndsAt.getTime() ? ('suspended' as const) : ('past_due' as const);
       await this.store.collections.servers(server.customer_id).updateOne(
         { _id: server._id },
-        { $set: { status, grace_ends_at: graceEndsAt, next_action_at: this.baseNextAction({ ...server, status, grace_ends_at: graceEndsAt }, now), updated_at: now } },
+        {
+          $set: {
+            status,
+            grace_ends_at: graceEndsAt,
+            next_action_at: this.baseNextAction({ ...server, status, grace_ends_at: graceEndsAt }, now),
+            updated_at: now,
+          },
+        },
       );
       return status;
     }
     const period = advancePeriod(server.anchor_at, server.cycle, now);
-    await this.store.collections.servers(server.customer_id).updateOne({ _id: server._id }, { $set: { ...period, status: 'active', grace_ends_at: null, next_action_at: period.paid_until, updated_at: now } });
+    await this.store.collections
+      .servers(server.customer_id)
+      .updateOne(
+        { _id: server._id },
+        { $set: { ...period, status: 'active', grace_ends_at: null, next_action_at: period.paid_until, updated_at: now } },
+      );
     return replay ? 'already_charged' : 'charged';
   }
 
@@ -361,15 +538,19 @@ export class RenewalEngine {
     try {
       charged = (await this.wallet.recentEntryIds(server.customer_id, 200)).includes(serverEntryId(server._id, server.anchor_at));
     } catch {
-      await this.store.collections.servers(server.customer_id).updateOne({ _id: server._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs) } });
+      await this.store.collections
+        .servers(server.customer_id)
+        .updateOne({ _id: server._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs) } });
       return 'deferred';
     }
-    await this.store.collections.servers(server.customer_id).updateOne(
-      { _id: server._id },
-      charged
-        ? { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } }
-        : { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
-    );
+    await this.store.collections
+      .servers(server.customer_id)
+      .updateOne(
+        { _id: server._id },
+        charged
+          ? { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } }
+          : { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
+      );
     return 'recovered';
   }
 }

@@ -24,7 +24,17 @@ export interface SchedulerReport {
   duration_ms: number;
 }
 
-const emptyOutcomes = (): Record<RenewalOutcome, number> => ({ charged: 0, already_charged: 0, renewed_free: 0, released: 0, past_due: 0, suspended: 0, recovered: 0, deferred: 0, unchanged: 0 });
+const emptyOutcomes = (): Record<RenewalOutcome, number> => ({
+  charged: 0,
+  already_charged: 0,
+  renewed_free: 0,
+  released: 0,
+  past_due: 0,
+  suspended: 0,
+  recovered: 0,
+  deferred: 0,
+  unchanged: 0,
+});
 
 /**
  * Finds what is due and runs it through the renewal engine, in bounded batches. One replica works per lease
@@ -55,7 +65,8 @@ export class Scheduler {
 
   private async acquireLease(slot: number, now: Date): Promise<boolean> {
     const id = `scheduler:${slot}`;
-    if (await insertIfAbsent(this.store.collections.leases, { _id: id, holder: this.options.instanceId, slot, acquired_at: now })) return true;
+    if (await insertIfAbsent(this.store.collections.leases, { _id: id, holder: this.options.instanceId, slot, acquired_at: now }))
+      return true;
     const lease = await this.store.collections.leases.findOne({ _id: id });
     return lease?.holder === this.options.instanceId;
   }
@@ -66,10 +77,19 @@ export class Scheduler {
    * added to `drained` and not scanned again in this tick (whatever falls due meanwhile waits for the next
    * tick), which spares a full round of scans after the last batch.
    */
-  private async dueIn<T extends { _id: string; customer_id: string; next_action_at: Date | null }>(collection: Collection<T> | undefined, shard: number, drained: Set<number>, now: Date): Promise<T[]> {
+  private async dueIn<T extends { _id: string; customer_id: string; next_action_at: Date | null }>(
+    collection: Collection<T> | undefined,
+    shard: number,
+    drained: Set<number>,
+    now: Date,
+  ): Promise<T[]> {
     if (!collection || drained.has(shard)) return [];
     const perShard = this.options.batchSize;
-    const found = (await collection.find({ next_action_at: { $lte: now } } as Filter<T>).limit(perShard).batchSize(perShard).toArray()) as T[];
+    const found = (await collection
+      .find({ next_action_at: { $lte: now } } as Filter<T>)
+      .limit(perShard)
+      .batchSize(perShard)
+      .toArray()) as T[];
     if (found.length < perShard) drained.add(shard);
     return found;
   }
@@ -80,7 +100,12 @@ export class Scheduler {
    * scans of slow shards overlap it. A customer's seats and servers share a shard index, so a customer is
    * never split between two shards' work. Returns how many items it took on.
    */
-  private async runBatch(now: Date, seen: Set<string>, drained: { seats: Set<number>; servers: Set<number> }, report: SchedulerReport): Promise<number> {
+  private async runBatch(
+    now: Date,
+    seen: Set<string>,
+    drained: { seats: Set<number>; servers: Set<number> },
+    report: SchedulerReport,
+  ): Promise<number> {
     const { seatShards, serverShards } = this.store.collections;
     const shardCount = Math.max(seatShards.length, serverShards.length);
     const ready: Array<{ customerId: string; items: { seats: string[]; servers: string[] }; joined: Map<string, SeatState> }> = [];
@@ -95,16 +120,28 @@ export class Scheduler {
     };
     const produce = async (shard: number) => {
       try {
-        const [seats, servers] = await Promise.all([this.dueIn(seatShards[shard], shard, drained.seats, now), this.dueIn(serverShards[shard], shard, drained.servers, now)]);
+        const [seats, servers] = await Promise.all([
+          this.dueIn(seatShards[shard], shard, drained.seats, now),
+          this.dueIn(serverShards[shard], shard, drained.servers, now),
+        ]);
         const fresh = { seats: seats.filter((seat) => !seen.has(seat._id)), servers: servers.filter((server) => !seen.has(server._id)) };
         const joined = await this.store.joinOccupancy(fresh.seats);
         const byCustomer = new Map<string, { seats: string[]; servers: string[] }>();
-        for (const [kind, documents] of [['seats', fresh.seats], ['servers', fresh.servers]] as const) {
+        for (const [kind, documents] of [
+          ['seats', fresh.seats],
+          ['servers', fresh.servers],
+        ] as const) {
           for (const document of documents as Array<{ _id: string; customer_id: string; next_action_at: Date | null }>) {
             seen.add(document._id);
-            if (document.next_action_at) schedulerLag.record(Math.max(0, now.getTime() - document.next_action_at.getTime()), { 'mtx.kind': kind === 'seats' ? 'seat' : 'server' });
+            if (document.next_action_at)
+              schedulerLag.record(Math.max(0, now.getTime() - document.next_action_at.getTime()), {
+                'mtx.kind': kind === 'seats' ? 'seat' : 'server',
+              });
             let entry = byCustomer.get(document.customer_id);
-            if (!entry) byCustomer.set(document.customer_id, (entry = { seats: [], servers: [] }));
+            if (!entry) {
+              entry = { seats: [], servers: [] };
+              byCustomer.set(document.customer_id, entry);
+            }
             entry[kind].push(document._id);
             taken += 1;
           }
@@ -136,7 +173,10 @@ export class Scheduler {
         }
       }
     };
-    await Promise.all([...Array.from({ length: shardCount }, (_, shard) => produce(shard)), ...Array.from({ length: this.options.concurrency }, work)]);
+    await Promise.all([
+      ...Array.from({ length: shardCount }, (_, shard) => produce(shard)),
+      ...Array.from({ length: this.options.concurrency }, work),
+    ]);
     // A shard that could not be scanned fails the tick, as it always did, after the others' work is done.
     if (failure !== undefined) throw failure;
     return taken;
@@ -148,7 +188,11 @@ export class Scheduler {
    * one command each; a seat whose write fails is reported `deferred` and, still due with its old dates, is
    * charged again next time through the same entry id, which the wallet answers as a replay.
    */
-  private async processCustomer(customerId: string, items: { seats: string[]; servers: string[] }, joined: Map<string, SeatState>): Promise<RenewalOutcome[]> {
+  private async processCustomer(
+    customerId: string,
+    items: { seats: string[]; servers: string[] },
+    joined: Map<string, SeatState>,
+  ): Promise<RenewalOutcome[]> {
     const [settings, verified] = await Promise.all([
       this.store.readSettings(customerId),
       this.store.withoutPendingClaims(items.seats.flatMap((seatId) => joined.get(seatId) ?? [])),
@@ -165,7 +209,13 @@ export class Scheduler {
       const precharged = await this.renewals.prechargeSeats(customerId, orderedStates, cancel);
       for (const seatId of items.seats) {
         const state = prefetched.get(seatId);
-        done.push(await this.renewals.processSeat(customerId, seatId, cancel, { deferredWrites: grouped, precharged, ...(state ? { prefetched: state } : {}) }));
+        done.push(
+          await this.renewals.processSeat(customerId, seatId, cancel, {
+            deferredWrites: grouped,
+            precharged,
+            ...(state ? { prefetched: state } : {}),
+          }),
+        );
       }
     } catch (error) {
       failure = error;
@@ -173,7 +223,8 @@ export class Scheduler {
     // Written even after a failure half-way, so the renewals already charged are not left for a replay.
     await this.writeGroupedRenewals(customerId, items.seats, grouped, done);
     try {
-      if (failure === null) for (const serverId of items.servers) done.push(await this.renewals.processServer(customerId, serverId, cancel));
+      if (failure === null)
+        for (const serverId of items.servers) done.push(await this.renewals.processServer(customerId, serverId, cancel));
     } catch (error) {
       failure = error;
     }
@@ -184,7 +235,12 @@ export class Scheduler {
   }
 
   /** Writes the held-back renewals; a seat whose write is not known to have landed is reported `deferred`. */
-  private async writeGroupedRenewals(customerId: string, seatIds: string[], grouped: SeatRenewalWrites, done: RenewalOutcome[]): Promise<void> {
+  private async writeGroupedRenewals(
+    customerId: string,
+    seatIds: string[],
+    grouped: SeatRenewalWrites,
+    done: RenewalOutcome[],
+  ): Promise<void> {
     if (grouped.writes.length === 0) return;
     const applied = await this.store.writeSeatRenewals(customerId, grouped.writes);
     const failed = grouped.writes.filter((_, index) => !applied[index]).map((write) => write.seatId);
@@ -194,7 +250,10 @@ export class Scheduler {
       const index = position.get(seatId);
       if (index !== undefined && index < done.length) done[index] = 'deferred';
     }
-    this.logger.warn({ customer_id: customerId, seat_ids: failed }, 'seat renewals charged but not written; the next tick replays their debits and writes them');
+    this.logger.warn(
+      { customer_id: customerId, seat_ids: failed },
+      'seat renewals charged but not written; the next tick replays their debits and writes them',
+    );
   }
 
   async tick(options: { respectLease?: boolean } = {}): Promise<SchedulerReport> {

@@ -16,7 +16,12 @@ export interface CreditEventsOptions {
  * message per credit; a queue group gives each to one replica. A lost message only delays the retry until
  * the scheduler's periodic pass.
  */
-export function subscribeCreditEvents(nats: NatsConnection, service: BillingService, logger: Logger, options: CreditEventsOptions): { close(): Promise<void> } {
+export function subscribeCreditEvents(
+  nats: NatsConnection,
+  service: BillingService,
+  logger: Logger,
+  options: CreditEventsOptions,
+): { close(): Promise<void> } {
   const subscription: Subscription = nats.subscribe(options.subject, { queue: options.queueGroup });
   const inFlight = new Set<Promise<unknown>>();
   const done = (async () => {
@@ -38,7 +43,12 @@ export function subscribeCreditEvents(nats: NatsConnection, service: BillingServ
         .then((outcomes) => {
           if (outcomes.length > 0) logger.info({ customer_id: customer, outcomes }, 'renewals retried after a credit');
         })
-        .catch((error: unknown) => logger.warn({ customer_id: customer, err: { message: (error as Error)?.message } }, 'retry after a credit failed; the scheduler will retry'));
+        .catch((error: unknown) =>
+          logger.warn(
+            { customer_id: customer, err: { message: (error as Error)?.message } },
+            'retry after a credit failed; the scheduler will retry',
+          ),
+        );
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
       if (inFlight.size >= options.concurrency) await Promise.race(inFlight);

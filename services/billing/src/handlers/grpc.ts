@@ -50,7 +50,12 @@ export function subscriptionMessage(answer: SubscriptionAnswer) {
 
 export function upcomingMessage(upcoming: Upcoming) {
   return {
-    items: upcoming.items.map((item) => ({ when: item.when.toISOString(), amount_eur_cents: item.amount_eur_cents, kind: item.kind, label: item.label })),
+    items: upcoming.items.map((item) => ({
+      when: item.when.toISOString(),
+      amount_eur_cents: item.amount_eur_cents,
+      kind: item.kind,
+      label: item.label,
+    })),
     total_eur_cents: upcoming.total_eur_cents,
   };
 }
@@ -79,15 +84,25 @@ export function billingGrpcImplementation(service: BillingService, scheduler: Sc
       GetUpcoming: async (request: { customer_id: string }) => upcomingMessage(await service.getUpcoming(request.customer_id)),
       AssignSeat: async (request: { customer_id: string; account_id: string; label: string; bonus: boolean }) =>
         seatMessage(await service.assignSeat(request.customer_id, request.account_id, request.label, request.bonus)),
-      ReleaseSeat: async (request: { customer_id: string; account_id: string }) => seatMessage(await service.releaseSeat(request.customer_id, request.account_id)),
+      ReleaseSeat: async (request: { customer_id: string; account_id: string }) =>
+        seatMessage(await service.releaseSeat(request.customer_id, request.account_id)),
       ListServerPlans: async () => ({ plans: service.listServerPlans() }),
-      ListServers: async (request: { customer_id: string }) => ({ servers: (await service.listServers(request.customer_id)).map(serverMessage) }),
+      ListServers: async (request: { customer_id: string }) => ({
+        servers: (await service.listServers(request.customer_id)).map(serverMessage),
+      }),
       CreateServer: async (request: { customer_id: string; plan: string; label: string; server_id?: string }) =>
         serverMessage(await service.createServer(request.customer_id, request.plan, request.label, request.server_id || undefined)),
-      CancelServer: async (request: { customer_id: string; server_id: string }) => serverMessage(await service.cancelServer(request.customer_id, request.server_id)),
+      CancelServer: async (request: { customer_id: string; server_id: string }) =>
+        serverMessage(await service.cancelServer(request.customer_id, request.server_id)),
       RunSchedulerTick: async (request: { respect_lease: boolean }) => {
         const report = await scheduler.tick({ respectLease: request.respect_lease });
-        return { lease: report.lease, batches: report.batches, processed: report.processed, ...report.outcomes, duration_ms: report.duration_ms };
+        return {
+          lease: report.lease,
+          batches: report.batches,
+          processed: report.processed,
+          ...report.outcomes,
+          duration_ms: report.duration_ms,
+        };
       },
     },
     logger,

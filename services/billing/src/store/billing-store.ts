@@ -68,7 +68,9 @@ export function shardOf(id: string, shards: number): number {
 
 export function billingCollections(database: Db, shards = 1): BillingCollections {
   const sharded = <T extends { _id: string }>(name: string) => {
-    const list = Array.from({ length: shards }, (_, index) => database.collection<T>(shards === 1 ? name : `${name}_${String(index).padStart(2, '0')}`));
+    const list = Array.from({ length: shards }, (_, index) =>
+      database.collection<T>(shards === 1 ? name : `${name}_${String(index).padStart(2, '0')}`),
+    );
     return { list, pick: (id: string) => list[shards === 1 ? 0 : shardOf(id, shards)]! };
   };
   const customers = sharded<CustomerDocument>('customers');
@@ -209,9 +211,19 @@ export class BillingStore {
   async allocatePointer(customerId: string, kind: PointerKind, itemId: string, now: Date): Promise<number> {
     const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
     const cached = this.cache.get(customerId);
-    let ordinal = Math.max(kind === 'seat' ? (customer?.seat_count_hint ?? 0) : (customer?.server_count_hint ?? 0), kind === 'seat' ? (cached?.seatIds.length ?? 0) : (cached?.serverIds.length ?? 0));
+    let ordinal = Math.max(
+      kind === 'seat' ? (customer?.seat_count_hint ?? 0) : (customer?.server_count_hint ?? 0),
+      kind === 'seat' ? (cached?.seatIds.length ?? 0) : (cached?.serverIds.length ?? 0),
+    );
     for (let attempt = 0; attempt < pointerProbeLimit; attempt += 1, ordinal += 1) {
-      const inserted = await insertIfAbsent(this.collections.pointers(customerId), { _id: pointerKey(customerId, kind, ordinal), customer_id: customerId, kind, ordinal, item_id: itemId, created_at: now });
+      const inserted = await insertIfAbsent(this.collections.pointers(customerId), {
+        _id: pointerKey(customerId, kind, ordinal),
+        customer_id: customerId,
+        kind,
+        ordinal,
+        item_id: itemId,
+        created_at: now,
+      });
       if (inserted) return ordinal;
     }
     throw new Error(`no free ${kind} ordinal for customer after ${pointerProbeLimit} attempts`);
@@ -250,7 +262,16 @@ export class BillingStore {
     if (!customer) {
       const view = emptyView(customerId);
       // Remembered only for fresh reads: nothing to list, and the first purchase announces a revision.
-      if (freshMs > 0) this.remember(customerId, { revision: null, verifiedAtMs, seatIds: [], serverIds: [], releasedIds: new Set(), endedByCancellation: false, view });
+      if (freshMs > 0)
+        this.remember(customerId, {
+          revision: null,
+          verifiedAtMs,
+          seatIds: [],
+          serverIds: [],
+          releasedIds: new Set(),
+          endedByCancellation: false,
+          view,
+        });
       return view;
     }
     const cached = this.cache.get(customerId);
@@ -269,7 +290,10 @@ export class BillingStore {
     const releasedIds = new Set(cached?.releasedIds ?? []);
     let endedByCancellation = cached?.endedByCancellation ?? false;
     const [seatStates, serverStates] = await Promise.all([
-      this.readSeats(customerId, seatIds.filter((id) => !releasedIds.has(id))),
+      this.readSeats(
+        customerId,
+        seatIds.filter((id) => !releasedIds.has(id)),
+      ),
       Promise.all(serverIds.filter((id) => !releasedIds.has(id)).map((id) => this.readServer(customerId, id))),
     ]);
     const seats: SeatState[] = [];
@@ -316,8 +340,14 @@ export class BillingStore {
   async readSeats(customerId: string, seatIds: string[]): Promise<Array<SeatState | null>> {
     if (seatIds.length === 0) return [];
     const [seats, occupancies] = await Promise.all([
-      this.collections.seats(customerId).find({ _id: { $in: seatIds } }).toArray(),
-      this.collections.occupancy(customerId).find({ _id: { $in: seatIds } }).toArray(),
+      this.collections
+        .seats(customerId)
+        .find({ _id: { $in: seatIds } })
+        .toArray(),
+      this.collections
+        .occupancy(customerId)
+        .find({ _id: { $in: seatIds } })
+        .toArray(),
     ]);
     const seatById = new Map(seats.map((seat) => [seat._id, seat]));
     const occupancyById = new Map(occupancies.map((occupancy) => [occupancy._id, occupancy]));
@@ -343,7 +373,11 @@ export class BillingStore {
       group.push(seat._id);
       groups.set(collection, group);
     }
-    const occupancies = new Map((await Promise.all([...groups].map(([collection, ids]) => collection.find({ _id: { $in: ids } }).toArray()))).flat().map((document) => [document._id, document]));
+    const occupancies = new Map(
+      (await Promise.all([...groups].map(([collection, ids]) => collection.find({ _id: { $in: ids } }).toArray())))
+        .flat()
+        .map((document) => [document._id, document]),
+    );
     for (const seat of seats) {
       const occupancy = occupancies.get(seat._id);
       if (occupancy) joined.set(seat._id, { seat, occupancy });
@@ -378,7 +412,11 @@ export class BillingStore {
    * with an `_id` predicate is an exact index lookup.
    */
   private async claimExists(claimId: string): Promise<boolean> {
-    const answer = await this.collections.database.command({ count: this.collections.claims.collectionName, query: { _id: claimId }, limit: 1 });
+    const answer = await this.collections.database.command({
+      count: this.collections.claims.collectionName,
+      query: { _id: claimId },
+      limit: 1,
+    });
     return Number(answer.n) > 0;
   }
 
@@ -399,13 +437,16 @@ export class BillingStore {
             { ordered: false },
           ),
         );
-        chunk.forEach((_, index) => (applied[start + index] = true));
+        for (let index = 0; index < chunk.length; index += 1) applied[start + index] = true;
       } catch (error) {
         // MongoDB names the statements that failed (the others applied); a failed command (FerretDB reports
         // any failure that way) says nothing about which applied, so none is counted.
         const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
-        const failed = error instanceof MongoBulkWriteError && writeErrors.length > 0 && error.result.matchedCount + writeErrors.length === chunk.length ? new Set(writeErrors.map((writeError) => writeError.index)) : null;
-        if (failed) chunk.forEach((_, index) => (applied[start + index] = !failed.has(index)));
+        const failed =
+          error instanceof MongoBulkWriteError && writeErrors.length > 0 && error.result.matchedCount + writeErrors.length === chunk.length
+            ? new Set(writeErrors.map((writeError) => writeError.index))
+            : null;
+        if (failed) for (let index = 0; index < chunk.length; index += 1) applied[start + index] = !failed.has(index);
       }
     }
     return applied;
@@ -417,13 +458,19 @@ export class BillingStore {
   }
 
   async readSeat(customerId: string, seatId: string): Promise<SeatState | null> {
-    const [seat, occupancy] = await Promise.all([this.collections.seats(customerId).findOne({ _id: seatId }), this.collections.occupancy(customerId).findOne({ _id: seatId })]);
+    const [seat, occupancy] = await Promise.all([
+      this.collections.seats(customerId).findOne({ _id: seatId }),
+      this.collections.occupancy(customerId).findOne({ _id: seatId }),
+    ]);
     if (!seat || !occupancy) return null;
     return { seat, occupancy: await this.repairOccupancy(occupancy) };
   }
 
   async readServer(customerId: string, serverId: string): Promise<ServerState | null> {
-    const [server, cancellation] = await Promise.all([this.collections.servers(customerId).findOne({ _id: serverId }), this.collections.serverCancellations.findOne({ _id: serverId })]);
+    const [server, cancellation] = await Promise.all([
+      this.collections.servers(customerId).findOne({ _id: serverId }),
+      this.collections.serverCancellations.findOne({ _id: serverId }),
+    ]);
     if (!server) return null;
     return { server, cancel_at_period_end: cancellation !== null };
   }
@@ -438,10 +485,25 @@ export class BillingStore {
     for (;;) {
       const next = await this.collections.claims.findOne({ _id: claimKey(current._id, current.generation + 1) });
       if (!next) return current;
-      current = { ...current, generation: next.generation, account_id: next.account_id, label: next.label, released: next.released, updated_at: next.created_at };
+      current = {
+        ...current,
+        generation: next.generation,
+        account_id: next.account_id,
+        label: next.label,
+        released: next.released,
+        updated_at: next.created_at,
+      };
       await this.collections.occupancy(current.customer_id).updateOne(
         { _id: current._id, generation: { $lt: current.generation } },
-        { $set: { generation: current.generation, account_id: current.account_id, label: current.label, released: current.released, updated_at: current.updated_at } },
+        {
+          $set: {
+            generation: current.generation,
+            account_id: current.account_id,
+            label: current.label,
+            released: current.released,
+            updated_at: current.updated_at,
+          },
+        },
       );
     }
   }
@@ -450,16 +512,31 @@ export class BillingStore {
    * Moves a seat's occupancy from `from` to the next generation. Returns the new occupancy, or null when
    * another writer claimed that generation first (the caller re-reads and decides again).
    */
-  async claimOccupancy(from: OccupancyDocument, next: { account_id: string | null; label: string | null; released: boolean }, now: Date): Promise<OccupancyDocument | null> {
+  async claimOccupancy(
+    from: OccupancyDocument,
+    next: { account_id: string | null; label: string | null; released: boolean },
+    now: Date,
+  ): Promise<OccupancyDocument | null> {
     const generation = from.generation + 1;
-    const won = await insertIfAbsent(this.collections.claims, { _id: claimKey(from._id, generation), seat_id: from._id, generation, ...next, created_at: now });
+    const won = await insertIfAbsent(this.collections.claims, {
+      _id: claimKey(from._id, generation),
+      seat_id: from._id,
+      generation,
+      ...next,
+      created_at: now,
+    });
     if (!won) {
       // Whoever holds that generation may have died before writing the occupancy; make sure it is written.
       await this.repairOccupancy(from);
       return null;
     }
     const occupancy: OccupancyDocument = { ...from, generation, ...next, updated_at: now };
-    await this.collections.occupancy(from.customer_id).updateOne({ _id: from._id }, { $set: { generation, account_id: next.account_id, label: next.label, released: next.released, updated_at: now } });
+    await this.collections
+      .occupancy(from.customer_id)
+      .updateOne(
+        { _id: from._id },
+        { $set: { generation, account_id: next.account_id, label: next.label, released: next.released, updated_at: now } },
+      );
     return occupancy;
   }
 

@@ -57,7 +57,9 @@ export class AccountBook {
       if (!definition || this.accounts.has(document._id)) continue;
       this.accounts.set(document._id, new AccountState(this.recordOf(document), definition));
     }
-    const events = [...journaled].sort((left, right) => (left.account === right.account ? left.seq - right.seq : left.account < right.account ? -1 : 1));
+    const events = [...journaled].sort((left, right) =>
+      left.account === right.account ? left.seq - right.seq : left.account < right.account ? -1 : 1,
+    );
     for (const event of events) {
       const account = this.accounts.get(event.account);
       // A line written twice (a write retried after an unclear failure) is applied once.
@@ -70,7 +72,6 @@ export class AccountBook {
     }
     return events.length;
   }
-
 
   private recordOf(document: AccountDocument): AccountRecord {
     return {
@@ -147,7 +148,8 @@ export class AccountBook {
       account = await creating;
     }
     const hash = await this.hashPassword(password, account.record.passwordSalt);
-    if (!crypto.timingSafeEqual(Buffer.from(hash), Buffer.from(account.record.passwordHash))) throw new BrokerError('unauthenticated', 'invalid account or password');
+    if (!crypto.timingSafeEqual(Buffer.from(hash), Buffer.from(account.record.passwordHash)))
+      throw new BrokerError('unauthenticated', 'invalid account or password');
     return account;
   }
 }

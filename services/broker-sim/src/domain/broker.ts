@@ -5,7 +5,7 @@ import type { FileJournal } from '../store/journal';
 import { AccountBook, accountKey, type AccountInput } from './account-book';
 import { findServer, findSymbol, servers, type ServerDefinition, type SymbolSpec } from './catalog';
 import {
-  AccountState,
+  type AccountState,
   accountFigures,
   closePosition,
   deleteOrder,
@@ -29,8 +29,6 @@ import { seedOrderEffects, seedPositionEffects, type SeedOrderInput, type SeedPo
 
 export type { FaultSettings } from './faults';
 export { BrokerError } from './errors';
-
-
 
 export interface TradeCall {
   sessionId: string;
@@ -59,7 +57,6 @@ export interface BrokerStats {
   accounts: number;
 }
 
-
 const sleep = (durationMs: number) => new Promise<void>((resolve) => setTimeout(resolve, durationMs));
 
 /**
@@ -86,7 +83,10 @@ export class Broker {
   /** Rebuilds every account from the journal, and continues tickets after the highest one it holds. */
   load(): void {
     const events = this.accounts.load((effect) => this.noteTickets(effect));
-    this.options.logger.info({ accounts: this.accounts.size, events, next_ticket: this.nextTicket, journal: this.options.journal.file }, 'broker state loaded');
+    this.options.logger.info(
+      { accounts: this.accounts.size, events, next_ticket: this.nextTicket, journal: this.options.journal.file },
+      'broker state loaded',
+    );
   }
 
   /** Creates an account (control API); one that exists already is a conflict. */
@@ -107,7 +107,8 @@ export class Broker {
     if (effect.t === 'position_set') seen.push(effect.position.ticket);
     else if (effect.t === 'order_set') seen.push(effect.order.ticket);
     else if (effect.t === 'deal') seen.push(effect.deal.ticket, effect.deal.order);
-    else if (effect.t === 'request' && effect.record.outcome) seen.push(effect.record.outcome.order, effect.record.outcome.deal, effect.record.outcome.newTicket ?? 0);
+    else if (effect.t === 'request' && effect.record.outcome)
+      seen.push(effect.record.outcome.order, effect.record.outcome.deal, effect.record.outcome.newTicket ?? 0);
     for (const ticket of seen) if (ticket >= this.nextTicket) this.nextTicket = ticket + 1;
   }
 
@@ -123,7 +124,8 @@ export class Broker {
 
   async login(serverName: string, login: string, password: string): Promise<{ sessionId: string; account: AccountState }> {
     const definition = this.serverInfo(serverName);
-    if (this.faults.get(accountKey(definition.name, login))?.disconnect) throw new BrokerError('unavailable', `no connection to ${definition.name}`);
+    if (this.faults.get(accountKey(definition.name, login))?.disconnect)
+      throw new BrokerError('unavailable', `no connection to ${definition.name}`);
     const account = await this.accounts.forLogin(definition, login, password);
     const sessionId = crypto.randomBytes(16).toString('hex');
     this.sessions.set(sessionId, { accountKey: account.record.key, createdAtMs: this.now() });
@@ -197,12 +199,22 @@ export class Broker {
     }
   }
 
-  private async execute(call: TradeCall, account: AccountState, processing: RequestRecord, operate: (account: AccountState, context: EngineContext) => OperationResult): Promise<TradeOutcome> {
+  private async execute(
+    call: TradeCall,
+    account: AccountState,
+    processing: RequestRecord,
+    operate: (account: AccountState, context: EngineContext) => OperationResult,
+  ): Promise<TradeOutcome> {
     const key = account.record.key;
     // The deadline is judged on arrival: a request that reaches the server late is refused, so after the
     // deadline "not found" proves "never executed".
     if (call.deadlineUnixMs > 0 && processing.receivedAtMs > call.deadlineUnixMs) {
-      return this.finish(account, processing, [], this.refusal('timeout', 'request reached the trade server after its deadline; not executed'));
+      return this.finish(
+        account,
+        processing,
+        [],
+        this.refusal('timeout', 'request reached the trade server after its deadline; not executed'),
+      );
     }
     const fault = this.faults.take(key);
     const delayMs = fault?.delay_ms ?? this.options.latencyMs;
@@ -233,7 +245,8 @@ export class Broker {
   /** Applies the effects and the request's final record in memory and waits until they are journaled. */
   private async finish(account: AccountState, processing: RequestRecord, effects: Effect[], outcome: TradeOutcome): Promise<TradeOutcome> {
     const record: RequestRecord = { ...processing, state: 'done', outcome };
-    if (outcome.ok && processing.action === 'open') record.kind = effects.some((effect) => effect.t === 'order_set') ? 'pending' : 'position';
+    if (outcome.ok && processing.action === 'open')
+      record.kind = effects.some((effect) => effect.t === 'order_set') ? 'pending' : 'position';
     const all: Effect[] = [...effects, { t: 'request', record }];
     await this.commit(account, all);
     if (outcome.ok) this.executed += 1;
@@ -243,7 +256,13 @@ export class Broker {
   private async commit(account: AccountState, effects: Effect[]): Promise<void> {
     for (const effect of effects) account.apply(effect);
     const seq = account.nextSequence++;
-    await this.options.journal.append({ _id: `${account.record.key}:${seq}`, account: account.record.key, seq, at: this.options.clock.now(), effects });
+    await this.options.journal.append({
+      _id: `${account.record.key}:${seq}`,
+      account: account.record.key,
+      seq,
+      at: this.options.clock.now(),
+      effects,
+    });
   }
 
   openOrder(call: TradeCall, request: OpenRequest) {
@@ -261,7 +280,13 @@ export class Broker {
       'close',
       (account) => {
         const position = account.positions.get(ticket);
-        return { symbol: position?.symbol ?? '', ticket, type: position?.type ?? 0, volume: volume > 0 ? volume : (position?.volume ?? 0), kind: 'position' };
+        return {
+          symbol: position?.symbol ?? '',
+          ticket,
+          type: position?.type ?? 0,
+          volume: volume > 0 ? volume : (position?.volume ?? 0),
+          kind: 'position',
+        };
       },
       (account, context) => closePosition(account, { clientId: call.clientId, ticket, volume, price, deviationPoints }, context),
     );
@@ -286,7 +311,9 @@ export class Broker {
       const record = account.requests.get(clientId);
       if (record) records.push(record);
     }
-    if (prefix) for (const record of account.requests.values()) if (record.clientId.startsWith(prefix) && !clientIds.includes(record.clientId)) records.push(record);
+    if (prefix)
+      for (const record of account.requests.values())
+        if (record.clientId.startsWith(prefix) && !clientIds.includes(record.clientId)) records.push(record);
     return records;
   }
 

@@ -23,11 +23,51 @@ export interface Instrument {
 }
 
 export const instruments: Record<string, Instrument> = {
-  EURUSD: { base: 'EURUSD', digits: 5, contractSize: 100_000, initialBid: 1.085, volatility: 0.00004, baseIsAccountCurrency: false, quoteIsAccountCurrency: true },
-  GBPUSD: { base: 'GBPUSD', digits: 5, contractSize: 100_000, initialBid: 1.27, volatility: 0.00005, baseIsAccountCurrency: false, quoteIsAccountCurrency: true },
-  USDJPY: { base: 'USDJPY', digits: 3, contractSize: 100_000, initialBid: 151.2, volatility: 0.00004, baseIsAccountCurrency: true, quoteIsAccountCurrency: false },
-  XAUUSD: { base: 'XAUUSD', digits: 2, contractSize: 100, initialBid: 2350, volatility: 0.00008, baseIsAccountCurrency: false, quoteIsAccountCurrency: true },
-  BTCUSD: { base: 'BTCUSD', digits: 2, contractSize: 1, initialBid: 65_000, volatility: 0.0002, baseIsAccountCurrency: false, quoteIsAccountCurrency: true },
+  EURUSD: {
+    base: 'EURUSD',
+    digits: 5,
+    contractSize: 100_000,
+    initialBid: 1.085,
+    volatility: 0.00004,
+    baseIsAccountCurrency: false,
+    quoteIsAccountCurrency: true,
+  },
+  GBPUSD: {
+    base: 'GBPUSD',
+    digits: 5,
+    contractSize: 100_000,
+    initialBid: 1.27,
+    volatility: 0.00005,
+    baseIsAccountCurrency: false,
+    quoteIsAccountCurrency: true,
+  },
+  USDJPY: {
+    base: 'USDJPY',
+    digits: 3,
+    contractSize: 100_000,
+    initialBid: 151.2,
+    volatility: 0.00004,
+    baseIsAccountCurrency: true,
+    quoteIsAccountCurrency: false,
+  },
+  XAUUSD: {
+    base: 'XAUUSD',
+    digits: 2,
+    contractSize: 100,
+    initialBid: 2350,
+    volatility: 0.00008,
+    baseIsAccountCurrency: false,
+    quoteIsAccountCurrency: true,
+  },
+  BTCUSD: {
+    base: 'BTCUSD',
+    digits: 2,
+    contractSize: 1,
+    initialBid: 65_000,
+    volatility: 0.0002,
+    baseIsAccountCurrency: false,
+    quoteIsAccountCurrency: true,
+  },
 };
 
 export interface SymbolSpec {
@@ -84,7 +124,15 @@ function standardSet(suffix: string, overrides: SymbolOverrides = {}): SymbolSpe
 
 export const servers: ServerDefinition[] = [
   server(
-    { name: 'AlphaFX-Live', broker: 'Alpha FX', platform: 'mt5', symbolSuffix: '', defaultMarginMode: 'hedging', defaultBalance: 10_000, defaultLeverage: 100 },
+    {
+      name: 'AlphaFX-Live',
+      broker: 'Alpha FX',
+      platform: 'mt5',
+      symbolSuffix: '',
+      defaultMarginMode: 'hedging',
+      defaultBalance: 10_000,
+      defaultLeverage: 100,
+    },
     [
       ...standardSet(''),
       // Account-class variants listed next to the plain symbols, as some brokers do.
@@ -96,19 +144,51 @@ export const servers: ServerDefinition[] = [
     ],
   ),
   server(
-    { name: 'BetaMarkets-Server', broker: 'Beta Markets', platform: 'mt5', symbolSuffix: '.xx', defaultMarginMode: 'netting', defaultBalance: 10_000, defaultLeverage: 100 },
+    {
+      name: 'BetaMarkets-Server',
+      broker: 'Beta Markets',
+      platform: 'mt5',
+      symbolSuffix: '.xx',
+      defaultMarginMode: 'netting',
+      defaultBalance: 10_000,
+      defaultLeverage: 100,
+    },
     standardSet('.xx', { volumeStep: 0.01, stopsLevel: 20 }),
   ),
   server(
-    { name: 'GammaTrade-Real', broker: 'Gamma Trade', platform: 'mt4', symbolSuffix: 'm', defaultMarginMode: 'hedging', defaultBalance: 10_000, defaultLeverage: 100 },
+    {
+      name: 'GammaTrade-Real',
+      broker: 'Gamma Trade',
+      platform: 'mt4',
+      symbolSuffix: 'm',
+      defaultMarginMode: 'hedging',
+      defaultBalance: 10_000,
+      defaultLeverage: 100,
+    },
     standardSet('m', { volumeMax: 50 }),
   ),
   server(
-    { name: 'DeltaPrime-ECN', broker: 'Delta Prime', platform: 'mt4', symbolSuffix: '-ecn', defaultMarginMode: 'hedging', defaultBalance: 10_000, defaultLeverage: 200 },
+    {
+      name: 'DeltaPrime-ECN',
+      broker: 'Delta Prime',
+      platform: 'mt4',
+      symbolSuffix: '-ecn',
+      defaultMarginMode: 'hedging',
+      defaultBalance: 10_000,
+      defaultLeverage: 200,
+    },
     standardSet('-ecn', { volumeMin: 0.1, volumeStep: 0.1, stopsLevel: 0, spreadPoints: 3 }),
   ),
   server(
-    { name: 'OmegaCapital-Demo', broker: 'Omega Capital', platform: 'mt4', symbolSuffix: '', defaultMarginMode: 'hedging', defaultBalance: 10_000, defaultLeverage: 100 },
+    {
+      name: 'OmegaCapital-Demo',
+      broker: 'Omega Capital',
+      platform: 'mt4',
+      symbolSuffix: '',
+      defaultMarginMode: 'hedging',
+      defaultBalance: 10_000,
+      defaultLeverage: 100,
+    },
     standardSet(''),
   ),
 ];

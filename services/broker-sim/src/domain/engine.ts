@@ -269,7 +269,10 @@ function specOf(account: AccountState, symbol: string): SymbolSpec {
 }
 
 /** Balance, floating profit, used margin and free margin at current prices, from the per-symbol exposure. */
-export function accountFigures(account: AccountState, prices: PriceFeed): { balance: number; equity: number; margin: number; freeMargin: number } {
+export function accountFigures(
+  account: AccountState,
+  prices: PriceFeed,
+): { balance: number; equity: number; margin: number; freeMargin: number } {
   let floating = 0;
   let margin = 0;
   for (const [key, exposure] of account.exposure) {
@@ -302,10 +305,12 @@ function checkStops(spec: SymbolSpec, buy: boolean, reference: number, sl: numbe
   if (sl < 0 || tp < 0) return 'stop loss and take profit must not be negative';
   if (buy) {
     if (sl > 0 && sl > reference - distance + 1e-12) return `stop loss ${sl} must be at least ${spec.stopsLevel} points below ${reference}`;
-    if (tp > 0 && tp < reference + distance - 1e-12) return `take profit ${tp} must be at least ${spec.stopsLevel} points above ${reference}`;
+    if (tp > 0 && tp < reference + distance - 1e-12)
+      return `take profit ${tp} must be at least ${spec.stopsLevel} points above ${reference}`;
   } else {
     if (sl > 0 && sl < reference + distance - 1e-12) return `stop loss ${sl} must be at least ${spec.stopsLevel} points above ${reference}`;
-    if (tp > 0 && tp > reference - distance + 1e-12) return `take profit ${tp} must be at least ${spec.stopsLevel} points below ${reference}`;
+    if (tp > 0 && tp > reference - distance + 1e-12)
+      return `take profit ${tp} must be at least ${spec.stopsLevel} points below ${reference}`;
   }
   return undefined;
 }
@@ -315,18 +320,30 @@ function checkPendingPrice(spec: SymbolSpec, type: number, price: number, stopLi
   if (!(price > 0)) return 'a pending order needs a price';
   switch (type) {
     case 2:
-      return price <= quote.ask - distance + 1e-12 ? undefined : `buy limit price ${price} must be at least ${spec.stopsLevel} points below the ask ${quote.ask}`;
+      return price <= quote.ask - distance + 1e-12
+        ? undefined
+        : `buy limit price ${price} must be at least ${spec.stopsLevel} points below the ask ${quote.ask}`;
     case 3:
-      return price >= quote.bid + distance - 1e-12 ? undefined : `sell limit price ${price} must be at least ${spec.stopsLevel} points above the bid ${quote.bid}`;
+      return price >= quote.bid + distance - 1e-12
+        ? undefined
+        : `sell limit price ${price} must be at least ${spec.stopsLevel} points above the bid ${quote.bid}`;
     case 4:
-      return price >= quote.ask + distance - 1e-12 ? undefined : `buy stop price ${price} must be at least ${spec.stopsLevel} points above the ask ${quote.ask}`;
+      return price >= quote.ask + distance - 1e-12
+        ? undefined
+        : `buy stop price ${price} must be at least ${spec.stopsLevel} points above the ask ${quote.ask}`;
     case 5:
-      return price <= quote.bid - distance + 1e-12 ? undefined : `sell stop price ${price} must be at least ${spec.stopsLevel} points below the bid ${quote.bid}`;
+      return price <= quote.bid - distance + 1e-12
+        ? undefined
+        : `sell stop price ${price} must be at least ${spec.stopsLevel} points below the bid ${quote.bid}`;
     case 6:
-      if (price < quote.ask + distance - 1e-12) return `buy stop limit stop price ${price} must be at least ${spec.stopsLevel} points above the ask ${quote.ask}`;
-      return stopLimitPrice > 0 && stopLimitPrice <= price ? undefined : `buy stop limit price ${stopLimitPrice} must be above 0 and not above the stop price ${price}`;
+      if (price < quote.ask + distance - 1e-12)
+        return `buy stop limit stop price ${price} must be at least ${spec.stopsLevel} points above the ask ${quote.ask}`;
+      return stopLimitPrice > 0 && stopLimitPrice <= price
+        ? undefined
+        : `buy stop limit price ${stopLimitPrice} must be above 0 and not above the stop price ${price}`;
     case 7:
-      if (price > quote.bid - distance + 1e-12) return `sell stop limit stop price ${price} must be at least ${spec.stopsLevel} points below the bid ${quote.bid}`;
+      if (price > quote.bid - distance + 1e-12)
+        return `sell stop limit stop price ${price} must be at least ${spec.stopsLevel} points below the bid ${quote.bid}`;
       return stopLimitPrice >= price ? undefined : `sell stop limit price ${stopLimitPrice} must not be below the stop price ${price}`;
     default:
       return `order type ${type} is not a pending type`;
@@ -341,13 +358,21 @@ function netPosition(account: AccountState, symbol: string): Position | undefine
 /** Opens a market position or places a pending order. */
 export function openOrder(account: AccountState, request: OpenRequest, context: EngineContext): OperationResult {
   const spec = findSymbol(account.server, request.symbol);
-  if (!spec) return result(failure('invalid_symbol', `symbol ${request.symbol} does not exist on ${account.server.name}${account.server.symbolSuffix ? ` (its symbols end in ${account.server.symbolSuffix})` : ''}`));
+  if (!spec)
+    return result(
+      failure(
+        'invalid_symbol',
+        `symbol ${request.symbol} does not exist on ${account.server.name}${account.server.symbolSuffix ? ` (its symbols end in ${account.server.symbolSuffix})` : ''}`,
+      ),
+    );
   const quote = context.prices.quote(spec);
-  if (!Number.isInteger(request.type) || request.type < 0 || request.type > 7) return result(failure('invalid_order', `order type ${request.type} does not exist`, quote));
+  if (!Number.isInteger(request.type) || request.type < 0 || request.type > 7)
+    return result(failure('invalid_order', `order type ${request.type} does not exist`, quote));
   if (account.record.platform === 'mt4' && request.type > 5) return result(failure('invalid_order', 'MT4 has no stop-limit orders', quote));
   const volumeProblem = checkVolume(spec, request.volume);
   if (volumeProblem) return result(failure('invalid_volume', volumeProblem, quote));
-  if (request.expirationMs > 0 && request.expirationMs <= context.nowMs) return result(failure('invalid_expiration', 'expiration is in the past', quote));
+  if (request.expirationMs > 0 && request.expirationMs <= context.nowMs)
+    return result(failure('invalid_expiration', 'expiration is in the past', quote));
   const buy = request.type % 2 === 0;
   if (request.type <= 1) return openMarket(account, spec, request, quote, buy, context);
 
@@ -373,15 +398,42 @@ export function openOrder(account: AccountState, request: OpenRequest, context: 
     clientId: request.clientId,
   };
   return result(
-    { ok: true, message: 'order placed', order: ticket, deal: 0, position: 0, price: order.price, bid: quote.bid, ask: quote.ask, volume: request.volume },
+    {
+      ok: true,
+      message: 'order placed',
+      order: ticket,
+      deal: 0,
+      position: 0,
+      price: order.price,
+      bid: quote.bid,
+      ask: quote.ask,
+      volume: request.volume,
+    },
     [{ t: 'order_set', order }],
   );
 }
 
-function openMarket(account: AccountState, spec: SymbolSpec, request: OpenRequest, quote: Quote, buy: boolean, context: EngineContext): OperationResult {
+function openMarket(
+  account: AccountState,
+  spec: SymbolSpec,
+  request: OpenRequest,
+  quote: Quote,
+  buy: boolean,
+  context: EngineContext,
+): OperationResult {
   const executionPrice = buy ? quote.ask : quote.bid;
-  if (request.price > 0 && request.deviationPoints !== undefined && Math.abs(executionPrice - request.price) > request.deviationPoints * spec.point + 1e-12) {
-    return result(failure('requote', `price moved: requested ${request.price}, market ${executionPrice}, allowed deviation ${request.deviationPoints} points`, quote));
+  if (
+    request.price > 0 &&
+    request.deviationPoints !== undefined &&
+    Math.abs(executionPrice - request.price) > request.deviationPoints * spec.point + 1e-12
+  ) {
+    return result(
+      failure(
+        'requote',
+        `price moved: requested ${request.price}, market ${executionPrice}, allowed deviation ${request.deviationPoints} points`,
+        quote,
+      ),
+    );
   }
   const stopsProblem = checkStops(spec, buy, buy ? quote.bid : quote.ask, request.sl, request.tp);
   if (stopsProblem) return result(failure('invalid_stops', stopsProblem, quote));
@@ -392,16 +444,31 @@ function openMarket(account: AccountState, spec: SymbolSpec, request: OpenReques
   let additionalMargin = marginFor(spec, request.volume, executionPrice, account.record.leverage);
   if (existing && existing.type !== side) {
     const reversed = request.volume - existing.volume;
-    additionalMargin = reversed > 1e-9 ? marginFor(spec, reversed, executionPrice, account.record.leverage) - marginFor(spec, existing.volume, existing.priceOpen, account.record.leverage) : 0;
+    additionalMargin =
+      reversed > 1e-9
+        ? marginFor(spec, reversed, executionPrice, account.record.leverage) -
+          marginFor(spec, existing.volume, existing.priceOpen, account.record.leverage)
+        : 0;
   }
   if (additionalMargin > 0 && additionalMargin > figures.freeMargin + 1e-9) {
-    return result(failure('no_money', `not enough money: ${roundMoney(additionalMargin)} margin needed, ${figures.freeMargin} free`, quote));
+    return result(
+      failure('no_money', `not enough money: ${roundMoney(additionalMargin)} margin needed, ${figures.freeMargin} free`, quote),
+    );
   }
 
   const order = context.tickets.next();
   const dealTicket = account.record.platform === 'mt4' ? order : context.tickets.next();
   const effects: Effect[] = [];
-  const base = { ok: true, message: 'done', order, deal: dealTicket, price: executionPrice, bid: quote.bid, ask: quote.ask, volume: request.volume };
+  const base = {
+    ok: true,
+    message: 'done',
+    order,
+    deal: dealTicket,
+    price: executionPrice,
+    bid: quote.bid,
+    ask: quote.ask,
+    volume: request.volume,
+  };
 
   if (!existing) {
     const position: Position = {
@@ -418,7 +485,23 @@ function openMarket(account: AccountState, spec: SymbolSpec, request: OpenReques
       clientId: request.clientId,
     };
     effects.push({ t: 'position_set', position });
-    effects.push({ t: 'deal', deal: { ticket: dealTicket, order, position: order, symbol: spec.name, type: side, entry: 'in', volume: request.volume, price: executionPrice, profit: 0, timeMs: context.nowMs, clientId: request.clientId, reason: 'client' } });
+    effects.push({
+      t: 'deal',
+      deal: {
+        ticket: dealTicket,
+        order,
+        position: order,
+        symbol: spec.name,
+        type: side,
+        entry: 'in',
+        volume: request.volume,
+        price: executionPrice,
+        profit: 0,
+        timeMs: context.nowMs,
+        clientId: request.clientId,
+        reason: 'client',
+      },
+    });
     return result({ ...base, position: order }, effects);
   }
 
@@ -426,8 +509,27 @@ function openMarket(account: AccountState, spec: SymbolSpec, request: OpenReques
   if (existing.type === side) {
     const volume = Number((existing.volume + request.volume).toFixed(8));
     const priceOpen = roundPrice((existing.priceOpen * existing.volume + executionPrice * request.volume) / volume, spec);
-    effects.push({ t: 'position_set', position: { ...existing, volume, priceOpen, sl: request.sl || existing.sl, tp: request.tp || existing.tp } });
-    effects.push({ t: 'deal', deal: { ticket: dealTicket, order, position: existing.ticket, symbol: spec.name, type: side, entry: 'in', volume: request.volume, price: executionPrice, profit: 0, timeMs: context.nowMs, clientId: request.clientId, reason: 'client' } });
+    effects.push({
+      t: 'position_set',
+      position: { ...existing, volume, priceOpen, sl: request.sl || existing.sl, tp: request.tp || existing.tp },
+    });
+    effects.push({
+      t: 'deal',
+      deal: {
+        ticket: dealTicket,
+        order,
+        position: existing.ticket,
+        symbol: spec.name,
+        type: side,
+        entry: 'in',
+        volume: request.volume,
+        price: executionPrice,
+        profit: 0,
+        timeMs: context.nowMs,
+        clientId: request.clientId,
+        reason: 'client',
+      },
+    });
     return result({ ...base, position: existing.ticket }, effects);
   }
   const closedVolume = Math.min(existing.volume, request.volume);
@@ -436,36 +538,84 @@ function openMarket(account: AccountState, spec: SymbolSpec, request: OpenReques
   let entry: Deal['entry'] = 'out';
   if (remainder > 1e-9) {
     entry = 'inout';
-    effects.push({ t: 'position_set', position: { ...existing, type: side, volume: remainder, priceOpen: executionPrice, sl: request.sl, tp: request.tp, openedAtMs: context.nowMs } });
+    effects.push({
+      t: 'position_set',
+      position: {
+        ...existing,
+        type: side,
+        volume: remainder,
+        priceOpen: executionPrice,
+        sl: request.sl,
+        tp: request.tp,
+        openedAtMs: context.nowMs,
+      },
+    });
   } else if (remainder < -1e-9) {
     effects.push({ t: 'position_set', position: { ...existing, volume: Number((-remainder).toFixed(8)) } });
   } else {
     effects.push({ t: 'position_remove', ticket: existing.ticket });
   }
-  effects.push({ t: 'deal', deal: { ticket: dealTicket, order, position: existing.ticket, symbol: spec.name, type: side, entry, volume: request.volume, price: executionPrice, profit, timeMs: context.nowMs, clientId: request.clientId, reason: 'client' } });
+  effects.push({
+    t: 'deal',
+    deal: {
+      ticket: dealTicket,
+      order,
+      position: existing.ticket,
+      symbol: spec.name,
+      type: side,
+      entry,
+      volume: request.volume,
+      price: executionPrice,
+      profit,
+      timeMs: context.nowMs,
+      clientId: request.clientId,
+      reason: 'client',
+    },
+  });
   return result({ ...base, position: existing.ticket }, effects);
 }
 
 /** Closes a position in whole or in part. */
-export function closePosition(account: AccountState, request: CloseRequest, context: EngineContext, reason: Deal['reason'] = 'client'): OperationResult {
+export function closePosition(
+  account: AccountState,
+  request: CloseRequest,
+  context: EngineContext,
+  reason: Deal['reason'] = 'client',
+): OperationResult {
   const position = account.positions.get(request.ticket);
   if (!position) {
     const pending = account.orders.has(request.ticket);
-    return result(failure('invalid_ticket', pending ? `ticket ${request.ticket} is a pending order; delete it instead` : `no open position with ticket ${request.ticket}`));
+    return result(
+      failure(
+        'invalid_ticket',
+        pending ? `ticket ${request.ticket} is a pending order; delete it instead` : `no open position with ticket ${request.ticket}`,
+      ),
+    );
   }
   const spec = specOf(account, position.symbol);
   const quote = context.prices.quote(spec);
   const closePrice = position.type === 0 ? quote.bid : quote.ask;
   const volume = request.volume > 0 ? request.volume : position.volume;
-  if (volume > position.volume + 1e-9) return result(failure('invalid_close_volume', `close volume ${volume} exceeds the position's ${position.volume}`, quote));
+  if (volume > position.volume + 1e-9)
+    return result(failure('invalid_close_volume', `close volume ${volume} exceeds the position's ${position.volume}`, quote));
   const volumeProblem = checkVolume(spec, volume);
   if (volumeProblem) return result(failure('invalid_volume', volumeProblem, quote));
   const remainder = Number((position.volume - volume).toFixed(8));
   if (remainder > 1e-9 && remainder < spec.volumeMin - 1e-9) {
     return result(failure('invalid_volume', `closing ${volume} would leave ${remainder}, below the minimum ${spec.volumeMin}`, quote));
   }
-  if (request.price > 0 && request.deviationPoints !== undefined && Math.abs(closePrice - request.price) > request.deviationPoints * spec.point + 1e-12) {
-    return result(failure('requote', `price moved: requested ${request.price}, market ${closePrice}, allowed deviation ${request.deviationPoints} points`, quote));
+  if (
+    request.price > 0 &&
+    request.deviationPoints !== undefined &&
+    Math.abs(closePrice - request.price) > request.deviationPoints * spec.point + 1e-12
+  ) {
+    return result(
+      failure(
+        'requote',
+        `price moved: requested ${request.price}, market ${closePrice}, allowed deviation ${request.deviationPoints} points`,
+        quote,
+      ),
+    );
   }
   const profit = profitFor(spec, position.type, volume, position.priceOpen, closePrice);
   const mt4 = account.record.platform === 'mt4';
@@ -478,7 +628,10 @@ export function closePosition(account: AccountState, request: CloseRequest, cont
       // MT4 closes the ticket and carries the rest on a new ticket commented "from #<old>".
       newTicket = context.tickets.next();
       effects.push({ t: 'position_remove', ticket: position.ticket });
-      effects.push({ t: 'position_set', position: { ...position, ticket: newTicket, volume: remainder, comment: `from #${position.ticket}`.slice(0, 31) } });
+      effects.push({
+        t: 'position_set',
+        position: { ...position, ticket: newTicket, volume: remainder, comment: `from #${position.ticket}`.slice(0, 31) },
+      });
     } else {
       effects.push({ t: 'position_set', position: { ...position, volume: remainder } });
     }
@@ -488,9 +641,32 @@ export function closePosition(account: AccountState, request: CloseRequest, cont
   const closingSide: Side = position.type === 0 ? 1 : 0;
   effects.push({
     t: 'deal',
-    deal: { ticket: dealTicket, order, position: position.ticket, symbol: spec.name, type: closingSide, entry: 'out', volume, price: closePrice, profit, timeMs: context.nowMs, clientId: request.clientId, reason },
+    deal: {
+      ticket: dealTicket,
+      order,
+      position: position.ticket,
+      symbol: spec.name,
+      type: closingSide,
+      entry: 'out',
+      volume,
+      price: closePrice,
+      profit,
+      timeMs: context.nowMs,
+      clientId: request.clientId,
+      reason,
+    },
   });
-  const outcome: TradeOutcome = { ok: true, message: 'done', order, deal: dealTicket, position: position.ticket, price: closePrice, bid: quote.bid, ask: quote.ask, volume };
+  const outcome: TradeOutcome = {
+    ok: true,
+    message: 'done',
+    order,
+    deal: dealTicket,
+    position: position.ticket,
+    price: closePrice,
+    bid: quote.bid,
+    ask: quote.ask,
+    volume,
+  };
   if (newTicket !== undefined) outcome.newTicket = newTicket;
   return result(outcome, effects);
 }
@@ -500,10 +676,28 @@ export function deleteOrder(account: AccountState, ticket: number, context: Engi
   const order = account.orders.get(ticket);
   if (!order) {
     const position = account.positions.has(ticket);
-    return result(failure('invalid_ticket', position ? `ticket ${ticket} is an open position; close it instead` : `no pending order with ticket ${ticket}`));
+    return result(
+      failure(
+        'invalid_ticket',
+        position ? `ticket ${ticket} is an open position; close it instead` : `no pending order with ticket ${ticket}`,
+      ),
+    );
   }
   const quote = context.prices.quote(specOf(account, order.symbol));
-  return result({ ok: true, message: 'order deleted', order: ticket, deal: 0, position: 0, price: order.price, bid: quote.bid, ask: quote.ask, volume: order.volume }, [{ t: 'order_remove', ticket }]);
+  return result(
+    {
+      ok: true,
+      message: 'order deleted',
+      order: ticket,
+      deal: 0,
+      position: 0,
+      price: order.price,
+      bid: quote.bid,
+      ask: quote.ask,
+      volume: order.volume,
+    },
+    [{ t: 'order_remove', ticket }],
+  );
 }
 
 /**
@@ -540,7 +734,20 @@ export function nextMarketEvent(account: AccountState, context: EngineContext): 
       const opened = openMarket(
         account,
         spec,
-        { clientId: order.clientId, symbol: spec.name, type: side, volume: order.volume, price: 0, stopLimitPrice: 0, sl: order.sl, tp: order.tp, deviationPoints: undefined, magic: order.magic, comment: order.comment, expirationMs: 0 },
+        {
+          clientId: order.clientId,
+          symbol: spec.name,
+          type: side,
+          volume: order.volume,
+          price: 0,
+          stopLimitPrice: 0,
+          sl: order.sl,
+          tp: order.tp,
+          deviationPoints: undefined,
+          magic: order.magic,
+          comment: order.comment,
+          expirationMs: 0,
+        },
         quote,
         side === 0,
         context,
@@ -550,9 +757,37 @@ export function nextMarketEvent(account: AccountState, context: EngineContext): 
     }
     effects.push({
       t: 'position_set',
-      position: { ticket: order.ticket, symbol: spec.name, type: side, volume: order.volume, priceOpen: price, sl: order.sl, tp: order.tp, magic: order.magic, comment: order.comment, openedAtMs: context.nowMs, clientId: order.clientId },
+      position: {
+        ticket: order.ticket,
+        symbol: spec.name,
+        type: side,
+        volume: order.volume,
+        priceOpen: price,
+        sl: order.sl,
+        tp: order.tp,
+        magic: order.magic,
+        comment: order.comment,
+        openedAtMs: context.nowMs,
+        clientId: order.clientId,
+      },
     });
-    effects.push({ t: 'deal', deal: { ticket: dealTicket, order: order.ticket, position: order.ticket, symbol: spec.name, type: side, entry: 'in', volume: order.volume, price, profit: 0, timeMs: context.nowMs, clientId: order.clientId, reason: 'trigger' } });
+    effects.push({
+      t: 'deal',
+      deal: {
+        ticket: dealTicket,
+        order: order.ticket,
+        position: order.ticket,
+        symbol: spec.name,
+        type: side,
+        entry: 'in',
+        volume: order.volume,
+        price,
+        profit: 0,
+        timeMs: context.nowMs,
+        clientId: order.clientId,
+        reason: 'trigger',
+      },
+    });
     return effects;
   }
   for (const position of [...account.positions.values()]) {
@@ -564,7 +799,12 @@ export function nextMarketEvent(account: AccountState, context: EngineContext): 
     const hitSl = position.sl > 0 && (position.type === 0 ? closePrice <= position.sl : closePrice >= position.sl);
     const hitTp = position.tp > 0 && (position.type === 0 ? closePrice >= position.tp : closePrice <= position.tp);
     if (!hitSl && !hitTp) continue;
-    const closed = closePosition(account, { clientId: '', ticket: position.ticket, volume: 0, price: 0, deviationPoints: undefined }, context, hitSl ? 'sl' : 'tp');
+    const closed = closePosition(
+      account,
+      { clientId: '', ticket: position.ticket, volume: 0, price: 0, deviationPoints: undefined },
+      context,
+      hitSl ? 'sl' : 'tp',
+    );
     if (closed.outcome.ok) return closed.effects;
   }
   return undefined;

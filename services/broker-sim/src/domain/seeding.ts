@@ -32,7 +32,12 @@ export interface SeedOrderInput {
 
 const pendingTypes = { buy_limit: 2, sell_limit: 3, buy_stop: 4, sell_stop: 5, buy_stop_limit: 6, sell_stop_limit: 7 } as const;
 
-export function seedPositionEffects(account: AccountState, input: SeedPositionInput, context: EngineContext, prices: PriceFeed): { effects: Effect[]; position: Position } {
+export function seedPositionEffects(
+  account: AccountState,
+  input: SeedPositionInput,
+  context: EngineContext,
+  prices: PriceFeed,
+): { effects: Effect[]; position: Position } {
   const spec = findSymbol(account.server, input.symbol);
   if (!spec) throw new BrokerError('invalid', `symbol ${input.symbol} does not exist on ${account.server.name}`);
   if (!(input.volume > 0)) throw new BrokerError('invalid', 'volume must be greater than 0');
@@ -40,19 +45,51 @@ export function seedPositionEffects(account: AccountState, input: SeedPositionIn
   const type = input.type === 'buy' ? 0 : 1;
   const ticket = context.tickets.next();
   const price = input.price ?? (type === 0 ? quote.ask : quote.bid);
-  const position: Position = { ticket, symbol: spec.name, type, volume: input.volume, priceOpen: price, sl: input.sl ?? 0, tp: input.tp ?? 0, magic: input.magic ?? 0, comment: input.comment ?? '', openedAtMs: context.nowMs, clientId: '' };
+  const position: Position = {
+    ticket,
+    symbol: spec.name,
+    type,
+    volume: input.volume,
+    priceOpen: price,
+    sl: input.sl ?? 0,
+    tp: input.tp ?? 0,
+    magic: input.magic ?? 0,
+    comment: input.comment ?? '',
+    openedAtMs: context.nowMs,
+    clientId: '',
+  };
   // MT4 has one ticket per order: its deal is the position's ticket.
   const dealTicket = account.record.platform === 'mt4' ? ticket : context.tickets.next();
   return {
     position,
     effects: [
       { t: 'position_set', position },
-      { t: 'deal', deal: { ticket: dealTicket, order: ticket, position: ticket, symbol: spec.name, type, entry: 'in', volume: input.volume, price, profit: 0, timeMs: context.nowMs, clientId: '', reason: 'seed' } },
+      {
+        t: 'deal',
+        deal: {
+          ticket: dealTicket,
+          order: ticket,
+          position: ticket,
+          symbol: spec.name,
+          type,
+          entry: 'in',
+          volume: input.volume,
+          price,
+          profit: 0,
+          timeMs: context.nowMs,
+          clientId: '',
+          reason: 'seed',
+        },
+      },
     ],
   };
 }
 
-export function seedOrderEffects(account: AccountState, input: SeedOrderInput, context: EngineContext): { effects: Effect[]; order: PendingOrder } {
+export function seedOrderEffects(
+  account: AccountState,
+  input: SeedOrderInput,
+  context: EngineContext,
+): { effects: Effect[]; order: PendingOrder } {
   const spec = findSymbol(account.server, input.symbol);
   if (!spec) throw new BrokerError('invalid', `symbol ${input.symbol} does not exist on ${account.server.name}`);
   const type = pendingTypes[input.type];

@@ -3,9 +3,13 @@ import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { tracedGrpcImplementation } from '@mtx/shared/telemetry';
 import type { ServerDefinition } from '../domain/catalog';
-import { Broker, BrokerError, type TradeCall } from '../domain/broker';
+import { type Broker, BrokerError, type TradeCall } from '../domain/broker';
 import { createTerminalStreams } from './terminal-stream';
 import type { AccountState, PendingOrder, Position, RequestRecord, TradeError, TradeOutcome } from '../domain/engine';
+import type { Mt4OrderCloseRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderCloseRequest';
+import type { Mt4OrderDeleteRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderDeleteRequest';
+import type { Mt4OrderSendRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderSendRequest';
+import type { Mt5TradeRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt5TradeRequest';
 
 export const brokerSimProto = { file: 'brokersim/v1/brokersim.proto', service: 'mtx.brokersim.v1.BrokerSimService' } as const;
 
@@ -51,7 +55,16 @@ const mt5Codes: Record<TradeError, number> = {
 
 function toAppError(error: unknown): unknown {
   if (!(error instanceof BrokerError)) return error;
-  const code = ({ not_found: 'not_found', unauthenticated: 'unauthenticated', unavailable: 'unavailable', invalid: 'invalid_request', conflict: 'conflict', wrong_platform: 'invalid_request' } as const)[error.kind];
+  const code = (
+    {
+      not_found: 'not_found',
+      unauthenticated: 'unauthenticated',
+      unavailable: 'unavailable',
+      invalid: 'invalid_request',
+      conflict: 'conflict',
+      wrong_platform: 'invalid_request',
+    } as const
+  )[error.kind];
   return new AppError(code, error.message);
 }
 
@@ -159,10 +172,14 @@ function renderRecord(record: RequestRecord, account: AccountState) {
 }
 
 function requirePlatform(account: AccountState, platform: 'mt4' | 'mt5'): void {
-  if (account.record.platform !== platform) throw new BrokerError('wrong_platform', `${account.server.name} is an ${account.record.platform.toUpperCase()} server`);
+  if (account.record.platform !== platform)
+    throw new BrokerError('wrong_platform', `${account.server.name} is an ${account.record.platform.toUpperCase()} server`);
 }
 
-function tradeCall(request: { session_id: string; client_id: string; deadline_unix_ms: number }, call: grpc.ServerUnaryCall<unknown, unknown>): TradeCall {
+function tradeCall(
+  request: { session_id: string; client_id: string; deadline_unix_ms: number },
+  call: grpc.ServerUnaryCall<unknown, unknown>,
+): TradeCall {
   const cancelled = new Promise<void>((resolve) => call.once('cancelled', () => resolve()));
   return { sessionId: request.session_id, clientId: request.client_id, deadlineUnixMs: Number(request.deadline_unix_ms) || 0, cancelled };
 }
@@ -174,7 +191,11 @@ function tradeCall(request: { session_id: string; client_id: string; deadline_un
 export function createBrokerSimGrpcImplementation(
   broker: Broker,
   logger: Logger,
-): { implementation: grpc.UntypedServiceImplementation; drainTerminals(graceMs: number): Promise<void>; terminalStats(): Record<string, number> } {
+): {
+  implementation: grpc.UntypedServiceImplementation;
+  drainTerminals(graceMs: number): Promise<void>;
+  terminalStats(): Record<string, number>;
+} {
   const wrap =
     <TRequest>(handler: (request: TRequest, call: grpc.ServerUnaryCall<unknown, unknown>) => Promise<unknown> | unknown) =>
     async (request: TRequest, call: grpc.ServerUnaryCall<unknown, unknown>) => {
@@ -203,7 +224,14 @@ export function createBrokerSimGrpcImplementation(
       Ping: wrap((request: { session_id: string }) => {
         const account = broker.accountOf(request.session_id);
         const figures = broker.figures(account);
-        return { connected: true, server: account.server.name, balance: figures.balance, equity: figures.equity, margin: figures.margin, free_margin: figures.freeMargin };
+        return {
+          connected: true,
+          server: account.server.name,
+          balance: figures.balance,
+          equity: figures.equity,
+          margin: figures.margin,
+          free_margin: figures.freeMargin,
+        };
       }),
       GetSymbol: wrap((request: { session_id: string; symbol: string }) => {
         const account = broker.accountOf(request.session_id);
@@ -231,7 +259,7 @@ export function createBrokerSimGrpcImplementation(
         if (account.record.platform === 'mt4') return { found: true, mt4_order: mt4Order((position ?? order)!) };
         return position ? { found: true, mt5_position: mt5Position(position) } : { found: true, mt5_order: mt5Order(order!) };
       }),
-      Mt4OrderSend: wrap(async (request: any, call) => {
+      Mt4OrderSend: wrap(async (request: Mt4OrderSendRequest__Output, call) => {
         requirePlatform(broker.accountOf(request.session_id), 'mt4');
         const price = Number(request.price) || 0;
         const { record } = await broker.openOrder(tradeCall(request, call), {
@@ -250,13 +278,19 @@ export function createBrokerSimGrpcImplementation(
         });
         return mt4Result(record.outcome!);
       }),
-      Mt4OrderClose: wrap(async (request: any, call) => {
+      Mt4OrderClose: wrap(async (request: Mt4OrderCloseRequest__Output, call) => {
         requirePlatform(broker.accountOf(request.session_id), 'mt4');
         const price = Number(request.price) || 0;
-        const { record } = await broker.closePosition(tradeCall(request, call), Number(request.ticket), request.lots, price, price > 0 ? request.slippage : undefined);
+        const { record } = await broker.closePosition(
+          tradeCall(request, call),
+          Number(request.ticket),
+          request.lots,
+          price,
+          price > 0 ? request.slippage : undefined,
+        );
         return mt4Result(record.outcome!);
       }),
-      Mt4OrderDelete: wrap(async (request: any, call) => {
+      Mt4OrderDelete: wrap(async (request: Mt4OrderDeleteRequest__Output, call) => {
         requirePlatform(broker.accountOf(request.session_id), 'mt4');
         const { record } = await broker.deleteOrder(tradeCall(request, call), Number(request.ticket));
         return mt4Result(record.outcome!);
@@ -266,7 +300,7 @@ export function createBrokerSimGrpcImplementation(
         requirePlatform(account, 'mt4');
         return { orders: [...account.positions.values(), ...account.orders.values()].map(mt4Order) };
       }),
-      Mt5OrderSend: wrap(async (request: any, call) => {
+      Mt5OrderSend: wrap(async (request: Mt5TradeRequest__Output, call) => {
         const account = broker.accountOf(request.session_id);
         requirePlatform(account, 'mt5');
         const trade = tradeCall(request, call);
@@ -276,7 +310,13 @@ export function createBrokerSimGrpcImplementation(
           return mt5Result(record.outcome!, false);
         }
         if (request.action === 1 && Number(request.position) > 0) {
-          const { record } = await broker.closePosition(trade, Number(request.position), request.volume, price, price > 0 ? request.deviation : undefined);
+          const { record } = await broker.closePosition(
+            trade,
+            Number(request.position),
+            request.volume,
+            price,
+            price > 0 ? request.deviation : undefined,
+          );
           return mt5Result(record.outcome!, false);
         }
         if ((request.action === 1 && request.type <= 1) || (request.action === 5 && request.type >= 2)) {
@@ -296,7 +336,16 @@ export function createBrokerSimGrpcImplementation(
           });
           return mt5Result(record.outcome!, record.kind === 'pending');
         }
-        return { retcode: 10013, deal: 0, order: 0, volume: 0, price: 0, bid: 0, ask: 0, comment: `action ${request.action} with type ${request.type} is not supported` };
+        return {
+          retcode: 10013,
+          deal: 0,
+          order: 0,
+          volume: 0,
+          price: 0,
+          bid: 0,
+          ask: 0,
+          comment: `action ${request.action} with type ${request.type} is not supported`,
+        };
       }),
       Mt5Positions: wrap((request: { session_id: string }) => {
         const account = broker.accountOf(request.session_id);

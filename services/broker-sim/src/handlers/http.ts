@@ -1,7 +1,8 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '@mtx/shared/logger';
 import { instruments } from '../domain/catalog';
-import { Broker, BrokerError, type FaultSettings } from '../domain/broker';
+import { type Broker, BrokerError, type FaultSettings } from '../domain/broker';
 import { renderServer } from './grpc';
 
 const accountParams = {
@@ -42,17 +43,29 @@ export interface TerminalControl {
   disconnect(): Promise<void>;
 }
 
-export function buildControlApi(broker: Broker, logger: Logger, readiness: () => Promise<boolean>, terminals?: TerminalControl): FastifyInstance<any, any, any, any> {
+/** The control API's Fastify type: pino's logger is wider than Fastify's default logger type. */
+export type ControlApi = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
+
+export function buildControlApi(
+  broker: Broker,
+  logger: Logger,
+  readiness: () => Promise<boolean>,
+  terminals?: TerminalControl,
+): ControlApi {
   const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
 
   app.setErrorHandler((error: unknown, _request, reply) => {
     if (error instanceof BrokerError) {
-      const status = { not_found: 404, unauthenticated: 401, unavailable: 503, invalid: 400, conflict: 409, wrong_platform: 400 }[error.kind];
+      const status = { not_found: 404, unauthenticated: 401, unavailable: 503, invalid: 400, conflict: 409, wrong_platform: 400 }[
+        error.kind
+      ];
       return reply.status(status).send({ error: { code: error.kind, message: error.message } });
     }
-    const validation = (error as { validation?: unknown; message?: string; statusCode?: number });
+    const validation = error as { validation?: unknown; message?: string; statusCode?: number };
     if (validation.validation || (validation.statusCode && validation.statusCode < 500)) {
-      return reply.status(validation.statusCode ?? 400).send({ error: { code: 'invalid', message: validation.message ?? 'invalid request' } });
+      return reply
+        .status(validation.statusCode ?? 400)
+        .send({ error: { code: 'invalid', message: validation.message ?? 'invalid request' } });
     }
     logger.error({ err: error }, 'control request failed');
     return reply.status(500).send({ error: { code: 'internal', message: 'internal error' } });
@@ -80,7 +93,12 @@ export function buildControlApi(broker: Broker, logger: Logger, readiness: () =>
         body: {
           type: 'object',
           additionalProperties: false,
-          properties: { symbol: { type: 'string', enum: Object.keys(instruments) }, bid: { type: 'number', exclusiveMinimum: 0 }, frozen: { type: 'boolean' }, frozen_all: { type: 'boolean' } },
+          properties: {
+            symbol: { type: 'string', enum: Object.keys(instruments) },
+            bid: { type: 'number', exclusiveMinimum: 0 },
+            frozen: { type: 'boolean' },
+            frozen_all: { type: 'boolean' },
+          },
         },
       },
     },
@@ -93,7 +111,9 @@ export function buildControlApi(broker: Broker, logger: Logger, readiness: () =>
     },
   );
 
-  app.post<{ Body: { server: string; login: string; password: string; balance?: number; leverage?: number; margin_mode?: 'hedging' | 'netting' } }>(
+  app.post<{
+    Body: { server: string; login: string; password: string; balance?: number; leverage?: number; margin_mode?: 'hedging' | 'netting' };
+  }>(
     '/control/accounts',
     {
       schema: {
@@ -118,16 +138,26 @@ export function buildControlApi(broker: Broker, logger: Logger, readiness: () =>
     },
   );
 
-  app.get<{ Params: AccountParams }>('/control/accounts/:server/:login', { schema: { params: accountParams } }, async (request) => broker.accountSnapshot(request.params.server, request.params.login));
+  app.get<{ Params: AccountParams }>('/control/accounts/:server/:login', { schema: { params: accountParams } }, async (request) =>
+    broker.accountSnapshot(request.params.server, request.params.login),
+  );
 
-  app.put<{ Params: AccountParams; Body: FaultSettings }>('/control/accounts/:server/:login/faults', { schema: { params: accountParams, body: faultsBody } }, async (request) => {
-    broker.setFaults(request.params.server, request.params.login, request.body ?? {});
-    return broker.getFaults(request.params.server, request.params.login);
-  });
-  app.delete<{ Params: AccountParams }>('/control/accounts/:server/:login/faults', { schema: { params: accountParams } }, async (request) => {
-    broker.setFaults(request.params.server, request.params.login, {});
-    return {};
-  });
+  app.put<{ Params: AccountParams; Body: FaultSettings }>(
+    '/control/accounts/:server/:login/faults',
+    { schema: { params: accountParams, body: faultsBody } },
+    async (request) => {
+      broker.setFaults(request.params.server, request.params.login, request.body ?? {});
+      return broker.getFaults(request.params.server, request.params.login);
+    },
+  );
+  app.delete<{ Params: AccountParams }>(
+    '/control/accounts/:server/:login/faults',
+    { schema: { params: accountParams } },
+    async (request) => {
+      broker.setFaults(request.params.server, request.params.login, {});
+      return {};
+    },
+  );
 
   app.post<{ Params: AccountParams; Body: Parameters<Broker['seedPosition']>[2] }>(
     '/control/accounts/:server/:login/positions',
@@ -178,8 +208,14 @@ export function buildControlApi(broker: Broker, logger: Logger, readiness: () =>
     async (request, reply) => reply.status(201).send(await broker.seedOrder(request.params.server, request.params.login, request.body)),
   );
 
-  app.get<{ Params: AccountParams }>('/control/accounts/:server/:login/deals', { schema: { params: accountParams } }, async (request) => ({ deals: broker.deals(request.params.server, request.params.login) }));
-  app.get<{ Params: AccountParams }>('/control/accounts/:server/:login/requests', { schema: { params: accountParams } }, async (request) => ({ requests: broker.requests(request.params.server, request.params.login) }));
+  app.get<{ Params: AccountParams }>('/control/accounts/:server/:login/deals', { schema: { params: accountParams } }, async (request) => ({
+    deals: broker.deals(request.params.server, request.params.login),
+  }));
+  app.get<{ Params: AccountParams }>(
+    '/control/accounts/:server/:login/requests',
+    { schema: { params: accountParams } },
+    async (request) => ({ requests: broker.requests(request.params.server, request.params.login) }),
+  );
 
   return app;
 }

@@ -1,5 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { terminalCallFields, type TerminalAnswerFrame, type TerminalCallFrame, type TerminalField } from '@mtx/shared/connector/terminal-frames';
+import {
+  terminalCallFields,
+  type TerminalAnswerFrame,
+  type TerminalCallFrame,
+  type TerminalField,
+} from '@mtx/shared/connector/terminal-frames';
 import { grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 
@@ -58,7 +63,11 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
       const metadata = new grpc.Metadata();
       if (frame.traceparent) metadata.set('traceparent', frame.traceparent);
       if (frame.tracestate) metadata.set('tracestate', frame.tracestate);
-      const call = Object.assign(new EventEmitter(), { request: frame[field], metadata }) as unknown as grpc.ServerUnaryCall<unknown, unknown> & EventEmitter;
+      const call = Object.assign(new EventEmitter(), { request: frame[field], metadata }) as unknown as grpc.ServerUnaryCall<
+        unknown,
+        unknown
+      > &
+        EventEmitter;
       terminal.calls.set(callId, call);
       const remainingMs = Number(frame.deadline_unix_ms) > 0 ? Number(frame.deadline_unix_ms) - Date.now() : 0;
       const deadline = remainingMs > 0 ? setTimeout(() => call.emit('cancelled'), remainingMs) : undefined;
@@ -95,7 +104,8 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
      */
     async drain(graceMs: number): Promise<void> {
       const until = Date.now() + graceMs;
-      while ([...open].some((terminal) => terminal.calls.size > 0) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ([...open].some((terminal) => terminal.calls.size > 0) && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       for (const terminal of [...open]) terminal.stream.end();
     },
   };

@@ -25,7 +25,9 @@ export interface EventDocument {
   effects: Effect[];
 }
 
-type JournalLine = { account: Omit<AccountDocument, 'created_at'> & { created_at: string } } | { event: Omit<EventDocument, 'at'> & { at: string } };
+type JournalLine =
+  | { account: Omit<AccountDocument, 'created_at'> & { created_at: string } }
+  | { event: Omit<EventDocument, 'at'> & { at: string } };
 
 interface Pending {
   line: string;
@@ -110,7 +112,8 @@ export class FileJournal {
 
   private enqueue(line: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
-    if (this.queue.length >= this.queueMax) return Promise.reject(new Error(`${this.queueMax} journal lines are waiting for the disk; not executed`));
+    if (this.queue.length >= this.queueMax)
+      return Promise.reject(new Error(`${this.queueMax} journal lines are waiting for the disk; not executed`));
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ line: `${line}\n`, resolve, reject });
       if (!this.flushing) this.flushing = this.flushLoop().finally(() => (this.flushing = undefined));

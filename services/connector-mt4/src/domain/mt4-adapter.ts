@@ -1,7 +1,21 @@
-import { BrokerAdapterBase, type BrokerRecord, type OpenItem, type PlatformAdapter, type SymbolDetails, type TradeOutcome } from '@mtx/connector-runtime/adapter';
-import type { BrokerClient, BrokerSession } from '@mtx/connector-runtime/broker-client';
+import {
+  BrokerAdapterBase,
+  type BrokerRecord,
+  type OpenItem,
+  type PlatformAdapter,
+  type TradeOutcome,
+} from '@mtx/connector-runtime/adapter';
+import type { BrokerSession } from '@mtx/connector-runtime/broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
-import { expirationSeconds, isPendingOperation, isStopLimitOperation, mt4ErrorName, mt4ErrorToRetcode, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
+import {
+  expirationSeconds,
+  isPendingOperation,
+  isStopLimitOperation,
+  mt4ErrorName,
+  mt4ErrorToRetcode,
+  normalizeOperation,
+  orderTypeNumber,
+} from '@mtx/shared/trading';
 
 interface Mt4Result {
   error: number;
@@ -28,14 +42,30 @@ interface Mt4Order {
  */
 export function mt4Outcome(result: Mt4Result, pending: boolean): TradeOutcome {
   const retcode = mt4ErrorToRetcode(result.error, pending);
-  const message = result.error === 0 ? result.description : `${result.description} (MT4 error ${result.error} ${mt4ErrorName(result.error)})`;
-  return { retcode, order: result.ticket, deal: result.error === 0 && !pending ? result.ticket : 0, price: result.price, bid: result.bid, ask: result.ask, volume: result.lots, message };
+  const message =
+    result.error === 0 ? result.description : `${result.description} (MT4 error ${result.error} ${mt4ErrorName(result.error)})`;
+  return {
+    retcode,
+    order: result.ticket,
+    deal: result.error === 0 && !pending ? result.ticket : 0,
+    price: result.price,
+    bid: result.bid,
+    ask: result.ask,
+    volume: result.lots,
+    message,
+  };
 }
 
 function item(order: Mt4Order): OpenItem {
-  return { ticket: order.ticket, symbol: order.symbol, type: order.cmd, kind: order.cmd <= 1 ? 'position' : 'pending', volume: order.lots, magic: order.magic };
+  return {
+    ticket: order.ticket,
+    symbol: order.symbol,
+    type: order.cmd,
+    kind: order.cmd <= 1 ? 'position' : 'pending',
+    volume: order.lots,
+    magic: order.magic,
+  };
 }
-
 
 /**
  * MT4 over broker-sim: OrderSend with OP_* commands, OrderClose for market orders, OrderDelete for pending
@@ -44,8 +74,11 @@ function item(order: Mt4Order): OpenItem {
 export class Mt4Adapter extends BrokerAdapterBase implements PlatformAdapter {
   readonly platform = 'mt4' as const;
 
-
-  async place(session: BrokerSession, leg: OrderLegMessage, options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number }): Promise<TradeOutcome> {
+  async place(
+    session: BrokerSession,
+    leg: OrderLegMessage,
+    options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number },
+  ): Promise<TradeOutcome> {
     const operation = normalizeOperation(leg.operation);
     if (!operation || isStopLimitOperation(operation)) throw new Error(`operation ${leg.operation} does not exist on MT4`);
     const pending = isPendingOperation(operation);
@@ -74,25 +107,62 @@ export class Mt4Adapter extends BrokerAdapterBase implements PlatformAdapter {
   }
 
   async listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]> {
-    const response = await this.client.call<{ orders: Mt4Order[] }>('Mt4Orders', { session_id: session.sessionId }, callDeadlineMs, session.traceContext);
+    const response = await this.client.call<{ orders: Mt4Order[] }>(
+      'Mt4Orders',
+      { session_id: session.sessionId },
+      callDeadlineMs,
+      session.traceContext,
+    );
     return response.orders.map(item).filter((entry) => kind === 'any' || entry.kind === kind);
   }
 
   async getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined> {
-    const response = await this.client.call<{ found: boolean; mt4_order?: Mt4Order }>('GetTicket', { session_id: session.sessionId, ticket }, callDeadlineMs, session.traceContext);
+    const response = await this.client.call<{ found: boolean; mt4_order?: Mt4Order }>(
+      'GetTicket',
+      { session_id: session.sessionId, ticket },
+      callDeadlineMs,
+      session.traceContext,
+    );
     return response.found && response.mt4_order ? item(response.mt4_order) : undefined;
   }
 
-  async close(session: BrokerSession, target: OpenItem, options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number }): Promise<TradeOutcome> {
-    const base = { session_id: session.sessionId, client_id: options.clientId, deadline_unix_ms: options.deadlineUnixMs, ticket: target.ticket };
-    if (target.kind === 'pending') return mt4Outcome(await this.client.call<Mt4Result>('Mt4OrderDelete', base, options.callDeadlineMs, session.traceContext), false);
+  async close(
+    session: BrokerSession,
+    target: OpenItem,
+    options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number },
+  ): Promise<TradeOutcome> {
+    const base = {
+      session_id: session.sessionId,
+      client_id: options.clientId,
+      deadline_unix_ms: options.deadlineUnixMs,
+      ticket: target.ticket,
+    };
+    if (target.kind === 'pending')
+      return mt4Outcome(await this.client.call<Mt4Result>('Mt4OrderDelete', base, options.callDeadlineMs, session.traceContext), false);
     const lots = options.volume > 0 ? options.volume : target.volume;
-    const result = await this.client.call<Mt4Result>('Mt4OrderClose', { ...base, lots, price: 0, slippage: options.slippagePoints ?? 0 }, options.callDeadlineMs, session.traceContext);
+    const result = await this.client.call<Mt4Result>(
+      'Mt4OrderClose',
+      { ...base, lots, price: 0, slippage: options.slippagePoints ?? 0 },
+      options.callDeadlineMs,
+      session.traceContext,
+    );
     return mt4Outcome(result, false);
   }
 
   async lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]> {
-    const response = await this.client.call<{ records: Array<{ client_id: string; state: string; action: string; symbol: string; ticket: number; type: number; volume: number; kind: string; mt4?: Mt4Result }> }>(
+    const response = await this.client.call<{
+      records: Array<{
+        client_id: string;
+        state: string;
+        action: string;
+        symbol: string;
+        ticket: number;
+        type: number;
+        volume: number;
+        kind: string;
+        mt4?: Mt4Result;
+      }>;
+    }>(
       'LookupRequests',
       { session_id: session.sessionId, client_ids: clientIds, client_id_prefix: prefix },
       callDeadlineMs,
@@ -113,5 +183,4 @@ export class Mt4Adapter extends BrokerAdapterBase implements PlatformAdapter {
       return converted;
     });
   }
-
 }

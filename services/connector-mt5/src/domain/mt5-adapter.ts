@@ -1,5 +1,11 @@
-import { BrokerAdapterBase, type BrokerRecord, type OpenItem, type PlatformAdapter, type SymbolDetails, type TradeOutcome } from '@mtx/connector-runtime/adapter';
-import type { BrokerClient, BrokerSession } from '@mtx/connector-runtime/broker-client';
+import {
+  BrokerAdapterBase,
+  type BrokerRecord,
+  type OpenItem,
+  type PlatformAdapter,
+  type TradeOutcome,
+} from '@mtx/connector-runtime/adapter';
+import type { BrokerSession } from '@mtx/connector-runtime/broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
 import { expirationSeconds, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
 
@@ -34,17 +40,39 @@ interface Mt5Order {
 }
 
 function outcomeOf(result: Mt5TradeResult): TradeOutcome {
-  return { retcode: result.retcode, order: result.order, deal: result.deal, price: result.price, bid: result.bid, ask: result.ask, volume: result.volume, message: result.comment };
+  return {
+    retcode: result.retcode,
+    order: result.order,
+    deal: result.deal,
+    price: result.price,
+    bid: result.bid,
+    ask: result.ask,
+    volume: result.volume,
+    message: result.comment,
+  };
 }
 
 function positionItem(position: Mt5Position): OpenItem {
-  return { ticket: position.ticket, symbol: position.symbol, type: position.type, kind: 'position', volume: position.volume, magic: position.magic };
+  return {
+    ticket: position.ticket,
+    symbol: position.symbol,
+    type: position.type,
+    kind: 'position',
+    volume: position.volume,
+    magic: position.magic,
+  };
 }
 
 function orderItem(order: Mt5Order): OpenItem {
-  return { ticket: order.ticket, symbol: order.symbol, type: order.type, kind: 'pending', volume: order.volume_current, magic: order.magic };
+  return {
+    ticket: order.ticket,
+    symbol: order.symbol,
+    type: order.type,
+    kind: 'pending',
+    volume: order.volume_current,
+    magic: order.magic,
+  };
 }
-
 
 /**
  * MT5 over broker-sim: one OrderSend per request (TRADE_ACTION_DEAL for market orders and closes by position
@@ -54,8 +82,11 @@ function orderItem(order: Mt5Order): OpenItem {
 export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
   readonly platform = 'mt5' as const;
 
-
-  async place(session: BrokerSession, leg: OrderLegMessage, options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number }): Promise<TradeOutcome> {
+  async place(
+    session: BrokerSession,
+    leg: OrderLegMessage,
+    options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number },
+  ): Promise<TradeOutcome> {
     const operation = normalizeOperation(leg.operation);
     if (!operation) throw new Error(`unknown operation ${leg.operation}`);
     const type = orderTypeNumber[operation];
@@ -88,31 +119,73 @@ export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
 
   async listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]> {
     const [positions, orders] = await Promise.all([
-      kind === 'pending' ? Promise.resolve({ positions: [] as Mt5Position[] }) : this.client.call<{ positions: Mt5Position[] }>('Mt5Positions', { session_id: session.sessionId }, callDeadlineMs, session.traceContext),
-      kind === 'position' ? Promise.resolve({ orders: [] as Mt5Order[] }) : this.client.call<{ orders: Mt5Order[] }>('Mt5Orders', { session_id: session.sessionId }, callDeadlineMs, session.traceContext),
+      kind === 'pending'
+        ? Promise.resolve({ positions: [] as Mt5Position[] })
+        : this.client.call<{ positions: Mt5Position[] }>(
+            'Mt5Positions',
+            { session_id: session.sessionId },
+            callDeadlineMs,
+            session.traceContext,
+          ),
+      kind === 'position'
+        ? Promise.resolve({ orders: [] as Mt5Order[] })
+        : this.client.call<{ orders: Mt5Order[] }>('Mt5Orders', { session_id: session.sessionId }, callDeadlineMs, session.traceContext),
     ]);
     return [...positions.positions.map(positionItem), ...orders.orders.map(orderItem)];
   }
 
   async getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined> {
-    const response = await this.client.call<{ found: boolean; mt5_position?: Mt5Position; mt5_order?: Mt5Order }>('GetTicket', { session_id: session.sessionId, ticket }, callDeadlineMs, session.traceContext);
+    const response = await this.client.call<{ found: boolean; mt5_position?: Mt5Position; mt5_order?: Mt5Order }>(
+      'GetTicket',
+      { session_id: session.sessionId, ticket },
+      callDeadlineMs,
+      session.traceContext,
+    );
     if (!response.found) return undefined;
     if (response.mt5_position) return positionItem(response.mt5_position);
     if (response.mt5_order) return orderItem(response.mt5_order);
     return undefined;
   }
 
-  async close(session: BrokerSession, item: OpenItem, options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number }): Promise<TradeOutcome> {
-    const base = { session_id: session.sessionId, client_id: options.clientId, deadline_unix_ms: options.deadlineUnixMs, symbol: item.symbol };
+  async close(
+    session: BrokerSession,
+    item: OpenItem,
+    options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number },
+  ): Promise<TradeOutcome> {
+    const base = {
+      session_id: session.sessionId,
+      client_id: options.clientId,
+      deadline_unix_ms: options.deadlineUnixMs,
+      symbol: item.symbol,
+    };
     const request =
       item.kind === 'pending'
         ? { ...base, action: tradeAction.remove, order: item.ticket }
-        : { ...base, action: tradeAction.deal, position: item.ticket, volume: options.volume > 0 ? options.volume : item.volume, type: item.type === 0 ? 1 : 0, deviation: options.slippagePoints ?? 0 };
+        : {
+            ...base,
+            action: tradeAction.deal,
+            position: item.ticket,
+            volume: options.volume > 0 ? options.volume : item.volume,
+            type: item.type === 0 ? 1 : 0,
+            deviation: options.slippagePoints ?? 0,
+          };
     return outcomeOf(await this.client.call<Mt5TradeResult>('Mt5OrderSend', request, options.callDeadlineMs, session.traceContext));
   }
 
   async lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]> {
-    const response = await this.client.call<{ records: Array<{ client_id: string; state: string; action: string; symbol: string; ticket: number; type: number; volume: number; kind: string; mt5?: Mt5TradeResult }> }>(
+    const response = await this.client.call<{
+      records: Array<{
+        client_id: string;
+        state: string;
+        action: string;
+        symbol: string;
+        ticket: number;
+        type: number;
+        volume: number;
+        kind: string;
+        mt5?: Mt5TradeResult;
+      }>;
+    }>(
       'LookupRequests',
       { session_id: session.sessionId, client_ids: clientIds, client_id_prefix: prefix },
       callDeadlineMs,
@@ -133,5 +206,4 @@ export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
       return converted;
     });
   }
-
 }

@@ -46,6 +46,7 @@ export function newTransactionHash(style: AddressStyle): string {
  */
 export function evmPaymentUri(asset: ListedAsset, address: string, amountUnits: string): string | undefined {
   if (!asset.chain.isEvm || asset.chain.evmChainId === undefined) return undefined;
-  if (asset.tokenContract) return `ethereum:${asset.tokenContract}@${asset.chain.evmChainId}/transfer?address=${address}&uint256=${amountUnits}`;
+  if (asset.tokenContract)
+    return `ethereum:${asset.tokenContract}@${asset.chain.evmChainId}/transfer?address=${address}&uint256=${amountUnits}`;
   return `ethereum:${address}@${asset.chain.evmChainId}?value=${amountUnits}`;
 }

@@ -54,7 +54,14 @@ const coins: Record<string, Coin> = {
   DOGE: { code: 'DOGE', name: 'Dogecoin', isStable: false, baseRateEur: 0.14, volatilityPerStep: 0.008 },
 };
 
-const listing = (coin: string, chain: string, decimals: number, displayDecimals: number, minimumEurCents: number, tokenContract?: string): ListedAsset => ({
+const listing = (
+  coin: string,
+  chain: string,
+  decimals: number,
+  displayDecimals: number,
+  minimumEurCents: number,
+  tokenContract?: string,
+): ListedAsset => ({
   coin: coins[coin]!,
   chain: chains[chain]!,
   decimals,

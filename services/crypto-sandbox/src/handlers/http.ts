@@ -1,14 +1,16 @@
 import crypto from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-
-// The logger is pino's own; fastify's generic defaults name a narrower one.
-export type SandboxHttp = FastifyInstance<any, any, any, any>;
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
+import type { Logger } from '@mtx/shared/logger';
 import { catalog, rateEur } from '../domain/catalog';
 import { deliveryModes, type DeliveryMode, type PostbackDispatcher } from '../delivery';
 import type { Invoices } from '../invoices';
+
+// The logger is pino's own; fastify's generic defaults name a narrower one.
+export type SandboxHttp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
 
 export interface SandboxRouteDependencies {
   invoices: Invoices;
@@ -20,7 +22,10 @@ export interface SandboxRouteDependencies {
 
 const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
 
-const unitAmount = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'Amount in the asset smallest unit, as a decimal integer string.' });
+const unitAmount = Type.String({
+  pattern: '^[1-9][0-9]{0,77}$',
+  description: 'Amount in the asset smallest unit, as a decimal integer string.',
+});
 
 /** The provider's HTTP API: the merchant invoice API (X-Api-Key), and the sandbox control endpoints (open). */
 export function registerSandboxRoutes(app: SandboxHttp, dependencies: SandboxRouteDependencies): void {
@@ -84,9 +89,13 @@ export function registerSandboxRoutes(app: SandboxHttp, dependencies: SandboxRou
 
   const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-  app.get('/v1/invoices/:id', { onRequest: requireMerchant, schema: { params: idParams } }, async (request) => invoices.get((request.params as { id: string }).id));
+  app.get('/v1/invoices/:id', { onRequest: requireMerchant, schema: { params: idParams } }, async (request) =>
+    invoices.get((request.params as { id: string }).id),
+  );
 
-  app.post('/v1/invoices/:id/cancel', { onRequest: requireMerchant, schema: { params: idParams } }, async (request) => invoices.cancel((request.params as { id: string }).id));
+  app.post('/v1/invoices/:id/cancel', { onRequest: requireMerchant, schema: { params: idParams } }, async (request) =>
+    invoices.cancel((request.params as { id: string }).id),
+  );
 
   app.post(
     '/sandbox/deposits',
@@ -105,7 +114,13 @@ export function registerSandboxRoutes(app: SandboxHttp, dependencies: SandboxRou
       },
     },
     async (request, reply) => {
-      const body = request.body as { address: string; asset_code: string; blockchain_code: string; amount: string; delivery?: DeliveryMode };
+      const body = request.body as {
+        address: string;
+        asset_code: string;
+        blockchain_code: string;
+        amount: string;
+        delivery?: DeliveryMode;
+      };
       const delivery = body.delivery ?? 'normal';
       const { invoice, transaction } = await invoices.deposit(body);
       dispatcher.schedule(invoice, transaction, delivery);
@@ -123,7 +138,14 @@ export function registerSandboxRoutes(app: SandboxHttp, dependencies: SandboxRou
 
   app.get(
     '/sandbox/deliveries',
-    { schema: { querystring: Type.Object({ transaction_id: Type.Optional(Type.String({ maxLength: 128 })), invoice_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }) } },
+    {
+      schema: {
+        querystring: Type.Object(
+          { transaction_id: Type.Optional(Type.String({ maxLength: 128 })), invoice_id: Type.Optional(Type.String({ maxLength: 64 })) },
+          { additionalProperties: false },
+        ),
+      },
+    },
     async (request) => {
       const query = request.query as { transaction_id?: string; invoice_id?: string };
       return {

@@ -1,8 +1,23 @@
 import { AppError } from '@mtx/shared/errors';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
-import { closeSummary, placeSummary, plainClose, plainLeg, type BatchView, type CloseAccountResult, type OrderLegResult } from '../domain/results';
+import {
+  closeSummary,
+  placeSummary,
+  plainClose,
+  plainLeg,
+  type BatchView,
+  type CloseAccountResult,
+  type OrderLegResult,
+} from '../domain/results';
 import { randomBase62 } from '../domain/secrets';
-import { findOutcomes, type BatchDocument, type OpenBatchDocument, type OutcomeDocument, type UnsettledDocument } from '../store/execution-store';
+import {
+  findOutcomes,
+  type BatchDocument,
+  type OpenBatchDocument,
+  type OutcomeDocument,
+  type StoredResult,
+  type UnsettledDocument,
+} from '../store/execution-store';
 import { GroupWriter } from '../store/group-writer';
 import type { BatchServiceOptions } from './batch-context';
 
@@ -11,17 +26,22 @@ const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
 /** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
 export function batchIdFor(requested: string | undefined): string {
   if (requested === undefined || requested === '') return `bat_${randomBase62(20)}`;
-  if (!requestedBatchIdPattern.test(requested)) throw new AppError('invalid_request', 'batch_id must be bat_ followed by 20 letters or digits', { param: 'batch_id' });
+  if (!requestedBatchIdPattern.test(requested))
+    throw new AppError('invalid_request', 'batch_id must be bat_ followed by 20 letters or digits', { param: 'batch_id' });
   return requested;
 }
 
-async function insertAll<T extends { _id: string }>(collection: { insertMany(documents: any[], options: { ordered: boolean }): Promise<unknown> }, documents: T[]): Promise<void> {
+async function insertAll<T extends { _id: string }>(
+  collection: { insertMany(documents: T[], options: { ordered: boolean }): Promise<unknown> },
+  documents: T[],
+): Promise<void> {
   if (documents.length === 0) return;
   try {
     await collection.insertMany(documents, { ordered: false });
   } catch (error) {
     const writeErrors = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-    const onlyDuplicates = Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((item) => (item.code ?? item.err?.code) === 11000);
+    const onlyDuplicates =
+      Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((item) => (item.code ?? item.err?.code) === 11000);
     if (!onlyDuplicates && !isDuplicateKeyError(error)) throw error;
   }
 }
@@ -49,16 +69,17 @@ export class BatchJournal {
     return this.options.clock.now().getTime();
   }
 
-
   async writeAhead(batch: BatchDocument): Promise<void> {
     try {
-      await Promise.all([this.batchWriter.insert([batch]), this.openWriter.insert([{ _id: batch._id, created_at: batch.created_at, deadline_at: batch.deadline_at }])]);
+      await Promise.all([
+        this.batchWriter.insert([batch]),
+        this.openWriter.insert([{ _id: batch._id, created_at: batch.created_at, deadline_at: batch.deadline_at }]),
+      ]);
     } catch (error) {
       this.options.logger.error({ err: error, batch_id: batch._id }, 'batch could not be recorded; nothing was sent');
       throw new AppError('unavailable', 'the batch could not be recorded, so nothing was sent; retry shortly');
     }
   }
-
 
   /**
    * A caller-chosen batch id may already be recorded (the write-ahead tolerates the duplicate): by an earlier
@@ -72,8 +93,7 @@ export class BatchJournal {
     }
   }
 
-
-  async persistOutcomes(batchId: string, results: Array<Record<string, any>>, unsettled: UnsettledDocument[]): Promise<void> {
+  async persistOutcomes(batchId: string, results: Array<StoredResult>, unsettled: UnsettledDocument[]): Promise<void> {
     const writtenAt = this.options.clock.now();
     const outcome: OutcomeDocument = { _id: batchId, results, source: 'reply', written_at: writtenAt };
     try {
@@ -84,13 +104,24 @@ export class BatchJournal {
       return;
     }
     // Off the answer's path: a marker whose batch has its outcomes is only removed by recovery if this is lost.
-    this.openWriter.delete(batchId).catch((error: unknown) => this.options.logger.warn({ err: error, batch_id: batchId }, 'open-batch marker not removed; recovery will'));
+    this.openWriter
+      .delete(batchId)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error, batch_id: batchId }, 'open-batch marker not removed; recovery will'),
+      );
   }
 
-  async settle(batchId: string, index: number, result: Record<string, any>, source: 'late_reply' | 'reconciliation'): Promise<boolean> {
+  async settle(batchId: string, index: number, result: StoredResult, source: 'late_reply' | 'reconciliation'): Promise<boolean> {
     let inserted = true;
     try {
-      await this.options.store.settlements.insertOne({ _id: `${batchId}:${index}`, batch_id: batchId, index, result, source, settled_at: this.options.clock.now() });
+      await this.options.store.settlements.insertOne({
+        _id: `${batchId}:${index}`,
+        batch_id: batchId,
+        index,
+        result,
+        source,
+        settled_at: this.options.clock.now(),
+      });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       inserted = false;
@@ -100,37 +131,47 @@ export class BatchJournal {
     return inserted;
   }
 
-
   /** The stored batch with every leg's latest outcome (settlements over replies), as the customer reads it. */
   async view(customerId: string, batchId: string): Promise<BatchView> {
     const batch = /^bat_[0-9A-Za-z]{1,64}$/.test(batchId) ? await this.options.store.batches.findOne({ _id: batchId }) : null;
     if (!batch || batch.customer_id !== customerId) throw new AppError('not_found', `no batch ${batchId}`, { param: 'batch_id' });
     const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
     const indexes = Array.from({ length: count }, (_, index) => index);
-    const [outcomes, settlements] = await Promise.all([this.storedOutcomes(batchId, indexes), Promise.all(indexes.map((index) => this.options.store.settlements.findOne({ _id: `${batchId}:${index}` })))]);
+    const [outcomes, settlements] = await Promise.all([
+      this.storedOutcomes(batchId, indexes),
+      Promise.all(indexes.map((index) => this.options.store.settlements.findOne({ _id: `${batchId}:${index}` }))),
+    ]);
     const inFlight = this.nowMs() <= batch.deadline_at.getTime();
     const pendingMessage = inFlight ? 'in progress' : 'the outcome was not recorded yet; it will be reconciled';
     const view: BatchView = { batch_id: batchId, kind: batch.kind, created_at: batch.created_at.toISOString(), settled: true };
     if (batch.kind === 'orders') {
       const legs = batch.legs ?? [];
-      view.orders = indexes.map((index) => (settlements[index]?.result ?? outcomes[index] ?? plainLeg(legs[index]!, 'unknown', pendingMessage, 0)) as OrderLegResult);
+      view.orders = indexes.map(
+        (index) =>
+          (settlements[index]?.result ?? outcomes[index] ?? plainLeg(legs[index]!, 'unknown', pendingMessage, 0)) as OrderLegResult,
+      );
       view.orders_summary = placeSummary(view.orders);
       view.settled = view.orders.every((leg) => leg.status !== 'unknown');
     } else {
       const accounts = batch.accounts ?? [];
-      view.accounts = indexes.map((index) => (settlements[index]?.result ?? outcomes[index] ?? plainClose(accounts[index]!.account_id, accounts[index]!.platform, 'unknown', pendingMessage, 0)) as CloseAccountResult);
+      view.accounts = indexes.map(
+        (index) =>
+          (settlements[index]?.result ??
+            outcomes[index] ??
+            plainClose(accounts[index]!.account_id, accounts[index]!.platform, 'unknown', pendingMessage, 0)) as CloseAccountResult,
+      );
       view.close_summary = closeSummary(view.accounts);
-      view.settled = view.accounts.every((account) => account.status !== 'unknown' && account.results.every((ticket) => ticket.status !== 'unknown'));
+      view.settled = view.accounts.every(
+        (account) => account.status !== 'unknown' && account.results.every((ticket) => ticket.status !== 'unknown'),
+      );
     }
     return view;
   }
 
-
   /** A batch's stored outcomes by leg index (undefined where none is stored). */
-  storedOutcomes(batchId: string, indexes: number[]): Promise<Array<Record<string, any> | undefined>> {
+  storedOutcomes(batchId: string, indexes: number[]): Promise<Array<StoredResult | undefined>> {
     return findOutcomes(this.options.store, batchId, indexes);
   }
-
 
   /** Batches whose process died before storing outcomes: every leg without one becomes unknown and unsettled. */
   async recover(): Promise<void> {
@@ -145,13 +186,18 @@ export class BatchJournal {
         const stored = await this.storedOutcomes(batch._id, indexes);
         if (stored.some((result) => result === undefined)) {
           const message = 'the execution service stopped before this outcome was recorded; it is being reconciled with the broker';
-          const results: Array<Record<string, any>> = [];
+          const results: Array<StoredResult> = [];
           const unsettled: UnsettledDocument[] = [];
           for (const index of indexes) {
             const leg = batch.legs?.[index];
             const closeAccount = batch.accounts?.[index];
             const kept = stored[index];
-            results.push(kept ?? (leg ? plainLeg(leg, 'unknown', message, 0) : plainClose(closeAccount!.account_id, closeAccount!.platform, 'unknown', message, 0)));
+            results.push(
+              kept ??
+                (leg
+                  ? plainLeg(leg, 'unknown', message, 0)
+                  : plainClose(closeAccount!.account_id, closeAccount!.platform, 'unknown', message, 0)),
+            );
             if (kept) continue;
             unsettled.push({
               _id: `${batch._id}:${index}`,
@@ -167,7 +213,9 @@ export class BatchJournal {
               created_at: batch.created_at,
             });
           }
-          await insertAll(this.options.store.outcomes, [{ _id: batch._id, results, source: 'recovery', written_at: new Date(nowMs) } satisfies OutcomeDocument]);
+          await insertAll(this.options.store.outcomes, [
+            { _id: batch._id, results, source: 'recovery', written_at: new Date(nowMs) } satisfies OutcomeDocument,
+          ]);
           await insertAll(this.options.store.unsettled, unsettled);
           this.options.logger.warn({ batch_id: batch._id, legs: unsettled.length }, 'recovered a batch whose outcomes were never stored');
         }
@@ -175,5 +223,4 @@ export class BatchJournal {
       await this.options.store.openBatches.deleteOne({ _id: marker._id });
     }
   }
-
 }

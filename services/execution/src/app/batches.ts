@@ -44,7 +44,6 @@ export class BatchService {
     }
   }
 
-
   private async resolveOwned(customerId: string, ids: Array<{ account_id: string; param: string }>): Promise<Map<string, ResolvedAccount>> {
     const resolved = await this.options.registry.resolve([...new Set(ids.map((item) => item.account_id))]);
     const owned = new Map<string, ResolvedAccount>();
@@ -52,19 +51,23 @@ export class BatchService {
       const account = resolved.get(item.account_id);
       // Another customer's account is reported exactly like one that does not exist.
       if (!account || account.document.customer_id !== customerId) {
-        throw new AppError('unknown_account', `no account ${item.account_id} among this customer's accounts (see GET /v1/accounts)`, { param: item.param });
+        throw new AppError('unknown_account', `no account ${item.account_id} among this customer's accounts (see GET /v1/accounts)`, {
+          param: item.param,
+        });
       }
       owned.set(item.account_id, account);
     }
     return owned;
   }
 
-
   placeOrders(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
     return this.bounded(() => this.placing.place(customerId, input));
   }
 
-  closeOrders(customerId: string, input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string }): Promise<CloseOrdersResult> {
+  closeOrders(
+    customerId: string,
+    input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string },
+  ): Promise<CloseOrdersResult> {
     return this.bounded(() => this.closing.close(customerId, input));
   }
 

@@ -3,7 +3,14 @@ import { connectorCodecs, type CloseAccountStatus } from '@mtx/shared/connector/
 import { AppError } from '@mtx/shared/errors';
 import type { ResolvedAccount } from '../domain/accounts';
 import { countOutcomes } from '../domain/metrics';
-import { closeResultOf, closeSummary, describeFailure, plainClose, type CloseAccountResult, type CloseOrdersResult } from '../domain/results';
+import {
+  closeResultOf,
+  closeSummary,
+  describeFailure,
+  plainClose,
+  type CloseAccountResult,
+  type CloseOrdersResult,
+} from '../domain/results';
 import type { TerminalResponse } from '../domain/terminals';
 import { validateCloseOrders, type CloseOrdersInput, type NormalizedCloseAccount } from '../domain/validation';
 import type { Platform, UnsettledDocument } from '../store/execution-store';
@@ -28,7 +35,6 @@ export class Closing {
     return this.options.clock.now().getTime();
   }
 
-
   private async unreachable(accounts: ResolvedAccount[]): Promise<string[]> {
     const checks = await Promise.all(
       accounts.map(async (account) => {
@@ -37,7 +43,10 @@ export class Closing {
           document.platform,
           document._id,
           'ping',
-          connectorCodecs.pingRequest.encode({ account_id: document._id, credentials: { server: document.server, login: document.login, password: account.password } }),
+          connectorCodecs.pingRequest.encode({
+            account_id: document._id,
+            credentials: { server: document.server, login: document.login, password: account.password },
+          }),
           { timeoutMs: this.options.config.PING_DEADLINE_MS },
         );
         const reachable = response.kind === 'reply' && connectorCodecs.pingReply.decode(response.data).connected;
@@ -47,9 +56,11 @@ export class Closing {
     return checks.filter((id): id is string => id !== undefined);
   }
 
-
   /** Closes by selector or tickets; `batch_id` is the caller's when it retries an Idempotency-Key request. */
-  async close(customerId: string, input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string }): Promise<CloseOrdersResult> {
+  async close(
+    customerId: string,
+    input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string },
+  ): Promise<CloseOrdersResult> {
     const startedMs = this.nowMs();
     const entries = validateCloseOrders(input);
     const accounts = await this.resolveOwned(
@@ -59,53 +70,100 @@ export class Closing {
     if (input.require_reachable) {
       const unreachable = await this.unreachable(entries.map((entry) => accounts.get(entry.account_id)!));
       if (unreachable.length > 0) {
-        throw new AppError('accounts_unreachable', `${unreachable.length} account(s) have no reachable terminal; nothing was sent`, { details: { account_ids: unreachable } });
+        throw new AppError('accounts_unreachable', `${unreachable.length} account(s) have no reachable terminal; nothing was sent`, {
+          details: { account_ids: unreachable },
+        });
       }
     }
     const batchId = batchIdFor(input.batch_id);
     const deadlineMs = this.nowMs() + this.options.config.EXECUTION_DEADLINE_MS;
-    const stored = entries.map((entry) => ({ account_id: entry.account_id, platform: accounts.get(entry.account_id)!.document.platform, client_id_base: `${batchId}-a${entry.index}` }));
-    await this.journal.writeAhead({ _id: batchId, customer_id: customerId, kind: 'close', created_at: new Date(startedMs), deadline_at: new Date(deadlineMs), accounts: stored });
+    const stored = entries.map((entry) => ({
+      account_id: entry.account_id,
+      platform: accounts.get(entry.account_id)!.document.platform,
+      client_id_base: `${batchId}-a${entry.index}`,
+    }));
+    await this.journal.writeAhead({
+      _id: batchId,
+      customer_id: customerId,
+      kind: 'close',
+      created_at: new Date(startedMs),
+      deadline_at: new Date(deadlineMs),
+      accounts: stored,
+    });
     if (input.batch_id) await this.journal.assertBatchOwner(batchId, customerId, 'close');
 
-    return tracer.startActiveSpan('execution.fanout', { attributes: { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.batch_kind': 'close', 'mtx.accounts': entries.length } }, async (span) => {
-      try {
-        const results = await Promise.all(entries.map((entry) => this.closeOnAccount(customerId, batchId, deadlineMs, accounts.get(entry.account_id)!, entry, stored[entry.index]!.client_id_base)));
-        const unsettled: UnsettledDocument[] = [];
-        results.forEach((result, index) => {
-          const unknownTickets = result.results.filter((ticket) => ticket.status === 'unknown');
-          if (result.status !== 'unknown' && unknownTickets.length === 0) return;
-          const base = stored[index]!;
-          const wholeAccount = result.results.length === 0;
-          unsettled.push({
-            _id: `${batchId}:${index}`,
-            batch_id: batchId,
-            index,
-            kind: 'close',
-            customer_id: customerId,
-            account_id: base.account_id,
-            platform: base.platform,
-            client_ids: wholeAccount ? [] : unknownTickets.map((ticket) => `${base.client_id_base}-t${ticket.ticket}`),
-            client_id_prefix: wholeAccount ? `${base.client_id_base}-` : '',
-            deadline_at: new Date(deadlineMs),
-            created_at: new Date(startedMs),
+    return tracer.startActiveSpan(
+      'execution.fanout',
+      { attributes: { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.batch_kind': 'close', 'mtx.accounts': entries.length } },
+      async (span) => {
+        try {
+          const results = await Promise.all(
+            entries.map((entry) =>
+              this.closeOnAccount(
+                customerId,
+                batchId,
+                deadlineMs,
+                accounts.get(entry.account_id)!,
+                entry,
+                stored[entry.index]!.client_id_base,
+              ),
+            ),
+          );
+          const unsettled: UnsettledDocument[] = [];
+          results.forEach((result, index) => {
+            const unknownTickets = result.results.filter((ticket) => ticket.status === 'unknown');
+            if (result.status !== 'unknown' && unknownTickets.length === 0) return;
+            const base = stored[index]!;
+            const wholeAccount = result.results.length === 0;
+            unsettled.push({
+              _id: `${batchId}:${index}`,
+              batch_id: batchId,
+              index,
+              kind: 'close',
+              customer_id: customerId,
+              account_id: base.account_id,
+              platform: base.platform,
+              client_ids: wholeAccount ? [] : unknownTickets.map((ticket) => `${base.client_id_base}-t${ticket.ticket}`),
+              client_id_prefix: wholeAccount ? `${base.client_id_base}-` : '',
+              deadline_at: new Date(deadlineMs),
+              created_at: new Date(startedMs),
+            });
           });
-        });
-        await this.journal.persistOutcomes(batchId, results, unsettled);
-        const summary = closeSummary(results);
-        countOutcomes('close', results.map((account) => [account.platform, account.status]));
-        countOutcomes('close.ticket', results.flatMap((account) => account.results.map((ticket) => [account.platform, ticket.status] as [string, string])));
-        span.setAttributes({ 'mtx.matched': summary.matched, 'mtx.closed': summary.closed, 'mtx.failed': summary.failed, 'mtx.unknown': summary.unknown, 'mtx.accounts_unknown': summary.accounts_unknown });
-        if (summary.accounts_unknown > 0 || summary.unknown > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: 'some closes are unknown' });
-        return { batch_id: batchId, summary, results };
-      } finally {
-        span.end();
-      }
-    });
+          await this.journal.persistOutcomes(batchId, results, unsettled);
+          const summary = closeSummary(results);
+          countOutcomes(
+            'close',
+            results.map((account) => [account.platform, account.status]),
+          );
+          countOutcomes(
+            'close.ticket',
+            results.flatMap((account) => account.results.map((ticket) => [account.platform, ticket.status] as [string, string])),
+          );
+          span.setAttributes({
+            'mtx.matched': summary.matched,
+            'mtx.closed': summary.closed,
+            'mtx.failed': summary.failed,
+            'mtx.unknown': summary.unknown,
+            'mtx.accounts_unknown': summary.accounts_unknown,
+          });
+          if (summary.accounts_unknown > 0 || summary.unknown > 0)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: 'some closes are unknown' });
+          return { batch_id: batchId, summary, results };
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
-
-  private async closeOnAccount(customerId: string, batchId: string, deadlineMs: number, account: ResolvedAccount, entry: NormalizedCloseAccount, clientIdBase: string): Promise<CloseAccountResult> {
+  private async closeOnAccount(
+    customerId: string,
+    batchId: string,
+    deadlineMs: number,
+    account: ResolvedAccount,
+    entry: NormalizedCloseAccount,
+    clientIdBase: string,
+  ): Promise<CloseAccountResult> {
     const document = account.document;
     const startedMs = this.nowMs();
     const startedAt = performance.now();
@@ -134,7 +192,13 @@ export class Closing {
     } else {
       const failure = describeFailure(response, document.platform, timeoutMs);
       const status: CloseAccountStatus = failure.status === 'rejected' ? 'failed' : failure.status;
-      result = plainClose(document._id, document.platform, status, failure.message.replace('the order may have executed', 'closes may have executed'), latencyMs);
+      result = plainClose(
+        document._id,
+        document.platform,
+        status,
+        failure.message.replace('the order may have executed', 'closes may have executed'),
+        latencyMs,
+      );
     }
     if (result.status === 'unknown' || result.status === 'unavailable') {
       this.options.terminals.traceFailedRequest(
@@ -142,15 +206,27 @@ export class Closing {
         document.platform,
         document._id,
         startedAt,
-        { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': entry.index, 'mtx.status': result.status, 'mtx.retcode': result.results.map((ticket) => ticket.retcode ?? 0) },
+        {
+          'mtx.customer_id': customerId,
+          'mtx.batch_id': batchId,
+          'mtx.leg_index': entry.index,
+          'mtx.status': result.status,
+          'mtx.retcode': result.results.map((ticket) => ticket.retcode ?? 0),
+        },
         `${result.status}: ${result.message}`,
       );
     }
     return result;
   }
 
-
-  private async takeLateClose(batchId: string, index: number, accountId: string, platform: Platform, response: TerminalResponse, startedMs: number): Promise<void> {
+  private async takeLateClose(
+    batchId: string,
+    index: number,
+    accountId: string,
+    platform: Platform,
+    response: TerminalResponse,
+    startedMs: number,
+  ): Promise<void> {
     if (response.kind !== 'reply') return;
     try {
       const result = closeResultOf(accountId, platform, connectorCodecs.closeReply.decode(response.data), this.nowMs() - startedMs);
@@ -160,5 +236,4 @@ export class Closing {
       this.options.logger.error({ err: error, batch_id: batchId }, 'late close reply could not be stored; reconciliation will settle it');
     }
   }
-
 }

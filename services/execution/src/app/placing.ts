@@ -28,7 +28,6 @@ export class Placing {
     return this.options.clock.now().getTime();
   }
 
-
   /** Places a batch; `batch_id` is the caller's when it retries an Idempotency-Key request. */
   async place(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
     const startedMs = this.nowMs();
@@ -47,52 +46,109 @@ export class Placing {
       operation: leg.operation,
       volume: leg.volume,
     }));
-    await this.journal.writeAhead({ _id: batchId, customer_id: customerId, kind: 'orders', created_at: new Date(startedMs), deadline_at: new Date(deadlineMs), legs: storedLegs });
+    await this.journal.writeAhead({
+      _id: batchId,
+      customer_id: customerId,
+      kind: 'orders',
+      created_at: new Date(startedMs),
+      deadline_at: new Date(deadlineMs),
+      legs: storedLegs,
+    });
     if (input.batch_id) await this.journal.assertBatchOwner(batchId, customerId, 'orders');
 
-    return tracer.startActiveSpan('execution.fanout', { attributes: { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.batch_kind': 'orders', 'mtx.legs': legs.length } }, async (span) => {
-      try {
-        const results = new Array<OrderLegResult>(legs.length);
-        const byAccount = new Map<string, NormalizedLeg[]>();
-        for (const leg of legs) byAccount.set(leg.account_id, [...(byAccount.get(leg.account_id) ?? []), leg]);
-        await Promise.all([...byAccount].map(([accountId, accountLegs]) => this.placeOnAccount(customerId, batchId, deadlineMs, accounts.get(accountId)!, accountLegs, storedLegs, results)));
-        const unsettled: UnsettledDocument[] = [];
-        results.forEach((result, index) => {
-          if (result.status !== 'unknown') return;
-          const leg = storedLegs[index]!;
-          unsettled.push({ _id: `${batchId}:${index}`, batch_id: batchId, index, kind: 'orders', customer_id: customerId, account_id: leg.account_id, platform: leg.platform, client_ids: [leg.client_id], client_id_prefix: '', deadline_at: new Date(deadlineMs), created_at: new Date(startedMs) });
-        });
-        countOutcomes('orders', storedLegs.map((leg, index) => [leg.platform, results[index]!.status]));
-        await this.journal.persistOutcomes(batchId, results, unsettled);
-        const summary = placeSummary(results);
-        span.setAttributes({ 'mtx.filled': summary.filled, 'mtx.placed': summary.placed, 'mtx.failed': summary.failed, 'mtx.unknown': summary.unknown });
-        if (summary.unknown > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: `${summary.unknown} leg(s) unknown` });
-        return { batch_id: batchId, summary, results };
-      } finally {
-        span.end();
-      }
-    });
+    return tracer.startActiveSpan(
+      'execution.fanout',
+      { attributes: { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.batch_kind': 'orders', 'mtx.legs': legs.length } },
+      async (span) => {
+        try {
+          const results = new Array<OrderLegResult>(legs.length);
+          const byAccount = new Map<string, NormalizedLeg[]>();
+          for (const leg of legs) byAccount.set(leg.account_id, [...(byAccount.get(leg.account_id) ?? []), leg]);
+          await Promise.all(
+            [...byAccount].map(([accountId, accountLegs]) =>
+              this.placeOnAccount(customerId, batchId, deadlineMs, accounts.get(accountId)!, accountLegs, storedLegs, results),
+            ),
+          );
+          const unsettled: UnsettledDocument[] = [];
+          results.forEach((result, index) => {
+            if (result.status !== 'unknown') return;
+            const leg = storedLegs[index]!;
+            unsettled.push({
+              _id: `${batchId}:${index}`,
+              batch_id: batchId,
+              index,
+              kind: 'orders',
+              customer_id: customerId,
+              account_id: leg.account_id,
+              platform: leg.platform,
+              client_ids: [leg.client_id],
+              client_id_prefix: '',
+              deadline_at: new Date(deadlineMs),
+              created_at: new Date(startedMs),
+            });
+          });
+          countOutcomes(
+            'orders',
+            storedLegs.map((leg, index) => [leg.platform, results[index]!.status]),
+          );
+          await this.journal.persistOutcomes(batchId, results, unsettled);
+          const summary = placeSummary(results);
+          span.setAttributes({
+            'mtx.filled': summary.filled,
+            'mtx.placed': summary.placed,
+            'mtx.failed': summary.failed,
+            'mtx.unknown': summary.unknown,
+          });
+          if (summary.unknown > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: `${summary.unknown} leg(s) unknown` });
+          return { batch_id: batchId, summary, results };
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
-
-  private async placeOnAccount(customerId: string, batchId: string, deadlineMs: number, account: ResolvedAccount, legs: NormalizedLeg[], storedLegs: StoredLeg[], results: OrderLegResult[]): Promise<void> {
+  private async placeOnAccount(
+    customerId: string,
+    batchId: string,
+    deadlineMs: number,
+    account: ResolvedAccount,
+    legs: NormalizedLeg[],
+    storedLegs: StoredLeg[],
+    results: OrderLegResult[],
+  ): Promise<void> {
     const document = account.document;
     const requestStartedMs = this.nowMs();
     const requestStartedAt = performance.now();
     const finish = () => {
-      const troubled = legs.map((leg) => results[leg.index]!).find((result) => result.status === 'unknown' || result.status === 'unavailable');
+      const troubled = legs
+        .map((leg) => results[leg.index]!)
+        .find((result) => result.status === 'unknown' || result.status === 'unavailable');
       if (!troubled) return;
       this.options.terminals.traceFailedRequest(
         'place',
         document.platform,
         document._id,
         requestStartedAt,
-        { 'mtx.customer_id': customerId, 'mtx.batch_id': batchId, 'mtx.leg_index': legs.map((leg) => leg.index), 'mtx.status': legs.map((leg) => results[leg.index]!.status), 'mtx.retcode': legs.map((leg) => results[leg.index]!.retcode ?? 0) },
+        {
+          'mtx.customer_id': customerId,
+          'mtx.batch_id': batchId,
+          'mtx.leg_index': legs.map((leg) => leg.index),
+          'mtx.status': legs.map((leg) => results[leg.index]!.status),
+          'mtx.retcode': legs.map((leg) => results[leg.index]!.retcode ?? 0),
+        },
         `${troubled.status}: ${troubled.message}`,
       );
     };
     if (document.billing_status === 'suspended') {
-      for (const leg of legs) results[leg.index] = plainLeg(storedLegs[leg.index]!, 'rejected', `not sent: the seat of account ${document._id} is suspended for non-payment; top up the balance to trade again`, 0, retcode.TRADE_DISABLED);
+      for (const leg of legs)
+        results[leg.index] = plainLeg(
+          storedLegs[leg.index]!,
+          'rejected',
+          `not sent: the seat of account ${document._id} is suspended for non-payment; top up the balance to trade again`,
+          0,
+          retcode.TRADE_DISABLED,
+        );
       finish();
       return;
     }
@@ -129,7 +185,9 @@ export class Placing {
       const byIndex = new Map(reply.results.map((result) => [result.leg_index, result]));
       for (const leg of legs) {
         const message = byIndex.get(leg.index);
-        results[leg.index] = message ? legResultOf(storedLegs[leg.index]!, message, latencyMs) : plainLeg(storedLegs[leg.index]!, 'unknown', 'the terminal answered without this leg; it will be reconciled', latencyMs);
+        results[leg.index] = message
+          ? legResultOf(storedLegs[leg.index]!, message, latencyMs)
+          : plainLeg(storedLegs[leg.index]!, 'unknown', 'the terminal answered without this leg; it will be reconciled', latencyMs);
       }
     } else {
       const failure = describeFailure(response, document.platform, timeoutMs);
@@ -138,19 +196,28 @@ export class Placing {
     finish();
   }
 
-
-  private async takeLatePlace(batchId: string, legs: NormalizedLeg[], storedLegs: StoredLeg[], response: TerminalResponse, startedMs: number): Promise<void> {
+  private async takeLatePlace(
+    batchId: string,
+    legs: NormalizedLeg[],
+    storedLegs: StoredLeg[],
+    response: TerminalResponse,
+    startedMs: number,
+  ): Promise<void> {
     if (response.kind !== 'reply') return;
     try {
       const reply = connectorCodecs.placeReply.decode(response.data);
       const latencyMs = this.nowMs() - startedMs;
       for (const message of reply.results) {
         if (message.status === 'unknown' || !legs.some((leg) => leg.index === message.leg_index)) continue;
-        await this.journal.settle(batchId, message.leg_index, legResultOf(storedLegs[message.leg_index]!, message, latencyMs), 'late_reply');
+        await this.journal.settle(
+          batchId,
+          message.leg_index,
+          legResultOf(storedLegs[message.leg_index]!, message, latencyMs),
+          'late_reply',
+        );
       }
     } catch (error) {
       this.options.logger.error({ err: error, batch_id: batchId }, 'late reply could not be stored; reconciliation will settle the legs');
     }
   }
-
 }

@@ -1,6 +1,15 @@
 import { connectorCodecs, type LookupEntryMessage, type LookupReplyMessage } from '@mtx/shared/connector/messages';
 import { retcode } from '@mtx/shared/trading';
-import { closeStatusOf, legResultOf, plainLeg, ticketResultOf, withRetcode, type CloseAccountResult, type OrderLegResult, type TicketResult } from '../domain/results';
+import {
+  closeStatusOf,
+  legResultOf,
+  plainLeg,
+  ticketResultOf,
+  withRetcode,
+  type CloseAccountResult,
+  type OrderLegResult,
+  type TicketResult,
+} from '../domain/results';
 import type { UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions } from './batch-context';
 import type { BatchJournal } from './batch-journal';
@@ -22,7 +31,6 @@ export class Reconciliation {
     return this.options.clock.now().getTime();
   }
 
-
   /** Runs one pass; concurrent callers share the pass in progress, then run their own (so they see fresh state). */
   async reconcile(batchId?: string): Promise<{ checked: number; settled: number; pending: number }> {
     while (this.reconciling) await this.reconciling.catch(() => undefined);
@@ -30,10 +38,12 @@ export class Reconciliation {
     return this.reconciling;
   }
 
-
   private async reconcilePass(batchId?: string): Promise<{ checked: number; settled: number; pending: number }> {
     await this.journal.recover();
-    const documents = await this.options.store.unsettled.find(batchId ? { batch_id: batchId } : {}).limit(5_000).toArray();
+    const documents = await this.options.store.unsettled
+      .find(batchId ? { batch_id: batchId } : {})
+      .limit(5_000)
+      .toArray();
     let settled = 0;
     let pending = 0;
     const groups = new Map<string, UnsettledDocument[]>();
@@ -49,13 +59,15 @@ export class Reconciliation {
           pending += outcome.pending;
         } catch (error) {
           pending += group.length;
-          this.options.logger.error({ err: error, batch_id: group[0]!.batch_id }, 'reconciliation of an account failed; retrying on the next pass');
+          this.options.logger.error(
+            { err: error, batch_id: group[0]!.batch_id },
+            'reconciliation of an account failed; retrying on the next pass',
+          );
         }
       }),
     );
     return { checked: documents.length, settled, pending };
   }
-
 
   private async reconcileGroup(group: UnsettledDocument[]): Promise<{ settled: number; pending: number }> {
     const first = group[0]!;
@@ -65,7 +77,10 @@ export class Reconciliation {
       // The account was disconnected: nobody can ask its broker any more. Give up after the bound.
       for (const document of group) {
         if (document.created_at.getTime() + this.options.config.RECONCILE_GIVE_UP_AFTER_MS < nowMs) {
-          this.options.logger.warn({ batch_id: document.batch_id, index: document.index }, 'gave up reconciling: the account was disconnected');
+          this.options.logger.warn(
+            { batch_id: document.batch_id, index: document.index },
+            'gave up reconciling: the account was disconnected',
+          );
           await this.options.store.unsettled.deleteOne({ _id: document._id });
         }
       }
@@ -100,14 +115,20 @@ export class Reconciliation {
     let pending = 0;
     for (const document of group) {
       const pastFence = nowMs > document.deadline_at.getTime() + this.options.config.RECONCILE_SETTLE_AFTER_MS;
-      const result = document.kind === 'orders' ? await this.settleLeg(document, entries, pastFence) : await this.settleCloseAccount(document, entries, pastFence);
+      const result =
+        document.kind === 'orders'
+          ? await this.settleLeg(document, entries, pastFence)
+          : await this.settleCloseAccount(document, entries, pastFence);
       if (result) {
         await this.journal.settle(document.batch_id, document.index, result, 'reconciliation');
         settled += 1;
       } else {
         pending += 1;
         if (document.created_at.getTime() + this.options.config.RECONCILE_GIVE_UP_AFTER_MS < nowMs) {
-          this.options.logger.warn({ batch_id: document.batch_id, index: document.index }, 'gave up reconciling: still unknown at the broker');
+          this.options.logger.warn(
+            { batch_id: document.batch_id, index: document.index },
+            'gave up reconciling: still unknown at the broker',
+          );
           await this.options.store.unsettled.deleteOne({ _id: document._id });
         }
       }
@@ -115,8 +136,11 @@ export class Reconciliation {
     return { settled, pending };
   }
 
-
-  private async settleLeg(document: UnsettledDocument, entries: Map<string, LookupEntryMessage>, pastFence: boolean): Promise<OrderLegResult | undefined> {
+  private async settleLeg(
+    document: UnsettledDocument,
+    entries: Map<string, LookupEntryMessage>,
+    pastFence: boolean,
+  ): Promise<OrderLegResult | undefined> {
     const batch = await this.options.store.batches.findOne({ _id: document.batch_id });
     const leg = batch?.legs?.[document.index];
     if (!leg) return undefined;
@@ -126,17 +150,29 @@ export class Reconciliation {
     const latencyMs = Number((original as OrderLegResult | undefined)?.latency_ms) || 0;
     if (entry?.state === 'done' && entry.leg) {
       const result = legResultOf(leg, entry.leg, latencyMs);
-      result.message = result.status === 'rejected' ? `${entry.leg.message} (found at the broker by reconciliation)` : 'found at the broker by reconciliation';
+      result.message =
+        result.status === 'rejected'
+          ? `${entry.leg.message} (found at the broker by reconciliation)`
+          : 'found at the broker by reconciliation';
       return result;
     }
     if ((!entry || entry.state === 'not_found') && pastFence) {
-      return plainLeg(leg, 'rejected', 'not executed: the order did not reach the broker before its deadline (checked by reconciliation)', latencyMs, retcode.TIMEOUT);
+      return plainLeg(
+        leg,
+        'rejected',
+        'not executed: the order did not reach the broker before its deadline (checked by reconciliation)',
+        latencyMs,
+        retcode.TIMEOUT,
+      );
     }
     return undefined;
   }
 
-
-  private async settleCloseAccount(document: UnsettledDocument, entries: Map<string, LookupEntryMessage>, pastFence: boolean): Promise<CloseAccountResult | undefined> {
+  private async settleCloseAccount(
+    document: UnsettledDocument,
+    entries: Map<string, LookupEntryMessage>,
+    pastFence: boolean,
+  ): Promise<CloseAccountResult | undefined> {
     const [stored] = await this.journal.storedOutcomes(document.batch_id, [document.index]);
     const original = stored as CloseAccountResult | undefined;
     if (document.client_id_prefix) {
@@ -145,8 +181,20 @@ export class Reconciliation {
       const tickets = found.filter((entry) => entry.state === 'done' && entry.ticket).map((entry) => ticketResultOf(entry.ticket!));
       if (tickets.length === 0 && !pastFence) return undefined;
       const status = tickets.length === 0 ? 'failed' : closeStatusOf(tickets);
-      const message = tickets.length === 0 ? 'nothing was closed: no close reached the broker before the deadline (checked by reconciliation)' : `settled by reconciliation: ${tickets.length} close(s) found at the broker`;
-      return { account_id: document.account_id, platform: document.platform, status, matched: tickets.length, closed: tickets.filter((ticket) => ticket.status === 'closed').length, message, latency_ms: original?.latency_ms ?? 0, results: tickets };
+      const message =
+        tickets.length === 0
+          ? 'nothing was closed: no close reached the broker before the deadline (checked by reconciliation)'
+          : `settled by reconciliation: ${tickets.length} close(s) found at the broker`;
+      return {
+        account_id: document.account_id,
+        platform: document.platform,
+        status,
+        matched: tickets.length,
+        closed: tickets.filter((ticket) => ticket.status === 'closed').length,
+        message,
+        latency_ms: original?.latency_ms ?? 0,
+        results: tickets,
+      };
     }
     if (!original) return undefined;
     const results: TicketResult[] = [];
@@ -157,11 +205,27 @@ export class Reconciliation {
       }
       const clientId = document.client_ids.find((id) => id.endsWith(`-t${ticket.ticket}`));
       const entry = clientId ? entries.get(clientId) : undefined;
-      if (entry?.state === 'done' && entry.ticket) results.push({ ...ticketResultOf(entry.ticket), message: 'found at the broker by reconciliation' });
+      if (entry?.state === 'done' && entry.ticket)
+        results.push({ ...ticketResultOf(entry.ticket), message: 'found at the broker by reconciliation' });
       else if ((!entry || entry.state === 'not_found') && pastFence) {
-        results.push(withRetcode({ ...ticket, status: 'failed' as const, message: 'not executed: the close did not reach the broker before its deadline (checked by reconciliation)' }, retcode.TIMEOUT));
+        results.push(
+          withRetcode(
+            {
+              ...ticket,
+              status: 'failed' as const,
+              message: 'not executed: the close did not reach the broker before its deadline (checked by reconciliation)',
+            },
+            retcode.TIMEOUT,
+          ),
+        );
       } else return undefined;
     }
-    return { ...original, status: closeStatusOf(results), closed: results.filter((ticket) => ticket.status === 'closed').length, results, message: 'settled by reconciliation' };
+    return {
+      ...original,
+      status: closeStatusOf(results),
+      closed: results.filter((ticket) => ticket.status === 'closed').length,
+      results,
+      message: 'settled by reconciliation',
+    };
   }
 }

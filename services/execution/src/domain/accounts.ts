@@ -106,17 +106,24 @@ export class AccountRegistry {
   /** The customer's account or 404 (also for another customer's account: its existence is not revealed). */
   async get(customerId: string, accountId: string): Promise<AccountDocument> {
     const document = /^acc_[0-9A-Za-z]{1,64}$/.test(accountId) ? await this.options.store.accounts.findOne({ _id: accountId }) : null;
-    if (!document || document.customer_id !== customerId) throw new AppError('not_found', `no account ${accountId}`, { param: 'account_id' });
+    if (!document || document.customer_id !== customerId)
+      throw new AppError('not_found', `no account ${accountId}`, { param: 'account_id' });
     return document;
   }
 
   async list(customerId: string): Promise<AccountView[]> {
     const accounts: AccountView[] = [];
     for (let start = 1; start <= slotsMax; start += slotReadChunk) {
-      const slots = await Promise.all(Array.from({ length: slotReadChunk }, (_, offset) => this.options.store.accountSlots.findOne({ _id: `${customerId}:${start + offset}` })));
-      const documents = await Promise.all(slots.map((slot) => (slot ? this.options.store.accounts.findOne({ _id: slot.account_id }) : null)));
+      const slots = await Promise.all(
+        Array.from({ length: slotReadChunk }, (_, offset) =>
+          this.options.store.accountSlots.findOne({ _id: `${customerId}:${start + offset}` }),
+        ),
+      );
+      const documents = await Promise.all(
+        slots.map((slot) => (slot ? this.options.store.accounts.findOne({ _id: slot.account_id }) : null)),
+      );
       for (const document of documents) if (document && document.customer_id === customerId) accounts.push(accountView(document));
-      const firstMissing = slots.findIndex((slot) => slot === null);
+      const firstMissing = slots.indexOf(null);
       if (firstMissing >= 0) {
         this.nextSlotHints.set(customerId, start + firstMissing);
         break;
@@ -138,11 +145,24 @@ export class AccountRegistry {
     throw new AppError('conflict', 'too many accounts for this customer');
   }
 
-  private async ping(platform: Platform, accountId: string, credentials: { server: string; login: string; password: string }): Promise<PingReplyMessage> {
-    const response = await this.options.terminals.request(platform, accountId, 'ping', connectorCodecs.pingRequest.encode({ account_id: accountId, credentials }), { timeoutMs: this.options.pingDeadlineMs });
-    if (response.kind === 'no_responders') throw new AppError('unavailable', `no ${platform} terminal is running; the account cannot be checked now`);
-    if (response.kind === 'timeout') throw new AppError('unavailable', `the ${platform} terminal did not answer within ${this.options.pingDeadlineMs} ms`);
-    if (response.kind === 'service_error') throw new AppError('unavailable', `the ${platform} terminal refused the check: ${response.message}`);
+  private async ping(
+    platform: Platform,
+    accountId: string,
+    credentials: { server: string; login: string; password: string },
+  ): Promise<PingReplyMessage> {
+    const response = await this.options.terminals.request(
+      platform,
+      accountId,
+      'ping',
+      connectorCodecs.pingRequest.encode({ account_id: accountId, credentials }),
+      { timeoutMs: this.options.pingDeadlineMs },
+    );
+    if (response.kind === 'no_responders')
+      throw new AppError('unavailable', `no ${platform} terminal is running; the account cannot be checked now`);
+    if (response.kind === 'timeout')
+      throw new AppError('unavailable', `the ${platform} terminal did not answer within ${this.options.pingDeadlineMs} ms`);
+    if (response.kind === 'service_error')
+      throw new AppError('unavailable', `the ${platform} terminal refused the check: ${response.message}`);
     return connectorCodecs.pingReply.decode(response.data);
   }
 
@@ -153,12 +173,21 @@ export class AccountRegistry {
   async listServers(): Promise<ServerEntryMessage[]> {
     const answers = await Promise.all(
       platforms.map(async (platform) => {
-        const response = await this.options.terminals.request(platform, directoryToken, 'servers', connectorCodecs.serversRequest.encode({}), { timeoutMs: this.options.pingDeadlineMs });
+        const response = await this.options.terminals.request(
+          platform,
+          directoryToken,
+          'servers',
+          connectorCodecs.serversRequest.encode({}),
+          { timeoutMs: this.options.pingDeadlineMs },
+        );
         return response.kind === 'reply' ? connectorCodecs.serversReply.decode(response.data).servers : undefined;
       }),
     );
-    if (answers.every((answer) => answer === undefined)) throw new AppError('unavailable', 'no terminal is running to list the trade servers');
-    return answers.flatMap((answer) => answer ?? []).map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
+    if (answers.every((answer) => answer === undefined))
+      throw new AppError('unavailable', 'no terminal is running to list the trade servers');
+    return answers
+      .flatMap((answer) => answer ?? [])
+      .map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
   }
 
   /**
@@ -166,15 +195,26 @@ export class AccountRegistry {
    * server's symbol suffix), then a seat is taken, then the account is stored. The `<customer>:<platform>:
    * <server>:<login>` key is claimed first, so the same login cannot be connected twice concurrently.
    */
-  async create(input: { customer_id: string; platform: string; server: string; login: string; password: string; label: string; bonus_seat: boolean }): Promise<AccountView> {
+  async create(input: {
+    customer_id: string;
+    platform: string;
+    server: string;
+    login: string;
+    password: string;
+    label: string;
+    bonus_seat: boolean;
+  }): Promise<AccountView> {
     if (!input.customer_id) throw new AppError('invalid_request', 'customer_id is required', { param: 'customer_id' });
-    if (!platforms.includes(input.platform as Platform)) throw new AppError('invalid_request', 'platform must be mt4 or mt5', { param: 'platform' });
+    if (!platforms.includes(input.platform as Platform))
+      throw new AppError('invalid_request', 'platform must be mt4 or mt5', { param: 'platform' });
     const platform = input.platform as Platform;
     const server = (input.server ?? '').trim();
     const login = (input.login ?? '').trim();
     if (!server || server.length > 100) throw new AppError('invalid_request', 'server must be 1 to 100 characters', { param: 'server' });
-    if (!/^[0-9A-Za-z_-]{1,32}$/.test(login)) throw new AppError('invalid_request', 'login must be 1 to 32 letters, digits, _ or -', { param: 'login' });
-    if (!input.password || input.password.length > 128) throw new AppError('invalid_request', 'password must be 1 to 128 characters', { param: 'password' });
+    if (!/^[0-9A-Za-z_-]{1,32}$/.test(login))
+      throw new AppError('invalid_request', 'login must be 1 to 32 letters, digits, _ or -', { param: 'login' });
+    if (!input.password || input.password.length > 128)
+      throw new AppError('invalid_request', 'password must be 1 to 128 characters', { param: 'password' });
     const label = (input.label ?? '').trim();
     if (label.length > 100) throw new AppError('invalid_request', 'label must be at most 100 characters', { param: 'label' });
 
@@ -182,21 +222,32 @@ export class AccountRegistry {
     const keyId = `${input.customer_id}:${platform}:${server.toLowerCase()}:${login}`;
     if (!(await insertIfAbsent(this.options.store.accountKeys, { _id: keyId, account_id: accountId }))) {
       const existing = await this.options.store.accountKeys.findOne({ _id: keyId });
-      throw new AppError('conflict', `login ${login} on ${server} is already connected${existing ? ` as ${existing.account_id}` : ''}`, { param: 'login' });
+      throw new AppError('conflict', `login ${login} on ${server} is already connected${existing ? ` as ${existing.account_id}` : ''}`, {
+        param: 'login',
+      });
     }
     let seatTaken = false;
     try {
       const credentials = { server, login, password: input.password };
       const ping = await this.ping(platform, accountId, credentials);
       if (!ping.connected) {
-        if (ping.reason === 'invalid_credentials') throw new AppError('invalid_request', `the trade server refused login ${login}: invalid account or password`, { param: 'password' });
-        if (ping.reason === 'unknown_server') throw new AppError('invalid_request', `no ${platform} trade server named ${server}`, { param: 'server' });
-        if (ping.reason === 'wrong_platform') throw new AppError('invalid_request', `${server} is not an ${platform} server`, { param: 'platform' });
+        if (ping.reason === 'invalid_credentials')
+          throw new AppError('invalid_request', `the trade server refused login ${login}: invalid account or password`, {
+            param: 'password',
+          });
+        if (ping.reason === 'unknown_server')
+          throw new AppError('invalid_request', `no ${platform} trade server named ${server}`, { param: 'server' });
+        if (ping.reason === 'wrong_platform')
+          throw new AppError('invalid_request', `${server} is not an ${platform} server`, { param: 'platform' });
         throw new AppError('unavailable', `the trade server ${server} cannot be reached now: ${ping.message}`);
       }
       if (this.options.seatsRequired) {
         if (!this.options.billing) throw new AppError('unavailable', 'billing is not configured');
-        await this.options.billing.call('AssignSeat', { customer_id: input.customer_id, account_id: accountId, label: label || `${platform} ${login}`, bonus: input.bonus_seat }, { deadlineMs: this.options.billingDeadlineMs });
+        await this.options.billing.call(
+          'AssignSeat',
+          { customer_id: input.customer_id, account_id: accountId, label: label || `${platform} ${login}`, bonus: input.bonus_seat },
+          { deadlineMs: this.options.billingDeadlineMs },
+        );
         seatTaken = true;
       }
       const slot = await this.takeSlot(input.customer_id, accountId);
@@ -216,7 +267,10 @@ export class AccountRegistry {
         created_at: this.options.clock.now(),
       };
       await this.options.store.accounts.insertOne(document);
-      this.options.logger.info({ account_id: accountId, customer_id: input.customer_id, platform, server: document.server }, 'account connected');
+      this.options.logger.info(
+        { account_id: accountId, customer_id: input.customer_id, platform, server: document.server },
+        'account connected',
+      );
       return accountView(document);
     } catch (error) {
       await this.options.store.accountKeys.deleteOne({ _id: keyId }).catch(() => undefined);
@@ -228,7 +282,11 @@ export class AccountRegistry {
   private async releaseSeat(customerId: string, accountId: string): Promise<void> {
     if (!this.options.seatsRequired || !this.options.billing) return;
     try {
-      await this.options.billing.call('ReleaseSeat', { customer_id: customerId, account_id: accountId }, { deadlineMs: this.options.billingDeadlineMs });
+      await this.options.billing.call(
+        'ReleaseSeat',
+        { customer_id: customerId, account_id: accountId },
+        { deadlineMs: this.options.billingDeadlineMs },
+      );
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') return;
       this.options.logger.error({ err: error, account_id: accountId }, 'seat release failed; billing releases empty seats at their date');
@@ -238,7 +296,9 @@ export class AccountRegistry {
   async delete(customerId: string, accountId: string): Promise<AccountView> {
     const document = await this.get(customerId, accountId);
     await this.options.store.accounts.deleteOne({ _id: accountId });
-    await this.options.store.accountKeys.deleteOne({ _id: `${customerId}:${document.platform}:${document.server.toLowerCase()}:${document.login}` }).catch(() => undefined);
+    await this.options.store.accountKeys
+      .deleteOne({ _id: `${customerId}:${document.platform}:${document.server.toLowerCase()}:${document.login}` })
+      .catch(() => undefined);
     this.invalidate(accountId);
     await this.releaseSeat(customerId, accountId);
     this.options.logger.info({ account_id: accountId, customer_id: customerId }, 'account disconnected');
@@ -247,7 +307,8 @@ export class AccountRegistry {
 
   /** Billing's word on the account's seat; suspended accounts get no new orders. */
   async setBillingStatus(customerId: string, accountId: string, status: string): Promise<AccountView> {
-    if (!billingStatuses.includes(status as BillingStatus)) throw new AppError('invalid_request', 'status must be active, past_due or suspended', { param: 'status' });
+    if (!billingStatuses.includes(status as BillingStatus))
+      throw new AppError('invalid_request', 'status must be active, past_due or suspended', { param: 'status' });
     const document = await this.get(customerId, accountId);
     // Billing is the single writer of this field, so an update (not isolated on FerretDB) is safe here.
     await this.options.store.accounts.updateOne({ _id: accountId }, { $set: { billing_status: status as BillingStatus } });

@@ -10,7 +10,8 @@ export const executionMetrics = {
     advice: { explicitBucketBoundaries: latencyBucketsMs },
   }),
   legOutcomes: executionMeter.createCounter('mtx.execution.leg.outcomes', {
-    description: 'Order legs and close tickets by final status at response time (filled, placed, rejected, unavailable, unknown, closed, skipped, failed)',
+    description:
+      'Order legs and close tickets by final status at response time (filled, placed, rejected, unavailable, unknown, closed, skipped, failed)',
   }),
   terminalFailures: executionMeter.createCounter('mtx.execution.nats.failures', {
     description: 'Terminal requests that got no answer: no_responders (no connector subscribed) or timeout (no reply by the deadline)',
@@ -29,5 +30,6 @@ export function countOutcomes(batchKind: 'orders' | 'close' | 'close.ticket', ou
     if (entry) entry.count += 1;
     else counts.set(key, { platform, status, count: 1 });
   }
-  for (const { platform, status, count } of counts.values()) executionMetrics.legOutcomes.add(count, { 'mtx.platform': platform, 'mtx.batch_kind': batchKind, 'mtx.status': status });
+  for (const { platform, status, count } of counts.values())
+    executionMetrics.legOutcomes.add(count, { 'mtx.platform': platform, 'mtx.batch_kind': batchKind, 'mtx.status': status });
 }

@@ -1,6 +1,6 @@
 import type { CloseAccountStatus, CloseReplyMessage, LegResultMessage, TicketResultMessage } from '@mtx/shared/connector/messages';
 import { retcodeDescription } from '@mtx/shared/trading';
-import type { Platform, StoredLeg } from '../store/execution-store';
+import type { Platform, StoredLeg } from './model';
 import type { TerminalResponse } from './terminals';
 
 /** What a batch answers: per-leg and per-account results and their summaries, built from terminal replies. Pure. */
@@ -93,12 +93,27 @@ export interface BatchView {
 
 export function placeSummary(results: Array<Pick<OrderLegResult, 'status'>>): PlaceSummary {
   const count = (status: LegStatus) => results.filter((result) => result.status === status).length;
-  return { requested: results.length, filled: count('filled'), placed: count('placed'), failed: count('rejected') + count('unavailable'), unknown: count('unknown') };
+  return {
+    requested: results.length,
+    filled: count('filled'),
+    placed: count('placed'),
+    failed: count('rejected') + count('unavailable'),
+    unknown: count('unknown'),
+  };
 }
 
 export function closeSummary(results: CloseAccountResult[]): CloseSummary {
   // Each count counts one thing: tickets in matched/closed/failed/unknown, accounts in the accounts_* fields.
-  const summary: CloseSummary = { accounts: results.length, matched: 0, closed: 0, failed: 0, unknown: 0, accounts_unknown: 0, accounts_unavailable: 0, accounts_failed: 0 };
+  const summary: CloseSummary = {
+    accounts: results.length,
+    matched: 0,
+    closed: 0,
+    failed: 0,
+    unknown: 0,
+    accounts_unknown: 0,
+    accounts_unavailable: 0,
+    accounts_failed: 0,
+  };
   for (const account of results) {
     summary.matched += account.matched;
     summary.closed += account.closed;
@@ -151,7 +166,18 @@ export function legResultOf(leg: StoredLeg, message: LegResultMessage, latencyMs
 }
 
 export function plainLeg(leg: StoredLeg, status: LegStatus, message: string, latencyMs: number, code?: number): OrderLegResult {
-  const result: OrderLegResult = { account_id: leg.account_id, platform: leg.platform, symbol: leg.symbol, operation: leg.operation, volume: leg.volume, status, order: 0, deal: 0, message, latency_ms: latencyMs };
+  const result: OrderLegResult = {
+    account_id: leg.account_id,
+    platform: leg.platform,
+    symbol: leg.symbol,
+    operation: leg.operation,
+    volume: leg.volume,
+    status,
+    order: 0,
+    deal: 0,
+    message,
+    latency_ms: latencyMs,
+  };
   return namedWithoutCode(withRetcode(result, code));
 }
 
@@ -168,29 +194,61 @@ function namedWithoutCode(result: OrderLegResult): OrderLegResult {
 }
 
 export function ticketResultOf(message: TicketResultMessage): TicketResult {
-  const result: TicketResult = { ticket: message.ticket, symbol: message.symbol, type: message.type, kind: message.kind, volume: message.volume, status: message.status, message: message.message };
+  const result: TicketResult = {
+    ticket: message.ticket,
+    symbol: message.symbol,
+    type: message.type,
+    kind: message.kind,
+    volume: message.volume,
+    status: message.status,
+    message: message.message,
+  };
   if (message.price !== undefined && message.price !== null) result.price = message.price;
   return withRetcode(result, message.retcode);
 }
 
 export function closeResultOf(accountId: string, platform: Platform, reply: CloseReplyMessage, latencyMs: number): CloseAccountResult {
-  return { account_id: accountId, platform, status: reply.status, matched: reply.matched, closed: reply.closed, message: reply.message, latency_ms: latencyMs, results: reply.results.map(ticketResultOf) };
+  return {
+    account_id: accountId,
+    platform,
+    status: reply.status,
+    matched: reply.matched,
+    closed: reply.closed,
+    message: reply.message,
+    latency_ms: latencyMs,
+    results: reply.results.map(ticketResultOf),
+  };
 }
 
-export function plainClose(accountId: string, platform: Platform, status: CloseAccountStatus, message: string, latencyMs: number): CloseAccountResult {
+export function plainClose(
+  accountId: string,
+  platform: Platform,
+  status: CloseAccountStatus,
+  message: string,
+  latencyMs: number,
+): CloseAccountResult {
   return { account_id: accountId, platform, status, matched: 0, closed: 0, message, latency_ms: latencyMs, results: [] };
 }
 
 /** What a terminal request that got no reply means for its legs: unavailable (nothing sent), unknown, or rejected. */
-export function describeFailure(response: Exclude<TerminalResponse, { kind: 'reply' }>, platform: Platform, timeoutMs: number): { status: 'unavailable' | 'unknown' | 'rejected'; message: string } {
+export function describeFailure(
+  response: Exclude<TerminalResponse, { kind: 'reply' }>,
+  platform: Platform,
+  timeoutMs: number,
+): { status: 'unavailable' | 'unknown' | 'rejected'; message: string } {
   switch (response.kind) {
     case 'no_responders':
       return { status: 'unavailable', message: `no ${platform} terminal is running for this account; nothing was sent` };
     case 'timeout':
-      return { status: 'unknown', message: `no reply from the terminal within ${timeoutMs} ms; the order may have executed and will be reconciled` };
+      return {
+        status: 'unknown',
+        message: `no reply from the terminal within ${timeoutMs} ms; the order may have executed and will be reconciled`,
+      };
     case 'service_error':
-      if (response.code === 503) return { status: 'unavailable', message: `the terminal is overloaded; nothing was sent (${response.message})` };
-      if (response.code === 400) return { status: 'rejected', message: `the terminal could not read the request; nothing was sent (${response.message})` };
+      if (response.code === 503)
+        return { status: 'unavailable', message: `the terminal is overloaded; nothing was sent (${response.message})` };
+      if (response.code === 400)
+        return { status: 'rejected', message: `the terminal could not read the request; nothing was sent (${response.message})` };
       return { status: 'unknown', message: `the terminal failed while handling the request (${response.message}); it will be reconciled` };
   }
 }

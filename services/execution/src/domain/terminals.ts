@@ -104,8 +104,13 @@ export class TerminalClient {
     const startedMs = performance.now();
     return new Promise<TerminalResponse>((settle) => {
       const resolve = (response: TerminalResponse) => {
-        executionMetrics.fanoutDuration.record(performance.now() - startedMs, { 'mtx.platform': platform, 'mtx.op': op, 'mtx.outcome': response.kind });
-        if (response.kind === 'no_responders' || response.kind === 'timeout') executionMetrics.terminalFailures.add(1, { 'mtx.platform': platform, 'mtx.op': op, 'mtx.reason': response.kind });
+        executionMetrics.fanoutDuration.record(performance.now() - startedMs, {
+          'mtx.platform': platform,
+          'mtx.op': op,
+          'mtx.outcome': response.kind,
+        });
+        if (response.kind === 'no_responders' || response.kind === 'timeout')
+          executionMetrics.terminalFailures.add(1, { 'mtx.platform': platform, 'mtx.op': op, 'mtx.reason': response.kind });
         settle(response);
       };
       const entry: PendingRequest = { resolve, timer: undefined, answered: false, lateUntilMs: 0 };
@@ -146,10 +151,27 @@ export class TerminalClient {
    * repeat it. A request that went badly may have no connector span at all (no responder, timeout), so this
    * one says which account failed and why.
    */
-  traceFailedRequest(op: ConnectorOp, platform: string, accountId: string, startedAt: number, attributes: Attributes, reason: string): void {
+  traceFailedRequest(
+    op: ConnectorOp,
+    platform: string,
+    accountId: string,
+    startedAt: number,
+    attributes: Attributes,
+    reason: string,
+  ): void {
     const span = tracer.startSpan(
       `execution.terminal.${op}`,
-      { kind: SpanKind.CLIENT, startTime: startedAt, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': terminalSubject(this.subjectRoot, platform, accountId, op), 'mtx.account_id': accountId, 'mtx.platform': platform, ...attributes } },
+      {
+        kind: SpanKind.CLIENT,
+        startTime: startedAt,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': terminalSubject(this.subjectRoot, platform, accountId, op),
+          'mtx.account_id': accountId,
+          'mtx.platform': platform,
+          ...attributes,
+        },
+      },
       context.active(),
     );
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });

@@ -49,7 +49,19 @@ export interface NormalizedLeg {
   expert_id?: number;
 }
 
-const orderFieldNames = ['symbol', 'operation', 'volume', 'price', 'slippage', 'stop_loss', 'take_profit', 'stop_limit_price', 'expiration', 'comment', 'expert_id'] as const;
+const orderFieldNames = [
+  'symbol',
+  'operation',
+  'volume',
+  'price',
+  'slippage',
+  'stop_loss',
+  'take_profit',
+  'stop_limit_price',
+  'expiration',
+  'comment',
+  'expert_id',
+] as const;
 
 function present<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
@@ -78,7 +90,8 @@ function checkFiniteNumber(value: unknown, param: string, rule: 'positive' | 'no
 }
 
 function checkNonNegativeInteger(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalid(`${param} must be a non-negative integer`, param);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw invalid(`${param} must be a non-negative integer`, param);
   return value;
 }
 
@@ -92,14 +105,17 @@ export function checkExpiration(value: unknown, param: string, nowMs: number): s
 
 export function validatePlaceOrders(input: PlaceOrdersInput, nowMs: number): NormalizedLeg[] {
   if (!Array.isArray(input.orders) || input.orders.length === 0) throw invalid('orders must contain at least one leg', 'orders');
-  if (input.orders.length > legsMax) throw new AppError('too_many_legs', `a batch has at most ${legsMax} legs; this one has ${input.orders.length}`, { param: 'orders' });
+  if (input.orders.length > legsMax)
+    throw new AppError('too_many_legs', `a batch has at most ${legsMax} legs; this one has ${input.orders.length}`, { param: 'orders' });
   const legs: NormalizedLeg[] = [];
   input.orders.forEach((order, index) => {
     const at = (field: string) => `orders[${index}].${field}`;
-    if (typeof order.account_id !== 'string' || order.account_id.length === 0) throw invalid(`${at('account_id')} is required`, at('account_id'));
+    if (typeof order.account_id !== 'string' || order.account_id.length === 0)
+      throw invalid(`${at('account_id')} is required`, at('account_id'));
     const fields = merge(input.defaults, order.fields, orderFieldNames);
 
-    if (!present(fields.symbol) || typeof fields.symbol !== 'string' || fields.symbol.trim().length === 0) throw invalid(`${at('symbol')} is required (per leg or in defaults)`, at('symbol'));
+    if (!present(fields.symbol) || typeof fields.symbol !== 'string' || fields.symbol.trim().length === 0)
+      throw invalid(`${at('symbol')} is required (per leg or in defaults)`, at('symbol'));
     if (fields.symbol.length > symbolLengthMax) throw invalid(`${at('symbol')} is longer than ${symbolLengthMax} characters`, at('symbol'));
     if (!present(fields.operation)) throw invalid(`${at('operation')} is required (per leg or in defaults)`, at('operation'));
     const operation = typeof fields.operation === 'string' ? normalizeOperation(fields.operation) : undefined;
@@ -113,15 +129,18 @@ export function validatePlaceOrders(input: PlaceOrdersInput, nowMs: number): Nor
     if (present(fields.slippage)) leg.slippage = checkNonNegativeInteger(fields.slippage, at('slippage'));
     if (present(fields.stop_loss)) leg.stop_loss = checkFiniteNumber(fields.stop_loss, at('stop_loss'), 'non_negative');
     if (present(fields.take_profit)) leg.take_profit = checkFiniteNumber(fields.take_profit, at('take_profit'), 'non_negative');
-    if (present(fields.stop_limit_price)) leg.stop_limit_price = checkFiniteNumber(fields.stop_limit_price, at('stop_limit_price'), 'non_negative');
+    if (present(fields.stop_limit_price))
+      leg.stop_limit_price = checkFiniteNumber(fields.stop_limit_price, at('stop_limit_price'), 'non_negative');
     if (present(fields.expiration)) leg.expiration = checkExpiration(fields.expiration, at('expiration'), nowMs);
     if (present(fields.comment)) {
-      if (typeof fields.comment !== 'string' || fields.comment.length > commentLengthMax) throw invalid(`${at('comment')} must be at most ${commentLengthMax} characters`, at('comment'));
+      if (typeof fields.comment !== 'string' || fields.comment.length > commentLengthMax)
+        throw invalid(`${at('comment')} must be at most ${commentLengthMax} characters`, at('comment'));
       leg.comment = fields.comment;
     }
     if (present(fields.expert_id)) leg.expert_id = checkNonNegativeInteger(fields.expert_id, at('expert_id'));
 
-    if (isPendingOperation(operation) && !(leg.price !== undefined && leg.price > 0)) throw invalid(`${at('price')} is required for a ${operation} order`, at('price'));
+    if (isPendingOperation(operation) && !(leg.price !== undefined && leg.price > 0))
+      throw invalid(`${at('price')} is required for a ${operation} order`, at('price'));
     if (isStopLimitOperation(operation) && !(leg.stop_limit_price !== undefined && leg.stop_limit_price > 0)) {
       throw invalid(`${at('stop_limit_price')} is required for a ${operation} order`, at('stop_limit_price'));
     }
@@ -148,7 +167,13 @@ export interface CloseOrdersInput {
 export interface NormalizedCloseAccount {
   index: number;
   account_id: string;
-  selector?: { symbol: string; symbol_match: 'exact' | 'base'; side: 'long' | 'short' | 'any'; kind: 'position' | 'pending' | 'any'; magic?: number };
+  selector?: {
+    symbol: string;
+    symbol_match: 'exact' | 'base';
+    side: 'long' | 'short' | 'any';
+    kind: 'position' | 'pending' | 'any';
+    magic?: number;
+  };
   tickets: number[];
   volume?: number;
   slippage?: number;
@@ -163,13 +188,21 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], param: s
 }
 
 export function validateCloseOrders(input: CloseOrdersInput): NormalizedCloseAccount[] {
-  if (!Array.isArray(input.accounts) || input.accounts.length === 0) throw invalid('accounts must contain at least one account', 'accounts');
-  if (input.accounts.length > closeAccountsMax) throw new AppError('too_many_accounts', `a close request has at most ${closeAccountsMax} accounts; this one has ${input.accounts.length}`, { param: 'accounts' });
+  if (!Array.isArray(input.accounts) || input.accounts.length === 0)
+    throw invalid('accounts must contain at least one account', 'accounts');
+  if (input.accounts.length > closeAccountsMax)
+    throw new AppError(
+      'too_many_accounts',
+      `a close request has at most ${closeAccountsMax} accounts; this one has ${input.accounts.length}`,
+      { param: 'accounts' },
+    );
   const seen = new Set<string>();
   return input.accounts.map((entry, index) => {
     const at = (field: string) => `accounts[${index}].${field}`;
-    if (typeof entry.account_id !== 'string' || entry.account_id.length === 0) throw invalid(`${at('account_id')} is required`, at('account_id'));
-    if (seen.has(entry.account_id)) throw invalid(`account ${entry.account_id} appears more than once; give one entry per account`, at('account_id'));
+    if (typeof entry.account_id !== 'string' || entry.account_id.length === 0)
+      throw invalid(`${at('account_id')} is required`, at('account_id'));
+    if (seen.has(entry.account_id))
+      throw invalid(`account ${entry.account_id} appears more than once; give one entry per account`, at('account_id'));
     seen.add(entry.account_id);
     const hasTickets = entry.has_tickets || (Array.isArray(entry.tickets) && entry.tickets.length > 0);
     const fields = merge(input.defaults, entry.fields, closeFieldNames);
@@ -179,13 +212,18 @@ export function validateCloseOrders(input: CloseOrdersInput): NormalizedCloseAcc
 
     if (hasTickets) {
       const ownSelector = selectorFieldNames.filter((name) => present(entry.fields?.[name]));
-      if (ownSelector.length > 0) throw invalid(`${at('tickets')}: an account has either a selector (${ownSelector.join(', ')}) or tickets, never both`, at('tickets'));
+      if (ownSelector.length > 0)
+        throw invalid(
+          `${at('tickets')}: an account has either a selector (${ownSelector.join(', ')}) or tickets, never both`,
+          at('tickets'),
+        );
       const tickets = entry.tickets ?? [];
       if (tickets.length === 0) throw invalid(`${at('tickets')} must not be empty`, at('tickets'));
       if (tickets.length > 100) throw invalid(`${at('tickets')} has more than 100 tickets`, at('tickets'));
       const unique = new Set<number>();
       tickets.forEach((ticket, ticketIndex) => {
-        if (!Number.isSafeInteger(ticket) || ticket <= 0) throw invalid(`${at('tickets')}[${ticketIndex}] must be a positive integer`, `${at('tickets')}[${ticketIndex}]`);
+        if (!Number.isSafeInteger(ticket) || ticket <= 0)
+          throw invalid(`${at('tickets')}[${ticketIndex}] must be a positive integer`, `${at('tickets')}[${ticketIndex}]`);
         if (unique.has(ticket)) throw invalid(`${at('tickets')} lists ticket ${ticket} twice`, at('tickets'));
         unique.add(ticket);
       });
@@ -194,7 +232,10 @@ export function validateCloseOrders(input: CloseOrdersInput): NormalizedCloseAcc
     }
 
     if (!present(fields.symbol) || typeof fields.symbol !== 'string' || fields.symbol.trim().length === 0) {
-      throw invalid(`symbol is required for account ${entry.account_id} (per account or in defaults); use "*" to close every symbol`, 'symbol');
+      throw invalid(
+        `symbol is required for account ${entry.account_id} (per account or in defaults); use "*" to close every symbol`,
+        'symbol',
+      );
     }
     if (fields.symbol.length > symbolLengthMax) throw invalid(`${at('symbol')} is longer than ${symbolLengthMax} characters`, at('symbol'));
     const selector: NonNullable<NormalizedCloseAccount['selector']> = {

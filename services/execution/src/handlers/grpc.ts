@@ -1,5 +1,6 @@
 import { AppError } from '@mtx/shared/errors';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
+import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
 import type { Logger } from '@mtx/shared/logger';
 import { accountView, type AccountRegistry } from '../domain/accounts';
 import type { BatchService } from '../app/batches';
@@ -20,8 +21,12 @@ function setFields<T extends object>(message: T | null | undefined): T | undefin
 }
 
 /** gRPC adapter of the execution service: transport only, every rule lives in the domain. */
-export function createExecutionGrpcImplementation(registry: AccountRegistry, batches: BatchService, logger: Logger): grpc.UntypedServiceImplementation {
-  return unaryHandlers(
+export function createExecutionGrpcImplementation(
+  registry: AccountRegistry,
+  batches: BatchService,
+  logger: Logger,
+): grpc.UntypedServiceImplementation {
+  return unaryHandlers<ExecutionServiceDefinition>(
     {
       CreateAccount: async (request) =>
         registry.create({
@@ -41,13 +46,16 @@ export function createExecutionGrpcImplementation(registry: AccountRegistry, bat
       PlaceOrders: async (request) =>
         batches.placeOrders(requireCustomer(request), {
           defaults: setFields(request.defaults),
-          orders: (request.orders ?? []).map((order: { account_id: string; fields?: object }) => ({ account_id: order.account_id, fields: setFields(order.fields) })),
+          orders: (request.orders ?? []).map((order) => ({
+            account_id: order.account_id,
+            fields: setFields(order.fields),
+          })),
           ...(request.batch_id ? { batch_id: request.batch_id } : {}),
         }),
       CloseOrders: async (request) =>
         batches.closeOrders(requireCustomer(request), {
           defaults: setFields(request.defaults),
-          accounts: (request.accounts ?? []).map((entry: { account_id: string; fields?: object; tickets?: number[]; has_tickets?: boolean }) => ({
+          accounts: (request.accounts ?? []).map((entry) => ({
             account_id: entry.account_id,
             fields: setFields(entry.fields),
             tickets: (entry.tickets ?? []).map(Number),

@@ -1,6 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { EncryptedSecret } from '../domain/secrets';
 import { PackedDocuments, type StoredDocument } from './packed-documents';
+import type { CloseAccountResult, OrderLegResult } from '../domain/results';
+import type { BillingStatus, Platform, StoredLeg } from '../domain/model';
 
 /**
  * Execution's collections. Every hot read is a `findOne({_id})` and every exclusive decision an insert
@@ -8,8 +10,7 @@ import { PackedDocuments, type StoredDocument } from './packed-documents';
  * legs, open batches) stay small because their documents are deleted once done.
  */
 
-export type Platform = 'mt4' | 'mt5';
-export type BillingStatus = 'active' | 'past_due' | 'suspended';
+export type { BillingStatus, Platform, StoredLeg } from '../domain/model';
 
 export interface AccountDocument {
   _id: string;
@@ -39,15 +40,6 @@ export interface AccountSlotDocument {
   account_id: string;
 }
 
-export interface StoredLeg {
-  account_id: string;
-  platform: Platform;
-  client_id: string;
-  symbol: string;
-  operation: string;
-  volume: number;
-}
-
 export interface StoredCloseAccount {
   account_id: string;
   platform: Platform;
@@ -72,13 +64,16 @@ export interface OpenBatchDocument {
   deadline_at: Date;
 }
 
+/** A leg's (or close account's) outcome as the batch answered it: an OrderLegResult or a CloseAccountResult. */
+export type StoredResult = OrderLegResult | CloseAccountResult;
+
 /**
  * `_id: <batch>`: every leg's (or close account's) outcome as the batch returned it, in leg order, one document
  * per batch (a batch's outcomes are written together, so one insert instead of one per leg).
  */
 export interface OutcomeDocument {
   _id: string;
-  results: Array<Record<string, any>>;
+  results: Array<StoredResult>;
   source: 'reply' | 'recovery';
   written_at: Date;
 }
@@ -88,7 +83,7 @@ export interface LegacyOutcomeDocument {
   _id: string;
   batch_id: string;
   index: number;
-  result: Record<string, any>;
+  result: StoredResult;
 }
 
 /** `_id: <batch>:<index>`: the final outcome of a leg that was unknown; the first insert wins. */
@@ -96,7 +91,7 @@ export interface SettlementDocument {
   _id: string;
   batch_id: string;
   index: number;
-  result: Record<string, any>;
+  result: StoredResult;
   source: 'late_reply' | 'reconciliation';
   settled_at: Date;
 }
@@ -146,7 +141,11 @@ export function createExecutionStore(database: Db): ExecutionStore {
 }
 
 /** A batch's stored outcomes by leg index (undefined where none is stored), from either storage layout. */
-export async function findOutcomes(store: Pick<ExecutionStore, 'outcomes'>, batchId: string, indexes: number[]): Promise<Array<Record<string, any> | undefined>> {
+export async function findOutcomes(
+  store: Pick<ExecutionStore, 'outcomes'>,
+  batchId: string,
+  indexes: number[],
+): Promise<Array<StoredResult | undefined>> {
   const outcome = await store.outcomes.findOne({ _id: batchId });
   if (outcome) return indexes.map((index) => outcome.results[index]);
   // Batches stored before outcomes were one document per batch.

@@ -48,7 +48,8 @@ class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]
 
   insert(documents: T[]): Promise<void> {
     if (documents.length === 0) return Promise.resolve();
-    if (this.waitingWeight + documents.length > this.bounds.queueMax) return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
+    if (this.waitingWeight + documents.length > this.bounds.queueMax)
+      return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
     return new Promise((resolve, reject) => this.enqueue({ documents, waiter: { resolve, reject } }));
   }
 
@@ -58,7 +59,10 @@ class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]
 
   protected async write(batch: Array<{ documents: T[]; waiter: Waiter }>): Promise<void> {
     try {
-      await this.collection.insertMany(batch.flatMap((entry) => entry.documents) as any[], { ordered: false });
+      await this.collection.insertMany(
+        batch.flatMap((entry) => entry.documents),
+        { ordered: false },
+      );
       for (const entry of batch) entry.waiter.resolve();
     } catch (error) {
       if (onlyDuplicates(error)) for (const entry of batch) entry.waiter.resolve();
@@ -86,8 +90,8 @@ class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: 
 
   protected async write(batch: Array<{ id: string; waiter: Waiter }>): Promise<void> {
     try {
-      if (batch.length === 1) await this.collection.deleteOne({ _id: batch[0]!.id } as any);
-      else await this.collection.deleteMany({ _id: { $in: batch.map((entry) => entry.id) } } as any);
+      if (batch.length === 1) await this.collection.deleteOne({ _id: batch[0]!.id });
+      else await this.collection.deleteMany({ _id: { $in: batch.map((entry) => entry.id) } });
       for (const entry of batch) entry.waiter.resolve();
     } catch (error) {
       for (const entry of batch) entry.waiter.reject(error);
@@ -106,7 +110,11 @@ export class GroupWriter<T extends Document & { _id: string }> {
   private readonly deletes: DeletesById<T>;
 
   constructor(collection: WritableCollection<T>, options: GroupWriterOptions = {}) {
-    const bounds: Bounds = { batchMax: options.batchMax ?? 1_000, inFlightMax: options.inFlightMax ?? 2, queueMax: options.queueMax ?? 100_000 };
+    const bounds: Bounds = {
+      batchMax: options.batchMax ?? 1_000,
+      inFlightMax: options.inFlightMax ?? 2,
+      queueMax: options.queueMax ?? 100_000,
+    };
     this.inserts = new IdempotentInserts(collection, bounds);
     this.deletes = new DeletesById(collection, bounds);
   }

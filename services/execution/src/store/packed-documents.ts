@@ -43,7 +43,10 @@ export class PackedDocuments<T extends { _id: string }> {
   }
 
   insertMany(documents: T[], options: { ordered: boolean }): Promise<unknown> {
-    return this.collection.insertMany(documents.map((document) => this.pack(document)), options);
+    return this.collection.insertMany(
+      documents.map((document) => this.pack(document)),
+      options,
+    );
   }
 
   async findOne(filter: Filter<StoredDocument>, options?: FindOptions): Promise<T | null> {

@@ -41,7 +41,13 @@ async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   const { values } = parseArgs({
     args: rest,
-    options: { name: { type: 'string' }, accounts: { type: 'string' }, customer: { type: 'string' }, level: { type: 'string' }, key: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      accounts: { type: 'string' },
+      customer: { type: 'string' },
+      level: { type: 'string' },
+      key: { type: 'string' },
+    },
     strict: true,
   });
   if (!command || command === 'help' || command === '--help') {
@@ -88,13 +94,21 @@ async function main(): Promise<void> {
         if (!values.key) throw new Error('key:revoke needs --key');
         const natsUrl = process.env.NATS_URL ?? devFile.nats_url;
         // The announcement makes every gateway forget the key at once; without it they do within API_KEY_CACHE_MS.
-        const nats = natsUrl ? await connectNats(natsUrl, 'admin', createLogger('admin', { level: 'silent' }), { maxReconnectAttempts: 0, timeout: 2_000 }).catch(() => undefined) : undefined;
+        const nats = natsUrl
+          ? await connectNats(natsUrl, 'admin', createLogger('admin', { level: 'silent' }), {
+              maxReconnectAttempts: 0,
+              timeout: 2_000,
+            }).catch(() => undefined)
+          : undefined;
         try {
           output = await revoke(store, values.key, nats);
         } finally {
           await nats?.close().catch(() => undefined);
         }
-        if (!(output as { announced: boolean }).announced) process.stderr.write('admin: revoked in the store, but not announced over NATS: gateways stop accepting the key within API_KEY_CACHE_MS\n');
+        if (!(output as { announced: boolean }).announced)
+          process.stderr.write(
+            'admin: revoked in the store, but not announced over NATS: gateways stop accepting the key within API_KEY_CACHE_MS\n',
+          );
         break;
       }
       default:

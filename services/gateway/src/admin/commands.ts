@@ -42,7 +42,11 @@ interface ServerInfo {
  * Connects `count` accounts per platform, spread over the simulated brokers so the demo mixes symbol
  * suffixes. Seats are operator-granted bonus seats, so the demo needs no balance.
  */
-export async function connectDemoAccounts(execution: UnaryClient, customerId: string, plan: Array<{ platform: 'mt4' | 'mt5'; count: number }>): Promise<DemoAccount[]> {
+export async function connectDemoAccounts(
+  execution: UnaryClient,
+  customerId: string,
+  plan: Array<{ platform: 'mt4' | 'mt5'; count: number }>,
+): Promise<DemoAccount[]> {
   if (plan.length === 0) return [];
   const { servers } = await execution.call<{ servers: ServerInfo[] }>('ListServers', {}, { deadlineMs: 10_000 });
   const accounts: DemoAccount[] = [];
@@ -54,10 +58,24 @@ export async function connectDemoAccounts(execution: UnaryClient, customerId: st
       const login = String(10_000_000 + Math.floor(Math.random() * 89_999_999));
       const account = await execution.call<{ id: string; platform: 'mt4' | 'mt5'; server: string; symbol_suffix: string; login: string }>(
         'CreateAccount',
-        { customer_id: customerId, platform, server: server.name, login, password: `demo-${login}`, label: `${platform.toUpperCase()} demo ${index + 1}`, bonus_seat: true },
+        {
+          customer_id: customerId,
+          platform,
+          server: server.name,
+          login,
+          password: `demo-${login}`,
+          label: `${platform.toUpperCase()} demo ${index + 1}`,
+          bonus_seat: true,
+        },
         { deadlineMs: 15_000 },
       );
-      accounts.push({ id: account.id, platform: account.platform, server: account.server, symbol_suffix: account.symbol_suffix, login: account.login });
+      accounts.push({
+        id: account.id,
+        platform: account.platform,
+        server: account.server,
+        symbol_suffix: account.symbol_suffix,
+        login: account.login,
+      });
     }
   }
   return accounts;
@@ -82,6 +100,10 @@ export async function createKey(store: GatewayStore, customerId: string, level: 
 export async function revoke(store: GatewayStore, keyOrId: string, nats?: NatsConnection) {
   const revoked = await revokeKey(store, keyOrId);
   let announced = publishBestEffort(nats, keyRevokedSubject, JSON.stringify({ key_id: revoked.key_id, customer_id: revoked.customer_id }));
-  if (announced) announced = await nats!.flush().then(() => true, () => false);
+  if (announced)
+    announced = await nats!.flush().then(
+      () => true,
+      () => false,
+    );
   return { ...revoked, announced };
 }

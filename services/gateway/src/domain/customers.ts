@@ -9,7 +9,11 @@ export interface IssuedKey {
   customer_id: string;
 }
 
-export async function createCustomer(store: GatewayStore, name: string, clock: { now(): Date } = { now: () => new Date() }): Promise<{ customer_id: string; name: string }> {
+export async function createCustomer(
+  store: GatewayStore,
+  name: string,
+  clock: { now(): Date } = { now: () => new Date() },
+): Promise<{ customer_id: string; name: string }> {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 200) throw new AppError('invalid_request', 'name must be 1 to 200 characters', { param: 'name' });
   const customerId = newCustomerId();
@@ -17,7 +21,12 @@ export async function createCustomer(store: GatewayStore, name: string, clock: {
   return { customer_id: customerId, name: trimmed };
 }
 
-export async function issueKey(store: GatewayStore, customerId: string, level: KeyLevel, clock: { now(): Date } = { now: () => new Date() }): Promise<IssuedKey> {
+export async function issueKey(
+  store: GatewayStore,
+  customerId: string,
+  level: KeyLevel,
+  clock: { now(): Date } = { now: () => new Date() },
+): Promise<IssuedKey> {
   const customer = await store.customers.findOne({ _id: customerId });
   if (!customer) throw new AppError('not_found', `no customer ${customerId}`, { param: 'customer' });
   const key = generateKey(level);
@@ -39,7 +48,11 @@ export async function issueKey(store: GatewayStore, customerId: string, level: K
 }
 
 /** Revokes by key id (`key_…`) or by the key itself. */
-export async function revokeKey(store: GatewayStore, keyOrId: string, clock: { now(): Date } = { now: () => new Date() }): Promise<{ key_id: string; customer_id: string; revoked_at: string }> {
+export async function revokeKey(
+  store: GatewayStore,
+  keyOrId: string,
+  clock: { now(): Date } = { now: () => new Date() },
+): Promise<{ key_id: string; customer_id: string; revoked_at: string }> {
   let digest: string;
   if (keyOrId.startsWith('key_')) {
     const pointer = await store.apiKeyIds.findOne({ _id: keyOrId });

@@ -61,7 +61,17 @@ export interface IdempotentRequest {
  * The finished response is stored under the claim's id and resource id, so a response can never be served for
  * a later claim of the same key.
  */
-export function createIdempotency({ store, clock, ttlMs, leaseMs = 60_000 }: { store: GatewayStore; clock: Clock; ttlMs: number; leaseMs?: number }) {
+export function createIdempotency({
+  store,
+  clock,
+  ttlMs,
+  leaseMs = 60_000,
+}: {
+  store: GatewayStore;
+  clock: Clock;
+  ttlMs: number;
+  leaseMs?: number;
+}) {
   const resultIdOf = (record: Pick<IdempotencyDocument, '_id' | 'resource_id'>) => `${record._id}:${record.resource_id}`;
 
   /** Forgets an expired record, only if it is still the same generation (another request may have re-claimed). */
@@ -71,12 +81,19 @@ export function createIdempotency({ store, clock, ttlMs, leaseMs = 60_000 }: { s
   }
 
   function fingerprint(scope: string, body: unknown): string {
-    return crypto.createHash('sha256').update(`${scope}\n${canonicalJson(body)}`).digest('hex');
+    return crypto
+      .createHash('sha256')
+      .update(`${scope}\n${canonicalJson(body)}`)
+      .digest('hex');
   }
 
   async function replayOrRefuse<T>(record: IdempotencyDocument, requestHash: string): Promise<IdempotentOutcome<T> | 'takeover' | 'busy'> {
     if (record.request_hash !== requestHash) {
-      throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request (another body or another route)', { param: 'Idempotency-Key' });
+      throw new AppError(
+        'idempotency_key_reused',
+        'this Idempotency-Key was used with a different request (another body or another route)',
+        { param: 'Idempotency-Key' },
+      );
     }
     const result = await store.idempotencyResults.findOne({ _id: resultIdOf(record) });
     if (result) {
@@ -84,23 +101,36 @@ export function createIdempotency({ store, clock, ttlMs, leaseMs = 60_000 }: { s
       if (result.status_code >= 400 && stored?.error && isErrorCode(stored.error.code)) {
         throw new AppError(stored.error.code, stored.error.message, stored.error.param === undefined ? {} : { param: stored.error.param });
       }
-      const replayed = (stored && typeof stored === 'object' && 'idempotent_replay' in stored ? { ...stored, idempotent_replay: true } : stored) as T;
+      const replayed = (
+        stored && typeof stored === 'object' && 'idempotent_replay' in stored ? { ...stored, idempotent_replay: true } : stored
+      ) as T;
       return { statusCode: result.status_code, body: replayed, replay: true };
     }
     const leaseOver = record.held_since !== null && record.held_since.getTime() + leaseMs <= clock.now().getTime();
     return record.holder === null || leaseOver ? 'takeover' : 'busy';
   }
 
-  async function execute<T>(record: IdempotencyDocument, holder: string, work: (resourceId: string) => Promise<{ statusCode: number; body: T }>): Promise<IdempotentOutcome<T>> {
+  async function execute<T>(
+    record: IdempotencyDocument,
+    holder: string,
+    work: (resourceId: string) => Promise<{ statusCode: number; body: T }>,
+  ): Promise<IdempotentOutcome<T>> {
     const finish = async (statusCode: number, response: unknown) => {
-      await insertIfAbsent(store.idempotencyResults, { _id: resultIdOf(record), request_hash: record.request_hash, created_at: clock.now(), status_code: statusCode, response });
+      await insertIfAbsent(store.idempotencyResults, {
+        _id: resultIdOf(record),
+        request_hash: record.request_hash,
+        created_at: clock.now(),
+        status_code: statusCode,
+        response,
+      });
     };
     let outcome: { statusCode: number; body: T };
     try {
       outcome = await work(record.resource_id);
     } catch (error) {
       const retriable = !(error instanceof AppError) || error.httpStatus >= 500;
-      if (retriable) await store.idempotency.updateOne({ _id: record._id, holder }, { $set: { holder: null, held_since: null } }).catch(() => undefined);
+      if (retriable)
+        await store.idempotency.updateOne({ _id: record._id, holder }, { $set: { holder: null, held_since: null } }).catch(() => undefined);
       else await finish(error.httpStatus, { error: error.toBody() }).catch(() => undefined);
       throw error;
     }
@@ -112,13 +142,19 @@ export function createIdempotency({ store, clock, ttlMs, leaseMs = 60_000 }: { s
     validateKey(key: string | undefined): string | undefined {
       if (key === undefined) return undefined;
       if (key.length === 0 || key.length > idempotencyKeyLengthMax) {
-        throw new AppError('invalid_request', `Idempotency-Key must be 1 to ${idempotencyKeyLengthMax} characters`, { param: 'Idempotency-Key' });
+        throw new AppError('invalid_request', `Idempotency-Key must be 1 to ${idempotencyKeyLengthMax} characters`, {
+          param: 'Idempotency-Key',
+        });
       }
-      if (!/^[\x21-\x7e]+$/.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be printable ASCII without spaces', { param: 'Idempotency-Key' });
+      if (!/^[\x21-\x7e]+$/.test(key))
+        throw new AppError('invalid_request', 'Idempotency-Key must be printable ASCII without spaces', { param: 'Idempotency-Key' });
       return key;
     },
 
-    async run<T>(request: IdempotentRequest, work: (resourceId: string) => Promise<{ statusCode: number; body: T }>): Promise<IdempotentOutcome<T>> {
+    async run<T>(
+      request: IdempotentRequest,
+      work: (resourceId: string) => Promise<{ statusCode: number; body: T }>,
+    ): Promise<IdempotentOutcome<T>> {
       const requestHash = fingerprint(request.scope, request.body);
       const id = `${request.customerId}:${request.key}`;
       const holder = crypto.randomUUID();
@@ -144,7 +180,10 @@ export function createIdempotency({ store, clock, ttlMs, leaseMs = 60_000 }: { s
           continue;
         }
         const decision = await replayOrRefuse<T>(existing, requestHash);
-        if (decision === 'busy') throw new AppError('idempotency_key_in_progress', 'a request with this Idempotency-Key is still in progress; retry shortly', { param: 'Idempotency-Key' });
+        if (decision === 'busy')
+          throw new AppError('idempotency_key_in_progress', 'a request with this Idempotency-Key is still in progress; retry shortly', {
+            param: 'Idempotency-Key',
+          });
         if (decision !== 'takeover') return decision;
         const taken = await store.idempotency.updateOne(
           { _id: id, resource_id: existing.resource_id, holder: existing.holder },
@@ -157,7 +196,10 @@ export function createIdempotency({ store, clock, ttlMs, leaseMs = 60_000 }: { s
 
     /** Deletes expired records (a background job; expiry is also enforced on read, so this only bounds storage). */
     async sweep(): Promise<number> {
-      const expired = await store.idempotency.find({ expires_at: { $lte: clock.now() } }, { projection: { _id: 1, resource_id: 1 } }).limit(1_000).toArray();
+      const expired = await store.idempotency
+        .find({ expires_at: { $lte: clock.now() } }, { projection: { _id: 1, resource_id: 1 } })
+        .limit(1_000)
+        .toArray();
       for (const record of expired) await forget(record);
       return expired.length;
     },

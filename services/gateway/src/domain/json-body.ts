@@ -17,7 +17,8 @@ export function parseJsonBody(text: string, depthMax: number): unknown {
   const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 1 }];
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
-    if (typeof node === 'number' && !Number.isFinite(node)) throw new AppError('invalid_request', 'request body contains a number out of range');
+    if (typeof node === 'number' && !Number.isFinite(node))
+      throw new AppError('invalid_request', 'request body contains a number out of range');
     if (node === null || typeof node !== 'object') continue;
     if (depth > depthMax) throw new AppError('invalid_request', `request body is nested deeper than ${depthMax} levels`);
     for (const child of Object.values(node as Record<string, unknown>)) stack.push({ node: child, depth: depth + 1 });

@@ -93,7 +93,15 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
         if (!candidate.reserving && candidate.claimsInFlight === 0 && candidate.waiters.length === 0) states.delete(key);
       }
     }
-    state = { ownedSlots: [], nextSlot: 1, reservationSize: 1, lastReservationAtMs: undefined, waiters: [], reserving: false, claimsInFlight: 0 };
+    state = {
+      ownedSlots: [],
+      nextSlot: 1,
+      reservationSize: 1,
+      lastReservationAtMs: undefined,
+      waiters: [],
+      reserving: false,
+      claimsInFlight: 0,
+    };
     states.set(prefix, state);
     return state;
   }

@@ -13,7 +13,11 @@ export class RouteMethods {
       .join('/')}/?$`;
     let route = this.routes.find((entry) => entry.pattern.source === source);
     if (!route) {
-      route = { pattern: new RegExp(source), staticSegments: url.split('/').filter((segment) => segment && !segment.startsWith(':') && segment !== '*').length, methods: new Set() };
+      route = {
+        pattern: new RegExp(source),
+        staticSegments: url.split('/').filter((segment) => segment && !segment.startsWith(':') && segment !== '*').length,
+        methods: new Set(),
+      };
       this.routes.push(route);
     }
     for (const name of Array.isArray(method) ? method : [method]) route.methods.add(name.toUpperCase());

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { errorResponses } from './schemas';
+import type { Account__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/Account';
 
 const Account = Type.Object(
   {
@@ -9,8 +10,16 @@ const Account = Type.Object(
     server: Type.String({ description: 'Trade server of the broker.', example: 'BetaMarkets-Server' }),
     login: Type.String({ description: 'Trading account number at the broker.', example: '50012345' }),
     label: Type.String({ description: 'Your name for the account.' }),
-    status: Type.String({ description: 'Status of the account\'s seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).', example: 'active' }),
-    symbol_suffix: Type.String({ description: 'Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.', example: '.xx' }),
+    status: Type.String({
+      description:
+        "Status of the account's seat: `active`, `past_due` (renewal unpaid, in grace) or `suspended` (orders are refused until the balance pays the seat).",
+      example: 'active',
+    }),
+    symbol_suffix: Type.String({
+      description:
+        'Suffix the broker adds to symbol names on this server ("" for none), e.g. `.xx`, `m`, `-ecn`: EURUSD is traded there as EURUSD<suffix>.',
+      example: '.xx',
+    }),
     margin_mode: Type.String({ description: '`hedging` or `netting` (MT5); MT4 accounts are hedging.', example: 'netting' }),
     bonus_seat: Type.Boolean({ description: 'The account uses an operator-granted seat that is never billed.' }),
     created_at: Type.String({ format: 'date-time', description: 'When the account was connected.' }),
@@ -18,22 +27,43 @@ const Account = Type.Object(
   { additionalProperties: false },
 );
 
-const AccountList = Type.Object({ accounts: Type.Array(Account, { description: 'Every connected account, oldest first.' }) }, { additionalProperties: false });
+const AccountList = Type.Object(
+  { accounts: Type.Array(Account, { description: 'Every connected account, oldest first.' }) },
+  { additionalProperties: false },
+);
 
 const CreateAccountBody = Type.Object(
   {
     platform: Type.Union([Type.Literal('mt4'), Type.Literal('mt5')], { description: 'Platform of the trade server.' }),
-    server: Type.String({ minLength: 1, maxLength: 100, description: 'Trade server name as the broker gives it.', example: 'BetaMarkets-Server' }),
-    login: Type.String({ minLength: 1, maxLength: 32, pattern: '^[0-9A-Za-z_-]+$', description: 'Trading account number.', example: '50012345' }),
-    password: Type.String({ minLength: 1, maxLength: 128, description: 'Trading password. Checked on the trade server, stored encrypted, never returned or logged.' }),
+    server: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Trade server name as the broker gives it.',
+      example: 'BetaMarkets-Server',
+    }),
+    login: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      pattern: '^[0-9A-Za-z_-]+$',
+      description: 'Trading account number.',
+      example: '50012345',
+    }),
+    password: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'Trading password. Checked on the trade server, stored encrypted, never returned or logged.',
+    }),
     label: Type.Optional(Type.String({ maxLength: 100, description: 'Your name for the account.' })),
   },
   { additionalProperties: false },
 );
 
-const DeletedAccount = Type.Object({ ...Account.properties, deleted: Type.Boolean({ description: 'Always true.' }) }, { additionalProperties: false });
+const DeletedAccount = Type.Object(
+  { ...Account.properties, deleted: Type.Boolean({ description: 'Always true.' }) },
+  { additionalProperties: false },
+);
 
-function accountOf(account: Record<string, any>): Static<typeof Account> {
+function accountOf(account: Account__Output): Static<typeof Account> {
   return {
     id: account.id,
     platform: account.platform,
@@ -62,7 +92,11 @@ export async function registerAccountsRoutes(app: GatewayApp, dependencies: Gate
       },
     },
     async (request) => {
-      const response = await dependencies.clients.execution.call('ListAccounts', { customer_id: principalOf(request).customer_id }, { deadlineMs });
+      const response = await dependencies.clients.execution.call(
+        'ListAccounts',
+        { customer_id: principalOf(request).customer_id },
+        { deadlineMs },
+      );
       return { accounts: (response.accounts ?? []).map(accountOf) };
     },
   );
@@ -83,7 +117,15 @@ export async function registerAccountsRoutes(app: GatewayApp, dependencies: Gate
       const body = request.body as Static<typeof CreateAccountBody>;
       const account = await dependencies.clients.execution.call(
         'CreateAccount',
-        { customer_id: principalOf(request).customer_id, platform: body.platform, server: body.server, login: body.login, password: body.password, label: body.label ?? '', bonus_seat: false },
+        {
+          customer_id: principalOf(request).customer_id,
+          platform: body.platform,
+          server: body.server,
+          login: body.login,
+          password: body.password,
+          label: body.label ?? '',
+          bonus_seat: false,
+        },
         // The login check and the seat purchase are two calls behind this one.
         { deadlineMs: deadlineMs * 2 },
       );
@@ -97,14 +139,19 @@ export async function registerAccountsRoutes(app: GatewayApp, dependencies: Gate
       schema: {
         tags: ['accounts'],
         summary: 'Disconnect a trading account',
-        description: 'Removes the account; its seat stays paid until its date and is then released unbilled. Stored batches stay readable. 404 for an unknown account or another customer\'s.',
+        description:
+          "Removes the account; its seat stays paid until its date and is then released unbilled. Stored batches stay readable. 404 for an unknown account or another customer's.",
         params: Type.Object({ account_id: Type.String({ minLength: 1, maxLength: 80 }) }),
         response: { 200: DeletedAccount, ...errorResponses(400, 403, 404) } as Record<number, TSchema>,
       },
     },
     async (request) => {
       const { account_id } = request.params as { account_id: string };
-      const account = await dependencies.clients.execution.call('DeleteAccount', { customer_id: principalOf(request).customer_id, account_id }, { deadlineMs: deadlineMs * 2 });
+      const account = await dependencies.clients.execution.call(
+        'DeleteAccount',
+        { customer_id: principalOf(request).customer_id, account_id },
+        { deadlineMs: deadlineMs * 2 },
+      );
       return { ...accountOf(account), deleted: true };
     },
   );

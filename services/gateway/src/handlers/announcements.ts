@@ -29,7 +29,12 @@ export function readKeyRevocation(data: Uint8Array): string | null {
  * they start empty again and the key cache is cleared (a revocation missed meanwhile was bounded by the cache
  * time). The status loop ends when the connection is closed.
  */
-export async function followAnnouncements(nats: NatsConnection, readModels: Array<ReadModel<unknown>>, keys: KeyCache, logger: Logger): Promise<{ close(): void }> {
+export async function followAnnouncements(
+  nats: NatsConnection,
+  readModels: Array<ReadModel<unknown>>,
+  keys: KeyCache,
+  logger: Logger,
+): Promise<{ close(): void }> {
   for (const model of readModels) model.setEnabled(false);
   const revocations = nats.subscribe(keyRevokedSubject, {
     callback: (error, message) => {

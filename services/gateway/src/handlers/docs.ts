@@ -3,6 +3,7 @@ import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import { errorHttpStatus, type ErrorCode } from '@mtx/shared/errors';
 import type { GatewayApp, GatewayDependencies } from '../context';
 import type { GatewayConfig } from '../config';
+import type { OpenAPIV3 } from 'openapi-types';
 
 /** Where the human-readable API reference lives. Its routes are public and never part of the document. */
 export const docsRoutePrefix = '/docs';
@@ -23,15 +24,16 @@ const errorCodeDescriptions: Record<ErrorCode, string> = {
   balance_cap_exceeded: 'The operation would take the balance above EUR 1,000 (100000 cents).',
   too_many_legs: 'More than 20 legs in one POST /v1/orders batch.',
   too_many_accounts: 'More than 20 accounts in one POST /v1/orders/close request.',
-  unknown_account: 'An account id is not one of this customer\'s accounts; the whole batch is rejected and nothing is sent.',
+  unknown_account: "An account id is not one of this customer's accounts; the whole batch is rejected and nothing is sent.",
   unauthenticated: 'No `Authorization: Bearer <key>` header, or an unknown or revoked key.',
   insufficient_balance: 'The balance cannot pay for this (for example a seat for a new account).',
   forbidden: 'A read-only `rk_` key was used on a write; use the full `sk_` key.',
-  not_found: 'No such resource for this customer. Another customer\'s resource is also reported as not found.',
+  not_found: "No such resource for this customer. Another customer's resource is also reported as not found.",
   method_not_allowed: 'The path exists but not with this HTTP method; the `Allow` header lists the methods it has.',
   idempotency_key_reused: 'The Idempotency-Key was already used for a different request: another body, or another route.',
   idempotency_key_in_progress: 'A request with the same Idempotency-Key is still running; retry shortly with the same key.',
-  accounts_unreachable: '`require_reachable` was set and some accounts have no terminal; `details.account_ids` lists them and nothing was sent.',
+  accounts_unreachable:
+    '`require_reachable` was set and some accounts have no terminal; `details.account_ids` lists them and nothing was sent.',
   conflict: 'The resource is in a state that does not allow this change.',
   payload_too_large: 'The body exceeds the size limit.',
   uri_too_long: 'A path segment is longer than any identifier can be (2,000 characters).',
@@ -39,7 +41,8 @@ const errorCodeDescriptions: Record<ErrorCode, string> = {
   headers_too_large: 'The request headers are larger than the server reads (16 KiB).',
   rate_limited: 'Too many requests in the current minute; wait for `Retry-After` seconds.',
   internal: 'An unexpected error on our side. It carries no details; quote the `request_id`.',
-  unavailable: 'A backing service is down or timed out; retry after `Retry-After` seconds. Retry a write only with an Idempotency-Key, or after checking its effect.',
+  unavailable:
+    'A backing service is down or timed out; retry after `Retry-After` seconds. Retry a write only with an Idempotency-Key, or after checking its effect.',
 };
 
 /** Descriptions for the tags the route files use; tags the document does not use are not added. */
@@ -111,7 +114,9 @@ const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options']
 
 /** Puts a header reference on a response, replacing a same-named inline header a route may have declared. */
 function setResponseHeader(response: { headers?: Record<string, unknown> }, name: string): void {
-  const headers = Object.fromEntries(Object.entries(response.headers ?? {}).filter(([existing]) => existing.toLowerCase() !== name.toLowerCase()));
+  const headers = Object.fromEntries(
+    Object.entries(response.headers ?? {}).filter(([existing]) => existing.toLowerCase() !== name.toLowerCase()),
+  );
   response.headers = { ...headers, [name]: headerReference(name) };
 }
 
@@ -122,7 +127,11 @@ const errorExamples: Record<string, { code: string; message: string; param?: str
   '402': { code: 'insufficient_balance', message: 'the balance (EUR 5.00) cannot pay EUR 12.00 for a seat; top up first' },
   '403': { code: 'forbidden', message: 'this operation needs a full (sk_) key; read-only (rk_) keys may only read' },
   '404': { code: 'not_found', message: 'no batch bat_7hQ2mZr9TnB4wXk3pL8c' },
-  '409': { code: 'idempotency_key_reused', message: 'this Idempotency-Key was used with a different request (another body or another route)', param: 'Idempotency-Key' },
+  '409': {
+    code: 'idempotency_key_reused',
+    message: 'this Idempotency-Key was used with a different request (another body or another route)',
+    param: 'Idempotency-Key',
+  },
   '413': { code: 'payload_too_large', message: 'request body is too large' },
   '415': { code: 'unsupported_media_type', message: 'send the body as application/json' },
   '429': { code: 'rate_limited', message: 'rate limit of 600 requests per minute reached; retry in 42 s' },
@@ -131,7 +140,11 @@ const errorExamples: Record<string, { code: string; message: string; param?: str
 
 const routeErrorExamples: Record<string, Record<string, { code: string; message: string; param?: string }>> = {
   'POST /v1/wallet/topup': {
-    '400': { code: 'invalid_request', message: 'USDT on BTC is not offered for 1000 cents; pick a row of GET /v1/wallet/assets for this amount', param: 'asset_code' },
+    '400': {
+      code: 'invalid_request',
+      message: 'USDT on BTC is not offered for 1000 cents; pick a row of GET /v1/wallet/assets for this amount',
+      param: 'asset_code',
+    },
   },
   'POST /v1/orders/close': {
     '400': { code: 'invalid_request', message: 'symbol is given both at the top level and in defaults; give it once', param: 'symbol' },
@@ -158,7 +171,9 @@ function documentOperation(method: string, path: string, operation: OperationObj
     if (response) setResponseHeader(response, 'Retry-After');
   }
   if (idempotentOperations.has(`${method.toUpperCase()} ${path}`)) {
-    const parameters = (operation.parameters ?? []).filter((parameter) => !(parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key'));
+    const parameters = (operation.parameters ?? []).filter(
+      (parameter) => !(parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key'),
+    );
     operation.parameters = [...parameters, { $ref: '#/components/parameters/IdempotencyKey' }];
     operation.responses ??= {};
     operation.responses['409'] ??= {
@@ -196,12 +211,48 @@ function nameOperations(paths: Record<string, Record<string, OperationObject>>):
  * stateful phase) can follow real flows: a top-up to its status, a batch to its stored outcomes, a server or an
  * account to its removal.
  */
-const flows: Array<{ from: [string, string, string]; to: [string, string]; name: string; parameters: Record<string, string>; description: string }> = [
-  { from: ['post', '/v1/wallet/topup', '201'], to: ['get', '/v1/wallet/topup/{id}'], name: 'GetTopup', parameters: { id: '$response.body#/id' }, description: 'The top-up, as its status moves.' },
-  { from: ['post', '/v1/orders', '200'], to: ['get', '/v1/orders/batches/{batch_id}'], name: 'GetBatch', parameters: { batch_id: '$response.body#/batch_id' }, description: 'The stored batch, with late replies and reconciliation.' },
-  { from: ['post', '/v1/orders/close', '200'], to: ['get', '/v1/orders/batches/{batch_id}'], name: 'GetBatch', parameters: { batch_id: '$response.body#/batch_id' }, description: 'The stored batch, with late replies and reconciliation.' },
-  { from: ['post', '/v1/servers', '201'], to: ['delete', '/v1/servers/{id}'], name: 'CancelServer', parameters: { id: '$response.body#/id' }, description: 'Stops the server\'s renewal.' },
-  { from: ['post', '/v1/accounts', '201'], to: ['delete', '/v1/accounts/{account_id}'], name: 'DisconnectAccount', parameters: { account_id: '$response.body#/id' }, description: 'Disconnects the account.' },
+const flows: Array<{
+  from: [string, string, string];
+  to: [string, string];
+  name: string;
+  parameters: Record<string, string>;
+  description: string;
+}> = [
+  {
+    from: ['post', '/v1/wallet/topup', '201'],
+    to: ['get', '/v1/wallet/topup/{id}'],
+    name: 'GetTopup',
+    parameters: { id: '$response.body#/id' },
+    description: 'The top-up, as its status moves.',
+  },
+  {
+    from: ['post', '/v1/orders', '200'],
+    to: ['get', '/v1/orders/batches/{batch_id}'],
+    name: 'GetBatch',
+    parameters: { batch_id: '$response.body#/batch_id' },
+    description: 'The stored batch, with late replies and reconciliation.',
+  },
+  {
+    from: ['post', '/v1/orders/close', '200'],
+    to: ['get', '/v1/orders/batches/{batch_id}'],
+    name: 'GetBatch',
+    parameters: { batch_id: '$response.body#/batch_id' },
+    description: 'The stored batch, with late replies and reconciliation.',
+  },
+  {
+    from: ['post', '/v1/servers', '201'],
+    to: ['delete', '/v1/servers/{id}'],
+    name: 'CancelServer',
+    parameters: { id: '$response.body#/id' },
+    description: "Stops the server's renewal.",
+  },
+  {
+    from: ['post', '/v1/accounts', '201'],
+    to: ['delete', '/v1/accounts/{account_id}'],
+    name: 'DisconnectAccount',
+    parameters: { account_id: '$response.body#/id' },
+    description: 'Disconnects the account.',
+  },
 ];
 
 function linkFlows(paths: Record<string, Record<string, OperationObject>>): void {
@@ -209,8 +260,12 @@ function linkFlows(paths: Record<string, Record<string, OperationObject>>): void
     const [method, path, status] = flow.from;
     const response = (paths[path]?.[method]?.responses as Record<string, { links?: Record<string, unknown> }> | undefined)?.[status];
     const target = paths[flow.to[1]]?.[flow.to[0]];
-    if (!response || !target?.operationId) throw new Error(`OpenAPI link ${flow.name}: ${method} ${path} ${status} or ${flow.to.join(' ')} is missing`);
-    response.links = { ...response.links, [flow.name]: { operationId: target.operationId, parameters: flow.parameters, description: flow.description } };
+    if (!response || !target?.operationId)
+      throw new Error(`OpenAPI link ${flow.name}: ${method} ${path} ${status} or ${flow.to.join(' ')} is missing`);
+    response.links = {
+      ...response.links,
+      [flow.name]: { operationId: target.operationId, parameters: flow.parameters, description: flow.description },
+    };
   }
 }
 
@@ -221,12 +276,18 @@ function linkFlows(paths: Record<string, Record<string, OperationObject>>): void
  */
 function transformDocument(config: GatewayConfig): SwaggerTransformObject {
   return (documentObject) => {
-    const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
+    const document = (documentObject as { openapiObject: Partial<OpenAPIV3.Document> }).openapiObject;
     document.components ??= {};
     document.components.headers = {
       ...document.components.headers,
-      'RateLimit-Limit': { description: 'Requests allowed in the current one-minute window for this route\'s bucket.', schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE } },
-      'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE - 1 } },
+      'RateLimit-Limit': {
+        description: "Requests allowed in the current one-minute window for this route's bucket.",
+        schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE },
+      },
+      'RateLimit-Remaining': {
+        description: 'Requests left in the current window.',
+        schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE - 1 },
+      },
       'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', example: 42 } },
       'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', example: 1 } },
     };
@@ -247,13 +308,14 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
         if (operation) documentOperation(method, path, operation, config);
       }
     }
-    nameOperations(document.paths ?? {});
-    linkFlows(document.paths ?? {});
+    const paths = (document.paths ?? {}) as Record<string, Record<string, OperationObject>>;
+    nameOperations(paths);
+    linkFlows(paths);
     const usedTags = new Set<string>();
     for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Record<string, OperationObject>>)) {
       for (const method of httpMethods) for (const tag of (pathItem[method]?.tags as string[] | undefined) ?? []) usedTags.add(tag);
     }
-    const declared = new Map<string, Record<string, unknown>>(((document.tags ?? []) as Array<{ name: string }>).map((tag) => [tag.name, tag]));
+    const declared = new Map<string, OpenAPIV3.TagObject>((document.tags ?? []).map((tag) => [tag.name, tag]));
     for (const tag of usedTags) {
       const description = tagDescriptions[tag.toLowerCase()];
       if (!declared.has(tag)) declared.set(tag, description ? { name: tag, description } : { name: tag });
@@ -263,8 +325,13 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
       const index = tagOrder.indexOf(name.toLowerCase());
       return index === -1 ? tagOrder.length - 2 : index;
     };
-    if (declared.size > 0) document.tags = [...declared.values()].sort((left, right) => rank(left.name as string) - rank(right.name as string));
-    document.info = { ...document.info, description: `${document.info?.description ?? ''}${referenceGuide(config)}` };
+    if (declared.size > 0) document.tags = [...declared.values()].sort((left, right) => rank(left.name) - rank(right.name));
+    document.info = {
+      title: '',
+      version: '',
+      ...document.info,
+      description: `${document.info?.description ?? ''}${referenceGuide(config)}`,
+    };
     return document;
   };
 }

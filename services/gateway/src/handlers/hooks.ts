@@ -17,7 +17,8 @@ const PostbackAcknowledgement = Type.Object(
   {
     received: Type.Boolean({ description: 'The postback was verified and processed; the provider may stop retrying.', example: true }),
     outcome: Type.Union([Type.Literal('credited'), Type.Literal('already_credited'), Type.Literal('ignored')], {
-      description: '`credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).',
+      description:
+        '`credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).',
       example: 'credited',
     }),
   },
@@ -42,7 +43,7 @@ export async function registerHooksRoutes(app: GatewayApp, dependencies: Gateway
           tags: ['hooks'],
           summary: 'Receive a payment provider postback',
           description:
-            'Called by the payment provider, not by API clients: no API key. The body is verified with the provider\'s HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. Each provider transaction is credited once however often, and in whatever order, it is delivered.',
+            "Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. Each provider transaction is credited once however often, and in whatever order, it is delivered.",
           params: PostbackParams,
           security: [],
           response: { 200: { ...PostbackAcknowledgement, description: 'Accepted.' }, ...errorResponses(400, 404) },
@@ -58,7 +59,7 @@ export async function registerHooksRoutes(app: GatewayApp, dependencies: Gateway
           headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
           forwarded += 1;
         }
-        const answer = await dependencies.clients.payments.call<{ outcome: Static<typeof PostbackAcknowledgement>['outcome']; customer_id?: string }>('HandlePostback', { provider, body, headers }, { deadlineMs });
+        const answer = await dependencies.clients.payments.call('HandlePostback', { provider, body, headers }, { deadlineMs });
         // The provider (or a client polling after it) reads the credit here at once, announcement or not.
         if (answer.customer_id) dependencies.readModels.wallet.invalidate(answer.customer_id);
         return { received: true, outcome: answer.outcome };

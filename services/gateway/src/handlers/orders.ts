@@ -2,37 +2,76 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { errorResponses, rateLimitHeaders } from './schemas';
+import type { CloseAccountResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/CloseAccountResult';
+import type { OrderLegResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/OrderLegResult';
+import type { TicketResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/TicketResult';
 
 /** Margin over the execution deadline for the gRPC call: validation, reachability pings and storage. */
 const executionCallMarginMs = 3_000;
 
 const orderFieldProperties = {
-  symbol: Type.String({ minLength: 1, maxLength: 64, description: 'Symbol as the account\'s broker names it, suffix included (EURUSD, EURUSD.xx, EURUSDm, EURUSD-ecn). Suffixes differ per broker: set it per leg in mixed batches.', example: 'EURUSD.xx' }),
+  symbol: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description:
+      "Symbol as the account's broker names it, suffix included (EURUSD, EURUSD.xx, EURUSDm, EURUSD-ecn). Suffixes differ per broker: set it per leg in mixed batches.",
+    example: 'EURUSD.xx',
+  }),
   operation: Type.String({
     minLength: 1,
     maxLength: 20,
-    description: 'buy, sell, buyLimit, sellLimit, buyStop, sellStop, buyStopLimit or sellStopLimit, in any case. MT4 accounts have no stop-limit orders (rejected with TRADE_RETCODE_INVALID_ORDER).',
+    description:
+      'buy, sell, buyLimit, sellLimit, buyStop, sellStop, buyStopLimit or sellStopLimit, in any case. MT4 accounts have no stop-limit orders (rejected with TRADE_RETCODE_INVALID_ORDER).',
     example: 'buy',
   }),
-  volume: Type.Number({ minimum: 0, 'x-error-message': 'must be greater than 0', description: 'Lots; must be greater than 0 and fit the symbol\'s volume minimum, maximum and step at the broker.', example: 0.1 }),
-  price: Type.Number({ minimum: 0, description: 'Pending orders: the order price (required; for stop-limit orders the stop price). Market orders: the price expected, checked against `slippage`; omit to take the market price.', example: 1.085 }),
-  slippage: Type.Integer({ minimum: 0, description: 'Allowed deviation from `price`, in points (integer). 0 means exactly zero.', example: 10 }),
+  volume: Type.Number({
+    minimum: 0,
+    'x-error-message': 'must be greater than 0',
+    description: "Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.",
+    example: 0.1,
+  }),
+  price: Type.Number({
+    minimum: 0,
+    description:
+      'Pending orders: the order price (required; for stop-limit orders the stop price). Market orders: the price expected, checked against `slippage`; omit to take the market price.',
+    example: 1.085,
+  }),
+  slippage: Type.Integer({
+    minimum: 0,
+    description: 'Allowed deviation from `price`, in points (integer). 0 means exactly zero.',
+    example: 10,
+  }),
   stop_loss: Type.Number({ minimum: 0, description: 'Stop loss price; 0 for none.', example: 1.08 }),
   take_profit: Type.Number({ minimum: 0, description: 'Take profit price; 0 for none.', example: 1.095 }),
-  stop_limit_price: Type.Number({ minimum: 0, description: 'Limit price of a buyStopLimit/sellStopLimit order, placed when the stop `price` is reached. Required for those operations.', example: 1.0905 }),
-  expiration: Type.String({ maxLength: 40, description: 'Expiry of a pending order, ISO 8601 UTC (e.g. 2030-01-31T17:00:00Z); must be in the future.', example: '2030-01-31T17:00:00Z' }),
+  stop_limit_price: Type.Number({
+    minimum: 0,
+    description:
+      'Limit price of a buyStopLimit/sellStopLimit order, placed when the stop `price` is reached. Required for those operations.',
+    example: 1.0905,
+  }),
+  expiration: Type.String({
+    maxLength: 40,
+    description: 'Expiry of a pending order, ISO 8601 UTC (e.g. 2030-01-31T17:00:00Z); must be in the future.',
+    example: '2030-01-31T17:00:00Z',
+  }),
   comment: Type.String({ maxLength: 31, description: 'Order comment, at most 31 characters.', example: 'rebalance' }),
   expert_id: Type.Integer({ minimum: 0, description: 'Magic number stored with the order (non-negative integer).', example: 123456 }),
 };
 
 const OrderDefaults = Type.Partial(Type.Object(orderFieldProperties, { additionalProperties: false }), {
   additionalProperties: false,
-  description: 'Values every leg inherits; a leg may override any of them, also with a falsy value (slippage 0 means zero, not "fall back").',
+  description:
+    'Values every leg inherits; a leg may override any of them, also with a falsy value (slippage 0 means zero, not "fall back").',
 });
 
 const OrderLeg = Type.Object(
   {
-    account_id: Type.String({ minLength: 1, maxLength: 80, description: 'One of the customer\'s accounts (GET /v1/accounts). The same account may appear in several legs.', example: 'acc_3Xk9pQ2mZr7TnB4w' }),
+    account_id: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      description: "One of the customer's accounts (GET /v1/accounts). The same account may appear in several legs.",
+      example: 'acc_3Xk9pQ2mZr7TnB4w',
+    }),
     ...Type.Partial(Type.Object(orderFieldProperties)).properties,
   },
   { additionalProperties: false, description: 'One order on one account. Fields not set here come from `defaults`.' },
@@ -41,7 +80,12 @@ const OrderLeg = Type.Object(
 const PlaceOrdersBody = Type.Object(
   {
     defaults: Type.Optional(OrderDefaults),
-    orders: Type.Array(OrderLeg, { minItems: 1, maxItems: 20, 'x-error-code': 'too_many_legs', description: 'At most 20 legs; accounts on mt4 and mt5 may be mixed.' }),
+    orders: Type.Array(OrderLeg, {
+      minItems: 1,
+      maxItems: 20,
+      'x-error-code': 'too_many_legs',
+      description: 'At most 20 legs; accounts on mt4 and mt5 may be mixed.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -63,9 +107,18 @@ const OrderLegResult = Type.Object(
     price: Type.Optional(Type.Number({ description: 'Execution price (fill) or order price (placed).' })),
     bid: Type.Optional(Type.Number({ description: 'Bid at execution.' })),
     ask: Type.Optional(Type.Number({ description: 'Ask at execution.' })),
-    retcode: Type.Optional(Type.Integer({ description: 'MT5 TRADE_RETCODE_* number on both platforms (MT4 errors are mapped); absent when unavailable or unknown.', example: 10009 })),
+    retcode: Type.Optional(
+      Type.Integer({
+        description: 'MT5 TRADE_RETCODE_* number on both platforms (MT4 errors are mapped); absent when unavailable or unknown.',
+        example: 10009,
+      }),
+    ),
     retcode_description: Type.Optional(
-      Type.String({ description: 'Name of the code. Also on unavailable legs (TRADE_RETCODE_CONNECTION) and unknown legs (TRADE_RETCODE_TIMEOUT), which have no retcode.', example: 'TRADE_RETCODE_DONE' }),
+      Type.String({
+        description:
+          'Name of the code. Also on unavailable legs (TRADE_RETCODE_CONNECTION) and unknown legs (TRADE_RETCODE_TIMEOUT), which have no retcode.',
+        example: 'TRADE_RETCODE_DONE',
+      }),
     ),
     message: Type.String({ description: 'Explanation; empty on success.' }),
     latency_ms: Type.Integer({ description: 'Milliseconds spent on the leg (a leg settled later keeps the time its first answer took).' }),
@@ -86,8 +139,13 @@ const PlaceSummary = Type.Object(
 
 const PlaceOrdersResponse = Type.Object(
   {
-    batch_id: Type.String({ description: 'Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.', example: 'bat_7hQ2mZr9TnB4wXk3pL8c' }),
-    idempotent_replay: Type.Boolean({ description: 'True when this is the stored response of an earlier request with the same Idempotency-Key.' }),
+    batch_id: Type.String({
+      description: 'Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.',
+      example: 'bat_7hQ2mZr9TnB4wXk3pL8c',
+    }),
+    idempotent_replay: Type.Boolean({
+      description: 'True when this is the stored response of an earlier request with the same Idempotency-Key.',
+    }),
     summary: PlaceSummary,
     results: Type.Array(OrderLegResult, { description: 'One result per leg, in the order of `orders`.' }),
   },
@@ -95,25 +153,48 @@ const PlaceOrdersResponse = Type.Object(
 );
 
 const closeSelectorProperties = {
-  symbol: Type.String({ minLength: 1, maxLength: 64, description: 'Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.', example: 'EURUSD' }),
+  symbol: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description:
+      'Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.',
+    example: 'EURUSD',
+  }),
   symbol_match: Type.Union([Type.Literal('exact'), Type.Literal('base')], {
     description:
-      '`exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account\'s broker (B, or B plus the account\'s symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD.',
+      "`exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD.",
   }),
-  side: Type.Union([Type.Literal('long'), Type.Literal('short'), Type.Literal('any')], { description: '`long`, `short` or `any` (default).' }),
-  kind: Type.Union([Type.Literal('position'), Type.Literal('pending'), Type.Literal('any')], { description: '`position` (default: open positions), `pending` (deletes pending orders) or `any`.' }),
+  side: Type.Union([Type.Literal('long'), Type.Literal('short'), Type.Literal('any')], {
+    description: '`long`, `short` or `any` (default).',
+  }),
+  kind: Type.Union([Type.Literal('position'), Type.Literal('pending'), Type.Literal('any')], {
+    description: '`position` (default: open positions), `pending` (deletes pending orders) or `any`.',
+  }),
   magic: Type.Integer({ minimum: 0, description: 'Only orders with this magic number (expert id).' }),
-  volume: Type.Number({ minimum: 0, 'x-error-message': 'must be greater than 0', description: 'Greater than 0. Partial close of each matched position, rounded DOWN to the symbol\'s volume step; omit for a full close. A volume that rounds below the symbol\'s minimum fails that ticket without sending.' }),
+  volume: Type.Number({
+    minimum: 0,
+    'x-error-message': 'must be greater than 0',
+    description:
+      "Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending.",
+  }),
   slippage: Type.Integer({ minimum: 0, description: 'Allowed slippage in points.' }),
 };
 
-const CloseDefaults = Type.Partial(Type.Object(closeSelectorProperties), { additionalProperties: false, description: 'Selector values every account inherits.' });
+const CloseDefaults = Type.Partial(Type.Object(closeSelectorProperties), {
+  additionalProperties: false,
+  description: 'Selector values every account inherits.',
+});
 
 const CloseAccountEntry = Type.Object(
   {
     account_id: Type.String({ minLength: 1, maxLength: 80, description: 'Account.' }),
     tickets: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 100, description: 'Close exactly these tickets (positions closed, pending orders deleted), skipping the lookup. An account has either a selector or tickets, never both.' }),
+      Type.Array(Type.Integer({ minimum: 1 }), {
+        minItems: 1,
+        maxItems: 100,
+        description:
+          'Close exactly these tickets (positions closed, pending orders deleted), skipping the lookup. An account has either a selector or tickets, never both.',
+      }),
     ),
     ...Type.Partial(Type.Object(closeSelectorProperties)).properties,
   },
@@ -123,9 +204,23 @@ const CloseAccountEntry = Type.Object(
 const CloseOrdersBody = Type.Object(
   {
     defaults: Type.Optional(CloseDefaults),
-    accounts: Type.Array(CloseAccountEntry, { minItems: 1, maxItems: 20, 'x-error-code': 'too_many_accounts', description: 'One entry per account, at most 20.' }),
-    require_reachable: Type.Optional(Type.Boolean({ description: 'When true, the whole request is refused up front (409 accounts_unreachable, with the account ids) if any account has no terminal; otherwise such an account is reported `unavailable`.' })),
-    ...Type.Partial(Type.Object(closeSelectorProperties, { description: 'Selector fields may also be given at the top level, where they act as defaults.' })).properties,
+    accounts: Type.Array(CloseAccountEntry, {
+      minItems: 1,
+      maxItems: 20,
+      'x-error-code': 'too_many_accounts',
+      description: 'One entry per account, at most 20.',
+    }),
+    require_reachable: Type.Optional(
+      Type.Boolean({
+        description:
+          'When true, the whole request is refused up front (409 accounts_unreachable, with the account ids) if any account has no terminal; otherwise such an account is reported `unavailable`.',
+      }),
+    ),
+    ...Type.Partial(
+      Type.Object(closeSelectorProperties, {
+        description: 'Selector fields may also be given at the top level, where they act as defaults.',
+      }),
+    ).properties,
   },
   {
     additionalProperties: false,
@@ -138,12 +233,25 @@ const CloseOrdersBody = Type.Object(
 const TicketResult = Type.Object(
   {
     ticket: Type.Integer({ description: 'Ticket of the position or pending order.' }),
-    symbol: Type.String({ description: 'Symbol as the broker names it; empty for a ticket no open order has (status `failed`, TRADE_RETCODE_INVALID).' }),
-    type: Type.String({ description: 'Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit; empty for a ticket no open order has.' }),
+    symbol: Type.String({
+      description: 'Symbol as the broker names it; empty for a ticket no open order has (status `failed`, TRADE_RETCODE_INVALID).',
+    }),
+    type: Type.String({
+      description:
+        'Order type as the platform names it: buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit, sell_stop_limit; empty for a ticket no open order has.',
+    }),
     kind: Type.String({ description: '`position` or `pending`; empty for a ticket no open order has.' }),
     volume: Type.Number({ description: 'Volume closed (or of the order deleted).' }),
-    status: Type.String({ description: '`closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer).' }),
-    retcode: Type.Optional(Type.Integer({ description: 'MT5 TRADE_RETCODE_* number (MT4 errors mapped); TRADE_RETCODE_LIMIT_ORDERS when skipped; absent when unknown (sent, no answer).', example: 10009 })),
+    status: Type.String({
+      description: '`closed`, `failed`, `skipped` (matched beyond the 20-per-account cap; not sent) or `unknown` (sent, no answer).',
+    }),
+    retcode: Type.Optional(
+      Type.Integer({
+        description:
+          'MT5 TRADE_RETCODE_* number (MT4 errors mapped); TRADE_RETCODE_LIMIT_ORDERS when skipped; absent when unknown (sent, no answer).',
+        example: 10009,
+      }),
+    ),
     retcode_description: Type.Optional(Type.String({ description: 'Name of the code.', example: 'TRADE_RETCODE_DONE' })),
     price: Type.Optional(Type.Number({ description: 'Close price; 0 when the ticket was not closed.' })),
     message: Type.String({ description: 'Explanation; empty on success.' }),
@@ -155,7 +263,10 @@ const CloseAccountResult = Type.Object(
   {
     account_id: Type.String({ description: 'Account.' }),
     platform: Type.String({ description: '`mt4` or `mt5`.', example: 'mt4' }),
-    status: Type.String({ description: '`closed`, `partial` (some closed, others failed, skipped or unknown), `nothing_matched`, `failed`, `unavailable` (no terminal; nothing sent) or `unknown` (no reply by the deadline).' }),
+    status: Type.String({
+      description:
+        '`closed`, `partial` (some closed, others failed, skipped or unknown), `nothing_matched`, `failed`, `unavailable` (no terminal; nothing sent) or `unknown` (no reply by the deadline).',
+    }),
     matched: Type.Integer({ description: 'Orders matched by the selector (or tickets given), skipped ones included.' }),
     closed: Type.Integer({ description: 'Orders closed or deleted on this account.' }),
     message: Type.String({ description: 'Explanation; empty when every match closed.' }),
@@ -174,7 +285,9 @@ const CloseSummary = Type.Object(
     unknown: Type.Integer({ description: 'Tickets whose outcome is unknown.' }),
     accounts_unknown: Type.Integer({ description: 'Accounts that did not answer by the deadline.' }),
     accounts_unavailable: Type.Integer({ description: 'Accounts with no terminal: nothing was sent to them.' }),
-    accounts_failed: Type.Integer({ description: 'Accounts that failed as a whole before any ticket (the lookup was refused, the request arrived late).' }),
+    accounts_failed: Type.Integer({
+      description: 'Accounts that failed as a whole before any ticket (the lookup was refused, the request arrived late).',
+    }),
   },
   { additionalProperties: false, description: 'Counts of accounts and tickets by outcome.' },
 );
@@ -182,7 +295,9 @@ const CloseSummary = Type.Object(
 const CloseOrdersResponse = Type.Object(
   {
     batch_id: Type.String({ description: 'Identifier of the stored batch; read it again at GET /v1/orders/batches/{batch_id}.' }),
-    idempotent_replay: Type.Boolean({ description: 'True when this is the stored response of an earlier request with the same Idempotency-Key.' }),
+    idempotent_replay: Type.Boolean({
+      description: 'True when this is the stored response of an earlier request with the same Idempotency-Key.',
+    }),
     summary: CloseSummary,
     results: Type.Array(CloseAccountResult, { description: 'One result per account, in the order of `accounts`.' }),
   },
@@ -195,15 +310,31 @@ const BatchResponse = Type.Object(
     kind: Type.String({ description: '`orders` (POST /v1/orders) or `close` (POST /v1/orders/close).' }),
     created_at: Type.String({ format: 'date-time', description: 'When the batch was received.' }),
     settled: Type.Boolean({ description: 'True once no leg, account or ticket is unknown any more.' }),
-    summary: Type.Unsafe<Record<string, number>>({ type: 'object', additionalProperties: { type: 'integer' }, description: 'As in the original response (orders or close summary), recomputed from the latest outcomes.' }),
-    results: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'Order-leg results (kind `orders`) or per-account close results (kind `close`), each with its latest outcome.' }), { description: 'Latest outcome of every leg or account.' }),
+    summary: Type.Unsafe<Record<string, number>>({
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'As in the original response (orders or close summary), recomputed from the latest outcomes.',
+    }),
+    results: Type.Array(
+      Type.Unsafe<Record<string, unknown>>({
+        type: 'object',
+        additionalProperties: true,
+        description: 'Order-leg results (kind `orders`) or per-account close results (kind `close`), each with its latest outcome.',
+      }),
+      { description: 'Latest outcome of every leg or account.' },
+    ),
   },
   { additionalProperties: false },
 );
 
 const idempotencyHeader = Type.Object(
   {
-    'idempotency-key': Type.Optional(Type.String({ description: 'Up to 128 characters. One key names one request of this customer, on any route. Replaying the same body with the same key within 15 minutes returns the original response (idempotent_replay: true) and sends nothing; another body, or the same key on another route, gives 409 `idempotency_key_reused`. After 15 minutes the key is forgotten and a request with it is new.' })),
+    'idempotency-key': Type.Optional(
+      Type.String({
+        description:
+          'Up to 128 characters. One key names one request of this customer, on any route. Replaying the same body with the same key within 15 minutes returns the original response (idempotent_replay: true) and sends nothing; another body, or the same key on another route, gives 409 `idempotency_key_reused`. After 15 minutes the key is forgotten and a request with it is new.',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -221,7 +352,7 @@ function pick(source: Record<string, unknown>, names: readonly string[]): Record
 const orderFieldNames = Object.keys(orderFieldProperties);
 const closeFieldNames = Object.keys(closeSelectorProperties);
 
-function legResult(leg: Record<string, any>): Static<typeof OrderLegResult> {
+function legResult(leg: OrderLegResult__Output): Static<typeof OrderLegResult> {
   const result: Record<string, unknown> = {
     account_id: leg.account_id,
     platform: leg.platform,
@@ -234,17 +365,25 @@ function legResult(leg: Record<string, any>): Static<typeof OrderLegResult> {
     message: leg.message ?? '',
     latency_ms: Number(leg.latency_ms) || 0,
   };
-  for (const name of ['price', 'bid', 'ask', 'retcode', 'retcode_description']) if (present(leg[name])) result[name] = leg[name];
+  for (const name of ['price', 'bid', 'ask', 'retcode', 'retcode_description'] as const) if (present(leg[name])) result[name] = leg[name];
   return result as Static<typeof OrderLegResult>;
 }
 
-function ticketResult(ticket: Record<string, any>): Static<typeof TicketResult> {
-  const result: Record<string, unknown> = { ticket: Number(ticket.ticket), symbol: ticket.symbol, type: ticket.type, kind: ticket.kind, volume: ticket.volume, status: ticket.status, message: ticket.message ?? '' };
-  for (const name of ['retcode', 'retcode_description', 'price']) if (present(ticket[name])) result[name] = ticket[name];
+function ticketResult(ticket: TicketResult__Output): Static<typeof TicketResult> {
+  const result: Record<string, unknown> = {
+    ticket: Number(ticket.ticket),
+    symbol: ticket.symbol,
+    type: ticket.type,
+    kind: ticket.kind,
+    volume: ticket.volume,
+    status: ticket.status,
+    message: ticket.message ?? '',
+  };
+  for (const name of ['retcode', 'retcode_description', 'price'] as const) if (present(ticket[name])) result[name] = ticket[name];
   return result as Static<typeof TicketResult>;
 }
 
-function closeAccountResult(account: Record<string, any>): Static<typeof CloseAccountResult> {
+function closeAccountResult(account: CloseAccountResult__Output): Static<typeof CloseAccountResult> {
   return {
     account_id: account.account_id,
     platform: account.platform,
@@ -257,12 +396,21 @@ function closeAccountResult(account: Record<string, any>): Static<typeof CloseAc
   };
 }
 
-function summaryOf(summary: Record<string, unknown>, names: readonly string[]): Record<string, number> {
-  return Object.fromEntries(names.map((name) => [name, Number(summary?.[name]) || 0]));
+function summaryOf(summary: object | null | undefined, names: readonly string[]): Record<string, number> {
+  return Object.fromEntries(names.map((name) => [name, Number((summary as Record<string, unknown> | null | undefined)?.[name]) || 0]));
 }
 
 const placeSummaryNames = ['requested', 'filled', 'placed', 'failed', 'unknown'] as const;
-const closeSummaryNames = ['accounts', 'matched', 'closed', 'failed', 'unknown', 'accounts_unknown', 'accounts_unavailable', 'accounts_failed'] as const;
+const closeSummaryNames = [
+  'accounts',
+  'matched',
+  'closed',
+  'failed',
+  'unknown',
+  'accounts_unknown',
+  'accounts_unavailable',
+  'accounts_failed',
+] as const;
 
 function batchError(statuses: number[]): Record<number, TSchema> {
   return errorResponses(...statuses);
@@ -277,10 +425,19 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
    * retry with the key sends the same batch id, so its legs' client ids, and gets the original outcomes from the
    * connectors instead of sending again. After the key's lifetime the request is new, with a new batch id.
    */
-  async function withIdempotency<T>(customerId: string, scope: 'orders' | 'orders.close', rawKey: unknown, body: unknown, work: (batchId: string | undefined) => Promise<T>): Promise<{ statusCode: number; body: T }> {
+  async function withIdempotency<T>(
+    customerId: string,
+    scope: 'orders' | 'orders.close',
+    rawKey: unknown,
+    body: unknown,
+    work: (batchId: string | undefined) => Promise<T>,
+  ): Promise<{ statusCode: number; body: T }> {
     const key = dependencies.idempotency.validateKey(typeof rawKey === 'string' ? rawKey : undefined);
     if (key === undefined) return { statusCode: 200, body: await work(undefined) };
-    const outcome = await dependencies.idempotency.run({ customerId, scope, key, body, resourcePrefix: 'bat' }, async (batchId) => ({ statusCode: 200, body: await work(batchId) }));
+    const outcome = await dependencies.idempotency.run({ customerId, scope, key, body, resourcePrefix: 'bat' }, async (batchId) => ({
+      statusCode: 200,
+      body: await work(batchId),
+    }));
     return { statusCode: outcome.statusCode, body: outcome.body };
   }
 
@@ -292,7 +449,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
         tags: ['orders'],
         summary: 'Place orders on several accounts at once',
         description:
-          'Validates the whole batch first (any invalid leg rejects all of it with 400 and nothing is sent), then sends every account\'s legs to its own terminal concurrently and returns one result per leg. Per-leg failures are not HTTP errors: they come back in `results` and `summary`. A leg without a reply by the deadline is `unknown`, never `rejected`; the stored batch (GET /v1/orders/batches/{batch_id}) is updated by late replies and by reconciliation with the broker. 60 requests per minute per customer, shared with POST /v1/orders/close.',
+          "Validates the whole batch first (any invalid leg rejects all of it with 400 and nothing is sent), then sends every account's legs to its own terminal concurrently and returns one result per leg. Per-leg failures are not HTTP errors: they come back in `results` and `summary`. A leg without a reply by the deadline is `unknown`, never `rejected`; the stored batch (GET /v1/orders/batches/{batch_id}) is updated by late replies and by reconciliation with the broker. 60 requests per minute per customer, shared with POST /v1/orders/close.",
         headers: idempotencyHeader,
         body: PlaceOrdersBody,
         response: { 200: { ...PlaceOrdersResponse, headers: rateLimitHeaders }, ...batchError([400, 403, 409]) } as Record<number, TSchema>,
@@ -307,12 +464,20 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
           {
             customer_id: customerId,
             defaults: body.defaults ? pick(body.defaults, orderFieldNames) : undefined,
-            orders: body.orders.map((order) => ({ account_id: order.account_id, fields: pick(order as Record<string, unknown>, orderFieldNames) })),
+            orders: body.orders.map((order) => ({
+              account_id: order.account_id,
+              fields: pick(order as Record<string, unknown>, orderFieldNames),
+            })),
             ...(batchId ? { batch_id: batchId } : {}),
           },
           { deadlineMs },
         );
-        return { batch_id: response.batch_id as string, idempotent_replay: false, summary: summaryOf(response.summary, placeSummaryNames), results: (response.results ?? []).map(legResult) };
+        return {
+          batch_id: response.batch_id as string,
+          idempotent_replay: false,
+          summary: summaryOf(response.summary, placeSummaryNames),
+          results: (response.results ?? []).map(legResult),
+        };
       });
       return reply.status(outcome.statusCode).send(outcome.body);
     },
@@ -338,7 +503,8 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
       const topLevel = pick(body as Record<string, unknown>, closeFieldNames);
       const defaults = body.defaults ? pick(body.defaults, closeFieldNames) : {};
       for (const name of Object.keys(topLevel)) {
-        if (name in defaults) throw new AppError('invalid_request', `${name} is given both at the top level and in defaults; give it once`, { param: name });
+        if (name in defaults)
+          throw new AppError('invalid_request', `${name} is given both at the top level and in defaults; give it once`, { param: name });
       }
       const outcome = await withIdempotency(customerId, 'orders.close', request.headers['idempotency-key'], body, async (batchId) => {
         const response = await dependencies.clients.execution.call(
@@ -357,7 +523,12 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
           },
           { deadlineMs: deadlineMs + dependencies.config.EXECUTION_DEADLINE_MS },
         );
-        return { batch_id: response.batch_id as string, idempotent_replay: false, summary: summaryOf(response.summary, closeSummaryNames), results: (response.results ?? []).map(closeAccountResult) };
+        return {
+          batch_id: response.batch_id as string,
+          idempotent_replay: false,
+          summary: summaryOf(response.summary, closeSummaryNames),
+          results: (response.results ?? []).map(closeAccountResult),
+        };
       });
       return reply.status(outcome.statusCode).send(outcome.body);
     },
@@ -368,16 +539,23 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
     {
       schema: {
         tags: ['orders'],
-        summary: 'Read a stored batch with every leg\'s latest outcome',
-        description: 'The batch as stored: the original results, with legs (or close accounts and tickets) that were `unknown` replaced by what late replies or reconciliation with the broker found. 404 for an unknown batch or another customer\'s.',
-        params: Type.Object({ batch_id: Type.String({ minLength: 1, maxLength: 80, description: 'batch_id from POST /v1/orders or POST /v1/orders/close.' }) }),
+        summary: "Read a stored batch with every leg's latest outcome",
+        description:
+          "The batch as stored: the original results, with legs (or close accounts and tickets) that were `unknown` replaced by what late replies or reconciliation with the broker found. 404 for an unknown batch or another customer's.",
+        params: Type.Object({
+          batch_id: Type.String({ minLength: 1, maxLength: 80, description: 'batch_id from POST /v1/orders or POST /v1/orders/close.' }),
+        }),
         response: { 200: BatchResponse, ...batchError([400, 404]) } as Record<number, TSchema>,
       },
     },
     async (request) => {
       const customerId = principalOf(request).customer_id;
       const { batch_id } = request.params as { batch_id: string };
-      const batch = await dependencies.clients.execution.call('GetBatch', { customer_id: customerId, batch_id }, { deadlineMs: dependencies.config.GRPC_DEADLINE_MS });
+      const batch = await dependencies.clients.execution.call(
+        'GetBatch',
+        { customer_id: customerId, batch_id },
+        { deadlineMs: dependencies.config.GRPC_DEADLINE_MS },
+      );
       const orders = batch.kind === 'orders';
       return {
         batch_id: batch.batch_id,

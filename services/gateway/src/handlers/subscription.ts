@@ -2,6 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { GatewayApp, GatewayDependencies } from '../context';
 import { principalOf } from '../context';
 import { errorResponses, rateLimitHeaders } from './schemas';
+import type { Subscription__Output } from '@mtx/shared/generated/proto/mtx/billing/v1/Subscription';
+import { narrowTo } from '../domain/closed-sets';
 
 /** A nullable field in OpenAPI 3.0 terms (`nullable: true`), which the response serializer also honours. */
 const nullable = <T>(schema: Record<string, unknown>) => Type.Unsafe<T | null>({ ...schema, nullable: true });
@@ -11,12 +13,20 @@ const Timestamp = (description: string, example: string) => Type.String({ format
 export const SeatDetail = Type.Object(
   {
     id: Type.String({ description: 'Seat identifier.', example: 'seat_Yq3kN8e2LzA4vB7xHc1d' }),
-    paid_until: Timestamp('Paid-until date. Each seat renews from the balance one calendar month after it was bought, on the purchase day (clamped to the end of a shorter month), so seats do not share a date.', '2027-04-17T09:30:00.000Z'),
+    paid_until: Timestamp(
+      'Paid-until date. Each seat renews from the balance one calendar month after it was bought, on the purchase day (clamped to the end of a shorter month), so seats do not share a date.',
+      '2027-04-17T09:30:00.000Z',
+    ),
     status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('suspended')], {
-      description: '`active`: paid. `past_due`: the renewal could not be paid; retried on every top-up until `grace_ends_at`, trading continues. `suspended`: the grace passed unpaid; orders on its account are rejected until a top-up pays it.',
+      description:
+        '`active`: paid. `past_due`: the renewal could not be paid; retried on every top-up until `grace_ends_at`, trading continues. `suspended`: the grace passed unpaid; orders on its account are rejected until a top-up pays it.',
       example: 'active',
     }),
-    account_id: nullable<string>({ type: 'string', description: 'Connected account; null on a slot that is paid for but not in use (it is released unbilled at its date).', example: 'acc_mt5_7Hk2' }),
+    account_id: nullable<string>({
+      type: 'string',
+      description: 'Connected account; null on a slot that is paid for but not in use (it is released unbilled at its date).',
+      example: 'acc_mt5_7Hk2',
+    }),
     bonus: Type.Boolean({ description: 'Operator-granted seat: never billed.', example: false }),
   },
   { additionalProperties: false },
@@ -25,23 +35,49 @@ export const SeatDetail = Type.Object(
 export const WalletSummary = Type.Object(
   {
     balance_eur_cents: Type.Integer({ description: 'Current balance in EUR cents.', example: 3600 }),
-    next_charge_eur_cents: nullable<number>({ type: 'integer', description: 'What the balance owes next: the sum of everything due at `next_charge_at` (past-due amounts are due now). Null when the balance owes nothing.', example: 1200 }),
-    next_charge_at: nullable<string>({ type: 'string', format: 'date-time', description: 'Date of the next charge; null when nothing is owed.', example: '2027-04-03T09:30:00.000Z' }),
-    covers_next_charge: Type.Boolean({ description: 'Whether the balance covers the next charge (true when nothing is owed).', example: true }),
+    next_charge_eur_cents: nullable<number>({
+      type: 'integer',
+      description:
+        'What the balance owes next: the sum of everything due at `next_charge_at` (past-due amounts are due now). Null when the balance owes nothing.',
+      example: 1200,
+    }),
+    next_charge_at: nullable<string>({
+      type: 'string',
+      format: 'date-time',
+      description: 'Date of the next charge; null when nothing is owed.',
+      example: '2027-04-03T09:30:00.000Z',
+    }),
+    covers_next_charge: Type.Boolean({
+      description: 'Whether the balance covers the next charge (true when nothing is owed).',
+      example: true,
+    }),
   },
   { additionalProperties: false, description: 'The balance and what it owes next. Null only where the wallet is switched off.' },
 );
 
 export const Subscription = Type.Object(
   {
-    plan: Type.Union([Type.Literal('per_account'), Type.Literal('none')], { description: '`per_account` while the customer holds any seat, else `none`.', example: 'per_account' }),
+    plan: Type.Union([Type.Literal('per_account'), Type.Literal('none')], {
+      description: '`per_account` while the customer holds any seat, else `none`.',
+      example: 'per_account',
+    }),
     status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('inactive'), Type.Literal('canceled')], {
-      description: '`active`: everything held is paid. `past_due`: a seat or server renewal is unpaid (in grace or suspended). `inactive`: nothing held. `canceled`: nothing held any more because the subscription was cancelled at period end.',
+      description:
+        '`active`: everything held is paid. `past_due`: a seat or server renewal is unpaid (in grace or suspended). `inactive`: nothing held. `canceled`: nothing held any more because the subscription was cancelled at period end.',
       example: 'active',
     }),
-    paid_access: Type.Boolean({ description: 'Whether any seat or server currently gives access (active, or past due within its grace).', example: true }),
-    billing_provider: Type.Union([Type.Literal('balance'), Type.Literal('card'), Type.Literal('none')], { description: 'Funding source. Seats and servers are paid from the prepaid balance (`balance`); `card` and `none` are reserved.', example: 'balance' }),
-    cancel_at_period_end: Type.Boolean({ description: 'When true, nothing renews: each seat and server ends at its own paid-until date. Set with PATCH /v1/subscription.', example: false }),
+    paid_access: Type.Boolean({
+      description: 'Whether any seat or server currently gives access (active, or past due within its grace).',
+      example: true,
+    }),
+    billing_provider: Type.Union([Type.Literal('balance'), Type.Literal('card'), Type.Literal('none')], {
+      description: 'Funding source. Seats and servers are paid from the prepaid balance (`balance`); `card` and `none` are reserved.',
+      example: 'balance',
+    }),
+    cancel_at_period_end: Type.Boolean({
+      description: 'When true, nothing renews: each seat and server ends at its own paid-until date. Set with PATCH /v1/subscription.',
+      example: false,
+    }),
     seats: Type.Object(
       {
         total: Type.Integer({ description: 'Seats held (paid and bonus).', example: 3 }),
@@ -51,41 +87,43 @@ export const Subscription = Type.Object(
       { additionalProperties: false, description: 'Seat counts: paid for (total), in use, and bonus.' },
     ),
     seat_details: Type.Array(SeatDetail, { description: 'One entry per seat held, in purchase order.' }),
-    current_period_end: nullable<string>({ type: 'string', format: 'date-time', description: 'End of the current period: the earliest paid-until date among active seats and servers; null when none is active.', example: '2027-04-03T09:30:00.000Z' }),
-    grace_ends_at: nullable<string>({ type: 'string', format: 'date-time', description: 'While past due: when the earliest grace ends (72 hours after the unpaid date) and the item is suspended. Null otherwise.', example: null }),
-    wallet: nullable<Static<typeof WalletSummary>>({ ...WalletSummary, description: 'The balance and what it owes next. Null only where the wallet is switched off; reported whether or not the plan is balance-funded.' }),
+    current_period_end: nullable<string>({
+      type: 'string',
+      format: 'date-time',
+      description: 'End of the current period: the earliest paid-until date among active seats and servers; null when none is active.',
+      example: '2027-04-03T09:30:00.000Z',
+    }),
+    grace_ends_at: nullable<string>({
+      type: 'string',
+      format: 'date-time',
+      description:
+        'While past due: when the earliest grace ends (72 hours after the unpaid date) and the item is suspended. Null otherwise.',
+      example: null,
+    }),
+    wallet: nullable<Static<typeof WalletSummary>>({
+      ...WalletSummary,
+      description:
+        'The balance and what it owes next. Null only where the wallet is switched off; reported whether or not the plan is balance-funded.',
+    }),
   },
   { additionalProperties: false },
 );
 
 type SubscriptionBody = Static<typeof Subscription>;
 
-interface SubscriptionMessage {
-  plan: string;
-  status: string;
-  paid_access: boolean;
-  billing_provider: string;
-  cancel_at_period_end: boolean;
-  seats?: { total: number; used: number; bonus: number };
-  seat_details?: Array<{ id: string; paid_until: string; status: string; account_id?: string; bonus: boolean }>;
-  current_period_end?: string;
-  grace_ends_at?: string;
-  wallet?: { balance_eur_cents: number; next_charge_eur_cents?: number; next_charge_at?: string; covers_next_charge: boolean };
-}
-
 /** gRPC leaves unset optional fields out; the public object spells them as null. */
-export function renderSubscription(message: SubscriptionMessage): SubscriptionBody {
+export function renderSubscription(message: Subscription__Output): SubscriptionBody {
   return {
-    plan: message.plan as SubscriptionBody['plan'],
-    status: message.status as SubscriptionBody['status'],
+    plan: narrowTo(Subscription.properties.plan, message.plan, 'plan'),
+    status: narrowTo(Subscription.properties.status, message.status, 'status'),
     paid_access: message.paid_access,
-    billing_provider: message.billing_provider as SubscriptionBody['billing_provider'],
+    billing_provider: narrowTo(Subscription.properties.billing_provider, message.billing_provider, 'billing_provider'),
     cancel_at_period_end: message.cancel_at_period_end,
     seats: { total: message.seats?.total ?? 0, used: message.seats?.used ?? 0, bonus: message.seats?.bonus ?? 0 },
     seat_details: (message.seat_details ?? []).map((seat) => ({
       id: seat.id,
       paid_until: seat.paid_until,
-      status: seat.status as SubscriptionBody['seat_details'][number]['status'],
+      status: narrowTo(SeatDetail.properties.status, seat.status, 'seat status'),
       account_id: seat.account_id ?? null,
       bonus: seat.bonus,
     })),
@@ -105,7 +143,8 @@ export function renderSubscription(message: SubscriptionMessage): SubscriptionBo
 const UpdateSubscriptionBody = Type.Object(
   {
     cancel_at_period_end: Type.Boolean({
-      description: 'true stops every renewal: each seat and server stays until its own paid-until date and then ends (connected accounts then stop trading). false resumes renewals for whatever has not ended yet.',
+      description:
+        'true stops every renewal: each seat and server stays until its own paid-until date and then ends (connected accounts then stop trading). false resumes renewals for whatever has not ended yet.',
       example: true,
     }),
   },
@@ -128,7 +167,7 @@ export async function registerSubscriptionRoutes(app: GatewayApp, dependencies: 
     },
     async (request) => {
       const customerId = principalOf(request).customer_id;
-      return renderSubscription(await dependencies.clients.billing.call<SubscriptionMessage>('GetSubscription', { customer_id: customerId }, { deadlineMs }));
+      return renderSubscription(await dependencies.clients.billing.call('GetSubscription', { customer_id: customerId }, { deadlineMs }));
     },
   );
 
@@ -141,14 +180,21 @@ export async function registerSubscriptionRoutes(app: GatewayApp, dependencies: 
         description:
           'Sets `cancel_at_period_end`. While true nothing is charged any more: each seat and server ends at its own paid-until date (an item already past due ends now). Setting it back to false before an item ends resumes its renewals. Needs the full key. Returns the updated subscription.',
         body: UpdateSubscriptionBody,
-        response: { 200: { ...Subscription, description: 'The updated subscription.', headers: rateLimitHeaders }, ...errorResponses(400, 403) },
+        response: {
+          200: { ...Subscription, description: 'The updated subscription.', headers: rateLimitHeaders },
+          ...errorResponses(400, 403),
+        },
       },
     },
     async (request) => {
       const customerId = principalOf(request).customer_id;
       const body = request.body as Static<typeof UpdateSubscriptionBody>;
       return renderSubscription(
-        await dependencies.clients.billing.call<SubscriptionMessage>('UpdateSubscription', { customer_id: customerId, cancel_at_period_end: body.cancel_at_period_end }, { deadlineMs }),
+        await dependencies.clients.billing.call(
+          'UpdateSubscription',
+          { customer_id: customerId, cancel_at_period_end: body.cancel_at_period_end },
+          { deadlineMs },
+        ),
       );
     },
   );

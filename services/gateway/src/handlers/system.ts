@@ -13,7 +13,13 @@ export async function registerSystemRoutes(app: GatewayApp, dependencies: Gatewa
     '/readyz',
     {
       config: { auth: 'public' },
-      schema: { hide: true, response: { 200: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Type.Boolean()) }), 503: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Type.Boolean()) }) } },
+      schema: {
+        hide: true,
+        response: {
+          200: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Type.Boolean()) }),
+          503: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Type.Boolean()) }),
+        },
+      },
     },
     async (_request, reply) => {
       const checks = await dependencies.readiness();
@@ -25,7 +31,8 @@ export async function registerSystemRoutes(app: GatewayApp, dependencies: Gatewa
   // Prometheus text exposition of the gateway's OpenTelemetry metrics, for scrapers inside the cluster.
   app.get('/metrics', { config: { auth: 'public', rateLimit: 'none' }, schema: { hide: true } }, async (request, reply) => {
     const exporter = prometheusExporter();
-    if (!exporter) return reply.status(503).type('text/plain').send('metrics are disabled (PROMETHEUS_METRICS=false or OTEL_SDK_DISABLED=true)\n');
+    if (!exporter)
+      return reply.status(503).type('text/plain').send('metrics are disabled (PROMETHEUS_METRICS=false or OTEL_SDK_DISABLED=true)\n');
     reply.hijack();
     exporter.getMetricsRequestHandler(request.raw, reply.raw);
     return reply;

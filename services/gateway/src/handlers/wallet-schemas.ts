@@ -37,9 +37,17 @@ export const UpcomingItem = Type.Object(
 export const Wallet = Type.Object(
   {
     balance_eur_cents: Cents('Current balance (at most 100000).', 3600),
-    held_eur_cents: Cents('Money received beyond the EUR 1,000 cap: kept, never lost, and moved into the balance (oldest first) as soon as there is room.', 0),
-    pending_topups: Type.Array(PendingTopup, { description: 'Top-ups asked for but not yet landed: pending ones, and partial ones whose quote window is still open.' }),
-    upcoming: Type.Array(UpcomingItem, { description: 'Charges the balance owes over the next 30 days, seats and private servers together, by due date. Only occupied seats appear.' }),
+    held_eur_cents: Cents(
+      'Money received beyond the EUR 1,000 cap: kept, never lost, and moved into the balance (oldest first) as soon as there is room.',
+      0,
+    ),
+    pending_topups: Type.Array(PendingTopup, {
+      description: 'Top-ups asked for but not yet landed: pending ones, and partial ones whose quote window is still open.',
+    }),
+    upcoming: Type.Array(UpcomingItem, {
+      description:
+        'Charges the balance owes over the next 30 days, seats and private servers together, by due date. Only occupied seats appear.',
+    }),
     upcoming_total_eur_cents: Cents('Sum of the upcoming amounts.', 2400),
     shortfall_eur_cents: Cents('How much upcoming exceeds the balance; 0 when covered.', 0),
     covers_upcoming: Type.Boolean({ description: 'Whether the balance covers all upcoming charges.', example: true }),

@@ -81,7 +81,14 @@ export function createGatewayStore(database: Db): GatewayStore {
 
 export async function ensureGatewayIndexes(store: GatewayStore): Promise<void> {
   // Creating the collections up front keeps the first request from paying for it; _id is the only index we query.
-  for (const collection of [store.customers, store.apiKeys, store.apiKeyIds, store.idempotency, store.idempotencyResults, store.rateLimitSlots]) {
+  for (const collection of [
+    store.customers,
+    store.apiKeys,
+    store.apiKeyIds,
+    store.idempotency,
+    store.idempotencyResults,
+    store.rateLimitSlots,
+  ]) {
     await store.database.createCollection(collection.collectionName).catch((error: { code?: number }) => {
       if (error?.code !== 48) throw error; // 48: NamespaceExists
     });

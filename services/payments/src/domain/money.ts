@@ -13,7 +13,8 @@ const decimalPattern = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 export function parseScaledDecimal(value: string, scaleDigits: number): bigint {
   if (!decimalPattern.test(value)) throw new RangeError(`not a non-negative decimal: ${JSON.stringify(value)}`);
   const [whole, digits = ''] = value.split('.') as [string, string?];
-  if (digits.length > scaleDigits && /[1-9]/.test(digits.slice(scaleDigits))) throw new RangeError(`${value} has more than ${scaleDigits} decimals`);
+  if (digits.length > scaleDigits && /[1-9]/.test(digits.slice(scaleDigits)))
+    throw new RangeError(`${value} has more than ${scaleDigits} decimals`);
   return BigInt(whole) * 10n ** BigInt(scaleDigits) + BigInt((digits.slice(0, scaleDigits) || '0').padEnd(scaleDigits, '0'));
 }
 

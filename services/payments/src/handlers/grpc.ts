@@ -7,7 +7,8 @@ import type { Topups } from '../topups';
 const paymentsMeter = meter('payments');
 const postbacks = paymentsMeter.createCounter('mtx.payments.postbacks', { description: 'Provider postbacks by provider and outcome' });
 const signatureFailures = paymentsMeter.createCounter('mtx.payments.postback.signature_failures', {
-  description: 'Postbacks refused because the signature was missing, wrong or outside the replay window (an attack, or a secret out of step)',
+  description:
+    'Postbacks refused because the signature was missing, wrong or outside the replay window (an attack, or a secret out of step)',
 });
 
 /** gRPC adapter of mtx.payments.v1.PaymentsService: transport only. */
@@ -15,7 +16,13 @@ export function paymentsGrpcImplementation(topups: Topups, logger: Logger): grpc
   return unaryHandlers(
     {
       ListAssets: async (request: { amount_eur_cents: number }) => ({ assets: await topups.listAssets(request.amount_eur_cents) }),
-      CreateTopup: async (request: { customer_id: string; amount_eur_cents: number; asset_code: string; blockchain_code: string; is_evm?: boolean }) =>
+      CreateTopup: async (request: {
+        customer_id: string;
+        amount_eur_cents: number;
+        asset_code: string;
+        blockchain_code: string;
+        is_evm?: boolean;
+      }) =>
         topups.createTopup({
           customerId: request.customer_id,
           amountEurCents: request.amount_eur_cents,
@@ -35,7 +42,8 @@ export function paymentsGrpcImplementation(topups: Topups, logger: Logger): grpc
             postbacks.add(1, { 'mtx.provider': request.provider, 'mtx.outcome': label });
             return outcome;
           } catch (error) {
-            if (error instanceof AppError && error.code === 'unauthenticated') signatureFailures.add(1, { 'mtx.provider': request.provider });
+            if (error instanceof AppError && error.code === 'unauthenticated')
+              signatureFailures.add(1, { 'mtx.provider': request.provider });
             postbacks.add(1, { 'mtx.provider': request.provider, 'mtx.outcome': error instanceof AppError ? error.code : 'failed' });
             throw error;
           }

@@ -1,7 +1,15 @@
 import crypto from 'node:crypto';
 import { AppError } from '@mtx/shared/errors';
 import { isUnitAmount } from '../domain/money';
-import type { CreateInvoiceInput, PaymentProvider, ProviderAsset, ProviderInvoice, ProviderPostback, ProviderTransaction, ProviderTransactionStatus } from './provider';
+import type {
+  CreateInvoiceInput,
+  PaymentProvider,
+  ProviderAsset,
+  ProviderInvoice,
+  ProviderPostback,
+  ProviderTransaction,
+  ProviderTransactionStatus,
+} from './provider';
 
 export interface SandboxProviderOptions {
   baseUrl: string;
@@ -158,7 +166,13 @@ export function createSandboxProvider(options: SandboxProviderOptions): PaymentP
         throw new AppError('invalid_request', 'postback body is not JSON');
       }
       const sentAt = new Date(String(raw?.timestamp));
-      if (raw?.type !== 'transaction' || typeof raw.invoice_id !== 'string' || typeof raw.asset_code !== 'string' || typeof raw.blockchain_code !== 'string' || Number.isNaN(sentAt.getTime())) {
+      if (
+        raw?.type !== 'transaction' ||
+        typeof raw.invoice_id !== 'string' ||
+        typeof raw.asset_code !== 'string' ||
+        typeof raw.blockchain_code !== 'string' ||
+        Number.isNaN(sentAt.getTime())
+      ) {
         throw new AppError('invalid_request', 'postback is not a transaction notification');
       }
       return {

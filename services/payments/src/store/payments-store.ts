@@ -110,7 +110,15 @@ export function createPaymentsStore(database: Db): PaymentsStore {
 }
 
 export async function ensurePaymentsIndexes(store: PaymentsStore): Promise<void> {
-  for (const collection of [store.topups, store.topupIdClaims, store.events, store.appliedCredits, store.cancelledInvoices, store.providerInvoices, store.customerTopups]) {
+  for (const collection of [
+    store.topups,
+    store.topupIdClaims,
+    store.events,
+    store.appliedCredits,
+    store.cancelledInvoices,
+    store.providerInvoices,
+    store.customerTopups,
+  ]) {
     await store.database.createCollection(collection.collectionName).catch((error: { code?: number }) => {
       if (error?.code !== 48) throw error; // 48: NamespaceExists
     });

@@ -75,7 +75,10 @@ export async function buildService(service: string): Promise<void> {
   const metafile = result.metafile as Metafile;
   const record: BuildRecord = { inputs: Object.keys(metafile.inputs).filter((input) => !input.startsWith('node_modules/')) };
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
-  const files = [...(result.outputFiles ?? []).map((file) => ({ path: file.path, contents: file.contents as Uint8Array | string })), { path: path.join(path.dirname(outfile), recordName), contents: `${JSON.stringify(record)}\n` }];
+  const files = [
+    ...(result.outputFiles ?? []).map((file) => ({ path: file.path, contents: file.contents as Uint8Array | string })),
+    { path: path.join(path.dirname(outfile), recordName), contents: `${JSON.stringify(record)}\n` },
+  ];
   // The bundle last: its modification time says when the build finished, which staleness compares with.
   files.sort((left, right) => Number(left.path === outfile) - Number(right.path === outfile));
   for (const file of files) {

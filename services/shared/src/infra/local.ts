@@ -40,14 +40,24 @@ export interface StartOptions {
   outputDirectory?: string;
 }
 
-function managedProcess(name: string, port: number, url: string, command: string, args: string[], logFile: string, ready: () => Promise<void>): LocalProcess {
+function managedProcess(
+  name: string,
+  port: number,
+  url: string,
+  command: string,
+  args: string[],
+  logFile: string,
+  ready: () => Promise<void>,
+): LocalProcess {
   let child: ChildProcess | undefined;
   const start = async () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
     const output = fs.openSync(logFile, 'a');
     child = spawn(command, args, { stdio: ['ignore', output, output] });
     fs.closeSync(output);
-    const exited = new Promise<never>((_, reject) => child!.once('exit', (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before it was ready; see ${logFile}`))));
+    const exited = new Promise<never>((_, reject) =>
+      child!.once('exit', (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before it was ready; see ${logFile}`))),
+    );
     await Promise.race([ready(), exited]);
   };
   const waitExit = (graceMs: number, signal: NodeJS.Signals) =>
@@ -184,6 +194,8 @@ export async function startLocalInfrastructure(options: StartOptions): Promise<L
   };
   if (store) infrastructure.store = store;
   if (nats) infrastructure.nats = nats;
-  log(`store ${infrastructure.mongodbUrl}${store ? ' (FerretDB, started)' : ' (MONGODB_URL)'}; NATS ${infrastructure.natsUrl}${nats ? ' (started)' : ' (NATS_URL)'}`);
+  log(
+    `store ${infrastructure.mongodbUrl}${store ? ' (FerretDB, started)' : ' (MONGODB_URL)'}; NATS ${infrastructure.natsUrl}${nats ? ' (started)' : ' (NATS_URL)'}`,
+  );
   return infrastructure;
 }

@@ -11,7 +11,13 @@ const run = promisify(execFile);
  * nats-server 2.10.29 is a current 2.10 patch with JetStream.
  */
 export const tools = {
-  ferretdb: { module: 'github.com/FerretDB/FerretDB', version: 'v1.24.0', packagePath: './cmd/ferretdb', binary: 'ferretdb', build: 'idindex1' },
+  ferretdb: {
+    module: 'github.com/FerretDB/FerretDB',
+    version: 'v1.24.0',
+    packagePath: './cmd/ferretdb',
+    binary: 'ferretdb',
+    build: 'idindex1',
+  },
   'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.10.29', packagePath: '.', binary: 'nats-server', build: '' },
 } as const;
 
@@ -100,7 +106,11 @@ async function goBuild(name: ToolName, progress: Progress): Promise<void> {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   await withSpinner(
     `${name} ${tool.version}: go build`,
-    run('go', ['build', '-trimpath', '-o', temporary, tool.packagePath], { cwd: sourceDirectory, env: environment, maxBuffer: 64 * 1024 * 1024 }),
+    run('go', ['build', '-trimpath', '-o', temporary, tool.packagePath], {
+      cwd: sourceDirectory,
+      env: environment,
+      maxBuffer: 64 * 1024 * 1024,
+    }),
     progress,
   );
   fs.renameSync(temporary, target);
@@ -111,7 +121,8 @@ function applySourcePatch(sourceDirectory: string, patch: { file: string; find: 
   const file = path.join(sourceDirectory, patch.file);
   const text = fs.readFileSync(file, 'utf8');
   const occurrences = text.split(patch.find).length - 1;
-  if (occurrences !== 1) throw new Error(`source patch for ${patch.file} expected its target once, found it ${occurrences} times: ${patch.find}`);
+  if (occurrences !== 1)
+    throw new Error(`source patch for ${patch.file} expected its target once, found it ${occurrences} times: ${patch.find}`);
   fs.writeFileSync(file, text.replace(patch.find, patch.replace));
 }
 
@@ -167,7 +178,9 @@ export async function provisionTools(progress: Progress = defaultProgress): Prom
     await withLock(async () => {
       for (const [index, name] of missing.entries()) {
         if (fs.existsSync(toolPath(name))) continue;
-        progress(`[${index + 1}/${missing.length}] building ${name} ${tools[name].version} into ${path.relative(process.cwd(), path.dirname(toolPath(name))) || '.'}`);
+        progress(
+          `[${index + 1}/${missing.length}] building ${name} ${tools[name].version} into ${path.relative(process.cwd(), path.dirname(toolPath(name))) || '.'}`,
+        );
         try {
           await run('go', ['version']);
         } catch {

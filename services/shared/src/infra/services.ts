@@ -12,7 +12,17 @@ import { repositoryRoot } from './paths';
  * How each service is started and probed. The dev runner, the end-to-end tests, the fault suite and the
  * benchmarks all start services through this one table, so they run the same processes the same way.
  */
-export const serviceNames = ['wallet', 'payments', 'billing', 'execution', 'broker-sim', 'crypto-sandbox', 'connector-mt4', 'connector-mt5', 'gateway'] as const;
+export const serviceNames = [
+  'wallet',
+  'payments',
+  'billing',
+  'execution',
+  'broker-sim',
+  'crypto-sandbox',
+  'connector-mt4',
+  'connector-mt5',
+  'gateway',
+] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 interface ServiceSpec {
@@ -31,7 +41,13 @@ export const serviceSpecs: Record<ServiceName, ServiceSpec> = {
   payments: { portVariable: 'GRPC_PORT', addressVariable: 'PAYMENTS_GRPC_URL', probe: 'grpc' },
   billing: { portVariable: 'GRPC_PORT', addressVariable: 'BILLING_GRPC_URL', probe: 'grpc' },
   execution: { portVariable: 'GRPC_PORT', addressVariable: 'EXECUTION_GRPC_URL', probe: 'grpc' },
-  'broker-sim': { portVariable: 'GRPC_PORT', addressVariable: 'BROKER_SIM_GRPC_URL', probe: 'grpc', secondaryPortVariable: 'HTTP_PORT', secondaryAddressVariable: 'BROKER_SIM_HTTP_URL' },
+  'broker-sim': {
+    portVariable: 'GRPC_PORT',
+    addressVariable: 'BROKER_SIM_GRPC_URL',
+    probe: 'grpc',
+    secondaryPortVariable: 'HTTP_PORT',
+    secondaryAddressVariable: 'BROKER_SIM_HTTP_URL',
+  },
   'crypto-sandbox': { portVariable: 'PORT', addressVariable: 'CRYPTO_SANDBOX_URL', probe: 'http' },
   'connector-mt4': { portVariable: 'HEALTH_PORT', probe: 'http' },
   'connector-mt5': { portVariable: 'HEALTH_PORT', probe: 'http' },
@@ -98,7 +114,9 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
   const launch = async () => {
     // A restart runs what the sources are now: a stale bundle is rebuilt first (esbuild, well under a second).
     if (compiled) await ensureBuilt(folder);
-    const command = compiled ? [...(options.env.SOURCE_MAPS === '1' ? ['--enable-source-maps'] : []), bundlePath(folder)] : ['--import', tsxLoader, entry];
+    const command = compiled
+      ? [...(options.env.SOURCE_MAPS === '1' ? ['--enable-source-maps'] : []), bundlePath(folder)]
+      : ['--import', tsxLoader, entry];
     child = spawn(process.execPath, command, {
       cwd: repositoryRoot,
       env: { ...options.env, [spec.portVariable]: String(port), OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder },
@@ -188,12 +206,20 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
     ports.set(name, name === 'gateway' && options.gatewayPort !== undefined ? options.gatewayPort : await freePort());
     if (serviceSpecs[name].secondaryPortVariable) secondaryPorts.set(name, await freePort());
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, MONGODB_URL: options.mongodbUrl, NATS_URL: options.natsUrl, DATA_DIR: options.dataDirectory };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...options.env,
+    MONGODB_URL: options.mongodbUrl,
+    NATS_URL: options.natsUrl,
+    DATA_DIR: options.dataDirectory,
+  };
   for (const name of serviceNames) {
     const spec = serviceSpecs[name];
     const port = ports.get(name)!;
-    if (spec.addressVariable && env[spec.addressVariable] === undefined) env[spec.addressVariable] = spec.probe === 'grpc' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
-    if (spec.secondaryPortVariable && spec.secondaryAddressVariable) env[spec.secondaryAddressVariable] = `http://127.0.0.1:${secondaryPorts.get(name)}`;
+    if (spec.addressVariable && env[spec.addressVariable] === undefined)
+      env[spec.addressVariable] = spec.probe === 'grpc' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
+    if (spec.secondaryPortVariable && spec.secondaryAddressVariable)
+      env[spec.secondaryAddressVariable] = `http://127.0.0.1:${secondaryPorts.get(name)}`;
   }
   const services = new Map<string, ServiceProcess>();
   const stopAll = async () => {
@@ -206,7 +232,13 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
       const spec = serviceSpecs[name];
       const serviceEnv = { ...env };
       if (spec.secondaryPortVariable) serviceEnv[spec.secondaryPortVariable] = String(secondaryPorts.get(name));
-      const handle = await startServiceProcess({ name, env: serviceEnv, port: ports.get(name)!, onLine: options.onLine, onExit: options.onExit });
+      const handle = await startServiceProcess({
+        name,
+        env: serviceEnv,
+        port: ports.get(name)!,
+        onLine: options.onLine,
+        onExit: options.onExit,
+      });
       services.set(name, handle);
     }
   } catch (error) {

@@ -16,7 +16,8 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > until) throw new Error(`condition not met within ${deadlineMs} ms${lastError ? `: ${(lastError as Error).message}` : ''}`);
+    if (Date.now() > until)
+      throw new Error(`condition not met within ${deadlineMs} ms${lastError ? `: ${(lastError as Error).message}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -30,18 +30,18 @@ interface AnyValue {
   arrayValue?: { values: AnyValue[] };
 }
 
-function valueOf(value: AnyValue | undefined): unknown {
+function attributeValue(value: AnyValue | undefined): unknown {
   if (!value) return undefined;
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue) return value.arrayValue.values.map(valueOf);
+  if (value.arrayValue) return value.arrayValue.values.map(attributeValue);
   return undefined;
 }
 
 function attributesOf(list: Array<{ key: string; value: AnyValue }> | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map((attribute) => [attribute.key, valueOf(attribute.value)]));
+  return Object.fromEntries((list ?? []).map((attribute) => [attribute.key, attributeValue(attribute.value)]));
 }
 
 /** OTLP/JSON encodes ids as hex strings; some exporters send base64. */
@@ -85,7 +85,11 @@ export async function startOtlpReceiver(options: { discard?: boolean } = {}): Pr
   const spans: ReceivedSpan[] = [];
   const metrics: ReceivedMetric[] = [];
   const rawBodies: string[] = [];
-  const traffic: OtlpReceiver['traffic'] = { traces: { requests: 0, bytes: 0 }, metrics: { requests: 0, bytes: 0 }, logs: { requests: 0, bytes: 0 } };
+  const traffic: OtlpReceiver['traffic'] = {
+    traces: { requests: 0, bytes: 0 },
+    metrics: { requests: 0, bytes: 0 },
+    logs: { requests: 0, bytes: 0 },
+  };
   const server = http.createServer((request, response) => {
     const counted = traffic[signalOf(request.url)];
     counted.requests += 1;

@@ -45,7 +45,13 @@ export function auditWallet(
       return breaches;
     }
     if (entry._id !== `${walletId}:${entry.seq}`) breach(`${at}: _id does not match wallet and sequence`);
-    const numbers = [entry.amount_eur_cents, entry.balance_delta_eur_cents, entry.held_delta_eur_cents, entry.balance_after_eur_cents, entry.held_after_eur_cents];
+    const numbers = [
+      entry.amount_eur_cents,
+      entry.balance_delta_eur_cents,
+      entry.held_delta_eur_cents,
+      entry.balance_after_eur_cents,
+      entry.held_after_eur_cents,
+    ];
     if (!numbers.every(isCents)) {
       breach(`${at}: amounts are not integer cents`);
       return breaches;
@@ -53,9 +59,11 @@ export function auditWallet(
     if (entry.amount_eur_cents <= 0) breach(`${at}: amount ${entry.amount_eur_cents} is not positive`);
     const moved = entry.balance_delta_eur_cents + entry.held_delta_eur_cents;
     if (entry.kind === 'credit') {
-      if (moved !== entry.amount_eur_cents) breach(`${at}: credit of ${entry.amount_eur_cents} moved ${moved} (balance_delta + held_delta must equal the amount)`);
+      if (moved !== entry.amount_eur_cents)
+        breach(`${at}: credit of ${entry.amount_eur_cents} moved ${moved} (balance_delta + held_delta must equal the amount)`);
     } else if (entry.kind === 'debit') {
-      if (moved !== -entry.amount_eur_cents) breach(`${at}: debit of ${entry.amount_eur_cents} moved ${moved} (balance_delta + held_delta must equal minus the amount)`);
+      if (moved !== -entry.amount_eur_cents)
+        breach(`${at}: debit of ${entry.amount_eur_cents} moved ${moved} (balance_delta + held_delta must equal minus the amount)`);
       if (balance < entry.amount_eur_cents) breach(`${at}: debit of ${entry.amount_eur_cents} taken from a balance of ${balance}`);
     } else {
       breach(`${at}: unknown kind ${JSON.stringify(entry.kind)}`);
@@ -74,7 +82,8 @@ export function auditWallet(
     if (held > 0 && balance < capEurCents) breach(`${at}: ${held} held while the balance ${balance} has room under the cap`);
   }
   const headSequence = entries.length;
-  if (headSequence > 0 && !hints.registered) breach(`has ${headSequence} ledger entries but is not registered (recovery would never visit it)`);
+  if (headSequence > 0 && !hints.registered)
+    breach(`has ${headSequence} ledger entries but is not registered (recovery would never visit it)`);
   for (const checkpoint of hints.checkpoints) {
     const at = `checkpoint ${checkpoint.block}`;
     if (!isCents(checkpoint.seq) || checkpoint.seq !== checkpoint.block * hints.checkpointInterval) {

@@ -48,8 +48,15 @@ export function planMovement(head: WalletHead, kind: MovementKind, amountEurCent
 }
 
 export function assertMovementAmount(amountEurCents: unknown): asserts amountEurCents is number {
-  if (typeof amountEurCents !== 'number' || !Number.isSafeInteger(amountEurCents) || amountEurCents <= 0 || amountEurCents > movementAmountMaxEurCents) {
-    throw new AppError('invalid_request', `amount_eur_cents must be an integer from 1 to ${movementAmountMaxEurCents}`, { param: 'amount_eur_cents' });
+  if (
+    typeof amountEurCents !== 'number' ||
+    !Number.isSafeInteger(amountEurCents) ||
+    amountEurCents <= 0 ||
+    amountEurCents > movementAmountMaxEurCents
+  ) {
+    throw new AppError('invalid_request', `amount_eur_cents must be an integer from 1 to ${movementAmountMaxEurCents}`, {
+      param: 'amount_eur_cents',
+    });
   }
 }
 

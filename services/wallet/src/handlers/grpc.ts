@@ -15,12 +15,26 @@ interface MovementRequest {
 }
 
 const walletMeter = meter('wallet');
-const movementCount = walletMeter.createCounter('mtx.wallet.movements', { description: 'Credits and debits by kind, reason and outcome (applied, replay, refused, failed)' });
-const movementAmount = walletMeter.createCounter('mtx.wallet.movement.amount', { unit: 'EUR cents', description: 'Money moved by applied credits and debits, by kind and reason' });
+const movementCount = walletMeter.createCounter('mtx.wallet.movements', {
+  description: 'Credits and debits by kind, reason and outcome (applied, replay, refused, failed)',
+});
+const movementAmount = walletMeter.createCounter('mtx.wallet.movement.amount', {
+  unit: 'EUR cents',
+  description: 'Money moved by applied credits and debits, by kind and reason',
+});
 
 /** One span and the movement metrics around a credit or a debit; ids and amounts only, never secrets. */
-function observed<T extends { applied: boolean; replay: boolean }>(kind: 'credit' | 'debit', request: MovementRequest, work: () => Promise<T>): Promise<T> {
-  const attributes = { 'mtx.customer_id': request.customer_id, 'mtx.entry_id': request.entry_id, 'mtx.amount_eur_cents': request.amount_eur_cents, 'mtx.reason': request.reason };
+function observed<T extends { applied: boolean; replay: boolean }>(
+  kind: 'credit' | 'debit',
+  request: MovementRequest,
+  work: () => Promise<T>,
+): Promise<T> {
+  const attributes = {
+    'mtx.customer_id': request.customer_id,
+    'mtx.entry_id': request.entry_id,
+    'mtx.amount_eur_cents': request.amount_eur_cents,
+    'mtx.reason': request.reason,
+  };
   return inSpan('wallet', `wallet.${kind}`, attributes, async (span) => {
     try {
       const result = await work();
@@ -55,7 +69,8 @@ function observedMany(request: DebitManyRequest, work: () => Promise<DebitManyOu
         const outcome = item.outcome === 'insufficient_balance' ? 'refused' : item.outcome === 'conflict' ? 'failed' : item.outcome;
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
         movementCount.add(1, { 'mtx.kind': 'debit', 'mtx.reason': reason, 'mtx.outcome': outcome });
-        if (outcome === 'applied') movementAmount.add(-item.balance_delta_eur_cents - item.held_delta_eur_cents, { 'mtx.kind': 'debit', 'mtx.reason': reason });
+        if (outcome === 'applied')
+          movementAmount.add(-item.balance_delta_eur_cents - item.held_delta_eur_cents, { 'mtx.kind': 'debit', 'mtx.reason': reason });
       });
       for (const [outcome, count] of Object.entries(outcomes)) span.setAttribute(`mtx.outcome.${outcome}`, count);
       return result;
@@ -77,7 +92,8 @@ export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: L
   });
   return unaryHandlers(
     {
-      GetWallet: async (request: { customer_id: string; consistent?: boolean }) => ledger.getWallet(request.customer_id, { consistent: request.consistent === true }),
+      GetWallet: async (request: { customer_id: string; consistent?: boolean }) =>
+        ledger.getWallet(request.customer_id, { consistent: request.consistent === true }),
       Credit: async (request: MovementRequest) => observed('credit', request, () => ledger.credit(movement(request))),
       Debit: async (request: MovementRequest) => observed('debit', request, () => ledger.debit(movement(request))),
       DebitMany: async (request: DebitManyRequest) =>

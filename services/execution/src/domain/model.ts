@@ -1,0 +1,15 @@
+/** The words every layer of the execution service shares; nothing here reads or writes anything. */
+
+export type Platform = 'mt4' | 'mt5';
+
+export type BillingStatus = 'active' | 'past_due' | 'suspended';
+
+/** One leg of a batch as the journal keeps it: enough to reconcile it with the terminal after a crash. */
+export interface StoredLeg {
+  account_id: string;
+  platform: Platform;
+  client_id: string;
+  symbol: string;
+  operation: string;
+  volume: number;
+}

@@ -1,0 +1,51 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { CloseReply as _mtx_connector_v1_CloseReply, CloseReply__Output as _mtx_connector_v1_CloseReply__Output } from './mtx/connector/v1/CloseReply';
+import type { CloseRequest as _mtx_connector_v1_CloseRequest, CloseRequest__Output as _mtx_connector_v1_CloseRequest__Output } from './mtx/connector/v1/CloseRequest';
+import type { CloseSelector as _mtx_connector_v1_CloseSelector, CloseSelector__Output as _mtx_connector_v1_CloseSelector__Output } from './mtx/connector/v1/CloseSelector';
+import type { Credentials as _mtx_connector_v1_Credentials, Credentials__Output as _mtx_connector_v1_Credentials__Output } from './mtx/connector/v1/Credentials';
+import type { LegResult as _mtx_connector_v1_LegResult, LegResult__Output as _mtx_connector_v1_LegResult__Output } from './mtx/connector/v1/LegResult';
+import type { LookupEntry as _mtx_connector_v1_LookupEntry, LookupEntry__Output as _mtx_connector_v1_LookupEntry__Output } from './mtx/connector/v1/LookupEntry';
+import type { LookupReply as _mtx_connector_v1_LookupReply, LookupReply__Output as _mtx_connector_v1_LookupReply__Output } from './mtx/connector/v1/LookupReply';
+import type { LookupRequest as _mtx_connector_v1_LookupRequest, LookupRequest__Output as _mtx_connector_v1_LookupRequest__Output } from './mtx/connector/v1/LookupRequest';
+import type { OrderLeg as _mtx_connector_v1_OrderLeg, OrderLeg__Output as _mtx_connector_v1_OrderLeg__Output } from './mtx/connector/v1/OrderLeg';
+import type { PingReply as _mtx_connector_v1_PingReply, PingReply__Output as _mtx_connector_v1_PingReply__Output } from './mtx/connector/v1/PingReply';
+import type { PingRequest as _mtx_connector_v1_PingRequest, PingRequest__Output as _mtx_connector_v1_PingRequest__Output } from './mtx/connector/v1/PingRequest';
+import type { PlaceReply as _mtx_connector_v1_PlaceReply, PlaceReply__Output as _mtx_connector_v1_PlaceReply__Output } from './mtx/connector/v1/PlaceReply';
+import type { PlaceRequest as _mtx_connector_v1_PlaceRequest, PlaceRequest__Output as _mtx_connector_v1_PlaceRequest__Output } from './mtx/connector/v1/PlaceRequest';
+import type { ServerEntry as _mtx_connector_v1_ServerEntry, ServerEntry__Output as _mtx_connector_v1_ServerEntry__Output } from './mtx/connector/v1/ServerEntry';
+import type { ServersReply as _mtx_connector_v1_ServersReply, ServersReply__Output as _mtx_connector_v1_ServersReply__Output } from './mtx/connector/v1/ServersReply';
+import type { ServersRequest as _mtx_connector_v1_ServersRequest, ServersRequest__Output as _mtx_connector_v1_ServersRequest__Output } from './mtx/connector/v1/ServersRequest';
+import type { TicketResult as _mtx_connector_v1_TicketResult, TicketResult__Output as _mtx_connector_v1_TicketResult__Output } from './mtx/connector/v1/TicketResult';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  mtx: {
+    connector: {
+      v1: {
+        CloseReply: MessageTypeDefinition<_mtx_connector_v1_CloseReply, _mtx_connector_v1_CloseReply__Output>
+        CloseRequest: MessageTypeDefinition<_mtx_connector_v1_CloseRequest, _mtx_connector_v1_CloseRequest__Output>
+        CloseSelector: MessageTypeDefinition<_mtx_connector_v1_CloseSelector, _mtx_connector_v1_CloseSelector__Output>
+        Credentials: MessageTypeDefinition<_mtx_connector_v1_Credentials, _mtx_connector_v1_Credentials__Output>
+        LegResult: MessageTypeDefinition<_mtx_connector_v1_LegResult, _mtx_connector_v1_LegResult__Output>
+        LookupEntry: MessageTypeDefinition<_mtx_connector_v1_LookupEntry, _mtx_connector_v1_LookupEntry__Output>
+        LookupReply: MessageTypeDefinition<_mtx_connector_v1_LookupReply, _mtx_connector_v1_LookupReply__Output>
+        LookupRequest: MessageTypeDefinition<_mtx_connector_v1_LookupRequest, _mtx_connector_v1_LookupRequest__Output>
+        OrderLeg: MessageTypeDefinition<_mtx_connector_v1_OrderLeg, _mtx_connector_v1_OrderLeg__Output>
+        PingReply: MessageTypeDefinition<_mtx_connector_v1_PingReply, _mtx_connector_v1_PingReply__Output>
+        PingRequest: MessageTypeDefinition<_mtx_connector_v1_PingRequest, _mtx_connector_v1_PingRequest__Output>
+        PlaceReply: MessageTypeDefinition<_mtx_connector_v1_PlaceReply, _mtx_connector_v1_PlaceReply__Output>
+        PlaceRequest: MessageTypeDefinition<_mtx_connector_v1_PlaceRequest, _mtx_connector_v1_PlaceRequest__Output>
+        ServerEntry: MessageTypeDefinition<_mtx_connector_v1_ServerEntry, _mtx_connector_v1_ServerEntry__Output>
+        ServersReply: MessageTypeDefinition<_mtx_connector_v1_ServersReply, _mtx_connector_v1_ServersReply__Output>
+        ServersRequest: MessageTypeDefinition<_mtx_connector_v1_ServersRequest, _mtx_connector_v1_ServersRequest__Output>
+        TicketResult: MessageTypeDefinition<_mtx_connector_v1_TicketResult, _mtx_connector_v1_TicketResult__Output>
+      }
+    }
+  }
+}
+

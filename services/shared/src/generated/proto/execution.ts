@@ -1,0 +1,73 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { Account as _mtx_execution_v1_Account, Account__Output as _mtx_execution_v1_Account__Output } from './mtx/execution/v1/Account';
+import type { Batch as _mtx_execution_v1_Batch, Batch__Output as _mtx_execution_v1_Batch__Output } from './mtx/execution/v1/Batch';
+import type { CloseAccountInput as _mtx_execution_v1_CloseAccountInput, CloseAccountInput__Output as _mtx_execution_v1_CloseAccountInput__Output } from './mtx/execution/v1/CloseAccountInput';
+import type { CloseAccountResult as _mtx_execution_v1_CloseAccountResult, CloseAccountResult__Output as _mtx_execution_v1_CloseAccountResult__Output } from './mtx/execution/v1/CloseAccountResult';
+import type { CloseFields as _mtx_execution_v1_CloseFields, CloseFields__Output as _mtx_execution_v1_CloseFields__Output } from './mtx/execution/v1/CloseFields';
+import type { CloseOrdersRequest as _mtx_execution_v1_CloseOrdersRequest, CloseOrdersRequest__Output as _mtx_execution_v1_CloseOrdersRequest__Output } from './mtx/execution/v1/CloseOrdersRequest';
+import type { CloseOrdersResponse as _mtx_execution_v1_CloseOrdersResponse, CloseOrdersResponse__Output as _mtx_execution_v1_CloseOrdersResponse__Output } from './mtx/execution/v1/CloseOrdersResponse';
+import type { CloseSummary as _mtx_execution_v1_CloseSummary, CloseSummary__Output as _mtx_execution_v1_CloseSummary__Output } from './mtx/execution/v1/CloseSummary';
+import type { CreateAccountRequest as _mtx_execution_v1_CreateAccountRequest, CreateAccountRequest__Output as _mtx_execution_v1_CreateAccountRequest__Output } from './mtx/execution/v1/CreateAccountRequest';
+import type { DeleteAccountRequest as _mtx_execution_v1_DeleteAccountRequest, DeleteAccountRequest__Output as _mtx_execution_v1_DeleteAccountRequest__Output } from './mtx/execution/v1/DeleteAccountRequest';
+import type { ExecutionServiceClient as _mtx_execution_v1_ExecutionServiceClient, ExecutionServiceDefinition as _mtx_execution_v1_ExecutionServiceDefinition } from './mtx/execution/v1/ExecutionService';
+import type { GetAccountRequest as _mtx_execution_v1_GetAccountRequest, GetAccountRequest__Output as _mtx_execution_v1_GetAccountRequest__Output } from './mtx/execution/v1/GetAccountRequest';
+import type { GetBatchRequest as _mtx_execution_v1_GetBatchRequest, GetBatchRequest__Output as _mtx_execution_v1_GetBatchRequest__Output } from './mtx/execution/v1/GetBatchRequest';
+import type { ListAccountsRequest as _mtx_execution_v1_ListAccountsRequest, ListAccountsRequest__Output as _mtx_execution_v1_ListAccountsRequest__Output } from './mtx/execution/v1/ListAccountsRequest';
+import type { ListAccountsResponse as _mtx_execution_v1_ListAccountsResponse, ListAccountsResponse__Output as _mtx_execution_v1_ListAccountsResponse__Output } from './mtx/execution/v1/ListAccountsResponse';
+import type { ListServersRequest as _mtx_execution_v1_ListServersRequest, ListServersRequest__Output as _mtx_execution_v1_ListServersRequest__Output } from './mtx/execution/v1/ListServersRequest';
+import type { ListServersResponse as _mtx_execution_v1_ListServersResponse, ListServersResponse__Output as _mtx_execution_v1_ListServersResponse__Output } from './mtx/execution/v1/ListServersResponse';
+import type { OrderFields as _mtx_execution_v1_OrderFields, OrderFields__Output as _mtx_execution_v1_OrderFields__Output } from './mtx/execution/v1/OrderFields';
+import type { OrderLegInput as _mtx_execution_v1_OrderLegInput, OrderLegInput__Output as _mtx_execution_v1_OrderLegInput__Output } from './mtx/execution/v1/OrderLegInput';
+import type { OrderLegResult as _mtx_execution_v1_OrderLegResult, OrderLegResult__Output as _mtx_execution_v1_OrderLegResult__Output } from './mtx/execution/v1/OrderLegResult';
+import type { PlaceOrdersRequest as _mtx_execution_v1_PlaceOrdersRequest, PlaceOrdersRequest__Output as _mtx_execution_v1_PlaceOrdersRequest__Output } from './mtx/execution/v1/PlaceOrdersRequest';
+import type { PlaceOrdersResponse as _mtx_execution_v1_PlaceOrdersResponse, PlaceOrdersResponse__Output as _mtx_execution_v1_PlaceOrdersResponse__Output } from './mtx/execution/v1/PlaceOrdersResponse';
+import type { PlaceSummary as _mtx_execution_v1_PlaceSummary, PlaceSummary__Output as _mtx_execution_v1_PlaceSummary__Output } from './mtx/execution/v1/PlaceSummary';
+import type { ReconcileRequest as _mtx_execution_v1_ReconcileRequest, ReconcileRequest__Output as _mtx_execution_v1_ReconcileRequest__Output } from './mtx/execution/v1/ReconcileRequest';
+import type { ReconcileResponse as _mtx_execution_v1_ReconcileResponse, ReconcileResponse__Output as _mtx_execution_v1_ReconcileResponse__Output } from './mtx/execution/v1/ReconcileResponse';
+import type { SetAccountBillingStatusRequest as _mtx_execution_v1_SetAccountBillingStatusRequest, SetAccountBillingStatusRequest__Output as _mtx_execution_v1_SetAccountBillingStatusRequest__Output } from './mtx/execution/v1/SetAccountBillingStatusRequest';
+import type { TicketResult as _mtx_execution_v1_TicketResult, TicketResult__Output as _mtx_execution_v1_TicketResult__Output } from './mtx/execution/v1/TicketResult';
+import type { TradeServer as _mtx_execution_v1_TradeServer, TradeServer__Output as _mtx_execution_v1_TradeServer__Output } from './mtx/execution/v1/TradeServer';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  mtx: {
+    execution: {
+      v1: {
+        Account: MessageTypeDefinition<_mtx_execution_v1_Account, _mtx_execution_v1_Account__Output>
+        Batch: MessageTypeDefinition<_mtx_execution_v1_Batch, _mtx_execution_v1_Batch__Output>
+        CloseAccountInput: MessageTypeDefinition<_mtx_execution_v1_CloseAccountInput, _mtx_execution_v1_CloseAccountInput__Output>
+        CloseAccountResult: MessageTypeDefinition<_mtx_execution_v1_CloseAccountResult, _mtx_execution_v1_CloseAccountResult__Output>
+        CloseFields: MessageTypeDefinition<_mtx_execution_v1_CloseFields, _mtx_execution_v1_CloseFields__Output>
+        CloseOrdersRequest: MessageTypeDefinition<_mtx_execution_v1_CloseOrdersRequest, _mtx_execution_v1_CloseOrdersRequest__Output>
+        CloseOrdersResponse: MessageTypeDefinition<_mtx_execution_v1_CloseOrdersResponse, _mtx_execution_v1_CloseOrdersResponse__Output>
+        CloseSummary: MessageTypeDefinition<_mtx_execution_v1_CloseSummary, _mtx_execution_v1_CloseSummary__Output>
+        CreateAccountRequest: MessageTypeDefinition<_mtx_execution_v1_CreateAccountRequest, _mtx_execution_v1_CreateAccountRequest__Output>
+        DeleteAccountRequest: MessageTypeDefinition<_mtx_execution_v1_DeleteAccountRequest, _mtx_execution_v1_DeleteAccountRequest__Output>
+        ExecutionService: SubtypeConstructor<typeof grpc.Client, _mtx_execution_v1_ExecutionServiceClient> & { service: _mtx_execution_v1_ExecutionServiceDefinition }
+        GetAccountRequest: MessageTypeDefinition<_mtx_execution_v1_GetAccountRequest, _mtx_execution_v1_GetAccountRequest__Output>
+        GetBatchRequest: MessageTypeDefinition<_mtx_execution_v1_GetBatchRequest, _mtx_execution_v1_GetBatchRequest__Output>
+        ListAccountsRequest: MessageTypeDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsRequest__Output>
+        ListAccountsResponse: MessageTypeDefinition<_mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsResponse__Output>
+        ListServersRequest: MessageTypeDefinition<_mtx_execution_v1_ListServersRequest, _mtx_execution_v1_ListServersRequest__Output>
+        ListServersResponse: MessageTypeDefinition<_mtx_execution_v1_ListServersResponse, _mtx_execution_v1_ListServersResponse__Output>
+        OrderFields: MessageTypeDefinition<_mtx_execution_v1_OrderFields, _mtx_execution_v1_OrderFields__Output>
+        OrderLegInput: MessageTypeDefinition<_mtx_execution_v1_OrderLegInput, _mtx_execution_v1_OrderLegInput__Output>
+        OrderLegResult: MessageTypeDefinition<_mtx_execution_v1_OrderLegResult, _mtx_execution_v1_OrderLegResult__Output>
+        PlaceOrdersRequest: MessageTypeDefinition<_mtx_execution_v1_PlaceOrdersRequest, _mtx_execution_v1_PlaceOrdersRequest__Output>
+        PlaceOrdersResponse: MessageTypeDefinition<_mtx_execution_v1_PlaceOrdersResponse, _mtx_execution_v1_PlaceOrdersResponse__Output>
+        PlaceSummary: MessageTypeDefinition<_mtx_execution_v1_PlaceSummary, _mtx_execution_v1_PlaceSummary__Output>
+        ReconcileRequest: MessageTypeDefinition<_mtx_execution_v1_ReconcileRequest, _mtx_execution_v1_ReconcileRequest__Output>
+        ReconcileResponse: MessageTypeDefinition<_mtx_execution_v1_ReconcileResponse, _mtx_execution_v1_ReconcileResponse__Output>
+        SetAccountBillingStatusRequest: MessageTypeDefinition<_mtx_execution_v1_SetAccountBillingStatusRequest, _mtx_execution_v1_SetAccountBillingStatusRequest__Output>
+        TicketResult: MessageTypeDefinition<_mtx_execution_v1_TicketResult, _mtx_execution_v1_TicketResult__Output>
+        TradeServer: MessageTypeDefinition<_mtx_execution_v1_TradeServer, _mtx_execution_v1_TradeServer__Output>
+      }
+    }
+  }
+}
+

@@ -1,0 +1,10 @@
+// Original file: proto/billing/v1/billing.proto
+
+
+export interface RunSchedulerTickRequest {
+  'respect_lease'?: (boolean);
+}
+
+export interface RunSchedulerTickRequest__Output {
+  'respect_lease': (boolean);
+}

@@ -1,0 +1,8 @@
+// Original file: proto/connector/v1/connector.proto
+
+
+export interface ServersRequest {
+}
+
+export interface ServersRequest__Output {
+}

@@ -1,0 +1,33 @@
+// Original file: proto/connector/v1/connector.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface TicketResult {
+  'ticket'?: (number | string | Long);
+  'symbol'?: (string);
+  'type'?: (string);
+  'kind'?: (string);
+  'volume'?: (number | string);
+  'status'?: (string);
+  'retcode'?: (number);
+  'retcode_description'?: (string);
+  'price'?: (number | string);
+  'message'?: (string);
+  'client_id'?: (string);
+  '_price'?: "price";
+}
+
+export interface TicketResult__Output {
+  'ticket': (number);
+  'symbol': (string);
+  'type': (string);
+  'kind': (string);
+  'volume': (number);
+  'status': (string);
+  'retcode': (number);
+  'retcode_description': (string);
+  'price'?: (number);
+  'message': (string);
+  'client_id': (string);
+  '_price'?: "price";
+}

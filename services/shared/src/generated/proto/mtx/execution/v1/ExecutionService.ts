@@ -1,0 +1,150 @@
+// Original file: proto/execution/v1/execution.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { Account as _mtx_execution_v1_Account, Account__Output as _mtx_execution_v1_Account__Output } from '../../../mtx/execution/v1/Account';
+import type { Batch as _mtx_execution_v1_Batch, Batch__Output as _mtx_execution_v1_Batch__Output } from '../../../mtx/execution/v1/Batch';
+import type { CloseOrdersRequest as _mtx_execution_v1_CloseOrdersRequest, CloseOrdersRequest__Output as _mtx_execution_v1_CloseOrdersRequest__Output } from '../../../mtx/execution/v1/CloseOrdersRequest';
+import type { CloseOrdersResponse as _mtx_execution_v1_CloseOrdersResponse, CloseOrdersResponse__Output as _mtx_execution_v1_CloseOrdersResponse__Output } from '../../../mtx/execution/v1/CloseOrdersResponse';
+import type { CreateAccountRequest as _mtx_execution_v1_CreateAccountRequest, CreateAccountRequest__Output as _mtx_execution_v1_CreateAccountRequest__Output } from '../../../mtx/execution/v1/CreateAccountRequest';
+import type { DeleteAccountRequest as _mtx_execution_v1_DeleteAccountRequest, DeleteAccountRequest__Output as _mtx_execution_v1_DeleteAccountRequest__Output } from '../../../mtx/execution/v1/DeleteAccountRequest';
+import type { GetAccountRequest as _mtx_execution_v1_GetAccountRequest, GetAccountRequest__Output as _mtx_execution_v1_GetAccountRequest__Output } from '../../../mtx/execution/v1/GetAccountRequest';
+import type { GetBatchRequest as _mtx_execution_v1_GetBatchRequest, GetBatchRequest__Output as _mtx_execution_v1_GetBatchRequest__Output } from '../../../mtx/execution/v1/GetBatchRequest';
+import type { ListAccountsRequest as _mtx_execution_v1_ListAccountsRequest, ListAccountsRequest__Output as _mtx_execution_v1_ListAccountsRequest__Output } from '../../../mtx/execution/v1/ListAccountsRequest';
+import type { ListAccountsResponse as _mtx_execution_v1_ListAccountsResponse, ListAccountsResponse__Output as _mtx_execution_v1_ListAccountsResponse__Output } from '../../../mtx/execution/v1/ListAccountsResponse';
+import type { ListServersRequest as _mtx_execution_v1_ListServersRequest, ListServersRequest__Output as _mtx_execution_v1_ListServersRequest__Output } from '../../../mtx/execution/v1/ListServersRequest';
+import type { ListServersResponse as _mtx_execution_v1_ListServersResponse, ListServersResponse__Output as _mtx_execution_v1_ListServersResponse__Output } from '../../../mtx/execution/v1/ListServersResponse';
+import type { PlaceOrdersRequest as _mtx_execution_v1_PlaceOrdersRequest, PlaceOrdersRequest__Output as _mtx_execution_v1_PlaceOrdersRequest__Output } from '../../../mtx/execution/v1/PlaceOrdersRequest';
+import type { PlaceOrdersResponse as _mtx_execution_v1_PlaceOrdersResponse, PlaceOrdersResponse__Output as _mtx_execution_v1_PlaceOrdersResponse__Output } from '../../../mtx/execution/v1/PlaceOrdersResponse';
+import type { ReconcileRequest as _mtx_execution_v1_ReconcileRequest, ReconcileRequest__Output as _mtx_execution_v1_ReconcileRequest__Output } from '../../../mtx/execution/v1/ReconcileRequest';
+import type { ReconcileResponse as _mtx_execution_v1_ReconcileResponse, ReconcileResponse__Output as _mtx_execution_v1_ReconcileResponse__Output } from '../../../mtx/execution/v1/ReconcileResponse';
+import type { SetAccountBillingStatusRequest as _mtx_execution_v1_SetAccountBillingStatusRequest, SetAccountBillingStatusRequest__Output as _mtx_execution_v1_SetAccountBillingStatusRequest__Output } from '../../../mtx/execution/v1/SetAccountBillingStatusRequest';
+
+export interface ExecutionServiceClient extends grpc.Client {
+  CloseOrders(argument: _mtx_execution_v1_CloseOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  CloseOrders(argument: _mtx_execution_v1_CloseOrdersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  CloseOrders(argument: _mtx_execution_v1_CloseOrdersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  CloseOrders(argument: _mtx_execution_v1_CloseOrdersRequest, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  closeOrders(argument: _mtx_execution_v1_CloseOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  closeOrders(argument: _mtx_execution_v1_CloseOrdersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  closeOrders(argument: _mtx_execution_v1_CloseOrdersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  closeOrders(argument: _mtx_execution_v1_CloseOrdersRequest, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
+  
+  CreateAccount(argument: _mtx_execution_v1_CreateAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  CreateAccount(argument: _mtx_execution_v1_CreateAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  CreateAccount(argument: _mtx_execution_v1_CreateAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  CreateAccount(argument: _mtx_execution_v1_CreateAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  createAccount(argument: _mtx_execution_v1_CreateAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  createAccount(argument: _mtx_execution_v1_CreateAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  createAccount(argument: _mtx_execution_v1_CreateAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  createAccount(argument: _mtx_execution_v1_CreateAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  
+  DeleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  DeleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  DeleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  DeleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  deleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  deleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  deleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  deleteAccount(argument: _mtx_execution_v1_DeleteAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  
+  GetAccount(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  GetAccount(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  GetAccount(argument: _mtx_execution_v1_GetAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  GetAccount(argument: _mtx_execution_v1_GetAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  getAccount(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  getAccount(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  getAccount(argument: _mtx_execution_v1_GetAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  getAccount(argument: _mtx_execution_v1_GetAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  
+  GetBatch(argument: _mtx_execution_v1_GetBatchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  GetBatch(argument: _mtx_execution_v1_GetBatchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  GetBatch(argument: _mtx_execution_v1_GetBatchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  GetBatch(argument: _mtx_execution_v1_GetBatchRequest, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  getBatch(argument: _mtx_execution_v1_GetBatchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  getBatch(argument: _mtx_execution_v1_GetBatchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  getBatch(argument: _mtx_execution_v1_GetBatchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  getBatch(argument: _mtx_execution_v1_GetBatchRequest, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
+  
+  ListAccounts(argument: _mtx_execution_v1_ListAccountsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  ListAccounts(argument: _mtx_execution_v1_ListAccountsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  ListAccounts(argument: _mtx_execution_v1_ListAccountsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  ListAccounts(argument: _mtx_execution_v1_ListAccountsRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  listAccounts(argument: _mtx_execution_v1_ListAccountsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  listAccounts(argument: _mtx_execution_v1_ListAccountsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  listAccounts(argument: _mtx_execution_v1_ListAccountsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  listAccounts(argument: _mtx_execution_v1_ListAccountsRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListServers(argument: _mtx_execution_v1_ListServersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  ListServers(argument: _mtx_execution_v1_ListServersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  ListServers(argument: _mtx_execution_v1_ListServersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  ListServers(argument: _mtx_execution_v1_ListServersRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  listServers(argument: _mtx_execution_v1_ListServersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  listServers(argument: _mtx_execution_v1_ListServersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  listServers(argument: _mtx_execution_v1_ListServersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  listServers(argument: _mtx_execution_v1_ListServersRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  
+  PlaceOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  PlaceOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  PlaceOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  PlaceOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  placeOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  placeOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  placeOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  placeOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
+  
+  Reconcile(argument: _mtx_execution_v1_ReconcileRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  Reconcile(argument: _mtx_execution_v1_ReconcileRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  Reconcile(argument: _mtx_execution_v1_ReconcileRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  Reconcile(argument: _mtx_execution_v1_ReconcileRequest, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  reconcile(argument: _mtx_execution_v1_ReconcileRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  reconcile(argument: _mtx_execution_v1_ReconcileRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  reconcile(argument: _mtx_execution_v1_ReconcileRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  reconcile(argument: _mtx_execution_v1_ReconcileRequest, callback: grpc.requestCallback<_mtx_execution_v1_ReconcileResponse__Output>): grpc.ClientUnaryCall;
+  
+  SetAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  SetAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  SetAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  SetAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  setAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  setAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  setAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  setAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  
+}
+
+export interface ExecutionServiceHandlers extends grpc.UntypedServiceImplementation {
+  CloseOrders: grpc.handleUnaryCall<_mtx_execution_v1_CloseOrdersRequest__Output, _mtx_execution_v1_CloseOrdersResponse>;
+  
+  CreateAccount: grpc.handleUnaryCall<_mtx_execution_v1_CreateAccountRequest__Output, _mtx_execution_v1_Account>;
+  
+  DeleteAccount: grpc.handleUnaryCall<_mtx_execution_v1_DeleteAccountRequest__Output, _mtx_execution_v1_Account>;
+  
+  GetAccount: grpc.handleUnaryCall<_mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_Account>;
+  
+  GetBatch: grpc.handleUnaryCall<_mtx_execution_v1_GetBatchRequest__Output, _mtx_execution_v1_Batch>;
+  
+  ListAccounts: grpc.handleUnaryCall<_mtx_execution_v1_ListAccountsRequest__Output, _mtx_execution_v1_ListAccountsResponse>;
+  
+  ListServers: grpc.handleUnaryCall<_mtx_execution_v1_ListServersRequest__Output, _mtx_execution_v1_ListServersResponse>;
+  
+  PlaceOrders: grpc.handleUnaryCall<_mtx_execution_v1_PlaceOrdersRequest__Output, _mtx_execution_v1_PlaceOrdersResponse>;
+  
+  Reconcile: grpc.handleUnaryCall<_mtx_execution_v1_ReconcileRequest__Output, _mtx_execution_v1_ReconcileResponse>;
+  
+  SetAccountBillingStatus: grpc.handleUnaryCall<_mtx_execution_v1_SetAccountBillingStatusRequest__Output, _mtx_execution_v1_Account>;
+  
+}
+
+export interface ExecutionServiceDefinition extends grpc.ServiceDefinition {
+  CloseOrders: MethodDefinition<_mtx_execution_v1_CloseOrdersRequest, _mtx_execution_v1_CloseOrdersResponse, _mtx_execution_v1_CloseOrdersRequest__Output, _mtx_execution_v1_CloseOrdersResponse__Output>
+  CreateAccount: MethodDefinition<_mtx_execution_v1_CreateAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_CreateAccountRequest__Output, _mtx_execution_v1_Account__Output>
+  DeleteAccount: MethodDefinition<_mtx_execution_v1_DeleteAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_DeleteAccountRequest__Output, _mtx_execution_v1_Account__Output>
+  GetAccount: MethodDefinition<_mtx_execution_v1_GetAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_Account__Output>
+  GetBatch: MethodDefinition<_mtx_execution_v1_GetBatchRequest, _mtx_execution_v1_Batch, _mtx_execution_v1_GetBatchRequest__Output, _mtx_execution_v1_Batch__Output>
+  ListAccounts: MethodDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsRequest__Output, _mtx_execution_v1_ListAccountsResponse__Output>
+  ListServers: MethodDefinition<_mtx_execution_v1_ListServersRequest, _mtx_execution_v1_ListServersResponse, _mtx_execution_v1_ListServersRequest__Output, _mtx_execution_v1_ListServersResponse__Output>
+  PlaceOrders: MethodDefinition<_mtx_execution_v1_PlaceOrdersRequest, _mtx_execution_v1_PlaceOrdersResponse, _mtx_execution_v1_PlaceOrdersRequest__Output, _mtx_execution_v1_PlaceOrdersResponse__Output>
+  Reconcile: MethodDefinition<_mtx_execution_v1_ReconcileRequest, _mtx_execution_v1_ReconcileResponse, _mtx_execution_v1_ReconcileRequest__Output, _mtx_execution_v1_ReconcileResponse__Output>
+  SetAccountBillingStatus: MethodDefinition<_mtx_execution_v1_SetAccountBillingStatusRequest, _mtx_execution_v1_Account, _mtx_execution_v1_SetAccountBillingStatusRequest__Output, _mtx_execution_v1_Account__Output>
+}
