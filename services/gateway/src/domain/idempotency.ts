@@ -194,6 +194,21 @@ export function createIdempotency({
       throw new AppError('idempotency_key_in_progress', 'could not claim the Idempotency-Key; retry shortly', { param: 'Idempotency-Key' });
     },
 
+    /**
+     * Runs `work` under the Idempotency-Key when the request sent one (validated here), plainly otherwise. Keyed,
+     * the work gets the resource id its key record holds; unkeyed, none, and it mints its own.
+     */
+    async runWhenKeyed<T>(
+      rawKey: unknown,
+      request: Omit<IdempotentRequest, 'key'>,
+      work: (resourceId: string | undefined) => Promise<{ statusCode: number; body: T }>,
+    ): Promise<{ statusCode: number; body: T }> {
+      const key = this.validateKey(typeof rawKey === 'string' ? rawKey : undefined);
+      if (key === undefined) return work(undefined);
+      const outcome = await this.run({ ...request, key }, work);
+      return { statusCode: outcome.statusCode, body: outcome.body };
+    },
+
     /** Deletes expired records (a background job; expiry is also enforced on read, so this only bounds storage). */
     async sweep(): Promise<number> {
       const expired = await store.idempotency

@@ -176,10 +176,9 @@ export async function registerServersRoutes(app: GatewayApp, dependencies: Gatew
     async (request, reply) => {
       const customerId = principalOf(request).customer_id;
       const body = request.body as { plan: string; label: string };
-      const key = dependencies.idempotency.validateKey(request.headers['idempotency-key'] as string | undefined);
       // A keyed purchase names its server after the id its key record holds, so a retry after a lost answer
       // finishes that purchase instead of buying a second server.
-      const buy = async (serverId?: string) => ({
+      const buy = async (serverId: string | undefined) => ({
         statusCode: 201,
         body: renderServer(
           await billing.call(
@@ -189,9 +188,11 @@ export async function registerServersRoutes(app: GatewayApp, dependencies: Gatew
           ),
         ),
       });
-      const outcome = key
-        ? await dependencies.idempotency.run({ customerId, scope: 'servers', key, body, resourcePrefix: 'srv' }, buy)
-        : await buy();
+      const outcome = await dependencies.idempotency.runWhenKeyed(
+        request.headers['idempotency-key'],
+        { customerId, scope: 'servers', body, resourcePrefix: 'srv' },
+        buy,
+      );
       return reply.status(outcome.statusCode as 201).send(outcome.body);
     },
   );

@@ -1,0 +1,89 @@
+import type { Static } from '@sinclair/typebox';
+import type { CloseAccountResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/CloseAccountResult';
+import type { OrderLegResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/OrderLegResult';
+import type { TicketResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/TicketResult';
+import {
+  closeSelectorProperties,
+  orderFieldProperties,
+  type CloseAccountResult,
+  type OrderLegResult,
+  type TicketResult,
+} from './orders-schemas';
+
+/**
+ * Between the public shapes and execution's messages: the fields a request sets (proto3 presence), and results
+ * as the public document states them (unset optional fields left out, numbers as numbers).
+ */
+
+function present<T>(value: T | null | undefined): value is T {
+  return value !== undefined && value !== null;
+}
+
+export function pick(source: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) if (present(source[name])) out[name] = source[name];
+  return out;
+}
+
+export const orderFieldNames = Object.keys(orderFieldProperties);
+export const closeFieldNames = Object.keys(closeSelectorProperties);
+
+export function legResult(leg: OrderLegResult__Output): Static<typeof OrderLegResult> {
+  const result: Record<string, unknown> = {
+    account_id: leg.account_id,
+    platform: leg.platform,
+    symbol: leg.symbol,
+    operation: leg.operation,
+    volume: leg.volume,
+    status: leg.status,
+    order: Number(leg.order) || 0,
+    deal: Number(leg.deal) || 0,
+    message: leg.message ?? '',
+    latency_ms: Number(leg.latency_ms) || 0,
+  };
+  for (const name of ['price', 'bid', 'ask', 'retcode', 'retcode_description'] as const) if (present(leg[name])) result[name] = leg[name];
+  return result as Static<typeof OrderLegResult>;
+}
+
+function ticketResult(ticket: TicketResult__Output): Static<typeof TicketResult> {
+  const result: Record<string, unknown> = {
+    ticket: Number(ticket.ticket),
+    symbol: ticket.symbol,
+    type: ticket.type,
+    kind: ticket.kind,
+    volume: ticket.volume,
+    status: ticket.status,
+    message: ticket.message ?? '',
+  };
+  for (const name of ['retcode', 'retcode_description', 'price'] as const) if (present(ticket[name])) result[name] = ticket[name];
+  return result as Static<typeof TicketResult>;
+}
+
+export function closeAccountResult(account: CloseAccountResult__Output): Static<typeof CloseAccountResult> {
+  return {
+    account_id: account.account_id,
+    platform: account.platform,
+    status: account.status,
+    matched: account.matched,
+    closed: account.closed,
+    message: account.message ?? '',
+    latency_ms: Number(account.latency_ms) || 0,
+    results: (account.results ?? []).map(ticketResult),
+  };
+}
+
+export function summaryOf(summary: object | null | undefined, names: readonly string[]): Record<string, number> {
+  return Object.fromEntries(names.map((name) => [name, Number((summary as Record<string, unknown> | null | undefined)?.[name]) || 0]));
+}
+
+export const placeSummaryNames = ['requested', 'filled', 'placed', 'failed', 'unknown'] as const;
+export const closeSummaryNames = [
+  'accounts',
+  'matched',
+  'closed',
+  'failed',
+  'unknown',
+  'accounts_unknown',
+  'accounts_unavailable',
+  'accounts_failed',
+] as const;
