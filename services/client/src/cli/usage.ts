@@ -1,0 +1,29 @@
+/** The CLI's help text, printed for `help`, `--help` and a usage error. */
+export const usage = `usage: npm run mtx -- <command> [flags]
+
+commands:
+  wallet                                   balance, pending top-ups and the charges owed over 30 days
+  assets --amount-eur <EUR>                what a top-up of this size can be paid in
+  topup:create --amount-eur <EUR> [--asset <code> --chain <code>] [--wait]
+                                           create a top-up (default: the first stablecoin offered)
+  topup:show <id> [--wait]                 a top-up's status; --wait follows it until paid or failed
+  topup:pay-sandbox <id>                   pay a top-up through the local crypto sandbox (npm start only)
+  subscription                             plan, seats and what the balance owes next
+  accounts                                 trading accounts
+  orders:place --file <batch.json>         place a batch as written in the file (the POST /v1/orders body), or:
+  orders:place --accounts <ids|all> (--symbol <exact> | --base-symbol <base>) --operation <op> --volume <lots>
+               [--price <p>] [--stop-loss <p>] [--take-profit <p>] [--comment <text>]
+                                           --base-symbol appends each account's broker suffix (EURUSD → EURUSD.xx)
+  orders:close --file <close.json>         close as written in the file (the POST /v1/orders/close body), or:
+  orders:close --accounts <ids|all> --symbol <symbol|*> [--match exact|base] [--side long|short|any]
+               [--kind position|pending|any] [--volume <lots>]
+  batch:show <batch_id> [--wait]           a stored batch; --wait follows it until no outcome is unknown
+
+flags for every command:
+  --json                 print the API's JSON instead of tables
+  --base-url <url>       default MTX_BASE_URL, else base_url from .data/dev.json
+  --key <key>            default MTX_API_KEY, else full_key from .data/dev.json
+  --idempotency-key <k>  for orders:place and orders:close (default: a fresh key, reused on retries)
+  --timeout-seconds <s>  how long --wait follows (default 120)
+
+exit status: 0 done; 1 error; 3 a batch came back with legs or accounts that did not succeed.`;
