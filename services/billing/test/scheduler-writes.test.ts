@@ -7,8 +7,8 @@ import { loadBillingConfig } from '../src/config';
 import { KeyedSerialQueue } from '../src/domain/keyed-queue';
 import { claimKey, type SeatDocument } from '../src/domain/model';
 import { walletPortFromClient } from '../src/domain/ports';
-import { RenewalEngine } from '../src/domain/renewals';
-import { Scheduler, type SchedulerReport } from '../src/domain/scheduler';
+import { RenewalEngine } from '../src/app/renewal-engine';
+import { Scheduler, type SchedulerReport } from '../src/app/scheduler';
 import { BillingStore, billingCollections, type BillingCollections } from '../src/store/billing-store';
 import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
 

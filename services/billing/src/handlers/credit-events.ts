@@ -2,7 +2,7 @@ import type { Logger } from '@mtx/shared/logger';
 import { extractTraceContext, type NatsConnection } from '@mtx/shared/nats';
 import { context } from '@opentelemetry/api';
 import type { Subscription } from 'nats';
-import type { BillingService } from '../domain/billing';
+import type { BillingService } from '../app/billing';
 
 export interface CreditEventsOptions {
   subject: string;

@@ -1,9 +1,9 @@
 import { unaryHandlers } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
-import type { BillingService, ServerView, SubscriptionAnswer } from '../domain/billing';
+import type { BillingService, ServerView, SubscriptionAnswer } from '../app/billing';
 import type { SeatState } from '../domain/model';
 import type { Upcoming } from '../domain/projection';
-import type { Scheduler } from '../domain/scheduler';
+import type { Scheduler } from '../app/scheduler';
 
 const iso = (date: Date | null | undefined): string | undefined => (date ? date.toISOString() : undefined);
 

@@ -1,89 +1,39 @@
-import crypto from 'node:crypto';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
-import type { ServerPlans } from '@mtx/shared/server-plans';
 import type { BillingStore } from '../store/billing-store';
-import { addMonthsClamped } from './calendar';
-import type { KeyedSerialQueue } from './keyed-queue';
-import {
-  seatKey,
-  type AccountDocument,
-  type OccupancyDocument,
-  type SeatDocument,
-  type SeatState,
-  type ServerDocument,
-  type ServerState,
-} from './model';
-import type { WalletPort } from './ports';
+import { addMonthsClamped } from '../domain/calendar';
+import type { KeyedSerialQueue } from '../domain/keyed-queue';
+import { seatKey, type AccountDocument, type OccupancyDocument, type SeatDocument, type SeatState } from '../domain/model';
+import type { WalletPort } from '../domain/ports';
 import {
   isSeatLive,
-  isServerLive,
   projectUpcoming,
   summarizeSubscription,
   summarizeWallet,
   type SubscriptionSummary,
   type Upcoming,
   type WalletSummary,
-} from './projection';
-import { type RenewalEngine, seatEntryId, serverEntryId, type RenewalOutcome } from './renewals';
+} from '../domain/projection';
+import type { BillingOptions } from './billing-options';
+import type { RenewalEngine } from './renewal-engine';
 
-export interface BillingOptions {
-  seatPriceEurCents: number;
-  serverPlans: ServerPlans;
-  walletFeatureEnabled: boolean;
-  horizonDays: number;
-  pendingPurchaseRecoveryMs: number;
-}
+export type { BillingOptions } from './billing-options';
+import { ServerPurchases, type ServerView } from './server-purchases';
+import { newId, requireIdentifier } from '../domain/identifiers';
+
+export { serverView, type ServerView } from './server-purchases';
+import { seatEntryId, type RenewalOutcome } from '../domain/renewals';
 
 export interface SubscriptionAnswer extends SubscriptionSummary {
   wallet: WalletSummary | null;
 }
 
-export interface ServerView {
-  id: string;
-  plan: string;
-  label: string;
-  price_eur_cents: number;
-  status: 'active' | 'past_due' | 'suspended';
-  paid_until: Date;
-  cancel_at_period_end: boolean;
-  grace_ends_at: Date | null;
-  created_at: Date;
-}
-
-const identifierPattern = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 /** How long an AssignSeat waits for another replica's in-flight assignment of the same account. */
 const assignmentWaitMs = 5_000;
 /** An assignment marker older than this without a seat belongs to a writer that died. */
 const abandonedAssignmentMs = 60_000;
-
-function requireIdentifier(value: unknown, param: string): string {
-  if (typeof value !== 'string' || !identifierPattern.test(value)) {
-    throw new AppError('invalid_request', `${param} must be 1-128 characters of letters, digits and _ . : -`, { param });
-  }
-  return value;
-}
-
-function newId(prefix: string): string {
-  return `${prefix}_${crypto.randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
-}
-
-export function serverView(state: ServerState): ServerView {
-  const { server } = state;
-  return {
-    id: server._id,
-    plan: server.plan,
-    label: server.label,
-    price_eur_cents: server.price_eur_cents,
-    status: server.status as ServerView['status'],
-    paid_until: server.paid_until,
-    cancel_at_period_end: state.cancel_at_period_end,
-    grace_ends_at: server.grace_ends_at,
-    created_at: server.created_at,
-  };
-}
 
 /**
  * Billing's operations. Every change to one customer runs in that customer's serial queue on this replica;
@@ -99,7 +49,11 @@ export class BillingService {
     private readonly clock: Clock,
     private readonly options: BillingOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.servers = new ServerPurchases(store, wallet, queue, clock, options, logger);
+  }
+
+  private readonly servers: ServerPurchases;
 
   async getUpcoming(customerId: string): Promise<Upcoming> {
     requireIdentifier(customerId, 'customer_id');
@@ -400,167 +354,21 @@ export class BillingService {
       return state;
     });
   }
-
-  // ---- servers ----
+  // ---- servers (ServerPurchases) ----
 
   listServerPlans(): Array<{ plan: string; price_eur_cents: number }> {
-    return [...this.options.serverPlans].map(([plan, price]) => ({ plan, price_eur_cents: price }));
+    return this.servers.listServerPlans();
   }
 
-  async listServers(customerId: string): Promise<ServerView[]> {
-    requireIdentifier(customerId, 'customer_id');
-    const view = await this.store.loadView(customerId);
-    const now = this.clock.now();
-    return view.servers.filter((state) => isServerLive(state, now, view.cancel_at_period_end)).map(serverView);
+  listServers(customerId: string): Promise<ServerView[]> {
+    return this.servers.listServers(customerId);
   }
 
-  /** Buys a private server from the balance; it renews monthly on its own date until stopped. */
-  /**
-   * A keyed purchase seen again: an active server is the answer; one still pending has its debit retried with
-   * the SAME wallet entry id (from its stored anchor), so the money is taken at most once.
-   */
-  private async finishExistingPurchase(customerId: string, existing: ServerDocument): Promise<ServerView> {
-    if (existing.status === 'pending') {
-      try {
-        await this.wallet.debit({
-          customer_id: customerId,
-          entry_id: serverEntryId(existing._id, existing.anchor_at),
-          amount_eur_cents: existing.price_eur_cents,
-          reason: 'server',
-          reference: existing._id,
-        });
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'insufficient_balance') {
-          const now = this.clock.now();
-          await this.store.collections
-            .servers(customerId)
-            .updateOne(
-              { _id: existing._id },
-              { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
-            );
-          throw new AppError(
-            'insufficient_balance',
-            `the balance cannot pay for plan ${existing.plan}; top up and retry with a new Idempotency-Key`,
-            { details: { required_eur_cents: existing.price_eur_cents } },
-          );
-        }
-        throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
-      }
-      await this.store.collections
-        .servers(customerId)
-        .updateOne(
-          { _id: existing._id },
-          { $set: { status: 'active', next_action_at: existing.paid_until, updated_at: this.clock.now() } },
-        );
-      await this.store.bumpRevision(customerId, { serverCount: existing.ordinal + 1 });
-      return serverView({ server: { ...existing, status: 'active' }, cancel_at_period_end: false });
-    }
-    if (existing.status === 'released')
-      throw new AppError('conflict', 'this purchase was refused or ended; buy again with a new Idempotency-Key');
-    return serverView({ server: existing, cancel_at_period_end: false });
+  createServer(customerId: string, plan: string, label: string, requestedServerId?: string): Promise<ServerView> {
+    return this.servers.createServer(customerId, plan, label, requestedServerId);
   }
 
-  async createServer(customerId: string, plan: string, label: string, requestedServerId?: string): Promise<ServerView> {
-    requireIdentifier(customerId, 'customer_id');
-    const price = this.options.serverPlans.get(plan);
-    if (price === undefined) {
-      throw new AppError('invalid_request', `unknown plan \`${String(plan)}\`; plans: ${[...this.options.serverPlans.keys()].join(', ')}`, {
-        param: 'plan',
-      });
-    }
-    if (typeof label !== 'string' || label.trim().length === 0 || label.length > 64)
-      throw new AppError('invalid_request', 'label must be 1-64 characters', { param: 'label' });
-    if (requestedServerId !== undefined && !/^srv_[A-Za-z0-9]{8,40}$/.test(requestedServerId))
-      throw new AppError('invalid_request', 'server_id must look like srv_<letters and digits>', { param: 'server_id' });
-    return this.queue.run(customerId, async () => {
-      const now = this.clock.now();
-      const serverId = requestedServerId ?? newId('srv');
-      if (requestedServerId) {
-        const existing = await this.store.collections.servers(customerId).findOne({ _id: serverId });
-        if (existing) return this.finishExistingPurchase(customerId, existing);
-      }
-      const server: ServerDocument = {
-        _id: serverId,
-        customer_id: customerId,
-        ordinal: -1,
-        plan,
-        label: label.trim(),
-        price_eur_cents: price,
-        status: 'pending',
-        anchor_at: now,
-        cycle: 1,
-        paid_until: addMonthsClamped(now, 1),
-        grace_ends_at: null,
-        next_action_at: new Date(now.getTime() + this.options.pendingPurchaseRecoveryMs),
-        release_reason: null,
-        released_at: null,
-        created_at: now,
-        updated_at: now,
-      };
-      try {
-        await this.store.collections.servers(customerId).insertOne(server);
-      } catch (error) {
-        // Another replica is buying the same keyed server right now: answer with that purchase.
-        const existing = isDuplicateKeyError(error) ? await this.store.collections.servers(customerId).findOne({ _id: serverId }) : null;
-        if (existing) return this.finishExistingPurchase(customerId, existing);
-        throw error;
-      }
-      server.ordinal = await this.store.allocatePointer(customerId, 'server', serverId, now);
-      await this.store.collections.servers(customerId).updateOne({ _id: serverId }, { $set: { ordinal: server.ordinal } });
-      try {
-        await this.wallet.debit({
-          customer_id: customerId,
-          entry_id: serverEntryId(serverId, now),
-          amount_eur_cents: price,
-          reason: 'server',
-          reference: serverId,
-        });
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'insufficient_balance') {
-          await this.store.collections
-            .servers(customerId)
-            .updateOne(
-              { _id: serverId },
-              { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
-            );
-          await this.store.bumpRevision(customerId, { serverCount: server.ordinal + 1 });
-          throw new AppError(
-            'insufficient_balance',
-            `the balance cannot pay for plan ${plan} (EUR ${(price / 100).toFixed(2)} a month); top up and retry`,
-            { details: { required_eur_cents: price } },
-          );
-        }
-        this.logger.warn(
-          { server_id: serverId, err: { message: (error as Error)?.message } },
-          'server purchase outcome unknown; left pending for recovery',
-        );
-        throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
-      }
-      await this.store.collections
-        .servers(customerId)
-        .updateOne({ _id: serverId }, { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } });
-      await this.store.bumpRevision(customerId, { serverCount: server.ordinal + 1 });
-      this.logger.info({ customer_id: customerId, server_id: serverId, plan }, 'server bought from the balance');
-      return serverView({ server: { ...server, status: 'active' }, cancel_at_period_end: false });
-    });
-  }
-
-  /** Stops a server's renewal: it stays until its paid date, then ends. Repeating it is harmless. */
-  async cancelServer(customerId: string, serverId: string): Promise<ServerView> {
-    requireIdentifier(customerId, 'customer_id');
-    if (typeof serverId !== 'string' || !identifierPattern.test(serverId))
-      throw new AppError('not_found', 'no such server', { param: 'id' });
-    return this.queue.run(customerId, async () => {
-      const state = await this.store.readServer(customerId, serverId);
-      const now = this.clock.now();
-      if (!state || state.server.customer_id !== customerId) throw new AppError('not_found', 'no such server', { param: 'id' });
-      const settings = await this.store.readSettings(customerId);
-      if (!isServerLive(state, now, settings?.cancel_at_period_end ?? false))
-        throw new AppError('not_found', 'no such server', { param: 'id' });
-      await insertIfAbsent(this.store.collections.serverCancellations, { _id: serverId, customer_id: customerId, created_at: now });
-      await this.store.bumpRevision(customerId);
-      this.logger.info({ customer_id: customerId, server_id: serverId }, 'server renewal stopped');
-      return serverView({ server: state.server, cancel_at_period_end: true });
-    });
+  cancelServer(customerId: string, serverId: string): Promise<ServerView> {
+    return this.servers.cancelServer(customerId, serverId);
   }
 }

@@ -4,9 +4,10 @@ import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import { meter } from '@mtx/shared/telemetry';
 import type { BillingStore } from '../store/billing-store';
-import type { KeyedSerialQueue } from './keyed-queue';
-import type { SeatState } from './model';
-import { SeatRenewalWrites, type RenewalEngine, type RenewalOutcome } from './renewals';
+import type { KeyedSerialQueue } from '../domain/keyed-queue';
+import type { SeatState } from '../domain/model';
+import type { RenewalEngine } from './renewal-engine';
+import { SeatRenewalWrites, type RenewalOutcome } from '../domain/renewals';
 
 export interface SchedulerOptions {
   instanceId: string;

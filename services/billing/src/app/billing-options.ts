@@ -1,0 +1,10 @@
+import type { ServerPlans } from '@mtx/shared/server-plans';
+
+/** What billing charges and shows, from its configuration. */
+export interface BillingOptions {
+  seatPriceEurCents: number;
+  serverPlans: ServerPlans;
+  walletFeatureEnabled: boolean;
+  horizonDays: number;
+  pendingPurchaseRecoveryMs: number;
+}
