@@ -1,122 +1,24 @@
 import crypto from 'node:crypto';
-import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection } from 'mongodb';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   claimKey,
   pointerKey,
-  type AccountDocument,
-  type ClaimDocument,
-  type CustomerDocument,
   type CustomerView,
-  type LeaseDocument,
   type OccupancyDocument,
-  type PointerDocument,
   type PointerKind,
   type SeatDocument,
   type SeatState,
-  type ServerCancellationDocument,
-  type ServerDocument,
   type ServerState,
   type SettingsDocument,
 } from '../domain/model';
-import { ChangeLog } from '@mtx/shared/change-log';
 import { WriteGate } from '@mtx/shared/write-gate';
 
-/**
- * Billing's collections. Hot reads are `_id` lookups only (FerretDB answers nothing else from an index):
- * a customer's seats are found through pointer documents `<customer>:seat:<n>`, and a reader keeps each
- * customer's joined view in memory for as long as the customer's revision token is unchanged.
- *
- * Documents that are updated in place are spread over `shards` collections by a hash of their customer id
- * (`seats_07`, ...), so one customer's documents share a collection and a renewal pass can write a
- * customer's seats in one command. Our FerretDB build answers `_id` lookups, updates and deletes from the
- * `_id` index, but every other filter (`$in` included) scans its collection, so small collections keep the
- * scheduler's due scans and its per-shard `$in` joins cheap; on MongoDB `shards: 1` gives plain single
- * collections. Insert-only collections (claims, leases, cancellations) are not sharded and are only read by
- * `_id`. Pointers are sharded by customer, so listing a customer's pointers is one `$in` query over a small
- * collection.
- */
-/** Every accessor takes the customer id: a customer's documents of one kind all live in one shard. */
-export interface BillingCollections {
-  /** The database holding them all, for commands that are not a collection method. */
-  database: Db;
-  customers(customerId: string): Collection<CustomerDocument>;
-  settings(customerId: string): Collection<SettingsDocument>;
-  seats(customerId: string): Collection<SeatDocument>;
-  occupancy(customerId: string): Collection<OccupancyDocument>;
-  servers(customerId: string): Collection<ServerDocument>;
-  accounts(customerId: string): Collection<AccountDocument>;
-  /** Every shard, for scans (the scheduler's due query). */
-  seatShards: Array<Collection<SeatDocument>>;
-  serverShards: Array<Collection<ServerDocument>>;
-  /** Pointer documents of one customer (all in one shard). */
-  pointers(customerId: string): Collection<PointerDocument>;
-  claims: Collection<ClaimDocument>;
-  serverCancellations: Collection<ServerCancellationDocument>;
-  leases: Collection<LeaseDocument>;
-}
+import type { BillingCollections } from './collections';
+import { CustomerViewCache } from './view-cache';
+import { claimOccupancy, repairOccupancy } from './occupancy';
 
-/** FNV-1a: a stable, cheap spread of ids over shards. */
-export function shardOf(id: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < id.length; index += 1) {
-    hash ^= id.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shards;
-}
-
-export function billingCollections(database: Db, shards = 1): BillingCollections {
-  const sharded = <T extends { _id: string }>(name: string) => {
-    const list = Array.from({ length: shards }, (_, index) =>
-      database.collection<T>(shards === 1 ? name : `${name}_${String(index).padStart(2, '0')}`),
-    );
-    return { list, pick: (id: string) => list[shards === 1 ? 0 : shardOf(id, shards)]! };
-  };
-  const customers = sharded<CustomerDocument>('customers');
-  const settings = sharded<SettingsDocument>('settings');
-  const seats = sharded<SeatDocument>('seats');
-  const occupancy = sharded<OccupancyDocument>('occupancy');
-  const servers = sharded<ServerDocument>('servers');
-  const accounts = sharded<AccountDocument>('accounts');
-  const pointers = sharded<PointerDocument>('pointers');
-  return {
-    database,
-    customers: customers.pick,
-    settings: settings.pick,
-    seats: seats.pick,
-    occupancy: occupancy.pick,
-    servers: servers.pick,
-    accounts: accounts.pick,
-    seatShards: seats.list,
-    serverShards: servers.list,
-    pointers: pointers.pick,
-    claims: database.collection('claims'),
-    serverCancellations: database.collection('server_cancellations'),
-    leases: database.collection('leases'),
-  };
-}
-
-/** The scheduler's due scan uses these on MongoDB; FerretDB scans regardless, which the batch bound keeps cheap. */
-export async function ensureBillingIndexes(collections: BillingCollections): Promise<void> {
-  await Promise.all([
-    ...collections.seatShards.map((collection) => collection.createIndex({ next_action_at: 1 }, { name: 'next_action_at' })),
-    ...collections.serverShards.map((collection) => collection.createIndex({ next_action_at: 1 }, { name: 'next_action_at' })),
-  ]);
-}
-
-interface CachedView {
-  /** null: the customer had no billing document (nothing bought yet). */
-  revision: string | null;
-  /** When the revision was last confirmed against the store (performance.now()). */
-  verifiedAtMs: number;
-  seatIds: string[];
-  serverIds: string[];
-  /** Released items never change again, so a reload skips them. */
-  releasedIds: Set<string>;
-  endedByCancellation: boolean;
-  view: CustomerView;
-}
+export * from './collections';
 
 const pointerProbeLimit = 100_000;
 /** Claim lookups one `withoutPendingClaims` call keeps in flight. */
@@ -144,8 +46,7 @@ export interface BillingStoreOptions {
 }
 
 export class BillingStore {
-  private readonly cache = new Map<string, CachedView>();
-  private readonly changes: ChangeLog;
+  private readonly views: CustomerViewCache;
   private readonly schedulerWrites: WriteGate;
 
   constructor(
@@ -153,7 +54,7 @@ export class BillingStore {
     private readonly options: BillingStoreOptions,
   ) {
     this.schedulerWrites = new WriteGate(options.schedulerWritesInFlight ?? 2);
-    this.changes = new ChangeLog(options.cacheCustomers);
+    this.views = new CustomerViewCache(options.cacheCustomers, options.viewFreshMs ?? 0);
   }
 
   newRevision(): string {
@@ -165,7 +66,7 @@ export class BillingStore {
    * reader that sees the new token also sees the change.
    */
   async bumpRevision(customerId: string, hints: { seatCount?: number; serverCount?: number } = {}): Promise<void> {
-    this.cache.delete(customerId);
+    this.views.forget(customerId);
     const revision = this.newRevision();
     const update = {
       $set: { revision, updated_at: new Date() },
@@ -179,38 +80,24 @@ export class BillingStore {
       await this.collections.customers(customerId).updateOne({ _id: customerId }, update);
     }
     // A read that raced the write may have cached the old view meanwhile.
-    this.cache.delete(customerId);
-    this.noteChange(customerId);
+    this.views.forget(customerId);
+    this.views.noteChange(customerId);
     this.options.onRevisionChanged?.(customerId, revision);
   }
 
   forget(customerId: string): void {
-    this.cache.delete(customerId);
+    this.views.forget(customerId);
   }
 
-  /** Another replica's revision change (its announcement): a cached view of another revision is not trusted. */
+  /** Another replica's revision change (its announcement). */
   observeRevision(customerId: string, revision: string | null): void {
-    if (this.cache.get(customerId)?.revision !== revision) this.noteChange(customerId);
-  }
-
-  /**
-   * A view loaded before this moment may predate the change, even if it is stored after it (a read that
-   * raced the write): fresh reads trust only views verified later.
-   */
-  private noteChange(customerId: string): void {
-    this.changes.note(customerId, performance.now());
-  }
-
-  private trusted(customerId: string, entry: CachedView): boolean {
-    const freshMs = this.options.viewFreshMs ?? 0;
-    if (freshMs <= 0 || performance.now() - entry.verifiedAtMs > freshMs) return false;
-    return entry.verifiedAtMs > this.changes.lastChange(customerId);
+    this.views.observeRevision(customerId, revision);
   }
 
   /** Gives `itemId` the customer's next free ordinal of `kind` by exclusive insert of its pointer. */
   async allocatePointer(customerId: string, kind: PointerKind, itemId: string, now: Date): Promise<number> {
     const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
-    const cached = this.cache.get(customerId);
+    const cached = this.views.get(customerId);
     let ordinal = Math.max(
       kind === 'seat' ? (customer?.seat_count_hint ?? 0) : (customer?.server_count_hint ?? 0),
       kind === 'seat' ? (cached?.seatIds.length ?? 0) : (cached?.serverIds.length ?? 0),
@@ -255,15 +142,15 @@ export class BillingStore {
    */
   async loadView(customerId: string, options: { fresh?: boolean } = {}): Promise<CustomerView> {
     const freshMs = this.options.viewFreshMs ?? 0;
-    const remembered = this.cache.get(customerId);
-    if (options.fresh && remembered && this.trusted(customerId, remembered)) return remembered.view;
+    const remembered = this.views.get(customerId);
+    if (options.fresh && remembered && this.views.trusted(customerId, remembered)) return remembered.view;
     const verifiedAtMs = performance.now();
     const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
     if (!customer) {
       const view = emptyView(customerId);
       // Remembered only for fresh reads: nothing to list, and the first purchase announces a revision.
       if (freshMs > 0)
-        this.remember(customerId, {
+        this.views.remember(customerId, {
           revision: null,
           verifiedAtMs,
           seatIds: [],
@@ -274,12 +161,9 @@ export class BillingStore {
         });
       return view;
     }
-    const cached = this.cache.get(customerId);
+    const cached = this.views.get(customerId);
     if (cached && cached.revision === customer.revision) {
-      cached.verifiedAtMs = verifiedAtMs;
-      // Refresh its place in the LRU order.
-      this.cache.delete(customerId);
-      this.cache.set(customerId, cached);
+      this.views.confirm(customerId, cached, verifiedAtMs);
       return cached.view;
     }
     const [seatIds, serverIds, settings] = await Promise.all([
@@ -320,15 +204,16 @@ export class BillingStore {
       servers,
       ended_by_cancellation: endedByCancellation,
     };
-    this.remember(customerId, { revision: customer.revision, verifiedAtMs, seatIds, serverIds, releasedIds, endedByCancellation, view });
+    this.views.remember(customerId, {
+      revision: customer.revision,
+      verifiedAtMs,
+      seatIds,
+      serverIds,
+      releasedIds,
+      endedByCancellation,
+      view,
+    });
     return view;
-  }
-
-  private remember(customerId: string, entry: CachedView): void {
-    if (this.options.cacheCustomers <= 0) return;
-    this.cache.delete(customerId);
-    this.cache.set(customerId, entry);
-    while (this.cache.size > this.options.cacheCustomers) this.cache.delete(this.cache.keys().next().value!);
   }
 
   /**
@@ -475,69 +360,18 @@ export class BillingStore {
     return { server, cancel_at_period_end: cancellation !== null };
   }
 
-  /**
-   * Occupancy changes are decided by claims: whoever inserts claim `<seat>:<generation+1>` owns the next
-   * state. A writer that died between its claim and the occupancy update leaves the document one generation
-   * behind; the claim holds the intended state, so any reader can finish the job.
-   */
-  async repairOccupancy(occupancy: OccupancyDocument): Promise<OccupancyDocument> {
-    let current = occupancy;
-    for (;;) {
-      const next = await this.collections.claims.findOne({ _id: claimKey(current._id, current.generation + 1) });
-      if (!next) return current;
-      current = {
-        ...current,
-        generation: next.generation,
-        account_id: next.account_id,
-        label: next.label,
-        released: next.released,
-        updated_at: next.created_at,
-      };
-      await this.collections.occupancy(current.customer_id).updateOne(
-        { _id: current._id, generation: { $lt: current.generation } },
-        {
-          $set: {
-            generation: current.generation,
-            account_id: current.account_id,
-            label: current.label,
-            released: current.released,
-            updated_at: current.updated_at,
-          },
-        },
-      );
-    }
+  /** Finishes an occupancy change a writer left one generation behind (see occupancy.ts). */
+  repairOccupancy(occupancy: OccupancyDocument): Promise<OccupancyDocument> {
+    return repairOccupancy(this.collections, occupancy);
   }
 
-  /**
-   * Moves a seat's occupancy from `from` to the next generation. Returns the new occupancy, or null when
-   * another writer claimed that generation first (the caller re-reads and decides again).
-   */
-  async claimOccupancy(
+  /** Moves a seat's occupancy to the next generation; null when another writer claimed it first. */
+  claimOccupancy(
     from: OccupancyDocument,
     next: { account_id: string | null; label: string | null; released: boolean },
     now: Date,
   ): Promise<OccupancyDocument | null> {
-    const generation = from.generation + 1;
-    const won = await insertIfAbsent(this.collections.claims, {
-      _id: claimKey(from._id, generation),
-      seat_id: from._id,
-      generation,
-      ...next,
-      created_at: now,
-    });
-    if (!won) {
-      // Whoever holds that generation may have died before writing the occupancy; make sure it is written.
-      await this.repairOccupancy(from);
-      return null;
-    }
-    const occupancy: OccupancyDocument = { ...from, generation, ...next, updated_at: now };
-    await this.collections
-      .occupancy(from.customer_id)
-      .updateOne(
-        { _id: from._id },
-        { $set: { generation, account_id: next.account_id, label: next.label, released: next.released, updated_at: now } },
-      );
-    return occupancy;
+    return claimOccupancy(this.collections, from, next, now);
   }
 
   async readSettings(customerId: string): Promise<SettingsDocument | null> {
