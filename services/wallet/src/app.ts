@@ -4,7 +4,7 @@ import type { Db } from '@mtx/shared/mongo';
 import { announcementSubjects, injectTraceHeaders, natsHeaders, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import type { WalletConfig } from './config';
 import { walletGrpcImplementation } from './handlers/grpc';
-import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './ledger';
+import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './app/ledger';
 import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
 
 export { auditLedger, type AuditReport } from './audit';

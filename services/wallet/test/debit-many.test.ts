@@ -5,7 +5,7 @@ import { AppError } from '@mtx/shared/errors';
 import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
 import { OrderedRunBatcher } from '@mtx/shared/run-batcher';
-import { createLedger, type DebitManyItem, type DebitManyOutcome } from '../src/ledger';
+import { createLedger, type DebitManyItem, type DebitManyOutcome } from '../src/app/ledger';
 import { createLedgerStore, type LedgerStore } from '../src/store/ledger-store';
 import { creditCall, debitCall, twoReplicasOnOneStore, type WalletReplica } from './helpers';
 

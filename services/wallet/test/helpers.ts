@@ -7,7 +7,7 @@ import { testDatabasePrefix } from '@mtx/shared/testing';
 import type { NatsConnection } from '@mtx/shared/nats';
 import { auditLedger, createWalletApp, walletGrpcBinding, type WalletApp } from '../src/app';
 import { loadWalletConfig } from '../src/config';
-import type { MovementOutcome } from '../src/ledger';
+import type { MovementOutcome } from '../src/app/ledger';
 
 export interface WalletReplica {
   app: WalletApp;

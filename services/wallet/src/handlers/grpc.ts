@@ -4,7 +4,7 @@ import type { Logger } from '@mtx/shared/logger';
 import { AppError } from '@mtx/shared/errors';
 import { inSpan, meter } from '@mtx/shared/telemetry';
 import { auditLedger } from '../audit';
-import type { DebitManyOutcome, Ledger } from '../ledger';
+import type { DebitManyOutcome, Ledger } from '../app/ledger';
 
 interface MovementRequest {
   customer_id: string;

@@ -1,0 +1,190 @@
+import { AppError } from '@mtx/shared/errors';
+import type { WalletHead } from '../domain/movement';
+import type { LedgerEntryDocument } from '../store/ledger-store';
+import { noteReadHead } from './ledger-state';
+import { ensureFollowUps, finishRun } from './follow-ups';
+import { entryAt, headForWrite, findApplied } from './ledger-reads';
+import type { LedgerState } from './ledger-state';
+import type { MovementInput, DebitManyItem, DebitManyOutcome } from './ledger-types';
+import { entryAfter, figuresOf, headOf, movementAttemptsMax, sameMovement } from './entries';
+
+/** Several debits of one wallet as one ordered insert of contiguous slots (billing's renewals of one customer). */
+
+export function appliedItem(entry: LedgerEntryDocument): DebitManyItem {
+  return { ...figuresOf(entry), outcome: 'applied' };
+}
+
+export function refusedItem(entryId: string, outcome: 'insufficient_balance' | 'conflict', at: WalletHead): DebitManyItem {
+  return {
+    entry_id: entryId,
+    outcome,
+    balance_eur_cents: at.balanceEurCents,
+    held_eur_cents: at.heldEurCents,
+    sequence: at.sequence,
+    balance_delta_eur_cents: 0,
+    held_delta_eur_cents: 0,
+  };
+}
+
+/** An entry id found applied already: a replay describing the original, or a conflict when it was another movement. */
+export function priorItem(original: LedgerEntryDocument, input: MovementInput, at: WalletHead): DebitManyItem {
+  if (!sameMovement(original, input)) return refusedItem(input.entryId, 'conflict', at);
+  return { ...appliedItem(original), outcome: 'replay' };
+}
+
+/**
+ * The entries of a DebitMany against one head, in request order: each is applied if the balance left by the
+ * ones before it covers it, else refused; refused and already-resolved entries move nothing.
+ */
+export function planDebits(
+  state: LedgerState,
+  head: WalletHead,
+  debits: MovementInput[],
+  open: number[],
+): { steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }>; refused: number[] } {
+  const steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }> = [];
+  const refused: number[] = [];
+  const createdAt = state.clock.now();
+  let at = head;
+  for (const index of open) {
+    const debit = debits[index]!;
+    if (at.balanceEurCents < debit.amountEurCents) {
+      steps.push({ index, at });
+      refused.push(index);
+      continue;
+    }
+    const entry = entryAfter(at, debit, createdAt);
+    steps.push({ index, at, entry });
+    at = headOf(entry);
+  }
+  return { steps, refused };
+}
+
+/**
+ * Several debits of one wallet as ONE ledger insert of contiguous slots (and one pointer insert after it),
+ * with the same rules as one debit each: planned in request order against the head, a refusal only on a
+ * verified head, an entry id applied at most once. When the run collides (ordered, so the entries before the
+ * collision are in and none after it was tried), the landed ones are finished, the collision is resolved like
+ * a single movement's (another writer's slot: finish it and re-read; the entry id: a replay) and the rest is
+ * planned again against the new head.
+ */
+export async function applyDebits(
+  state: LedgerState,
+  walletId: string,
+  debits: MovementInput[],
+): Promise<{ result: DebitManyOutcome; settled?: Promise<void> }> {
+  const items: Array<DebitManyItem | undefined> = debits.map(() => undefined);
+  let final: WalletHead | undefined;
+  let moved = false;
+  let settled: Promise<void> | undefined;
+  for (let attempt = 0; attempt < movementAttemptsMax; attempt++) {
+    const open = debits.flatMap((_, index) => (items[index] === undefined ? [index] : []));
+    if (open.length === 0) break;
+    const optimistic = attempt === 0 && state.heads.get(walletId) !== undefined;
+    let { head, walked } = await headForWrite(state, walletId, optimistic);
+    let plan = planDebits(state, head, debits, open);
+    if (optimistic && plan.refused.length > 0) {
+      // A debit the remembered balance cannot cover is refused only on the true head.
+      ({ head, walked } = await headForWrite(state, walletId, false));
+      plan = planDebits(state, head, debits, open);
+    }
+    final = head;
+    // A refused entry that already applied answers as a replay even if the balance has moved on since.
+    await Promise.all(
+      plan.refused.map(async (index) => {
+        const existing = await findApplied(state, debits[index]!.entryId, walked);
+        if (existing) items[index] = priorItem(existing, debits[index]!, head);
+      }),
+    );
+    const entries = plan.steps.flatMap((step) => (step.entry ? [step.entry] : []));
+    const resolveSteps = (until: number) => {
+      for (const step of plan.steps.slice(0, until)) {
+        if (step.entry) items[step.index] = appliedItem(step.entry);
+        else items[step.index] ??= refusedItem(debits[step.index]!.entryId, 'insufficient_balance', step.at);
+      }
+    };
+    if (entries.length === 0) {
+      resolveSteps(plan.steps.length);
+      break;
+    }
+    // Ordered: on any state.store the entries before the first failure are in and none after it was tried.
+    const { landed, error, duplicate } = await state.ledgerRuns.insert(entries);
+    if (landed === null) {
+      state.heads.delete(walletId);
+      throw error;
+    }
+    const run = entries.slice(0, landed);
+    if (state.crashPrefix && run.some((entry) => entry.entry_id.startsWith(state.crashPrefix))) {
+      state.logger.fatal(
+        { entry_ids: run.map((entry) => entry.entry_id) },
+        'fault injection: crashing between the ledger write and the head hints',
+      );
+      state.exit(137);
+    }
+    if (run.length > 0) {
+      final = headOf(run[run.length - 1]!);
+      state.heads.set(walletId, final);
+      noteReadHead(state, walletId, final);
+      moved = true;
+    }
+    if (error === undefined) {
+      resolveSteps(plan.steps.length);
+      // The insert is the commit: the caller is answered now, the pointers and checkpoints follow before the
+      // wallet's next movement starts (and recovery finishes them if this process dies).
+      settled = finishRun(state, run).then(() => undefined);
+      break;
+    }
+    // The run stopped at entries[landed]: what was planned before it stands, the rest is planned again.
+    const failed = entries[landed]!;
+    const failedStep = plan.steps.findIndex((step) => step.entry === failed);
+    resolveSteps(failedStep);
+    // Finished before anything else is tried: a remembered head promises pointers up to it.
+    const finished = run.length === 0 || (await finishRun(state, run));
+    if (!duplicate) {
+      state.heads.delete(walletId);
+      throw error;
+    }
+    // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
+    const occupant = await entryAt(state, walletId, failed.seq);
+    if (occupant && occupant.entry_id !== failed.entry_id) {
+      await ensureFollowUps(state, occupant);
+      if (finished) state.heads.set(walletId, headOf(occupant));
+      continue;
+    }
+    const failedIndex = plan.steps[failedStep]!.index;
+    const original =
+      occupant ?? (await findApplied(state, failed.entry_id, walked)) ?? (await state.store.ledger.findOne({ entry_id: failed.entry_id }));
+    if (!original) continue;
+    items[failedIndex] = priorItem(original, debits[failedIndex]!, plan.steps[failedStep]!.at);
+    // Most likely the repeat of an earlier request: the entries after it are looked up by their pointers at
+    // once rather than found by one collision each.
+    await Promise.all(
+      open
+        .filter((index) => index > failedIndex && items[index] === undefined)
+        .map(async (index) => {
+          const existing = await findApplied(state, debits[index]!.entryId, []);
+          if (existing) items[index] = priorItem(existing, debits[index]!, plan.steps[failedStep]!.at);
+        }),
+    );
+  }
+  if (items.some((item) => item === undefined) || !final) {
+    throw new AppError('unavailable', 'the wallet is moving too fast to apply these debits now; retry with the same entry ids');
+  }
+  if (moved)
+    state.publishMoved({
+      customer_id: walletId,
+      sequence: final.sequence,
+      balance_eur_cents: final.balanceEurCents,
+      held_eur_cents: final.heldEurCents,
+    });
+  return {
+    result: {
+      customer_id: walletId,
+      items: items as DebitManyItem[],
+      balance_eur_cents: final.balanceEurCents,
+      held_eur_cents: final.heldEurCents,
+      sequence: final.sequence,
+    },
+    ...(settled ? { settled } : {}),
+  };
+}

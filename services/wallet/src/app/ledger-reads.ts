@@ -1,0 +1,117 @@
+import { insertIfAbsent } from '@mtx/shared/mongo';
+import { emptyHead, ledgerSlotId, type WalletHead } from '../domain/movement';
+import { checkpointInterval, type LedgerEntryDocument } from '../store/ledger-store';
+import { noteReadHead } from './ledger-state';
+import { ensureFollowUps } from './follow-ups';
+import type { LedgerState } from './ledger-state';
+import { headOf } from './entries';
+
+/** Finding a wallet's head: from memory, from checkpoints, and always one slot further in the ledger. */
+
+export async function entryAt(state: LedgerState, walletId: string, sequence: number): Promise<LedgerEntryDocument | null> {
+  return state.store.ledger.findOne({ _id: ledgerSlotId(walletId, sequence) });
+}
+
+/**
+ * A recent head from the checkpoints, found by galloping over block numbers (1, 2, 4, … then bisecting), so a
+ * cold start costs O(log n) lookups. A gap left by a crash only makes it start from an older checkpoint. The
+ * head is read from the ledger entry itself, so a damaged checkpoint cannot skew a balance.
+ */
+export async function checkpointStart(state: LedgerState, walletId: string): Promise<WalletHead> {
+  const present = async (block: number) =>
+    (await state.store.checkpoints.findOne({ _id: `${walletId}:${block}` }, { projection: { _id: 1 } })) !== null;
+  let low = 0;
+  let high = 1;
+  while (await present(high)) {
+    low = high;
+    high *= 2;
+  }
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await present(middle)) low = middle;
+    else high = middle;
+  }
+  if (low === 0) return emptyHead;
+  const entry = await entryAt(state, walletId, low * checkpointInterval);
+  if (entry) return headOf(entry);
+  state.logger.error({ wallet_id: walletId, block: low }, 'checkpoint points past the ledger; reading from the start');
+  return emptyHead;
+}
+
+/**
+ * Follows the ledger from `start` until the first free slot: a stale hint only costs lookups. Writers pass
+ * `finish`, which completes the follow-up writes of every entry walked past (entries another replica, perhaps a
+ * dead one, wrote), keeping the invariant that everything up to a remembered head has its pointer.
+ */
+export async function walkForward(
+  state: LedgerState,
+  walletId: string,
+  start: WalletHead,
+  finish: boolean,
+): Promise<{ head: WalletHead; walked: LedgerEntryDocument[]; repaired: number }> {
+  let head = start;
+  let repaired = 0;
+  const walked: LedgerEntryDocument[] = [];
+  for (;;) {
+    const next = await entryAt(state, walletId, head.sequence + 1);
+    if (!next) return { head, walked, repaired };
+    if (finish && (await ensureFollowUps(state, next))) repaired += 1;
+    walked.push(next);
+    head = headOf(next);
+  }
+}
+
+export async function headForWrite(
+  state: LedgerState,
+  walletId: string,
+  optimistic: boolean,
+): Promise<{ head: WalletHead; walked: LedgerEntryDocument[] }> {
+  // The insert at head + 1 is itself the freshness check (E11000 when another replica moved the wallet), so a
+  // remembered head is used without looking one slot further first.
+  if (!state.registered.get(walletId)) {
+    // Registered before its first entry, so the recovery pass (which walks registrations) reaches every ledger.
+    await insertIfAbsent(state.store.wallets, { _id: walletId, created_at: state.clock.now() });
+    state.registered.set(walletId, true);
+  }
+  const remembered = optimistic ? state.heads.get(walletId) : undefined;
+  if (remembered) return { head: remembered, walked: [] };
+  let start = state.heads.get(walletId);
+  if (!start) start = await checkpointStart(state, walletId);
+  const result = await walkForward(state, walletId, start, true);
+  state.heads.set(walletId, result.head);
+  return result;
+}
+
+export async function findApplied(state: LedgerState, entryId: string, walked: LedgerEntryDocument[]): Promise<LedgerEntryDocument | null> {
+  const seen = walked.find((entry) => entry.entry_id === entryId);
+  if (seen) return seen;
+  const pointer = await state.store.entryIds.findOne({ _id: entryId });
+  if (!pointer) return null;
+  return entryAt(state, pointer.wallet_id, pointer.seq);
+}
+
+/** Reads the true head: linearisable, because it always looks one slot past whatever hint it starts from. */
+export async function readHead(state: LedgerState, walletId: string): Promise<WalletHead> {
+  const remembered = state.heads.get(walletId);
+  let head: WalletHead;
+  if (remembered) {
+    head = (await walkForward(state, walletId, remembered, false)).head;
+  } else {
+    const start = await checkpointStart(state, walletId);
+    // Everything up to a checkpoint has its pointer, so that head is safe to remember; a walked-to one is not.
+    if (!state.heads.get(walletId)) state.heads.set(walletId, start);
+    head = (await walkForward(state, walletId, start, false)).head;
+  }
+  noteReadHead(state, walletId, head);
+  return head;
+}
+
+/**
+ * A head at most `readFreshMs` old: what this replica applied itself is exact at once, another replica's
+ * movement arrives by broadcast within milliseconds, and a lost broadcast is bounded by the freshness window.
+ */
+export async function recentHead(state: LedgerState, walletId: string): Promise<WalletHead> {
+  const known = state.readFreshMs > 0 ? state.readHeads.get(walletId) : undefined;
+  if (known && performance.now() - known.verifiedAtMs <= state.readFreshMs) return known.head;
+  return readHead(state, walletId);
+}

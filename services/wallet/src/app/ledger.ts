@@ -1,0 +1,146 @@
+import { AppError } from '@mtx/shared/errors';
+import { assertWalletId, balanceCapEurCents } from '../domain/movement';
+import type { LedgerEntryDocument } from '../store/ledger-store';
+import { createLedgerState, noteReadHead, serialise } from './ledger-state';
+import { entryAt, readHead, recentHead } from './ledger-reads';
+import { validateMovement, applyMovement } from './movements';
+import { applyDebits } from './debit-many';
+import { recoverStep, repairWallet } from './recovery';
+import {
+  debitManyEntriesMax,
+  type DebitInput,
+  type DebitManyOutcome,
+  type LedgerOptions,
+  type MovedEvent,
+  type MovementInput,
+  type MovementOutcome,
+  type WalletView,
+} from './ledger-types';
+
+export * from './ledger-types';
+
+export type Ledger = ReturnType<typeof createLedger>;
+
+/**
+ * The insert-linearised ledger. A movement is exactly one insert at `<wallet>:<head + 1>`: the `_id` index
+ * makes two writers of one slot exclusive (the loser re-reads the head and retries) and the unique `entry_id`
+ * makes a movement apply at most once. Nothing is ever updated (FerretDB updates are unisolated and scan the
+ * whole collection), so no money can be lost to a race. The head hints (memory, insert-only checkpoints) and
+ * the entry-id pointers are written after the insert, verified by every reader (which always looks one slot
+ * further) and finished by whoever comes next or by the recovery pass.
+ *
+ * Invariant the hints keep: every entry up to a remembered head or a checkpoint has its pointer (and was
+ * announced). Whoever walks past, or collides with, an entry it did not write finishes it first, so a replay
+ * is found by `_id` lookups, never by a scan.
+ */
+export function createLedger(options: LedgerOptions) {
+  const state = createLedgerState(options);
+  return {
+    async credit(input: Omit<MovementInput, 'kind'>): Promise<MovementOutcome> {
+      const movement: MovementInput = { ...input, kind: 'credit' };
+      validateMovement(movement);
+      return serialise(state, movement.customerId, () => applyMovement(state, movement));
+    },
+
+    async debit(input: Omit<MovementInput, 'kind'>): Promise<MovementOutcome> {
+      const movement: MovementInput = { ...input, kind: 'debit' };
+      validateMovement(movement);
+      return serialise(state, movement.customerId, () => applyMovement(state, movement));
+    },
+
+    /**
+     * Debits of one wallet in one queue turn and one ledger insert, tried in order, each all or nothing; see
+     * DebitMany in proto/wallet/v1/wallet.proto. Malformed input fails the whole call before anything is written.
+     */
+    async debitMany(customerId: string, entries: DebitInput[]): Promise<DebitManyOutcome> {
+      assertWalletId(customerId);
+      if (!Array.isArray(entries) || entries.length === 0 || entries.length > debitManyEntriesMax) {
+        throw new AppError('invalid_request', `entries must hold 1 to ${debitManyEntriesMax} debits`, { param: 'entries' });
+      }
+      const seen = new Set<string>();
+      const debits = entries.map((entry, index): MovementInput => {
+        const movement: MovementInput = {
+          customerId,
+          entryId: entry?.entryId,
+          kind: 'debit',
+          amountEurCents: entry?.amountEurCents,
+          reason: entry?.reason,
+          reference: entry?.reference,
+        };
+        try {
+          validateMovement(movement);
+        } catch (error) {
+          if (error instanceof AppError && error.param)
+            throw new AppError(error.code, `entries[${index}]: ${error.message}`, { param: `entries[${index}].${error.param}` });
+          throw error;
+        }
+        if (seen.has(movement.entryId)) {
+          throw new AppError('invalid_request', `entries[${index}]: entry id ${movement.entryId} appears twice in one request`, {
+            param: `entries[${index}].entry_id`,
+          });
+        }
+        seen.add(movement.entryId);
+        return movement;
+      });
+      return serialise(state, customerId, () => applyDebits(state, customerId, debits));
+    },
+
+    /** `consistent` reads the state.store (linearisable); otherwise a head at most `state.readFreshMs` old may answer. */
+    async getWallet(customerId: string, options: { consistent?: boolean } = {}): Promise<WalletView> {
+      assertWalletId(customerId);
+      const head = options.consistent ? await readHead(state, customerId) : await recentHead(state, customerId);
+      return {
+        customer_id: customerId,
+        balance_eur_cents: head.balanceEurCents,
+        held_eur_cents: head.heldEurCents,
+        sequence: head.sequence,
+        balance_cap_eur_cents: balanceCapEurCents,
+      };
+    },
+
+    /** Newest first, at most `limit` entries. */
+    async listEntries(customerId: string, limit: number): Promise<LedgerEntryDocument[]> {
+      assertWalletId(customerId);
+      const bounded = Math.min(Math.max(Number.isInteger(limit) && limit > 0 ? limit : 50, 1), 500);
+      const head = await readHead(state, customerId);
+      const sequences: number[] = [];
+      for (let sequence = head.sequence; sequence >= 1 && sequences.length < bounded; sequence--) sequences.push(sequence);
+      const entries = await Promise.all(sequences.map((sequence) => entryAt(state, customerId, sequence)));
+      return entries.filter((entry): entry is LedgerEntryDocument => entry !== null);
+    },
+
+    /** Another replica's movement (its broadcast): reads here see it without waiting out the freshness window. */
+    observeMoved(event: MovedEvent): void {
+      if (typeof event?.customer_id !== 'string' || !Number.isSafeInteger(event.sequence) || event.sequence < 1) return;
+      if (!Number.isSafeInteger(event.balance_eur_cents) || !Number.isSafeInteger(event.held_eur_cents)) return;
+      noteReadHead(state, event.customer_id, {
+        sequence: event.sequence,
+        balanceEurCents: event.balance_eur_cents,
+        heldEurCents: event.held_eur_cents,
+      });
+    },
+
+    /** Finishes what a crash left at one wallet's head; `thorough` also looks behind the head's checkpoint. */
+    repairWallet(walletId: string, thorough = false): Promise<number> {
+      return repairWallet(state, walletId, thorough);
+    },
+
+    /** Repairs the next batch of wallets after the recovery cursor (the periodic sweep). */
+    recoverStep(thorough = false): Promise<{ visited: number; repairedEntries: number; wrapped: boolean }> {
+      return recoverStep(state, thorough);
+    },
+
+    /** A full, thorough sweep over every wallet (at start-up, when a predecessor may have died mid-movement). */
+    async recoverAll(): Promise<{ visited: number; repairedEntries: number }> {
+      state.recoveryCursor = '';
+      let visited = 0;
+      let repairedEntries = 0;
+      for (;;) {
+        const step = await recoverStep(state, true);
+        visited += step.visited;
+        repairedEntries += step.repairedEntries;
+        if (step.wrapped) return { visited, repairedEntries };
+      }
+    },
+  };
+}
