@@ -8,7 +8,7 @@ import { paymentsGrpcImplementation } from './handlers/grpc';
 import type { PaymentProvider } from './providers/provider';
 import { createSandboxProvider } from './providers/sandbox';
 import { createPaymentsStore, ensurePaymentsIndexes } from './store/payments-store';
-import { createTopups, type Topups } from './topups';
+import { createTopups, type Topups } from './app/topups';
 
 export const paymentsGrpcBinding = { protoFile: 'payments/v1/payments.proto', serviceName: 'mtx.payments.v1.PaymentsService' } as const;
 /** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */

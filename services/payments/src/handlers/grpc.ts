@@ -2,7 +2,7 @@ import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { AppError } from '@mtx/shared/errors';
 import { inSpan, meter } from '@mtx/shared/telemetry';
-import type { Topups } from '../topups';
+import type { Topups } from '../app/topups';
 
 const paymentsMeter = meter('payments');
 const postbacks = paymentsMeter.createCounter('mtx.payments.postbacks', { description: 'Provider postbacks by provider and outcome' });

@@ -1,0 +1,45 @@
+import { AppError } from '@mtx/shared/errors';
+import { formatUnits, unitsForEurCents } from '../domain/money';
+import type { PaymentProvider, ProviderAsset } from '../providers/provider';
+import type { TopupDocument } from '../store/payments-store';
+
+import type { TopupsState } from './topups-state';
+import type { AssetRow } from './topup-types';
+
+/** What a top-up can be paid in: each provider's assets and rates, cached for a while. */
+
+export function providerNamed(state: TopupsState, name: string): PaymentProvider {
+  const provider = state.providers.get(name);
+  if (!provider) throw new AppError('not_found', `no payment provider ${name}`, { param: 'provider' });
+  return provider;
+}
+
+export async function assetsOf(state: TopupsState, provider: PaymentProvider): Promise<ProviderAsset[]> {
+  const nowMs = state.clock.now().getTime();
+  const cached = state.assetCache.get(provider.name);
+  if (cached && Math.abs(nowMs - cached.loadedAtMs) < state.options.assetsCacheMs) return cached.assets;
+  const assets = await provider.listAssets();
+  state.assetCache.set(provider.name, { loadedAtMs: nowMs, assets });
+  return assets;
+}
+
+export function assetRow(asset: ProviderAsset, amountEurCents: number): AssetRow {
+  return {
+    asset_code: asset.assetCode,
+    asset_name: asset.assetName,
+    blockchain_code: asset.blockchainCode,
+    blockchain_name: asset.blockchainName,
+    is_evm: asset.isEvm,
+    is_stable: asset.isStable,
+    amount: formatUnits(unitsForEurCents(amountEurCents, asset.rateEur, asset.decimals), asset.decimals),
+    decimals: asset.decimals,
+    display_decimals: asset.displayDecimals,
+  };
+}
+
+export async function marketRateFor(state: TopupsState, topup: TopupDocument): Promise<string> {
+  const assets = await assetsOf(state, providerNamed(state, topup.provider));
+  const asset = assets.find((candidate) => candidate.assetCode === topup.asset_code && candidate.blockchainCode === topup.blockchain_code);
+  if (!asset) throw new AppError('unavailable', `the provider no longer quotes ${topup.asset_code} on ${topup.blockchain_code}`);
+  return asset.rateEur;
+}

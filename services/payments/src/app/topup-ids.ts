@@ -1,0 +1,72 @@
+import { AppError } from '@mtx/shared/errors';
+import { insertIfAbsent } from '@mtx/shared/mongo';
+
+import type { TopupsState } from './topups-state';
+import { slotAttemptsMax, customerHeadsCachedMax } from './topup-rules';
+
+/** Integer top-up ids and each customer's list of top-ups, both claimed by insert. */
+
+/**
+ * The largest n for which `present(n)` holds, given that present ids have no gaps and `from` is present (or 0):
+ * gallops forward (from+1, from+2, from+4, …) then bisects, so a stale or missing hint costs O(log n) lookups.
+ */
+export async function lastPresent(from: number, present: (n: number) => Promise<boolean>): Promise<number> {
+  let low = from;
+  let step = 1;
+  while (await present(low + step)) {
+    low += step;
+    step *= 2;
+  }
+  let high = low + step;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await present(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+export async function idClaimed(state: TopupsState, n: number) {
+  return (await state.store.topupIdClaims.findOne({ _id: String(n) }, { projection: { _id: 1 } })) !== null;
+}
+
+/** Claims the next integer id by inserting it; ids stay gapless, so the last one is found by galloping. */
+export async function claimTopupId(state: TopupsState): Promise<number> {
+  let candidate = (await lastPresent(state.lastTopupId, (n) => idClaimed(state, n))) + 1;
+  for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
+    if (await insertIfAbsent(state.store.topupIdClaims, { _id: String(candidate), claimed_at: state.clock.now() })) {
+      state.lastTopupId = Math.max(state.lastTopupId, candidate);
+      return candidate;
+    }
+    candidate = (await lastPresent(candidate, (n) => idClaimed(state, n))) + 1;
+  }
+  throw new AppError('unavailable', 'could not allocate a top-up id; retry shortly');
+}
+
+export async function customerHead(state: TopupsState, customerId: string): Promise<number> {
+  const head = await lastPresent(
+    state.customerHeads.get(customerId) ?? 0,
+    async (n) => (await state.store.customerTopups.findOne({ _id: `${customerId}:${n}` }, { projection: { _id: 1 } })) !== null,
+  );
+  rememberCustomerHead(state, customerId, head);
+  return head;
+}
+
+export function rememberCustomerHead(state: TopupsState, customerId: string, head: number): void {
+  if (!state.customerHeads.has(customerId) && state.customerHeads.size >= customerHeadsCachedMax)
+    state.customerHeads.delete(state.customerHeads.keys().next().value as string);
+  state.customerHeads.set(customerId, Math.max(head, state.customerHeads.get(customerId) ?? 0));
+}
+
+export async function appendCustomerTopup(state: TopupsState, customerId: string, topupId: number, createdAt: Date): Promise<void> {
+  let n = await customerHead(state, customerId);
+  for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
+    n += 1;
+    if (await insertIfAbsent(state.store.customerTopups, { _id: `${customerId}:${n}`, topup_id: topupId, created_at: createdAt })) {
+      state.customerSlotCache.set(`${customerId}:${n}`, { topupId, createdAt });
+      rememberCustomerHead(state, customerId, n);
+      return;
+    }
+  }
+  throw new AppError('unavailable', 'could not record the top-up for the customer; retry shortly');
+}

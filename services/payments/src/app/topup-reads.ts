@@ -1,0 +1,70 @@
+import { formatUnits } from '../domain/money';
+import { deriveTopupStatus, type TopupProgress } from '../domain/topup-state';
+import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
+
+import type { TopupsState } from './topups-state';
+import type { TopupView } from './topup-types';
+import { eventsPerTopupMax } from './topup-rules';
+
+/** A top-up and its records as stored (insert-only, so cached), and the view a caller gets. */
+
+/** A top-up's records in order. Records never change, so only the slots past the remembered ones are read. */
+export async function readEvents(state: TopupsState, topupId: number): Promise<TopupEventDocument[]> {
+  const events = [...(state.eventCache.get(String(topupId)) ?? [])];
+  for (let seq = events.length + 1; seq <= eventsPerTopupMax; seq++) {
+    const event = await state.store.events.findOne({ _id: `${topupId}:${seq}` });
+    if (!event) break;
+    events.push(event);
+  }
+  if (events.length > 0) state.eventCache.set(String(topupId), events);
+  return events;
+}
+
+export async function loadTopup(state: TopupsState, topupKey: string): Promise<TopupDocument | null> {
+  const cached = state.topupCache.get(topupKey);
+  if (cached) return cached;
+  const topup = await state.store.topups.findOne({ _id: topupKey });
+  if (topup) state.topupCache.set(topupKey, topup);
+  return topup;
+}
+
+export async function creditApplied(state: TopupsState, key: string): Promise<boolean> {
+  if (state.appliedCache.get(key)) return true;
+  const applied = (await state.store.appliedCredits.findOne({ _id: key }, { projection: { _id: 1 } })) !== null;
+  if (applied) state.appliedCache.set(key, true);
+  return applied;
+}
+
+export function view(state: TopupsState, topup: TopupDocument, progress: TopupProgress): TopupView {
+  return {
+    id: topup.id,
+    customer_id: topup.customer_id,
+    status: deriveTopupStatus(topup.amount_eur_cents, progress, topup.expires_at, state.clock.now()),
+    amount_eur_cents: topup.amount_eur_cents,
+    credited_eur_cents: progress.creditedEurCents,
+    deposit_address: topup.deposit_address,
+    deposit_amount: topup.deposit_amount,
+    deposit_amount_decimal: formatUnits(BigInt(topup.deposit_amount), topup.decimals),
+    asset_code: topup.asset_code,
+    blockchain_code: topup.blockchain_code,
+    expires_at: topup.expires_at.toISOString(),
+    created_at: topup.created_at.toISOString(),
+    is_evm: topup.is_evm,
+    ...(topup.payment_uri ? { payment_uri: topup.payment_uri } : {}),
+    decimals: topup.decimals,
+  };
+}
+
+/**
+ * What the customer sees as credited: payments whose wallet credit is done (marker present), so a top-up never
+ * reads `paid` before the balance has the money. A recorded payment whose credit is still owed (the wallet was
+ * unreachable) shows up once the next delivery or reconciliation pass finishes it.
+ */
+export async function customerProgress(state: TopupsState, events: TopupEventDocument[]): Promise<TopupProgress> {
+  const payments = events.filter((event) => event.kind === 'payment' && event.eur_cents > 0);
+  const applied = await Promise.all(payments.map((event) => creditApplied(state, event.key)));
+  return {
+    creditedEurCents: payments.reduce((sum, event, index) => sum + (applied[index] ? event.eur_cents : 0), 0),
+    expired: events.some((event) => event.kind === 'expired'),
+  };
+}

@@ -1,0 +1,70 @@
+import type { Clock } from '@mtx/shared/clock';
+import type { UnaryClient } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import type { TopupStatus } from '../domain/topup-state';
+import type { PaymentProvider } from '../providers/provider';
+import type { PaymentsStore } from '../store/payments-store';
+
+export interface AssetRow {
+  asset_code: string;
+  asset_name: string;
+  blockchain_code: string;
+  blockchain_name: string;
+  is_evm: boolean;
+  is_stable: boolean;
+  amount: string;
+  decimals: number;
+  display_decimals: number;
+}
+
+export interface TopupView {
+  id: number;
+  customer_id: string;
+  status: TopupStatus;
+  amount_eur_cents: number;
+  credited_eur_cents: number;
+  deposit_address: string;
+  deposit_amount: string;
+  deposit_amount_decimal: string;
+  asset_code: string;
+  blockchain_code: string;
+  expires_at: string;
+  created_at: string;
+  is_evm: boolean;
+  payment_uri?: string;
+  decimals: number;
+}
+
+export interface PostbackOutcome {
+  outcome: 'credited' | 'already_credited' | 'ignored';
+  topup_id?: number;
+  credited_eur_cents: number;
+  /** Whose top-up it was, so the caller can refresh that customer's views before acknowledging. */
+  customer_id?: string;
+}
+
+export interface TopupsOptions {
+  store: PaymentsStore;
+  clock: Clock;
+  logger: Logger;
+  providers: ReadonlyMap<string, PaymentProvider>;
+  /** Provider new top-ups are opened with. */
+  defaultProvider: string;
+  wallet: UnaryClient;
+  walletDeadlineMs: number;
+  /** A postback signed longer ago (or further ahead) than this is refused as a replay. */
+  postbackToleranceMs: number;
+  /** How long a provider's asset list and rates are reused. */
+  assetsCacheMs: number;
+  reconcileLookbackMs: number;
+  /**
+   * How long a customer's computed pending top-ups answer GET /v1/wallet without store reads when another
+   * replica changed them and its broadcast was lost; changes made by this replica are seen at once. 0: always read.
+   */
+  pendingFreshMs?: number;
+  /** Tells the other replicas a customer's top-ups changed (NATS broadcast); optional. */
+  publishChanged?: (customerId: string) => void;
+  /** Fault injection: a newly recorded payment whose wallet entry id starts with this kills the process before the credit. */
+  crashBeforeCreditPrefix?: string;
+  exit?: (code: number) => never;
+}

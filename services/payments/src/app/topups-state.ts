@@ -1,0 +1,72 @@
+import { InsertBatcher } from '@mtx/shared/insert-batcher';
+import { WriteGate } from '@mtx/shared/write-gate';
+import { BoundedCache } from '@mtx/shared/bounded-cache';
+import { ChangeLog } from '@mtx/shared/change-log';
+import type { ProviderAsset } from '../providers/provider';
+import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
+
+import type { TopupsOptions, TopupView } from './topup-types';
+import { cachedDocumentsMax, customerHeadsCachedMax } from './topup-rules';
+
+/** Everything the top-ups keep between calls: ports, caches, batchers, cursors and counters. */
+export function createTopupsState(options: TopupsOptions) {
+  const { store, clock, logger, providers, wallet } = options;
+  const assetCache = new Map<string, { loadedAtMs: number; assets: ProviderAsset[] }>();
+  const customerHeads = new Map<string, number>();
+  // Caches of immutable documents (insert-only collections, so never stale; freshness comes from probing the next `_id`): top-ups, their records, done credits, customer slots.
+  const topupCache = new BoundedCache<TopupDocument>(cachedDocumentsMax);
+  const eventCache = new BoundedCache<TopupEventDocument[]>(cachedDocumentsMax);
+  const appliedCache = new BoundedCache<true>(cachedDocumentsMax);
+  const customerSlotCache = new BoundedCache<{ topupId: number; createdAt: Date }>(cachedDocumentsMax);
+  const settledCache = new BoundedCache<true>(cachedDocumentsMax);
+  // Concurrent postbacks share store round trips; each record keeps its own insert outcome.
+  const writeGate = new WriteGate(1);
+  const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
+  const appliedInserts = new InsertBatcher(store.appliedCredits, { gate: writeGate });
+  // Per customer: the open top-ups as last computed, and when each customer last changed (by a counter), so a
+  // computation that raced a change is not remembered as fresh.
+  const pendingFreshMs = options.pendingFreshMs ?? 0;
+  const pendingCache = new BoundedCache<{ views: TopupView[]; computedAtMs: number }>(customerHeadsCachedMax);
+  const changes = new ChangeLog(customerHeadsCachedMax);
+  // Expired top-ups whose cancellation the provider refused; retried on every expiry pass.
+  const owedCancellations = new Set<string>();
+  return {
+    options,
+    store,
+    clock,
+    logger,
+    providers,
+    wallet,
+    assetCache,
+    customerHeads,
+    topupCache,
+    eventCache,
+    appliedCache,
+    customerSlotCache,
+    settledCache,
+    writeGate,
+    eventInserts,
+    appliedInserts,
+    pendingFreshMs,
+    pendingCache,
+    changes,
+    changeCounter: 0,
+    lastTopupId: 0,
+    owedCancellations,
+    /** Where the expiry sweep has got to (by expiry time, then id); starts a look-back behind now after a restart. */
+    expiryCursor: undefined as { expiresAt: Date; id: string } | undefined,
+    reconcileCursor: '',
+  };
+}
+
+export type TopupsState = ReturnType<typeof createTopupsState>;
+
+export function forget(state: TopupsState, customerId: string) {
+  state.changes.note(customerId, ++state.changeCounter);
+  state.pendingCache.delete(customerId);
+}
+
+export function changed(state: TopupsState, customerId: string) {
+  forget(state, customerId);
+  state.options.publishChanged?.(customerId);
+}

@@ -1,0 +1,300 @@
+import { AppError } from '@mtx/shared/errors';
+import { unitsForEurCents } from '../domain/money';
+import { isAwaitingCoin, quoteWindowMs } from '../domain/topup-state';
+import type { TopupDocument } from '../store/payments-store';
+
+import { forget, changed } from './topups-state';
+import { providerNamed, assetsOf, assetRow } from './assets';
+import { readEvents, loadTopup, view, customerProgress } from './topup-reads';
+import { applyConfirmedTransaction } from './crediting';
+import { claimTopupId, customerHead, appendCustomerTopup } from './topup-ids';
+import { cancelAtProvider, expireOne } from './expiry';
+import type { AssetRow, TopupView, PostbackOutcome } from './topup-types';
+import { customerIdPattern, pendingScanMax, postbackBytesMax, assertCustomerId, assertTopupAmount } from './topup-rules';
+import { createTopupsState } from './topups-state';
+import type { TopupsOptions } from './topup-types';
+
+export * from './topup-types';
+
+export type Topups = ReturnType<typeof createTopups>;
+
+/**
+ * Top-ups: quotes, provider invoices and the crediting of confirmed payments. Every fact is an insert keyed so
+ * that repeats collide (a top-up id, a provider transaction, an expiry); status and credited amount are derived
+ * from those records, and the wallet credit is idempotent by `topup:<provider>:<provider_transaction_id>`, so
+ * any number of deliveries, in any order, across replicas, credit each transaction exactly once.
+ */
+export function createTopups(options: TopupsOptions) {
+  const state = createTopupsState(options);
+  return {
+    async listAssets(amountEurCents: number): Promise<AssetRow[]> {
+      assertTopupAmount(amountEurCents);
+      const assets = await assetsOf(state, providerNamed(state, state.options.defaultProvider));
+      return assets.filter((asset) => amountEurCents >= asset.minimumEurCents).map((asset) => assetRow(asset, amountEurCents));
+    },
+
+    async createTopup(input: {
+      customerId: string;
+      amountEurCents: number;
+      assetCode: string;
+      blockchainCode: string;
+      isEvm?: boolean | undefined;
+    }): Promise<TopupView> {
+      assertCustomerId(input.customerId);
+      assertTopupAmount(input.amountEurCents);
+      const provider = providerNamed(state, state.options.defaultProvider);
+      const asset = (await assetsOf(state, provider)).find(
+        (candidate) => candidate.assetCode === input.assetCode && candidate.blockchainCode === input.blockchainCode,
+      );
+      if (!asset || input.amountEurCents < asset.minimumEurCents) {
+        throw new AppError(
+          'invalid_request',
+          `${input.assetCode} on ${input.blockchainCode} is not offered for ${input.amountEurCents} cents; pick a row of GET /v1/state.wallet/assets for this amount`,
+          {
+            param: 'asset_code',
+            ...(asset ? { details: { minimum_eur_cents: asset.minimumEurCents } } : {}),
+          },
+        );
+      }
+      if (input.isEvm === true && !asset.isEvm)
+        throw new AppError('invalid_request', `${asset.blockchainName} is not an EVM chain; is_evm must be false or omitted`, {
+          param: 'is_evm',
+        });
+      const current = await state.wallet.call<{ balance_eur_cents: number; held_eur_cents: number; balance_cap_eur_cents: number }>(
+        'GetWallet',
+        { customer_id: input.customerId },
+        { deadlineMs: state.options.walletDeadlineMs },
+      );
+      if (current.balance_eur_cents + current.held_eur_cents + input.amountEurCents > current.balance_cap_eur_cents) {
+        const room = Math.max(0, current.balance_cap_eur_cents - current.balance_eur_cents - current.held_eur_cents);
+        throw new AppError(
+          'balance_cap_exceeded',
+          `this top-up would take the balance past the cap of ${current.balance_cap_eur_cents} cents; at most ${room} cents fit now`,
+          {
+            param: 'amount_eur_cents',
+            details: {
+              balance_cap_eur_cents: current.balance_cap_eur_cents,
+              balance_eur_cents: current.balance_eur_cents,
+              held_eur_cents: current.held_eur_cents,
+              room_eur_cents: room,
+            },
+          },
+        );
+      }
+      const units = unitsForEurCents(input.amountEurCents, asset.rateEur, asset.decimals);
+      const createdAt = state.clock.now();
+      const expiresAt = new Date(createdAt.getTime() + quoteWindowMs);
+      const topupId = await claimTopupId(state);
+      const invoice = await provider.createInvoice({
+        orderId: String(topupId),
+        amountEurCents: input.amountEurCents,
+        assetCode: asset.assetCode,
+        blockchainCode: asset.blockchainCode,
+        amountUnits: units.toString(),
+        expiresAt,
+        isEvm: input.isEvm === true,
+      });
+      const topup: TopupDocument = {
+        _id: String(topupId),
+        id: topupId,
+        customer_id: input.customerId,
+        provider: provider.name,
+        invoice_id: invoice.invoiceId,
+        amount_eur_cents: input.amountEurCents,
+        asset_code: asset.assetCode,
+        blockchain_code: asset.blockchainCode,
+        decimals: asset.decimals,
+        is_evm: input.isEvm === true,
+        deposit_address: invoice.address,
+        // The provider's amount is what the address expects; it equals ours unless the provider re-quotes.
+        deposit_amount: invoice.amountUnits,
+        ...(invoice.paymentUri ? { payment_uri: invoice.paymentUri } : {}),
+        created_at: createdAt,
+        expires_at: expiresAt,
+      };
+      await state.store.topups.insertOne(topup);
+      state.topupCache.set(topup._id, topup);
+      state.eventCache.set(topup._id, []);
+      await state.store.providerInvoices.insertOne({ _id: `${provider.name}:${invoice.invoiceId}`, topup_id: topupId });
+      await appendCustomerTopup(state, input.customerId, topupId, createdAt);
+      changed(state, input.customerId);
+      state.logger.info(
+        {
+          topup_id: topupId,
+          customer_id: input.customerId,
+          amount_eur_cents: input.amountEurCents,
+          asset_code: asset.assetCode,
+          blockchain_code: asset.blockchainCode,
+        },
+        'top-up created',
+      );
+      return view(state, topup, { creditedEurCents: 0, expired: false });
+    },
+
+    async getTopup(customerId: string, topupId: number): Promise<TopupView> {
+      assertCustomerId(customerId);
+      const topup = Number.isSafeInteger(topupId) && topupId > 0 ? await loadTopup(state, String(topupId)) : null;
+      // Another customer's top-up is indistinguishable from a missing one.
+      if (!topup || topup.customer_id !== customerId) throw new AppError('not_found', `no top-up ${topupId}`, { param: 'id' });
+      return view(state, topup, await customerProgress(state, await readEvents(state, topup.id)));
+    },
+
+    async listPendingTopups(customerId: string): Promise<TopupView[]> {
+      assertCustomerId(customerId);
+      const now = state.clock.now();
+      const open = (views: TopupView[]) =>
+        views.filter(
+          (candidate) =>
+            new Date(candidate.expires_at).getTime() > now.getTime() &&
+            isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now),
+        );
+      const known = state.pendingFreshMs > 0 ? state.pendingCache.get(customerId) : undefined;
+      if (known && performance.now() - known.computedAtMs <= state.pendingFreshMs) return open(known.views);
+      const startedAt = state.changeCounter;
+      const computedAtMs = performance.now();
+      const head = await customerHead(state, customerId);
+      // Anything created before the last quote window began can no longer be awaiting coin.
+      const oldestOpenMs = now.getTime() - quoteWindowMs - 60_000;
+      const topupIds: number[] = [];
+      for (let n = head; n >= 1 && head - n < pendingScanMax; n--) {
+        const slotKey = `${customerId}:${n}`;
+        let slot = state.customerSlotCache.get(slotKey);
+        if (!slot) {
+          const found = await state.store.customerTopups.findOne({ _id: slotKey });
+          if (!found) continue;
+          slot = { topupId: found.topup_id, createdAt: found.created_at };
+          state.customerSlotCache.set(slotKey, slot);
+        }
+        if (slot.createdAt.getTime() < oldestOpenMs) break;
+        topupIds.push(slot.topupId);
+      }
+      const views = await Promise.all(
+        topupIds.map(async (topupId) => {
+          // Paid stays paid and a quote that has ended awaits nothing: neither needs its records read.
+          if (state.settledCache.get(String(topupId))) return null;
+          const topup = await loadTopup(state, String(topupId));
+          if (!topup || topup.expires_at.getTime() <= now.getTime()) return null;
+          const current = view(state, topup, await customerProgress(state, await readEvents(state, topupId)));
+          if (current.status === 'paid') state.settledCache.set(String(topupId), true);
+          return current;
+        }),
+      );
+      const candidates = views.filter((candidate): candidate is TopupView => candidate !== null);
+      if (state.pendingFreshMs > 0 && state.changes.lastChange(customerId) <= startedAt)
+        state.pendingCache.set(customerId, { views: candidates, computedAtMs });
+      return open(candidates);
+    },
+
+    /** Another replica changed this customer's top-ups (its broadcast): the next read computes them afresh. */
+    observeChanged(customerId: string): void {
+      if (typeof customerId === 'string' && customerIdPattern.test(customerId)) forget(state, customerId);
+    },
+
+    async handlePostback(providerName: string, body: Buffer, headers: Record<string, string>): Promise<PostbackOutcome> {
+      const provider = providerNamed(state, providerName);
+      if (body.length > postbackBytesMax) throw new AppError('invalid_request', `postback body exceeds ${postbackBytesMax} bytes`);
+      if (!provider.verifyPostback(body, headers)) throw new AppError('unauthenticated', 'postback signature missing or invalid');
+      const postback = provider.parsePostback(body);
+      if (Math.abs(state.clock.now().getTime() - postback.sentAt.getTime()) > state.options.postbackToleranceMs) {
+        throw new AppError('unauthenticated', 'postback timestamp is outside the accepted window (a replay, or a state.clock far off)');
+      }
+      if (postback.transaction.status !== 'confirmed') return { outcome: 'ignored', credited_eur_cents: 0 };
+      // The order id we gave the provider is our top-up id; it counts only if the invoice matches too.
+      let topup = postback.orderId && /^[1-9][0-9]{0,15}$/.test(postback.orderId) ? await loadTopup(state, postback.orderId) : null;
+      if (!topup || topup.provider !== provider.name || topup.invoice_id !== postback.invoiceId) {
+        const pointer = await state.store.providerInvoices.findOne({ _id: `${provider.name}:${postback.invoiceId}` });
+        topup = pointer ? await loadTopup(state, String(pointer.topup_id)) : null;
+      }
+      if (!topup) throw new AppError('not_found', `no top-up for invoice ${postback.invoiceId}`);
+      if (postback.assetCode !== topup.asset_code || postback.blockchainCode !== topup.blockchain_code) {
+        // The provider would have to misroute coin for this; nothing sensible can be credited automatically.
+        state.logger.error(
+          { topup_id: topup.id, asset_code: postback.assetCode, blockchain_code: postback.blockchainCode },
+          'postback asset differs from the top-up; not credited, needs an operator',
+        );
+        return { outcome: 'ignored', topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
+      }
+      const { event, newlyCredited } = await applyConfirmedTransaction(state, topup, provider.name, postback.transaction);
+      return {
+        outcome: newlyCredited ? 'credited' : 'already_credited',
+        topup_id: topup.id,
+        credited_eur_cents: event.eur_cents,
+        customer_id: topup.customer_id,
+      };
+    },
+
+    /**
+     * One bounded pass of the expiry sweep: the next `batchSize` top-ups (by expiry time) whose quote has ended,
+     * from where the previous pass stopped; fails those that received nothing and cancels their invoices, then
+     * retries cancellations the provider refused before. A restarted process looks back RECONCILE_LOOKBACK_MS.
+     */
+    async expireDue(batchSize: number): Promise<{ expired: number; checked: number }> {
+      const now = state.clock.now();
+      const cursor = state.expiryCursor ?? { expiresAt: new Date(now.getTime() - state.options.reconcileLookbackMs), id: '' };
+      const due = await state.store.topups
+        .find({
+          $and: [
+            { expires_at: { $lte: now } },
+            { $or: [{ expires_at: { $gt: cursor.expiresAt } }, { expires_at: cursor.expiresAt, _id: { $gt: cursor.id } }] },
+          ],
+        })
+        .sort({ expires_at: 1, _id: 1 })
+        .limit(batchSize)
+        .toArray();
+      let expired = 0;
+      let reached = cursor;
+      for (const topup of due) {
+        try {
+          if (await expireOne(state, topup)) expired += 1;
+        } catch (error) {
+          // Stop here so the next pass starts with this top-up again.
+          state.logger.warn({ err: error, topup_id: topup.id }, 'could not expire a top-up; the next sweep retries');
+          break;
+        }
+        reached = { expiresAt: topup.expires_at, id: topup._id };
+      }
+      state.expiryCursor = reached;
+      for (const topupKey of [...state.owedCancellations].slice(0, batchSize)) {
+        const topup = await state.store.topups.findOne({ _id: topupKey });
+        if (topup) await cancelAtProvider(state, topup);
+        else state.owedCancellations.delete(topupKey);
+      }
+      return { expired, checked: due.length };
+    },
+
+    /**
+     * One bounded pass of reconciliation: asks the provider about the next `batchSize` top-ups whose quote is
+     * open or ended within the look-back, and credits any confirmed payment a lost postback left behind.
+     */
+    async reconcileStep(batchSize: number): Promise<{ checked: number; credited: number; wrapped: boolean }> {
+      const cutoff = new Date(state.clock.now().getTime() - state.options.reconcileLookbackMs);
+      const open = await state.store.topups
+        .find({ _id: { $gt: state.reconcileCursor }, expires_at: { $gt: cutoff } })
+        .sort({ _id: 1 })
+        .limit(batchSize)
+        .toArray();
+      let credited = 0;
+      for (const topup of open) {
+        try {
+          const invoice = await providerNamed(state, topup.provider).getInvoice(topup.invoice_id);
+          for (const transaction of invoice.transactions) {
+            if (transaction.status !== 'confirmed') continue;
+            const { newlyCredited } = await applyConfirmedTransaction(state, topup, topup.provider, transaction);
+            if (newlyCredited) {
+              credited += 1;
+              state.logger.info(
+                { topup_id: topup.id, provider_transaction_id: transaction.transactionId },
+                'reconciliation credited a payment no postback delivered',
+              );
+            }
+          }
+        } catch (error) {
+          state.logger.warn({ err: error, topup_id: topup.id }, 'reconciliation could not check a top-up; it is retried on the next pass');
+        }
+      }
+      const wrapped = open.length < batchSize;
+      state.reconcileCursor = wrapped ? '' : open[open.length - 1]!._id;
+      return { checked: open.length, credited, wrapped };
+    },
+  };
+}
