@@ -116,7 +116,7 @@ export async function applyConfirmedTransaction(
     if (event.eur_cents > 0) {
       const entryId = `topup:${providerName}:${transaction.transactionId}`;
       if (result.created && state.options.crashBeforeCreditPrefix && entryId.startsWith(state.options.crashBeforeCreditPrefix)) {
-        state.logger.fatal({ entry_id: entryId }, 'fault injection: crashing between the payment record and the state.wallet credit');
+        state.logger.fatal({ entry_id: entryId }, 'fault injection: crashing between the payment record and the wallet credit');
         (state.options.exit ?? ((code: number) => process.exit(code)))(137);
       }
       const movement = await state.wallet.call<{ applied: boolean }>(

@@ -49,7 +49,7 @@ export function createTopups(options: TopupsOptions) {
       if (!asset || input.amountEurCents < asset.minimumEurCents) {
         throw new AppError(
           'invalid_request',
-          `${input.assetCode} on ${input.blockchainCode} is not offered for ${input.amountEurCents} cents; pick a row of GET /v1/state.wallet/assets for this amount`,
+          `${input.assetCode} on ${input.blockchainCode} is not offered for ${input.amountEurCents} cents; pick a row of GET /v1/wallet/assets for this amount`,
           {
             param: 'asset_code',
             ...(asset ? { details: { minimum_eur_cents: asset.minimumEurCents } } : {}),
@@ -196,7 +196,7 @@ export function createTopups(options: TopupsOptions) {
       if (!provider.verifyPostback(body, headers)) throw new AppError('unauthenticated', 'postback signature missing or invalid');
       const postback = provider.parsePostback(body);
       if (Math.abs(state.clock.now().getTime() - postback.sentAt.getTime()) > state.options.postbackToleranceMs) {
-        throw new AppError('unauthenticated', 'postback timestamp is outside the accepted window (a replay, or a state.clock far off)');
+        throw new AppError('unauthenticated', 'postback timestamp is outside the accepted window (a replay, or a clock far off)');
       }
       if (postback.transaction.status !== 'confirmed') return { outcome: 'ignored', credited_eur_cents: 0 };
       // The order id we gave the provider is our top-up id; it counts only if the invoice matches too.

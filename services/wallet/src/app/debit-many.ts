@@ -107,7 +107,7 @@ export async function applyDebits(
       resolveSteps(plan.steps.length);
       break;
     }
-    // Ordered: on any state.store the entries before the first failure are in and none after it was tried.
+    // Ordered: on any store the entries before the first failure are in and none after it was tried.
     const { landed, error, duplicate } = await state.ledgerRuns.insert(entries);
     if (landed === null) {
       state.heads.delete(walletId);

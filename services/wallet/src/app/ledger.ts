@@ -85,7 +85,7 @@ export function createLedger(options: LedgerOptions) {
       return serialise(state, customerId, () => applyDebits(state, customerId, debits));
     },
 
-    /** `consistent` reads the state.store (linearisable); otherwise a head at most `state.readFreshMs` old may answer. */
+    /** `consistent` reads the store (linearisable); otherwise a head at most `readFreshMs` old may answer. */
     async getWallet(customerId: string, options: { consistent?: boolean } = {}): Promise<WalletView> {
       assertWalletId(customerId);
       const head = options.consistent ? await readHead(state, customerId) : await recentHead(state, customerId);
