@@ -1,5 +1,6 @@
 import type { Clock } from '@mtx/shared/clock';
-import type { UnaryClient } from '@mtx/shared/grpc';
+import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
+import type { ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import { announcementSubjects, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
@@ -9,6 +10,7 @@ import type { PaymentProvider } from './providers/provider';
 import { createSandboxProvider } from './providers/sandbox';
 import { createPaymentsStore, ensurePaymentsIndexes } from './store/payments-store';
 import { createTopups, type Topups } from './app/topups';
+import { walletPortFromClient } from './clients/wallet';
 
 export const paymentsGrpcBinding = { protoFile: 'payments/v1/payments.proto', serviceName: 'mtx.payments.v1.PaymentsService' } as const;
 /** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
@@ -21,7 +23,7 @@ export interface PaymentsAppOptions {
   database: Db;
   clock: Clock;
   logger: Logger;
-  wallet: UnaryClient;
+  wallet: ServiceClient<WalletServiceDefinition>;
   /** Optional: without it, other replicas' changes reach this one's reads within PAYMENTS_PENDING_FRESH_MS. */
   nats?: NatsConnection;
   /** Replaces the configured providers (the sandbox) in tests of other provider behaviour. */
@@ -57,8 +59,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     logger,
     providers: new Map(providerList.map((provider) => [provider.name, provider])),
     defaultProvider: providerList[0]!.name,
-    wallet: options.wallet,
-    walletDeadlineMs: config.WALLET_DEADLINE_MS,
+    wallet: walletPortFromClient(options.wallet, config.WALLET_DEADLINE_MS),
     postbackToleranceMs: config.POSTBACK_TOLERANCE_MS,
     assetsCacheMs: config.PROVIDER_ASSETS_CACHE_MS,
     reconcileLookbackMs: config.RECONCILE_LOOKBACK_MS,

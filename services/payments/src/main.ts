@@ -1,6 +1,7 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
-import { createUnaryClient, startGrpcServer } from '@mtx/shared/grpc';
+import { createServiceClient, startGrpcServer } from '@mtx/shared/grpc';
+import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
 import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
@@ -14,7 +15,7 @@ runMain(logger, async () => {
   const config = loadPaymentsConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'payments', logger);
-  const wallet = createUnaryClient(
+  const wallet = createServiceClient<WalletServiceDefinition>(
     walletGrpcTarget.protoFile,
     walletGrpcTarget.serviceName,
     config.WALLET_GRPC_URL,

@@ -119,17 +119,13 @@ export async function applyConfirmedTransaction(
         state.logger.fatal({ entry_id: entryId }, 'fault injection: crashing between the payment record and the wallet credit');
         (state.options.exit ?? ((code: number) => process.exit(code)))(137);
       }
-      const movement = await state.wallet.call<{ applied: boolean }>(
-        'Credit',
-        {
-          customer_id: topup.customer_id,
-          entry_id: entryId,
-          amount_eur_cents: event.eur_cents,
-          reason: 'topup',
-          reference: `topup:${topup.id}`,
-        },
-        { deadlineMs: state.options.walletDeadlineMs },
-      );
+      const movement = await state.wallet.credit({
+        customerId: topup.customer_id,
+        entryId,
+        amountEurCents: event.eur_cents,
+        reason: 'topup',
+        reference: `topup:${topup.id}`,
+      });
       newlyCredited = newlyCredited || movement.applied;
     }
     await state.appliedInserts.insertIfAbsent({ _id: key, applied_at: state.clock.now() });

@@ -1,9 +1,10 @@
 import type { Clock } from '@mtx/shared/clock';
-import type { UnaryClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { TopupStatus } from '../domain/topup-state';
 import type { PaymentProvider } from '../providers/provider';
 import type { PaymentsStore } from '../store/payments-store';
+
+import type { WalletPort } from '../clients/wallet';
 
 export interface AssetRow {
   asset_code: string;
@@ -50,8 +51,7 @@ export interface TopupsOptions {
   providers: ReadonlyMap<string, PaymentProvider>;
   /** Provider new top-ups are opened with. */
   defaultProvider: string;
-  wallet: UnaryClient;
-  walletDeadlineMs: number;
+  wallet: WalletPort;
   /** A postback signed longer ago (or further ahead) than this is refused as a replay. */
   postbackToleranceMs: number;
   /** How long a provider's asset list and rates are reused. */

@@ -60,22 +60,18 @@ export function createTopups(options: TopupsOptions) {
         throw new AppError('invalid_request', `${asset.blockchainName} is not an EVM chain; is_evm must be false or omitted`, {
           param: 'is_evm',
         });
-      const current = await state.wallet.call<{ balance_eur_cents: number; held_eur_cents: number; balance_cap_eur_cents: number }>(
-        'GetWallet',
-        { customer_id: input.customerId },
-        { deadlineMs: state.options.walletDeadlineMs },
-      );
-      if (current.balance_eur_cents + current.held_eur_cents + input.amountEurCents > current.balance_cap_eur_cents) {
-        const room = Math.max(0, current.balance_cap_eur_cents - current.balance_eur_cents - current.held_eur_cents);
+      const current = await state.wallet.figures(input.customerId);
+      if (current.balanceEurCents + current.heldEurCents + input.amountEurCents > current.balanceCapEurCents) {
+        const room = Math.max(0, current.balanceCapEurCents - current.balanceEurCents - current.heldEurCents);
         throw new AppError(
           'balance_cap_exceeded',
-          `this top-up would take the balance past the cap of ${current.balance_cap_eur_cents} cents; at most ${room} cents fit now`,
+          `this top-up would take the balance past the cap of ${current.balanceCapEurCents} cents; at most ${room} cents fit now`,
           {
             param: 'amount_eur_cents',
             details: {
-              balance_cap_eur_cents: current.balance_cap_eur_cents,
-              balance_eur_cents: current.balance_eur_cents,
-              held_eur_cents: current.held_eur_cents,
+              balance_cap_eur_cents: current.balanceCapEurCents,
+              balance_eur_cents: current.balanceEurCents,
+              held_eur_cents: current.heldEurCents,
               room_eur_cents: room,
             },
           },
