@@ -7,6 +7,7 @@ import type { PriceFeed } from './domain/prices';
 import { brokerSimProto, createBrokerSimGrpcImplementation } from './handlers/grpc';
 import { buildControlApi, type ControlApi } from './handlers/http';
 import { FileJournal } from './store/journal';
+import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 export interface BrokerSimApp {
   broker: Broker;
@@ -40,8 +41,16 @@ export async function createBrokerSimApp(options: {
     disconnect: () => grpcService.drainTerminals(0),
   });
   let grpcServer: GrpcServerHandle | undefined;
-  let ticker: NodeJS.Timeout | undefined;
-  let ticking = false;
+  // A slow journal must not pile ticks up: the next tick is scheduled once the previous one has applied.
+  const market = new PeriodicJob({
+    name: 'market tick',
+    intervalMs: config.PRICE_TICK_MS,
+    logger,
+    work: () => {
+      broker.prices.tick();
+      return broker.applyMarket();
+    },
+  });
 
   return {
     broker,
@@ -54,22 +63,12 @@ export async function createBrokerSimApp(options: {
       await control.listen({ port: httpPort, host });
       const address = control.server.address();
       if (config.PRICE_TICK_MS > 0) {
-        ticker = setInterval(() => {
-          // A slow journal must not pile ticks up: skip a tick while the previous one is still applying.
-          if (ticking) return;
-          ticking = true;
-          broker.prices.tick();
-          broker
-            .applyMarket()
-            .catch((error: unknown) => logger.error({ err: error }, 'market tick failed'))
-            .finally(() => (ticking = false));
-        }, config.PRICE_TICK_MS);
-        ticker.unref();
+        market.start();
       }
       return { grpcPort: grpcServer.port, httpPort: typeof address === 'object' && address ? address.port : httpPort };
     },
     async close(graceMs = 5_000) {
-      if (ticker) clearInterval(ticker);
+      await market.stop();
       // Together: the server stops taking new calls and streams while the open terminal streams are ended.
       await Promise.all([grpcServer?.close(graceMs), grpcService.drainTerminals(graceMs)]);
       await control.close();

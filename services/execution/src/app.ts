@@ -12,6 +12,7 @@ import { createSecretBox, parseSecretKey } from './domain/secrets';
 import { TerminalClient } from './domain/terminals';
 import { createExecutionGrpcImplementation, executionProto } from './handlers/grpc';
 import { createExecutionStore, type ExecutionStore } from './store/execution-store';
+import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 export interface ExecutionApp {
   store: ExecutionStore;
@@ -57,8 +58,12 @@ export function createExecutionApp(options: {
   });
   const batches = new BatchService({ store, registry, terminals, clock, logger, config });
   let server: GrpcServerHandle | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let passRunning: Promise<unknown> | undefined;
+  const reconciliation = new PeriodicJob({
+    name: 'reconciliation',
+    intervalMs: config.RECONCILE_INTERVAL_MS,
+    logger,
+    work: () => batches.reconcile(),
+  });
 
   return {
     store,
@@ -78,22 +83,15 @@ export function createExecutionApp(options: {
         `${host}:${port}`,
       );
       if (config.RECONCILE_INTERVAL_MS > 0) {
-        timer = setInterval(() => {
-          if (passRunning) return;
-          passRunning = batches
-            .reconcile()
-            .catch((error: unknown) => logger.error({ err: error }, 'reconciliation pass failed'))
-            .finally(() => (passRunning = undefined));
-        }, config.RECONCILE_INTERVAL_MS);
-        timer.unref();
+        reconciliation.start();
       }
       return server.port;
     },
     async close(graceMs = 5_000) {
-      if (timer) clearInterval(timer);
+      const reconciliationStopped = reconciliation.stop();
       // In-flight batches finish (their deadline is shorter than the grace) before the inbox goes away.
       await server?.close(graceMs);
-      await passRunning;
+      await reconciliationStopped;
       await terminals.close();
       if (!options.billing) billing?.close();
     },

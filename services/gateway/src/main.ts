@@ -4,6 +4,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { buildGateway } from './app';
 import { loadGatewayConfig } from './config';
 import { connectGatewayDependencies } from './dependencies';
+import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 const logger = createLogger('gateway');
 
@@ -11,14 +12,20 @@ runMain(logger, async () => {
   const config = loadGatewayConfig();
   const connected = await connectGatewayDependencies(config, { logger });
   const app = await buildGateway(connected.dependencies);
-  const idempotencySweep = setInterval(() => void connected.dependencies.idempotency.sweep().catch(() => undefined), 60_000);
-  idempotencySweep.unref();
+  // Expiry is enforced on read; the sweep only bounds storage.
+  const idempotencySweep = new PeriodicJob({
+    name: 'idempotency sweep',
+    intervalMs: 60_000,
+    logger,
+    work: () => connected.dependencies.idempotency.sweep(),
+  });
+  idempotencySweep.start();
   await app.listen({ port: config.PORT, host: config.HOST });
   logger.info({ port: config.PORT }, 'gateway listening');
   handleShutdownSignals(
     logger,
     async () => {
-      clearInterval(idempotencySweep);
+      await idempotencySweep.stop();
       // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones.
       await app.close();
       await connected.close();

@@ -11,6 +11,7 @@ import { createSandboxProvider } from './providers/sandbox';
 import { createPaymentsStore, ensurePaymentsIndexes } from './store/payments-store';
 import { createTopups, type Topups } from './app/topups';
 import { walletPortFromClient } from './clients/wallet';
+import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 export const paymentsGrpcBinding = { protoFile: 'payments/v1/payments.proto', serviceName: 'mtx.payments.v1.PaymentsService' } as const;
 /** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
@@ -74,42 +75,30 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     },
   });
 
-  const timers = new Set<NodeJS.Timeout>();
-  const running = new Set<Promise<unknown>>();
-  let stopped = false;
-  /** Runs `work` every `intervalMs`, never overlapping itself, until stopped. */
-  const every = (name: string, intervalMs: number, work: () => Promise<unknown>) => {
-    const schedule = () => {
-      if (stopped) return;
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        const run = work()
-          .catch((error: unknown) => logger.warn({ err: error, job: name }, 'background job failed; it runs again on schedule'))
-          .finally(() => {
-            running.delete(run);
-            schedule();
-          });
-        running.add(run);
-      }, intervalMs);
-      timer.unref();
-      timers.add(timer);
-    };
-    schedule();
-  };
+  const jobs = [
+    new PeriodicJob({
+      name: 'expiry',
+      intervalMs: config.EXPIRY_INTERVAL_MS,
+      logger,
+      work: () => topups.expireDue(config.EXPIRY_BATCH),
+    }),
+    new PeriodicJob({
+      name: 'reconciliation',
+      intervalMs: config.RECONCILE_INTERVAL_MS,
+      logger,
+      work: () => topups.reconcileStep(config.RECONCILE_BATCH),
+    }),
+  ];
 
   return {
     topups,
     grpcImplementation: paymentsGrpcImplementation(topups, logger),
     startBackgroundWork() {
-      every('expiry', config.EXPIRY_INTERVAL_MS, () => topups.expireDue(config.EXPIRY_BATCH));
-      every('reconciliation', config.RECONCILE_INTERVAL_MS, () => topups.reconcileStep(config.RECONCILE_BATCH));
+      for (const job of jobs) job.start();
     },
     async stopBackgroundWork() {
-      stopped = true;
       changedSubscription?.unsubscribe();
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      await Promise.all([...running]);
+      await Promise.all(jobs.map((job) => job.stop()));
     },
   };
 }

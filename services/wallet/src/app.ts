@@ -6,6 +6,7 @@ import type { WalletConfig } from './config';
 import { walletGrpcImplementation } from './handlers/grpc';
 import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './app/ledger';
 import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
+import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 export { auditLedger, type AuditReport } from './audit';
 
@@ -73,36 +74,27 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
     },
   });
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  const runRecovery = (work: () => Promise<unknown>) => {
-    running = running.then(work).catch((error: unknown) => logger.warn({ err: error }, 'recovery pass failed; it runs again on schedule'));
-    return running;
-  };
+  // The start-up sweep is thorough (a predecessor may have died mid-movement); the periodic passes are steps.
+  const recovery = new PeriodicJob({
+    name: 'ledger recovery',
+    intervalMs: config.WALLET_RECOVERY_INTERVAL_MS,
+    logger,
+    initialWork: async () => {
+      const result = await ledger.recoverAll();
+      logger.info(result, 'start-up recovery sweep done');
+    },
+    work: () => ledger.recoverStep(),
+  });
 
   return {
     ledger,
     grpcImplementation: walletGrpcImplementation(ledger, database, logger),
     startBackgroundWork() {
-      void runRecovery(async () => {
-        const result = await ledger.recoverAll();
-        logger.info(result, 'start-up recovery sweep done');
-      });
-      const schedule = () => {
-        if (stopped) return;
-        timer = setTimeout(() => {
-          void runRecovery(() => ledger.recoverStep()).finally(schedule);
-        }, config.WALLET_RECOVERY_INTERVAL_MS);
-        timer.unref();
-      };
-      schedule();
+      recovery.start();
     },
     async stopBackgroundWork() {
-      stopped = true;
       movedSubscription?.unsubscribe();
-      if (timer) clearTimeout(timer);
-      await running;
+      await recovery.stop();
     },
   };
 }

@@ -8,6 +8,7 @@ import type { KeyedSerialQueue } from '../domain/keyed-queue';
 import type { SeatState } from '../domain/model';
 import type { RenewalEngine } from './renewal-engine';
 import { SeatRenewalWrites, type RenewalOutcome } from '../domain/renewals';
+import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 export interface SchedulerOptions {
   instanceId: string;
@@ -50,8 +51,7 @@ const schedulerLag = meter('billing').createHistogram('mtx.billing.scheduler.lag
 });
 
 export class Scheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private job: PeriodicJob | undefined;
   private stopped = false;
   private ticks = 0;
 
@@ -292,26 +292,20 @@ export class Scheduler {
   /** Runs a tick every `intervalMs` (never two at once on this replica) until stop(). */
   start(intervalMs: number): void {
     this.stopped = false;
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'scheduler tick failed'))
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) {
-            this.timer = setTimeout(loop, intervalMs);
-            this.timer.unref();
-          }
-        });
-    };
-    // A random first delay spreads replicas started together.
-    this.timer = setTimeout(loop, Math.floor(Math.random() * Math.min(intervalMs, 5_000)));
-    this.timer.unref();
+    this.job = new PeriodicJob({
+      name: 'billing scheduler',
+      intervalMs,
+      // A random first delay spreads replicas started together.
+      firstDelayMs: Math.floor(Math.random() * Math.min(intervalMs, 5_000)),
+      work: () => this.tick(),
+      logger: this.logger,
+    });
+    this.job.start();
   }
 
   async stop(): Promise<void> {
+    // Set first: a tick in progress stops taking batches, so the wait below is short.
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.job?.stop();
   }
 }
