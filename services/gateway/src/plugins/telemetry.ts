@@ -1,0 +1,49 @@
+import { trace } from '@opentelemetry/api';
+import { latencyBucketsMs, meter } from '@mtx/shared/telemetry';
+import fp from 'fastify-plugin';
+import type { GatewayApp, GatewayDependencies } from '../context';
+
+/** Request ids, route-named server spans, one access line per request and the request-duration histogram. */
+export const telemetryPlugin = fp(
+  async (app: GatewayApp, { dependencies }: { dependencies: GatewayDependencies }) => {
+    const { config } = dependencies;
+    const requestDuration = meter('gateway').createHistogram('mtx.gateway.request.duration', {
+      unit: 'ms',
+      description: 'REST request duration by route and status',
+      advice: { explicitBucketBoundaries: latencyBucketsMs },
+    });
+
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+      // The HTTP instrumentation names server spans by method only; the route template makes traces searchable.
+      const span = trace.getActiveSpan();
+      if (span && request.routeOptions.url) {
+        span.updateName(`${request.method} ${request.routeOptions.url}`);
+        span.setAttributes({ 'http.route': request.routeOptions.url, 'mtx.request_id': request.id });
+      }
+    });
+
+    app.addHook('onResponse', async (request, reply) => {
+      // One access line per request; the logger's mixin adds trace_id and span_id, linking it to the trace.
+      if (config.ACCESS_LOG) {
+        request.log.info(
+          {
+            request_id: request.id,
+            method: request.method,
+            route: request.routeOptions.url ?? 'unmatched',
+            status: reply.statusCode,
+            duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+            customer_id: request.principal?.customer_id,
+          },
+          'request completed',
+        );
+      }
+      requestDuration.record(reply.elapsedTime, {
+        'http.route': request.routeOptions.url ?? 'unmatched',
+        'http.request.method': request.method,
+        'http.response.status_code': reply.statusCode,
+      });
+    });
+  },
+  { name: 'mtx-telemetry' },
+);
