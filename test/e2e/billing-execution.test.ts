@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { eventually } from '@mtx/shared/testing';
-import { executionPortFromClient, type ExecutionPort } from '../../services/billing/src/domain/ports';
+import { executionPortFromClient } from '../../services/billing/src/clients/execution';
+import type { ExecutionPort } from '../../services/billing/src/domain/ports';
 import { customerIdFor, startBillingHarness, type BillingHarness } from '../../services/billing/test/helpers';
 import { plain, startExecutionStack, type ExecutionStack } from '../../services/execution/test/stack';
 

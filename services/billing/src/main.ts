@@ -1,13 +1,17 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
-import { createUnaryClient } from '@mtx/shared/grpc';
+import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
+import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
+import { createServiceClient } from '@mtx/shared/grpc';
 import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
 import { createBillingApp } from './app';
 import { loadBillingConfig } from './config';
-import { executionPortFromClient, walletPortFromClient, type WalletPort } from './domain/ports';
+import { executionPortFromClient } from './clients/execution';
+import { walletPortFromClient } from './clients/wallet';
+import type { WalletPort } from './domain/ports';
 
 const logger = createLogger('billing');
 
@@ -47,13 +51,13 @@ runMain(logger, async () => {
   const config = loadBillingConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const database = mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'billing'));
-  const walletClient = createUnaryClient(
+  const walletClient = createServiceClient<WalletServiceDefinition>(
     'wallet/v1/wallet.proto',
     'mtx.wallet.v1.WalletService',
     config.WALLET_GRPC_URL,
     config.WALLET_DEADLINE_MS,
   );
-  const executionClient = createUnaryClient(
+  const executionClient = createServiceClient<ExecutionServiceDefinition>(
     'execution/v1/execution.proto',
     'mtx.execution.v1.ExecutionService',
     config.EXECUTION_GRPC_URL,

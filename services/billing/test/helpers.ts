@@ -9,7 +9,9 @@ import { createWalletApp, walletGrpcBinding, type WalletApp } from '../../wallet
 import { loadWalletConfig } from '../../wallet/src/config';
 import { billingProto, createBillingApp, type BillingApp } from '../src/app';
 import { loadBillingConfig } from '../src/config';
-import { executionPortFromClient, walletPortFromClient, type ExecutionPort, type WalletPort } from '../src/domain/ports';
+import { executionPortFromClient } from '../src/clients/execution';
+import { walletPortFromClient } from '../src/clients/wallet';
+import type { ExecutionPort, WalletPort } from '../src/domain/ports';
 
 export interface BillingReplica {
   app: BillingApp;

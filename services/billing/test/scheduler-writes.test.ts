@@ -6,7 +6,7 @@ import { announceRevisions, renewalPolicy } from '../src/app';
 import { loadBillingConfig } from '../src/config';
 import { KeyedSerialQueue } from '../src/domain/keyed-queue';
 import { claimKey, type SeatDocument } from '../src/domain/model';
-import { walletPortFromClient } from '../src/domain/ports';
+import { walletPortFromClient } from '../src/clients/wallet';
 import { RenewalEngine } from '../src/app/renewal-engine';
 import { Scheduler, type SchedulerReport } from '../src/app/scheduler';
 import { BillingStore, billingCollections, type BillingCollections } from '../src/store/billing-store';
