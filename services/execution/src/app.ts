@@ -1,6 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import { systemClock } from '@mtx/shared/clock';
-import { createUnaryClient, startGrpcServer, type GrpcServerHandle, type UnaryClient } from '@mtx/shared/grpc';
+import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
+import { createServiceClient, startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { NatsConnection } from '@mtx/shared/nats';
@@ -31,7 +32,7 @@ export function createExecutionApp(options: {
   nats: NatsConnection;
   logger: Logger;
   clock?: Clock;
-  billing?: UnaryClient;
+  billing?: ServiceClient<BillingServiceDefinition>;
 }): ExecutionApp {
   const { config, database, nats, logger } = options;
   const clock = options.clock ?? systemClock;
@@ -42,7 +43,12 @@ export function createExecutionApp(options: {
   const billing =
     options.billing ??
     (config.SEATS_REQUIRED
-      ? createUnaryClient('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS)
+      ? createServiceClient<BillingServiceDefinition>(
+          'billing/v1/billing.proto',
+          'mtx.billing.v1.BillingService',
+          config.BILLING_GRPC_URL,
+          config.GRPC_DEADLINE_MS,
+        )
       : undefined);
   const registry = new AccountRegistry({
     store,

@@ -1,7 +1,8 @@
 import type { Clock } from '@mtx/shared/clock';
 import { connectorCodecs, directoryToken, type PingReplyMessage, type ServerEntryMessage } from '@mtx/shared/connector/messages';
 import { AppError } from '@mtx/shared/errors';
-import type { UnaryClient } from '@mtx/shared/grpc';
+import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
+import type { ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { AccountDocument, BillingStatus, ExecutionStore, Platform } from '../store/execution-store';
@@ -55,7 +56,7 @@ export interface AccountRegistryOptions {
   logger: Logger;
   secrets: SecretBox;
   terminals: TerminalClient;
-  billing: UnaryClient | undefined;
+  billing: ServiceClient<BillingServiceDefinition> | undefined;
   seatsRequired: boolean;
   cacheMs: number;
   pingDeadlineMs: number;

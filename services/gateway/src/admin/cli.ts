@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createUnaryClient } from '@mtx/shared/grpc';
+import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
+import { createServiceClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { connectNats } from '@mtx/shared/nats';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
@@ -72,7 +73,12 @@ async function main(): Promise<void> {
         if (plan.length > 0) {
           const address = process.env.EXECUTION_GRPC_URL ?? devFile.execution_grpc_url;
           if (!address) throw new Error('--accounts needs the running stack: set EXECUTION_GRPC_URL or run `npm start`');
-          const execution = createUnaryClient('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', address, 15_000);
+          const execution = createServiceClient<ExecutionServiceDefinition>(
+            'execution/v1/execution.proto',
+            'mtx.execution.v1.ExecutionService',
+            address,
+            15_000,
+          );
           try {
             accounts = await connectDemoAccounts(execution, customer.customer_id, plan);
           } finally {

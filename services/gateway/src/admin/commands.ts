@@ -1,4 +1,5 @@
-import type { UnaryClient } from '@mtx/shared/grpc';
+import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
+import type { ServiceClient } from '@mtx/shared/grpc';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
 import { publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
@@ -32,23 +33,17 @@ export function parseAccountSpec(spec: string | undefined): Array<{ platform: 'm
   });
 }
 
-interface ServerInfo {
-  name: string;
-  platform: string;
-  symbol_suffix: string;
-}
-
 /**
  * Connects `count` accounts per platform, spread over the simulated brokers so the demo mixes symbol
  * suffixes. Seats are operator-granted bonus seats, so the demo needs no balance.
  */
 export async function connectDemoAccounts(
-  execution: UnaryClient,
+  execution: ServiceClient<ExecutionServiceDefinition>,
   customerId: string,
   plan: Array<{ platform: 'mt4' | 'mt5'; count: number }>,
 ): Promise<DemoAccount[]> {
   if (plan.length === 0) return [];
-  const { servers } = await execution.call<{ servers: ServerInfo[] }>('ListServers', {}, { deadlineMs: 10_000 });
+  const { servers } = await execution.call('ListServers', {}, { deadlineMs: 10_000 });
   const accounts: DemoAccount[] = [];
   for (const { platform, count } of plan) {
     const candidates = servers.filter((server) => server.platform === platform);
@@ -56,7 +51,7 @@ export async function connectDemoAccounts(
     for (let index = 0; index < count; index++) {
       const server = candidates[index % candidates.length]!;
       const login = String(10_000_000 + Math.floor(Math.random() * 89_999_999));
-      const account = await execution.call<{ id: string; platform: 'mt4' | 'mt5'; server: string; symbol_suffix: string; login: string }>(
+      const account = await execution.call(
         'CreateAccount',
         {
           customer_id: customerId,
@@ -71,7 +66,7 @@ export async function connectDemoAccounts(
       );
       accounts.push({
         id: account.id,
-        platform: account.platform,
+        platform,
         server: account.server,
         symbol_suffix: account.symbol_suffix,
         login: account.login,
