@@ -32,7 +32,7 @@ const run = promisify(execFile);
 /**
  * Go modules built as they are published. `go install module@version` would ask the proxy for the module's
  * version list, which the proxy refuses for some modules; downloading the pinned version and building a
- * writable copy of it (as services/shared/src/infra/provision.ts does for FerretDB) does not.
+ * writable copy of it (as services/devstack/src/provision.ts does for FerretDB) does not.
  */
 export const goModuleTools = {
   kustomize: { module: 'sigs.k8s.io/kustomize/kustomize/v5', version: 'v5.8.2', packagePath: '.', binary: 'kustomize' },

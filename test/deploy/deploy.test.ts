@@ -706,7 +706,7 @@ describe('the dev overlay', () => {
 
   it('seeds the demo customer with the shared seed script', () => {
     const seed = mainContainer(find(rendered.dev, 'Job', 'seed-demo'));
-    expect(seed.command).toEqual(['node', '--import', 'tsx', 'services/shared/scripts/seed-demo.ts']);
+    expect(seed.command).toEqual(['node', '--import', 'tsx', 'services/devstack/scripts/seed-demo.ts']);
     expect(seed.image).toBe('mtx/gateway:dev');
   });
 });
@@ -874,7 +874,7 @@ describe('docker-compose.yml', () => {
     expect(project.services.jaeger!.ports!.map((port) => port.target).sort((left, right) => left - right)).toEqual([4317, 4318, 16686]);
     for (const name of ['mongo', 'nats', 'jaeger']) expect(project.services[name]!.deploy?.resources?.limits?.memory, name).toBeTruthy();
     const seed = project.services.seed!;
-    expect(seed.command).toEqual(['node', '--import', 'tsx', 'services/shared/scripts/seed-demo.ts']);
+    expect(seed.command).toEqual(['node', '--import', 'tsx', 'services/devstack/scripts/seed-demo.ts']);
     expect(Object.keys(seed.depends_on!)).toEqual(expect.arrayContaining(['gateway', 'broker-sim', 'crypto-sandbox']));
   });
 
@@ -1027,7 +1027,7 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     // From /app/services/<name>: the service's bundle, compiled in the build stage; no transpiler at run time.
     expect(command.commandLine).toEqual(['node', 'dist/main.js']);
     expect(
-      commands('build', 'RUN').some((run) => run.commandLine!.join(' ').includes('services/shared/scripts/build.ts "${SERVICE}"')),
+      commands('build', 'RUN').some((run) => run.commandLine!.join(' ').includes('services/devstack/scripts/build.ts "${SERVICE}"')),
     ).toBe(true);
     expect(commands('runtime-base', 'COPY').some((copy) => JSON.stringify(copy).includes('/app/services/${SERVICE}/dist'))).toBe(true);
     const development = commands('development', 'CMD').at(-1)!;
@@ -1070,7 +1070,7 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
       'proto/grpc/health/v1/health.proto',
       'services/shared/package.json',
       'services/gateway/src/main.ts',
-      'services/shared/scripts/seed-demo.ts',
+      'services/devstack/scripts/seed-demo.ts',
       'deploy/docker/healthcheck.mjs',
     ]) {
       expect(dockerIgnored(patterns, needed), needed).toBe(false);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { checkGrpcHealth, createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
-import { startServiceProcess, type ServiceProcess } from '@mtx/shared/infra/services';
+import { startServiceProcess, type ServiceProcess } from '@mtx/devstack/services';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 
 /**

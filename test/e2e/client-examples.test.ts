@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createUnaryClient } from '@mtx/shared/grpc';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
-import { startStack, type Stack } from '@mtx/shared/infra/services';
+import { startStack, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '../../services/gateway/src/admin/commands';

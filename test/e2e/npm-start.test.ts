@@ -5,7 +5,7 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '@mtx/shared/testing';
-import { freePort } from '@mtx/shared/infra/ports';
+import { freePort } from '@mtx/devstack/ports';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 
 /**

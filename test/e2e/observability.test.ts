@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startStack, type Stack } from '@mtx/shared/infra/services';
+import { startStack, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { eventually, startOtlpReceiver, testDatabasePrefix, type ReceivedSpan } from '@mtx/shared/testing';
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startServiceProcess, startStack, type ServiceProcess, type Stack } from '@mtx/shared/infra/services';
+import { startServiceProcess, startStack, type ServiceProcess, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { createLogger } from '@mtx/shared/logger';

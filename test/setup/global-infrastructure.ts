@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { ensureBuilt } from '../../services/shared/src/infra/build';
-import { startLocalInfrastructure, type LocalInfrastructure } from '../../services/shared/src/infra/local';
-import { serviceNames } from '../../services/shared/src/infra/services';
+import { ensureBuilt } from '../../services/devstack/src/build';
+import { startLocalInfrastructure, type LocalInfrastructure } from '../../services/devstack/src/local';
+import { serviceNames } from '../../services/devstack/src/services';
 
 declare module 'vitest' {
   export interface ProvidedContext {

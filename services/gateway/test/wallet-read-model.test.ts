@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startNats } from '@mtx/shared/infra/local';
+import { startNats } from '@mtx/devstack/local';
 import { eventually } from '@mtx/shared/testing';
 import { startWalletStack, type StackCustomer, type WalletStack } from '../../../test/e2e/wallet-stack';
 

@@ -3,7 +3,7 @@ import { connect, type NatsConnection, type Subscription } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createUnaryClient } from '@mtx/shared/grpc';
-import { startServiceProcess, type ServiceProcess } from '@mtx/shared/infra/services';
+import { startServiceProcess, type ServiceProcess } from '@mtx/devstack/services';
 import { databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { eventually, testDatabasePrefix } from '@mtx/shared/testing';
 import { auditLedger, walletCreditedSubject, walletGrpcBinding } from '../src/app';

@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startLocalInfrastructure } from '../src/infra/local';
-import { defaultDataDirectory } from '../src/infra/paths';
-import { freePort } from '../src/infra/ports';
-import { provisionTools } from '../src/infra/provision';
-import { serviceNames, startStack, type ServiceProcess, type Stack } from '../src/infra/services';
+import { startLocalInfrastructure } from '../src/local';
+import { defaultDataDirectory } from '@mtx/shared/infra/paths';
+import { freePort } from '../src/ports';
+import { provisionTools } from '../src/provision';
+import { serviceNames, startStack, type ServiceProcess, type Stack } from '../src/services';
 import { formatLogLine, colorFor } from './log-format';
 import { ensureDemoCustomer } from './seed-demo';
 

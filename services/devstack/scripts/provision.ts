@@ -1,4 +1,4 @@
-import { provisionTools } from '../src/infra/provision';
+import { provisionTools } from '../src/provision';
 
 provisionTools().then(
   (paths) => {

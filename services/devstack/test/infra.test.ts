@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startStore, type LocalProcess } from '../src/infra/local';
-import { toolPath } from '../src/infra/provision';
-import { repositoryRoot } from '../src/infra/paths';
+import { startStore, type LocalProcess } from '../src/local';
+import { toolPath } from '../src/provision';
+import { repositoryRoot } from '@mtx/shared/infra/paths';
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-infra-'));
 let store: LocalProcess | undefined;

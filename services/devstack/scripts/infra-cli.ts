@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startLocalInfrastructure } from '../src/infra/local';
-import { defaultDataDirectory } from '../src/infra/paths';
+import { startLocalInfrastructure } from '../src/local';
+import { defaultDataDirectory } from '@mtx/shared/infra/paths';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' } }, strict: true });
 const dataDirectory = path.resolve(values['data-dir'] ?? path.join(defaultDataDirectory, 'infra'));

@@ -4,9 +4,9 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { bundlePath, ensureBuilt } from './build';
-import { checkGrpcHealth } from '../grpc';
+import { checkGrpcHealth } from '@mtx/shared/grpc';
 import { freePort } from './ports';
-import { repositoryRoot } from './paths';
+import { repositoryRoot } from '@mtx/shared/infra/paths';
 
 /**
  * How each service is started and probed. The dev runner, the end-to-end tests, the fault suite and the

@@ -1,10 +1,10 @@
 /**
  * `npm run build [service ...]`: bundles each service (all by default) into services/<name>/dist/main.js (see
- * services/shared/src/infra/build.ts). The process runner builds a stale bundle by itself; this is for images
+ * services/devstack/src/build.ts). The process runner builds a stale bundle by itself; this is for images
  * and for building ahead.
  */
-import { buildService } from '../src/infra/build';
-import { serviceNames } from '../src/infra/services';
+import { buildService } from '../src/build';
+import { serviceNames } from '../src/services';
 
 async function main(): Promise<void> {
   const requested = process.argv.slice(2);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bundlePath, bundleStale, ensureBuilt } from '../src/infra/build';
-import { findRoot, repositoryRoot } from '../src/infra/paths';
+import { bundlePath, bundleStale, ensureBuilt } from '../src/build';
+import { findRoot, repositoryRoot } from '@mtx/shared/infra/paths';
 
 describe('compiled services', () => {
   it('builds a bundle that knows its inputs: a source newer than the bundle makes it stale, and a rebuild fresh', async () => {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cacheDirectory } from './paths';
+import { cacheDirectory } from '@mtx/shared/infra/paths';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
-import { repositoryRoot } from './paths';
+import { repositoryRoot } from '@mtx/shared/infra/paths';
 
 /**
  * Services run compiled: one esbuild bundle per service, services/<name>/dist/main.js, holding the service's and

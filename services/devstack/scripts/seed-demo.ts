@@ -1,18 +1,18 @@
 /**
  * Creates the demo customer (full and read-only keys, MT4 and MT5 accounts on two brokers) once, and writes
  * .data/dev.json. A later run reuses the customer if the store still has it. Also runnable on its own
- * (docker compose's seed job): `tsx services/shared/scripts/seed-demo.ts`.
+ * (docker compose's seed job): `tsx services/devstack/scripts/seed-demo.ts`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createUnaryClient } from '../src/grpc';
-import { connectMongo, databaseName } from '../src/mongo';
-import type { LocalInfrastructure } from '../src/infra/local';
-import { defaultDataDirectory } from '../src/infra/paths';
-import type { Stack } from '../src/infra/services';
-import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '../../gateway/src/admin/commands';
-import { createGatewayStore, ensureGatewayIndexes } from '../../gateway/src/store/gateway-store';
-import { hashKey } from '../../gateway/src/domain/keys';
+import { createUnaryClient } from '@mtx/shared/grpc';
+import { connectMongo, databaseName } from '@mtx/shared/mongo';
+import type { LocalInfrastructure } from '../src/local';
+import { defaultDataDirectory } from '@mtx/shared/infra/paths';
+import type { Stack } from '../src/services';
+import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '@mtx/gateway/src/admin/commands';
+import { createGatewayStore, ensureGatewayIndexes } from '@mtx/gateway/src/store/gateway-store';
+import { hashKey } from '@mtx/gateway/src/domain/keys';
 
 export interface DevFile {
   base_url: string;
