@@ -7,7 +7,7 @@ import { claimKeyPattern } from './claims';
 import type { MessageClaim } from './message-claim';
 import { ticketResult } from './results';
 import { duplicatePollMs, sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
-import { closeAccountStatus, selectorMatches } from './selection';
+import { closeAccountStatus, selectorMatches, ticketClosedBy } from './selection';
 
 /**
  * Closing by selector or tickets: one lookup of the account's open orders, the matches in ticket order up to the
@@ -231,7 +231,7 @@ export class Closing {
           }),
         traceContext,
       );
-      const closed = outcome.retcode === retcode.DONE || outcome.retcode === retcode.DONE_PARTIAL;
+      const closed = ticketClosedBy(outcome.retcode);
       return ticketResult(item, closed ? 'closed' : 'failed', closed ? '' : outcome.message, clientId, outcome);
     } catch (error) {
       if (error instanceof TerminalLoginError)
@@ -264,7 +264,7 @@ export class Closing {
         );
         const record = records.find((entry) => entry.clientId === clientId);
         if (record?.state === 'done' && record.outcome) {
-          const closed = record.outcome.retcode === retcode.DONE;
+          const closed = ticketClosedBy(record.outcome.retcode);
           return ticketResult(
             item,
             closed ? 'closed' : 'failed',

@@ -1,7 +1,7 @@
-import { orderTypeName, retcode, retcodeDescription } from '@mtx/shared/trading';
+import { orderTypeName, retcodeDescription } from '@mtx/shared/trading';
 import type { LegResultMessage, LegStatus, LookupEntryMessage, OrderLegMessage, TicketResultMessage } from '@mtx/shared/connector/messages';
 import type { BrokerRecord, OpenItem, TradeOutcome } from './adapter';
-import { legStatusOf } from './selection';
+import { legStatusOf, ticketClosedBy } from './selection';
 
 /** The answers a connector gives per leg, per ticket and per looked-up record, from a trade server's outcome. Pure. */
 
@@ -96,7 +96,7 @@ export function entryOf(record: BrokerRecord): LookupEntryMessage {
     }
     entry.leg = leg;
   } else {
-    const closed = outcome.retcode === retcode.DONE;
+    const closed = ticketClosedBy(outcome.retcode);
     const item: OpenItem = {
       ticket: record.ticket,
       symbol: record.symbol,

@@ -10,6 +10,15 @@ export function legStatusOf(code: number): LegStatus {
   return 'rejected';
 }
 
+/**
+ * Whether a close or delete with this retcode closed its ticket. A partial fill of a close (DONE_PARTIAL) closed
+ * what it filled, exactly as a live answer reports it, so a replayed duplicate and a reconciled record say the
+ * same as the answer the client first got.
+ */
+export function ticketClosedBy(code: number): boolean {
+  return code === retcode.DONE || code === retcode.DONE_PARTIAL;
+}
+
 /** Per-account close status from its tickets (DESIGN.md §4). */
 export function closeAccountStatus(results: Array<Pick<TicketResultMessage, 'status'>>): CloseAccountStatus {
   const matched = results.length;
