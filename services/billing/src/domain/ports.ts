@@ -1,7 +1,6 @@
 import type { AccountBillingStatus } from './model';
 
-/** The wallet's bound on entries per DebitMany. */
-export const debitManyEntriesMax = 50;
+export { debitManyEntriesMax } from '@mtx/shared/service-contract';
 
 export interface DebitEntry {
   entry_id: string;

@@ -12,7 +12,7 @@ export interface Progress {
   expired: boolean;
 }
 
-export const customerIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+export { assertCustomerId, customerIdPattern } from '@mtx/shared/service-contract';
 export const eventsPerTopupMax = 1_000;
 export const slotAttemptsMax = 64;
 export const pendingScanMax = 100;
@@ -20,12 +20,6 @@ export const postbackBytesMax = 64 * 1024;
 export const customerHeadsCachedMax = 100_000;
 export const owedCancellationsMax = 10_000;
 export const cachedDocumentsMax = 50_000;
-
-export function assertCustomerId(customerId: unknown): asserts customerId is string {
-  if (typeof customerId !== 'string' || !customerIdPattern.test(customerId)) {
-    throw new AppError('invalid_request', 'customer_id must be 1 to 64 letters, digits, `_` or `-`', { param: 'customer_id' });
-  }
-}
 
 export function assertTopupAmount(amountEurCents: unknown): asserts amountEurCents is number {
   if (

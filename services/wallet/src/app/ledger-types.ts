@@ -57,7 +57,7 @@ export interface DebitManyOutcome {
  * Entries in one DebitMany. Its ledger entries go out as one ordered insert, which FerretDB stops at the first
  * duplicate only within one 100-document batch; 50 keeps a run well inside one.
  */
-export const debitManyEntriesMax = 50;
+export { debitManyEntriesMax } from '@mtx/shared/service-contract';
 
 export interface WalletView {
   customer_id: string;

@@ -1,3 +1,4 @@
+import { assertCustomerId } from '@mtx/shared/service-contract';
 import { AppError } from '@mtx/shared/errors';
 
 /** Wallet constants from the public contract (api-spec.md, "Wallet constants"). */
@@ -60,15 +61,12 @@ export function assertMovementAmount(amountEurCents: unknown): asserts amountEur
   }
 }
 
-const walletIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 // Printable ASCII: entry ids are built by services from their own ids, never from free text.
 const entryIdPattern = /^[\x21-\x7e]{1,200}$/;
 
 export function assertWalletId(customerId: unknown): asserts customerId is string {
   // The ledger `_id` is `<customer_id>:<sequence>`, so a colon in the id would make two wallets collide.
-  if (typeof customerId !== 'string' || !walletIdPattern.test(customerId)) {
-    throw new AppError('invalid_request', 'customer_id must be 1 to 64 letters, digits, `_` or `-`', { param: 'customer_id' });
-  }
+  assertCustomerId(customerId);
 }
 
 export function assertEntryId(entryId: unknown): asserts entryId is string {
