@@ -1,3 +1,4 @@
+import { lastPresent } from '@mtx/shared/gallop';
 import type { Clock } from '@mtx/shared/clock';
 import type { GatewayStore } from '../store/gateway-store';
 
@@ -112,21 +113,7 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
 
   /** First free slot after `from` (known taken), assuming slots fill from 1 upwards without gaps. */
   async function firstFreeSlot(prefix: string, from: number, limit: number): Promise<number> {
-    let low = from;
-    let step = 1;
-    let high = from + step;
-    while (high <= limit && (await slotTaken(prefix, high))) {
-      low = high;
-      step *= 2;
-      high = from + step;
-    }
-    if (high > limit + 1) high = limit + 1;
-    while (high - low > 1) {
-      const middle = Math.floor((low + high) / 2);
-      if (await slotTaken(prefix, middle)) low = middle;
-      else high = middle;
-    }
-    return high;
+    return Math.min(await lastPresent(from, (slot) => slotTaken(prefix, slot), limit), limit) + 1;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { lastPresent } from '@mtx/shared/gallop';
 import { AppError } from '@mtx/shared/errors';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 
@@ -5,26 +6,6 @@ import type { TopupsState } from './topups-state';
 import { slotAttemptsMax, customerHeadsCachedMax } from './topup-rules';
 
 /** Integer top-up ids and each customer's list of top-ups, both claimed by insert. */
-
-/**
- * The largest n for which `present(n)` holds, given that present ids have no gaps and `from` is present (or 0):
- * gallops forward (from+1, from+2, from+4, …) then bisects, so a stale or missing hint costs O(log n) lookups.
- */
-export async function lastPresent(from: number, present: (n: number) => Promise<boolean>): Promise<number> {
-  let low = from;
-  let step = 1;
-  while (await present(low + step)) {
-    low += step;
-    step *= 2;
-  }
-  let high = low + step;
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (await present(middle)) low = middle;
-    else high = middle;
-  }
-  return low;
-}
 
 export async function idClaimed(state: TopupsState, n: number) {
   return (await state.store.topupIdClaims.findOne({ _id: String(n) }, { projection: { _id: 1 } })) !== null;

@@ -1,3 +1,4 @@
+import { lastPresent } from '@mtx/shared/gallop';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import { emptyHead, ledgerSlotId, type WalletHead } from '../domain/movement';
 import { checkpointInterval, type LedgerEntryDocument } from '../store/ledger-store';
@@ -20,17 +21,7 @@ export async function entryAt(state: LedgerState, walletId: string, sequence: nu
 export async function checkpointStart(state: LedgerState, walletId: string): Promise<WalletHead> {
   const present = async (block: number) =>
     (await state.store.checkpoints.findOne({ _id: `${walletId}:${block}` }, { projection: { _id: 1 } })) !== null;
-  let low = 0;
-  let high = 1;
-  while (await present(high)) {
-    low = high;
-    high *= 2;
-  }
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (await present(middle)) low = middle;
-    else high = middle;
-  }
+  const low = await lastPresent(0, present);
   if (low === 0) return emptyHead;
   const entry = await entryAt(state, walletId, low * checkpointInterval);
   if (entry) return headOf(entry);
