@@ -21,10 +21,11 @@ import type { GatewayApp } from '../../services/gateway/src/context';
 import { loadGatewayConfig } from '../../services/gateway/src/config';
 import { connectGatewayDependencies, type ConnectedGateway } from '../../services/gateway/src/dependencies';
 import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
-import { createPaymentsApp, paymentsGrpcBinding, walletGrpcTarget, type PaymentsApp } from '../../services/payments/src/app';
+import { createPaymentsApp, paymentsGrpcBinding, type PaymentsApp } from '../../services/payments/src/app';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
 import { auditLedger, createWalletApp, walletGrpcBinding, type AuditReport, type WalletApp } from '../../services/wallet/src/app';
 import { loadWalletConfig } from '../../services/wallet/src/config';
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 export const testPostbackSecret = 'wallet-stack-postback-secret';
 
@@ -223,8 +224,8 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       ...options.paymentsEnv,
     });
     const paymentsWallet = createUnaryClient<any>(
-      walletGrpcTarget.protoFile,
-      walletGrpcTarget.serviceName,
+      grpcServices.wallet.protoFile,
+      grpcServices.wallet.serviceName,
       walletAddress,
       paymentsConfig.WALLET_DEADLINE_MS,
     );

@@ -14,8 +14,7 @@ import { Scheduler } from './app/scheduler';
 import { subscribeCreditEvents } from './handlers/credit-events';
 import { billingGrpcImplementation } from './handlers/grpc';
 import { BillingStore, billingCollections, ensureBillingIndexes } from './store/billing-store';
-
-export const billingProto = { file: 'billing/v1/billing.proto', service: 'mtx.billing.v1.BillingService' } as const;
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 /** Every replica's view cache and every gateway's read model follow these announcements of a new revision. */
 export function announceRevisions(nats: NatsConnection | undefined): (customerId: string, revision: string) => void {
@@ -123,10 +122,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       if (config.SCHEDULER_ENABLED) scheduler.start(config.SCHEDULER_INTERVAL_MS);
     },
     async listen(address: string) {
-      server = await startGrpcServer(
-        [{ protoFile: billingProto.file, serviceName: billingProto.service, implementation: grpcImplementation }],
-        address,
-      );
+      server = await startGrpcServer([{ ...grpcServices.billing, implementation: grpcImplementation }], address);
       return server;
     },
     async close() {

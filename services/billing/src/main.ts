@@ -1,8 +1,5 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
-import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
-import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
-import { createServiceClient } from '@mtx/shared/grpc';
 import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
@@ -12,6 +9,7 @@ import { loadBillingConfig } from './config';
 import { executionPortFromClient } from './clients/execution';
 import { walletPortFromClient } from './clients/wallet';
 import type { WalletPort } from './domain/ports';
+import { connectService } from '@mtx/shared/grpc-services';
 
 const logger = createLogger('billing');
 
@@ -51,18 +49,8 @@ runMain(logger, async () => {
   const config = loadBillingConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const database = mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'billing'));
-  const walletClient = createServiceClient<WalletServiceDefinition>(
-    'wallet/v1/wallet.proto',
-    'mtx.wallet.v1.WalletService',
-    config.WALLET_GRPC_URL,
-    config.WALLET_DEADLINE_MS,
-  );
-  const executionClient = createServiceClient<ExecutionServiceDefinition>(
-    'execution/v1/execution.proto',
-    'mtx.execution.v1.ExecutionService',
-    config.EXECUTION_GRPC_URL,
-    config.EXECUTION_DEADLINE_MS,
-  );
+  const walletClient = connectService('wallet', config.WALLET_GRPC_URL, config.WALLET_DEADLINE_MS);
+  const executionClient = connectService('execution', config.EXECUTION_GRPC_URL, config.EXECUTION_DEADLINE_MS);
   const nats = await connectNats(config.NATS_URL, 'billing', logger);
   const app = await createBillingApp({
     config,

@@ -7,11 +7,12 @@ import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createWalletApp, walletGrpcBinding, type WalletApp } from '../../wallet/src/app';
 import { loadWalletConfig } from '../../wallet/src/config';
-import { billingProto, createBillingApp, type BillingApp } from '../src/app';
+import { createBillingApp, type BillingApp } from '../src/app';
 import { loadBillingConfig } from '../src/config';
 import { executionPortFromClient } from '../src/clients/execution';
 import { walletPortFromClient } from '../src/clients/wallet';
 import type { ExecutionPort, WalletPort } from '../src/domain/ports';
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 export interface BillingReplica {
   app: BillingApp;
@@ -93,7 +94,7 @@ export async function startBillingHarness(
     await app.start();
     const server = await app.listen('127.0.0.1:0');
     const address = `127.0.0.1:${server.port}`;
-    const client = createUnaryClient<any>(billingProto.file, billingProto.service, address, 30_000);
+    const client = createUnaryClient<any>(grpcServices.billing.protoFile, grpcServices.billing.serviceName, address, 30_000);
     const replica = { app, server, client, address };
     replicas.push(replica);
     return replica;

@@ -4,10 +4,11 @@ import type { Logger } from '@mtx/shared/logger';
 import type { BrokerSimConfig } from './config';
 import { Broker } from './domain/broker';
 import type { PriceFeed } from './domain/prices';
-import { brokerSimProto, createBrokerSimGrpcImplementation } from './handlers/grpc';
+import { createBrokerSimGrpcImplementation } from './handlers/grpc';
 import { buildControlApi, type ControlApi } from './handlers/http';
 import { FileJournal } from './store/journal';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 export interface BrokerSimApp {
   broker: Broker;
@@ -57,7 +58,7 @@ export async function createBrokerSimApp(options: {
     control,
     async listen(grpcPort, httpPort, host = '0.0.0.0') {
       grpcServer = await startGrpcServer(
-        [{ protoFile: brokerSimProto.file, serviceName: brokerSimProto.service, implementation: grpcService.implementation }],
+        [{ ...grpcServices.brokerSim, implementation: grpcService.implementation }],
         `${host}:${grpcPort}`,
       );
       await control.listen({ port: httpPort, host });

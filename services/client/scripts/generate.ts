@@ -12,12 +12,12 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { systemClock } from '@mtx/shared/clock';
-import { createUnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { buildGateway } from '@mtx/gateway/src/app';
 import type { BackendClients, GatewayDependencies } from '@mtx/gateway/src/context';
 import { loadGatewayConfig } from '@mtx/gateway/src/config';
-import { backendProtos } from '@mtx/gateway/src/dependencies';
+import { backendServices } from '@mtx/gateway/src/dependencies';
+import { connectService } from '@mtx/shared/grpc-services';
 import { AuthFailureLimiter } from '@mtx/gateway/src/domain/auth-failures';
 import { createAuthenticator } from '@mtx/gateway/src/domain/authenticator';
 import { createIdempotency } from '@mtx/gateway/src/domain/idempotency';
@@ -48,10 +48,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
   const mongo = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: 1_000 });
   const store = createGatewayStore(mongo.db('openapi_generation'));
   const clients = Object.fromEntries(
-    (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [
-      name,
-      createUnaryClient(backendProtos[name].file, backendProtos[name].service, unusedAddress, 1_000),
-    ]),
+    backendServices.map((name) => [name, connectService(name, unusedAddress, 1_000)]),
   ) as unknown as BackendClients;
   const dependencies: GatewayDependencies = {
     config,

@@ -4,9 +4,7 @@ import { context, propagation, type Context } from '@opentelemetry/api';
 import { grpcServiceClient } from '@mtx/shared/proto';
 import { isTerminalMethod, type TerminalAnswerFrame, type TerminalCallFrame } from '@mtx/shared/connector/terminal-frames';
 import { TerminalStream } from './terminal-stream';
-
-export const brokerSimProtoFile = 'brokersim/v1/brokersim.proto';
-export const brokerSimServiceName = 'mtx.brokersim.v1.BrokerSimService';
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 const metadataSetter = {
   set(metadata: grpc.Metadata, key: string, value: string) {
@@ -46,7 +44,7 @@ export class BrokerClient {
   private readonly options: Required<BrokerClientOptions>;
 
   constructor(address: string, options: BrokerClientOptions = {}) {
-    const BrokerSimClient = grpcServiceClient(brokerSimProtoFile, brokerSimServiceName);
+    const BrokerSimClient = grpcServiceClient(grpcServices.brokerSim.protoFile, grpcServices.brokerSim.serviceName);
     this.raw = new BrokerSimClient(address, grpc.credentials.createInsecure(), {
       'grpc.keepalive_time_ms': 30_000,
       'grpc.enable_retries': 0,

@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createUnaryClient } from '@mtx/shared/grpc';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import type { LocalInfrastructure } from '../src/local';
 import { defaultDataDirectory } from '@mtx/shared/infra/paths';
@@ -13,6 +12,7 @@ import type { Stack } from '../src/services';
 import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '@mtx/gateway/src/admin/commands';
 import { createGatewayStore, ensureGatewayIndexes } from '@mtx/gateway/src/store/gateway-store';
 import { hashKey } from '@mtx/gateway/src/domain/keys';
+import { connectService } from '@mtx/shared/grpc-services';
 
 export interface DevFile {
   base_url: string;
@@ -67,12 +67,7 @@ export async function seedDemoCustomer(options: SeedOptions): Promise<DevFile> {
       }
     }
     const customer = await createCustomerWithKeys(store, 'Demo customer');
-    const execution = createUnaryClient(
-      'execution/v1/execution.proto',
-      'mtx.execution.v1.ExecutionService',
-      options.executionAddress,
-      15_000,
-    );
+    const execution = connectService('execution', options.executionAddress, 15_000);
     let accounts: DemoAccount[];
     try {
       accounts = await connectDemoAccounts(execution, customer.customer_id, [

@@ -1,7 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import { systemClock } from '@mtx/shared/clock';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
-import { createServiceClient, startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
+import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { NatsConnection } from '@mtx/shared/nats';
@@ -11,9 +11,11 @@ import { AccountRegistry } from './domain/accounts';
 import { BatchService } from './app/batches';
 import { createSecretBox, parseSecretKey } from './domain/secrets';
 import { TerminalClient } from './domain/terminals';
-import { createExecutionGrpcImplementation, executionProto } from './handlers/grpc';
+import { createExecutionGrpcImplementation } from './handlers/grpc';
 import { createExecutionStore, type ExecutionStore } from './store/execution-store';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
+import { grpcServices } from '@mtx/shared/grpc-services';
+import { connectService } from '@mtx/shared/grpc-services';
 
 export interface ExecutionApp {
   store: ExecutionStore;
@@ -41,15 +43,7 @@ export function createExecutionApp(options: {
   const store = createExecutionStore(database);
   const terminals = new TerminalClient(nats, config.TERMINAL_SUBJECT_ROOT, logger);
   const billing =
-    options.billing ??
-    (config.SEATS_REQUIRED
-      ? createServiceClient<BillingServiceDefinition>(
-          'billing/v1/billing.proto',
-          'mtx.billing.v1.BillingService',
-          config.BILLING_GRPC_URL,
-          config.GRPC_DEADLINE_MS,
-        )
-      : undefined);
+    options.billing ?? (config.SEATS_REQUIRED ? connectService('billing', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS) : undefined);
   const registry = new AccountRegistry({
     store,
     clock,
@@ -81,8 +75,7 @@ export function createExecutionApp(options: {
       server = await startGrpcServer(
         [
           {
-            protoFile: executionProto.file,
-            serviceName: executionProto.service,
+            ...grpcServices.execution,
             implementation: createExecutionGrpcImplementation(registry, batches, logger),
           },
         ],

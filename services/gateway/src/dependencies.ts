@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '@mtx/shared/clock';
-import { checkGrpcHealth, createServiceClient } from '@mtx/shared/grpc';
+import { checkGrpcHealth } from '@mtx/shared/grpc';
 import { createLogger, type Logger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, pingMongo } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
@@ -14,13 +14,10 @@ import { createRateLimiter } from './domain/rate-limiter';
 import { ReadModel } from './domain/read-model';
 import { followAnnouncements, type KeyCache } from './handlers/announcements';
 import { createGatewayStore, ensureGatewayIndexes } from './store/gateway-store';
+import { connectService } from '@mtx/shared/grpc-services';
 
-export const backendProtos = {
-  wallet: { file: 'wallet/v1/wallet.proto', service: 'mtx.wallet.v1.WalletService', name: 'WalletService' },
-  payments: { file: 'payments/v1/payments.proto', service: 'mtx.payments.v1.PaymentsService', name: 'PaymentsService' },
-  billing: { file: 'billing/v1/billing.proto', service: 'mtx.billing.v1.BillingService', name: 'BillingService' },
-  execution: { file: 'execution/v1/execution.proto', service: 'mtx.execution.v1.ExecutionService', name: 'ExecutionService' },
-} as const;
+/** The services behind the gateway, each a client typed by its proto. */
+export const backendServices = ['wallet', 'payments', 'billing', 'execution'] as const;
 
 export interface ConnectedGateway {
   dependencies: GatewayDependencies;
@@ -125,10 +122,7 @@ export async function connectGatewayDependencies(
     execution: config.EXECUTION_GRPC_URL,
   };
   const clients = Object.fromEntries(
-    (Object.keys(backendProtos) as Array<keyof BackendClients>).map((name) => [
-      name,
-      createServiceClient(backendProtos[name].file, backendProtos[name].service, addresses[name], config.GRPC_DEADLINE_MS),
-    ]),
+    backendServices.map((name) => [name, connectService(name, addresses[name], config.GRPC_DEADLINE_MS)]),
   ) as unknown as BackendClients;
   const readModels = {
     wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),

@@ -12,12 +12,11 @@ import { createPaymentsStore, ensurePaymentsIndexes } from './store/payments-sto
 import { createTopups, type Topups } from './app/topups';
 import { walletPortFromClient } from './clients/wallet';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
+import { grpcServices } from '@mtx/shared/grpc-services';
 
-export const paymentsGrpcBinding = { protoFile: 'payments/v1/payments.proto', serviceName: 'mtx.payments.v1.PaymentsService' } as const;
+export const paymentsGrpcBinding = grpcServices.payments;
 /** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
 export const topupsChangedSubject = announcementSubjects.topupsChanged;
-
-export const walletGrpcTarget = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
 
 export interface PaymentsAppOptions {
   config: PaymentsConfig;

@@ -6,8 +6,9 @@ import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
-import { createPaymentsApp, paymentsGrpcBinding, walletGrpcTarget } from './app';
+import { createPaymentsApp, paymentsGrpcBinding } from './app';
 import { developmentPostbackSecret, loadPaymentsConfig } from './config';
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 const logger = createLogger('payments');
 
@@ -16,8 +17,8 @@ runMain(logger, async () => {
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'payments', logger);
   const wallet = createServiceClient<WalletServiceDefinition>(
-    walletGrpcTarget.protoFile,
-    walletGrpcTarget.serviceName,
+    grpcServices.wallet.protoFile,
+    grpcServices.wallet.serviceName,
     config.WALLET_GRPC_URL,
     config.WALLET_DEADLINE_MS,
   );

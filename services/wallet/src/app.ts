@@ -7,6 +7,7 @@ import { walletGrpcImplementation } from './handlers/grpc';
 import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './app/ledger';
 import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 export { auditLedger, type AuditReport } from './audit';
 
@@ -16,7 +17,7 @@ export const walletCreditedSubject = 'events.wallet.credited';
 /** NATS subject every wallet replica hears (no queue group): each movement's new head, for the read caches. */
 export const walletMovedSubject = announcementSubjects.walletMoved;
 
-export const walletGrpcBinding = { protoFile: 'wallet/v1/wallet.proto', serviceName: 'mtx.wallet.v1.WalletService' } as const;
+export const walletGrpcBinding = grpcServices.wallet;
 
 export interface WalletAppOptions {
   config: WalletConfig;

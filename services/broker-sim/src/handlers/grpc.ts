@@ -10,8 +10,7 @@ import type { Mt4OrderCloseRequest__Output } from '@mtx/shared/generated/proto/m
 import type { Mt4OrderDeleteRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderDeleteRequest';
 import type { Mt4OrderSendRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderSendRequest';
 import type { Mt5TradeRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt5TradeRequest';
-
-export const brokerSimProto = { file: 'brokersim/v1/brokersim.proto', service: 'mtx.brokersim.v1.BrokerSimService' } as const;
+import { grpcServices } from '@mtx/shared/grpc-services';
 
 /** Neutral trade errors as MT4 error numbers. */
 const mt4Codes: Record<TradeError, number> = {
@@ -366,7 +365,7 @@ export function createBrokerSimGrpcImplementation(
     logger,
   );
   // Server spans by hand: broker-sim runs without the automatic gRPC instrumentation (see instrumentation.ts).
-  const traced = tracedGrpcImplementation(brokerSimProto.service, implementation);
+  const traced = tracedGrpcImplementation(grpcServices.brokerSim.serviceName, implementation);
   const terminals = createTerminalStreams(traced, logger);
   return { implementation: { ...traced, Terminal: terminals.handler }, drainTerminals: terminals.drain, terminalStats: terminals.stats };
 }

@@ -5,8 +5,6 @@ import type { Logger } from '@mtx/shared/logger';
 import { accountView, type AccountRegistry } from '../domain/accounts';
 import type { BatchService } from '../app/batches';
 
-export const executionProto = { file: 'execution/v1/execution.proto', service: 'mtx.execution.v1.ExecutionService' } as const;
-
 function requireCustomer(request: { customer_id?: string }): string {
   if (!request.customer_id) throw new AppError('invalid_request', 'customer_id is required', { param: 'customer_id' });
   return request.customer_id;

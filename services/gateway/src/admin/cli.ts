@@ -6,8 +6,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
-import { createServiceClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { connectNats } from '@mtx/shared/nats';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
@@ -15,6 +13,7 @@ import { defaultDataDirectory } from '@mtx/shared/infra/paths';
 import { AppError } from '@mtx/shared/errors';
 import { createGatewayStore, ensureGatewayIndexes } from '../store/gateway-store';
 import { connectDemoAccounts, createCustomerWithKeys, createKey, parseAccountSpec, revoke } from './commands';
+import { connectService } from '@mtx/shared/grpc-services';
 
 const usage = `usage: npm run admin -- <command> [flags]
 
@@ -73,12 +72,7 @@ async function main(): Promise<void> {
         if (plan.length > 0) {
           const address = process.env.EXECUTION_GRPC_URL ?? devFile.execution_grpc_url;
           if (!address) throw new Error('--accounts needs the running stack: set EXECUTION_GRPC_URL or run `npm start`');
-          const execution = createServiceClient<ExecutionServiceDefinition>(
-            'execution/v1/execution.proto',
-            'mtx.execution.v1.ExecutionService',
-            address,
-            15_000,
-          );
+          const execution = connectService('execution', address, 15_000);
           try {
             accounts = await connectDemoAccounts(execution, customer.customer_id, plan);
           } finally {
