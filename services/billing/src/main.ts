@@ -1,6 +1,6 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
-import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
@@ -45,7 +45,7 @@ function withCrashAfterDebit(wallet: WalletPort, customerPrefix: string): Wallet
   };
 }
 
-runMain(logger, async () => {
+runService(logger, async () => {
   const config = loadBillingConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const database = mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'billing'));
@@ -64,15 +64,14 @@ runMain(logger, async () => {
   const server = await app.listen(`${config.GRPC_HOST}:${config.GRPC_PORT}`);
   await app.start();
   logger.info({ port: server.port, scheduler: config.SCHEDULER_ENABLED }, 'billing listening');
-  handleShutdownSignals(
-    logger,
-    async () => {
+  return {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    stop: async () => {
       await app.close();
       await nats.drain().catch(() => undefined);
       walletClient.close();
       executionClient.close();
       await mongo.close();
     },
-    config.SHUTDOWN_GRACE_MS,
-  );
+  };
 });

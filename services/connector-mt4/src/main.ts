@@ -1,14 +1,14 @@
 import '@mtx/shared/instrumentation';
 import { loadConnectorConfig } from '@mtx/connector-runtime/config';
-import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { startConnectorMt4 } from './app';
 
 const logger = createLogger('connector-mt4');
 
-runMain(logger, async () => {
+runService(logger, async () => {
   const config = loadConnectorConfig('mt4');
   const app = await startConnectorMt4({ config, logger });
   logger.info({ health_port: app.healthPort, broker: config.BROKER_SIM_GRPC_URL }, 'connector-mt4 ready');
-  handleShutdownSignals(logger, () => app.close(config.SHUTDOWN_GRACE_MS), config.SHUTDOWN_GRACE_MS);
+  return { graceMs: config.SHUTDOWN_GRACE_MS, stop: (graceMs) => app.close(graceMs) };
 });

@@ -1,6 +1,6 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
-import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { createSandboxApp, postbackUrlOf } from './app';
@@ -8,7 +8,7 @@ import { developmentPostbackSecret, loadSandboxConfig } from './config';
 
 const logger = createLogger('crypto-sandbox');
 
-runMain(logger, async () => {
+runService(logger, async () => {
   const config = loadSandboxConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const sandbox = await createSandboxApp({
@@ -21,12 +21,11 @@ runMain(logger, async () => {
   if (config.POSTBACK_SECRET === developmentPostbackSecret)
     logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
   logger.info({ port: config.PORT, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening');
-  handleShutdownSignals(
-    logger,
-    async () => {
+  return {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    stop: async () => {
       await sandbox.close();
       await mongo.close();
     },
-    config.SHUTDOWN_GRACE_MS,
-  );
+  };
 });

@@ -1,5 +1,5 @@
 import '@mtx/shared/instrumentation';
-import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
@@ -8,20 +8,19 @@ import { loadExecutionConfig } from './config';
 
 const logger = createLogger('execution');
 
-runMain(logger, async () => {
+runService(logger, async () => {
   const config = loadExecutionConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'execution', logger);
   const app = createExecutionApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'execution')), nats, logger });
   const port = await app.listen(config.GRPC_PORT, config.HOST);
   logger.info({ port, deadline_ms: config.EXECUTION_DEADLINE_MS, seats_required: config.SEATS_REQUIRED }, 'execution listening');
-  handleShutdownSignals(
-    logger,
-    async () => {
-      await app.close(config.SHUTDOWN_GRACE_MS);
+  return {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    stop: async (graceMs) => {
+      await app.close(graceMs);
       await nats.drain().catch(() => undefined);
       await mongo.close();
     },
-    config.SHUTDOWN_GRACE_MS,
-  );
+  };
 });

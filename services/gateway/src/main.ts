@@ -1,5 +1,5 @@
 import '@mtx/shared/instrumentation';
-import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { buildGateway } from './app';
 import { loadGatewayConfig } from './config';
@@ -8,7 +8,7 @@ import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 const logger = createLogger('gateway');
 
-runMain(logger, async () => {
+runService(logger, async () => {
   const config = loadGatewayConfig();
   const connected = await connectGatewayDependencies(config, { logger });
   const app = await buildGateway(connected.dependencies);
@@ -22,14 +22,13 @@ runMain(logger, async () => {
   idempotencySweep.start();
   await app.listen({ port: config.PORT, host: config.HOST });
   logger.info({ port: config.PORT }, 'gateway listening');
-  handleShutdownSignals(
-    logger,
-    async () => {
+  return {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    stop: async () => {
       await idempotencySweep.stop();
       // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones.
       await app.close();
       await connected.close();
     },
-    config.SHUTDOWN_GRACE_MS,
-  );
+  };
 });

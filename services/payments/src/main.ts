@@ -2,7 +2,7 @@ import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
 import { createServiceClient, startGrpcServer } from '@mtx/shared/grpc';
 import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
-import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
@@ -12,7 +12,7 @@ import { grpcServices } from '@mtx/shared/grpc-services';
 
 const logger = createLogger('payments');
 
-runMain(logger, async () => {
+runService(logger, async () => {
   const config = loadPaymentsConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'payments', logger);
@@ -40,15 +40,14 @@ runMain(logger, async () => {
   if (config.POSTBACK_SECRET === developmentPostbackSecret)
     logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
   logger.info({ port: server.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening');
-  handleShutdownSignals(
-    logger,
-    async () => {
-      await server.close(config.SHUTDOWN_GRACE_MS);
+  return {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    stop: async (graceMs) => {
+      await server.close(graceMs);
       await app.stopBackgroundWork();
       wallet.close();
       await nats.drain().catch(() => undefined);
       await mongo.close();
     },
-    config.SHUTDOWN_GRACE_MS,
-  );
+  };
 });

@@ -1,7 +1,7 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
 import { startGrpcServer } from '@mtx/shared/grpc';
-import { handleShutdownSignals, runMain } from '@mtx/shared/lifecycle';
+import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
@@ -10,7 +10,7 @@ import { loadWalletConfig } from './config';
 
 const logger = createLogger('wallet');
 
-runMain(logger, async () => {
+runService(logger, async () => {
   const config = loadWalletConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'wallet', logger);
@@ -29,14 +29,13 @@ runMain(logger, async () => {
   if (config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE)
     logger.warn({ prefix: config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE }, 'fault injection armed: crash after ledger write');
   logger.info({ port: server.port }, 'wallet listening');
-  handleShutdownSignals(
-    logger,
-    async () => {
-      await server.close(config.SHUTDOWN_GRACE_MS);
+  return {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    stop: async (graceMs) => {
+      await server.close(graceMs);
       await app.stopBackgroundWork();
       await nats.drain().catch(() => undefined);
       await mongo.close();
     },
-    config.SHUTDOWN_GRACE_MS,
-  );
+  };
 });
