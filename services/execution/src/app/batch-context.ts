@@ -1,7 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
-import type { AccountRegistry, ResolvedAccount } from '../domain/accounts';
-import type { TerminalClient } from '../domain/terminals';
+import type { AccountRegistry, ResolvedAccount } from './accounts';
+import type { TerminalClient } from '../clients/terminals';
 import type { ExecutionStore } from '../store/execution-store';
 
 /** What every part of the batch service is given. */

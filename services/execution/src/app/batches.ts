@@ -1,5 +1,5 @@
 import { AppError } from '@mtx/shared/errors';
-import type { ResolvedAccount } from '../domain/accounts';
+import type { ResolvedAccount } from './accounts';
 import type { BatchView, CloseOrdersResult, PlaceOrdersResult } from '../domain/results';
 import type { CloseOrdersInput, PlaceOrdersInput } from '../domain/validation';
 import type { BatchServiceOptions } from './batch-context';

@@ -1,8 +1,8 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { connectorCodecs, type CloseAccountStatus } from '@mtx/shared/connector/messages';
 import { AppError } from '@mtx/shared/errors';
-import type { ResolvedAccount } from '../domain/accounts';
-import { countOutcomes } from '../domain/metrics';
+import type { ResolvedAccount } from './accounts';
+import { countOutcomes } from './metrics';
 import {
   closeResultOf,
   closeSummary,
@@ -11,7 +11,7 @@ import {
   type CloseAccountResult,
   type CloseOrdersResult,
 } from '../domain/results';
-import type { TerminalResponse } from '../domain/terminals';
+import type { TerminalResponse } from '../clients/terminals';
 import { validateCloseOrders, type CloseOrdersInput, type NormalizedCloseAccount } from '../domain/validation';
 import type { Platform, UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions, ResolveOwned } from './batch-context';

@@ -1,10 +1,10 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { connectorCodecs } from '@mtx/shared/connector/messages';
 import { retcode } from '@mtx/shared/trading';
-import type { ResolvedAccount } from '../domain/accounts';
-import { countOutcomes } from '../domain/metrics';
+import type { ResolvedAccount } from './accounts';
+import { countOutcomes } from './metrics';
 import { describeFailure, legResultOf, placeSummary, plainLeg, type OrderLegResult, type PlaceOrdersResult } from '../domain/results';
-import type { TerminalResponse } from '../domain/terminals';
+import type { TerminalResponse } from '../clients/terminals';
 import { validatePlaceOrders, type NormalizedLeg, type PlaceOrdersInput } from '../domain/validation';
 import type { StoredLeg, UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions, ResolveOwned } from './batch-context';

@@ -13,3 +13,10 @@ export interface StoredLeg {
   operation: string;
   volume: number;
 }
+
+/** What one NATS request to a terminal came back with: a reply, or why there was none. */
+export type TerminalResponse =
+  | { kind: 'reply'; data: Uint8Array }
+  | { kind: 'no_responders' }
+  | { kind: 'timeout' }
+  | { kind: 'service_error'; code: number; message: string };

@@ -1,7 +1,6 @@
 import type { CloseAccountStatus, CloseReplyMessage, LegResultMessage, TicketResultMessage } from '@mtx/shared/connector/messages';
 import { retcodeDescription } from '@mtx/shared/trading';
-import type { Platform, StoredLeg } from './model';
-import type { TerminalResponse } from './terminals';
+import type { Platform, StoredLeg, TerminalResponse } from './model';
 
 /** What a batch answers: per-leg and per-account results and their summaries, built from terminal replies. Pure. */
 

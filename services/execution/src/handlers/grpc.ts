@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
 import type { Logger } from '@mtx/shared/logger';
-import { accountView, type AccountRegistry } from '../domain/accounts';
+import { accountView, type AccountRegistry } from '../app/accounts';
 import type { BatchService } from '../app/batches';
 
 function requireCustomer(request: { customer_id?: string }): string {

@@ -3,13 +3,10 @@ import { createInbox, type Msg, type NatsConnection, type Subscription } from 'n
 import { terminalSubject, type ConnectorOp } from '@mtx/shared/connector/messages';
 import type { Logger } from '@mtx/shared/logger';
 import { injectTraceHeaders, natsHeaders } from '@mtx/shared/nats';
-import { executionMetrics } from './metrics';
+import { executionMetrics } from '../app/metrics';
+import type { TerminalResponse } from '../domain/model';
 
-export type TerminalResponse =
-  | { kind: 'reply'; data: Uint8Array }
-  | { kind: 'no_responders' }
-  | { kind: 'timeout' }
-  | { kind: 'service_error'; code: number; message: string };
+export type { TerminalResponse } from '../domain/model';
 
 interface PendingRequest {
   resolve: (response: TerminalResponse) => void;

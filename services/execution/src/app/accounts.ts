@@ -6,8 +6,8 @@ import type { ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { AccountDocument, BillingStatus, ExecutionStore, Platform } from '../store/execution-store';
-import { randomBase62, type SecretBox } from './secrets';
-import type { TerminalClient } from './terminals';
+import { randomBase62, type SecretBox } from '../domain/secrets';
+import type { TerminalClient } from '../clients/terminals';
 
 export interface AccountView {
   id: string;
