@@ -28,7 +28,7 @@ import { addMonthsClamped } from '../../services/billing/src/domain/calendar';
 import { pointerKey, type ServerDocument } from '../../services/billing/src/domain/model';
 import { billingCollections } from '../../services/billing/src/store/billing-store';
 import { insertSharded, seedSeats, type SeedSeat } from '../../services/billing/test/seed';
-import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { currentMachine, defaultResultsDirectory, percentile, roundTo, type BenchResult, type BenchRun } from './report';

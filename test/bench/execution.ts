@@ -39,7 +39,7 @@ import { startOtlpReceiver, type OtlpReceiver } from '../../services/shared/src/
 import { createLogger } from '../../services/shared/src/logger';
 import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
-import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 

@@ -29,7 +29,7 @@ import { startLocalInfrastructure } from '../../services/devstack/src/local';
 import { startStack, type Stack } from '../../services/devstack/src/services';
 import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { createUnaryClient } from '../../services/shared/src/grpc';
-import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { auditLedger } from '../../services/wallet/src/audit';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';

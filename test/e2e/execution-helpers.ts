@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { startStack, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
-import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 
 export interface ExecutionE2e {

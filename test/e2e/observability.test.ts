@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startStack, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { eventually, startOtlpReceiver, testDatabasePrefix, type ReceivedSpan } from '@mtx/shared/testing';
-import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 
 /**

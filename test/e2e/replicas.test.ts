@@ -5,7 +5,7 @@ import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo'
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { createLogger } from '@mtx/shared/logger';
 import { testDatabasePrefix } from '@mtx/shared/testing';
-import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 
 /**

@@ -20,7 +20,7 @@ import { buildGateway } from '../../services/gateway/src/app';
 import type { GatewayApp } from '../../services/gateway/src/context';
 import { loadGatewayConfig } from '../../services/gateway/src/config';
 import { connectGatewayDependencies, type ConnectedGateway } from '../../services/gateway/src/dependencies';
-import { createCustomer, issueKey } from '../../services/gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createPaymentsApp, paymentsGrpcBinding, type PaymentsApp } from '../../services/payments/src/app';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
 import { auditLedger, createWalletApp, walletGrpcBinding, type AuditReport, type WalletApp } from '../../services/wallet/src/app';

@@ -15,7 +15,7 @@ import { startServiceProcess, startStack, type ServiceName, type ServiceProcess,
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { eventually } from '@mtx/shared/testing';
 import { signPostback } from '../../services/crypto-sandbox/src/domain/signing';
-import { issueKey } from '../../services/gateway/src/domain/customers';
+import { issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore, type GatewayStore } from '../../services/gateway/src/store/gateway-store';
 
 export const postbackSecret = 'fault-suite-postback-secret-0123456789';

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { BrokerSimConfig } from './config';
-import { Broker } from './domain/broker';
+import { Broker } from './app/broker';
 import type { PriceFeed } from './domain/prices';
 import { createBrokerSimGrpcImplementation } from './handlers/grpc';
 import { buildControlApi, type ControlApi } from './handlers/http';

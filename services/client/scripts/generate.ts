@@ -19,9 +19,9 @@ import { loadGatewayConfig } from '@mtx/gateway/src/config';
 import { backendServices } from '@mtx/gateway/src/dependencies';
 import { connectService } from '@mtx/shared/grpc-services';
 import { AuthFailureLimiter } from '@mtx/gateway/src/domain/auth-failures';
-import { createAuthenticator } from '@mtx/gateway/src/domain/authenticator';
-import { createIdempotency } from '@mtx/gateway/src/domain/idempotency';
-import { createRateLimiter } from '@mtx/gateway/src/domain/rate-limiter';
+import { createAuthenticator } from '@mtx/gateway/src/app/authenticator';
+import { createIdempotency } from '@mtx/gateway/src/app/idempotency';
+import { createRateLimiter } from '@mtx/gateway/src/app/rate-limiter';
 import { ReadModel } from '@mtx/gateway/src/domain/read-model';
 import { createGatewayStore } from '@mtx/gateway/src/store/gateway-store';
 

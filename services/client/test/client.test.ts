@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer, issueKey } from '../../gateway/src/domain/customers';
+import { createCustomer, issueKey } from '../../gateway/src/app/customers';
 import { startGatewayHarness, type GatewayHarness } from '../../gateway/test/helpers';
 import { MtxClient, type ClientOptions } from '../src/client';
 import { ApiConnectionError, ApiError } from '../src/errors';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
 import { principalOf } from '../src/context';
-import { revokeKey } from '../src/domain/customers';
+import { revokeKey } from '../src/app/customers';
 import { hashKey } from '../src/domain/keys';
 import { startGatewayHarness, type GatewayHarness } from './helpers';
 
@@ -108,7 +108,7 @@ describe('authentication', () => {
   });
 
   it('refuses a revoked key once the cache window has passed', async () => {
-    const { issueKey } = await import('../src/domain/customers');
+    const { issueKey } = await import('../src/app/customers');
     const extra = await issueKey(harness.connected.dependencies.store, harness.customer.customer_id, 'read', harness.clock);
     expect((await harness.app.inject({ method: 'GET', url: '/v1/test-read', headers: bearer(extra.key) })).statusCode).toBe(200);
     await revokeKey(harness.connected.dependencies.store, extra.key_id, harness.clock);

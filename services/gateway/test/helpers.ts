@@ -6,7 +6,7 @@ import { buildGateway } from '../src/app';
 import type { GatewayApp } from '../src/context';
 import { loadGatewayConfig, type GatewayConfig } from '../src/config';
 import { connectGatewayDependencies, type ConnectedGateway } from '../src/dependencies';
-import { createCustomer, issueKey } from '../src/domain/customers';
+import { createCustomer, issueKey } from '../src/app/customers';
 
 export interface GatewayHarness {
   app: GatewayApp;

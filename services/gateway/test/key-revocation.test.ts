@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { revoke } from '../src/admin/commands';
-import { issueKey } from '../src/domain/customers';
+import { issueKey } from '../src/app/customers';
 import { startGatewayHarness, type GatewayHarness } from './helpers';
 
 /**

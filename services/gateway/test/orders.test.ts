@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { AppError } from '@mtx/shared/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
-import { createCustomer, issueKey } from '../src/domain/customers';
+import { createCustomer, issueKey } from '../src/app/customers';
 import { startGatewayHarness, type GatewayHarness } from './helpers';
 
 let stack: ExecutionStack;

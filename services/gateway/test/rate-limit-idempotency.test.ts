@@ -3,8 +3,8 @@ import { ManualClock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
-import { createIdempotency } from '../src/domain/idempotency';
-import { createRateLimiter } from '../src/domain/rate-limiter';
+import { createIdempotency } from '../src/app/idempotency';
+import { createRateLimiter } from '../src/app/rate-limiter';
 import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
 
 let mongo: MongoClient;

@@ -4,7 +4,7 @@ import { ManualClock } from '@mtx/shared/clock';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
 import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
-import { createRateLimiter, rateLimitWaitersMax, type RateLimitDecision } from '../src/domain/rate-limiter';
+import { createRateLimiter, rateLimitWaitersMax, type RateLimitDecision } from '../src/app/rate-limiter';
 import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
 
 const windowMs = 60_000;

@@ -3,7 +3,7 @@ import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { tracedGrpcImplementation } from '@mtx/shared/telemetry';
 import type { ServerDefinition } from '../domain/catalog';
-import { type Broker, BrokerError, type TradeCall } from '../domain/broker';
+import { type Broker, BrokerError, type TradeCall } from '../app/broker';
 import { createTerminalStreams } from './terminal-stream';
 import type { AccountState, PendingOrder, Position, RequestRecord, TradeError, TradeOutcome } from '../domain/engine';
 import type { Mt4OrderCloseRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderCloseRequest';

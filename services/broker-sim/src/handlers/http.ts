@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '@mtx/shared/logger';
 import { instruments } from '../domain/catalog';
-import { type Broker, BrokerError, type FaultSettings } from '../domain/broker';
+import { type Broker, BrokerError, type FaultSettings } from '../app/broker';
 import { renderServer } from './grpc';
 
 const accountParams = {

@@ -3,7 +3,7 @@ import type { ServiceClient } from '@mtx/shared/grpc';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
 import { publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
-import { createCustomer, issueKey, revokeKey } from '../domain/customers';
+import { createCustomer, issueKey, revokeKey } from '../app/customers';
 import { keyRevokedSubject } from '../handlers/announcements';
 import type { KeyLevel } from '../domain/keys';
 

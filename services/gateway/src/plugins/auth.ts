@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import { AppError } from '@mtx/shared/errors';
-import type { Principal } from '../domain/authenticator';
+import type { Principal } from '../app/authenticator';
 import fp from 'fastify-plugin';
 import type { GatewayApp, GatewayDependencies } from '../context';
 

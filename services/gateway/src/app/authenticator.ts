@@ -1,7 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
-import { digestsEqual, hashKey, keyLevelOf, keyShapeValid, type KeyLevel } from './keys';
+import { digestsEqual, hashKey, keyLevelOf, keyShapeValid, type KeyLevel } from '../domain/keys';
 
 export interface Principal {
   customer_id: string;

@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Clock } from '@mtx/shared/clock';
 import type { AccountDocument, FileJournal } from '../store/journal';
-import { findServer, type MarginMode, type ServerDefinition } from './catalog';
-import { AccountState, roundMoney, type AccountRecord, type Effect } from './engine';
-import { BrokerError } from './errors';
+import { findServer, type MarginMode, type ServerDefinition } from '../domain/catalog';
+import { AccountState, roundMoney, type AccountRecord, type Effect } from '../domain/engine';
+import { BrokerError } from '../domain/errors';
 
 const scrypt = promisify(crypto.scrypt) as (password: string, salt: string, length: number) => Promise<Buffer>;
 

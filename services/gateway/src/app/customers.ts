@@ -1,6 +1,6 @@
 import { AppError } from '@mtx/shared/errors';
 import { insertIfAbsent, type GatewayStore } from '../store/gateway-store';
-import { generateKey, hashKey, keyHint, newCustomerId, newKeyId, type KeyLevel } from './keys';
+import { generateKey, hashKey, keyHint, newCustomerId, newKeyId, type KeyLevel } from '../domain/keys';
 
 export interface IssuedKey {
   key_id: string;

@@ -3,7 +3,7 @@ import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import type { FileJournal } from '../store/journal';
 import { AccountBook, accountKey, type AccountInput } from './account-book';
-import { findServer, findSymbol, servers, type ServerDefinition, type SymbolSpec } from './catalog';
+import { findServer, findSymbol, servers, type ServerDefinition, type SymbolSpec } from '../domain/catalog';
 import {
   type AccountState,
   accountFigures,
@@ -21,14 +21,14 @@ import {
   type RequestRecord,
   type TradeError,
   type TradeOutcome,
-} from './engine';
-import { BrokerError } from './errors';
-import { FaultBook, holdAnswer, type FaultSettings } from './faults';
-import { PriceFeed } from './prices';
-import { seedOrderEffects, seedPositionEffects, type SeedOrderInput, type SeedPositionInput } from './seeding';
+} from '../domain/engine';
+import { BrokerError } from '../domain/errors';
+import { FaultBook, holdAnswer, type FaultSettings } from '../domain/faults';
+import { PriceFeed } from '../domain/prices';
+import { seedOrderEffects, seedPositionEffects, type SeedOrderInput, type SeedPositionInput } from '../domain/seeding';
 
-export type { FaultSettings } from './faults';
-export { BrokerError } from './errors';
+export type { FaultSettings } from '../domain/faults';
+export { BrokerError } from '../domain/errors';
 
 export interface TradeCall {
   sessionId: string;
