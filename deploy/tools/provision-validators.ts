@@ -26,6 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { cacheDirectory, repositoryRoot } from '../../services/shared/src/infra/paths';
+import { makeWritable, withDirectoryLock } from '../../services/devstack/src/tool-cache';
 
 const run = promisify(execFile);
 
@@ -153,15 +154,6 @@ async function timed<T>(label: string, work: () => Promise<T>, progress: Progres
   } finally {
     clearInterval(heartbeat);
   }
-}
-
-function makeWritable(directory: string): void {
-  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    fs.chmodSync(full, entry.isDirectory() ? 0o755 : 0o644);
-    if (entry.isDirectory()) makeWritable(full);
-  }
-  fs.chmodSync(directory, 0o755);
 }
 
 /** Writes to a temporary name and renames, so a crash never leaves a half-written file that looks complete. */
@@ -322,46 +314,6 @@ async function fetchKubernetesSchemas(progress: Progress): Promise<void> {
   }
 }
 
-async function withLock<T>(work: () => Promise<T>): Promise<T> {
-  const lock = path.join(cacheDirectory, 'provision-validators.lock');
-  fs.mkdirSync(cacheDirectory, { recursive: true });
-  const deadline = Date.now() + 20 * 60_000;
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch {
-      let holder = 0;
-      try {
-        holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8').trim() || '0');
-      } catch {
-        // the holder has not written its pid yet
-      }
-      if (holder && !isAlive(holder)) {
-        fs.rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`lock ${lock} held too long by pid ${holder}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    return await work();
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function requireGo(): Promise<void> {
   let version: string;
   try {
@@ -385,7 +337,7 @@ function missingParts(): string[] {
 /** Provides every validator, building or fetching only what is missing; a no-op when all are cached. */
 export async function provisionValidators(progress: Progress = defaultProgress): Promise<ValidatorPaths> {
   if (missingParts().length > 0) {
-    await withLock(async () => {
+    await withDirectoryLock(path.join(cacheDirectory, 'provision-validators.lock'), async () => {
       const missing = missingParts();
       if (missing.length === 0) return;
       progress(`providing ${missing.join(', ')} into ${path.relative(repositoryRoot, toolsDirectory)}`);

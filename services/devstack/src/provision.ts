@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { cacheDirectory } from '@mtx/shared/infra/paths';
+import { makeWritable, withDirectoryLock } from './tool-cache';
 
 const run = promisify(execFile);
 
@@ -126,56 +127,12 @@ function applySourcePatch(sourceDirectory: string, patch: { file: string; find: 
   fs.writeFileSync(file, text.replace(patch.find, patch.replace));
 }
 
-function makeWritable(directory: string): void {
-  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    fs.chmodSync(full, entry.isDirectory() ? 0o755 : 0o644);
-    if (entry.isDirectory()) makeWritable(full);
-  }
-  fs.chmodSync(directory, 0o755);
-}
-
-async function withLock<T>(work: () => Promise<T>): Promise<T> {
-  const lock = path.join(cacheDirectory, 'provision.lock');
-  fs.mkdirSync(cacheDirectory, { recursive: true });
-  const deadline = Date.now() + 20 * 60_000;
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch {
-      const holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8').trim() || '0');
-      if (!holder || !isAlive(holder)) {
-        fs.rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`provisioning lock ${lock} held too long by pid ${holder}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    return await work();
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Builds whatever pinned tool is missing; a no-op when both binaries are already in the cache. */
 export async function provisionTools(progress: Progress = defaultProgress): Promise<Record<ToolName, string>> {
   const names = Object.keys(tools) as ToolName[];
   const missing = names.filter((name) => !fs.existsSync(toolPath(name)));
   if (missing.length > 0) {
-    await withLock(async () => {
+    await withDirectoryLock(path.join(cacheDirectory, 'provision.lock'), async () => {
       for (const [index, name] of missing.entries()) {
         if (fs.existsSync(toolPath(name))) continue;
         progress(
