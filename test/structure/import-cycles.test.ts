@@ -2,25 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../services/shared/src/infra/paths';
+import { servicesDirectory, sourceFiles } from './source-files';
 
 /**
  * No import cycle anywhere in the services' sources. A cycle is how a layer starts to lean on the one above it
  * (a handler on the app that registers it), and modules in a cycle load half-initialised. Type-only imports count
  * too: they tie the modules together just the same for a reader.
  */
-
-const servicesDirectory = path.join(repositoryRoot, 'services');
-
-function sourceFiles(directory: string): string[] {
-  const files: string[] = [];
-  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
-    if (['node_modules', 'dist', 'generated'].includes(entry.name)) continue;
-    const full = path.join(directory, entry.name);
-    if (entry.isDirectory()) files.push(...sourceFiles(full));
-    else if (entry.name.endsWith('.ts')) files.push(full);
-  }
-  return files;
-}
 
 /** Workspace package name → its source folder, from each package.json. */
 function workspacePackages(): Map<string, string> {

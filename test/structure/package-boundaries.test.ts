@@ -2,23 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../services/shared/src/infra/paths';
+import { servicesDirectory, sourceFiles } from './source-files';
 
 /**
  * A workspace package reaches another only through its package name (`@mtx/gateway/...`), never by a relative
  * path into the other's folder, and only if it lists it as a dependency: the dependency lists then say what
  * depends on what.
  */
-const servicesDirectory = path.join(repositoryRoot, 'services');
-
-function files(directory: string): string[] {
-  if (!fs.existsSync(directory)) return [];
-  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    if (['node_modules', 'dist', 'generated'].includes(entry.name)) return [];
-    const full = path.join(directory, entry.name);
-    return entry.isDirectory() ? files(full) : entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
 describe('workspace package boundaries', () => {
   const packages = fs
     .readdirSync(servicesDirectory)
@@ -34,7 +24,7 @@ describe('workspace package boundaries', () => {
     const crossings: string[] = [];
     for (const folder of packages) {
       const root = path.join(servicesDirectory, folder);
-      for (const file of ['src', 'scripts', 'examples'].flatMap((part) => files(path.join(root, part)))) {
+      for (const file of ['src', 'scripts', 'examples'].flatMap((part) => sourceFiles(path.join(root, part)))) {
         for (const match of fs.readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
           const target = path.resolve(path.dirname(file), match[1]!);
           if (!target.startsWith(root + path.sep)) crossings.push(`${path.relative(repositoryRoot, file)} → ${match[1]}`);
@@ -52,7 +42,7 @@ describe('workspace package boundaries', () => {
       const own = manifest(folder);
       const declared = new Set([...Object.keys(own.dependencies ?? {}), ...Object.keys(own.devDependencies ?? {})]);
       const root = path.join(servicesDirectory, folder);
-      for (const file of ['src', 'scripts', 'examples'].flatMap((part) => files(path.join(root, part)))) {
+      for (const file of ['src', 'scripts', 'examples'].flatMap((part) => sourceFiles(path.join(root, part)))) {
         for (const match of fs.readFileSync(file, 'utf8').matchAll(/from '(@mtx\/[a-z-]+)/g)) {
           const name = match[1]!;
           if (name !== own.name && names.has(name) && !declared.has(name))
