@@ -310,6 +310,9 @@ export class RenewalEngine {
   private async deliverNotice(seat: SeatDocument, now: Date): Promise<void> {
     const notice = seat.notice;
     if (!notice) return;
+    // Billing's own answers change before execution acts on the new status, so a client that sees its orders
+    // accepted (or refused) again never reads the old status from GET /v1/subscription.
+    await this.store.bumpRevision(seat.customer_id);
     try {
       await this.execution.setAccountBillingStatus(seat.customer_id, notice.account_id, notice.status);
     } catch (error) {
