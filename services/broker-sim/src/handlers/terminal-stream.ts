@@ -70,11 +70,24 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
         EventEmitter;
       terminal.calls.set(callId, call);
       const remainingMs = Number(frame.deadline_unix_ms) > 0 ? Number(frame.deadline_unix_ms) - Date.now() : 0;
-      const deadline = remainingMs > 0 ? setTimeout(() => call.emit('cancelled'), remainingMs) : undefined;
+      // As with a unary call past its deadline, the caller gets DEADLINE_EXCEEDED and never a late answer, even
+      // when this timer fires before the caller's own.
+      let answered = false;
+      const deadline =
+        remainingMs > 0
+          ? setTimeout(() => {
+              if (answered) return;
+              answered = true;
+              answer({ call_id: callId, code: grpc.status.DEADLINE_EXCEEDED, message: 'deadline exceeded' });
+              call.emit('cancelled');
+            }, remainingMs)
+          : undefined;
       deadline?.unref();
       handler(call, (error, value) => {
         clearTimeout(deadline);
         terminal.calls.delete(callId);
+        if (answered) return;
+        answered = true;
         if (error) {
           const failed = error as { code?: number; details?: string; message?: string };
           answer({ call_id: callId, code: failed.code ?? grpc.status.UNKNOWN, message: failed.details || failed.message || 'call failed' });
