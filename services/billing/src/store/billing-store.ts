@@ -144,7 +144,7 @@ export class BillingStore {
     const freshMs = this.options.viewFreshMs ?? 0;
     const remembered = this.views.get(customerId);
     if (options.fresh && remembered && this.views.trusted(customerId, remembered)) return remembered.view;
-    const verifiedAtMs = performance.now();
+    const verified = this.views.begin();
     const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
     if (!customer) {
       const view = emptyView(customerId);
@@ -152,7 +152,7 @@ export class BillingStore {
       if (freshMs > 0)
         this.views.remember(customerId, {
           revision: null,
-          verifiedAtMs,
+          verified,
           seatIds: [],
           serverIds: [],
           releasedIds: new Set(),
@@ -163,7 +163,7 @@ export class BillingStore {
     }
     const cached = this.views.get(customerId);
     if (cached && cached.revision === customer.revision) {
-      this.views.confirm(customerId, cached, verifiedAtMs);
+      this.views.confirm(customerId, cached, verified);
       return cached.view;
     }
     const [seatIds, serverIds, settings] = await Promise.all([
@@ -206,7 +206,7 @@ export class BillingStore {
     };
     this.views.remember(customerId, {
       revision: customer.revision,
-      verifiedAtMs,
+      verified,
       seatIds,
       serverIds,
       releasedIds,

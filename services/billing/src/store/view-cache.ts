@@ -1,12 +1,12 @@
-import { ChangeLog } from '@mtx/shared/change-log';
+import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
 import type { CustomerView } from '../domain/model';
 
 /** A customer's joined view as last read, with what a reload needs to skip. */
 export interface CachedView {
   /** null: the customer had no billing document (nothing bought yet). */
   revision: string | null;
-  /** When the revision was last confirmed against the store (performance.now()). */
-  verifiedAtMs: number;
+  /** When the read that last confirmed the revision against the store began. */
+  verified: FreshnessStamp;
   seatIds: string[];
   serverIds: string[];
   /** Released items never change again, so a reload skips them. */
@@ -18,18 +18,24 @@ export interface CachedView {
 /**
  * Each customer's joined view, kept while the customer's revision token is unchanged: bounded (least recently
  * used out), and told of every revision change this replica writes or hears of, so a fresh read never trusts a
- * view loaded before a change, even one stored after it (a read that raced the write).
+ * view loaded before a change, even one stored after it (a read that raced the write): the shared `Freshness`
+ * rule. A view that is not trusted is still kept as the base of the next reload, which skips what cannot change.
  */
 export class CustomerViewCache {
   private readonly entries = new Map<string, CachedView>();
-  private readonly changes: ChangeLog;
+  private readonly freshness: Freshness;
 
   constructor(
     private readonly entriesMax: number,
     /** How long a fresh read trusts an entry without re-reading the revision; 0: never. */
-    private readonly freshMs: number,
+    freshMs: number,
   ) {
-    this.changes = new ChangeLog(entriesMax);
+    this.freshness = new Freshness(freshMs, entriesMax);
+  }
+
+  /** Taken before the read that loads or confirms a view. */
+  begin(): FreshnessStamp {
+    return this.freshness.begin();
   }
 
   get(customerId: string): CachedView | undefined {
@@ -37,8 +43,8 @@ export class CustomerViewCache {
   }
 
   /** Marks an entry just confirmed against the store, and most recently used. */
-  confirm(customerId: string, entry: CachedView, verifiedAtMs: number): void {
-    entry.verifiedAtMs = verifiedAtMs;
+  confirm(customerId: string, entry: CachedView, verified: FreshnessStamp): void {
+    entry.verified = verified;
     this.entries.delete(customerId);
     this.entries.set(customerId, entry);
   }
@@ -56,7 +62,7 @@ export class CustomerViewCache {
 
   /** A revision change, this replica's or announced by another: what was loaded before it is not trusted. */
   noteChange(customerId: string): void {
-    this.changes.note(customerId, performance.now());
+    this.freshness.noteChange(customerId);
   }
 
   /** Another replica's revision change: a cached view of another revision is not trusted. */
@@ -66,7 +72,6 @@ export class CustomerViewCache {
 
   /** Whether a fresh read may answer from `entry` without reading the revision. */
   trusted(customerId: string, entry: CachedView): boolean {
-    if (this.freshMs <= 0 || performance.now() - entry.verifiedAtMs > this.freshMs) return false;
-    return entry.verifiedAtMs > this.changes.lastChange(customerId);
+    return this.freshness.trusts(customerId, entry.verified);
   }
 }

@@ -1,4 +1,4 @@
-import { ChangeLog } from '@mtx/shared/change-log';
+import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
 
 /**
  * A per-customer read model: the last composed answer of a read route (GET /v1/wallet), served from memory
@@ -6,10 +6,10 @@ import { ChangeLog } from '@mtx/shared/change-log';
  * NATS (wallet movements, top-up changes, billing revisions) and this gateway's own writes invalidate at once,
  * so `freshMs` only bounds how long a lost announcement can leave an answer stale.
  *
- * Two rules keep a stale answer from being stored after an invalidation: every invalidation takes a number
- * from one counter, and a load may store its answer only if no invalidation of its customer came after the
- * load started; and an invalidation detaches the load in flight, so later readers start a fresh one instead
- * of joining a load that may have read the old state.
+ * Two rules keep a stale answer from being stored after an invalidation: a load may store its answer only if no
+ * invalidation of its customer came after the load started (`Freshness`, the rule every read cache here follows);
+ * and an invalidation detaches the load in flight, so later readers start a fresh one instead of joining a load
+ * that may have read the old state.
  */
 export interface ReadModelOptions {
   freshMs: number;
@@ -19,7 +19,8 @@ export interface ReadModelOptions {
 
 interface Entry<T> {
   value: T;
-  storedAtMs: number;
+  /** The change mark when its load began, and the time it was stored. */
+  stamp: FreshnessStamp;
 }
 
 export interface ReadModelStats {
@@ -32,17 +33,15 @@ export interface ReadModelStats {
 
 export class ReadModel<T> {
   private readonly entries = new Map<string, Entry<T>>();
-  private readonly loading = new Map<string, { startedAt: number; promise: Promise<T> }>();
-  // Invalidations are marked by this counter's value.
-  private readonly invalidations: ChangeLog;
-  private counter = 0;
+  private readonly loading = new Map<string, { startedAt: FreshnessStamp; promise: Promise<T> }>();
+  private readonly freshness: Freshness;
   private enabled = true;
   private readonly now: () => number;
   private readonly counts = { hits: 0, loads: 0, joined: 0, invalidations: 0 };
 
   constructor(private readonly options: ReadModelOptions) {
     this.now = options.now ?? (() => performance.now());
-    this.invalidations = new ChangeLog(options.entriesMax);
+    this.freshness = new Freshness(options.freshMs, options.entriesMax, this.now);
   }
 
   get stats(): ReadModelStats {
@@ -54,7 +53,7 @@ export class ReadModel<T> {
     if (!this.enabled || this.options.freshMs <= 0) return load();
     const entry = this.entries.get(customerId);
     if (entry) {
-      if (this.now() - entry.storedAtMs <= this.options.freshMs) {
+      if (this.freshness.trusts(customerId, entry.stamp)) {
         this.counts.hits += 1;
         return Promise.resolve(entry.value);
       }
@@ -65,12 +64,12 @@ export class ReadModel<T> {
       this.counts.joined += 1;
       return inFlight.promise;
     }
-    const startedAt = this.counter;
+    const startedAt = this.freshness.begin();
     this.counts.loads += 1;
     const promise = load().then(
       (value) => {
         if (this.loading.get(customerId)?.promise === promise) this.loading.delete(customerId);
-        if (this.enabled && this.invalidations.lastChange(customerId) <= startedAt) this.store(customerId, value);
+        if (this.enabled && this.freshness.unchangedSince(customerId, startedAt)) this.store(customerId, value, startedAt);
         return value;
       },
       (error: unknown) => {
@@ -83,17 +82,15 @@ export class ReadModel<T> {
   }
 
   invalidate(customerId: string): void {
-    this.counter += 1;
     this.counts.invalidations += 1;
     this.entries.delete(customerId);
     this.loading.delete(customerId);
-    this.invalidations.note(customerId, this.counter);
+    this.freshness.noteChange(customerId);
   }
 
   /** Forgets everything and, while disabled, answers every read by a load: for when announcements may be lost. */
   setEnabled(enabled: boolean): void {
-    this.counter += 1;
-    this.invalidations.noteAll(this.counter);
+    this.freshness.noteAllChanged();
     this.entries.clear();
     this.loading.clear();
     this.enabled = enabled;
@@ -103,9 +100,10 @@ export class ReadModel<T> {
     return this.enabled && this.options.freshMs > 0;
   }
 
-  private store(customerId: string, value: T): void {
+  private store(customerId: string, value: T, startedAt: FreshnessStamp): void {
     this.entries.delete(customerId);
-    this.entries.set(customerId, { value, storedAtMs: this.now() });
+    // Fresh for `freshMs` from when it was stored; distrusted by any change after its load began.
+    this.entries.set(customerId, { value, stamp: { mark: startedAt.mark, atMs: this.now() } });
     while (this.entries.size > this.options.entriesMax) this.entries.delete(this.entries.keys().next().value!);
   }
 }

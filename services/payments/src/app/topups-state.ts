@@ -1,7 +1,7 @@
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import { WriteGate } from '@mtx/shared/write-gate';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
-import { ChangeLog } from '@mtx/shared/change-log';
+import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
 import type { ProviderAsset } from '../providers/provider';
 import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
 
@@ -23,11 +23,10 @@ export function createTopupsState(options: TopupsOptions) {
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
   const appliedInserts = new InsertBatcher(store.appliedCredits, { gate: writeGate });
-  // Per customer: the open top-ups as last computed, and when each customer last changed (by a counter), so a
-  // computation that raced a change is not remembered as fresh.
-  const pendingFreshMs = options.pendingFreshMs ?? 0;
-  const pendingCache = new BoundedCache<{ views: TopupView[]; computedAtMs: number }>(customerHeadsCachedMax);
-  const changes = new ChangeLog(customerHeadsCachedMax);
+  // Per customer: the open top-ups as last computed, trusted under the shared freshness rule (a computation that
+  // raced a change is not remembered).
+  const pendingCache = new BoundedCache<{ views: TopupView[]; stamp: FreshnessStamp }>(customerHeadsCachedMax);
+  const pendingFreshness = new Freshness(options.pendingFreshMs ?? 0, customerHeadsCachedMax);
   // Expired top-ups whose cancellation the provider refused; retried on every expiry pass.
   const owedCancellations = new Set<string>();
   return {
@@ -47,10 +46,8 @@ export function createTopupsState(options: TopupsOptions) {
     writeGate,
     eventInserts,
     appliedInserts,
-    pendingFreshMs,
     pendingCache,
-    changes,
-    changeCounter: 0,
+    pendingFreshness,
     lastTopupId: 0,
     owedCancellations,
     /** Where the expiry sweep has got to (by expiry time, then id); starts a look-back behind now after a restart. */
@@ -62,7 +59,7 @@ export function createTopupsState(options: TopupsOptions) {
 export type TopupsState = ReturnType<typeof createTopupsState>;
 
 export function forget(state: TopupsState, customerId: string) {
-  state.changes.note(customerId, ++state.changeCounter);
+  state.pendingFreshness.noteChange(customerId);
   state.pendingCache.delete(customerId);
 }
 

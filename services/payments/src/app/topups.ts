@@ -144,10 +144,9 @@ export function createTopups(options: TopupsOptions) {
             new Date(candidate.expires_at).getTime() > now.getTime() &&
             isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now),
         );
-      const known = state.pendingFreshMs > 0 ? state.pendingCache.get(customerId) : undefined;
-      if (known && performance.now() - known.computedAtMs <= state.pendingFreshMs) return open(known.views);
-      const startedAt = state.changeCounter;
-      const computedAtMs = performance.now();
+      const known = state.pendingFreshness.enabled ? state.pendingCache.get(customerId) : undefined;
+      if (known && state.pendingFreshness.trusts(customerId, known.stamp)) return open(known.views);
+      const stamp = state.pendingFreshness.begin();
       const head = await customerHead(state, customerId);
       // Anything created before the last quote window began can no longer be awaiting coin.
       const oldestOpenMs = now.getTime() - quoteWindowMs - 60_000;
@@ -176,8 +175,8 @@ export function createTopups(options: TopupsOptions) {
         }),
       );
       const candidates = views.filter((candidate): candidate is TopupView => candidate !== null);
-      if (state.pendingFreshMs > 0 && state.changes.lastChange(customerId) <= startedAt)
-        state.pendingCache.set(customerId, { views: candidates, computedAtMs });
+      if (state.pendingFreshness.enabled && state.pendingFreshness.unchangedSince(customerId, stamp))
+        state.pendingCache.set(customerId, { views: candidates, stamp });
       return open(candidates);
     },
 

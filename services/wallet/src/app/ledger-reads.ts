@@ -102,7 +102,7 @@ export async function readHead(state: LedgerState, walletId: string): Promise<Wa
  * movement arrives by broadcast within milliseconds, and a lost broadcast is bounded by the freshness window.
  */
 export async function recentHead(state: LedgerState, walletId: string): Promise<WalletHead> {
-  const known = state.readFreshMs > 0 ? state.readHeads.get(walletId) : undefined;
-  if (known && performance.now() - known.verifiedAtMs <= state.readFreshMs) return known.head;
+  const known = state.readFreshness.enabled ? state.readHeads.get(walletId) : undefined;
+  if (known && state.readFreshness.trusts(walletId, known.stamp)) return known.head;
   return readHead(state, walletId);
 }

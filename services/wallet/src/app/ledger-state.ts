@@ -1,4 +1,5 @@
 import { AppError } from '@mtx/shared/errors';
+import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import { WriteGate } from '@mtx/shared/write-gate';
@@ -16,15 +17,17 @@ export function createLedgerState(options: LedgerOptions) {
   const { store, clock, logger } = options;
   const publishCredited = options.publishCredited ?? (() => undefined);
   const publishMoved = options.publishMoved ?? (() => undefined);
-  const readFreshMs = options.readFreshMs ?? 0;
   const queueMax = options.queueMax ?? 1_000;
   const recoveryBatch = options.recoveryBatch ?? 500;
   const crashPrefix = options.crashAfterLedgerWritePrefix ?? '';
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const heads = new BoundedCache<WalletHead>(options.headCacheMax ?? 100_000);
   const registered = new BoundedCache<true>(options.headCacheMax ?? 100_000);
-  // Read-side only: unlike `heads`, these carry no promise that the entries up to them have their pointers.
-  const readHeads = new BoundedCache<{ head: WalletHead; verifiedAtMs: number }>(options.headCacheMax ?? 100_000);
+  // Read-side only: unlike `heads`, these carry no promise that the entries up to them have their pointers. Under
+  // the shared freshness rule; no change is ever noted, because every movement's broadcast carries the new head
+  // itself (a newer sequence replaces the entry).
+  const readHeads = new BoundedCache<{ head: WalletHead; stamp: FreshnessStamp }>(options.headCacheMax ?? 100_000);
+  const readFreshness = new Freshness(options.readFreshMs ?? 0, options.headCacheMax ?? 100_000);
   const queues = new Map<string, WalletQueue>();
   // Movements of different wallets share store round trips under load (each insert keeps its own outcome), and
   // the hot path's writes take the database's write lock one command at a time (see WriteGate).
@@ -40,7 +43,7 @@ export function createLedgerState(options: LedgerOptions) {
     logger,
     publishCredited,
     publishMoved,
-    readFreshMs,
+    readFreshness,
     queueMax,
     recoveryBatch,
     crashPrefix,
@@ -65,7 +68,7 @@ export function noteReadHead(state: LedgerState, walletId: string, head: WalletH
   const known = state.readHeads.get(walletId);
   // A late broadcast or a slower read must not move a newer head back.
   if (known && known.head.sequence > head.sequence) return;
-  state.readHeads.set(walletId, { head, verifiedAtMs: performance.now() });
+  state.readHeads.set(walletId, { head, stamp: state.readFreshness.begin() });
 }
 
 /**
