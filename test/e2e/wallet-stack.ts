@@ -5,7 +5,6 @@
  * expiry are tested without waiting; the wallet runs in-process or as a real process (crash tests).
  */
 import crypto from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { ManualClock, systemClock, type Clock } from '@mtx/shared/clock';
 import { createUnaryClient, startGrpcServer, unaryHandlers, type GrpcServerHandle, type UnaryClient } from '@mtx/shared/grpc';
 import { startServiceProcess, type ServiceProcess } from '@mtx/devstack/services';
@@ -154,21 +153,19 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       const started = walletProcess;
       closers.push(() => started.stop(5_000));
     } else {
-      const config = loadWalletConfig({ MONGODB_DATABASE_PREFIX: prefix, ...options.walletEnv });
+      const config = loadWalletConfig({ MONGODB_DATABASE_PREFIX: prefix, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...options.walletEnv });
       walletApp = await createWalletApp({
         config,
         database: mongo.db(databaseName(prefix, 'wallet')),
         clock: sharedClock,
         logger: logger('wallet'),
         nats,
+        backgroundWork: false,
       });
-      const server = await startGrpcServer([{ ...walletGrpcBinding, implementation: walletApp.grpcImplementation }], '127.0.0.1:0');
-      walletAddress = `127.0.0.1:${server.port}`;
+      await walletApp.start();
+      walletAddress = `127.0.0.1:${walletApp.port}`;
       const app = walletApp;
-      closers.push(async () => {
-        await server.close(1_000);
-        await app.stopBackgroundWork();
-      });
+      closers.push(() => app.stop(1_000));
     }
     const walletClient = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, walletAddress, 10_000);
     closers.push(async () => walletClient.close());
@@ -203,6 +200,8 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       POSTBACK_SECRET: testPostbackSecret,
       POSTBACK_RETRY_BASE_MS: '50',
       POSTBACK_LATE_DELAY_MS: '300',
+      PORT: '0',
+      HOST: '127.0.0.1',
       ...options.sandboxEnv,
     });
     const sandbox = await createSandboxApp({
@@ -211,9 +210,9 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       clock: sharedClock,
       logger: logger('crypto-sandbox'),
     });
-    await sandbox.app.listen({ port: 0, host: '127.0.0.1' });
-    const sandboxUrl = `http://127.0.0.1:${(sandbox.app.server.address() as AddressInfo).port}`;
-    closers.push(() => sandbox.close());
+    await sandbox.start();
+    const sandboxUrl = `http://127.0.0.1:${sandbox.port}`;
+    closers.push(() => sandbox.stop(1_000));
 
     // Payments.
     const paymentsConfig = loadPaymentsConfig({
@@ -221,6 +220,8 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       CRYPTO_SANDBOX_URL: sandboxUrl,
       POSTBACK_SECRET: testPostbackSecret,
       WALLET_GRPC_URL: walletAddress,
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
       ...options.paymentsEnv,
     });
     const paymentsWallet = createUnaryClient<any>(
@@ -236,12 +237,12 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       logger: logger('payments'),
       wallet: paymentsWallet,
       nats,
+      backgroundWork: false,
     });
-    const paymentsServer = await startGrpcServer([{ ...paymentsGrpcBinding, implementation: payments.grpcImplementation }], '127.0.0.1:0');
-    const paymentsAddress = `127.0.0.1:${paymentsServer.port}`;
+    await payments.start();
+    const paymentsAddress = `127.0.0.1:${payments.port}`;
     closers.push(async () => {
-      await paymentsServer.close(1_000);
-      await payments.stopBackgroundWork();
+      await payments.stop(1_000);
       paymentsWallet.close();
     });
     const paymentsClient = createUnaryClient<any>(paymentsGrpcBinding.protoFile, paymentsGrpcBinding.serviceName, paymentsAddress, 10_000);

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import { announcementSubjects, publishBestEffort, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
 import { parseServerPlans } from '@mtx/shared/server-plans';
@@ -46,16 +47,13 @@ export interface BillingAppDependencies {
   instanceId?: string;
 }
 
-export interface BillingApp {
+/** `start` serves gRPC, subscribes to credit events and revision announcements, and starts the scheduler (if enabled). */
+export interface BillingApp extends ServiceApp {
   service: BillingService;
   scheduler: Scheduler;
   store: BillingStore;
-  grpcImplementation: ReturnType<typeof billingGrpcImplementation>;
-  /** Subscribes to credit events and starts the periodic scheduler (if enabled). */
-  start(): Promise<void>;
-  /** Listens for gRPC on `address` (host:port; port 0 picks one). */
-  listen(address: string): Promise<GrpcServerHandle>;
-  close(): Promise<void>;
+  /** The gRPC port it serves on, once started (GRPC_PORT 0 picks a free one). */
+  readonly port: number;
 }
 
 /** Builds billing without listening or starting anything, so tests can run several on one store. */
@@ -92,7 +90,6 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
     batchSize: config.SCHEDULER_BATCH_SIZE,
     concurrency: config.SCHEDULER_CONCURRENCY,
   });
-  const grpcImplementation = billingGrpcImplementation(service, scheduler, logger);
   let creditEvents: { close(): Promise<void> } | undefined;
   let revisionAnnouncements: { unsubscribe(): void } | undefined;
   let server: GrpcServerHandle | undefined;
@@ -100,8 +97,14 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
     service,
     scheduler,
     store,
-    grpcImplementation,
+    get port() {
+      return server?.port ?? 0;
+    },
     async start() {
+      server = await startGrpcServer(
+        [{ ...grpcServices.billing, implementation: billingGrpcImplementation(service, scheduler, logger) }],
+        `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+      );
       if (dependencies.nats && !revisionAnnouncements) {
         revisionAnnouncements = dependencies.nats.subscribe(announcementSubjects.billingChanged, {
           callback: (error, message) => {
@@ -121,13 +124,9 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       }
       if (config.SCHEDULER_ENABLED) scheduler.start(config.SCHEDULER_INTERVAL_MS);
     },
-    async listen(address: string) {
-      server = await startGrpcServer([{ ...grpcServices.billing, implementation: grpcImplementation }], address);
-      return server;
-    },
-    async close() {
+    async stop(graceMs) {
       // Stop taking calls first, then let the scheduler finish its batch and drain the credit events.
-      await server?.close(config.SHUTDOWN_GRACE_MS);
+      await server?.close(graceMs);
       await scheduler.stop();
       await creditEvents?.close();
       revisionAnnouncements?.unsubscribe();

@@ -61,13 +61,11 @@ runService(logger, async () => {
     execution: executionPortFromClient(executionClient, config.EXECUTION_DEADLINE_MS),
     nats,
   });
-  const server = await app.listen(`${config.GRPC_HOST}:${config.GRPC_PORT}`);
-  await app.start();
-  logger.info({ port: server.port, scheduler: config.SCHEDULER_ENABLED }, 'billing listening');
   return {
+    app,
     graceMs: config.SHUTDOWN_GRACE_MS,
-    stop: async () => {
-      await app.close();
+    onStarted: () => logger.info({ port: app.port, scheduler: config.SCHEDULER_ENABLED }, 'billing listening'),
+    release: async () => {
       await nats.drain().catch(() => undefined);
       walletClient.close();
       executionClient.close();

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { ManualClock } from '@mtx/shared/clock';
-import { createUnaryClient, startGrpcServer, type GrpcServerHandle, type UnaryClient } from '@mtx/shared/grpc';
+import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
@@ -16,7 +16,6 @@ import { grpcServices } from '@mtx/shared/grpc-services';
 
 export interface BillingReplica {
   app: BillingApp;
-  server: GrpcServerHandle;
   client: UnaryClient<any>;
   address: string;
 }
@@ -26,7 +25,7 @@ export interface BillingHarness {
   nats: NatsConnection;
   prefix: string;
   clock: ManualClock;
-  wallet: { app: WalletApp; server: GrpcServerHandle; client: UnaryClient<any>; address: string };
+  wallet: { app: WalletApp; client: UnaryClient<any>; address: string };
   /** The first billing replica; more come from addReplica. */
   billing: BillingReplica;
   addReplica(options?: { clock?: ManualClock }): Promise<BillingReplica>;
@@ -54,16 +53,23 @@ export async function startBillingHarness(
   const mongo = await connectMongo(inject('mongodbUrl'));
   const logger = createLogger('billing-test', { level: 'silent' });
   const nats = await connectNats(inject('natsUrl'), 'billing-test', logger);
-  const walletConfig = loadWalletConfig({ MONGODB_URL: inject('mongodbUrl'), MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  const walletConfig = loadWalletConfig({
+    MONGODB_URL: inject('mongodbUrl'),
+    MONGODB_DATABASE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+  });
   const walletApp = await createWalletApp({
     config: walletConfig,
     database: mongo.db(databaseName(prefix, 'wallet')),
     clock: { now: () => new Date() },
     logger,
     nats,
+    backgroundWork: false,
   });
-  const walletServer = await startGrpcServer([{ ...walletGrpcBinding, implementation: walletApp.grpcImplementation }], '127.0.0.1:0');
-  const walletAddress = `127.0.0.1:${walletServer.port}`;
+  await walletApp.start();
+  const walletAddress = `127.0.0.1:${walletApp.port}`;
   const walletClient = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, walletAddress, 10_000);
   const clock = new ManualClock(options.start ?? '2027-03-10T09:00:00Z');
   const executionClient = createUnaryClient<any>(
@@ -80,6 +86,8 @@ export async function startBillingHarness(
       LOG_LEVEL: 'silent',
       SCHEDULER_ENABLED: 'false',
       FAILURE_BACKOFF_MS: '60000',
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
       ...options.env,
     });
     const app = await createBillingApp({
@@ -92,10 +100,9 @@ export async function startBillingHarness(
       nats,
     });
     await app.start();
-    const server = await app.listen('127.0.0.1:0');
-    const address = `127.0.0.1:${server.port}`;
+    const address = `127.0.0.1:${app.port}`;
     const client = createUnaryClient<any>(grpcServices.billing.protoFile, grpcServices.billing.serviceName, address, 30_000);
-    const replica = { app, server, client, address };
+    const replica = { app, client, address };
     replicas.push(replica);
     return replica;
   };
@@ -105,7 +112,7 @@ export async function startBillingHarness(
     nats,
     prefix,
     clock,
-    wallet: { app: walletApp, server: walletServer, client: walletClient, address: walletAddress },
+    wallet: { app: walletApp, client: walletClient, address: walletAddress },
     billing,
     addReplica,
     async credit(customerId, amountEurCents, entryId) {
@@ -124,12 +131,11 @@ export async function startBillingHarness(
     async close() {
       for (const replica of replicas) {
         replica.client.close();
-        await replica.app.close();
+        await replica.app.stop(1_000);
       }
       executionClient.close();
       walletClient.close();
-      await walletServer.close(1_000);
-      await walletApp.stopBackgroundWork();
+      await walletApp.stop(1_000);
       await nats.drain().catch(() => undefined);
       await mongo
         .db(databaseName(prefix, 'billing'))

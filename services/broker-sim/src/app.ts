@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { BrokerSimConfig } from './config';
 import { Broker } from './app/broker';
@@ -10,17 +11,17 @@ import { FileJournal } from './store/journal';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
-export interface BrokerSimApp {
+/** `start` serves gRPC and the control API on HOST (the journal was loaded at creation); ports 0 pick free ones. */
+export interface BrokerSimApp extends ServiceApp {
   broker: Broker;
   control: ControlApi;
-  /** Serves gRPC and the control API (the journal was loaded at creation); ports 0 pick free ones. */
-  listen(grpcPort: number, httpPort: number, host?: string): Promise<{ grpcPort: number; httpPort: number }>;
-  close(graceMs?: number): Promise<void>;
+  /** The ports it serves on, once started. */
+  readonly ports: { grpcPort: number; httpPort: number };
 }
 
 /** Opens the journal at `journalFile` and rebuilds the brokers' state from it; nothing listens yet. */
 export async function createBrokerSimApp(options: {
-  config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS'>;
+  config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS' | 'GRPC_PORT' | 'HTTP_PORT' | 'HOST'>;
   journalFile: string;
   logger: Logger;
   clock?: Clock;
@@ -42,6 +43,7 @@ export async function createBrokerSimApp(options: {
     disconnect: () => grpcService.drainTerminals(0),
   });
   let grpcServer: GrpcServerHandle | undefined;
+  let ports = { grpcPort: 0, httpPort: 0 };
   // A slow journal must not pile ticks up: the next tick is scheduled once the previous one has applied.
   const market = new PeriodicJob({
     name: 'market tick',
@@ -56,19 +58,22 @@ export async function createBrokerSimApp(options: {
   return {
     broker,
     control,
-    async listen(grpcPort, httpPort, host = '0.0.0.0') {
+    get ports() {
+      return ports;
+    },
+    async start() {
       grpcServer = await startGrpcServer(
         [{ ...grpcServices.brokerSim, implementation: grpcService.implementation }],
-        `${host}:${grpcPort}`,
+        `${config.HOST}:${config.GRPC_PORT}`,
       );
-      await control.listen({ port: httpPort, host });
+      await control.listen({ port: config.HTTP_PORT, host: config.HOST });
       const address = control.server.address();
       if (config.PRICE_TICK_MS > 0) {
         market.start();
       }
-      return { grpcPort: grpcServer.port, httpPort: typeof address === 'object' && address ? address.port : httpPort };
+      ports = { grpcPort: grpcServer.port, httpPort: typeof address === 'object' && address ? address.port : config.HTTP_PORT };
     },
-    async close(graceMs = 5_000) {
+    async stop(graceMs) {
       await market.stop();
       // Together: the server stops taking new calls and streams while the open terminal streams are ended.
       await Promise.all([grpcServer?.close(graceMs), grpcService.drainTerminals(graceMs)]);

@@ -183,8 +183,14 @@ describe('broker-sim service', () => {
   };
 
   async function start(): Promise<void> {
-    app = await createBrokerSimApp({ config: { BROKER_SIM_LATENCY_MS: 0, PRICE_TICK_MS: 0 }, journalFile, logger, clock });
-    const ports = await app.listen(0, 0, '127.0.0.1');
+    app = await createBrokerSimApp({
+      config: { BROKER_SIM_LATENCY_MS: 0, PRICE_TICK_MS: 0, GRPC_PORT: 0, HTTP_PORT: 0, HOST: '127.0.0.1' },
+      journalFile,
+      logger,
+      clock,
+    });
+    await app.start();
+    const ports = app.ports;
     controlUrl = `http://127.0.0.1:${ports.httpPort}`;
     grpcAddress = `127.0.0.1:${ports.grpcPort}`;
     client = createUnaryClient<any>('brokersim/v1/brokersim.proto', 'mtx.brokersim.v1.BrokerSimService', grpcAddress);
@@ -199,7 +205,7 @@ describe('broker-sim service', () => {
   afterAll(async () => {
     client?.close();
     raw?.close();
-    await app?.close();
+    await app?.stop(5_000);
     fs.rmSync(journalFile, { force: true });
   });
 
@@ -467,7 +473,7 @@ describe('broker-sim service', () => {
     const before = (await control('/control/accounts/OmegaCapital-Demo/4100')).body;
     client.close();
     raw.close();
-    await app.close();
+    await app.stop(5_000);
     await start();
     const after = (await control('/control/accounts/OmegaCapital-Demo/4100')).body;
     expect(after.positions).toEqual(before.positions);
@@ -517,7 +523,7 @@ describe('broker-sim service', () => {
     const before = (await control('/control/accounts/OmegaCapital-Demo/4200')).body;
     client.close();
     raw.close();
-    await app.close();
+    await app.stop(5_000);
     // The last event again (a write retried after an unclear failure), then half a line (a crash mid-write).
     const lines = fs.readFileSync(journalFile, 'utf8').trimEnd().split('\n');
     fs.appendFileSync(journalFile, `${lines[lines.length - 1]}\n{"event":{"_id":"OmegaCapital-Demo:4200:9`);

@@ -2,13 +2,16 @@ import '@mtx/shared/instrumentation';
 import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
-import { startConnectorMt4 } from './app';
+import { createConnectorMt4 } from './app';
 
 const logger = createLogger('connector-mt4');
 
 runService(logger, async () => {
   const config = loadConnectorConfig('mt4');
-  const app = await startConnectorMt4({ config, logger });
-  logger.info({ health_port: app.healthPort, broker: config.BROKER_SIM_GRPC_URL }, 'connector-mt4 ready');
-  return { graceMs: config.SHUTDOWN_GRACE_MS, stop: (graceMs) => app.close(graceMs) };
+  const app = await createConnectorMt4({ config, logger });
+  return {
+    app,
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    onStarted: () => logger.info({ health_port: app.healthPort, broker: config.BROKER_SIM_GRPC_URL }, 'connector-mt4 ready'),
+  };
 });

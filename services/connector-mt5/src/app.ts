@@ -1,12 +1,12 @@
-import { startConnectorApp, type ConnectorApp } from '@mtx/connector-runtime/app';
+import { createConnectorApp, type ConnectorApp } from '@mtx/connector-runtime/app';
 import type { ClaimStore } from '@mtx/connector-runtime/claims';
 import type { ConnectorConfig } from '@mtx/connector-runtime/config';
 import type { Logger } from '@mtx/shared/logger';
 import { Mt5Adapter } from './domain/mt5-adapter';
 
-/** The MT5 connector: the shared connector runtime with the MT5 platform adapter. */
-export function startConnectorMt5(options: { config: ConnectorConfig; logger: Logger; claims?: ClaimStore }): Promise<ConnectorApp> {
-  return startConnectorApp({
+/** The MT5 connector: the shared connector runtime with the MT5 platform adapter, not yet serving. */
+export function createConnectorMt5(options: { config: ConnectorConfig; logger: Logger; claims?: ClaimStore }): Promise<ConnectorApp> {
+  return createConnectorApp({
     platform: 'mt5',
     config: options.config,
     logger: options.logger,

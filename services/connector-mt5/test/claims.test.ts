@@ -5,7 +5,7 @@ import { KvClaimStore } from '@mtx/connector-runtime/claims';
 import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import { connectorCodecs, terminalSubject, type CloseReplyMessage, type PlaceReplyMessage } from '@mtx/shared/connector/messages';
 import { createLogger } from '@mtx/shared/logger';
-import { startConnectorMt5 } from '../src/app';
+import { createConnectorMt5 } from '../src/app';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
 
 /** Claims per account message: one JetStream round trip per message, and a message seen before sends nothing. */
@@ -130,7 +130,7 @@ describe('claims per account message', () => {
       CONNECTOR_CLAIMS_BUCKET: `claims_r3_${process.pid}`,
       CONNECTOR_CLAIMS_REPLICAS: '3',
     });
-    await expect(startConnectorMt5({ config: tooMany, logger: silent })).rejects.toThrow(
+    await expect(createConnectorMt5({ config: tooMany, logger: silent })).rejects.toThrow(
       /CONNECTOR_CLAIMS_REPLICAS=3 is more than this NATS deployment holds/,
     );
 

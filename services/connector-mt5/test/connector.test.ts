@@ -15,7 +15,7 @@ import { closeAccountStatus } from '@mtx/connector-runtime/runtime';
 import { createLogger } from '@mtx/shared/logger';
 import { brokerSymbols, mt4ErrorToRetcode, retcodeDescription, roundVolumeDown, symbolMatches } from '@mtx/shared/trading';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
-import { startConnectorMt5 } from '../src/app';
+import { createConnectorMt5 } from '../src/app';
 
 describe('trading vocabulary', () => {
   // Brokers as broker-sim lists them: no suffix (with account-class variants listed too), `.xx`, `m`, `-ecn`.
@@ -121,7 +121,7 @@ describe('connectors over NATS', () => {
   });
 
   afterAll(async () => {
-    await secondMt5?.close(1_000);
+    await secondMt5?.stop(1_000);
     await stack?.close();
   });
 
@@ -260,10 +260,11 @@ describe('connectors over NATS', () => {
   });
 
   it('never sends a client id twice, across concurrent duplicates, replicas and a restart', async () => {
-    secondMt5 = await startConnectorMt5({
+    secondMt5 = await createConnectorMt5({
       config: loadConnectorConfig('mt5', stack.connectorEnv),
       logger: createLogger('second', { level: 'silent' }),
     });
+    await secondMt5.start();
     await place('mt5', 'acc_m5c', 'AlphaFX-Live', '9003', [{}]);
     const before = await received('AlphaFX-Live', '9003');
     const leg = { client_id: nextId('dup'), leg_index: 0, symbol: 'EURUSD', operation: 'buy', volume: 0.1 };
@@ -290,7 +291,7 @@ describe('connectors over NATS', () => {
     expect((await received('AlphaFX-Live', '9003')) - before).toBe(1);
     const deals = (await stack.control('/control/accounts/AlphaFX-Live/9003/deals')).body.deals as Array<{ clientId: string }>;
     expect(deals.filter((deal) => deal.clientId === leg.client_id)).toHaveLength(1);
-    await secondMt5.close(1_000);
+    await secondMt5.stop(1_000);
     secondMt5 = undefined;
   });
 

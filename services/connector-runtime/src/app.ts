@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { NatsConnection } from 'nats';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import { connectNats } from '@mtx/shared/nats';
 import type { AdapterFactory } from './adapter';
@@ -8,20 +9,23 @@ import { KvClaimStore, type ClaimStore } from './claims';
 import type { ConnectorConfig } from './config';
 import { ConnectorRuntime, startHealthServer } from './runtime';
 
-export interface ConnectorApp {
+/**
+ * `start` serves the NATS service and the health endpoint; `stop` stops taking requests, lets the ones in hand
+ * finish within the grace, then drains the NATS connection the connector opened.
+ */
+export interface ConnectorApp extends ServiceApp {
   runtime: ConnectorRuntime;
   sessions: SessionPool;
   nats: NatsConnection;
-  healthPort: number;
-  close(graceMs?: number): Promise<void>;
+  /** The health endpoint's port, once started (HEALTH_PORT 0 picks a free one). */
+  readonly healthPort: number;
 }
 
 /**
- * Wires a connector: NATS connection, JetStream claim bucket, broker-sim client and session pool, the NATS
- * service and the health endpoint. Shutdown stops taking requests, lets the ones in hand finish within the
- * grace, then drains NATS.
+ * Wires a connector: NATS connection, JetStream claim bucket (refused here when its settings do not fit the
+ * cluster), broker-sim client and session pool. Nothing is served until `start`.
  */
-export async function startConnectorApp(options: {
+export async function createConnectorApp(options: {
   platform: 'mt4' | 'mt5';
   config: ConnectorConfig;
   logger: Logger;
@@ -55,16 +59,21 @@ export async function startConnectorApp(options: {
     loginDeadlineMs: config.BROKER_LOGIN_DEADLINE_MS,
   });
   const runtime = new ConnectorRuntime({ platform, config, nats, logger, adapter: options.adapterFactory(client), sessions, claims });
-  await runtime.start();
-  const health = await startHealthServer(config.HEALTH_PORT, config.HOST, () => connected && !nats.isClosed() && runtime.running);
+  let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
   return {
     runtime,
     sessions,
     nats,
-    healthPort: health.port,
-    async close(graceMs = config.SHUTDOWN_GRACE_MS) {
+    get healthPort() {
+      return health?.port ?? 0;
+    },
+    async start() {
+      await runtime.start();
+      health = await startHealthServer(config.HEALTH_PORT, config.HOST, () => connected && !nats.isClosed() && runtime.running);
+    },
+    async stop(graceMs) {
       await runtime.stop(graceMs);
-      await health.close();
+      await health?.close();
       await nats.drain().catch(() => undefined);
       client.close();
     },

@@ -2,6 +2,7 @@ import Fastify, { LogController } from 'fastify';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { SandboxConfig } from './config';
@@ -20,12 +21,14 @@ export interface SandboxAppOptions {
   logger: Logger;
 }
 
-export interface SandboxApp {
+/** `start` serves HTTP on HOST:PORT (0 picks a free port); `stop` ends postback work, then the HTTP server. */
+export interface SandboxApp extends ServiceApp {
+  /** The Fastify instance, for in-process injection. */
   app: SandboxHttp;
   invoices: Invoices;
   dispatcher: PostbackDispatcher;
-  /** Stops postback work, then the HTTP server. */
-  close(): Promise<void>;
+  /** The HTTP port it serves on, once started. */
+  readonly port: number;
 }
 
 export function postbackUrlOf(config: SandboxConfig): string {
@@ -81,7 +84,15 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     app,
     invoices,
     dispatcher,
-    async close() {
+    get port() {
+      const address = app.server.address();
+      return typeof address === 'object' && address ? address.port : 0;
+    },
+    async start() {
+      await app.listen({ port: config.PORT, host: config.HOST });
+    },
+    async stop() {
+      // Postback deliveries end at their own timeout (POSTBACK_TIMEOUT_MS), under any grace the caller allows.
       await dispatcher.close();
       await app.close();
     },

@@ -17,15 +17,12 @@ runService(logger, async () => {
     clock: systemClock,
     logger,
   });
-  await sandbox.app.listen({ port: config.PORT, host: config.HOST });
   if (config.POSTBACK_SECRET === developmentPostbackSecret)
     logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
-  logger.info({ port: config.PORT, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening');
   return {
+    app: sandbox,
     graceMs: config.SHUTDOWN_GRACE_MS,
-    stop: async () => {
-      await sandbox.close();
-      await mongo.close();
-    },
+    onStarted: () => logger.info({ port: sandbox.port, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening'),
+    release: () => mongo.close(),
   };
 });

@@ -50,6 +50,8 @@ beforeAll(async () => {
     POSTBACK_LATE_DELAY_MS: '400',
     POSTBACK_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
   });
   sandbox = await createSandboxApp({
     config,
@@ -57,12 +59,12 @@ beforeAll(async () => {
     clock,
     logger: createLogger('crypto-sandbox', { level: 'silent' }),
   });
-  await sandbox.app.listen({ port: 0, host: '127.0.0.1' });
-  baseUrl = `http://127.0.0.1:${(sandbox.app.server.address() as AddressInfo).port}`;
+  await sandbox.start();
+  baseUrl = `http://127.0.0.1:${sandbox.port}`;
 });
 
 afterAll(async () => {
-  await sandbox?.close();
+  await sandbox?.stop(1_000);
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
   await mongo
     ?.db(databaseName(prefix, 'crypto-sandbox'))
@@ -280,7 +282,7 @@ describe('deposits and postbacks', () => {
       const seen = await second.invoices.get(invoice.id);
       expect(seen).toMatchObject({ id: invoice.id, address: invoice.address, status: 'pending' });
     } finally {
-      await second.close();
+      await second.stop(1_000);
     }
   });
 });

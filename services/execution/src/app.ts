@@ -2,6 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { systemClock } from '@mtx/shared/clock';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
 import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { NatsConnection } from '@mtx/shared/nats';
@@ -17,14 +18,14 @@ import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 import { connectService } from '@mtx/shared/grpc-services';
 
-export interface ExecutionApp {
+/** `start` serves gRPC on HOST:GRPC_PORT (0 picks a free port) and starts the reconciliation timer. */
+export interface ExecutionApp extends ServiceApp {
   store: ExecutionStore;
   registry: AccountRegistry;
   batches: BatchService;
   terminals: TerminalClient;
-  /** Serves gRPC on the port (0 picks a free one) and starts the reconciliation timer. */
-  listen(port: number, host?: string): Promise<number>;
-  close(graceMs?: number): Promise<void>;
+  /** The gRPC port it serves on, once started. */
+  readonly port: number;
 }
 
 /** Builds the execution service over a database and a NATS connection, without listening. */
@@ -70,7 +71,10 @@ export function createExecutionApp(options: {
     registry,
     batches,
     terminals,
-    async listen(port, host = '0.0.0.0') {
+    get port() {
+      return server?.port ?? 0;
+    },
+    async start() {
       terminals.start();
       server = await startGrpcServer(
         [
@@ -79,14 +83,13 @@ export function createExecutionApp(options: {
             implementation: createExecutionGrpcImplementation(registry, batches, logger),
           },
         ],
-        `${host}:${port}`,
+        `${config.HOST}:${config.GRPC_PORT}`,
       );
       if (config.RECONCILE_INTERVAL_MS > 0) {
         reconciliation.start();
       }
-      return server.port;
     },
-    async close(graceMs = 5_000) {
+    async stop(graceMs) {
       const reconciliationStopped = reconciliation.stop();
       // In-flight batches finish (their deadline is shorter than the grace) before the inbox goes away.
       await server?.close(graceMs);

@@ -13,12 +13,15 @@ runService(logger, async () => {
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'execution', logger);
   const app = createExecutionApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'execution')), nats, logger });
-  const port = await app.listen(config.GRPC_PORT, config.HOST);
-  logger.info({ port, deadline_ms: config.EXECUTION_DEADLINE_MS, seats_required: config.SEATS_REQUIRED }, 'execution listening');
   return {
+    app,
     graceMs: config.SHUTDOWN_GRACE_MS,
-    stop: async (graceMs) => {
-      await app.close(graceMs);
+    onStarted: () =>
+      logger.info(
+        { port: app.port, deadline_ms: config.EXECUTION_DEADLINE_MS, seats_required: config.SEATS_REQUIRED },
+        'execution listening',
+      ),
+    release: async () => {
       await nats.drain().catch(() => undefined);
       await mongo.close();
     },

@@ -9,8 +9,8 @@ import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo'
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createBrokerSimApp, type BrokerSimApp } from '../../broker-sim/src/app';
-import { startConnectorMt4 } from '../../connector-mt4/src/app';
-import { startConnectorMt5 } from '../../connector-mt5/src/app';
+import { createConnectorMt4 } from '../../connector-mt4/src/app';
+import { createConnectorMt5 } from '../../connector-mt5/src/app';
 import { createExecutionApp, type ExecutionApp } from '../src/app';
 import { loadExecutionConfig } from '../src/config';
 
@@ -50,11 +50,12 @@ export async function startExecutionStack(options: {
   const natsUrl = inject('natsUrl');
   const journalFile = path.join(inject('infrastructureDirectory'), 'broker-sim', `${prefix}journal.ndjson`);
   const broker = await createBrokerSimApp({
-    config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0 },
+    config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0, GRPC_PORT: 0, HTTP_PORT: 0, HOST: '127.0.0.1' },
     journalFile,
     logger: silent,
   });
-  const ports = await broker.listen(0, 0, '127.0.0.1');
+  await broker.start();
+  const ports = broker.ports;
   const brokerGrpcAddress = `127.0.0.1:${ports.grpcPort}`;
   const connectorEnv = {
     NATS_URL: natsUrl,
@@ -69,7 +70,8 @@ export async function startExecutionStack(options: {
   const startConnector = async (platform: 'mt4' | 'mt5') => {
     const config = loadConnectorConfig(platform, connectorEnv);
     const app =
-      platform === 'mt4' ? await startConnectorMt4({ config, logger: silent }) : await startConnectorMt5({ config, logger: silent });
+      platform === 'mt4' ? await createConnectorMt4({ config, logger: silent }) : await createConnectorMt5({ config, logger: silent });
+    await app.start();
     connectors[platform] = app;
     return app;
   };
@@ -84,11 +86,13 @@ export async function startExecutionStack(options: {
     RECONCILE_INTERVAL_MS: '0',
     RECONCILE_SETTLE_AFTER_MS: '200',
     ACCOUNT_CACHE_MS: '0',
+    HOST: '127.0.0.1',
+    GRPC_PORT: '0',
     ...options.executionEnv,
   });
   const execution = createExecutionApp({ config, database: mongo.db(databaseName(prefix, 'execution')), nats, logger: silent });
-  const port = await execution.listen(0, '127.0.0.1');
-  const executionAddress = `127.0.0.1:${port}`;
+  await execution.start();
+  const executionAddress = `127.0.0.1:${execution.port}`;
   const client = createUnaryClient<any>('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', executionAddress, 10_000);
   const controlUrl = `http://127.0.0.1:${ports.httpPort}`;
   return {
@@ -113,14 +117,14 @@ export async function startExecutionStack(options: {
     },
     startConnector,
     async stopConnector(platform) {
-      await connectors[platform]?.close(1_000);
+      await connectors[platform]?.stop(1_000);
       delete connectors[platform];
     },
     async close() {
       client.close();
-      await execution.close(1_000);
-      for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.close(1_000);
-      await broker.close(1_000);
+      await execution.stop(1_000);
+      for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.stop(1_000);
+      await broker.stop(1_000);
       await nats.close();
       for (const service of ['execution'])
         await mongo

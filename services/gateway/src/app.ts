@@ -1,4 +1,6 @@
 import Fastify, { LogController } from 'fastify';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { PeriodicJob } from '@mtx/shared/periodic-job';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomBase62 } from './domain/keys';
 import { registerRoutes } from './handlers';
@@ -46,4 +48,41 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   await app.register(openApiPlugin, { dependencies });
   await registerRoutes(app, dependencies);
   return app;
+}
+
+/** The gateway as a service: `start` serves HTTP on HOST:PORT and sweeps expired idempotency keys. */
+export interface GatewayService extends ServiceApp {
+  /** The Fastify app, for in-process injection. */
+  http: GatewayApp;
+  /** The HTTP port it serves on, once started (PORT 0 picks a free one). */
+  readonly port: number;
+}
+
+export async function createGatewayService(dependencies: GatewayDependencies): Promise<GatewayService> {
+  const { config, logger } = dependencies;
+  const http = await buildGateway(dependencies);
+  // Expiry is enforced on read; the sweep only bounds storage.
+  const idempotencySweep = new PeriodicJob({
+    name: 'idempotency sweep',
+    intervalMs: 60_000,
+    logger,
+    work: () => dependencies.idempotency.sweep(),
+  });
+  return {
+    http,
+    get port() {
+      const address = http.server.address();
+      return typeof address === 'object' && address ? address.port : 0;
+    },
+    async start() {
+      await http.listen({ port: config.PORT, host: config.HOST });
+      idempotencySweep.start();
+    },
+    async stop() {
+      await idempotencySweep.stop();
+      // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones;
+      // the grace is enforced by the caller.
+      await http.close();
+    },
+  };
 }

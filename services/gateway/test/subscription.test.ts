@@ -1,10 +1,9 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
-import { createPaymentsApp, paymentsGrpcBinding, type PaymentsApp } from '../../payments/src/app';
+import { createPaymentsApp, type PaymentsApp } from '../../payments/src/app';
 import { loadPaymentsConfig } from '../../payments/src/config';
 import { customerIdFor, startBillingHarness, type BillingHarness } from '../../billing/test/helpers';
 import { startGatewayHarness, type GatewayHarness } from './helpers';
@@ -14,7 +13,7 @@ import { startGatewayHarness, type GatewayHarness } from './helpers';
  * wallet and payments services (in-process, over gRPC sockets, on the real store).
  */
 let backends: BillingHarness;
-let payments: { app: PaymentsApp; server: GrpcServerHandle };
+let payments: PaymentsApp | undefined;
 let gateway: GatewayHarness;
 let customer: string;
 
@@ -25,6 +24,8 @@ beforeAll(async () => {
     MONGODB_DATABASE_PREFIX: backends.prefix,
     LOG_LEVEL: 'silent',
     CRYPTO_SANDBOX_URL: 'http://127.0.0.1:1',
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
   });
   const paymentsApp = await createPaymentsApp({
     config: paymentsConfig,
@@ -32,16 +33,15 @@ beforeAll(async () => {
     clock: { now: () => new Date() },
     logger: createLogger('payments', { level: 'silent' }),
     wallet: backends.wallet.client,
+    backgroundWork: false,
   });
-  payments = {
-    app: paymentsApp,
-    server: await startGrpcServer([{ ...paymentsGrpcBinding, implementation: paymentsApp.grpcImplementation }], '127.0.0.1:0'),
-  };
+  await paymentsApp.start();
+  payments = paymentsApp;
   gateway = await startGatewayHarness({
     env: {
       WALLET_GRPC_URL: backends.wallet.address,
       BILLING_GRPC_URL: backends.billing.address,
-      PAYMENTS_GRPC_URL: `127.0.0.1:${payments.server.port}`,
+      PAYMENTS_GRPC_URL: `127.0.0.1:${paymentsApp.port}`,
       GRPC_DEADLINE_MS: '10000',
     },
   });
@@ -50,8 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await payments?.server.close(1_000);
-  await payments?.app.stopBackgroundWork();
+  await payments?.stop(1_000);
   await backends?.mongo
     .db(databaseName(backends.prefix, 'payments'))
     .dropDatabase()

@@ -1,6 +1,7 @@
 import type { Clock } from '@mtx/shared/clock';
 import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
-import type { ServiceClient } from '@mtx/shared/grpc';
+import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import { announcementSubjects, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
@@ -28,17 +29,20 @@ export interface PaymentsAppOptions {
   nats?: NatsConnection;
   /** Replaces the configured providers (the sandbox) in tests of other provider behaviour. */
   providers?: PaymentProvider[];
+  /** False leaves the periodic work to the caller (tests drive it on a manual clock); `start` still serves. */
+  backgroundWork?: boolean;
 }
 
-export interface PaymentsApp {
+export interface PaymentsApp extends ServiceApp {
   topups: Topups;
-  grpcImplementation: ReturnType<typeof paymentsGrpcImplementation>;
-  /** Starts the expiry sweep and the reconciliation poller on their intervals. */
-  startBackgroundWork(): void;
-  stopBackgroundWork(): Promise<void>;
+  /** The gRPC port it serves on, once started (GRPC_PORT 0 picks a free one). */
+  readonly port: number;
 }
 
-/** Builds payments (top-ups, provider, sweeps) without listening, so tests can run it in-process. */
+/**
+ * Builds payments (top-ups, provider, sweeps) without listening, so tests can run it in-process. `start` serves
+ * gRPC and runs the expiry sweep and the reconciliation poller on their intervals.
+ */
 export async function createPaymentsApp(options: PaymentsAppOptions): Promise<PaymentsApp> {
   const { config, database, clock, logger, nats } = options;
   // Lost, other replicas catch up within PAYMENTS_PENDING_FRESH_MS.
@@ -89,13 +93,23 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     }),
   ];
 
+  let server: GrpcServerHandle | undefined;
   return {
     topups,
-    grpcImplementation: paymentsGrpcImplementation(topups, logger),
-    startBackgroundWork() {
-      for (const job of jobs) job.start();
+    get port() {
+      return server?.port ?? 0;
     },
-    async stopBackgroundWork() {
+    async start() {
+      server = await startGrpcServer(
+        [{ ...grpcServices.payments, implementation: paymentsGrpcImplementation(topups, logger) }],
+        `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+      );
+      if (options.backgroundWork !== false) {
+        for (const job of jobs) job.start();
+      }
+    },
+    async stop(graceMs) {
+      await server?.close(graceMs);
       changedSubscription?.unsubscribe();
       await Promise.all(jobs.map((job) => job.stop()));
     },

@@ -1,12 +1,12 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
-import { createServiceClient, startGrpcServer } from '@mtx/shared/grpc';
+import { createServiceClient } from '@mtx/shared/grpc';
 import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
 import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
-import { createPaymentsApp, paymentsGrpcBinding } from './app';
+import { createPaymentsApp } from './app';
 import { developmentPostbackSecret, loadPaymentsConfig } from './config';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
@@ -30,21 +30,15 @@ runService(logger, async () => {
     wallet,
     nats,
   });
-  const server = await startGrpcServer(
-    [{ ...paymentsGrpcBinding, implementation: app.grpcImplementation }],
-    `${config.GRPC_HOST}:${config.GRPC_PORT}`,
-  );
-  app.startBackgroundWork();
   if (config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT)
     logger.warn({ prefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT }, 'fault injection armed: crash before credit');
   if (config.POSTBACK_SECRET === developmentPostbackSecret)
     logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
-  logger.info({ port: server.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening');
   return {
+    app,
     graceMs: config.SHUTDOWN_GRACE_MS,
-    stop: async (graceMs) => {
-      await server.close(graceMs);
-      await app.stopBackgroundWork();
+    onStarted: () => logger.info({ port: app.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening'),
+    release: async () => {
       wallet.close();
       await nats.drain().catch(() => undefined);
       await mongo.close();

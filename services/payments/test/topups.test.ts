@@ -340,7 +340,7 @@ async function secondReplica(overrides: {
     wallet: overrides.wallet ? overrides.wallet(stack.walletClient) : stack.walletClient,
     providers: [overrides.provider ? overrides.provider(provider) : provider],
   });
-  return { app, close: () => app.stopBackgroundWork() };
+  return { app, close: () => app.stop(0) };
 }
 
 /** A payments replica with a store client of its own (command monitoring) and, optionally, NATS for the broadcast. */
@@ -378,7 +378,7 @@ async function cachingReplica(options: {
     app,
     finds,
     async close() {
-      await app.stopBackgroundWork();
+      await app.stop(0);
       await mongo.close();
     },
   };

@@ -37,21 +37,59 @@ function handleShutdownSignals(logger: Logger, close: () => Promise<void>, grace
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
 }
 
-/** What a booted service hands its main: how to stop it within a grace period. */
-export interface RunningService {
-  /** How long a stop may take before the process exits anyway (SHUTDOWN_GRACE_MS). */
-  graceMs: number;
-  /** Stops taking work, lets work in flight finish within `graceMs`, then closes connections. */
+/**
+ * The shape every service's app.ts builds. Creating one connects nothing and serves nothing, so a test can build
+ * several on one store and drive them; `start` serves on the configured addresses (port 0 picks a free one) and
+ * starts the background work; `stop` undoes it within the grace.
+ */
+export interface ServiceApp {
+  /** Serves on the configured addresses and starts background work; resolves once requests are taken. */
+  start(): Promise<void>;
+  /**
+   * Stops taking work, lets work in flight finish within `graceMs`, then stops background work. Connections the
+   * app was given (store, NATS) stay open: they are the caller's to close.
+   */
   stop(graceMs: number): Promise<void>;
 }
 
+/** What a main hands `runService`: the app, its grace, and what the main itself opened for it. */
+export interface BootedService {
+  app: ServiceApp;
+  /** How long a stop may take before the process exits anyway (SHUTDOWN_GRACE_MS). */
+  graceMs: number;
+  /** Closes the connections the main opened (store, NATS, gRPC clients), after the app has stopped. */
+  release?: () => Promise<void>;
+  /** Runs once the app has started, to log where it serves (ports chosen at start are known by then). */
+  onStarted?: () => void;
+}
+
 /**
- * Every service's main: boots it (config, dependencies, servers), reports a failed boot with a readable error and
- * a non-zero exit, and stops it once on SIGTERM or SIGINT within its grace.
+ * Every service's main: builds it (config, dependencies, app), starts it, reports a failed boot with a readable
+ * error and a non-zero exit, and stops it once on SIGTERM or SIGINT within its grace.
  */
-export function runService(logger: Logger, boot: () => Promise<RunningService>): void {
-  boot().then(
-    (running) => handleShutdownSignals(logger, () => running.stop(running.graceMs), running.graceMs),
+export function runService(logger: Logger, boot: () => Promise<BootedService>): void {
+  const started = async () => {
+    const booted = await boot();
+    try {
+      await booted.app.start();
+    } catch (error) {
+      await booted.release?.().catch(() => undefined);
+      throw error;
+    }
+    return booted;
+  };
+  started().then(
+    (booted) => {
+      booted.onStarted?.();
+      handleShutdownSignals(
+        logger,
+        async () => {
+          await booted.app.stop(booted.graceMs);
+          await booted.release?.();
+        },
+        booted.graceMs,
+      );
+    },
     (error: unknown) => {
       logger.fatal({ err: error }, 'failed to start');
       process.exit(1);

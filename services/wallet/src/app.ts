@@ -8,6 +8,8 @@ import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from '
 import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
+import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
+import type { ServiceApp } from '@mtx/shared/lifecycle';
 
 export { auditLedger, type AuditReport } from './audit';
 
@@ -26,17 +28,20 @@ export interface WalletAppOptions {
   logger: Logger;
   nats?: NatsConnection;
   exit?: (code: number) => never;
+  /** False leaves the periodic work to the caller (tests drive it on a manual clock); `start` still serves. */
+  backgroundWork?: boolean;
 }
 
-export interface WalletApp {
+export interface WalletApp extends ServiceApp {
   ledger: Ledger;
-  grpcImplementation: ReturnType<typeof walletGrpcImplementation>;
-  /** Runs the start-up recovery sweep in the background and schedules the periodic one. */
-  startBackgroundWork(): void;
-  stopBackgroundWork(): Promise<void>;
+  /** The gRPC port it serves on, once started (GRPC_PORT 0 picks a free one). */
+  readonly port: number;
 }
 
-/** Builds the wallet (ledger, gRPC handlers, recovery) without listening, so tests can run it in-process. */
+/**
+ * Builds the wallet (ledger, gRPC handlers, recovery) without listening, so tests can run it in-process. `start`
+ * serves gRPC and runs the start-up recovery sweep in the background, then the periodic one.
+ */
 export async function createWalletApp(options: WalletAppOptions): Promise<WalletApp> {
   const { config, database, clock, logger, nats } = options;
   const store = createLedgerStore(database);
@@ -87,13 +92,21 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
     work: () => ledger.recoverStep(),
   });
 
+  let server: GrpcServerHandle | undefined;
   return {
     ledger,
-    grpcImplementation: walletGrpcImplementation(ledger, database, logger),
-    startBackgroundWork() {
-      recovery.start();
+    get port() {
+      return server?.port ?? 0;
     },
-    async stopBackgroundWork() {
+    async start() {
+      server = await startGrpcServer(
+        [{ ...grpcServices.wallet, implementation: walletGrpcImplementation(ledger, database, logger) }],
+        `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+      );
+      if (options.backgroundWork !== false) recovery.start();
+    },
+    async stop(graceMs) {
+      await server?.close(graceMs);
       movedSubscription?.unsubscribe();
       await recovery.stop();
     },

@@ -1,11 +1,10 @@
 import '@mtx/shared/instrumentation';
 import { systemClock } from '@mtx/shared/clock';
-import { startGrpcServer } from '@mtx/shared/grpc';
 import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
-import { createWalletApp, walletGrpcBinding } from './app';
+import { createWalletApp } from './app';
 import { loadWalletConfig } from './config';
 
 const logger = createLogger('wallet');
@@ -21,19 +20,13 @@ runService(logger, async () => {
     logger,
     nats,
   });
-  const server = await startGrpcServer(
-    [{ ...walletGrpcBinding, implementation: app.grpcImplementation }],
-    `${config.GRPC_HOST}:${config.GRPC_PORT}`,
-  );
-  app.startBackgroundWork();
   if (config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE)
     logger.warn({ prefix: config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE }, 'fault injection armed: crash after ledger write');
-  logger.info({ port: server.port }, 'wallet listening');
   return {
+    app,
     graceMs: config.SHUTDOWN_GRACE_MS,
-    stop: async (graceMs) => {
-      await server.close(graceMs);
-      await app.stopBackgroundWork();
+    onStarted: () => logger.info({ port: app.port }, 'wallet listening'),
+    release: async () => {
       await nats.drain().catch(() => undefined);
       await mongo.close();
     },

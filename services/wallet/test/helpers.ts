@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { systemClock, type Clock } from '@mtx/shared/clock';
-import { createUnaryClient, startGrpcServer, type GrpcServerHandle, type UnaryClient } from '@mtx/shared/grpc';
+import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
@@ -11,7 +11,6 @@ import type { MovementOutcome } from '../src/app/ledger';
 
 export interface WalletReplica {
   app: WalletApp;
-  server: GrpcServerHandle;
   client: UnaryClient<any>;
   address: string;
   close(): Promise<void>;
@@ -39,19 +38,18 @@ export async function startWalletReplica(options: {
     clock: options.clock ?? systemClock,
     logger: createLogger('wallet', { level: 'silent' }),
     ...(options.nats ? { nats: options.nats } : {}),
+    backgroundWork: false,
   });
-  const server = await startGrpcServer([{ ...walletGrpcBinding, implementation: app.grpcImplementation }], '127.0.0.1:0');
-  const address = `127.0.0.1:${server.port}`;
+  await app.start();
+  const address = `127.0.0.1:${app.port}`;
   const client = createUnaryClient<any>(walletGrpcBinding.protoFile, walletGrpcBinding.serviceName, address, 10_000);
   return {
     app,
-    server,
     client,
     address,
     async close() {
       client.close();
-      await server.close(1_000);
-      await app.stopBackgroundWork();
+      await app.stop(1_000);
     },
   };
 }
