@@ -12,7 +12,7 @@
  *
  * The store and NATS are started locally (FerretDB on SQLite) unless MONGODB_URL / NATS_URL are set.
  * BENCH_BILLING_SEATS (0 skips part 2) and BENCH_BILLING_CUSTOMERS size part 2, BENCH_BILLING_READS the
- * requests per endpoint, SCHEDULER_CONCURRENCY and STORE_SHARDS are passed to billing (billing's own defaults
+ * requests per endpoint, SCHEDULER_CONCURRENCY and SCHEDULER_BATCH_SIZE are passed to billing (billing's own defaults
  * otherwise), BENCH_BILLING_SCHEDULER_BUDGET_S bounds part 2. Each process's CPU per charge and the load
  * average go into the notes: on a shared machine they say more than the wall clock alone. */
 import crypto from 'node:crypto';
@@ -26,7 +26,7 @@ import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo'
 import { BillingConfigSchema } from '../../services/billing/src/config';
 import { addMonthsClamped } from '../../services/billing/src/domain/calendar';
 import { pointerKey, type ServerDocument } from '../../services/billing/src/domain/model';
-import { billingCollections } from '../../services/billing/src/store/billing-store';
+import { openBillingCollections } from '../../services/billing/src/store/billing-store';
 import { insertSharded, seedSeats, type SeedSeat } from '../../services/billing/test/seed';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
@@ -36,7 +36,6 @@ import { currentMachine, defaultResultsDirectory, percentile, roundTo, type Benc
 const seatCount = Number(process.env.BENCH_BILLING_SEATS ?? 10_000);
 const customerCount = Number(process.env.BENCH_BILLING_CUSTOMERS ?? 1_000);
 const readRequests = Number(process.env.BENCH_BILLING_READS ?? 1_000);
-const storeShards = Number(process.env.STORE_SHARDS ?? BillingConfigSchema.properties.STORE_SHARDS.default);
 const schedulerConcurrency = Number(process.env.SCHEDULER_CONCURRENCY ?? BillingConfigSchema.properties.SCHEDULER_CONCURRENCY.default);
 /** Wall-clock bound of the scheduler part, so a slow store ends the run with a figure instead of a timeout. */
 const schedulerBudgetMs = Number(process.env.BENCH_BILLING_SCHEDULER_BUDGET_S ?? 900) * 1000;
@@ -83,7 +82,7 @@ async function main(): Promise<void> {
         SCHEDULER_ENABLED: 'false',
         SCHEDULER_LEASE_MS: '60000',
         SCHEDULER_CONCURRENCY: String(schedulerConcurrency),
-        STORE_SHARDS: String(storeShards),
+        ...(process.env.SCHEDULER_BATCH_SIZE ? { SCHEDULER_BATCH_SIZE: process.env.SCHEDULER_BATCH_SIZE } : {}),
         WALLET_DEADLINE_MS: '30000',
         FAILURE_BACKOFF_MS: '1000',
       },
@@ -110,7 +109,7 @@ async function main(): Promise<void> {
     const billingClient = createUnaryClient<any>('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', billing.address, 600_000);
     clients.push(walletClient, billingClient);
     mongo = await connectMongo(infrastructure.mongodbUrl, { socketTimeoutMS: 600_000 });
-    const collections = billingCollections(mongo.db(databaseName(prefix, 'billing')), storeShards);
+    const collections = await openBillingCollections(mongo.db(databaseName(prefix, 'billing')));
 
     const now = new Date();
     // ---- 1. reads for a customer with 500 seats and 20 servers ----

@@ -25,10 +25,11 @@ export const BillingConfigSchema = Type.Object({
   /** Length of one lease slot: one replica works per slot, and stops before the slot ends. */
   SCHEDULER_LEASE_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
   /**
-   * Due items taken from each shard collection per batch (a batch is at most this × STORE_SHARDS items). A
-   * customer's items share a shard, so a large share keeps each customer's renewals in one batch and one write.
+   * Due seats (and as many due servers) taken per batch, split evenly over the store's shards where it has them
+   * (FerretDB). A large batch keeps a customer's renewals in one batch and one write, and on FerretDB spreads each
+   * scan over many charges. Bounds the scheduler's memory (about 1 KB per item).
    */
-  SCHEDULER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
+  SCHEDULER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 50_000, default: 12_800 }),
   /**
    * Customers processed in parallel inside one batch. A customer's debits run one after another (the wallet
    * serialises each wallet's movements anyway), so this is how many debits are in flight: at 10-15 ms a debit
@@ -53,14 +54,6 @@ export const BillingConfigSchema = Type.Object({
   WALLET_CREDITED_SUBJECT: Type.String({ default: 'events.wallet.credited' }),
   /** NATS queue group shared by the replicas of one deployment; defaults to `billing.<database prefix>`. */
   BILLING_QUEUE_GROUP: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' })),
-  /**
-   * Collections that are updated in place are split into this many by customer id hash, so the scheduler's due
-   * scans and its per-shard `$in` joins (full scans on FerretDB, which answers only `_id` equality from an index)
-   * stay small. The price on FerretDB: each `find` there first copies the metadata of every collection in the
-   * database (7 per shard), which the scheduler's hot path avoids. Changing it on an existing store hides the
-   * documents written under the old count. Use 1 on MongoDB.
-   */
-  STORE_SHARDS: Type.Integer({ minimum: 1, maximum: 256, default: 64 }),
   /** Customers whose seats and servers a replica keeps in memory (validated against a revision on each read). */
   VIEW_CACHE_CUSTOMERS: Type.Integer({ minimum: 0, default: 10_000 }),
   /**

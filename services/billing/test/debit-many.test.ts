@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
 import { databaseName } from '@mtx/shared/mongo';
-import { loadBillingConfig } from '../src/config';
 import type { WalletPort } from '../src/domain/ports';
-import { billingCollections, type BillingCollections } from '../src/store/billing-store';
+import { openBillingCollections, type BillingCollections } from '../src/store/billing-store';
 import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
 
 /**
@@ -41,8 +40,7 @@ beforeAll(async () => {
       },
     }),
   });
-  const config = loadBillingConfig({ MONGODB_URL: 'mongodb://unused', MONGODB_DATABASE_PREFIX: harness.prefix });
-  collections = billingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')), config.STORE_SHARDS);
+  collections = await openBillingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')));
 }, 60_000);
 afterAll(async () => harness?.close());
 

@@ -9,7 +9,7 @@ import { claimKey, type SeatDocument } from '../src/domain/model';
 import { walletPortFromClient } from '../src/clients/wallet';
 import { RenewalEngine } from '../src/app/renewal-engine';
 import { Scheduler, type SchedulerReport } from '../src/app/scheduler';
-import { BillingStore, billingCollections, type BillingCollections } from '../src/store/billing-store';
+import { BillingStore, openBillingCollections, type BillingCollections } from '../src/store/billing-store';
 import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
 
 /**
@@ -58,7 +58,7 @@ function failingOn(collection: Collection<SeatDocument>): Collection<SeatDocumen
 beforeAll(async () => {
   harness = await startBillingHarness({ start: '2030-06-05T10:00:00Z', execution: { setAccountBillingStatus: async () => undefined } });
   const config = loadBillingConfig({ MONGODB_URL: 'mongodb://unused', MONGODB_DATABASE_PREFIX: harness.prefix });
-  collections = billingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')), config.STORE_SHARDS);
+  collections = await openBillingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')));
   const faulty: BillingCollections = { ...collections, seats: (customerId) => failingOn(collections.seats(customerId)) };
   // A second replica: it announces its revisions as every replica does.
   const store = new BillingStore(faulty, {
@@ -78,7 +78,7 @@ beforeAll(async () => {
   scheduler = new Scheduler(store, renewals, new KeyedSerialQueue(100), harness.clock, logger, {
     instanceId: 'scheduler-writes-test',
     leaseMs: 60_000,
-    batchSize: 200,
+    batchSize: config.SCHEDULER_BATCH_SIZE,
     concurrency: 4,
   });
 }, 60_000);

@@ -24,6 +24,15 @@ export async function connectMongo(url: string, options: MongoClientOptions = {}
   return client;
 }
 
+/**
+ * Which server answers: FerretDB names its version in `buildInfo` (`ferretdbVersion`). For store adapters that lay
+ * data out differently for FerretDB's scans; the domain never asks.
+ */
+export async function detectStoreEngine(database: Db): Promise<'mongodb' | 'ferretdb'> {
+  const info = await database.admin().command({ buildInfo: 1 });
+  return typeof info.ferretdbVersion === 'string' ? 'ferretdb' : 'mongodb';
+}
+
 export function databaseName(prefix: string, service: string): string {
   return `${prefix}${service.replace(/-/g, '_')}`;
 }

@@ -73,19 +73,20 @@ export class Scheduler {
   }
 
   /**
-   * Up to `batchSize` due items of one shard, so one busy shard cannot starve the rest (in one command: the
-   * batch size is the limit). A shard that returned less than that had nothing more due at that instant; it is
+   * Up to its share of `batchSize` due items of one shard, so one busy shard cannot starve the rest (in one
+   * command: the share is the limit). A shard that returned less than that had nothing more due at that instant; it is
    * added to `drained` and not scanned again in this tick (whatever falls due meanwhile waits for the next
    * tick), which spares a full round of scans after the last batch.
    */
   private async dueIn<T extends { _id: string; customer_id: string; next_action_at: Date | null }>(
     collection: Collection<T> | undefined,
     shard: number,
+    shardCount: number,
     drained: Set<number>,
     now: Date,
   ): Promise<T[]> {
     if (!collection || drained.has(shard)) return [];
-    const perShard = this.options.batchSize;
+    const perShard = Math.ceil(this.options.batchSize / shardCount);
     const found = (await collection
       .find({ next_action_at: { $lte: now } } as Filter<T>)
       .limit(perShard)
@@ -122,8 +123,8 @@ export class Scheduler {
     const produce = async (shard: number) => {
       try {
         const [seats, servers] = await Promise.all([
-          this.dueIn(seatShards[shard], shard, drained.seats, now),
-          this.dueIn(serverShards[shard], shard, drained.servers, now),
+          this.dueIn(seatShards[shard], shard, shardCount, drained.seats, now),
+          this.dueIn(serverShards[shard], shard, shardCount, drained.servers, now),
         ]);
         const fresh = { seats: seats.filter((seat) => !seen.has(seat._id)), servers: servers.filter((server) => !seen.has(server._id)) };
         const joined = await this.store.joinOccupancy(fresh.seats);

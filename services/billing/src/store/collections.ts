@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { detectStoreEngine } from '@mtx/shared/mongo';
 import type {
   AccountDocument,
   ClaimDocument,
@@ -13,18 +14,17 @@ import type {
 } from '../domain/model';
 
 /**
- * Billing's collections. Hot reads are `_id` lookups only (FerretDB answers nothing else from an index):
- * a customer's seats are found through pointer documents `<customer>:seat:<n>`, and a reader keeps each
- * customer's joined view in memory for as long as the customer's revision token is unchanged.
+ * Billing's collections. Hot reads are `_id` lookups and per-customer `$in` queries: a customer's seats are
+ * found through pointer documents `<customer>:seat:<n>`, and a reader keeps each customer's joined view in memory
+ * for as long as the customer's revision token is unchanged.
  *
- * Documents that are updated in place are spread over `shards` collections by a hash of their customer id
- * (`seats_07`, ...), so one customer's documents share a collection and a renewal pass can write a
- * customer's seats in one command. Our FerretDB build answers `_id` lookups, updates and deletes from the
- * `_id` index, but every other filter (`$in` included) scans its collection, so small collections keep the
- * scheduler's due scans and its per-shard `$in` joins cheap; on MongoDB `shards: 1` gives plain single
- * collections. Insert-only collections (claims, leases, cancellations) are not sharded and are only read by
- * `_id`. Pointers are sharded by customer, so listing a customer's pointers is one `$in` query over a small
- * collection.
+ * On MongoDB each kind is one collection, and an `$in` is an index lookup per id. On FerretDB (a development and
+ * test stand-in, shared/DESIGN.md §2) only `_id` equality is answered from an index; an `$in` scans its whole
+ * collection (187 ms for 20 ids among 10,000 documents). There, and only there, documents updated in place are
+ * spread over `ferretDbShards` collections by a hash of their customer id (`seats_07`, ...), so a customer's
+ * reads and the scheduler's per-shard scans stay small: reading a 500-seat customer takes 184 ms this way and
+ * 612 ms by one `_id` lookup per document over single collections (bench:billing, 2026-11-24). Insert-only
+ * collections (claims, leases, cancellations) are never sharded and are only read by `_id`.
  */
 /** Every accessor takes the customer id: a customer's documents of one kind all live in one shard. */
 export interface BillingCollections {
@@ -44,6 +44,17 @@ export interface BillingCollections {
   claims: Collection<ClaimDocument>;
   serverCancellations: Collection<ServerCancellationDocument>;
   leases: Collection<LeaseDocument>;
+}
+
+/** Shards per kind on FerretDB; the layout must not change under existing data, so this is not a setting. */
+export const ferretDbShards = 64;
+
+/** The collections that the FerretDB layout splits by customer (as `<name>_00` … `<name>_63`). */
+export const shardedKinds = ['customers', 'settings', 'seats', 'occupancy', 'servers', 'accounts', 'pointers'] as const;
+
+/** The layout for the server that answers: shards on FerretDB, single collections on MongoDB. */
+export async function openBillingCollections(database: Db): Promise<BillingCollections> {
+  return billingCollections(database, (await detectStoreEngine(database)) === 'ferretdb' ? ferretDbShards : 1);
 }
 
 /** FNV-1a: a stable, cheap spread of ids over shards. */
