@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { BrokerSimConfig } from './config';
 import { Broker } from './app/broker';
@@ -67,11 +67,10 @@ export async function createBrokerSimApp(options: {
         `${config.HOST}:${config.GRPC_PORT}`,
       );
       await control.listen({ port: config.HTTP_PORT, host: config.HOST });
-      const address = control.server.address();
       if (config.PRICE_TICK_MS > 0) {
         market.start();
       }
-      ports = { grpcPort: grpcServer.port, httpPort: typeof address === 'object' && address ? address.port : config.HTTP_PORT };
+      ports = { grpcPort: grpcServer.port, httpPort: listeningPort(control.server) };
     },
     async stop(graceMs) {
       await market.stop();

@@ -1,3 +1,4 @@
+import { listeningPort } from '@mtx/shared/lifecycle';
 import http from 'node:http';
 
 /** /healthz (the process runs) and /readyz (NATS connected and the service subscribed). */
@@ -17,9 +18,8 @@ export function startHealthServer(port: number, host: string, ready: () => boole
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
-      const address = server.address();
       resolve({
-        port: typeof address === 'object' && address ? address.port : port,
+        port: listeningPort(server),
         close: () => new Promise<void>((done) => server.close(() => done())),
       });
     });

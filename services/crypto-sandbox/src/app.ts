@@ -2,7 +2,7 @@ import Fastify, { LogController } from 'fastify';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { SandboxConfig } from './config';
@@ -85,8 +85,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     invoices,
     dispatcher,
     get port() {
-      const address = app.server.address();
-      return typeof address === 'object' && address ? address.port : 0;
+      return listeningPort(app.server);
     },
     async start() {
       await app.listen({ port: config.PORT, host: config.HOST });

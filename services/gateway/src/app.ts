@@ -1,5 +1,5 @@
 import Fastify, { LogController } from 'fastify';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomBase62 } from './domain/keys';
@@ -71,8 +71,7 @@ export async function createGatewayService(dependencies: GatewayDependencies): P
   return {
     http,
     get port() {
-      const address = http.server.address();
-      return typeof address === 'object' && address ? address.port : 0;
+      return listeningPort(http.server);
     },
     async start() {
       await http.listen({ port: config.PORT, host: config.HOST });

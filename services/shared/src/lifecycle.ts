@@ -1,3 +1,4 @@
+import type { Server } from 'node:net';
 import type { Logger } from './logger';
 import { shutdownInstrumentation } from './instrumentation';
 
@@ -95,4 +96,10 @@ export function runService(logger: Logger, boot: () => Promise<BootedService>): 
       process.exit(1);
     },
   );
+}
+
+/** The port a listening server got (the configured one, or the free one port 0 picked); 0 before it listens. */
+export function listeningPort(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : 0;
 }
