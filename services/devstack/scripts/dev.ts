@@ -68,7 +68,12 @@ async function main(): Promise<void> {
     natsUrl: infrastructure.natsUrl,
     dataDirectory,
     gatewayPort: port,
-    env: { HOST: process.env.HOST ?? '127.0.0.1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
+    env: {
+      HOST: process.env.HOST ?? '127.0.0.1',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      // On a local cluster the claims bucket gets its production copies, so a node lost loses no claim.
+      CONNECTOR_CLAIMS_REPLICAS: process.env.CONNECTOR_CLAIMS_REPLICAS ?? String(Math.min(3, infrastructure.natsNodes?.length ?? 1)),
+    },
     onLine: (service, line) => process.stdout.write(`${colorFor(service)}[${service}]\x1b[0m ${formatLogLine(line)}\n`),
     onExit: (service, code, signal) => {
       if (stopping) return;

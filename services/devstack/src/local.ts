@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { connect } from 'nats';
+import { StorageType, connect } from 'nats';
 import { freePort, waitForPort } from './ports';
 import { provisionTools } from './provision';
 
@@ -24,9 +24,13 @@ export interface LocalProcess {
 
 export interface LocalInfrastructure {
   mongodbUrl: string;
+  /** One URL, or every node's URL comma-separated for a cluster (clients take the list and reconnect across it). */
   natsUrl: string;
   store?: LocalProcess;
+  /** The single nats-server, or the cluster's first node. */
   nats?: LocalProcess;
+  /** Every node of a local NATS cluster (NATS_CLUSTER_SIZE > 1), for fault tests that kill one. */
+  natsNodes?: LocalProcess[];
   stop(): Promise<void>;
 }
 
@@ -38,6 +42,8 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Where the servers' own output goes; defaults to files in the data directory. */
   outputDirectory?: string;
+  /** nats-servers to start as one JetStream cluster; defaults to NATS_CLUSTER_SIZE, else 1 (a single server). */
+  natsClusterSize?: number;
 }
 
 function managedProcess(
@@ -102,6 +108,55 @@ async function waitForMongo(url: string, deadlineMs: number): Promise<void> {
   }
 }
 
+/** Waits until JetStream answers through `url`: on a cluster, until its nodes have elected a meta leader. */
+async function waitForJetStream(url: string, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const connection = await connect({ servers: url.split(','), timeout: 500, reconnect: false }).catch(() => undefined);
+    try {
+      if (connection) {
+        await (await connection.jetstreamManager({ timeout: 1_000 })).getAccountInfo();
+        return;
+      }
+    } catch (error) {
+      if (Date.now() > until) throw new Error(`JetStream at ${url} did not answer within ${deadlineMs} ms: ${(error as Error).message}`);
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
+    if (Date.now() > until) throw new Error(`NATS at ${url} did not answer within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * Waits until a stream with one copy on each of `size` nodes can be placed: the sign that every node has joined
+ * the JetStream meta group (a meta leader alone answers before its peers are known).
+ */
+async function waitForPeers(url: string, size: number, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  const name = 'MTX_CLUSTER_READY';
+  for (;;) {
+    const connection = await connect({ servers: url.split(','), timeout: 500, reconnect: false }).catch(() => undefined);
+    try {
+      if (connection) {
+        const manager = await connection.jetstreamManager({ timeout: 2_000 });
+        await manager.streams.add({ name, subjects: ['mtx.cluster.ready'], num_replicas: size, storage: StorageType.Memory });
+        await manager.streams.delete(name);
+        return;
+      }
+    } catch (error) {
+      if (Date.now() > until)
+        throw new Error(
+          `the ${size} NATS nodes at ${url} did not form a JetStream cluster within ${deadlineMs} ms: ${(error as Error).message}`,
+        );
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
+    if (Date.now() > until) throw new Error(`NATS at ${url} did not answer within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 async function waitForNats(url: string, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   for (;;) {
@@ -114,6 +169,18 @@ async function waitForNats(url: string, deadlineMs: number): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+}
+
+/** NATS_CLUSTER_SIZE: 1 (a single nats-server, the default) up to 5 nodes of one local JetStream cluster. */
+export function natsClusterSizeFromEnvironment(environment: NodeJS.ProcessEnv = process.env): number {
+  const text = environment.NATS_CLUSTER_SIZE?.trim();
+  if (!text) return 1;
+  const size = Number(text);
+  if (!Number.isInteger(size) || size < 1 || size > 5)
+    throw new Error(
+      `NATS_CLUSTER_SIZE=${JSON.stringify(text)} is not a node count from 1 to 5 (3 for a cluster that survives a node loss)`,
+    );
+  return size;
 }
 
 /** Starts FerretDB (SQLite) in `directory` on a free port; `port` pins it (a restart keeps its address). */
@@ -172,8 +239,67 @@ export async function startNats(directory: string, port?: number, outputDirector
   return server;
 }
 
+/** A local JetStream cluster: its nodes (each a LocalProcess that can be killed and restarted) and their URLs. */
+export interface LocalNatsCluster {
+  nodes: LocalProcess[];
+  /** Every node's client URL, comma-separated. */
+  url: string;
+  stop(): Promise<void>;
+}
+
 /**
- * Brings up the store and NATS unless MONGODB_URL / NATS_URL point elsewhere, and stops what it started.
+ * Starts `size` nats-servers with JetStream as one cluster (routes between all of them), each on its own client
+ * and route ports and in its own store folder under `directory`, and waits until JetStream answers (a meta leader
+ * is elected). A node restarted with `start()` rejoins on the same ports and data.
+ */
+export async function startNatsCluster(directory: string, size = 3, outputDirectory = directory): Promise<LocalNatsCluster> {
+  const binaries = await provisionTools();
+  fs.mkdirSync(outputDirectory, { recursive: true });
+  const clientPorts: number[] = [];
+  const routePorts: number[] = [];
+  for (let index = 0; index < size; index += 1) {
+    clientPorts.push(await freePort());
+    routePorts.push(await freePort());
+  }
+  const routes = routePorts.map((port) => `nats://127.0.0.1:${port}`).join(',');
+  const nodes = clientPorts.map((clientPort, index) => {
+    const name = `nats-${index + 1}`;
+    const storeDirectory = path.join(directory, 'nats-cluster', name);
+    fs.mkdirSync(storeDirectory, { recursive: true });
+    const url = `nats://127.0.0.1:${clientPort}`;
+    return managedProcess(
+      name,
+      clientPort,
+      url,
+      binaries['nats-server'],
+      [
+        ...['-a', '127.0.0.1', '-p', String(clientPort), '-js', '-sd', storeDirectory, '--server_name', name],
+        ...['--cluster_name', 'mtx-local', '--cluster', `nats://127.0.0.1:${routePorts[index]}`, '--routes', routes],
+      ],
+      path.join(outputDirectory, `${name}.log`),
+      async () => {
+        await waitForPort(clientPort, 15_000);
+        await waitForNats(url, 15_000);
+      },
+    );
+  });
+  const url = nodes.map((node) => node.url).join(',');
+  // Together: a node alone cannot elect a JetStream meta leader.
+  await Promise.all(nodes.map((node) => node.start()));
+  await waitForJetStream(url, 30_000);
+  await waitForPeers(url, size, 30_000);
+  return {
+    nodes,
+    url,
+    async stop() {
+      await Promise.all(nodes.map((node) => node.stop()));
+    },
+  };
+}
+
+/**
+ * Brings up the store and NATS unless MONGODB_URL / NATS_URL point elsewhere, and stops what it started. With
+ * NATS_CLUSTER_SIZE (or `natsClusterSize`) above 1, NATS is a local JetStream cluster of that many nodes.
  */
 export async function startLocalInfrastructure(options: StartOptions): Promise<LocalInfrastructure> {
   const log = options.log ?? (() => undefined);
@@ -181,21 +307,28 @@ export async function startLocalInfrastructure(options: StartOptions): Promise<L
   const outputDirectory = options.outputDirectory ?? options.dataDirectory;
   const mongodbUrl = options.mongodbUrl ?? process.env.MONGODB_URL;
   const natsUrl = options.natsUrl ?? process.env.NATS_URL;
-  const [store, nats] = await Promise.all([
+  const clusterSize = options.natsClusterSize ?? natsClusterSizeFromEnvironment();
+  const [store, nats, cluster] = await Promise.all([
     mongodbUrl ? Promise.resolve(undefined) : startStore(options.dataDirectory, undefined, outputDirectory),
-    natsUrl ? Promise.resolve(undefined) : startNats(options.dataDirectory, undefined, outputDirectory),
+    natsUrl || clusterSize > 1 ? Promise.resolve(undefined) : startNats(options.dataDirectory, undefined, outputDirectory),
+    natsUrl || clusterSize <= 1 ? Promise.resolve(undefined) : startNatsCluster(options.dataDirectory, clusterSize, outputDirectory),
   ]);
   const infrastructure: LocalInfrastructure = {
     mongodbUrl: mongodbUrl ?? store!.url,
-    natsUrl: natsUrl ?? nats!.url,
+    natsUrl: natsUrl ?? cluster?.url ?? nats!.url,
     async stop() {
-      await Promise.all([store?.stop(), nats?.stop()]);
+      await Promise.all([store?.stop(), nats?.stop(), cluster?.stop()]);
     },
   };
   if (store) infrastructure.store = store;
   if (nats) infrastructure.nats = nats;
+  if (cluster) {
+    infrastructure.nats = cluster.nodes[0]!;
+    infrastructure.natsNodes = cluster.nodes;
+  }
+  const natsOrigin = cluster ? ` (a ${clusterSize}-node JetStream cluster, started)` : nats ? ' (started)' : ' (NATS_URL)';
   log(
-    `store ${infrastructure.mongodbUrl}${store ? ' (FerretDB, started)' : ' (MONGODB_URL)'}; NATS ${infrastructure.natsUrl}${nats ? ' (started)' : ' (NATS_URL)'}`,
+    `store ${infrastructure.mongodbUrl}${store ? ' (FerretDB, started)' : ' (MONGODB_URL)'}; NATS ${infrastructure.natsUrl}${natsOrigin}`,
   );
   return infrastructure;
 }

@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsClusterSizeFromEnvironment, startNatsCluster, type LocalNatsCluster } from '@mtx/devstack/local';
+import { KvClaimStore } from '@mtx/connector-runtime/claims';
+import { createLogger } from '@mtx/shared/logger';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+
+const logger = createLogger('nats-cluster-test', { level: 'silent' });
+let directory: string;
+let cluster: LocalNatsCluster;
+let connection: NatsConnection;
+
+beforeAll(async () => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-nats-cluster-'));
+  cluster = await startNatsCluster(directory, 3);
+  connection = await connectNats(cluster.url, 'nats-cluster-test', logger);
+}, 60_000);
+
+afterAll(async () => {
+  await connection?.close().catch(() => undefined);
+  await cluster?.stop();
+  if (directory) fs.rmSync(directory, { recursive: true, force: true });
+});
+
+/** Retries `work` until it succeeds or `deadlineMs` passes: JetStream answers errors while it elects a new leader. */
+async function eventually<T>(work: () => Promise<T>, deadlineMs: number): Promise<{ value: T; afterMs: number }> {
+  const startedMs = Date.now();
+  for (;;) {
+    try {
+      return { value: await work(), afterMs: Date.now() - startedMs };
+    } catch (error) {
+      if (Date.now() - startedMs > deadlineMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+describe('a local 3-node NATS cluster (NATS_CLUSTER_SIZE=3)', () => {
+  it('reads the node count from the environment, refusing what is not a count from 1 to 5', () => {
+    expect(natsClusterSizeFromEnvironment({})).toBe(1);
+    expect(natsClusterSizeFromEnvironment({ NATS_CLUSTER_SIZE: '3' })).toBe(3);
+    for (const wrong of ['0', '6', '2.5', 'three'])
+      expect(() => natsClusterSizeFromEnvironment({ NATS_CLUSTER_SIZE: wrong })).toThrow(/NATS_CLUSTER_SIZE/);
+  });
+
+  it('runs three routed JetStream servers, each on its own ports and store folder, and gives clients all three URLs', async () => {
+    expect(cluster.nodes).toHaveLength(3);
+    expect(new Set(cluster.nodes.map((node) => node.port)).size).toBe(3);
+    expect(cluster.url.split(',')).toEqual(cluster.nodes.map((node) => node.url));
+    for (const node of cluster.nodes) expect(fs.existsSync(path.join(directory, 'nats-cluster', node.name))).toBe(true);
+    const jetstream = await connection.jetstreamManager();
+    const info = await jetstream.getAccountInfo();
+    expect(info.api.errors).toBe(0);
+  });
+
+  it('keeps every claim of an R3 claims bucket when the node leading it is killed, and takes new claims within 5 s', async () => {
+    const claims = await KvClaimStore.open(connection, {
+      bucket: 'claims-cluster-test',
+      ttlMs: 60_000,
+      owner: 'test',
+      replicas: 3,
+      logger,
+    });
+    const jetstream = await connection.jetstreamManager();
+    expect((await jetstream.streams.info('KV_claims-cluster-test')).config.num_replicas).toBe(3);
+    const before = Array.from({ length: 20 }, (_, index) => `batch-before-${index}`);
+    for (const key of before) expect(await claims.claim(key)).toBe(true);
+
+    const leaderName = (await jetstream.streams.info('KV_claims-cluster-test')).cluster?.leader;
+    const leader = cluster.nodes.find((node) => node.name === leaderName);
+    expect(leader).toBeDefined();
+    await leader!.kill();
+
+    const recovered = await eventually(() => claims.claim('batch-after-0'), 10_000);
+    expect(recovered.value).toBe(true);
+    expect(recovered.afterMs).toBeLessThan(5_000);
+    // Nothing claimed before the loss can be claimed again, so no client id reaches a broker twice.
+    for (const key of before) expect((await eventually(() => claims.claim(key), 5_000)).value).toBe(false);
+
+    await leader!.start();
+    const newLeader = (await eventually(() => jetstream.streams.info('KV_claims-cluster-test'), 10_000)).value.cluster?.leader;
+    expect(cluster.nodes.map((node) => node.name)).toContain(newLeader);
+    expect(await claims.claim('batch-after-0')).toBe(false);
+  }, 60_000);
+});
