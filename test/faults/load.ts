@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { errorKind, sleep, type Customer, type FaultStack, type HttpAnswer, type TopupForPostbacks } from './stack';
 import { seededRandom } from './summary';
 
-export type LoadOperation = 'wallet' | 'subscription' | 'orders' | 'credit' | 'debit';
+export type LoadOperation = 'wallet' | 'subscription' | 'orders' | 'close' | 'credit' | 'debit';
 
 export interface LoadOptions {
   customers: Customer[];
@@ -146,6 +146,21 @@ export function startLoad(stack: FaultStack, options: LoadOptions): RunningLoad 
           report.legStatuses[leg.status] = (report.legStatuses[leg.status] ?? 0) + 1;
       }
       record('orders', answer, ok);
+      return answer;
+    },
+    async close(customer) {
+      if (customer.accounts.length === 0) return undefined;
+      const account = customer.accounts[Math.floor(random() * customer.accounts.length)]!;
+      const answer = await stack.api(customer.fullKey, 'POST', '/v1/orders/close', {
+        accounts: [{ account_id: account.id, symbol: account.symbol }],
+      });
+      const ok = answer.status === 200;
+      if (ok) {
+        report.batchIds.push(answer.body.batch_id);
+        for (const result of answer.body.results as Array<{ status: string }>)
+          report.legStatuses[`close ${result.status}`] = (report.legStatuses[`close ${result.status}`] ?? 0) + 1;
+      }
+      record('close', answer, ok);
       return answer;
     },
     async credit(customer) {

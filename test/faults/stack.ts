@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
-import { startNats, startStore, type LocalProcess } from '@mtx/devstack/local';
+import { startNats, startNatsCluster, startStore, type LocalNatsCluster, type LocalProcess } from '@mtx/devstack/local';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 import { startServiceProcess, startStack, type ServiceName, type ServiceProcess, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
@@ -86,6 +86,8 @@ export interface FaultStackOptions {
   label: string;
   /** Extra environment for every service (tuning, fault hooks). */
   env?: Record<string, string>;
+  /** NATS as a local JetStream cluster of this many nodes (the claims bucket with 3 copies) instead of one server. */
+  natsClusterSize?: number;
 }
 
 /** What every service gets unless a test file overrides it: small deadlines, fast background passes, raised rate limits. */
@@ -129,7 +131,9 @@ export class FaultStack {
   readonly prefix: string;
   readonly logFile: string;
   store!: LocalProcess;
+  /** The single nats-server, or the cluster's first node. */
   nats!: LocalProcess;
+  natsCluster: LocalNatsCluster | undefined;
   stack!: Stack;
   mongo!: MongoClient;
   gatewayStore!: GatewayStore;
@@ -169,12 +173,19 @@ export class FaultStack {
   };
 
   private async boot(): Promise<void> {
-    [this.store, this.nats] = await Promise.all([startStore(this.directory), startNats(this.directory)]);
+    const clusterSize = this.options.natsClusterSize ?? 1;
+    if (clusterSize > 1) {
+      [this.store, this.natsCluster] = await Promise.all([startStore(this.directory), startNatsCluster(this.directory, clusterSize)]);
+      this.nats = this.natsCluster.nodes[0]!;
+    } else {
+      [this.store, this.nats] = await Promise.all([startStore(this.directory), startNats(this.directory)]);
+    }
+    const clusterEnvironment = this.natsCluster ? { CONNECTOR_CLAIMS_REPLICAS: String(Math.min(3, clusterSize)) } : {};
     this.stack = await startStack({
       mongodbUrl: this.store.url,
-      natsUrl: this.nats.url,
+      natsUrl: this.natsCluster?.url ?? this.nats.url,
       dataDirectory: this.directory,
-      env: { MONGODB_DATABASE_PREFIX: this.prefix, ...baseEnvironment, ...this.options.env },
+      env: { MONGODB_DATABASE_PREFIX: this.prefix, ...baseEnvironment, ...clusterEnvironment, ...this.options.env },
       onLine: this.onLine,
     });
     this.mongo = await connectMongo(this.store.url, { maxPoolSize: 16 });
@@ -569,7 +580,7 @@ export class FaultStack {
     // Restarted services and extra replicas are in the stack's map too, so this stops every process the suite started.
     await this.stack?.stop().catch(() => undefined);
     await this.mongo?.close().catch(() => undefined);
-    await Promise.all([this.store?.stop(), this.nats?.stop()]);
+    await Promise.all([this.store?.stop(), this.natsCluster ? this.natsCluster.stop() : this.nats?.stop()]);
     await new Promise<void>((resolve) => this.logStream.end(resolve));
     fs.rmSync(this.directory, { recursive: true, force: true });
   }

@@ -242,6 +242,8 @@ export async function startNats(directory: string, port?: number, outputDirector
 /** A local JetStream cluster: its nodes (each a LocalProcess that can be killed and restarted) and their URLs. */
 export interface LocalNatsCluster {
   nodes: LocalProcess[];
+  /** Each node's monitoring endpoint (`/connz`, `/jsz`, …), in the order of `nodes`. */
+  monitorUrls: string[];
   /** Every node's client URL, comma-separated. */
   url: string;
   stop(): Promise<void>;
@@ -257,9 +259,11 @@ export async function startNatsCluster(directory: string, size = 3, outputDirect
   fs.mkdirSync(outputDirectory, { recursive: true });
   const clientPorts: number[] = [];
   const routePorts: number[] = [];
+  const monitorPorts: number[] = [];
   for (let index = 0; index < size; index += 1) {
     clientPorts.push(await freePort());
     routePorts.push(await freePort());
+    monitorPorts.push(await freePort());
   }
   const routes = routePorts.map((port) => `nats://127.0.0.1:${port}`).join(',');
   const nodes = clientPorts.map((clientPort, index) => {
@@ -275,6 +279,7 @@ export async function startNatsCluster(directory: string, size = 3, outputDirect
       [
         ...['-a', '127.0.0.1', '-p', String(clientPort), '-js', '-sd', storeDirectory, '--server_name', name],
         ...['--cluster_name', 'mtx-local', '--cluster', `nats://127.0.0.1:${routePorts[index]}`, '--routes', routes],
+        ...['-m', String(monitorPorts[index])],
       ],
       path.join(outputDirectory, `${name}.log`),
       async () => {
@@ -290,6 +295,7 @@ export async function startNatsCluster(directory: string, size = 3, outputDirect
   await waitForPeers(url, size, 30_000);
   return {
     nodes,
+    monitorUrls: monitorPorts.map((port) => `http://127.0.0.1:${port}`),
     url,
     async stop() {
       await Promise.all(nodes.map((node) => node.stop()));
