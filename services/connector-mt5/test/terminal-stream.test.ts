@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@mtx/shared/testing';
 import { connectorCodecs, terminalSubject, type PlaceReplyMessage } from '@mtx/shared/connector/messages';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
 
@@ -6,7 +7,7 @@ import { startExecutionStack, type ExecutionStack } from '../../execution/test/s
 let stack: ExecutionStack;
 
 beforeAll(async () => {
-  stack = await startExecutionStack({ label: 'termstream' });
+  stack = await startExecutionStack({ label: 'termstream', connectorEnv: { CONNECTOR_TERMINAL_IDLE_MS: '1500' } });
   await stack.control('/control/prices', 'POST', { frozen_all: true });
 });
 
@@ -52,5 +53,19 @@ describe('terminal streams between a connector and the trade server', () => {
     const third = await place('acc_stream1', 'AlphaFX-Live', '9500', 2, `bat_streamC${Date.now()}`);
     expect(third.results.map((result) => result.status)).toEqual(['filled', 'filled']);
     expect((await stack.control('/control/stats')).body.terminal_streams_opened - after.terminal_streams_opened).toBe(1);
+  });
+
+  it('closes a stream left idle past CONNECTOR_TERMINAL_IDLE_MS, and opens a new one on the next call', async () => {
+    const first = await place('acc_stream2', 'AlphaFX-Live', '9501', 1, `bat_idleA${Date.now()}`);
+    expect(first.results[0]!.status).toBe('filled');
+    const opened = (await stack.control('/control/stats')).body;
+    expect(opened.terminal_streams_open).toBeGreaterThanOrEqual(1);
+    // Idle for longer than the bound (and one sweep): every stream this connector held is closed.
+    await eventually(async () => (await stack.control('/control/stats')).body.terminal_streams_open === 0, 10_000, 200);
+    const again = await place('acc_stream2', 'AlphaFX-Live', '9501', 1, `bat_idleB${Date.now()}`);
+    expect(again.results[0]!.status).toBe('filled');
+    const reopened = (await stack.control('/control/stats')).body;
+    expect(reopened.terminal_streams_opened - opened.terminal_streams_opened).toBe(1);
+    expect(reopened.terminal_streams_open).toBe(1);
   });
 });

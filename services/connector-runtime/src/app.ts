@@ -53,7 +53,10 @@ export async function createConnectorApp(options: {
       await nats.close().catch(() => undefined);
       throw error;
     }));
-  const client = new BrokerClient(config.BROKER_SIM_GRPC_URL);
+  const client = new BrokerClient(config.BROKER_SIM_GRPC_URL, {
+    terminalIdleMs: config.CONNECTOR_TERMINAL_IDLE_MS,
+    terminalsMax: config.CONNECTOR_TERMINALS_MAX,
+  });
   const sessions = new SessionPool(client, platform, {
     sessionsMax: config.CONNECTOR_SESSIONS_MAX,
     loginDeadlineMs: config.BROKER_LOGIN_DEADLINE_MS,

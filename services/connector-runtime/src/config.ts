@@ -21,7 +21,15 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     BROKER_LOGIN_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
     /** Deadline of reads (lists, lookups, symbol details, pings). */
     BROKER_READ_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+    /** Trade-server sessions (logins) kept per connector replica; the least recently used is dropped past it. */
     CONNECTOR_SESSIONS_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
+    /**
+     * A terminal stream (one per session, opened on its first call) unused this long is closed, so a replica holds
+     * connections only for the accounts that trade; the next call opens a new one.
+     */
+    CONNECTOR_TERMINAL_IDLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
+    /** Terminal streams open at most per replica; past it the least recently used idle one is closed. */
+    CONNECTOR_TERMINALS_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
     /** Requests handled at once; beyond it the connector answers 503 at once and sends nothing. */
     CONNECTOR_CONCURRENCY_MAX: Type.Integer({ minimum: 1, default: 2_000 }),
     /** Closes per account and request; matches beyond it come back skipped. */
