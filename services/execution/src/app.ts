@@ -5,7 +5,8 @@ import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx
 import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import type { NatsConnection } from '@mtx/shared/nats';
+import { accountChangedSubject, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import { followAccountChanges } from './handlers/account-announcements';
 import type { ExecutionConfig } from './config';
 import { developmentAccountSecretKey } from './config';
 import { AccountRegistry } from './app/accounts';
@@ -54,11 +55,14 @@ export function createExecutionApp(options: {
     billing,
     seatsRequired: config.SEATS_REQUIRED,
     cacheMs: config.ACCOUNT_CACHE_MS,
+    // Lost, another replica trusts its cached account until ACCOUNT_CACHE_MS ends.
+    announceChange: (accountId) => void publishBestEffort(nats, accountChangedSubject, JSON.stringify({ account_id: accountId })),
     pingDeadlineMs: config.PING_DEADLINE_MS,
     billingDeadlineMs: config.GRPC_DEADLINE_MS,
   });
   const batches = new BatchService({ store, registry, terminals, clock, logger, config });
   let server: GrpcServerHandle | undefined;
+  let accountChanges: { close(): void } | undefined;
   const reconciliation = new PeriodicJob({
     name: 'reconciliation',
     intervalMs: config.RECONCILE_INTERVAL_MS,
@@ -76,6 +80,10 @@ export function createExecutionApp(options: {
     },
     async start() {
       terminals.start();
+      accountChanges = followAccountChanges(nats, registry, logger);
+      // Until the server has the subscription, a change could go unheard: nothing is cached from before it.
+      await nats.flush();
+      registry.forgetAll();
       server = await startGrpcServer(
         [
           {
@@ -94,6 +102,7 @@ export function createExecutionApp(options: {
       // In-flight batches finish (their deadline is shorter than the grace) before the inbox goes away.
       await server?.close(graceMs);
       await reconciliationStopped;
+      accountChanges?.close();
       await terminals.close();
       if (!options.billing) billing?.close();
     },

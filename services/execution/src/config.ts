@@ -21,8 +21,12 @@ export const ExecutionConfigSchema = Type.Object({
   /** Connecting an account takes a billing seat (false until billing runs, and in tests of execution alone). */
   SEATS_REQUIRED: Type.Boolean({ default: true }),
   TERMINAL_SUBJECT_ROOT: Type.String({ default: 'term', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
-  /** How long an account read on the hot path is reused (billing status changes apply within it everywhere). */
-  ACCOUNT_CACHE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  /**
+   * How long a replica trusts an account it resolved (its document, billing status, opened password). Every change
+   * is announced to every replica over NATS (events.execution.account_changed) and the cache is dropped while NATS
+   * is down, so this bounds only a lost announcement.
+   */
+  ACCOUNT_CACHE_MS: Type.Integer({ minimum: 0, default: 60_000 }),
   RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   /** Margin after a batch's deadline before "not found at the broker" counts as "never executed" (clock skew). */
   RECONCILE_SETTLE_AFTER_MS: Type.Integer({ minimum: 0, default: 5_000 }),

@@ -17,7 +17,12 @@ export const GatewayConfigSchema = Type.Object({
   RATE_LIMIT_OTHER_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 }),
   JSON_DEPTH_MAX: Type.Integer({ minimum: 2, default: 32 }),
-  API_KEY_CACHE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  /**
+   * How long a replica trusts a key it looked up. Revocations are announced to every replica over NATS
+   * (events.gateway.key_revoked) and the cache is dropped when NATS comes back after an outage, so this bounds
+   * only a lost announcement (or a gateway run without NATS).
+   */
+  API_KEY_CACHE_MS: Type.Integer({ minimum: 0, default: 60_000 }),
   ACCESS_LOG: Type.Boolean({ default: true }),
   /**
    * How long a composed GET /v1/wallet answer may be served from this gateway's memory. Every backend change is

@@ -94,6 +94,9 @@ export const announcementSubjects = {
   billingChanged: 'events.billing.changed',
 } as const;
 
+/** Every execution replica hears it (no queue group): `{account_id}` changed (billing status, disconnected). */
+export const accountChangedSubject = 'events.execution.account_changed';
+
 /**
  * What an announcement says: the customer (a JSON object's `customer_id`, or the whole payload as an id) and,
  * where the publisher gave one, the new revision. Null when it names no customer.

@@ -4,6 +4,7 @@ import { AppError } from '@mtx/shared/errors';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
 import type { ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
+import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { AccountDocument, BillingStatus, ExecutionStore, Platform } from '../store/execution-store';
 import { randomBase62, type SecretBox } from '../domain/secrets';
@@ -49,6 +50,8 @@ const platforms: readonly Platform[] = ['mt4', 'mt5'];
 const billingStatuses: readonly BillingStatus[] = ['active', 'past_due', 'suspended'];
 const slotReadChunk = 16;
 const slotsMax = 10_000;
+/** Accounts a replica keeps resolved (document and opened password); the oldest entry makes room. */
+const cachedAccountsMax = 100_000;
 
 export interface AccountRegistryOptions {
   store: ExecutionStore;
@@ -58,46 +61,65 @@ export interface AccountRegistryOptions {
   terminals: TerminalClient;
   billing: ServiceClient<BillingServiceDefinition> | undefined;
   seatsRequired: boolean;
+  /** How long a resolved account is trusted; changes are announced to every replica, so this bounds a missed one. */
   cacheMs: number;
+  /** Tells the other replicas an account changed (their caches drop it). */
+  announceChange?: (accountId: string) => void;
   pingDeadlineMs: number;
   billingDeadlineMs: number;
 }
 
 /**
  * The trading-account registry. Listing walks per-customer slot documents (`<customer>:<n>`) by `_id`;
- * the hot path reads accounts by `_id` through a short cache; passwords are stored sealed (AES-256-GCM)
- * and only ever decrypted in memory to hand them to a terminal.
+ * the hot path reads accounts by `_id` through a cache kept under the shared freshness rule (every change is
+ * announced to every replica, and a read that raced a change is not kept); passwords are stored sealed
+ * (AES-256-GCM) and only ever decrypted in memory to hand them to a terminal.
  */
 export class AccountRegistry {
-  private readonly cache = new Map<string, { entry: ResolvedAccount | null; expiresAtMs: number }>();
+  private readonly cache = new Map<string, { entry: ResolvedAccount | null; stamp: FreshnessStamp }>();
   private readonly nextSlotHints = new Map<string, number>();
+  private readonly freshness: Freshness;
 
-  constructor(private readonly options: AccountRegistryOptions) {}
-
-  private nowMs(): number {
-    return this.options.clock.now().getTime();
+  constructor(private readonly options: AccountRegistryOptions) {
+    this.freshness = new Freshness(options.cacheMs, cachedAccountsMax, () => options.clock.now().getTime());
   }
 
-  invalidate(accountId: string): void {
+  /** This replica changed the account: drop it here and tell the others. */
+  private changed(accountId: string): void {
+    this.observeChange(accountId);
+    this.options.announceChange?.(accountId);
+  }
+
+  /** The account changed (here or, by announcement, on another replica): what was read before is not trusted. */
+  observeChange(accountId: string): void {
     this.cache.delete(accountId);
+    this.freshness.noteChange(accountId);
+  }
+
+  /** Announcements may have been missed (NATS was down): nothing cached is trusted any more. */
+  forgetAll(): void {
+    this.cache.clear();
+    this.freshness.noteAllChanged();
   }
 
   /** The accounts by id, through the cache; missing or deleted ids map to undefined. */
   async resolve(accountIds: string[]): Promise<Map<string, ResolvedAccount | undefined>> {
-    const nowMs = this.nowMs();
     const result = new Map<string, ResolvedAccount | undefined>();
     const misses: string[] = [];
     for (const id of accountIds) {
       const cached = this.cache.get(id);
-      if (cached && cached.expiresAtMs > nowMs) result.set(id, cached.entry ?? undefined);
+      if (cached && this.freshness.trusts(id, cached.stamp)) result.set(id, cached.entry ?? undefined);
       else misses.push(id);
     }
     await Promise.all(
       misses.map(async (id) => {
+        const stamp = this.freshness.begin();
         const document = /^acc_[0-9A-Za-z]{1,64}$/.test(id) ? await this.options.store.accounts.findOne({ _id: id }) : null;
         const entry = document ? { document, password: this.options.secrets.open(document.password) } : null;
-        if (this.cache.size > 50_000) this.cache.clear();
-        this.cache.set(id, { entry, expiresAtMs: nowMs + this.options.cacheMs });
+        if (this.freshness.enabled && this.freshness.unchangedSince(id, stamp)) {
+          if (this.cache.size >= cachedAccountsMax) this.cache.delete(this.cache.keys().next().value!);
+          this.cache.set(id, { entry, stamp });
+        }
         result.set(id, entry ?? undefined);
       }),
     );
@@ -300,7 +322,7 @@ export class AccountRegistry {
     await this.options.store.accountKeys
       .deleteOne({ _id: `${customerId}:${document.platform}:${document.server.toLowerCase()}:${document.login}` })
       .catch(() => undefined);
-    this.invalidate(accountId);
+    this.changed(accountId);
     await this.releaseSeat(customerId, accountId);
     this.options.logger.info({ account_id: accountId, customer_id: customerId }, 'account disconnected');
     return accountView(document);
@@ -313,7 +335,7 @@ export class AccountRegistry {
     const document = await this.get(customerId, accountId);
     // Billing is the single writer of this field, so an update (not isolated on FerretDB) is safe here.
     await this.options.store.accounts.updateOne({ _id: accountId }, { $set: { billing_status: status as BillingStatus } });
-    this.invalidate(accountId);
+    this.changed(accountId);
     return accountView({ ...document, billing_status: status as BillingStatus });
   }
 }
