@@ -28,6 +28,13 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
   const open = new Set<OpenTerminal>();
   const counts = { terminal_streams_opened: 0, terminal_calls: 0, terminal_cancels: 0 };
 
+  /**
+   * The caller ends a call at its deadline with a cancel frame; this side's own timer is the safety net for a
+   * caller that vanished, so it waits a little longer and the caller's cancel (and its DEADLINE_EXCEEDED) comes
+   * first even when both processes are busy.
+   */
+  const deadlineGraceMs = 250;
+
   function serve(stream: grpc.ServerDuplexStream<TerminalCallFrame, TerminalAnswerFrame>): void {
     const terminal: OpenTerminal = { stream, calls: new Map() };
     open.add(terminal);
@@ -69,7 +76,7 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
       > &
         EventEmitter;
       terminal.calls.set(callId, call);
-      const remainingMs = Number(frame.deadline_unix_ms) > 0 ? Number(frame.deadline_unix_ms) - Date.now() : 0;
+      const remainingMs = Number(frame.deadline_unix_ms) > 0 ? Number(frame.deadline_unix_ms) - Date.now() + deadlineGraceMs : 0;
       // As with a unary call past its deadline, the caller gets DEADLINE_EXCEEDED and never a late answer, even
       // when this timer fires before the caller's own.
       let answered = false;
