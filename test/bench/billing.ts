@@ -30,6 +30,7 @@ import { openBillingCollections } from '../../services/billing/src/store/billing
 import { insertSharded, seedSeats, type SeedSeat } from '../../services/billing/test/seed';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { inParallel } from './load-tools';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { currentMachine, defaultResultsDirectory, percentile, roundTo, type BenchResult, type BenchRun } from './report';
 
@@ -42,15 +43,6 @@ const schedulerBudgetMs = Number(process.env.BENCH_BILLING_SCHEDULER_BUDGET_S ??
 const log = (line: string) => process.stderr.write(`[bench:billing] ${line}\n`);
 
 const round = roundTo;
-
-async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
 
 async function main(): Promise<void> {
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-billing-'));

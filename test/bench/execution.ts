@@ -41,6 +41,7 @@ import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { restCall } from './load-tools';
 import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
@@ -431,32 +432,7 @@ async function setUp(state: BenchState): Promise<Bench> {
   const controlUrl = stack.env.BROKER_SIM_HTTP_URL!;
 
   const agent = (state.agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0) }));
-  const rest = (method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string }> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const request = http.request(
-        {
-          host: gateway.hostname,
-          port: gateway.port,
-          method,
-          path: pathname,
-          agent,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        },
-      );
-      request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
-      request.on('error', reject);
-      if (payload !== undefined) request.write(payload);
-      request.end();
-    });
+  const rest = (method: string, pathname: string, body?: unknown) => restCall(agent, gateway, key, method, pathname, body);
 
   log('connecting 20 accounts (10 MT4, 10 MT5) with large balances');
   const accounts: BenchAccount[] = [];

@@ -26,6 +26,7 @@ import { startStack } from '@mtx/devstack/services';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { inParallel, restCall } from './load-tools';
 import { measureProcessCpu } from './process-cpu';
 import { currentMachine, defaultResultsDirectory, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
@@ -66,15 +67,6 @@ function residentMiB(pid: number | undefined): number | null {
   }
 }
 
-async function inParallel<T>(items: T[], parallel: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(parallel, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
-
 async function main(): Promise<number> {
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-scale-'));
   const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
@@ -103,32 +95,7 @@ async function main(): Promise<number> {
   const mongo = await connectMongo(infrastructure.mongodbUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(16, concurrency) });
   const gateway = new URL(stack.gatewayUrl);
-  const rest = (key: string, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string }> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const request = http.request(
-        {
-          host: gateway.hostname,
-          port: gateway.port,
-          method,
-          path: pathname,
-          agent,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        },
-      );
-      request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
-      request.on('error', reject);
-      if (payload !== undefined) request.write(payload);
-      request.end();
-    });
+  const rest = (key: string, method: string, pathname: string, body?: unknown) => restCall(agent, gateway, key, method, pathname, body);
   const controlStats = async () =>
     (await (await fetch(`${stack.env.BROKER_SIM_HTTP_URL}/control/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as {
       terminal_streams_open: number;

@@ -32,13 +32,7 @@ let openapi: { paths: Record<string, Record<string, { security?: unknown[]; para
 beforeAll(async () => {
   schemathesis = ensureSchemathesis();
   stack = await FaultStack.start({ label: 'abuse' });
-  loadCustomers = [];
-  loadTopups = [];
-  for (const label of ['abusea', 'abuseb']) {
-    const customer = await stack.newCustomer(label, { accountsPerServer: 1, balanceEurCents: 30_000 });
-    loadCustomers.push(customer);
-    loadTopups.push(await stack.createTopup(customer, 40_000));
-  }
+  ({ customers: loadCustomers, topups: loadTopups } = await stack.loadCustomers(['abusea', 'abuseb']));
   owner = await stack.newCustomer('owner', { accountsPerServer: 1, balanceEurCents: 20_000 });
   stranger = await stack.newCustomer('stranger', { accountsPerServer: 1, balanceEurCents: 20_000 });
   const topup = await stack.createTopup(owner, 5_000);

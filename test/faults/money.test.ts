@@ -32,13 +32,7 @@ beforeAll(async () => {
       PENDING_PURCHASE_RECOVERY_MS: '8000',
     },
   });
-  loadCustomers = [];
-  loadTopups = [];
-  for (const label of ['moneya', 'moneyb']) {
-    const customer = await stack.newCustomer(label, { accountsPerServer: 1, balanceEurCents: 30_000 });
-    loadCustomers.push(customer);
-    loadTopups.push(await stack.createTopup(customer, 40_000));
-  }
+  ({ customers: loadCustomers, topups: loadTopups } = await stack.loadCustomers(['moneya', 'moneyb']));
 }, 240_000);
 
 afterAll(async () => {

@@ -21,13 +21,7 @@ let probe: Customer;
 
 beforeAll(async () => {
   stack = await FaultStack.start({ label: 'nats-cluster', natsClusterSize: 3 });
-  loadCustomers = [];
-  loadTopups = [];
-  for (const label of ['clustera', 'clusterb']) {
-    const customer = await stack.newCustomer(label, { accountsPerServer: 1, balanceEurCents: 30_000 });
-    loadCustomers.push(customer);
-    loadTopups.push(await stack.createTopup(customer, 40_000));
-  }
+  ({ customers: loadCustomers, topups: loadTopups } = await stack.loadCustomers(['clustera', 'clusterb']));
   probe = await stack.newCustomer('clusterprobe', { accountsPerServer: 1 });
 }, 240_000);
 

@@ -16,13 +16,7 @@ let loadTopups: TopupForPostbacks[];
 
 beforeAll(async () => {
   stack = await FaultStack.start({ label: 'processes' });
-  loadCustomers = [];
-  loadTopups = [];
-  for (const label of ['loada', 'loadb']) {
-    const customer = await stack.newCustomer(label, { accountsPerServer: 1, balanceEurCents: 30_000 });
-    loadCustomers.push(customer);
-    loadTopups.push(await stack.createTopup(customer, 40_000));
-  }
+  ({ customers: loadCustomers, topups: loadTopups } = await stack.loadCustomers(['loada', 'loadb']));
 }, 240_000);
 
 afterAll(async () => {

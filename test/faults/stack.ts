@@ -344,6 +344,21 @@ export class FaultStack {
   }
 
   /** Puts money on a wallet directly through the wallet's gRPC API (set-up only, never part of what is tested). */
+  /**
+   * Customers for a fault's background load, one per label: a broker account on each server, a balance, and a
+   * top-up their postbacks pay into.
+   */
+  async loadCustomers(labels: string[]): Promise<{ customers: Customer[]; topups: TopupForPostbacks[] }> {
+    const customers: Customer[] = [];
+    const topups: TopupForPostbacks[] = [];
+    for (const label of labels) {
+      const customer = await this.newCustomer(label, { accountsPerServer: 1, balanceEurCents: 30_000 });
+      customers.push(customer);
+      topups.push(await this.createTopup(customer, 40_000));
+    }
+    return { customers, topups };
+  }
+
   async grant(customerId: string, amountEurCents: number, entryId: string): Promise<void> {
     await this.wallet.call('Credit', {
       customer_id: customerId,

@@ -157,9 +157,12 @@ describe('rate limiter reserving slots in batches', () => {
     const slots = handedOutSlots(decisions, limit);
     expect(slots.length).toBe(requests);
     expect(new Set(slots).size).toBe(requests);
-    expect(insertCommands.filter((documents) => documents === 1).length).toBeGreaterThanOrEqual(requests - rateLimitWaitersMax);
     const accounted = [...slots, ...limiter.reservedSlots('other', 'cus_flood')].sort((left, right) => left - right);
     expect(await storedSlots(prefixOf(clock, 'other', 'cus_flood'))).toEqual(accounted);
+    // The overflow's single slots go out together (unordered group commit of single slots), so fewer commands
+    // than requests, yet every slot inserted is one handed out or held.
+    expect(insertCommands.length).toBeLessThan(requests);
+    expect(insertCommands.reduce((sum, documents) => sum + documents, 0)).toBe(accounted.length);
   });
 
   it('a low-rate customer (one take per 2 s) reserves one slot at a time and strands none', async () => {
