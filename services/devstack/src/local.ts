@@ -140,7 +140,14 @@ async function waitForPeers(url: string, size: number, deadlineMs: number): Prom
     try {
       if (connection) {
         const manager = await connection.jetstreamManager({ timeout: 2_000 });
-        await manager.streams.add({ name, subjects: ['mtx.cluster.ready'], num_replicas: size, storage: StorageType.Memory });
+        // File storage, as the claims bucket uses: placement then weighs what a real bucket needs.
+        await manager.streams.add({
+          name,
+          subjects: ['mtx.cluster.ready'],
+          num_replicas: size,
+          storage: StorageType.File,
+          max_bytes: 1_048_576,
+        });
         await manager.streams.delete(name);
         return;
       }
@@ -257,13 +264,24 @@ export interface LocalNatsCluster {
 export async function startNatsCluster(directory: string, size = 3, outputDirectory = directory): Promise<LocalNatsCluster> {
   const binaries = await provisionTools();
   fs.mkdirSync(outputDirectory, { recursive: true });
+  // Distinct ports: a port freed by one probe can be handed out again by the next.
+  const taken = new Set<number>();
+  const distinctPort = async () => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+  };
   const clientPorts: number[] = [];
   const routePorts: number[] = [];
   const monitorPorts: number[] = [];
   for (let index = 0; index < size; index += 1) {
-    clientPorts.push(await freePort());
-    routePorts.push(await freePort());
-    monitorPorts.push(await freePort());
+    clientPorts.push(await distinctPort());
+    routePorts.push(await distinctPort());
+    monitorPorts.push(await distinctPort());
   }
   const routes = routePorts.map((port) => `nats://127.0.0.1:${port}`).join(',');
   const nodes = clientPorts.map((clientPort, index) => {
@@ -291,8 +309,10 @@ export async function startNatsCluster(directory: string, size = 3, outputDirect
   const url = nodes.map((node) => node.url).join(',');
   // Together: a node alone cannot elect a JetStream meta leader.
   await Promise.all(nodes.map((node) => node.start()));
-  await waitForJetStream(url, 30_000);
-  await waitForPeers(url, size, 30_000);
+  // Generous: on a loaded machine (the test suite's other files, services starting) routes and the meta group
+  // can take a while to settle.
+  await waitForJetStream(url, 60_000);
+  await waitForPeers(url, size, 60_000);
   return {
     nodes,
     monitorUrls: monitorPorts.map((port) => `http://127.0.0.1:${port}`),

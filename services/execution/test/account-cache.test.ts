@@ -5,6 +5,7 @@ import { databaseName } from '@mtx/shared/mongo';
 import { accountChangedSubject } from '@mtx/shared/nats';
 import { createExecutionApp, type ExecutionApp } from '../src/app';
 import { loadExecutionConfig } from '../src/config';
+import { eventually } from '@mtx/shared/testing';
 import { plain, startExecutionStack, type ExecutionStack } from './stack';
 
 /**
@@ -75,9 +76,15 @@ describe('account cache across execution replicas', () => {
     });
     try {
       await stack.client.call('SetAccountBillingStatus', { customer_id: customer, account_id: account.id, status: 'suspended' });
+      // The replica shares this test's NATS connection: once the test has heard the announcement and a round trip
+      // after it is back (the server sent every copy before the answer), the replica has heard it too.
+      await eventually(async () => heard.length >= 1, 5_000, 10);
+      await stack.nats.flush();
       const refused = await placeOn(replicaClient, account.id);
       expect(refused.results[0]).toMatchObject({ status: 'rejected', retcode_description: 'TRADE_RETCODE_TRADE_DISABLED' });
       await stack.client.call('SetAccountBillingStatus', { customer_id: customer, account_id: account.id, status: 'active' });
+      await eventually(async () => heard.length >= 2, 5_000, 10);
+      await stack.nats.flush();
       expect((await placeOn(replicaClient, account.id)).results[0].status).toBe('filled');
       expect(heard.map((text) => JSON.parse(text))).toEqual([{ account_id: account.id }, { account_id: account.id }]);
     } finally {
@@ -95,7 +102,17 @@ describe('account cache across execution replicas', () => {
       label: 'to disconnect',
     });
     expect((await placeOn(replicaClient, account.id)).results[0].status).toBe('filled');
-    await stack.client.call('DeleteAccount', { customer_id: customer, account_id: account.id });
+    const heard: string[] = [];
+    const listener = stack.nats.subscribe(accountChangedSubject, {
+      callback: (_, message) => heard.push(new TextDecoder().decode(message.data)),
+    });
+    try {
+      await stack.client.call('DeleteAccount', { customer_id: customer, account_id: account.id });
+      await eventually(async () => heard.length >= 1, 5_000, 10);
+      await stack.nats.flush();
+    } finally {
+      listener.unsubscribe();
+    }
     const answer = await placeOn(replicaClient, account.id).then(
       () => 'accepted',
       (error: { code?: string }) => error.code,
