@@ -1,10 +1,14 @@
-import type { KV, NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, type KV, type NatsConnection } from 'nats';
 import type { Logger } from '@mtx/shared/logger';
 
 /** Exclusive, durable claims on client ids: only the first claim of an id succeeds, across all replicas. */
 export interface ClaimStore {
-  /** True when this caller is the first to claim `clientId`; false when it was claimed before. */
-  claim(clientId: string): Promise<boolean>;
+  /**
+   * True when this caller is the first to claim `clientId`; false when it was claimed before. While the store
+   * cannot take the claim for a passing reason, it tries again until `retryUntilUnixMs` (default: no retry).
+   */
+  claim(clientId: string, retryUntilUnixMs?: number): Promise<boolean>;
 }
 
 /** Characters NATS KV accepts in a key; client ids are built from them. */
@@ -13,6 +17,11 @@ export const claimKeyPattern = /^[-/_=.a-zA-Z0-9]+$/;
 const wrongLastSequence = 10071;
 /** JetStream's answers to more replicas than it has servers for: no cluster at all, or too few peers. */
 const replicasNotSupported = new Set([10074, 10023]);
+
+/** Deadline of one claim write; a claim is one small R1/R3 append, so past this the stream is not answering. */
+const claimCallTimeoutMs = 1_500;
+const retryPauseMinMs = 25;
+const retryPauseMaxMs = 250;
 
 /**
  * Claims kept in a JetStream key-value bucket. `put` with an expected last sequence of 0 is a create that the
@@ -25,6 +34,11 @@ export class KvClaimStore implements ClaimStore {
     private readonly owner: string,
   ) {}
 
+  /** Claims in a bucket already opened (tests pass a bucket whose answers they choose). */
+  static over(kv: KV, owner: string): KvClaimStore {
+    return new KvClaimStore(kv, owner);
+  }
+
   /**
    * Opens (or creates) the bucket with `replicas` copies (CONNECTOR_CLAIMS_REPLICAS: 3 on a 3-node cluster, so
    * losing a node loses no claim). A count the deployment cannot hold refuses to start; a bucket that already
@@ -36,7 +50,9 @@ export class KvClaimStore implements ClaimStore {
   ): Promise<KvClaimStore> {
     let kv: KV;
     try {
-      kv = await connection.jetstream().views.kv(options.bucket, { ttl: options.ttlMs, history: 1, replicas: options.replicas });
+      kv = await connection
+        .jetstream({ timeout: claimCallTimeoutMs })
+        .views.kv(options.bucket, { ttl: options.ttlMs, history: 1, replicas: options.replicas });
     } catch (error) {
       const apiError = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
       if (apiError?.err_code !== undefined && replicasNotSupported.has(apiError.err_code)) {
@@ -56,14 +72,41 @@ export class KvClaimStore implements ClaimStore {
     return new KvClaimStore(kv, options.owner);
   }
 
-  async claim(clientId: string): Promise<boolean> {
+  /**
+   * Retries what is known not to have been written, and what may have been: JetStream answers "no responders"
+   * while a stream elects a new leader (4 to 9 s after its leader's server dies, whatever the client does), and
+   * a write that timed out may have landed. Each claim carries its own nonce, so a retry that finds the key
+   * taken tells its own earlier write (claimed) from another replica's (duplicate).
+   */
+  async claim(clientId: string, retryUntilUnixMs = 0): Promise<boolean> {
     if (!claimKeyPattern.test(clientId)) throw new Error(`client id ${JSON.stringify(clientId)} is not a valid claim key`);
+    const nonce = randomUUID();
+    const value = new TextEncoder().encode(JSON.stringify({ by: this.owner, at: Date.now(), nonce }));
+    let mayHaveWritten = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.kv.put(clientId, value, { previousSeq: 0 });
+        return true;
+      } catch (error) {
+        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === wrongLastSequence)
+          return mayHaveWritten ? await this.isOwnClaim(clientId, nonce) : false;
+        const code = (error as { code?: string }).code;
+        const passing = code === ErrorCode.NoResponders || code === ErrorCode.Timeout;
+        if (code === ErrorCode.Timeout) mayHaveWritten = true;
+        const pauseMs = Math.min(retryPauseMaxMs, retryPauseMinMs * 2 ** attempt);
+        if (!passing || Date.now() + pauseMs >= retryUntilUnixMs) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
+    }
+  }
+
+  private async isOwnClaim(clientId: string, nonce: string): Promise<boolean> {
+    const entry = await this.kv.get(clientId);
+    if (!entry) return false;
     try {
-      await this.kv.put(clientId, new TextEncoder().encode(JSON.stringify({ by: this.owner, at: Date.now() })), { previousSeq: 0 });
-      return true;
-    } catch (error) {
-      if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === wrongLastSequence) return false;
-      throw error;
+      return (JSON.parse(new TextDecoder().decode(entry.value)) as { nonce?: string }).nonce === nonce;
+    } catch {
+      return false;
     }
   }
 }

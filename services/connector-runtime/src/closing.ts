@@ -92,7 +92,7 @@ export class Closing {
         ? Math.min(request.closes_max, config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX)
         : config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX;
     // One claim for the account's closes in this message (its client id base), taken when the first close is sent.
-    const claim = this.shared.claimFor(request.client_id_base, traceContext);
+    const claim = this.shared.claimFor(request.client_id_base, request.deadline_unix_ms, traceContext);
     const results: TicketResultMessage[] = new Array(items.length);
     await Promise.all(
       items.map(async (item, index) => {

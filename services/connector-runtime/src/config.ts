@@ -14,6 +14,11 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     /** JetStream key-value bucket holding client-id claims (shared by every connector replica). */
     CONNECTOR_CLAIMS_BUCKET: Type.String({ default: 'connector_claims', pattern: '^[A-Za-z0-9_-]+$' }),
     CONNECTOR_CLAIM_TTL_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
+    /**
+     * How long a message waits for the claims bucket when JetStream cannot take the claim yet (a stream electing
+     * a new leader after its server died takes 4 to 9 s); capped by the request's deadline less 1 s for the send.
+     */
+    CONNECTOR_CLAIM_WAIT_MS: Type.Integer({ minimum: 0, default: 4_000 }),
     /** Copies of the claims bucket: 1 on a single nats-server, 3 on a 3-node cluster (no claim lost with a node). */
     CONNECTOR_CLAIMS_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
     /** Deadline of one trade call to the trade server (a slow broker may answer after the requester gave up). */

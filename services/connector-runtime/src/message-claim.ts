@@ -17,11 +17,13 @@ export class MessageClaim {
   constructor(
     private readonly claims: ClaimStore,
     readonly key: string,
+    /** Until when a claim store that is briefly unavailable (a leader election) is waited for. */
+    private readonly retryUntilUnixMs: number,
     private readonly onUnavailable: (error: unknown) => void,
   ) {}
 
   state(): Promise<ClaimState> {
-    this.decided ??= this.claims.claim(this.key).then(
+    this.decided ??= this.claims.claim(this.key, this.retryUntilUnixMs).then(
       (claimed) => (claimed ? 'claimed' : 'duplicate'),
       (error: unknown) => {
         this.onUnavailable(error);
@@ -30,6 +32,18 @@ export class MessageClaim {
     );
     return this.decided;
   }
+}
+
+/**
+ * A trade call sent this close to its request's deadline would likely be answered after the requester gave up,
+ * leaving the leg `unknown`; a claim store still unavailable then is better answered `unavailable` (not sent).
+ */
+export const claimSendReserveMs = 1_000;
+
+/** Until when a message's claim may wait for the claim store: its wait setting, capped by the deadline's reserve. */
+export function claimRetryUntil(nowUnixMs: number, deadlineUnixMs: number, claimWaitMs: number): number {
+  const byWait = nowUnixMs + claimWaitMs;
+  return deadlineUnixMs > 0 ? Math.min(byWait, deadlineUnixMs - claimSendReserveMs) : byWait;
 }
 
 /**

@@ -26,10 +26,16 @@ export class Placing {
       sessionError = error;
     }
     const messageKey = placeMessageClaimKey(request);
-    const messageClaim = messageKey ? this.shared.claimFor(messageKey, traceContext) : undefined;
+    const messageClaim = messageKey ? this.shared.claimFor(messageKey, request.deadline_unix_ms, traceContext) : undefined;
     const results = await Promise.all(
       request.legs.map((leg) =>
-        this.placeLeg(request, leg, sessionError, messageClaim ?? this.shared.claimFor(leg.client_id, traceContext), traceContext),
+        this.placeLeg(
+          request,
+          leg,
+          sessionError,
+          messageClaim ?? this.shared.claimFor(leg.client_id, request.deadline_unix_ms, traceContext),
+          traceContext,
+        ),
       ),
     );
     return { account_id: request.account_id, results };

@@ -20,7 +20,7 @@ export interface ConnectorRuntimeOptions {
 
 /** What the runtime lends its parts: a claim taken once when needed, and logging within a request's trace. */
 export interface RuntimeShared {
-  claimFor(key: string, traceContext: Context): MessageClaim;
+  claimFor(key: string, deadlineUnixMs: number, traceContext: Context): MessageClaim;
   logWithin(traceContext: Context, write: (logger: Logger) => void): void;
 }
 

@@ -17,7 +17,7 @@ import {
   type PlaceRequestMessage,
 } from '@mtx/shared/connector/messages';
 import { Closing } from './closing';
-import { MessageClaim } from './message-claim';
+import { claimRetryUntil, MessageClaim } from './message-claim';
 import { Placing } from './placing';
 import { Records } from './records';
 import { sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
@@ -45,9 +45,12 @@ export class ConnectorRuntime {
   constructor(private readonly options: ConnectorRuntimeOptions) {
     const shared: RuntimeShared = {
       // A failure of the claim store is logged within the request's trace.
-      claimFor: (key, traceContext) =>
-        new MessageClaim(options.claims, key, (error) =>
-          this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable')),
+      claimFor: (key, deadlineUnixMs, traceContext) =>
+        new MessageClaim(
+          options.claims,
+          key,
+          claimRetryUntil(Date.now(), deadlineUnixMs, options.config.CONNECTOR_CLAIM_WAIT_MS),
+          (error) => this.logWithin(traceContext, (logger) => logger.error({ err: error }, 'claim store unavailable')),
         ),
       logWithin: (traceContext, write) => this.logWithin(traceContext, write),
     };
