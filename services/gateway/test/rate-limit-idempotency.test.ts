@@ -4,7 +4,7 @@ import { AppError } from '@mtx/shared/errors';
 import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createIdempotency } from '../src/app/idempotency';
-import { createRateLimiter } from '../src/app/rate-limiter';
+import { createRateLimiter, rateLimitBlockSlots } from '../src/app/rate-limiter';
 import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
 
 let mongo: MongoClient;
@@ -34,8 +34,9 @@ describe('rate limiter shared through the store', () => {
     expect(admitted.length).toBe(limit);
     const refused = decisions.filter((decision) => !decision.allowed);
     expect(refused.every((decision) => decision.remaining === 0 && decision.resetSeconds === 55)).toBe(true);
-    const slots = await store.rateLimitSlots.countDocuments({ _id: { $regex: '^execution:cus_race:' } });
-    expect(slots).toBe(limit);
+    // Every block in the store was claimed by one replica and every slot of it handed out.
+    const blocks = await store.rateLimitSlots.countDocuments({ _id: { $regex: '^execution:cus_race:' } });
+    expect(blocks * rateLimitBlockSlots(limit)).toBe(limit);
   });
 
   it('counts buckets and customers separately and opens a new window on the minute', async () => {
@@ -49,10 +50,10 @@ describe('rate limiter shared through the store', () => {
     expect(next).toMatchObject({ allowed: true, remaining: 2 });
   });
 
-  it('lets a fresh replica find the next free slot without walking every slot', async () => {
+  it('lets a fresh replica find the next free block after the blocks another replica holds', async () => {
     const first = createRateLimiter({ store, clock });
     for (let index = 0; index < 40; index++) await first.take('other', 'cus_gallop', 600);
-    // The first replica reserved its slots in growing batches and may still hold some unused: those are taken too.
+    // The first replica holds the rest of its last block unused: those slots are taken too.
     const taken = 40 + first.reservedSlots('other', 'cus_gallop').length;
     const fresh = createRateLimiter({ store, clock });
     const decision = await fresh.take('other', 'cus_gallop', 600);

@@ -4,7 +4,7 @@ import { ManualClock } from '@mtx/shared/clock';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
 import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
-import { createRateLimiter, rateLimitWaitersMax, type RateLimitDecision } from '../src/app/rate-limiter';
+import { createRateLimiter, rateLimitBlockSlots, rateLimitWaitersMax, type RateLimitDecision } from '../src/app/rate-limiter';
 import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
 
 const windowMs = 60_000;
@@ -36,16 +36,25 @@ function prefixOf(clock: ManualClock, bucket: string, customerId: string): strin
   return `${bucket}:${customerId}:${Math.floor(clock.now().getTime() / windowMs)}`;
 }
 
-async function storedSlots(prefix: string): Promise<number[]> {
-  const documents = await store.rateLimitSlots.find({ _id: { $regex: `^${prefix}:` } }, { projection: { _id: 1 } }).toArray();
-  return documents.map((document) => Number(document._id.slice(prefix.length + 1))).sort((left, right) => left - right);
+/** Block numbers stored under `prefix` (every replica's), ascending. */
+async function storedBlocks(prefix: string): Promise<number[]> {
+  const documents = await store.rateLimitSlots.find({ _id: { $regex: `^${prefix}:b` } }, { projection: { _id: 1 } }).toArray();
+  return documents.map((document) => Number(document._id.slice(prefix.length + 2))).sort((left, right) => left - right);
+}
+
+/** The slots of the blocks stored under `prefix`: block k holds (k-1)·B+1 .. k·B, the last one cut at the limit. */
+async function storedSlots(prefix: string, limit: number): Promise<number[]> {
+  const blockSlots = rateLimitBlockSlots(limit);
+  return (await storedBlocks(prefix)).flatMap((block) =>
+    Array.from({ length: blockSlots }, (_, offset) => (block - 1) * blockSlots + 1 + offset).filter((slot) => slot <= limit),
+  );
 }
 
 function handedOutSlots(decisions: RateLimitDecision[], limit: number): number[] {
   return decisions.filter((decision) => decision.allowed).map((decision) => limit - decision.remaining);
 }
 
-describe('rate limiter reserving slots in batches', () => {
+describe('rate limiter reserving slots in blocks', () => {
   it('one replica, limit 60, 200 concurrent takes: exactly 60 admitted with remaining 59..0 once each, then the next window admits', async () => {
     const clock = new ManualClock('2027-05-10T12:00:05Z');
     const limiter = createRateLimiter({ store, clock });
@@ -59,12 +68,12 @@ describe('rate limiter reserving slots in batches', () => {
     const refused = decisions.filter((decision) => !decision.allowed);
     expect(refused.length).toBe(140);
     expect(refused.every((decision) => decision.remaining === 0 && decision.resetSeconds === 55)).toBe(true);
-    // Alone, the replica strands nothing: every slot in the store was handed out.
-    expect(await storedSlots(prefixOf(clock, 'execution', 'cus_one'))).toEqual(
+    // Alone, the replica strands nothing: every slot of the stored blocks was handed out.
+    expect(await storedSlots(prefixOf(clock, 'execution', 'cus_one'), limit)).toEqual(
       handedOutSlots(decisions, limit).sort((left, right) => left - right),
     );
-    expect(insertCommands.length).toBeLessThan(limit);
-    expect(Math.max(...insertCommands)).toBeLessThanOrEqual(Math.floor(limit / 20));
+    // The first take claims a block alone; the burst queued behind it asks for all the other blocks at once.
+    expect(insertCommands).toEqual([1, limit / rateLimitBlockSlots(limit) - 1]);
 
     clock.advanceMs(windowMs);
     expect(await limiter.take('execution', 'cus_one', limit)).toMatchObject({ allowed: true, remaining: limit - 1 });
@@ -94,7 +103,7 @@ describe('rate limiter reserving slots in batches', () => {
     // Every stored slot was either handed out or is still held unused by the replica that inserted it.
     const accounted = [...handedOut, ...stranded];
     expect(new Set(accounted).size).toBe(accounted.length);
-    expect(await storedSlots(prefixOf(clock, 'other', 'cus_two'))).toEqual(accounted.sort((left, right) => left - right));
+    expect(await storedSlots(prefixOf(clock, 'other', 'cus_two'), limit)).toEqual(accounted.sort((left, right) => left - right));
   });
 
   it('two replicas taking turns in waves of concurrent requests both admit, within the same bounds, never the same slot', async () => {
@@ -122,10 +131,10 @@ describe('rate limiter reserving slots in batches', () => {
     expect(handedOut.length).toBeGreaterThanOrEqual(limit - replicas.length * cap);
     const accounted = [...handedOut, ...stranded];
     expect(new Set(accounted).size).toBe(accounted.length);
-    expect(await storedSlots(prefixOf(clock, 'other', 'cus_waves'))).toEqual(accounted.sort((left, right) => left - right));
+    expect(await storedSlots(prefixOf(clock, 'other', 'cus_waves'), limit)).toEqual(accounted.sort((left, right) => left - right));
   });
 
-  it('a sequential burst of 2,000 takes with limit 1,000,000 needs far fewer than 2,000 insert commands', async () => {
+  it('a sequential burst of 2,000 takes with limit 1,000,000 costs one insert (a block of 50,000 slots)', async () => {
     const clock = new ManualClock('2027-05-10T12:02:05Z');
     const limiter = createRateLimiter({ store, clock });
     const limit = 1_000_000;
@@ -135,73 +144,61 @@ describe('rate limiter reserving slots in batches', () => {
       expect(decision.allowed).toBe(true);
       remainings.push(decision.remaining);
     }
-    const insertedDocuments = insertCommands.reduce((sum, documents) => sum + documents, 0);
-    console.log(
-      `2,000 sequential takes: ${insertCommands.length} insert commands carrying ${insertedDocuments} slot documents (largest ${Math.max(...insertCommands)})`,
-    );
-    expect(insertCommands.length).toBeLessThan(200);
+    expect(insertCommands).toEqual([1]);
     expect(remainings).toEqual(Array.from({ length: 2_000 }, (_, index) => limit - 1 - index));
-    // No insert spans more than one FerretDB insert batch (100), where an ordered failure would not stop.
-    expect(Math.max(...insertCommands)).toBeLessThanOrEqual(100);
-    const stranded = limiter.reservedSlots('other', 'cus_burst');
-    expect(stranded.length).toBeLessThan(100);
-    expect((await storedSlots(prefixOf(clock, 'other', 'cus_burst'))).length).toBe(2_000 + stranded.length);
+    expect(await storedBlocks(prefixOf(clock, 'other', 'cus_burst'))).toEqual([1]);
+    expect(limiter.reservedSlots('other', 'cus_burst').length).toBe(rateLimitBlockSlots(limit) - 2_000);
   });
 
-  it('past the queue bound, requests take single slots of their own and are still counted exactly', async () => {
+  it('past the queue bound, requests claim blocks of their own and are still counted exactly', async () => {
     const clock = new ManualClock('2027-05-10T12:08:05Z');
     const limiter = createRateLimiter({ store, clock });
-    const limit = 1_000_000;
+    // Blocks of one slot, so each overflowing request needs an insert of its own.
+    const limit = 19;
     const requests = rateLimitWaitersMax + 76;
     const decisions = await Promise.all(Array.from({ length: requests }, () => limiter.take('other', 'cus_flood', limit)));
     const slots = handedOutSlots(decisions, limit);
+    expect(slots.length).toBe(limit);
+    expect(new Set(slots).size).toBe(limit);
+    expect(decisions.filter((decision) => !decision.allowed).length).toBe(requests - limit);
+    expect(await storedSlots(prefixOf(clock, 'other', 'cus_flood'), limit)).toEqual(slots.sort((left, right) => left - right));
+    expect(limiter.reservedSlots('other', 'cus_flood')).toEqual([]);
+  });
+
+  it('past the queue bound with a high limit, the overflow takes slots of the blocks already held', async () => {
+    const clock = new ManualClock('2027-05-10T12:09:05Z');
+    const limiter = createRateLimiter({ store, clock });
+    const limit = 1_000_000;
+    const requests = rateLimitWaitersMax + 76;
+    const decisions = await Promise.all(Array.from({ length: requests }, () => limiter.take('other', 'cus_flood_high', limit)));
+    const slots = handedOutSlots(decisions, limit);
     expect(slots.length).toBe(requests);
     expect(new Set(slots).size).toBe(requests);
-    const accounted = [...slots, ...limiter.reservedSlots('other', 'cus_flood')].sort((left, right) => left - right);
-    expect(await storedSlots(prefixOf(clock, 'other', 'cus_flood'))).toEqual(accounted);
-    // The overflow's single slots go out together (unordered group commit of single slots), so fewer commands
-    // than requests, yet every slot inserted is one handed out or held.
-    expect(insertCommands.length).toBeLessThan(requests);
-    expect(insertCommands.reduce((sum, documents) => sum + documents, 0)).toBe(accounted.length);
+    const accounted = [...slots, ...limiter.reservedSlots('other', 'cus_flood_high')].sort((left, right) => left - right);
+    expect(await storedSlots(prefixOf(clock, 'other', 'cus_flood_high'), limit)).toEqual(accounted);
+    expect(insertCommands.length).toBeLessThanOrEqual(2);
   });
 
-  it('a low-rate customer (one take per 2 s) reserves one slot at a time and strands none', async () => {
+  it('a low-rate customer (one take per 2 s) costs one insert per block, and holds at most one block unused', async () => {
     const clock = new ManualClock('2027-05-10T12:03:00Z');
     const limiter = createRateLimiter({ store, clock });
-    const limit = 600;
+    const limit = 200;
+    const blockSlots = rateLimitBlockSlots(limit);
     for (let index = 0; index < 25; index++) {
       expect(await limiter.take('other', 'cus_slow', limit)).toMatchObject({ allowed: true, remaining: limit - 1 - index });
-      expect(limiter.reservedSlots('other', 'cus_slow')).toEqual([]);
+      expect(limiter.reservedSlots('other', 'cus_slow').length).toBeLessThan(blockSlots);
       clock.advanceMs(2_000);
     }
-    expect(insertCommands).toEqual(Array.from({ length: 25 }, () => 1));
+    expect(insertCommands).toEqual(Array.from({ length: Math.ceil(25 / blockSlots) }, () => 1));
     clock.advanceMs(-2_000);
-    expect((await storedSlots(prefixOf(clock, 'other', 'cus_slow'))).length).toBe(25);
+    expect((await storedSlots(prefixOf(clock, 'other', 'cus_slow'), limit)).length).toBe(Math.ceil(25 / blockSlots) * blockSlots);
   });
 
-  it('shrinks the reservation back to one slot when a burst is followed by a slow rate', async () => {
-    const clock = new ManualClock('2027-05-10T12:04:00Z');
-    const limiter = createRateLimiter({ store, clock });
-    const limit = 6_000;
-    for (let index = 0; index < 300; index++) await limiter.take('other', 'cus_calm', limit);
-    const burstInserts = insertCommands.length;
-    expect(Math.max(...insertCommands)).toBe(Math.min(100, limit / 20));
-    const leftover = limiter.reservedSlots('other', 'cus_calm').length;
-    // Quiet customer: one take every 1.5 s for the rest of the window.
-    for (let index = 0; index < 38; index++) {
-      clock.advanceMs(1_500);
-      expect((await limiter.take('other', 'cus_calm', limit)).allowed).toBe(true);
-    }
-    // The burst's leftover serves the first quiet takes; the reservations after it halve per quiet second.
-    const calmInserts = insertCommands.slice(burstInserts);
-    expect(calmInserts.length).toBe(38 - leftover);
-    expect(calmInserts.every((documents) => documents === 1)).toBe(true);
-  });
-
-  it('keeps the slots before another replica’s slot, skips that one, and carries on after it', async () => {
+  it('keeps its block, skips a block another replica took, and carries on after it', async () => {
     const clock = new ManualClock('2027-05-10T12:05:05Z');
     const limiter = createRateLimiter({ store, clock });
     const limit = 1_000;
+    const blockSlots = rateLimitBlockSlots(limit);
     const prefix = prefixOf(clock, 'other', 'cus_split');
     const first = [
       await limiter.take('other', 'cus_split', limit),
@@ -209,18 +206,17 @@ describe('rate limiter reserving slots in batches', () => {
       await limiter.take('other', 'cus_split', limit),
     ];
     expect(first.map((decision) => limit - decision.remaining)).toEqual([1, 2, 3]);
-    // Slots 1..3 came in reservations of 1 and 2, so the next reservation starts at 4 and spans slot 5:
-    // another replica takes 5 first.
-    await store.rateLimitSlots.insertOne({ _id: `${prefix}:5`, window: Math.floor(clock.now().getTime() / windowMs) });
+    // This replica holds block 1; another replica takes block 2 first.
+    await store.rateLimitSlots.insertOne({ _id: `${prefix}:b2`, window: Math.floor(clock.now().getTime() / windowMs) });
     const later: RateLimitDecision[] = [];
-    for (let index = 0; index < 10; index++) later.push(await limiter.take('other', 'cus_split', limit));
+    for (let index = 0; index < blockSlots + 10; index++) later.push(await limiter.take('other', 'cus_split', limit));
     const slots = handedOutSlots(later, limit);
-    expect(slots.length).toBe(10);
-    expect(slots[0]).toBe(4);
-    expect(slots).not.toContain(5);
-    expect(slots.every((slot, index) => index === 0 || slot > slots[index - 1]!)).toBe(true);
-    const accounted = [...first.map((decision) => limit - decision.remaining), ...slots, 5, ...limiter.reservedSlots('other', 'cus_split')];
-    expect(await storedSlots(prefix)).toEqual(accounted.sort((left, right) => left - right));
+    expect(slots.length).toBe(blockSlots + 10);
+    expect(slots.slice(0, blockSlots - 3)).toEqual(Array.from({ length: blockSlots - 3 }, (_, index) => 4 + index));
+    // The rest of block 1 was used, block 2 skipped, and block 3 taken next.
+    expect(slots[blockSlots - 3]).toBe(2 * blockSlots + 1);
+    expect(slots.every((slot) => slot <= blockSlots || slot > 2 * blockSlots)).toBe(true);
+    expect(await storedBlocks(prefix)).toEqual([1, 2, 3]);
   });
 
   it('fails every waiting request with the store error during an outage, admits none, and recovers', async () => {
@@ -234,18 +230,26 @@ describe('rate limiter reserving slots in batches', () => {
       const outageStore = createGatewayStore(outageClient.db(store.database.databaseName));
       const clock = new ManualClock('2027-05-10T12:06:05Z');
       const limiter = createRateLimiter({ store: outageStore, clock });
-      expect((await limiter.take('other', 'cus_outage', 600)).allowed).toBe(true);
+      // Blocks of one slot, so every take needs the store.
+      const limit = 20;
+      expect((await limiter.take('other', 'cus_outage', limit)).allowed).toBe(true);
       await proxy.stop();
       const startedMs = Date.now();
-      const settled = await Promise.allSettled(Array.from({ length: 20 }, () => limiter.take('other', 'cus_outage', 600)));
+      const settled = await Promise.allSettled(Array.from({ length: 10 }, () => limiter.take('other', 'cus_outage', limit)));
       const elapsedMs = Date.now() - startedMs;
       expect(settled.every((result) => result.status === 'rejected')).toBe(true);
       for (const result of settled) if (result.status === 'rejected') expect(isStoreUnavailable(result.reason)).toBe(true);
       // Waiters share the failed reservation's error instead of each retrying into the outage in turn.
       expect(elapsedMs).toBeLessThan(5_000);
       await proxy.start();
-      const recovered = await limiter.take('other', 'cus_outage', 600);
+      const recovered = await limiter.take('other', 'cus_outage', limit);
       expect(recovered.allowed).toBe(true);
+      // A customer whose replica holds a block is admitted from it even while the store is out.
+      const heldLimit = 600;
+      expect((await limiter.take('other', 'cus_outage_held', heldLimit)).allowed).toBe(true);
+      await proxy.stop();
+      const fromBlock = await Promise.all(Array.from({ length: 10 }, () => limiter.take('other', 'cus_outage_held', heldLimit)));
+      expect(fromBlock.map((decision) => decision.remaining)).toEqual(Array.from({ length: 10 }, (_, index) => heldLimit - 2 - index));
     } finally {
       await proxy.stop();
       await outageClient.close();

@@ -13,42 +13,49 @@ export interface RateLimitDecision {
 
 const windowMs = 60_000;
 const statesMax = 50_000;
+/** Share of the limit in one block, 1/20 = 5 %: what one replica may hold unused when a window ends. */
+const blockShareOfLimit = 20;
 /**
  * FerretDB 1.24 inserts in batches of 100 documents and, when an ordered batch hits a duplicate, still goes on
  * with the next batch (its `n` then counts documents after the failure; measured). Inside one batch it stops at
- * the first duplicate, as MongoDB does, so a reservation of at most 100 slots is "ours up to the first error"
- * on both stores; a larger one would leave slots inserted by us that we cannot tell apart from other replicas'.
+ * the first duplicate, as MongoDB does, so a reservation of at most 100 blocks is "ours up to the first error"
+ * on both stores; a larger one would leave blocks inserted by us that we cannot tell apart from other replicas'.
  */
-const reservationSlotsMax = 100;
-/** Share of the limit one replica may hold unused (lost at the window's end): 1/20 = 5 %. */
-const reservationShareOfLimit = 20;
-/** Within this many reservations (of the cap) of the limit, a replica reserves only for requests already queued. */
-const nearLimitReservations = 2;
-/** A reservation used up within this time was too small: the next one doubles; otherwise it halves per period. */
-const quickReservationMs = 1_000;
+const reservationBlocksMax = 100;
 /**
- * Requests of one replica queued for slots of one prefix. Beyond this a request inserts a slot of its own (the
- * single insert of the unbatched limiter, so never costlier than that): the queue's memory stays bounded, and
- * only a flood of one customer on one replica gets there.
+ * Requests of one replica queued for slots of one prefix. Beyond this a request claims a block of its own (the
+ * one insert the queue would have made for it): the queue's memory stays bounded, and only a flood of one
+ * customer on one replica gets there.
  */
 export const rateLimitWaitersMax = 1_024;
-/** Consecutive reservations that win no slot (other replicas win them all) before the queued requests are refused. */
+/** Consecutive reservations that win no block (other replicas win them all) before the queued requests are refused. */
 const fruitlessReservationsMax = 64;
 const duplicateKeyCode = 11_000;
 
+/** Slots in one block for `limit`: max(1, limit/20). */
+export function rateLimitBlockSlots(limit: number): number {
+  return Math.max(1, Math.floor(limit / blockShareOfLimit));
+}
+
+/** Consecutive slots `next..last` this replica holds and has not handed out. */
+interface SlotRange {
+  next: number;
+  last: number;
+}
+
 /** What one replica knows about one `<bucket>:<customer>:<window>` prefix. */
 interface PrefixState {
-  /** Slots this replica inserted (so exclusively its own) and has not handed out yet, ascending. */
-  ownedSlots: number[];
-  /** Next slot this replica will try to insert; below it, slots are taken (or were skipped by a gallop). */
-  nextSlot: number;
-  reservationSize: number;
-  lastReservationAtMs: number | undefined;
+  /** Slots of blocks this replica inserted (so exclusively its own), not handed out yet, ascending. */
+  owned: SlotRange[];
+  /** Next block this replica will try to insert; below it, blocks are taken (or were skipped by a gallop). */
+  nextBlock: number;
   /** Requests waiting for a slot, served first come first served. */
   waiters: Waiter[];
   /** Whether the one reservation loop of this prefix is running. */
   reserving: boolean;
   claimsInFlight: number;
+  /** The one block claim that requests past the queue's bound wait on, if any: resolves to the blocks won. */
+  overflowClaim?: Promise<number>;
 }
 
 interface Waiter {
@@ -58,33 +65,34 @@ interface Waiter {
 }
 
 interface Claim {
-  slots: number[];
+  /** Blocks won, ascending. */
+  blocks: number[];
   error?: unknown;
 }
 
 /**
  * Fixed one-minute windows shared by every gateway replica through the store. Each admitted request uses one
- * numbered slot `<bucket>:<customer>:<window>:<n>` (n = 1..limit) that this replica inserted; the unique `_id`
- * makes a slot exclusive even on FerretDB, whose updates are not atomic, so across any number of replicas at
- * most `limit` requests pass per window.
+ * numbered slot (1..limit) of a block `<bucket>:<customer>:<window>:b<k>` that this replica inserted; block k
+ * holds slots (k-1)·B+1 .. k·B with B = max(1, limit/20). The unique `_id` makes a block exclusive even on
+ * FerretDB, whose updates are not atomic, so across any number of replicas at most `limit` requests pass per
+ * window.
  *
- * To spend far fewer than one store write per request, a replica inserts several consecutive slots with one
- * ordered insertMany and hands them out from memory; concurrent requests queue behind the one reservation in
- * flight per prefix instead of each inserting. The reservation starts at one slot per prefix and window (a
- * customer at a low rate costs and behaves exactly as with single inserts), doubles when the previous one was
- * used up within a second, shrinks when not, and is capped at max(1, limit/20) and 100 slots: the slots a
- * replica holds unused when a window ends are lost, so replicas may together admit up to (replicas × cap)
- * fewer than `limit` in a window, never more. One replica alone admits exactly `limit`, since it keeps what it
- * holds until the window ends. After losing a slot to another replica it gallops forward by `_id` lookups
- * instead of trying each slot in turn.
+ * A replica inserts a block when it needs a slot and holds none, then hands the block's slots out from memory:
+ * one store write per B requests of a customer, whatever the customer's rate, and concurrent requests queue
+ * behind the one reservation in flight per prefix instead of each inserting. The slots a replica holds unused
+ * when a window ends are lost, so replicas may together admit up to (replicas × B) fewer than `limit` in a
+ * window, never more; one replica alone admits exactly `limit`, since it keeps what it holds until the window
+ * ends. After losing a block to another replica it gallops forward by `_id` lookups instead of trying each
+ * block in turn.
  */
 export function createRateLimiter({ store, clock }: { store: GatewayStore; clock: Clock }) {
-  const singleSlots = new InsertBatcher(store.rateLimitSlots);
+  // Blocks claimed one at a time (the usual case) by many customers share one unordered insert (group commit).
+  const singleBlocks = new InsertBatcher(store.rateLimitSlots);
   const states = new Map<string, PrefixState>();
   let lastSweptWindow = 0;
 
-  function slotId(prefix: string, slot: number): string {
-    return `${prefix}:${slot}`;
+  function blockId(prefix: string, block: number): string {
+    return `${prefix}:b${block}`;
   }
 
   function stateOf(prefix: string): PrefixState {
@@ -96,121 +104,105 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
         if (!candidate.reserving && candidate.claimsInFlight === 0 && candidate.waiters.length === 0) states.delete(key);
       }
     }
-    state = {
-      ownedSlots: [],
-      nextSlot: 1,
-      reservationSize: 1,
-      lastReservationAtMs: undefined,
-      waiters: [],
-      reserving: false,
-      claimsInFlight: 0,
-    };
+    state = { owned: [], nextBlock: 1, waiters: [], reserving: false, claimsInFlight: 0 };
     states.set(prefix, state);
     return state;
   }
 
-  async function slotTaken(prefix: string, slot: number): Promise<boolean> {
-    return (await store.rateLimitSlots.findOne({ _id: slotId(prefix, slot) }, { projection: { _id: 1 } })) !== null;
+  function takeOwnedSlot(state: PrefixState): number | undefined {
+    const range = state.owned[0];
+    if (!range) return undefined;
+    const slot = range.next++;
+    if (range.next > range.last) state.owned.shift();
+    return slot;
   }
 
-  /** First free slot after `from` (known taken), assuming slots fill from 1 upwards without gaps. */
-  async function firstFreeSlot(prefix: string, from: number, limit: number): Promise<number> {
-    return Math.min(await lastPresent(from, (slot) => slotTaken(prefix, slot), limit), limit) + 1;
+  function addOwnedBlocks(state: PrefixState, blocks: number[], limit: number): void {
+    const blockSlots = rateLimitBlockSlots(limit);
+    for (const block of blocks) {
+      const first = (block - 1) * blockSlots + 1;
+      state.owned.push({ next: first, last: Math.min(limit, block * blockSlots) });
+    }
+    state.owned.sort((left, right) => left.next - right.next);
+  }
+
+  async function blockTaken(prefix: string, block: number): Promise<boolean> {
+    return (await store.rateLimitSlots.findOne({ _id: blockId(prefix, block) }, { projection: { _id: 1 } })) !== null;
   }
 
   /**
-   * Inserts up to `count` consecutive slots from `state.nextSlot` with one ordered insertMany and returns those
-   * that are ours: with ordered inserts exactly the ones before the first write error. A store error comes back
-   * in `error` next to any slots that were ours before it, so the caller can keep those and still fail.
+   * Inserts up to `count` consecutive blocks from `state.nextBlock` and returns those that are ours: with an
+   * ordered insert exactly the ones before the first write error. A store error comes back in `error` next to
+   * any blocks that were ours before it, so the caller can keep those and still fail.
    */
-  async function claim(state: PrefixState, prefix: string, window: number, count: number, limit: number): Promise<Claim> {
-    const first = state.nextSlot;
-    const size = Math.min(count, limit - first + 1);
+  async function claim(state: PrefixState, prefix: string, window: number, count: number, blocksMax: number): Promise<Claim> {
+    const first = state.nextBlock;
+    const size = Math.min(count, blocksMax - first + 1, reservationBlocksMax);
     // Advanced before the insert, so claims running at once on this replica never overlap each other.
-    state.nextSlot = first + size;
+    state.nextBlock = first + size;
     state.claimsInFlight++;
     try {
-      const documents = Array.from({ length: size }, (_, offset) => ({ _id: slotId(prefix, first + offset), window }));
+      const documents = Array.from({ length: size }, (_, offset) => ({ _id: blockId(prefix, first + offset), window }));
       let inserted = size;
       try {
-        // A single slot (a customer at a low rate) shares one unordered insert with other customers' single slots
-        // (group commit): many customers each coming back now and then would otherwise cost a command each.
         if (size === 1) {
-          if (!(await singleSlots.insertIfAbsent(documents[0]!))) inserted = 0;
+          if (!(await singleBlocks.insertIfAbsent(documents[0]!))) inserted = 0;
         } else await store.rateLimitSlots.insertMany(documents, { ordered: true });
       } catch (error) {
         const firstError = firstWriteError(error);
         // Without a write error at a known position (timeout, outage, write concern) nothing is known to be
         // ours; whatever did get inserted stays unused, which can only admit less.
-        if (!firstError || firstError.index < 0 || firstError.index >= size) return { slots: [], error };
+        if (!firstError || firstError.index < 0 || firstError.index >= size) return { blocks: [], error };
         inserted = firstError.index;
-        if (firstError.code !== duplicateKeyCode) return { slots: slotRange(first, inserted), error };
+        if (firstError.code !== duplicateKeyCode) return { blocks: consecutive(first, inserted), error };
       }
-      const slots = slotRange(first, inserted);
-      if (inserted === size) return { slots };
-      // Slot `first + inserted` went to another replica; the rest of this claim was not inserted.
+      const blocks = consecutive(first, inserted);
+      if (inserted === size) return { blocks };
+      // Block `first + inserted` went to another replica; the rest of this claim was not inserted.
       try {
-        const free = await firstFreeSlot(prefix, first + inserted, limit);
+        const free = Math.min(await lastPresent(first + inserted, (block) => blockTaken(prefix, block), blocksMax), blocksMax) + 1;
         // Alone, this claim may hand back its uninserted remainder if it is free; with other claims in flight
-        // their slots lie beyond, and going back would make this replica collide with itself.
-        state.nextSlot = state.claimsInFlight === 1 ? free : Math.max(state.nextSlot, free);
+        // their blocks lie beyond, and going back would make this replica collide with itself.
+        state.nextBlock = state.claimsInFlight === 1 ? free : Math.max(state.nextBlock, free);
       } catch (error) {
-        return { slots, error };
+        return { blocks, error };
       }
-      return { slots };
+      return { blocks };
     } finally {
       state.claimsInFlight--;
     }
   }
 
-  /**
-   * Size of the next reservation. The first of a run of reservations (requests were waiting and none was in
-   * flight) follows the rate: it doubles when the previous reservation was used up quickly, so a burst of
-   * sequential requests soon costs one insert per many. Later ones in the same run happen only while requests
-   * are still queued after a reservation, and take exactly as many as are queued: a concurrent burst then
-   * ends with no slot left over, so replicas racing on one customer strand nothing. Near the limit every slot
-   * held unused is a request another replica refuses, so there reservations take exactly the demand too.
-   */
-  function nextReservationSize(state: PrefixState, limit: number, firstOfRun: boolean): number {
-    const nowMs = clock.now().getTime();
-    const cap = Math.min(reservationSlotsMax, Math.max(1, Math.floor(limit / reservationShareOfLimit)));
-    if (state.lastReservationAtMs !== undefined) {
-      const sinceLastMs = Math.max(0, nowMs - state.lastReservationAtMs);
-      state.reservationSize =
-        sinceLastMs < quickReservationMs
-          ? Math.min(cap, state.reservationSize * 2)
-          : Math.max(1, Math.floor(state.reservationSize / 2 ** Math.min(16, Math.floor(sinceLastMs / quickReservationMs))));
-    }
-    state.lastReservationAtMs = nowMs;
-    const nearLimit = limit - state.nextSlot + 1 <= nearLimitReservations * cap;
-    return Math.min(cap, firstOfRun && !nearLimit ? Math.max(state.reservationSize, state.waiters.length) : state.waiters.length);
-  }
-
   function serveWaiters(state: PrefixState): void {
-    while (state.waiters.length > 0 && state.ownedSlots.length > 0) state.waiters.shift()!.resolve(state.ownedSlots.shift());
+    while (state.waiters.length > 0) {
+      const slot = takeOwnedSlot(state);
+      if (slot === undefined) return;
+      state.waiters.shift()!.resolve(slot);
+    }
   }
 
   /**
-   * The one reservation loop of a prefix on this replica: while requests wait, it reserves slots with one
-   * insertMany at a time and hands them out in arrival order, so a burst never starts an insert per request.
-   * It ends when nobody waits; every pass either wins slots or moves `nextSlot` forward, so it cannot spin.
+   * The one reservation loop of a prefix on this replica: while requests wait, it inserts as many blocks as
+   * they need with one command at a time and hands the slots out in arrival order, so a burst never starts an
+   * insert per request. It ends when nobody waits; every pass either wins blocks or moves `nextBlock` forward,
+   * so it cannot spin.
    */
   async function reserveForWaiters(state: PrefixState, prefix: string, window: number, limit: number): Promise<void> {
     state.reserving = true;
+    const blockSlots = rateLimitBlockSlots(limit);
+    const blocksMax = Math.ceil(limit / blockSlots);
     let fruitlessReservations = 0;
-    let firstOfRun = true;
     try {
       for (;;) {
         serveWaiters(state);
         if (state.waiters.length === 0) return;
-        if (state.nextSlot > limit || fruitlessReservations >= fruitlessReservationsMax) {
+        if (state.nextBlock > blocksMax || fruitlessReservations >= fruitlessReservationsMax) {
           for (const waiter of state.waiters.splice(0)) waiter.resolve(undefined);
           return;
         }
-        const claimed = await claim(state, prefix, window, nextReservationSize(state, limit, firstOfRun), limit);
-        firstOfRun = false;
-        state.ownedSlots.push(...claimed.slots);
-        fruitlessReservations = claimed.slots.length > 0 ? 0 : fruitlessReservations + 1;
+        const claimed = await claim(state, prefix, window, Math.ceil(state.waiters.length / blockSlots), blocksMax);
+        addOwnedBlocks(state, claimed.blocks, limit);
+        fruitlessReservations = claimed.blocks.length > 0 ? 0 : fruitlessReservations + 1;
         if (claimed.error !== undefined) {
           serveWaiters(state);
           // The rest fail with the store's error (the gateway answers 503): none is admitted without a slot, and
@@ -226,14 +218,29 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
     }
   }
 
-  /** Past the queue's bound: this request alone claims single slots, as the unbatched limiter did. */
-  async function takeSingleSlot(state: PrefixState, prefix: string, window: number, limit: number): Promise<number | undefined> {
-    for (let attempt = 0; attempt < fruitlessReservationsMax && state.nextSlot <= limit; attempt++) {
-      const claimed = await claim(state, prefix, window, 1, limit);
-      if (claimed.slots.length > 0) return claimed.slots[0];
-      if (claimed.error !== undefined) throw claimed.error;
+  /**
+   * Past the queue's bound: requests take slots of blocks held, and share one block claim at a time while none
+   * is left (a claim per request would insert blocks nobody needs).
+   */
+  async function takeOverflowSlot(state: PrefixState, prefix: string, window: number, limit: number): Promise<number | undefined> {
+    const blocksMax = Math.ceil(limit / rateLimitBlockSlots(limit));
+    let fruitlessClaims = 0;
+    while (fruitlessClaims < fruitlessReservationsMax) {
+      const owned = takeOwnedSlot(state);
+      if (owned !== undefined) return owned;
+      if (state.nextBlock > blocksMax) return undefined;
+      state.overflowClaim ??= claim(state, prefix, window, 1, blocksMax)
+        .then((claimed) => {
+          addOwnedBlocks(state, claimed.blocks, limit);
+          if (claimed.error !== undefined) throw claimed.error;
+          return claimed.blocks.length;
+        })
+        .finally(() => {
+          state.overflowClaim = undefined;
+        });
+      if ((await state.overflowClaim) === 0) fruitlessClaims++;
     }
-    return undefined;
+    return takeOwnedSlot(state);
   }
 
   async function sweep(window: number): Promise<void> {
@@ -259,14 +266,15 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       const admit = (slot: number): RateLimitDecision => ({ allowed: true, limit, remaining: limit - slot, resetSeconds });
       const refuse = (): RateLimitDecision => ({ allowed: false, limit, remaining: 0, resetSeconds });
       if (state.waiters.length === 0) {
-        const owned = state.ownedSlots.shift();
+        const owned = takeOwnedSlot(state);
         if (owned !== undefined) return admit(owned);
         // A reservation in flight may still bring slots below the limit, so only refuse when none is.
-        if (!state.reserving && state.claimsInFlight === 0 && state.nextSlot > limit) return refuse();
+        const blocksMax = Math.ceil(limit / rateLimitBlockSlots(limit));
+        if (!state.reserving && state.claimsInFlight === 0 && state.nextBlock > blocksMax) return refuse();
       }
       if (state.waiters.length >= rateLimitWaitersMax) {
-        const single = await takeSingleSlot(state, prefix, window, limit);
-        return single === undefined ? refuse() : admit(single);
+        const slot = await takeOverflowSlot(state, prefix, window, limit);
+        return slot === undefined ? refuse() : admit(slot);
       }
       const slot = await new Promise<number | undefined>((resolve, reject) => {
         state.waiters.push({ resolve, reject });
@@ -278,12 +286,12 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
     /** Slots this replica holds for the current window and has not handed out (lost if unused when it ends). */
     reservedSlots(bucket: string, customerId: string): number[] {
       const prefix = `${bucket}:${customerId}:${windowOf(clock.now().getTime())}`;
-      return [...(states.get(prefix)?.ownedSlots ?? [])];
+      return (states.get(prefix)?.owned ?? []).flatMap((range) => consecutive(range.next, range.last - range.next + 1));
     },
   };
 }
 
-function slotRange(first: number, count: number): number[] {
+function consecutive(first: number, count: number): number[] {
   return Array.from({ length: count }, (_, offset) => first + offset);
 }
 
