@@ -14,7 +14,8 @@
  * execution, connectors, nats-server, FerretDB) in both, their ratios (target: within 10 %), and how the
  * connectors' resident memory and the terminal streams they hold grow per registered account.
  * Writes test/bench/results/scale.json. Knobs: BENCH_SCALE_ACCOUNTS, BENCH_SCALE_CUSTOMERS, BENCH_SCALE_SECONDS
- * (each measured phase, default 15), BENCH_SCALE_CONCURRENCY (default 16).
+ * (each measured phase, default 15), BENCH_SCALE_CONCURRENCY (default 16). BENCH_PROFILE_DIR=<dir> profiles the
+ * services over each measured phase (CPU.<pid>.<phase>.cpuprofile: 1 the baseline, 2 first touch, 3 at scale).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -33,6 +34,7 @@ import { currentMachine, defaultResultsDirectory, roundTo, runFromLatencies, typ
 const accountCount = Number(process.env.BENCH_SCALE_ACCOUNTS ?? 10_000);
 const customerCount = Number(process.env.BENCH_SCALE_CUSTOMERS ?? 1_000);
 const phaseSeconds = Number(process.env.BENCH_SCALE_SECONDS ?? 15);
+const profileDirectory = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const concurrency = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 16);
 const legsPerBatch = 4;
 const accountsPerCustomer = Math.ceil(accountCount / customerCount);
@@ -87,6 +89,13 @@ async function main(): Promise<number> {
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       OTEL_SDK_DISABLED: 'true',
+      ...(profileDirectory
+        ? {
+            NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`,
+            BENCH_PROFILE_DIR: profileDirectory,
+            BENCH_PROFILE_ON_SIGNAL: '1',
+          }
+        : {}),
     },
     onLine: (service, line) => {
       if (/"level":(50|60)/.test(line)) process.stderr.write(`[${service}] ${line.slice(0, 400)}\n`);
@@ -105,6 +114,11 @@ async function main(): Promise<number> {
     ['nats-server', infrastructure.nats?.pid],
     ['ferretdb', infrastructure.store?.pid],
   ]);
+  /** Starts or ends a profiled phase in every service (BENCH_PROFILE_DIR only; see cpu-profile-preload.cjs). */
+  const profileSignal = () => {
+    if (!profileDirectory) return;
+    for (const service of stack.services.values()) if (service.pid !== undefined) process.kill(service.pid, 'SIGUSR2');
+  };
   const connectorMemory = () => (residentMiB(pids.get('connector-mt4')) ?? 0) + (residentMiB(pids.get('connector-mt5')) ?? 0);
   const runs: BenchRun[] = [];
   const notes: string[] = [];
@@ -192,10 +206,12 @@ async function main(): Promise<number> {
       `baseline: ${legsPerBatch}-leg batches on ${legsPerBatch} accounts, concurrency ${concurrency}, ${phaseSeconds} s (after 3 s of warm-up)`,
     );
     await closedLoop(3, () => ({ customer: baselineCustomer, accounts: baselineCustomer.accounts.slice(0, legsPerBatch) }));
+    profileSignal();
     const baseline = await closedLoop(phaseSeconds, () => ({
       customer: baselineCustomer,
       accounts: baselineCustomer.accounts.slice(0, legsPerBatch),
     }));
+    profileSignal();
     const baselineRun = runFromLatencies(
       { label: `${legsPerBatch} accounts`, concurrency, unit: 'batches', series: 'accounts' },
       baseline.latencies,
@@ -230,6 +246,7 @@ async function main(): Promise<number> {
     const firstTouchLatencies: number[] = [];
     let firstTouchErrors = 0;
     let firstTouchLegs = 0;
+    profileSignal();
     const stopFirstTouchCpu = measureProcessCpu(pids);
     const firstTouchStartedMs = performance.now();
     await inParallel(eligible, concurrency, async (customer) => {
@@ -241,6 +258,7 @@ async function main(): Promise<number> {
     });
     const firstTouchS = (performance.now() - firstTouchStartedMs) / 1000;
     const firstTouchCpu = stopFirstTouchCpu();
+    profileSignal();
     const firstTouchProjectCpuPerLeg =
       projectProcesses.reduce((sum, name) => sum + (firstTouchCpu[name] ?? 0), 0) / Math.max(1, firstTouchLegs);
     const firstTouchRun = runFromLatencies(
@@ -268,7 +286,9 @@ async function main(): Promise<number> {
     log(
       `at scale: ${legsPerBatch}-leg batches for random customers among ${eligible.length}, concurrency ${concurrency}, ${phaseSeconds} s`,
     );
+    profileSignal();
     const scaled = await closedLoop(phaseSeconds, pickAtScale);
+    profileSignal();
     const scaledRun = runFromLatencies(
       { label: `${accountCount.toLocaleString('en')} accounts`, concurrency, unit: 'batches', series: 'accounts' },
       scaled.latencies,
