@@ -4,7 +4,7 @@ import { AppError } from '@mtx/shared/errors';
 import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createIdempotency } from '../src/app/idempotency';
-import { createRateLimiter, rateLimitBlockSlots } from '../src/app/rate-limiter';
+import { BlockLayout, createRateLimiter } from '../src/app/rate-limiter';
 import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
 
 let mongo: MongoClient;
@@ -34,9 +34,9 @@ describe('rate limiter shared through the store', () => {
     expect(admitted.length).toBe(limit);
     const refused = decisions.filter((decision) => !decision.allowed);
     expect(refused.every((decision) => decision.remaining === 0 && decision.resetSeconds === 55)).toBe(true);
-    // Every block in the store was claimed by one replica and every slot of it handed out.
+    // Every block of the window is in the store, claimed by one replica, and every slot of it handed out.
     const blocks = await store.rateLimitSlots.countDocuments({ _id: { $regex: '^execution:cus_race:' } });
-    expect(blocks * rateLimitBlockSlots(limit)).toBe(limit);
+    expect(blocks).toBe(new BlockLayout(limit).blocksMax);
   });
 
   it('counts buckets and customers separately and opens a new window on the minute', async () => {

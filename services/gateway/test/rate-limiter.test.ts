@@ -4,7 +4,7 @@ import { ManualClock } from '@mtx/shared/clock';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
 import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
 import { testDatabasePrefix } from '@mtx/shared/testing';
-import { createRateLimiter, rateLimitBlockSlots, rateLimitWaitersMax, type RateLimitDecision } from '../src/app/rate-limiter';
+import { BlockLayout, createRateLimiter, rateLimitBlockSlots, rateLimitWaitersMax, type RateLimitDecision } from '../src/app/rate-limiter';
 import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
 
 const windowMs = 60_000;
@@ -42,12 +42,13 @@ async function storedBlocks(prefix: string): Promise<number[]> {
   return documents.map((document) => Number(document._id.slice(prefix.length + 2))).sort((left, right) => left - right);
 }
 
-/** The slots of the blocks stored under `prefix`: block k holds (k-1)·B+1 .. k·B, the last one cut at the limit. */
+/** The slots of the blocks stored under `prefix`, by the limit's block layout. */
 async function storedSlots(prefix: string, limit: number): Promise<number[]> {
-  const blockSlots = rateLimitBlockSlots(limit);
-  return (await storedBlocks(prefix)).flatMap((block) =>
-    Array.from({ length: blockSlots }, (_, offset) => (block - 1) * blockSlots + 1 + offset).filter((slot) => slot <= limit),
-  );
+  const layout = new BlockLayout(limit);
+  return (await storedBlocks(prefix)).flatMap((block) => {
+    const range = layout.slotsOf(block);
+    return Array.from({ length: range.last - range.next + 1 }, (_, offset) => range.next + offset);
+  });
 }
 
 function handedOutSlots(decisions: RateLimitDecision[], limit: number): number[] {
@@ -73,7 +74,7 @@ describe('rate limiter reserving slots in blocks', () => {
       handedOutSlots(decisions, limit).sort((left, right) => left - right),
     );
     // The first take claims a block alone; the burst queued behind it asks for all the other blocks at once.
-    expect(insertCommands).toEqual([1, limit / rateLimitBlockSlots(limit) - 1]);
+    expect(insertCommands).toEqual([1, new BlockLayout(limit).blocksMax - 1]);
 
     clock.advanceMs(windowMs);
     expect(await limiter.take('execution', 'cus_one', limit)).toMatchObject({ allowed: true, remaining: limit - 1 });
@@ -217,6 +218,27 @@ describe('rate limiter reserving slots in blocks', () => {
     expect(slots[blockSlots - 3]).toBe(2 * blockSlots + 1);
     expect(slots.every((slot) => slot <= blockSlots || slot > 2 * blockSlots)).toBe(true);
     expect(await storedBlocks(prefix)).toEqual([1, 2, 3]);
+  });
+
+  it('lays out blocks of limit/20 and then single slots for the last two blocks’ worth, covering 1..limit once', () => {
+    for (const limit of [1, 19, 20, 40, 60, 200, 600, 1_001]) {
+      const layout = new BlockLayout(limit);
+      const slots = Array.from({ length: layout.blocksMax }, (_, index) => layout.slotsOf(index + 1)).flatMap((range) =>
+        Array.from({ length: range.last - range.next + 1 }, (_, offset) => range.next + offset),
+      );
+      expect(slots, `limit ${limit}`).toEqual(Array.from({ length: limit }, (_, index) => index + 1));
+      const tail = Array.from({ length: layout.blocksMax - layout.fullBlocks }, (_, index) =>
+        layout.slotsOf(layout.fullBlocks + index + 1),
+      );
+      expect(tail.every((range) => range.next === range.last)).toBe(true);
+      expect(limit - layout.fullBlocks * layout.blockSlots).toBeGreaterThanOrEqual(Math.min(limit, 2 * rateLimitBlockSlots(limit)));
+    }
+    const sixty = new BlockLayout(60);
+    expect([sixty.blockSlots, sixty.fullBlocks, sixty.blocksMax]).toEqual([3, 18, 24]);
+    expect(sixty.blocksFor(1, 7)).toBe(2);
+    expect(sixty.blocksFor(1, 2)).toBe(1);
+    expect(sixty.blocksFor(18, 5)).toBe(3);
+    expect(sixty.blocksFor(24, 5)).toBe(1);
   });
 
   it('fails every waiting request with the store error during an outage, admits none, and recovers', async () => {

@@ -37,6 +37,48 @@ export function rateLimitBlockSlots(limit: number): number {
   return Math.max(1, Math.floor(limit / blockShareOfLimit));
 }
 
+/**
+ * How a limit's slots fall into blocks: blocks of limit/20 up to the last two blocks' worth of slots, then
+ * blocks of one slot. Near the limit every slot held unused is a request another replica refuses, so there a
+ * replica claims exactly what is asked of it (one insert per request, as a slot-by-slot limiter would).
+ */
+export class BlockLayout {
+  readonly blockSlots: number;
+  /** Blocks of `blockSlots`; the blocks after them hold one slot each. */
+  readonly fullBlocks: number;
+  readonly blocksMax: number;
+
+  constructor(readonly limit: number) {
+    this.blockSlots = rateLimitBlockSlots(limit);
+    const singleSlotTail = Math.min(limit, 2 * this.blockSlots);
+    this.fullBlocks = this.blockSlots === 1 ? 0 : Math.floor((limit - singleSlotTail) / this.blockSlots);
+    this.blocksMax = this.fullBlocks + (limit - this.fullBlocks * this.blockSlots);
+  }
+
+  slotsOf(block: number): SlotRange {
+    if (block <= this.fullBlocks) return { next: (block - 1) * this.blockSlots + 1, last: block * this.blockSlots };
+    const slot = this.fullBlocks * this.blockSlots + (block - this.fullBlocks);
+    return { next: slot, last: slot };
+  }
+
+  /**
+   * Blocks from `fromBlock` whose slots do not exceed `slots`, at least one: a claim for queued requests holds no
+   * more than they need unless fewer are waiting than one block holds (what a replica holds unused when the
+   * window ends is lost to every replica).
+   */
+  blocksFor(fromBlock: number, slots: number): number {
+    let blocks = 0;
+    let covered = 0;
+    for (let block = fromBlock; block <= this.blocksMax && blocks < reservationBlocksMax; block++) {
+      const range = this.slotsOf(block);
+      covered += range.last - range.next + 1;
+      if (covered > slots) break;
+      blocks++;
+    }
+    return Math.max(1, blocks);
+  }
+}
+
 /** Consecutive slots `next..last` this replica holds and has not handed out. */
 interface SlotRange {
   next: number;
@@ -73,14 +115,15 @@ interface Claim {
 /**
  * Fixed one-minute windows shared by every gateway replica through the store. Each admitted request uses one
  * numbered slot (1..limit) of a block `<bucket>:<customer>:<window>:b<k>` that this replica inserted; block k
- * holds slots (k-1)·B+1 .. k·B with B = max(1, limit/20). The unique `_id` makes a block exclusive even on
+ * holds slots (k-1)·B+1 .. k·B with B = max(1, limit/20), and the last 2·B slots are blocks of one slot
+ * (`BlockLayout`). The unique `_id` makes a block exclusive even on
  * FerretDB, whose updates are not atomic, so across any number of replicas at most `limit` requests pass per
  * window.
  *
  * A replica inserts a block when it needs a slot and holds none, then hands the block's slots out from memory:
  * one store write per B requests of a customer, whatever the customer's rate, and concurrent requests queue
  * behind the one reservation in flight per prefix instead of each inserting. The slots a replica holds unused
- * when a window ends are lost, so replicas may together admit up to (replicas × B) fewer than `limit` in a
+ * when a window ends are lost, so replicas may together admit up to replicas × (B − 1) fewer than `limit` in a
  * window, never more; one replica alone admits exactly `limit`, since it keeps what it holds until the window
  * ends. After losing a block to another replica it gallops forward by `_id` lookups instead of trying each
  * block in turn.
@@ -117,12 +160,8 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
     return slot;
   }
 
-  function addOwnedBlocks(state: PrefixState, blocks: number[], limit: number): void {
-    const blockSlots = rateLimitBlockSlots(limit);
-    for (const block of blocks) {
-      const first = (block - 1) * blockSlots + 1;
-      state.owned.push({ next: first, last: Math.min(limit, block * blockSlots) });
-    }
+  function addOwnedBlocks(state: PrefixState, blocks: number[], layout: BlockLayout): void {
+    for (const block of blocks) state.owned.push(layout.slotsOf(block));
     state.owned.sort((left, right) => left.next - right.next);
   }
 
@@ -189,8 +228,8 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
    */
   async function reserveForWaiters(state: PrefixState, prefix: string, window: number, limit: number): Promise<void> {
     state.reserving = true;
-    const blockSlots = rateLimitBlockSlots(limit);
-    const blocksMax = Math.ceil(limit / blockSlots);
+    const layout = new BlockLayout(limit);
+    const blocksMax = layout.blocksMax;
     let fruitlessReservations = 0;
     try {
       for (;;) {
@@ -200,8 +239,8 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
           for (const waiter of state.waiters.splice(0)) waiter.resolve(undefined);
           return;
         }
-        const claimed = await claim(state, prefix, window, Math.ceil(state.waiters.length / blockSlots), blocksMax);
-        addOwnedBlocks(state, claimed.blocks, limit);
+        const claimed = await claim(state, prefix, window, layout.blocksFor(state.nextBlock, state.waiters.length), blocksMax);
+        addOwnedBlocks(state, claimed.blocks, layout);
         fruitlessReservations = claimed.blocks.length > 0 ? 0 : fruitlessReservations + 1;
         if (claimed.error !== undefined) {
           serveWaiters(state);
@@ -223,7 +262,8 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
    * is left (a claim per request would insert blocks nobody needs).
    */
   async function takeOverflowSlot(state: PrefixState, prefix: string, window: number, limit: number): Promise<number | undefined> {
-    const blocksMax = Math.ceil(limit / rateLimitBlockSlots(limit));
+    const layout = new BlockLayout(limit);
+    const blocksMax = layout.blocksMax;
     let fruitlessClaims = 0;
     while (fruitlessClaims < fruitlessReservationsMax) {
       const owned = takeOwnedSlot(state);
@@ -231,7 +271,7 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       if (state.nextBlock > blocksMax) return undefined;
       state.overflowClaim ??= claim(state, prefix, window, 1, blocksMax)
         .then((claimed) => {
-          addOwnedBlocks(state, claimed.blocks, limit);
+          addOwnedBlocks(state, claimed.blocks, layout);
           if (claimed.error !== undefined) throw claimed.error;
           return claimed.blocks.length;
         })
@@ -269,8 +309,7 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
         const owned = takeOwnedSlot(state);
         if (owned !== undefined) return admit(owned);
         // A reservation in flight may still bring slots below the limit, so only refuse when none is.
-        const blocksMax = Math.ceil(limit / rateLimitBlockSlots(limit));
-        if (!state.reserving && state.claimsInFlight === 0 && state.nextBlock > blocksMax) return refuse();
+        if (!state.reserving && state.claimsInFlight === 0 && state.nextBlock > new BlockLayout(limit).blocksMax) return refuse();
       }
       if (state.waiters.length >= rateLimitWaitersMax) {
         const slot = await takeOverflowSlot(state, prefix, window, limit);
