@@ -23,9 +23,9 @@ const blockShareOfLimit = 20;
  */
 const reservationBlocksMax = 100;
 /**
- * Requests of one replica queued for slots of one prefix. Beyond this a request claims a block of its own (the
- * one insert the queue would have made for it): the queue's memory stays bounded, and only a flood of one
- * customer on one replica gets there.
+ * Requests of one replica queued for slots of one prefix. Beyond this requests share one block claim at a time
+ * instead of queueing: the queue's memory stays bounded, and only a flood of one customer on one replica gets
+ * there.
  */
 export const rateLimitWaitersMax = 1_024;
 /** Consecutive reservations that win no block (other replicas win them all) before the queued requests are refused. */
@@ -87,6 +87,10 @@ interface SlotRange {
 
 /** What one replica knows about one `<bucket>:<customer>:<window>` prefix. */
 interface PrefixState {
+  prefix: string;
+  window: number;
+  /** How the window's slots fall into blocks, from the limit the prefix was first seen with. */
+  layout: BlockLayout;
   /** Slots of blocks this replica inserted (so exclusively its own), not handed out yet, ascending. */
   owned: SlotRange[];
   /** Next block this replica will try to insert; below it, blocks are taken (or were skipped by a gallop). */
@@ -138,7 +142,7 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
     return `${prefix}:b${block}`;
   }
 
-  function stateOf(prefix: string): PrefixState {
+  function stateOf(prefix: string, window: number, limit: number): PrefixState {
     let state = states.get(prefix);
     if (state) return state;
     if (states.size >= statesMax) {
@@ -147,7 +151,7 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
         if (!candidate.reserving && candidate.claimsInFlight === 0 && candidate.waiters.length === 0) states.delete(key);
       }
     }
-    state = { owned: [], nextBlock: 1, waiters: [], reserving: false, claimsInFlight: 0 };
+    state = { prefix, window, layout: new BlockLayout(limit), owned: [], nextBlock: 1, waiters: [], reserving: false, claimsInFlight: 0 };
     states.set(prefix, state);
     return state;
   }
@@ -160,8 +164,8 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
     return slot;
   }
 
-  function addOwnedBlocks(state: PrefixState, blocks: number[], layout: BlockLayout): void {
-    for (const block of blocks) state.owned.push(layout.slotsOf(block));
+  function addOwnedBlocks(state: PrefixState, blocks: number[]): void {
+    for (const block of blocks) state.owned.push(state.layout.slotsOf(block));
     state.owned.sort((left, right) => left.next - right.next);
   }
 
@@ -174,7 +178,9 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
    * ordered insert exactly the ones before the first write error. A store error comes back in `error` next to
    * any blocks that were ours before it, so the caller can keep those and still fail.
    */
-  async function claim(state: PrefixState, prefix: string, window: number, count: number, blocksMax: number): Promise<Claim> {
+  async function claim(state: PrefixState, count: number): Promise<Claim> {
+    const { prefix, window } = state;
+    const blocksMax = state.layout.blocksMax;
     const first = state.nextBlock;
     const size = Math.min(count, blocksMax - first + 1, reservationBlocksMax);
     // Advanced before the insert, so claims running at once on this replica never overlap each other.
@@ -226,21 +232,19 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
    * insert per request. It ends when nobody waits; every pass either wins blocks or moves `nextBlock` forward,
    * so it cannot spin.
    */
-  async function reserveForWaiters(state: PrefixState, prefix: string, window: number, limit: number): Promise<void> {
+  async function reserveForWaiters(state: PrefixState): Promise<void> {
     state.reserving = true;
-    const layout = new BlockLayout(limit);
-    const blocksMax = layout.blocksMax;
     let fruitlessReservations = 0;
     try {
       for (;;) {
         serveWaiters(state);
         if (state.waiters.length === 0) return;
-        if (state.nextBlock > blocksMax || fruitlessReservations >= fruitlessReservationsMax) {
+        if (state.nextBlock > state.layout.blocksMax || fruitlessReservations >= fruitlessReservationsMax) {
           for (const waiter of state.waiters.splice(0)) waiter.resolve(undefined);
           return;
         }
-        const claimed = await claim(state, prefix, window, layout.blocksFor(state.nextBlock, state.waiters.length), blocksMax);
-        addOwnedBlocks(state, claimed.blocks, layout);
+        const claimed = await claim(state, state.layout.blocksFor(state.nextBlock, state.waiters.length));
+        addOwnedBlocks(state, claimed.blocks);
         fruitlessReservations = claimed.blocks.length > 0 ? 0 : fruitlessReservations + 1;
         if (claimed.error !== undefined) {
           serveWaiters(state);
@@ -261,17 +265,15 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
    * Past the queue's bound: requests take slots of blocks held, and share one block claim at a time while none
    * is left (a claim per request would insert blocks nobody needs).
    */
-  async function takeOverflowSlot(state: PrefixState, prefix: string, window: number, limit: number): Promise<number | undefined> {
-    const layout = new BlockLayout(limit);
-    const blocksMax = layout.blocksMax;
+  async function takeOverflowSlot(state: PrefixState): Promise<number | undefined> {
     let fruitlessClaims = 0;
     while (fruitlessClaims < fruitlessReservationsMax) {
       const owned = takeOwnedSlot(state);
       if (owned !== undefined) return owned;
-      if (state.nextBlock > blocksMax) return undefined;
-      state.overflowClaim ??= claim(state, prefix, window, 1, blocksMax)
+      if (state.nextBlock > state.layout.blocksMax) return undefined;
+      state.overflowClaim ??= claim(state, 1)
         .then((claimed) => {
-          addOwnedBlocks(state, claimed.blocks, layout);
+          addOwnedBlocks(state, claimed.blocks);
           if (claimed.error !== undefined) throw claimed.error;
           return claimed.blocks.length;
         })
@@ -302,22 +304,22 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
       const prefix = `${bucket}:${customerId}:${window}`;
       void sweep(window);
-      const state = stateOf(prefix);
+      const state = stateOf(prefix, window, limit);
       const admit = (slot: number): RateLimitDecision => ({ allowed: true, limit, remaining: limit - slot, resetSeconds });
       const refuse = (): RateLimitDecision => ({ allowed: false, limit, remaining: 0, resetSeconds });
       if (state.waiters.length === 0) {
         const owned = takeOwnedSlot(state);
         if (owned !== undefined) return admit(owned);
         // A reservation in flight may still bring slots below the limit, so only refuse when none is.
-        if (!state.reserving && state.claimsInFlight === 0 && state.nextBlock > new BlockLayout(limit).blocksMax) return refuse();
+        if (!state.reserving && state.claimsInFlight === 0 && state.nextBlock > state.layout.blocksMax) return refuse();
       }
       if (state.waiters.length >= rateLimitWaitersMax) {
-        const slot = await takeOverflowSlot(state, prefix, window, limit);
+        const slot = await takeOverflowSlot(state);
         return slot === undefined ? refuse() : admit(slot);
       }
       const slot = await new Promise<number | undefined>((resolve, reject) => {
         state.waiters.push({ resolve, reject });
-        if (!state.reserving) void reserveForWaiters(state, prefix, window, limit);
+        if (!state.reserving) void reserveForWaiters(state);
       });
       return slot === undefined ? refuse() : admit(slot);
     },
