@@ -9,13 +9,16 @@
  * 3. First touch: one batch per customer on all its accounts (every key and account read from the store once,
  *    as after the caches forgot them), reported on its own.
  * 4. At scale, steady: the same closed loop as 1, each batch for a random customer on 4 random accounts of its own.
+ * 5. The baseline's batches again, on the store and connectors as phase 4 left them: how much of the growth is
+ *    the store's accumulated data and the sessions held, rather than the spread of work over accounts.
  *
  * Reports p50/p99 and throughput of both phases, the CPU per batch of the project's own processes (gateway,
  * execution, connectors, nats-server, FerretDB) in both, their ratios (target: within 10 %), and how the
  * connectors' resident memory and the terminal streams they hold grow per registered account.
  * Writes test/bench/results/scale.json. Knobs: BENCH_SCALE_ACCOUNTS, BENCH_SCALE_CUSTOMERS, BENCH_SCALE_SECONDS
  * (each measured phase, default 15), BENCH_SCALE_CONCURRENCY (default 16). BENCH_PROFILE_DIR=<dir> profiles the
- * services over each measured phase (CPU.<pid>.<phase>.cpuprofile: 1 the baseline, 2 first touch, 3 at scale).
+ * services over each measured phase (CPU.<pid>.<phase>.cpuprofile: 1 the baseline, 2 first touch, 3 at scale, 4 the
+ * baseline's batches again after the scale phase).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -310,6 +313,26 @@ async function main(): Promise<number> {
     log(
       `  p50 ${scaledRun.p50_ms} ms, p99 ${scaledRun.p99_ms} ms, ${scaledRun.throughput_per_s} batches/s, errors ${scaled.errors}; CPU ms per batch: ${describeCpu(scaled.cpuPerBatch)}; project ${scaled.projectCpu.toFixed(2)}`,
     );
+    // Phase 5: the baseline's batches again, on the store and connectors as the scale phase left them (10,000
+    // sessions and streams open, every batch so far stored): what of the growth is not the spread over accounts.
+    log(`${legsPerBatch} accounts again, after the scale phase, ${phaseSeconds} s`);
+    profileSignal();
+    const closing = await closedLoop(phaseSeconds, () => ({
+      customer: baselineCustomer,
+      accounts: baselineCustomer.accounts.slice(0, legsPerBatch),
+    }));
+    profileSignal();
+    const closingRun = runFromLatencies(
+      { label: `${legsPerBatch} accounts, after the scale phase`, concurrency, unit: 'batches', series: 'accounts again' },
+      closing.latencies,
+      closing.durationS,
+      closing.errors,
+    );
+    runs.push(closingRun);
+    log(
+      `  p50 ${closingRun.p50_ms} ms, p99 ${closingRun.p99_ms} ms, ${closingRun.throughput_per_s} batches/s, errors ${closing.errors}; CPU ms per batch: ${describeCpu(closing.cpuPerBatch)}; project ${closing.projectCpu.toFixed(2)}`,
+    );
+    const closingP50Ratio = baselineRun.p50_ms && closingRun.p50_ms ? closingRun.p50_ms / baselineRun.p50_ms : Number.NaN;
     const perAccountKiB = ((memoryAfterRegistrationMiB - memoryAtBaselineMiB) * 1024) / Math.max(1, accountCount - legsPerBatch);
     const summary =
       `At ${accountCount.toLocaleString('en')} accounts against ${legsPerBatch}: p50 ×${p50Ratio.toFixed(2)}, project CPU per batch ×${cpuRatio.toFixed(2)} ` +
@@ -319,6 +342,8 @@ async function main(): Promise<number> {
       `${memoryAfterScaleMiB.toFixed(0)} after the scale phase. Terminal streams open (one per session, idle ones closed after ` +
       `CONNECTOR_TERMINAL_IDLE_MS): ${streamsAtStart} at start, ${streamsAtBaseline} with ${legsPerBatch} accounts, ${streamsAfterRegistration} after registration, ` +
       `${streamsAfterScale} after the scale phase (${(streamsAfterScale / accountCount).toFixed(2)} per account), all on one HTTP/2 connection per connector. ` +
+      `The ${legsPerBatch}-account batches again after the scale phase (same store, 10,000 sessions open): p50 ×${closingP50Ratio.toFixed(2)}, ` +
+      `project CPU ×${(closing.projectCpu / Math.max(1e-9, baseline.projectCpu)).toFixed(2)} of the first baseline (${closing.projectCpu.toFixed(2)} ms: ${describeCpu(closing.cpuPerBatch)}). ` +
       `First touch (a customer returning after the caches forgot it): project CPU ${firstTouchProjectCpuPerLeg.toFixed(3)} ms per leg against ${(baseline.projectCpu / legsPerBatch).toFixed(3)} in the baseline. ` +
       `Registration: ${(remaining.length / registrationS).toFixed(0)} accounts/s at concurrency ${concurrency}. Load average ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores.`;
     log(summary);
