@@ -2,23 +2,26 @@
  * `npm run bench:wallet`: the wallet's hot paths, end to end, on real processes (gateway, payments, wallet,
  * billing, crypto-sandbox) and the real store (FerretDB started here unless MONGODB_URL is set).
  *
- * 1. Signed postbacks credited per second: top-ups are created over REST, then the benchmark acts as the
- *    provider and POSTs one signed `confirmed` postback per top-up to /v1/hooks/payments/sandbox at a fixed
- *    concurrency. Latency is the time to the 2xx acknowledgement, which is sent only after the wallet holds
- *    the credit. Every top-up must end credited exactly once; the ledger audit must pass.
- *    Then the same at fixed offered rates (open loop, each of BENCH_WALLET_CREDIT_RATE per second for
+ * 1. Signed postbacks acknowledged and credited: top-ups are created over REST, then the benchmark acts as the
+ *    provider and POSTs one signed `confirmed` postback per top-up to /v1/hooks/payments/sandbox. The
+ *    acknowledgement (`recorded`) is sent once the postback is in the durable inbox; the credit follows. Two
+ *    latencies per postback: the acknowledgement's, and the credit's, from the acknowledgement to the wallet's
+ *    `events.wallet.credited` announcement of it (published after the ledger insert and its entry-id pointer,
+ *    so at or after the moment GET /v1/wallet can show it). First at fixed concurrencies (closed loop), then
+ *    at fixed offered rates (open loop, each of BENCH_WALLET_CREDIT_RATE per second for
  *    BENCH_WALLET_CREDIT_RATE_SECONDS): postbacks leave on a schedule whatever the answers do, as a provider's
- *    deliveries arrive, and each latency is counted from the moment its postback was due, so a backlog shows in
- *    the percentiles instead of slowing the sender (a closed loop hides it: its own wait throttles the load).
- *    This run judges the target "≥ 1000 credits/s with p99 ≤ 20 ms": in a closed loop the two cannot both
- *    hold unless the mean latency is concurrency / throughput, i.e. ≤ 16 ms at c=16 with p99 ≤ 20 ms.
- * 2. Duplicate deliveries: the same postbacks again (all `already_credited`): the replay path's cost.
+ *    deliveries arrive, and each acknowledgement latency is counted from the moment its postback was due, so a
+ *    backlog shows in the percentiles instead of slowing the sender. This run judges the target: ≥ 990/s
+ *    acknowledged of 1000/s offered with the acknowledgement's p99 ≤ 20 ms, and the credit's p99 ≤ 50 ms.
+ *    Every acknowledged postback must end credited exactly once (each one's ledger entry is looked up by its
+ *    entry id) and the ledger audit must pass.
+ * 2. Duplicate deliveries: the same postbacks again (all `duplicate`): the replay path's cost.
  * 3. GET /v1/wallet requests per second with read-only keys, closed loop, at two concurrencies.
  *
  * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
  * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_CREDIT_RATE (the open-loop
- * runs' rates per second, default "500,1000", empty for none), BENCH_WALLET_CREDIT_RATE_SECONDS (each, default
- * 3), BENCH_WALLET_SECONDS (GET run length, default 10), BENCH_WALLET_PROFILE_PHASE (see below).
+ * runs' rates per second, default "1000", empty for none), BENCH_WALLET_CREDIT_RATE_SECONDS (each, default
+ * 20), BENCH_WALLET_SECONDS (GET run length, default 10), BENCH_WALLET_PROFILE_PHASE (see below).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -30,6 +33,8 @@ import { startStack, type Stack } from '../../services/devstack/src/services';
 import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { createUnaryClient } from '../../services/shared/src/grpc';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
+import { createLogger } from '../../services/shared/src/logger';
+import { connectNats } from '../../services/shared/src/nats';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { auditLedger } from '../../services/wallet/src/audit';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
@@ -38,11 +43,11 @@ import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult
 const closedLoopTopupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
 // Offered rates of the open-loop runs, lowest first: the target's rate and one below it, so the report shows
 // how far below the target the p99 holds.
-const creditRatesPerS = (process.env.BENCH_WALLET_CREDIT_RATE ?? '500,1000')
+const creditRatesPerS = (process.env.BENCH_WALLET_CREDIT_RATE ?? '1000')
   .split(',')
   .filter((value) => value.trim() !== '')
   .map(Number);
-const creditRateSeconds = Number(process.env.BENCH_WALLET_CREDIT_RATE_SECONDS ?? 3);
+const creditRateSeconds = Number(process.env.BENCH_WALLET_CREDIT_RATE_SECONDS ?? 20);
 if (!creditRatesPerS.every((rate) => Number.isFinite(rate) && rate > 0) || !(creditRateSeconds > 0)) {
   throw new Error(
     'BENCH_WALLET_CREDIT_RATE must be a comma-separated list of rates > 0 (empty for none) and BENCH_WALLET_CREDIT_RATE_SECONDS > 0',
@@ -58,14 +63,23 @@ const readSeconds = Number(process.env.BENCH_WALLET_SECONDS ?? 10);
 const postbackSecret = `bench-${crypto.randomBytes(16).toString('hex')}`;
 const prefix = `benchw_${crypto.randomBytes(3).toString('hex')}_`;
 const resultsFile = path.join(__dirname, 'results', 'wallet.json');
-/** The target is both at once, in one run: ≥ 1000 credits/s while the acknowledgement's p99 stays ≤ 20 ms. */
-const creditsFloor = {
+/** The target, in one open-loop run of 1000/s: ≥ 990/s acknowledged with the acknowledgement's p99 ≤ 20 ms … */
+const acknowledgementFloor = {
   metric: 'throughput_per_s',
-  value: 1000,
+  value: 990,
   comparison: 'at_least',
-  description: '≥ 1000 credits/s with the acknowledgement p99 ≤ 20 ms, both in the same run',
+  description: '≥ 990 postbacks/s acknowledged (1000/s offered) with the acknowledgement p99 ≤ 20 ms, both in the same run',
   and: { metric: 'p99_ms', value: 20, comparison: 'at_most' },
 } as const;
+/** … and each credit in the wallet within 50 ms (p99) of its acknowledgement. */
+const creditFloor = {
+  metric: 'p99_ms',
+  value: 50,
+  comparison: 'at_most',
+  description: 'p99 ≤ 50 ms from the acknowledgement to the credit in the wallet',
+} as const;
+// How long the credits of a phase may take to land after its last acknowledgement before the run fails.
+const creditsSettleMs = 30_000;
 
 /**
  * `credits-<concurrency>`, `credits-rate-<rate>` or `reads-<concurrency>`: with NODE_OPTIONS preloading cpu-profile-preload.cjs,
@@ -315,6 +329,20 @@ async function main(): Promise<void> {
     const sign = (body: string) => `sha256=${crypto.createHmac('sha256', postbackSecret).update(body).digest('hex')}`;
     const transactionIds = topups.map(() => crypto.randomBytes(32).toString('hex'));
 
+    // When each credit was acknowledged and when the wallet announced it (entry id → performance.now()).
+    const acknowledgedAtMs = new Map<string, number>();
+    const creditedAtMs = new Map<string, number>();
+    const nats = await connectNats(infrastructure.natsUrl, 'bench-wallet', createLogger('bench', { level: 'silent' }));
+    const decoder = new TextDecoder();
+    nats.subscribe('events.wallet.credited', {
+      callback: (error, message) => {
+        if (error) return;
+        const { entry_id: entryId } = JSON.parse(decoder.decode(message.data)) as { entry_id?: string };
+        if (entryId && !creditedAtMs.has(entryId)) creditedAtMs.set(entryId, performance.now());
+      },
+    });
+    await nats.flush();
+
     const runs: BenchRun[] = [];
     const concurrencyLevels = [1, 8, 16, 64];
     // Split the closed loop's top-ups across the concurrency levels: each postback credits a fresh transaction.
@@ -326,8 +354,10 @@ async function main(): Promise<void> {
     // Top-ups whose postback was never sent (see creditPhase): no money is expected for them.
     const unpaid = new Set<number>();
     /**
-     * One measured phase of first deliveries, each crediting a fresh transaction: in a closed loop at
-     * `concurrency`, or on the open-loop schedule of `ratePerS`. Every answer must say `credited`.
+     * One measured phase of first deliveries, each a fresh transaction: in a closed loop at `concurrency`, or on
+     * the open-loop schedule of `ratePerS`. Every answer must say `recorded`; the phase ends when every credit it
+     * acknowledged has been announced by the wallet (or the settle time has passed), so its CPU figures include
+     * the crediting.
      */
     const creditPhase = async (
       slice: typeof topups,
@@ -336,8 +366,9 @@ async function main(): Promise<void> {
     ): Promise<void> => {
       const open = 'ratePerS' in load;
       const client = createHttpClient(gatewayUrl, open ? openLoopInFlightMax : load.concurrency);
-      let notCredited = 0;
+      let notRecorded = 0;
       let failures = 0;
+      const acknowledged: string[] = [];
       const deliver = async (index: number): Promise<boolean> => {
         const body = postbackFor(slice[index]!, ids[index]!);
         const answer = await client
@@ -347,7 +378,10 @@ async function main(): Promise<void> {
           if (answer && ++failures <= 3) log(`postback answered ${answer.status}: ${answer.body}`);
           return false;
         }
-        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'credited') notCredited += 1;
+        const entryId = `topup:sandbox:${ids[index]!}`;
+        acknowledgedAtMs.set(entryId, performance.now());
+        acknowledged.push(entryId);
+        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'recorded') notRecorded += 1;
         return true;
       };
       const profiled = profilePhase === (open ? `credits-rate-${load.ratePerS}` : `credits-${load.concurrency}`);
@@ -356,6 +390,13 @@ async function main(): Promise<void> {
       const { latencies, errors, durationS, notSent } = open
         ? await openLoop(slice.length, load.ratePerS, openLoopInFlightMax, deliver)
         : await closedLoop(slice.length, load.concurrency, deliver);
+      const settleStartedMs = performance.now();
+      while (acknowledged.some((entryId) => !creditedAtMs.has(entryId)) && performance.now() - settleStartedMs < creditsSettleMs)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const creditLatencies = acknowledged
+        .filter((entryId) => creditedAtMs.has(entryId))
+        .map((entryId) => Math.max(0, creditedAtMs.get(entryId)! - acknowledgedAtMs.get(entryId)!));
+      const unannounced = acknowledged.length - creditLatencies.length;
       // A postback the open loop could not send (too many unanswered) is the run's failure, not the service's:
       // it counts as an error of the run (which then misses its floor) and its top-up is left out of the balances.
       for (const index of notSent) unpaid.add(slice[index]!.id);
@@ -367,27 +408,26 @@ async function main(): Promise<void> {
       const concurrency = open
         ? Math.max(1, Math.round(latencies.reduce((sum, value) => sum + value, 0) / 1000 / durationS))
         : load.concurrency;
-      const run = open
-        ? summarise(
-            `signed postback → credited (fixed rate ${load.ratePerS}/s, open loop)`,
-            concurrency,
-            latencies,
-            durationS,
-            errors,
-            'credits',
-            { series: 'postbacks credited, fixed rate', offered_per_s: load.ratePerS, floor: creditsFloor },
-          )
-        : summarise(`signed postback → credited (concurrency ${concurrency})`, concurrency, latencies, durationS, errors, 'credits', {
-            series: 'postbacks credited',
-            floor: creditsFloor,
-          });
-      cpuNotes.push(`credits ${open ? `at a fixed ${load.ratePerS}/s` : `at concurrency ${concurrency}`}: ${cpu}.`);
-      runs.push(run);
-      log(
-        `${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not credited ${notCredited}`,
+      const shape = open ? `fixed rate ${load.ratePerS}/s, open loop` : `concurrency ${concurrency}`;
+      const run = summarise(`signed postback → acknowledged (${shape})`, concurrency, latencies, durationS, errors, 'postbacks', {
+        series: open ? 'postbacks acknowledged, fixed rate' : 'postbacks acknowledged',
+        ...(open ? { offered_per_s: load.ratePerS, floor: acknowledgementFloor } : {}),
+      });
+      const creditRun = summarise(
+        `acknowledgement → credit in the wallet (${shape})`,
+        concurrency,
+        creditLatencies,
+        durationS,
+        unannounced,
+        'credits',
+        { series: open ? 'credits after acknowledgement, fixed rate' : 'credits after acknowledgement', ...(open ? { floor: creditFloor } : {}) },
       );
+      cpuNotes.push(`postbacks ${open ? `at a fixed ${load.ratePerS}/s` : `at concurrency ${concurrency}`}, acknowledged and credited: ${cpu}.`);
+      runs.push(run, creditRun);
+      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not recorded ${notRecorded}`);
+      log(`${creditRun.label}: p50 ${creditRun.p50_ms} ms, p99 ${creditRun.p99_ms} ms, max ${creditRun.max_ms} ms, not announced ${unannounced}`);
       log(`  ${cpu}`);
-      if (notCredited > 0) throw new Error(`${notCredited} first deliveries did not credit`);
+      if (notRecorded > 0) throw new Error(`${notRecorded} first deliveries were not recorded`);
       if (errors - notSent.length > slice.length / 100) throw new Error(`${errors - notSent.length} of ${slice.length} postbacks failed`);
     };
     for (const [level, concurrency] of concurrencyLevels.entries()) {
@@ -403,7 +443,7 @@ async function main(): Promise<void> {
       offset += count;
     }
 
-    // Replays of the postbacks just credited: every answer must be already_credited.
+    // Replays of the postbacks just credited: every answer must be duplicate.
     {
       const replayCount = Math.min(1000, topups.length);
       const client = createHttpClient(gatewayUrl, 16);
@@ -421,19 +461,31 @@ async function main(): Promise<void> {
           return;
         }
         latencies.push(answer.latencyMs);
-        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'already_credited') wrong += 1;
+        if ((JSON.parse(answer.body) as { outcome: string }).outcome !== 'duplicate') wrong += 1;
       });
       const durationS = Number(process.hrtime.bigint() - started) / 1e9;
       client.close();
-      if (wrong > 0) throw new Error(`${wrong} replays were not recognised as already credited`);
-      const run = summarise('duplicate postback → already credited (concurrency 16)', 16, latencies, durationS, errors, 'replays', {
+      if (wrong > 0) throw new Error(`${wrong} replays were not recognised as duplicates`);
+      const run = summarise('duplicate postback → duplicate (concurrency 16)', 16, latencies, durationS, errors, 'replays', {
         series: 'duplicates',
       });
       runs.push(run);
       log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms`);
     }
 
-    // Exactly once: each customer's balance is the sum of its top-ups, and the ledger is sound.
+    // Exactly once: every acknowledged postback has exactly one ledger entry (none lost, none twice), each
+    // customer's balance is the sum of its top-ups, and the ledger is sound.
+    const ledgerCounts = new Map<string, number>();
+    for await (const entry of mongo
+      .db(databaseName(prefix, 'wallet'))
+      .collection<{ entry_id: string }>('ledger')
+      .find({ reason: 'topup' }, { projection: { entry_id: 1 } }))
+      ledgerCounts.set(entry.entry_id, (ledgerCounts.get(entry.entry_id) ?? 0) + 1);
+    const lost = [...acknowledgedAtMs.keys()].filter((entryId) => !ledgerCounts.has(entryId)).length;
+    const creditedTwice = [...ledgerCounts.values()].filter((count) => count > 1).length;
+    log(`exactly once: ${acknowledgedAtMs.size} postbacks acknowledged, ${lost} lost, ${creditedTwice} credited twice`);
+    await nats.close();
+    if (lost > 0 || creditedTwice > 0) throw new Error(`money check failed: ${lost} acknowledged credits lost, ${creditedTwice} credited twice`);
     const wallet = createUnaryClient<any>('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 10_000);
     const expected = new Map<number, number>();
     for (const topup of topups)
@@ -529,7 +581,8 @@ async function main(): Promise<void> {
       title: 'Wallet: postbacks credited and balance reads',
       description:
         `Real processes (gateway, payments, wallet, billing, crypto-sandbox) on FerretDB. ${topups.length} top-ups over ${customers.length} customers; ` +
-        'each credited by one HMAC-signed postback POSTed by the benchmark acting as the provider, acknowledged only once the wallet holds the credit. ' +
+        'each credited by one HMAC-signed postback POSTed by the benchmark acting as the provider, acknowledged once recorded in the durable inbox and credited from there; ' +
+        "the credit's latency runs from the acknowledgement to the wallet's announcement of the credit. " +
         `Then duplicate deliveries, then GET /v1/wallet with read-only keys for ${readSeconds} s per concurrency. Every balance is checked and the ledger audited after the credits.`,
       date: new Date().toISOString(),
       machine: currentMachine(),

@@ -206,7 +206,7 @@ describe('one trace per request', () => {
     }
   });
 
-  it('follows a provider postback through gateway, payments and wallet in one trace', async () => {
+  it('follows a provider postback to its inbox record in one trace, and on to the wallet credit of the batch that took it', async () => {
     const assets = await api('GET', '/v1/wallet/assets?amount_eur_cents=2000');
     expect(assets.status).toBe(200);
     const pair = assets.body.find((row: { is_stable: boolean }) => row.is_stable) ?? assets.body[0];
@@ -228,33 +228,38 @@ describe('one trace per request', () => {
     });
     expect(deposit.status).toBeLessThan(300);
     await eventually(async () => (await api('GET', `/v1/wallet/topup/${topup.body.id}`)).body.status === 'paid', 15_000);
-    // The sandbox sends a postback per confirmation stage; the one that confirms the payment credits the wallet.
-    const { hookSpan, spans } = await eventually(async () => {
+    // The sandbox sends a postback per confirmation stage; the one that confirms the payment is recorded in the
+    // inbox, and the crediting worker's batch span continues that trace (a batch of one) or links to it.
+    const { hookSpans, creditSpans } = await eventually(async () => {
       const hookSpans = receiver.spans.filter(
         (span) => span.service === 'gateway' && String(span.attributes['http.route'] ?? '').startsWith('/v1/hooks/payments'),
       );
       for (const candidate of hookSpans) {
         const current = traceOf(candidate.traceId);
-        const services = new Set(current.map((span) => span.service));
-        if (
-          services.has('payments') &&
-          current.some((span) => span.service === 'wallet' && span.name === 'wallet.credit') &&
-          parentsArrived(current)
-        )
-          return { hookSpan: candidate, spans: current };
+        const ids = new Set(current.map((span) => span.spanId));
+        const batch = receiver.spans.find(
+          (span) =>
+            span.service === 'payments' &&
+            span.name === 'payments.credit_batch' &&
+            (span.traceId === candidate.traceId || span.links.some((link) => ids.has(link.spanId))),
+        );
+        if (!batch || !parentsArrived(current)) continue;
+        const creditSpans = traceOf(batch.traceId);
+        if (creditSpans.some((span) => span.service === 'wallet' && span.name === 'wallet.credit_many') && parentsArrived(creditSpans))
+          return { hookSpans: current, creditSpans };
       }
       return undefined;
     }, 15_000);
-    expectConnected(spans);
-    const credit = spans.find((span) => span.name === 'wallet.credit')!;
-    expect(credit.attributes).toMatchObject({ 'mtx.outcome': 'applied', 'mtx.reason': expect.any(String) });
-    expect(credit.attributes['mtx.amount_eur_cents']).toBeGreaterThan(0);
-    expect(spans.some((span) => span.service === 'payments' && span.name === 'payments.postback')).toBe(true);
-    const walletSpans = spans.filter((span) => span.service === 'wallet');
-    for (const span of walletSpans) expect(ancestors(span, spans).some((ancestor) => ancestor.service === 'payments')).toBe(true);
-    expect(
-      ancestors(spans.find((span) => span.service === 'payments')!, spans).some((ancestor) => ancestor.spanId === hookSpan.spanId),
-    ).toBe(true);
+    const hookSpan = expectConnected(hookSpans);
+    expect(hookSpan.service).toBe('gateway');
+    const postback = hookSpans.find((span) => span.service === 'payments' && span.name === 'payments.postback')!;
+    expect(postback.attributes['mtx.outcome']).toBe('recorded');
+    expect(ancestors(postback, hookSpans).some((ancestor) => ancestor.spanId === hookSpan.spanId)).toBe(true);
+    expectConnected(creditSpans);
+    const batch = creditSpans.find((span) => span.name === 'payments.credit_batch')!;
+    const credit = creditSpans.find((span) => span.name === 'wallet.credit_many')!;
+    expect(credit.attributes['mtx.outcome.applied']).toBeGreaterThanOrEqual(1);
+    expect(ancestors(credit, creditSpans).some((ancestor) => ancestor.spanId === batch.spanId)).toBe(true);
   });
 
   it('exports metrics over OTLP and serves them as Prometheus text on the gateway', async () => {

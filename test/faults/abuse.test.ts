@@ -651,6 +651,8 @@ describe('fault suite: bad input and security', () => {
     const staleAnswer = await stack.postback(stale, stack.sign(stale));
     requests += 3;
     tally(kinds, errorKind(staleAnswer));
+    // The genuine postback's credit follows its acknowledgement from the inbox.
+    await stack.inboxDrained(15_000);
     const ledgerAfter = await stack.ledgerEntries({ entry_id: { $regex: `^topup:sandbox:${transactionId}` } });
 
     const report = await load.stop();
@@ -688,7 +690,8 @@ describe('fault suite: bad input and security', () => {
     expect(ledgerBeforeGenuine).toEqual([]);
     expect(accepted.status).toBe(200);
     expect(exactReplay.status).toBe(200);
-    expect(exactReplay.body.outcome).toBe('already_credited');
+    expect(accepted.body.outcome).toBe('recorded');
+    expect(exactReplay.body.outcome).toBe('duplicate');
     expect(errorKind(staleAnswer)).toBe('401 unauthenticated');
     expect(ledgerAfter.map((entry) => entry.entry_id)).toEqual([`topup:sandbox:${transactionId}`]);
   });

@@ -120,6 +120,9 @@ const baseEnvironment: Record<string, string> = {
   FAILURE_BACKOFF_MS: '500',
   PENDING_PURCHASE_RECOVERY_MS: '20000',
   EXPIRY_INTERVAL_MS: '2000',
+  // The postback inbox's sweep: a record left by a crash is credited within about a second of its age limit.
+  PAYMENTS_INBOX_SWEEP_INTERVAL_MS: '1000',
+  PAYMENTS_INBOX_SWEEP_AGE_MS: '1000',
   POSTBACK_RETRY_BASE_MS: '100',
   POSTBACK_TIMEOUT_MS: '3000',
   PROVIDER_ASSETS_CACHE_MS: '60000',
@@ -450,6 +453,20 @@ export class FaultStack {
   /** Ledger entries by entry id (a scan; checks only). */
   async ledgerEntries(filter: Record<string, unknown> = {}): Promise<LedgerEntry[]> {
     return this.mongo.db(databaseName(this.prefix, 'wallet')).collection<LedgerEntry>('ledger').find(filter).toArray();
+  }
+
+  /**
+   * Waits until the postback inbox is empty (every acknowledged postback credited), at most `deadlineMs`;
+   * answers how long that took, or null when records were still there at the deadline.
+   */
+  async inboxDrained(deadlineMs: number): Promise<number | null> {
+    const startedAtMs = Date.now();
+    const inbox = this.mongo.db(databaseName(this.prefix, 'payments')).collection('postback_inbox');
+    for (;;) {
+      if ((await inbox.countDocuments({})) === 0) return Date.now() - startedAtMs;
+      if (Date.now() - startedAtMs > deadlineMs) return null;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /**

@@ -19,6 +19,8 @@ export interface Verdict {
   legsChecked: number;
   /** Server charges without the server (a purchase charged but dropped). */
   chargesWithoutPurchase: Array<{ entryId: string; customerId: string; amountEurCents: number }>;
+  /** How long the postback inbox took to empty after the load stopped; null: not empty by the deadline. */
+  inboxDrainedMs: number | null;
 }
 
 export async function verifyAfterFault(
@@ -30,9 +32,13 @@ export async function verifyAfterFault(
     debits: Movement[];
     settleDeadlineMs?: number;
     purchasesSettleDeadlineMs?: number;
+    inboxSettleDeadlineMs?: number;
   },
 ): Promise<Verdict> {
   const chargesWithoutPurchase = await stack.chargesWithoutPurchase(input.customers, input.purchasesSettleDeadlineMs ?? 30_000);
+  // An acknowledged postback is credited from the inbox after its answer; a record a crash left is the sweep's.
+  // Whatever is still there past the deadline shows as money lost below.
+  const inboxDrainedMs = await stack.inboxDrained(input.inboxSettleDeadlineMs ?? 15_000);
   const missingMovements = await stack.missingFromLedger([...input.credits, ...input.debits]);
   const audit = await stack.audit();
   const withAccounts = input.customers.filter((customer) => customer.accounts.length > 0);
@@ -50,6 +56,7 @@ export async function verifyAfterFault(
     executionProblems: execution?.problems ?? [],
     legsChecked: execution?.legs ?? 0,
     chargesWithoutPurchase,
+    inboxDrainedMs,
   };
 }
 
@@ -84,8 +91,13 @@ export function recordAndAssert(stack: FaultStack, input: RowInput): void {
     seed: input.seed,
     durationMs: Date.now() - input.startedAtMs,
     notes:
-      [input.notes, verdict.audit.ok ? undefined : `audit: ${verdict.audit.breaches.slice(0, 3).join('; ')}`].filter(Boolean).join(' | ') ||
-      undefined,
+      [
+        input.notes,
+        verdict.inboxDrainedMs === null ? 'postback inbox not empty' : undefined,
+        verdict.audit.ok ? undefined : `audit: ${verdict.audit.breaches.slice(0, 3).join('; ')}`,
+      ]
+        .filter(Boolean)
+        .join(' | ') || undefined,
   });
   const context = `${input.fault} (replay with FAULT_SEED=${input.seed}; service log ${stack.logFile})`;
   expect(load.serverErrors, `${context}: answers that are server errors`).toEqual([]);
@@ -93,6 +105,7 @@ export function recordAndAssert(stack: FaultStack, input: RowInput): void {
   expect(verdict.audit.breaches, `${context}: ledger audit`).toEqual([]);
   expect(verdict.audit.ok, context).toBe(true);
   expect(verdict.missingMovements, `${context}: acknowledged movements missing from the ledger`).toEqual([]);
+  expect(verdict.inboxDrainedMs, `${context}: postbacks left uncredited in the inbox`).not.toBeNull();
   expect(verdict.chargesWithoutPurchase, `${context}: server charges without their server`).toEqual([]);
   expect(verdict.executionProblems, `${context}: execution invariants`).toEqual([]);
   expect(verdict.unsettledBatches, `${context}: batches with unknown legs after reconciliation`).toEqual([]);

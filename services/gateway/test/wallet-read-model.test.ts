@@ -121,11 +121,14 @@ describe('GET /v1/wallet read model', () => {
     });
     const acknowledged = await stack.postRawPostback(body);
     expect(acknowledged.status).toBe(200);
-    expect(acknowledged.body.outcome).toBe('credited');
-    // No waiting: the postback's answer invalidated the customer before it left the gateway.
-    const credited = await readWallet(customer);
-    expect(credited.balance_eur_cents).toBe(2000);
-    expect(credited.pending_topups).toEqual([]);
+    expect(acknowledged.body.outcome).toBe('recorded');
+    // The credit follows the acknowledgement; the wallet's and payments' announcements of it refresh the answer.
+    await eventually(async () => {
+      const credited = await readWallet(customer);
+      expect(credited.balance_eur_cents).toBe(2000);
+      expect(credited.pending_topups).toEqual([]);
+      return true;
+    });
   });
 
   it('starts and serves without NATS, composing every read (nothing could invalidate a cached answer)', async () => {

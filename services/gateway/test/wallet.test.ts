@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from '@mtx/shared/testing';
 import { startWalletStack, type StackCustomer, type WalletStack } from '../../../test/e2e/wallet-stack';
 
 let stack: WalletStack;
@@ -195,12 +196,14 @@ describe('POST /v1/hooks/payments/:provider', () => {
       body,
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ received: true, outcome: 'credited' });
+    expect(await response.json()).toEqual({ received: true, outcome: 'recorded' });
     expect(response.headers.get('ratelimit-limit')).toBeNull();
-    expect((await stack.request('GET', `/v1/wallet/topup/${topup.id}`, { key: customer.read_key })).body).toMatchObject({
-      status: 'paid',
-      credited_eur_cents: 2200,
-    });
+    await eventually(async () =>
+      expect((await stack.request('GET', `/v1/wallet/topup/${topup.id}`, { key: customer.read_key })).body).toMatchObject({
+        status: 'paid',
+        credited_eur_cents: 2200,
+      }),
+    );
   });
 
   it('refuses oversized bodies, unknown providers and malformed provider names', async () => {

@@ -14,6 +14,7 @@ import { createTopups, type Topups } from './app/topups';
 import { walletPortFromClient } from './clients/wallet';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
+import { observeCrediting } from './handlers/metrics';
 
 export const paymentsGrpcBinding = grpcServices.payments;
 /** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
@@ -70,7 +71,15 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     crashBeforeCreditPrefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT,
     pendingFreshMs: config.PAYMENTS_PENDING_FRESH_MS,
     publishChanged,
+    crediting: {
+      queueMax: config.PAYMENTS_CREDIT_QUEUE_MAX,
+      batchMax: config.PAYMENTS_CREDIT_BATCH_MAX,
+      inFlightMax: config.PAYMENTS_CREDIT_IN_FLIGHT_MAX,
+      sweepAgeMs: config.PAYMENTS_INBOX_SWEEP_AGE_MS,
+      sweepBatchMax: config.PAYMENTS_INBOX_SWEEP_BATCH,
+    },
   });
+  observeCrediting(topups.crediting);
   const decoder = new TextDecoder();
   const changedSubscription = nats?.subscribe(topupsChangedSubject, {
     callback: (error, message) => {
@@ -84,6 +93,14 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       intervalMs: config.EXPIRY_INTERVAL_MS,
       logger,
       work: () => topups.expireDue(config.EXPIRY_BATCH),
+    }),
+    new PeriodicJob({
+      name: 'inbox-sweep',
+      intervalMs: config.PAYMENTS_INBOX_SWEEP_INTERVAL_MS,
+      logger,
+      // A replica that starts after a crash finishes what its predecessor recorded but did not credit.
+      initialWork: () => topups.crediting.sweep(),
+      work: () => topups.crediting.sweep(),
     }),
     new PeriodicJob({
       name: 'reconciliation',
@@ -112,6 +129,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       await server?.close(graceMs);
       changedSubscription?.unsubscribe();
       await Promise.all(jobs.map((job) => job.stop()));
+      await topups.crediting.stop();
     },
   };
 }

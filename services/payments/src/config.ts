@@ -33,6 +33,18 @@ export const PaymentsConfigSchema = Type.Object({
   /** Top-ups whose quote ended longer ago than this are no longer polled (late coin then needs its postback). */
   RECONCILE_LOOKBACK_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
   /**
+   * The postback inbox (DESIGN §5): a postback is acknowledged once recorded; the crediting worker credits it.
+   * Records waiting in one replica's worker at most (past it they wait in the inbox for the sweep), records per
+   * CreditMany, and batches in flight.
+   */
+  PAYMENTS_CREDIT_QUEUE_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+  PAYMENTS_CREDIT_BATCH_MAX: Type.Integer({ minimum: 1, maximum: 500, default: 256 }),
+  PAYMENTS_CREDIT_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  /** How often the inbox sweep runs; it re-drives records older than PAYMENTS_INBOX_SWEEP_AGE_MS left by a crash. */
+  PAYMENTS_INBOX_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  PAYMENTS_INBOX_SWEEP_AGE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  PAYMENTS_INBOX_SWEEP_BATCH: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_000 }),
+  /**
    * Fault injection for the fault suite: a payment recorded for the first time whose wallet entry id
    * (`topup:<provider>:<transaction>`) starts with this prefix kills the process (exit 137) after the record is
    * inserted and before the wallet credit. Empty (the default) is off.

@@ -197,10 +197,35 @@ describe('postbacks', () => {
     await expect(handle(JSON.stringify({ type: 'refund' }))).rejects.toMatchObject({ code: 'invalid_request' });
     expect(await store().events.countDocuments({ topup_id: Number(topup.id) })).toBe(0);
     expect(await stack.ledgerEntries(customer)).toBe(0);
-    expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({
-      outcome: 'credited',
-      credited_eur_cents: 1000,
+    expect(await store().inbox.countDocuments({})).toBe(0);
+    expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({ outcome: 'recorded', credited_eur_cents: 0 });
+    await eventually(async () =>
+      expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'paid' }),
+    );
+    expect(await stack.ledgerEntries(customer)).toBe(1);
+  });
+
+  it('acknowledges from the inbox: recorded once, every redelivery a duplicate, credited once, the inbox emptied', async () => {
+    const customer = customerId();
+    const topup = await payments('CreateTopup', {
+      customer_id: customer,
+      amount_eur_cents: 2500,
+      asset_code: 'USDT',
+      blockchain_code: 'TRON',
     });
+    const payment = await payThroughSandbox(topup, topup.deposit_amount);
+    const body = postbackBody(topup, payment, topup.deposit_amount);
+    const first = await Promise.all(Array.from({ length: 4 }, () => handle(body)));
+    expect(first.map((answer) => answer.outcome).sort()).toEqual(['duplicate', 'duplicate', 'duplicate', 'recorded']);
+    await eventually(async () =>
+      expect(await stack.walletClient.call('GetWallet', { customer_id: customer })).toMatchObject({ balance_eur_cents: 2500 }),
+    );
+    await eventually(async () => expect(await store().inbox.countDocuments({ _id: `sandbox:${payment.transaction_id}` })).toBe(0));
+    // Credited and gone from the inbox: a later delivery is still a duplicate and changes nothing.
+    expect(await handle(body)).toMatchObject({ outcome: 'duplicate', topup_id: topup.id, customer_id: customer });
+    expect(await store().inbox.countDocuments({ _id: `sandbox:${payment.transaction_id}` })).toBe(0);
+    expect(await stack.ledgerEntries(customer)).toBe(1);
+    expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'paid', credited_eur_cents: 2500 });
   });
 
   it('credits many different payments to one top-up arriving at once: each once, adding up exactly', async () => {
@@ -218,9 +243,14 @@ describe('postbacks', () => {
     for (const amount of parts) bodies.push(postbackBody(topup, await payThroughSandbox(topup, amount.toString()), amount.toString()));
     // Each body delivered twice, all at once.
     const answers = await Promise.all([...bodies, ...bodies].map((body) => handle(body)));
-    expect(answers.filter((answer) => answer.outcome === 'credited').length).toBe(10);
-    const final = await payments('GetTopup', { customer_id: customer, id: topup.id });
-    expect(final).toMatchObject({ status: 'paid', credited_eur_cents: 7777 });
+    expect(answers.filter((answer) => answer.outcome === 'recorded').length).toBe(10);
+    expect(answers.filter((answer) => answer.outcome === 'duplicate').length).toBe(10);
+    await eventually(async () =>
+      expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({
+        status: 'paid',
+        credited_eur_cents: 7777,
+      }),
+    );
     const events = await store()
       .events.find({ topup_id: Number(topup.id) })
       .sort({ seq: 1 })
@@ -231,13 +261,13 @@ describe('postbacks', () => {
     expect(await stack.ledgerEntries(customer)).toBe(10);
   });
 
-  it('finishes a credit the wallet could not take: the record stays, the next delivery credits it once', async () => {
+  it('leaves a credit the wallet could not take in the inbox, and the sweep credits it once', async () => {
     let failures = 1;
     const replica = await secondReplica({
       wallet: (real) => ({
         ...real,
         call: <T>(method: string, request: unknown, options?: { deadlineMs?: number }) => {
-          if (method === 'Credit' && failures-- > 0) return Promise.reject<T>(new AppError('unavailable', 'wallet down (injected)'));
+          if (method === 'CreditMany' && failures-- > 0) return Promise.reject<T>(new AppError('unavailable', 'wallet down (injected)'));
           return real.call<T>(method, request, options);
         },
       }),
@@ -250,21 +280,35 @@ describe('postbacks', () => {
         assetCode: 'USDT',
         blockchainCode: 'TRON',
       });
-      const body = postbackBody(topup, await payThroughSandbox(topup, topup.deposit_amount), topup.deposit_amount);
-      await expect(
-        replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) }),
-      ).rejects.toMatchObject({ code: 'unavailable' });
+      const payment = await payThroughSandbox(topup, topup.deposit_amount);
+      const body = postbackBody(topup, payment, topup.deposit_amount);
+      expect(await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).toMatchObject({
+        outcome: 'recorded',
+      });
+      await replica.app.topups.crediting.whenIdle();
       const recorded = await store().events.findOne({ topup_id: topup.id });
       expect(recorded).toMatchObject({ eur_cents: 1800 });
       expect(await store().appliedCredits.findOne({ _id: recorded!.key })).toBeNull();
+      expect(await store().inbox.findOne({ _id: `sandbox:${payment.transaction_id}` })).toMatchObject({ topup_id: topup.id });
       expect(await stack.ledgerEntries(customer)).toBe(0);
       // Not credited yet as far as the customer can see: the balance does not have it.
       expect(await replica.app.topups.getTopup(customer, topup.id)).toMatchObject({ status: 'pending', credited_eur_cents: 0 });
+      // A redelivery meanwhile is a duplicate: the record is already in the inbox.
       expect(await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).toMatchObject({
-        outcome: 'credited',
-        credited_eur_cents: 1800,
+        outcome: 'duplicate',
       });
-      expect(await handle(body)).toMatchObject({ outcome: 'already_credited' });
+      // Too young for the sweep (another replica may be crediting it); once older, the sweep re-drives it.
+      expect(await replica.app.topups.crediting.sweep()).toMatchObject({ redriven: 0 });
+      stack.clock.advanceMs(3_000);
+      const sweep = await replica.app.topups.crediting.sweep();
+      expect(sweep.redriven).toBe(1);
+      expect(sweep.oldestAgeMs).toBeGreaterThanOrEqual(3_000);
+      await replica.app.topups.crediting.whenIdle();
+      expect(await stack.ledgerEntries(customer)).toBe(1);
+      expect(await store().inbox.findOne({ _id: `sandbox:${payment.transaction_id}` })).toBeNull();
+      expect(await replica.app.topups.getTopup(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: 1800 });
+      expect(await handle(body)).toMatchObject({ outcome: 'duplicate' });
+      expect(await replica.app.topups.crediting.sweep()).toMatchObject({ redriven: 0 });
       expect(await stack.ledgerEntries(customer)).toBe(1);
     } finally {
       await replica.close();
@@ -403,6 +447,7 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
         'x-signature': stack.sign(body),
         'content-type': 'application/json',
       });
+      await replica.app.topups.crediting.whenIdle();
       const partial = await listed(replica.app, customer);
       expect(partial).toEqual([[topup.id, 'partial', expect.any(Number)]]);
       expect(partial[0]![2]).toBeGreaterThan(0);
@@ -415,6 +460,7 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
         'x-signature': stack.sign(restBody),
         'content-type': 'application/json',
       });
+      await replica.app.topups.crediting.whenIdle();
       expect(await listed(replica.app, customer)).toEqual([]);
     } finally {
       await replica.close();

@@ -46,6 +46,50 @@ export async function inSpan<T>(
   });
 }
 
+/** The active trace context as W3C headers (`traceparent`, `tracestate`), to store with work done later. */
+export function traceCarrier(activeContext: Context = context.active()): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(activeContext, carrier);
+  return carrier;
+}
+
+const batchLinksMax = 128;
+
+/**
+ * Runs `work` in a span for a batch of items that each came with their own trace (stored carriers): one item
+ * continues its trace (the span is its child), several start a new trace linked to each of theirs (at most 128
+ * links), as OpenTelemetry's messaging conventions do for batch processing.
+ */
+export async function inBatchSpan<T>(
+  tracerName: string,
+  spanName: string,
+  attributes: Attributes,
+  carriers: ReadonlyArray<Record<string, string> | undefined>,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  const contexts = carriers.map((carrier) => (carrier ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT));
+  const parent = contexts.length === 1 ? contexts[0]! : ROOT_CONTEXT;
+  const links =
+    contexts.length === 1
+      ? []
+      : contexts
+          .map((linked) => trace.getSpanContext(linked))
+          .filter((spanContext) => spanContext !== undefined && trace.isSpanContextValid(spanContext))
+          .slice(0, batchLinksMax)
+          .map((spanContext) => ({ context: spanContext! }));
+  return trace.getTracer(tracerName).startActiveSpan(spanName, { attributes, links }, parent, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
 /**
  * A context manager that keeps the active context only while `with` runs its function synchronously, like the
  * browser's stack context manager. The SDK's default (AsyncLocalStorage) follows every await: on Node 20 with an

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a payment provider postback
-         * @description Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. Each provider transaction is credited once however often, and in whatever order, it is delivered.
+         * @description Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. A confirmed transaction is acknowledged once it is durably recorded in the postback inbox, and credited from there exactly once, however often and in whatever order it is delivered.
          */
         post: operations["postHooksPaymentsByProvider"];
         delete?: never;
@@ -1108,15 +1108,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description The postback was verified and processed; the provider may stop retrying.
+                         * @description The postback was verified and durably recorded; the provider may stop retrying.
                          * @example true
                          */
                         received: boolean;
                         /**
-                         * @description `credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).
-                         * @example credited
+                         * @description `recorded`: this delivery put the confirmed transaction in the inbox; the credit follows within milliseconds (GET /v1/wallet/topup/{id} shows it when it lands). `duplicate`: the transaction was recorded before, nothing changes. `ignored`: a status that moves no money (e.g. `confirming`).
+                         * @example recorded
                          */
-                        outcome: "credited" | "already_credited" | "ignored";
+                        outcome: "recorded" | "duplicate" | "ignored";
                     };
                 };
             };

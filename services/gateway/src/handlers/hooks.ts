@@ -15,11 +15,14 @@ const PostbackParams = Type.Object(
 
 const PostbackAcknowledgement = Type.Object(
   {
-    received: Type.Boolean({ description: 'The postback was verified and processed; the provider may stop retrying.', example: true }),
-    outcome: Type.Union([Type.Literal('credited'), Type.Literal('already_credited'), Type.Literal('ignored')], {
+    received: Type.Boolean({
+      description: 'The postback was verified and durably recorded; the provider may stop retrying.',
+      example: true,
+    }),
+    outcome: Type.Union([Type.Literal('recorded'), Type.Literal('duplicate'), Type.Literal('ignored')], {
       description:
-        '`credited`: this delivery credited the transaction. `already_credited`: an earlier delivery did. `ignored`: a status that moves no money (e.g. `confirming`).',
-      example: 'credited',
+        '`recorded`: this delivery put the confirmed transaction in the inbox; the credit follows within milliseconds (GET /v1/wallet/topup/{id} shows it when it lands). `duplicate`: the transaction was recorded before, nothing changes. `ignored`: a status that moves no money (e.g. `confirming`).',
+      example: 'recorded',
     }),
   },
   { additionalProperties: false },
@@ -43,7 +46,7 @@ export async function registerHooksRoutes(app: GatewayApp, dependencies: Gateway
           tags: ['hooks'],
           summary: 'Receive a payment provider postback',
           description:
-            "Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. Each provider transaction is credited once however often, and in whatever order, it is delivered.",
+            "Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. A confirmed transaction is acknowledged once it is durably recorded in the postback inbox, and credited from there exactly once, however often and in whatever order it is delivered.",
           params: PostbackParams,
           security: [],
           response: { 200: { ...PostbackAcknowledgement, description: 'Accepted.' }, ...errorResponses(400, 404) },
@@ -60,8 +63,7 @@ export async function registerHooksRoutes(app: GatewayApp, dependencies: Gateway
           forwarded += 1;
         }
         const answer = await dependencies.clients.payments.call('HandlePostback', { provider, body, headers }, { deadlineMs });
-        // The provider (or a client polling after it) reads the credit here at once, announcement or not.
-        if (answer.customer_id) dependencies.readModels.wallet.invalidate(answer.customer_id);
+        // The credit lands after this answer; the wallet's announcement of it refreshes the customer's reads.
         return { received: true, outcome: answer.outcome };
       },
     );

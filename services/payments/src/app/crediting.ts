@@ -54,19 +54,27 @@ export async function appendEvent(
   throw new AppError('unavailable', 'the top-up is changing too fast; retry shortly');
 }
 
+/** A payment record whose wallet credit may still be owed. */
+export interface RecordedPayment {
+  topup: TopupDocument;
+  providerName: string;
+  transactionId: string;
+  event: TopupEventDocument;
+  /** This call inserted the record, so its credit cannot have been applied yet. */
+  created: boolean;
+}
+
 /**
- * Records a confirmed provider transaction once and credits the wallet once. Safe to call any number of
- * times, concurrently, from postbacks and the reconciliation poller: the record decides the amount (at the
- * first arrival) and the wallet's entry id makes the credit exactly-once; a crash between the two is
- * finished by the next delivery or poll.
+ * Records a confirmed provider transaction once (the record decides the amount, at the first arrival); safe to
+ * call any number of times, concurrently, from the inbox worker and the reconciliation poller.
  */
-export async function applyConfirmedTransaction(
+export async function recordTransaction(
   state: TopupsState,
   topup: TopupDocument,
   providerName: string,
   transaction: ProviderTransaction,
-): Promise<{ event: TopupEventDocument; newlyCredited: boolean }> {
-  const key = `tx:${providerName}:${transaction.transactionId}`;
+): Promise<RecordedPayment> {
+  const key = transactionKey(providerName, transaction.transactionId);
   const units = BigInt(transaction.amountUnits);
   const insideWindow = transaction.receivedAt.getTime() < topup.expires_at.getTime();
   let marketRateEur: string | undefined;
@@ -109,28 +117,97 @@ export async function applyConfirmedTransaction(
       'provider reported a different amount for a recorded transaction; the recorded one stands',
     );
   }
-  let newlyCredited = result.created;
+  return { topup, providerName, transactionId: transaction.transactionId, event, created: result.created };
+}
+
+export function transactionKey(providerName: string, transactionId: string): string {
+  return `tx:${providerName}:${transactionId}`;
+}
+
+function creditEntryId(payment: RecordedPayment): string {
+  return `topup:${payment.providerName}:${payment.transactionId}`;
+}
+
+/**
+ * Credits recorded payments to the wallet, exactly once each (the wallet's entry id), in one CreditMany, and
+ * marks each done. Answers, per payment in order, whether this call moved the money; a payment whose credit
+ * failed is left unmarked (and rejected in `failures`) for the next delivery, sweep or poll.
+ */
+export async function creditRecorded(
+  state: TopupsState,
+  payments: RecordedPayment[],
+): Promise<{ newlyCredited: boolean[]; failures: Array<{ index: number; error: unknown }> }> {
+  const newlyCredited = payments.map((payment) => payment.created);
+  const failures: Array<{ index: number; error: unknown }> = [];
   // A record this call inserted cannot have been credited yet; an older one may have been.
-  const applied = !result.created && (await creditApplied(state, key));
-  if (!applied) {
-    if (event.eur_cents > 0) {
-      const entryId = `topup:${providerName}:${transaction.transactionId}`;
-      if (result.created && state.options.crashBeforeCreditPrefix && entryId.startsWith(state.options.crashBeforeCreditPrefix)) {
-        state.logger.fatal({ entry_id: entryId }, 'fault injection: crashing between the payment record and the wallet credit');
-        (state.options.exit ?? ((code: number) => process.exit(code)))(137);
-      }
-      const movement = await state.wallet.credit({
-        customerId: topup.customer_id,
-        entryId,
-        amountEurCents: event.eur_cents,
-        reason: 'topup',
-        reference: `topup:${topup.id}`,
-      });
-      newlyCredited = newlyCredited || movement.applied;
+  const owed = (
+    await Promise.all(
+      payments.map(async (payment, index) => (payment.created || !(await creditApplied(state, payment.event.key)) ? index : -1)),
+    )
+  ).filter((index) => index >= 0);
+  const toWallet = owed.filter((index) => payments[index]!.event.eur_cents > 0);
+  for (const index of toWallet) {
+    const entryId = creditEntryId(payments[index]!);
+    if (payments[index]!.created && state.options.crashBeforeCreditPrefix && entryId.startsWith(state.options.crashBeforeCreditPrefix)) {
+      state.logger.fatal({ entry_id: entryId }, 'fault injection: crashing between the payment record and the wallet credit');
+      (state.options.exit ?? ((code: number) => process.exit(code)))(137);
     }
-    await state.appliedInserts.insertIfAbsent({ _id: key, applied_at: state.clock.now() });
-    state.appliedCache.set(key, true);
-    changed(state, topup.customer_id);
   }
-  return { event, newlyCredited };
+  const failed = new Set<number>();
+  if (toWallet.length > 0) {
+    try {
+      const outcomes = await state.wallet.creditMany(
+        toWallet.map((index) => {
+          const payment = payments[index]!;
+          return {
+            customerId: payment.topup.customer_id,
+            entryId: creditEntryId(payment),
+            amountEurCents: payment.event.eur_cents,
+            reason: 'topup',
+            reference: `topup:${payment.topup.id}`,
+          };
+        }),
+      );
+      outcomes.forEach((outcome, position) => {
+        const index = toWallet[position]!;
+        if (outcome.error) {
+          failed.add(index);
+          failures.push({ index, error: outcome.error });
+        } else newlyCredited[index] = newlyCredited[index]! || outcome.applied;
+      });
+    } catch (error) {
+      for (const index of toWallet) {
+        failed.add(index);
+        failures.push({ index, error });
+      }
+    }
+  }
+  await Promise.all(
+    owed
+      .filter((index) => !failed.has(index))
+      .map(async (index) => {
+        const payment = payments[index]!;
+        await state.appliedInserts.insertIfAbsent({ _id: payment.event.key, applied_at: state.clock.now() });
+        state.appliedCache.set(payment.event.key, true);
+        changed(state, payment.topup.customer_id);
+      }),
+  );
+  return { newlyCredited, failures };
+}
+
+/**
+ * Records a confirmed provider transaction once and credits the wallet once (the reconciliation poller's path).
+ * Safe to call any number of times, concurrently, with the inbox worker: a crash between the two is finished by
+ * the next poll, delivery or sweep.
+ */
+export async function applyConfirmedTransaction(
+  state: TopupsState,
+  topup: TopupDocument,
+  providerName: string,
+  transaction: ProviderTransaction,
+): Promise<{ event: TopupEventDocument; newlyCredited: boolean }> {
+  const payment = await recordTransaction(state, topup, providerName, transaction);
+  const { newlyCredited, failures } = await creditRecorded(state, [payment]);
+  if (failures.length > 0) throw failures[0]!.error;
+  return { event: payment.event, newlyCredited: newlyCredited[0]! };
 }

@@ -37,11 +37,29 @@ export interface TopupView {
 }
 
 export interface PostbackOutcome {
-  outcome: 'credited' | 'already_credited' | 'ignored';
+  /**
+   * `recorded`: stored in the inbox now, the credit follows; `duplicate`: this transaction was recorded before
+   * (in the inbox or already credited); `ignored`: a delivery that moves no money.
+   */
+  outcome: 'recorded' | 'duplicate' | 'ignored';
   topup_id?: number;
+  /** 0: the acknowledgement comes before the credit, whose amount the worker decides. */
   credited_eur_cents: number;
   /** Whose top-up it was, so the caller can refresh that customer's views before acknowledging. */
   customer_id?: string;
+}
+
+export interface CreditingWorkerOptions {
+  /** Records waiting here at most; past it a record stays in the inbox for the sweep (it is durable already). */
+  queueMax: number;
+  /** Records credited together: one CreditMany and shared store commands. */
+  batchMax: number;
+  /** Batches in flight at once; a record arriving meanwhile joins the next one. */
+  inFlightMax: number;
+  /** A record older than this that no batch here holds is re-driven by the sweep (another replica's or a crash's). */
+  sweepAgeMs: number;
+  /** Records one sweep reads at most, oldest first. */
+  sweepBatchMax: number;
 }
 
 export interface TopupsOptions {
@@ -64,6 +82,8 @@ export interface TopupsOptions {
   pendingFreshMs?: number;
   /** Tells the other replicas a customer's top-ups changed (NATS broadcast); optional. */
   publishChanged?: (customerId: string) => void;
+  /** The inbox worker's bounds; defaults suit one replica under a 1,000 postbacks/s load. */
+  crediting?: Partial<CreditingWorkerOptions>;
   /** Fault injection: a newly recorded payment whose wallet entry id starts with this kills the process before the credit. */
   crashBeforeCreditPrefix?: string;
   exit?: (code: number) => never;

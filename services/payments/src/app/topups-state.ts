@@ -23,6 +23,7 @@ export function createTopupsState(options: TopupsOptions) {
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
   const appliedInserts = new InsertBatcher(store.appliedCredits, { gate: writeGate });
+  const inboxInserts = new InsertBatcher(store.inbox, { gate: writeGate });
   // Per customer: the open top-ups as last computed, trusted under the shared freshness rule (a computation that
   // raced a change is not remembered).
   const pendingCache = new BoundedCache<{ views: TopupView[]; stamp: FreshnessStamp }>(customerHeadsCachedMax);
@@ -46,6 +47,7 @@ export function createTopupsState(options: TopupsOptions) {
     writeGate,
     eventInserts,
     appliedInserts,
+    inboxInserts,
     pendingCache,
     pendingFreshness,
     lastTopupId: 0,

@@ -1,12 +1,14 @@
 import { AppError } from '@mtx/shared/errors';
+import { traceCarrier } from '@mtx/shared/telemetry';
 import { unitsForEurCents } from '../domain/money';
 import { isAwaitingCoin, quoteWindowMs } from '../domain/topup-state';
-import type { TopupDocument } from '../store/payments-store';
+import type { InboxRecordDocument, TopupDocument } from '../store/payments-store';
 
 import { forget, changed } from './topups-state';
 import { providerNamed, assetsOf, assetRow } from './assets';
-import { readEvents, loadTopup, view, customerProgress } from './topup-reads';
-import { applyConfirmedTransaction } from './crediting';
+import { readEvents, loadTopup, view, customerProgress, creditApplied } from './topup-reads';
+import { applyConfirmedTransaction, transactionKey } from './crediting';
+import { CreditingWorker } from './crediting-worker';
 import { claimTopupId, customerHead, appendCustomerTopup } from './topup-ids';
 import { cancelAtProvider, expireOne } from './expiry';
 import type { AssetRow, TopupView, PostbackOutcome } from './topup-types';
@@ -22,11 +24,23 @@ export type Topups = ReturnType<typeof createTopups>;
  * Top-ups: quotes, provider invoices and the crediting of confirmed payments. Every fact is an insert keyed so
  * that repeats collide (a top-up id, a provider transaction, an expiry); status and credited amount are derived
  * from those records, and the wallet credit is idempotent by `topup:<provider>:<provider_transaction_id>`, so
- * any number of deliveries, in any order, across replicas, credit each transaction exactly once.
+ * any number of deliveries, in any order, across replicas, credit each transaction exactly once. A postback is
+ * acknowledged once it is in the inbox; the crediting worker does the rest (see CreditingWorker).
  */
 export function createTopups(options: TopupsOptions) {
   const state = createTopupsState(options);
+  const crediting = new CreditingWorker(state, {
+    queueMax: 10_000,
+    batchMax: 256,
+    inFlightMax: 2,
+    sweepAgeMs: 2_000,
+    sweepBatchMax: 1_000,
+    ...options.crediting,
+  });
   return {
+    /** The inbox's crediting worker: its sweep is run by the service on an interval, its stats are metrics. */
+    crediting,
+
     async listAssets(amountEurCents: number): Promise<AssetRow[]> {
       assertTopupAmount(amountEurCents);
       const assets = await assetsOf(state, providerNamed(state, state.options.defaultProvider));
@@ -209,13 +223,31 @@ export function createTopups(options: TopupsOptions) {
         );
         return { outcome: 'ignored', topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
       }
-      const { event, newlyCredited } = await applyConfirmedTransaction(state, topup, provider.name, postback.transaction);
-      return {
-        outcome: newlyCredited ? 'credited' : 'already_credited',
+      const known = { topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
+      const record: InboxRecordDocument = {
+        _id: `${provider.name}:${postback.transaction.transactionId}`,
+        provider: provider.name,
         topup_id: topup.id,
-        credited_eur_cents: event.eur_cents,
         customer_id: topup.customer_id,
+        transaction_id: postback.transaction.transactionId,
+        amount_units: postback.transaction.amountUnits,
+        received_at: postback.transaction.receivedAt,
+        recorded_at: state.clock.now(),
+        trace_context: traceCarrier(),
       };
+      const key = transactionKey(provider.name, postback.transaction.transactionId);
+      // Known here to be credited: nothing to write.
+      if (state.appliedCache.get(key)) return { outcome: 'duplicate', ...known };
+      // A delivery while the transaction is in the inbox collides here.
+      if (!(await state.inboxInserts.insertIfAbsent(record))) return { outcome: 'duplicate', ...known };
+      // One after its credit finds it marked: a credit is marked done before its inbox record is deleted, so
+      // checking after the insert (not before) never misses it. The worker clears the extra record.
+      if (await creditApplied(state, key)) {
+        crediting.offer(record);
+        return { outcome: 'duplicate', ...known };
+      }
+      crediting.offer(record);
+      return { outcome: 'recorded', ...known };
     },
 
     /**

@@ -1,5 +1,6 @@
 import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
 import type { ServiceClient } from '@mtx/shared/grpc';
+import { AppError, errorHttpStatus, type ErrorCode } from '@mtx/shared/errors';
 
 export interface WalletCredit {
   customerId: string;
@@ -16,28 +17,50 @@ export interface WalletFigures {
   balanceCapEurCents: number;
 }
 
-/** What payments asks of the wallet: credit a confirmed payment exactly once, and the figures the cap check needs. */
+/** How one credit of a batch ended: applied now, a replay (`applied` false), or an error to retry it on. */
+export interface WalletCreditOutcome {
+  applied: boolean;
+  error?: AppError;
+}
+
+/** What payments asks of the wallet: credit confirmed payments exactly once, and the figures the cap check needs. */
 export interface WalletPort {
-  credit(credit: WalletCredit): Promise<{ applied: boolean }>;
+  /** One outcome per credit, in order; the call itself fails only when the wallet could not be asked. */
+  creditMany(credits: WalletCredit[]): Promise<WalletCreditOutcome[]>;
   figures(customerId: string): Promise<WalletFigures>;
 }
 
 /** The wallet port over the wallet's gRPC service, each call within `deadlineMs`. */
 export function walletPortFromClient(client: ServiceClient<WalletServiceDefinition>, deadlineMs: number): WalletPort {
   return {
-    async credit(credit) {
-      const movement = await client.call(
-        'Credit',
+    async creditMany(credits) {
+      const answer = await client.call(
+        'CreditMany',
         {
-          customer_id: credit.customerId,
-          entry_id: credit.entryId,
-          amount_eur_cents: credit.amountEurCents,
-          reason: credit.reason,
-          reference: credit.reference,
+          credits: credits.map((credit) => ({
+            customer_id: credit.customerId,
+            entry_id: credit.entryId,
+            amount_eur_cents: credit.amountEurCents,
+            reason: credit.reason,
+            reference: credit.reference,
+          })),
         },
         { deadlineMs },
       );
-      return { applied: movement.applied };
+      const items = answer.items ?? [];
+      if (items.length !== credits.length)
+        throw new AppError('unavailable', `CreditMany answered ${items.length} items for ${credits.length} credits`);
+      return items.map((item) =>
+        item.outcome === 'failed'
+          ? {
+              applied: false,
+              error: new AppError(
+                Object.hasOwn(errorHttpStatus, item.error_code) ? (item.error_code as ErrorCode) : 'unavailable',
+                item.error_message || 'the credit failed',
+              ),
+            }
+          : { applied: item.outcome === 'applied' },
+      );
     },
     async figures(customerId) {
       const wallet = await client.call('GetWallet', { customer_id: customerId }, { deadlineMs });

@@ -29,7 +29,7 @@ export interface TopupIdClaimDocument {
 }
 
 /**
- * Every collection is insert-only and read by `_id`: FerretDB 1.x scans the whole collection for any other
+ * Every collection but the inbox is insert-only and read by `_id`: FerretDB 1.x scans the whole collection for any other
  * filter and for every update or delete, so hot paths never update. Decisions are inserts that collide.
  */
 
@@ -85,6 +85,26 @@ export interface CustomerTopupDocument {
   created_at: Date;
 }
 
+/**
+ * The postback inbox: a verified, confirmed provider transaction recorded before the postback is acknowledged,
+ * and deleted once its wallet credit is done. `_id` is `<provider>:<provider_transaction_id>`, so a second
+ * delivery of a transaction still in the inbox collides (`duplicate`). It holds only what is in flight, which
+ * keeps FerretDB's whole-collection scans for deletes and the sweep's read small; the permanent record of a
+ * transaction is its topup_events record.
+ */
+export interface InboxRecordDocument {
+  _id: string;
+  provider: string;
+  topup_id: number;
+  customer_id: string;
+  transaction_id: string;
+  amount_units: string;
+  received_at: Date;
+  recorded_at: Date;
+  /** The postback's trace (W3C `traceparent`), so the credit's span joins it even after a crash and a sweep. */
+  trace_context?: Record<string, string>;
+}
+
 export interface PaymentsStore {
   database: Db;
   topups: Collection<TopupDocument>;
@@ -94,6 +114,7 @@ export interface PaymentsStore {
   cancelledInvoices: Collection<CancelledInvoiceDocument>;
   providerInvoices: Collection<ProviderInvoiceDocument>;
   customerTopups: Collection<CustomerTopupDocument>;
+  inbox: Collection<InboxRecordDocument>;
 }
 
 export function createPaymentsStore(database: Db): PaymentsStore {
@@ -106,6 +127,7 @@ export function createPaymentsStore(database: Db): PaymentsStore {
     cancelledInvoices: database.collection<CancelledInvoiceDocument>('cancelled_invoices'),
     providerInvoices: database.collection<ProviderInvoiceDocument>('provider_invoices'),
     customerTopups: database.collection<CustomerTopupDocument>('customer_topups'),
+    inbox: database.collection<InboxRecordDocument>('postback_inbox'),
   };
 }
 
@@ -118,6 +140,7 @@ export async function ensurePaymentsIndexes(store: PaymentsStore): Promise<void>
     store.cancelledInvoices,
     store.providerInvoices,
     store.customerTopups,
+    store.inbox,
   ]) {
     await store.database.createCollection(collection.collectionName).catch((error: { code?: number }) => {
       if (error?.code !== 48) throw error; // 48: NamespaceExists

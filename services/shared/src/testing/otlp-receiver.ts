@@ -14,6 +14,8 @@ export interface ReceivedSpan {
   status: { code?: number; message?: string };
   startTimeUnixNano: string;
   endTimeUnixNano: string;
+  /** Spans this one is linked to (a batch span's items), by trace and span id. */
+  links: Array<{ traceId: string; spanId: string }>;
 }
 
 export interface ReceivedMetric {
@@ -132,6 +134,10 @@ export async function startOtlpReceiver(options: { discard?: boolean } = {}): Pr
                   status: span.status ?? {},
                   startTimeUnixNano: String(span.startTimeUnixNano),
                   endTimeUnixNano: String(span.endTimeUnixNano),
+                  links: ((span.links as Array<Record<string, string>> | undefined) ?? []).map((link) => ({
+                    traceId: hexId(link.traceId),
+                    spanId: hexId(link.spanId),
+                  })),
                 });
               }
             }

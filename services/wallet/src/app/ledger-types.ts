@@ -53,6 +53,31 @@ export interface DebitManyOutcome {
   sequence: number;
 }
 
+/** One credit of a CreditMany: any wallet. */
+export interface CreditInput {
+  customerId: string;
+  entryId: string;
+  amountEurCents: number;
+  reason: string;
+  reference: string;
+}
+
+/** How one CreditMany credit ended; see CreditMany in proto/wallet/v1/wallet.proto. */
+export interface CreditManyItem {
+  entry_id: string;
+  outcome: 'applied' | 'replay' | 'failed';
+  balance_eur_cents: number;
+  held_eur_cents: number;
+  sequence: number;
+  balance_delta_eur_cents: number;
+  held_delta_eur_cents: number;
+  error_code: string;
+  error_message: string;
+}
+
+/** Credits in one CreditMany: a crediting worker's batch, each its own ledger insert (group-committed). */
+export const creditManyEntriesMax = 500;
+
 /**
  * Entries in one DebitMany. Its ledger entries go out as one ordered insert, which FerretDB stops at the first
  * duplicate only within one 100-document batch; 50 keeps a run well inside one.

@@ -7,7 +7,10 @@ import { validateMovement, applyMovement } from './movements';
 import { applyDebits } from './debit-many';
 import { recoverStep, repairWallet } from './recovery';
 import {
+  creditManyEntriesMax,
   debitManyEntriesMax,
+  type CreditInput,
+  type CreditManyItem,
   type DebitInput,
   type DebitManyOutcome,
   type LedgerOptions,
@@ -83,6 +86,75 @@ export function createLedger(options: LedgerOptions) {
         return movement;
       });
       return serialise(state, customerId, () => applyDebits(state, customerId, debits));
+    },
+
+    /**
+     * Credits of any wallets, each applied as `credit` would apply it and answered in its own item; see CreditMany
+     * in proto/wallet/v1/wallet.proto. Malformed input fails the whole call before anything is written.
+     */
+    async creditMany(credits: CreditInput[]): Promise<CreditManyItem[]> {
+      if (!Array.isArray(credits) || credits.length === 0 || credits.length > creditManyEntriesMax) {
+        throw new AppError('invalid_request', `credits must hold 1 to ${creditManyEntriesMax} credits`, { param: 'credits' });
+      }
+      const seen = new Set<string>();
+      const movements = credits.map((credit, index): MovementInput => {
+        const movement: MovementInput = {
+          customerId: credit?.customerId,
+          entryId: credit?.entryId,
+          kind: 'credit',
+          amountEurCents: credit?.amountEurCents,
+          reason: credit?.reason,
+          reference: credit?.reference,
+        };
+        try {
+          validateMovement(movement);
+        } catch (error) {
+          if (error instanceof AppError && error.param)
+            throw new AppError(error.code, `credits[${index}]: ${error.message}`, { param: `credits[${index}].${error.param}` });
+          throw error;
+        }
+        if (seen.has(movement.entryId)) {
+          throw new AppError('invalid_request', `credits[${index}]: entry id ${movement.entryId} appears twice in one request`, {
+            param: `credits[${index}].entry_id`,
+          });
+        }
+        seen.add(movement.entryId);
+        return movement;
+      });
+      // Each credit takes its own wallet's turn; credits of different wallets share the store's group commit.
+      return Promise.all(
+        movements.map(async (movement): Promise<CreditManyItem> => {
+          try {
+            const outcome = await serialise(state, movement.customerId, () => applyMovement(state, movement));
+            return {
+              entry_id: outcome.entry_id,
+              outcome: outcome.replay ? 'replay' : 'applied',
+              balance_eur_cents: outcome.balance_eur_cents,
+              held_eur_cents: outcome.held_eur_cents,
+              sequence: outcome.sequence,
+              balance_delta_eur_cents: outcome.balance_delta_eur_cents,
+              held_delta_eur_cents: outcome.held_delta_eur_cents,
+              error_code: '',
+              error_message: '',
+            };
+          } catch (error) {
+            const code = error instanceof AppError ? error.code : 'unavailable';
+            const message = error instanceof AppError ? error.message : 'the credit could not be applied now; repeat it';
+            if (!(error instanceof AppError)) state.logger.warn({ err: error, entry_id: movement.entryId }, 'a CreditMany credit failed');
+            return {
+              entry_id: movement.entryId,
+              outcome: 'failed',
+              balance_eur_cents: 0,
+              held_eur_cents: 0,
+              sequence: 0,
+              balance_delta_eur_cents: 0,
+              held_delta_eur_cents: 0,
+              error_code: code,
+              error_message: message,
+            };
+          }
+        }),
+      );
     },
 
     /** `consistent` reads the store (linearisable); otherwise a head at most `readFreshMs` old may answer. */

@@ -4,7 +4,7 @@ import type { Logger } from '@mtx/shared/logger';
 import { AppError } from '@mtx/shared/errors';
 import { inSpan, meter } from '@mtx/shared/telemetry';
 import { auditLedger } from '../audit';
-import type { DebitManyOutcome, Ledger } from '../app/ledger';
+import type { CreditManyItem, DebitManyOutcome, Ledger } from '../app/ledger';
 
 interface MovementRequest {
   customer_id: string;
@@ -81,6 +81,29 @@ function observedMany(request: DebitManyRequest, work: () => Promise<DebitManyOu
   });
 }
 
+/** One span around a CreditMany and the movement metrics of each of its credits. */
+function observedCredits(request: { credits?: MovementRequest[] }, work: () => Promise<CreditManyItem[]>): Promise<CreditManyItem[]> {
+  const credits = Array.isArray(request.credits) ? request.credits : [];
+  return inSpan('wallet', 'wallet.credit_many', { 'mtx.credits': credits.length }, async (span) => {
+    try {
+      const items = await work();
+      const outcomes: Record<string, number> = {};
+      items.forEach((item, index) => {
+        const reason = credits[index]?.reason ?? '';
+        outcomes[item.outcome] = (outcomes[item.outcome] ?? 0) + 1;
+        movementCount.add(1, { 'mtx.kind': 'credit', 'mtx.reason': reason, 'mtx.outcome': item.outcome });
+        if (item.outcome === 'applied')
+          movementAmount.add(item.balance_delta_eur_cents + item.held_delta_eur_cents, { 'mtx.kind': 'credit', 'mtx.reason': reason });
+      });
+      for (const [outcome, count] of Object.entries(outcomes)) span.setAttribute(`mtx.outcome.${outcome}`, count);
+      return items;
+    } catch (error) {
+      movementCount.add(credits.length, { 'mtx.kind': 'credit', 'mtx.reason': credits[0]?.reason ?? '', 'mtx.outcome': 'failed' });
+      throw error;
+    }
+  });
+}
+
 /** gRPC adapter of mtx.wallet.v1.WalletService: transport only, every rule lives in the ledger. */
 export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: Logger): grpc.UntypedServiceImplementation {
   const movement = (request: MovementRequest) => ({
@@ -96,6 +119,11 @@ export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: L
         ledger.getWallet(request.customer_id, { consistent: request.consistent === true }),
       Credit: async (request: MovementRequest) => observed('credit', request, () => ledger.credit(movement(request))),
       Debit: async (request: MovementRequest) => observed('debit', request, () => ledger.debit(movement(request))),
+      CreditMany: async (request: { credits?: MovementRequest[] }) => ({
+        items: await observedCredits(request, () =>
+          ledger.creditMany((Array.isArray(request.credits) ? request.credits : []).map(movement)),
+        ),
+      }),
       DebitMany: async (request: DebitManyRequest) =>
         observedMany(request, () =>
           ledger.debitMany(

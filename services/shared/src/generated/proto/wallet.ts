@@ -3,6 +3,9 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AuditReport as _mtx_wallet_v1_AuditReport, AuditReport__Output as _mtx_wallet_v1_AuditReport__Output } from './mtx/wallet/v1/AuditReport';
 import type { AuditRequest as _mtx_wallet_v1_AuditRequest, AuditRequest__Output as _mtx_wallet_v1_AuditRequest__Output } from './mtx/wallet/v1/AuditRequest';
+import type { CreditManyItem as _mtx_wallet_v1_CreditManyItem, CreditManyItem__Output as _mtx_wallet_v1_CreditManyItem__Output } from './mtx/wallet/v1/CreditManyItem';
+import type { CreditManyRequest as _mtx_wallet_v1_CreditManyRequest, CreditManyRequest__Output as _mtx_wallet_v1_CreditManyRequest__Output } from './mtx/wallet/v1/CreditManyRequest';
+import type { CreditManyResult as _mtx_wallet_v1_CreditManyResult, CreditManyResult__Output as _mtx_wallet_v1_CreditManyResult__Output } from './mtx/wallet/v1/CreditManyResult';
 import type { CreditRequest as _mtx_wallet_v1_CreditRequest, CreditRequest__Output as _mtx_wallet_v1_CreditRequest__Output } from './mtx/wallet/v1/CreditRequest';
 import type { DebitEntry as _mtx_wallet_v1_DebitEntry, DebitEntry__Output as _mtx_wallet_v1_DebitEntry__Output } from './mtx/wallet/v1/DebitEntry';
 import type { DebitManyItem as _mtx_wallet_v1_DebitManyItem, DebitManyItem__Output as _mtx_wallet_v1_DebitManyItem__Output } from './mtx/wallet/v1/DebitManyItem';
@@ -27,6 +30,9 @@ export interface ProtoGrpcType {
       v1: {
         AuditReport: MessageTypeDefinition<_mtx_wallet_v1_AuditReport, _mtx_wallet_v1_AuditReport__Output>
         AuditRequest: MessageTypeDefinition<_mtx_wallet_v1_AuditRequest, _mtx_wallet_v1_AuditRequest__Output>
+        CreditManyItem: MessageTypeDefinition<_mtx_wallet_v1_CreditManyItem, _mtx_wallet_v1_CreditManyItem__Output>
+        CreditManyRequest: MessageTypeDefinition<_mtx_wallet_v1_CreditManyRequest, _mtx_wallet_v1_CreditManyRequest__Output>
+        CreditManyResult: MessageTypeDefinition<_mtx_wallet_v1_CreditManyResult, _mtx_wallet_v1_CreditManyResult__Output>
         CreditRequest: MessageTypeDefinition<_mtx_wallet_v1_CreditRequest, _mtx_wallet_v1_CreditRequest__Output>
         DebitEntry: MessageTypeDefinition<_mtx_wallet_v1_DebitEntry, _mtx_wallet_v1_DebitEntry__Output>
         DebitManyItem: MessageTypeDefinition<_mtx_wallet_v1_DebitManyItem, _mtx_wallet_v1_DebitManyItem__Output>

@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AuditReport as _mtx_wallet_v1_AuditReport, AuditReport__Output as _mtx_wallet_v1_AuditReport__Output } from '../../../mtx/wallet/v1/AuditReport';
 import type { AuditRequest as _mtx_wallet_v1_AuditRequest, AuditRequest__Output as _mtx_wallet_v1_AuditRequest__Output } from '../../../mtx/wallet/v1/AuditRequest';
+import type { CreditManyRequest as _mtx_wallet_v1_CreditManyRequest, CreditManyRequest__Output as _mtx_wallet_v1_CreditManyRequest__Output } from '../../../mtx/wallet/v1/CreditManyRequest';
+import type { CreditManyResult as _mtx_wallet_v1_CreditManyResult, CreditManyResult__Output as _mtx_wallet_v1_CreditManyResult__Output } from '../../../mtx/wallet/v1/CreditManyResult';
 import type { CreditRequest as _mtx_wallet_v1_CreditRequest, CreditRequest__Output as _mtx_wallet_v1_CreditRequest__Output } from '../../../mtx/wallet/v1/CreditRequest';
 import type { DebitManyRequest as _mtx_wallet_v1_DebitManyRequest, DebitManyRequest__Output as _mtx_wallet_v1_DebitManyRequest__Output } from '../../../mtx/wallet/v1/DebitManyRequest';
 import type { DebitManyResult as _mtx_wallet_v1_DebitManyResult, DebitManyResult__Output as _mtx_wallet_v1_DebitManyResult__Output } from '../../../mtx/wallet/v1/DebitManyResult';
@@ -32,6 +34,15 @@ export interface WalletServiceClient extends grpc.Client {
   credit(argument: _mtx_wallet_v1_CreditRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_wallet_v1_MovementResult__Output>): grpc.ClientUnaryCall;
   credit(argument: _mtx_wallet_v1_CreditRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_MovementResult__Output>): grpc.ClientUnaryCall;
   credit(argument: _mtx_wallet_v1_CreditRequest, callback: grpc.requestCallback<_mtx_wallet_v1_MovementResult__Output>): grpc.ClientUnaryCall;
+  
+  CreditMany(argument: _mtx_wallet_v1_CreditManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
+  CreditMany(argument: _mtx_wallet_v1_CreditManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
+  CreditMany(argument: _mtx_wallet_v1_CreditManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
+  CreditMany(argument: _mtx_wallet_v1_CreditManyRequest, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
+  creditMany(argument: _mtx_wallet_v1_CreditManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
+  creditMany(argument: _mtx_wallet_v1_CreditManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
+  creditMany(argument: _mtx_wallet_v1_CreditManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
+  creditMany(argument: _mtx_wallet_v1_CreditManyRequest, callback: grpc.requestCallback<_mtx_wallet_v1_CreditManyResult__Output>): grpc.ClientUnaryCall;
   
   Debit(argument: _mtx_wallet_v1_DebitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_MovementResult__Output>): grpc.ClientUnaryCall;
   Debit(argument: _mtx_wallet_v1_DebitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_wallet_v1_MovementResult__Output>): grpc.ClientUnaryCall;
@@ -76,6 +87,8 @@ export interface WalletServiceHandlers extends grpc.UntypedServiceImplementation
   
   Credit: grpc.handleUnaryCall<_mtx_wallet_v1_CreditRequest__Output, _mtx_wallet_v1_MovementResult>;
   
+  CreditMany: grpc.handleUnaryCall<_mtx_wallet_v1_CreditManyRequest__Output, _mtx_wallet_v1_CreditManyResult>;
+  
   Debit: grpc.handleUnaryCall<_mtx_wallet_v1_DebitRequest__Output, _mtx_wallet_v1_MovementResult>;
   
   DebitMany: grpc.handleUnaryCall<_mtx_wallet_v1_DebitManyRequest__Output, _mtx_wallet_v1_DebitManyResult>;
@@ -89,6 +102,7 @@ export interface WalletServiceHandlers extends grpc.UntypedServiceImplementation
 export interface WalletServiceDefinition extends grpc.ServiceDefinition {
   Audit: MethodDefinition<_mtx_wallet_v1_AuditRequest, _mtx_wallet_v1_AuditReport, _mtx_wallet_v1_AuditRequest__Output, _mtx_wallet_v1_AuditReport__Output>
   Credit: MethodDefinition<_mtx_wallet_v1_CreditRequest, _mtx_wallet_v1_MovementResult, _mtx_wallet_v1_CreditRequest__Output, _mtx_wallet_v1_MovementResult__Output>
+  CreditMany: MethodDefinition<_mtx_wallet_v1_CreditManyRequest, _mtx_wallet_v1_CreditManyResult, _mtx_wallet_v1_CreditManyRequest__Output, _mtx_wallet_v1_CreditManyResult__Output>
   Debit: MethodDefinition<_mtx_wallet_v1_DebitRequest, _mtx_wallet_v1_MovementResult, _mtx_wallet_v1_DebitRequest__Output, _mtx_wallet_v1_MovementResult__Output>
   DebitMany: MethodDefinition<_mtx_wallet_v1_DebitManyRequest, _mtx_wallet_v1_DebitManyResult, _mtx_wallet_v1_DebitManyRequest__Output, _mtx_wallet_v1_DebitManyResult__Output>
   GetWallet: MethodDefinition<_mtx_wallet_v1_GetWalletRequest, _mtx_wallet_v1_Wallet, _mtx_wallet_v1_GetWalletRequest__Output, _mtx_wallet_v1_Wallet__Output>
