@@ -38,6 +38,7 @@ import { connectNats } from '../../services/shared/src/nats';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { auditLedger } from '../../services/wallet/src/audit';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
+import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const closedLoopTopupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
@@ -387,6 +388,7 @@ async function main(): Promise<void> {
       const profiled = profilePhase === (open ? `credits-rate-${load.ratePerS}` : `credits-${load.concurrency}`);
       if (profiled) signalServices(processes);
       const stopCpu = measureProcessCpu(processes);
+      const commandsBefore = await readStoreCommands(infrastructure.store?.metricsUrl);
       const { latencies, errors, durationS, notSent } = open
         ? await openLoop(slice.length, load.ratePerS, openLoopInFlightMax, deliver)
         : await closedLoop(slice.length, load.concurrency, deliver);
@@ -402,6 +404,11 @@ async function main(): Promise<void> {
       for (const index of notSent) unpaid.add(slice[index]!.id);
       if (notSent.length > 0) log(`${notSent.length} postbacks not sent: more than ${openLoopInFlightMax} were unanswered`);
       const cpu = describeCpuPerUnit(stopCpu(), latencies.length, durationS);
+      const commands = describeStoreCommandsPerUnit(
+        commandsBefore,
+        await readStoreCommands(infrastructure.store?.metricsUrl),
+        latencies.length,
+      );
       if (profiled) signalServices(processes);
       client.close();
       // An open loop has no set concurrency: what it had on average is the time spent in flight over the run's (Little's law).
@@ -420,13 +427,23 @@ async function main(): Promise<void> {
         durationS,
         unannounced,
         'credits',
-        { series: open ? 'credits after acknowledgement, fixed rate' : 'credits after acknowledgement', ...(open ? { floor: creditFloor } : {}) },
+        {
+          series: open ? 'credits after acknowledgement, fixed rate' : 'credits after acknowledgement',
+          ...(open ? { floor: creditFloor } : {}),
+        },
       );
-      cpuNotes.push(`postbacks ${open ? `at a fixed ${load.ratePerS}/s` : `at concurrency ${concurrency}`}, acknowledged and credited: ${cpu}.`);
+      cpuNotes.push(
+        `postbacks ${open ? `at a fixed ${load.ratePerS}/s` : `at concurrency ${concurrency}`}, acknowledged and credited: ${cpu}${commands ? `; ${commands}` : ''}.`,
+      );
       runs.push(run, creditRun);
-      log(`${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not recorded ${notRecorded}`);
-      log(`${creditRun.label}: p50 ${creditRun.p50_ms} ms, p99 ${creditRun.p99_ms} ms, max ${creditRun.max_ms} ms, not announced ${unannounced}`);
+      log(
+        `${run.label}: ${run.throughput_per_s}/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, errors ${errors}, not recorded ${notRecorded}`,
+      );
+      log(
+        `${creditRun.label}: p50 ${creditRun.p50_ms} ms, p99 ${creditRun.p99_ms} ms, max ${creditRun.max_ms} ms, not announced ${unannounced}`,
+      );
       log(`  ${cpu}`);
+      if (commands) log(`  ${commands}`);
       if (notRecorded > 0) throw new Error(`${notRecorded} first deliveries were not recorded`);
       if (errors - notSent.length > slice.length / 100) throw new Error(`${errors - notSent.length} of ${slice.length} postbacks failed`);
     };
@@ -485,7 +502,8 @@ async function main(): Promise<void> {
     const creditedTwice = [...ledgerCounts.values()].filter((count) => count > 1).length;
     log(`exactly once: ${acknowledgedAtMs.size} postbacks acknowledged, ${lost} lost, ${creditedTwice} credited twice`);
     await nats.close();
-    if (lost > 0 || creditedTwice > 0) throw new Error(`money check failed: ${lost} acknowledged credits lost, ${creditedTwice} credited twice`);
+    if (lost > 0 || creditedTwice > 0)
+      throw new Error(`money check failed: ${lost} acknowledged credits lost, ${creditedTwice} credited twice`);
     const wallet = createUnaryClient<any>('wallet/v1/wallet.proto', 'mtx.wallet.v1.WalletService', stack.env.WALLET_GRPC_URL!, 10_000);
     const expected = new Map<number, number>();
     for (const topup of topups)

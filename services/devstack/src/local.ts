@@ -26,7 +26,7 @@ export interface LocalInfrastructure {
   mongodbUrl: string;
   /** One URL, or every node's URL comma-separated for a cluster (clients take the list and reconnect across it). */
   natsUrl: string;
-  store?: LocalProcess;
+  store?: LocalProcess & { metricsUrl: string };
   /** The single nats-server, or the cluster's first node. */
   nats?: LocalProcess;
   /** Every node of a local NATS cluster (NATS_CLUSTER_SIZE > 1), for fault tests that kill one. */
@@ -190,10 +190,18 @@ export function natsClusterSizeFromEnvironment(environment: NodeJS.ProcessEnv = 
   return size;
 }
 
-/** Starts FerretDB (SQLite) in `directory` on a free port; `port` pins it (a restart keeps its address). */
-export async function startStore(directory: string, port?: number, outputDirectory = directory): Promise<LocalProcess> {
+/**
+ * Starts FerretDB (SQLite) in `directory` on a free port; `port` pins it (a restart keeps its address). Its
+ * Prometheus metrics (commands served, by name) are at `metricsUrl`, for benchmarks that count store commands.
+ */
+export async function startStore(
+  directory: string,
+  port?: number,
+  outputDirectory = directory,
+): Promise<LocalProcess & { metricsUrl: string }> {
   const binaries = await provisionTools();
   const chosenPort = port ?? (await freePort());
+  const debugPort = await freePort();
   const sqliteDirectory = path.join(directory, 'ferretdb');
   fs.mkdirSync(sqliteDirectory, { recursive: true });
   fs.mkdirSync(outputDirectory, { recursive: true });
@@ -208,7 +216,7 @@ export async function startStore(directory: string, port?: number, outputDirecto
       `--sqlite-url=file:${sqliteDirectory}/`,
       `--state-dir=${sqliteDirectory}`,
       `--listen-addr=127.0.0.1:${chosenPort}`,
-      '--debug-addr=-',
+      `--debug-addr=127.0.0.1:${debugPort}`,
       '--telemetry=disable',
       '--log-level=warn',
     ],
@@ -219,7 +227,7 @@ export async function startStore(directory: string, port?: number, outputDirecto
     },
   );
   await store.start();
-  return store;
+  return Object.assign(store, { metricsUrl: `http://127.0.0.1:${debugPort}/debug/metrics` });
 }
 
 /** Starts nats-server with JetStream in `directory` on a free port. */

@@ -228,6 +228,28 @@ describe('postbacks', () => {
     expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'paid', credited_eur_cents: 2500 });
   });
 
+  it('credits a transaction whose receipt a crash stored without its inbox record: the redelivery is a duplicate and still credits it', async () => {
+    const customer = customerId();
+    const topup = await payments('CreateTopup', {
+      customer_id: customer,
+      amount_eur_cents: 1300,
+      asset_code: 'USDT',
+      blockchain_code: 'TRON',
+    });
+    const payment = await payThroughSandbox(topup, topup.deposit_amount);
+    // What a process killed between the two inserts of an acknowledgement leaves: the receipt alone, and no answer.
+    await store().receipts.insertOne({ _id: `sandbox:${payment.transaction_id}`, topup_id: Number(topup.id), recorded_at: new Date() });
+    expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({ outcome: 'duplicate' });
+    await eventually(async () =>
+      expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({
+        status: 'paid',
+        credited_eur_cents: 1300,
+      }),
+    );
+    await eventually(async () => expect(await store().inbox.countDocuments({ _id: `sandbox:${payment.transaction_id}` })).toBe(0));
+    expect(await stack.ledgerEntries(customer)).toBe(1);
+  });
+
   it('credits many different payments to one top-up arriving at once: each once, adding up exactly', async () => {
     const customer = customerId();
     const topup = await payments('CreateTopup', {

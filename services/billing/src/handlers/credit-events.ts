@@ -15,6 +15,9 @@ export interface CreditEventsOptions {
  * Retries a customer's past-due and suspended renewals as soon as money arrives. The wallet publishes one
  * message per credit; a queue group gives each to one replica. A lost message only delays the retry until
  * the scheduler's periodic pass.
+ *
+ * Credits of one customer that arrive while a retry for that customer runs are folded into one more run after
+ * it (which reads the state those credits left): a burst of top-ups costs two passes, not one per credit.
  */
 export function subscribeCreditEvents(
   nats: NatsConnection,
@@ -24,6 +27,8 @@ export function subscribeCreditEvents(
 ): { close(): Promise<void> } {
   const subscription: Subscription = nats.subscribe(options.subject, { queue: options.queueGroup });
   const inFlight = new Set<Promise<unknown>>();
+  // Customers with a retry running, and whether another credit arrived meanwhile.
+  const runs = new Map<string, { again: boolean }>();
   const done = (async () => {
     for await (const message of subscription) {
       let customerId: unknown;
@@ -38,17 +43,30 @@ export function subscribeCreditEvents(
         continue;
       }
       const customer = customerId;
-      const task = context
-        .with(extractTraceContext(message.headers), () => service.processCustomerNow(customer, { retryOverdue: true, freshView: true }))
-        .then((outcomes) => {
-          if (outcomes.length > 0) logger.info({ customer_id: customer, outcomes }, 'renewals retried after a credit');
-        })
-        .catch((error: unknown) =>
-          logger.warn(
-            { customer_id: customer, err: { message: (error as Error)?.message } },
-            'retry after a credit failed; the scheduler will retry',
-          ),
-        );
+      const running = runs.get(customer);
+      if (running) {
+        running.again = true;
+        continue;
+      }
+      const run = { again: false };
+      runs.set(customer, run);
+      const traceContext = extractTraceContext(message.headers);
+      const task = (async () => {
+        do {
+          run.again = false;
+          try {
+            const outcomes = await context.with(traceContext, () =>
+              service.processCustomerNow(customer, { retryOverdue: true, freshView: true }),
+            );
+            if (outcomes.length > 0) logger.info({ customer_id: customer, outcomes }, 'renewals retried after a credit');
+          } catch (error) {
+            logger.warn(
+              { customer_id: customer, err: { message: (error as Error)?.message } },
+              'retry after a credit failed; the scheduler will retry',
+            );
+          }
+        } while (run.again);
+      })().finally(() => runs.delete(customer));
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
       if (inFlight.size >= options.concurrency) await Promise.race(inFlight);

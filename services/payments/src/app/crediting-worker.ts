@@ -149,7 +149,14 @@ export class CreditingWorker {
       );
     const done = payments.filter((_, index) => !failed.has(index)).map((entry) => entry.record._id);
     if (done.length === 0) return;
-    await this.state.writeGate.run(() => this.state.store.inbox.deleteMany({ _id: { $in: done } }));
+    // One delete command of one `_id` statement per record: FerretDB answers each from the `_id` index, where a
+    // single `$in` filter would read the whole inbox (all of it, under a backlog) for every batch.
+    await this.state.writeGate.run(() =>
+      this.state.store.inbox.bulkWrite(
+        done.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+        { ordered: false },
+      ),
+    );
     this.stats.credited += done.length;
   }
 }

@@ -6,7 +6,7 @@ import type { InboxRecordDocument, TopupDocument } from '../store/payments-store
 
 import { forget, changed } from './topups-state';
 import { providerNamed, assetsOf, assetRow } from './assets';
-import { readEvents, loadTopup, view, customerProgress, creditApplied } from './topup-reads';
+import { readEvents, loadTopup, view, customerProgress } from './topup-reads';
 import { applyConfirmedTransaction, transactionKey } from './crediting';
 import { CreditingWorker } from './crediting-worker';
 import { claimTopupId, customerHead, appendCustomerTopup } from './topup-ids';
@@ -235,18 +235,19 @@ export function createTopups(options: TopupsOptions) {
         recorded_at: state.clock.now(),
         trace_context: traceCarrier(),
       };
-      const key = transactionKey(provider.name, postback.transaction.transactionId);
       // Known here to be credited: nothing to write.
-      if (state.appliedCache.get(key)) return { outcome: 'duplicate', ...known };
-      // A delivery while the transaction is in the inbox collides here.
-      if (!(await state.inboxInserts.insertIfAbsent(record))) return { outcome: 'duplicate', ...known };
-      // One after its credit finds it marked: a credit is marked done before its inbox record is deleted, so
-      // checking after the insert (not before) never misses it. The worker clears the extra record.
-      if (await creditApplied(state, key)) {
-        crediting.offer(record);
+      if (state.appliedCache.get(transactionKey(provider.name, postback.transaction.transactionId)))
         return { outcome: 'duplicate', ...known };
-      }
-      crediting.offer(record);
+      // The inbox record and the receipt go out together (no read on this path). The receipt decides the answer;
+      // the inbox record is (re)written whatever it says, so a delivery after a crash that stored the receipt but
+      // not the record still gets the transaction credited. A record for a transaction credited long ago is
+      // cleared by the worker without effect.
+      const [newRecord, firstReceipt] = await Promise.all([
+        state.inboxInserts.insertIfAbsent(record),
+        state.receiptInserts.insertIfAbsent({ _id: record._id, topup_id: topup.id, recorded_at: record.recorded_at }),
+      ]);
+      if (newRecord) crediting.offer(record);
+      if (!firstReceipt) return { outcome: 'duplicate', ...known };
       return { outcome: 'recorded', ...known };
     },
 

@@ -87,10 +87,9 @@ export interface CustomerTopupDocument {
 
 /**
  * The postback inbox: a verified, confirmed provider transaction recorded before the postback is acknowledged,
- * and deleted once its wallet credit is done. `_id` is `<provider>:<provider_transaction_id>`, so a second
- * delivery of a transaction still in the inbox collides (`duplicate`). It holds only what is in flight, which
- * keeps FerretDB's whole-collection scans for deletes and the sweep's read small; the permanent record of a
- * transaction is its topup_events record.
+ * and deleted once its wallet credit is done (`_id` `<provider>:<provider_transaction_id>`, deleted by `_id`, an
+ * index lookup). It holds only what is in flight, so the sweep's whole-collection read stays small; what stays
+ * is the transaction's receipt and, once credited, its topup_events record.
  */
 export interface InboxRecordDocument {
   _id: string;
@@ -105,6 +104,17 @@ export interface InboxRecordDocument {
   trace_context?: Record<string, string>;
 }
 
+/**
+ * A postback's receipt: one per provider transaction ever recorded (`_id` `<provider>:<provider_transaction_id>`),
+ * insert-only and never read on the hot path. Its insert colliding is what makes a delivery a `duplicate`,
+ * whether the first is still in the inbox or long credited.
+ */
+export interface PostbackReceiptDocument {
+  _id: string;
+  topup_id: number;
+  recorded_at: Date;
+}
+
 export interface PaymentsStore {
   database: Db;
   topups: Collection<TopupDocument>;
@@ -115,6 +125,7 @@ export interface PaymentsStore {
   providerInvoices: Collection<ProviderInvoiceDocument>;
   customerTopups: Collection<CustomerTopupDocument>;
   inbox: Collection<InboxRecordDocument>;
+  receipts: Collection<PostbackReceiptDocument>;
 }
 
 export function createPaymentsStore(database: Db): PaymentsStore {
@@ -128,6 +139,7 @@ export function createPaymentsStore(database: Db): PaymentsStore {
     providerInvoices: database.collection<ProviderInvoiceDocument>('provider_invoices'),
     customerTopups: database.collection<CustomerTopupDocument>('customer_topups'),
     inbox: database.collection<InboxRecordDocument>('postback_inbox'),
+    receipts: database.collection<PostbackReceiptDocument>('postback_receipts'),
   };
 }
 
@@ -141,6 +153,7 @@ export async function ensurePaymentsIndexes(store: PaymentsStore): Promise<void>
     store.providerInvoices,
     store.customerTopups,
     store.inbox,
+    store.receipts,
   ]) {
     await store.database.createCollection(collection.collectionName).catch((error: { code?: number }) => {
       if (error?.code !== 48) throw error; // 48: NamespaceExists
