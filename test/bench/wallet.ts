@@ -3,7 +3,8 @@
  * billing, crypto-sandbox) and the real store (FerretDB started here unless MONGODB_URL is set).
  *
  * 1. Signed postbacks acknowledged and credited: top-ups are created over REST, then the benchmark acts as the
- *    provider and POSTs one signed `confirmed` postback per top-up to /v1/hooks/payments/sandbox. The
+ *    provider and POSTs one signed `confirmed` postback per top-up to payments' hook listener (where the ingress routes
+ *    /v1/hooks/ in production), `/v1/hooks/payments/sandbox`. The
  *    acknowledgement (`recorded`) is sent once the postback is in the durable inbox; the credit follows. Two
  *    latencies per postback: the acknowledgement's, and the credit's, from the acknowledgement to the wallet's
  *    `events.wallet.credited` announcement of it (published after the ledger insert and its entry-id pointer,
@@ -246,6 +247,8 @@ async function main(): Promise<void> {
       },
     });
     const gatewayUrl = stack.gatewayUrl;
+    // Postbacks go where the ingress routes a provider's: payments' own hook listener.
+    const hooksUrl = stack.env.PAYMENTS_HOOKS_URL!;
     // Every process on the measured path, for the CPU each phase costs per unit of work.
     const processes = new Map<string, number | undefined>([...stack.services.values()].map((service) => [service.name, service.pid]));
     processes.set('ferretdb', infrastructure.store?.pid);
@@ -366,7 +369,7 @@ async function main(): Promise<void> {
       load: { concurrency: number } | { ratePerS: number },
     ): Promise<void> => {
       const open = 'ratePerS' in load;
-      const client = createHttpClient(gatewayUrl, open ? openLoopInFlightMax : load.concurrency);
+      const client = createHttpClient(hooksUrl, open ? openLoopInFlightMax : load.concurrency);
       let notRecorded = 0;
       let failures = 0;
       const acknowledged: string[] = [];
@@ -463,7 +466,7 @@ async function main(): Promise<void> {
     // Replays of the postbacks just credited: every answer must be duplicate.
     {
       const replayCount = Math.min(1000, topups.length);
-      const client = createHttpClient(gatewayUrl, 16);
+      const client = createHttpClient(hooksUrl, 16);
       const latencies: number[] = [];
       let errors = 0;
       let wrong = 0;

@@ -72,7 +72,10 @@ export interface WalletStack {
   /** Calls the sandbox (provider control and merchant API). */
   sandboxRequest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Signs and sends a postback as the provider would (for replay and tampering tests). */
-  postRawPostback(body: string, signature?: string | null): Promise<{ status: number; body: any }>;
+  /** payments' own hook listener, where the sandbox delivers (the gateway's route passes postbacks on to it). */
+  paymentsHooksUrl: string;
+  /** POSTs a postback as the provider would: to payments' hook listener, or `via: 'gateway'`. */
+  postRawPostback(body: string, signature?: string | null, via?: 'payments' | 'gateway'): Promise<{ status: number; body: any }>;
   sign(body: string): string;
   audit(): Promise<AuditReport>;
   ledgerEntries(customerId: string): Promise<number>;
@@ -193,10 +196,13 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       closers.push(() => billing.close(1_000));
     }
 
-    // Sandbox provider, posting back to the gateway.
+    // Sandbox provider, posting back to payments' hook listener (the production route).
+    const hooksPort = await freePort();
+    const paymentsHooksUrl = `http://127.0.0.1:${hooksPort}`;
     const sandboxConfig = loadSandboxConfig({
       MONGODB_DATABASE_PREFIX: prefix,
       GATEWAY_URL: gatewayUrl,
+      PAYMENTS_HOOKS_URL: paymentsHooksUrl,
       POSTBACK_SECRET: testPostbackSecret,
       POSTBACK_RETRY_BASE_MS: '50',
       POSTBACK_LATE_DELAY_MS: '300',
@@ -222,6 +228,8 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       WALLET_GRPC_URL: walletAddress,
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: '0',
+      HOOKS_HOST: '127.0.0.1',
+      HOOKS_PORT: String(hooksPort),
       ...options.paymentsEnv,
     });
     const paymentsWallet = createUnaryClient<any>(
@@ -326,11 +334,12 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
         });
         return { status: response.status, body: await response.json() };
       },
-      async postRawPostback(body, signature) {
+      paymentsHooksUrl,
+      async postRawPostback(body, signature, via = 'payments') {
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         const chosen = signature === undefined ? sign(body) : signature;
         if (chosen !== null) headers['x-signature'] = chosen;
-        const response = await fetch(`${gatewayUrl}/v1/hooks/payments/sandbox`, {
+        const response = await fetch(`${via === 'gateway' ? gatewayUrl : paymentsHooksUrl}/v1/hooks/payments/sandbox`, {
           method: 'POST',
           headers,
           body,

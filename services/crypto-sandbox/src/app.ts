@@ -32,7 +32,8 @@ export interface SandboxApp extends ServiceApp {
 }
 
 export function postbackUrlOf(config: SandboxConfig): string {
-  return config.POSTBACK_URL ?? `${config.GATEWAY_URL.replace(/\/+$/, '')}/v1/hooks/payments/sandbox`;
+  const base = config.PAYMENTS_HOOKS_URL ?? config.GATEWAY_URL;
+  return config.POSTBACK_URL ?? `${base.replace(/\/+$/, '')}/v1/hooks/payments/sandbox`;
 }
 
 /** Builds the sandbox provider without listening, so tests can run it in-process on a ManualClock. */

@@ -9,8 +9,12 @@ export const SandboxConfigSchema = Type.Object({
   ...baseConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8090 }),
   HOST: Type.String({ default: '0.0.0.0' }),
-  /** Base address of the gateway; postbacks go to `${GATEWAY_URL}/v1/hooks/payments/sandbox` unless POSTBACK_URL is set. */
+  /**
+   * Where postbacks go, first match: POSTBACK_URL as given; `${PAYMENTS_HOOKS_URL}/v1/hooks/payments/sandbox`
+   * (payments' own hook listener, the production route); `${GATEWAY_URL}/v1/hooks/payments/sandbox`.
+   */
   GATEWAY_URL: Type.String({ default: 'http://127.0.0.1:8080' }),
+  PAYMENTS_HOOKS_URL: Type.Optional(Type.String()),
   POSTBACK_URL: Type.Optional(Type.String()),
   /** HMAC-SHA256 key of the postback signature; shared with payments. Never logged. */
   POSTBACK_SECRET: Type.String({ minLength: 16, default: developmentPostbackSecret }),

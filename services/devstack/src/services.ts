@@ -38,7 +38,14 @@ interface ServiceSpec {
 
 export const serviceSpecs: Record<ServiceName, ServiceSpec> = {
   wallet: { portVariable: 'GRPC_PORT', addressVariable: 'WALLET_GRPC_URL', probe: 'grpc' },
-  payments: { portVariable: 'GRPC_PORT', addressVariable: 'PAYMENTS_GRPC_URL', probe: 'grpc' },
+  payments: {
+    portVariable: 'GRPC_PORT',
+    addressVariable: 'PAYMENTS_GRPC_URL',
+    probe: 'grpc',
+    // Its hook listener: where the sandbox delivers postbacks, as the ingress routes a provider's in production.
+    secondaryPortVariable: 'HOOKS_PORT',
+    secondaryAddressVariable: 'PAYMENTS_HOOKS_URL',
+  },
   billing: { portVariable: 'GRPC_PORT', addressVariable: 'BILLING_GRPC_URL', probe: 'grpc' },
   execution: { portVariable: 'GRPC_PORT', addressVariable: 'EXECUTION_GRPC_URL', probe: 'grpc' },
   'broker-sim': {

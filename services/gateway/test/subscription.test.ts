@@ -20,6 +20,8 @@ let customer: string;
 beforeAll(async () => {
   backends = await startBillingHarness({ execution: { setAccountBillingStatus: async () => undefined } });
   const paymentsConfig = loadPaymentsConfig({
+    HOOKS_PORT: '0',
+    HOOKS_HOST: '127.0.0.1',
     MONGODB_URL: inject('mongodbUrl'),
     MONGODB_DATABASE_PREFIX: backends.prefix,
     LOG_LEVEL: 'silent',

@@ -15,6 +15,8 @@ import { walletPortFromClient } from './clients/wallet';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 import { observeCrediting } from './handlers/metrics';
+import { createHooksServer } from './handlers/hooks-http';
+import { listeningPort } from '@mtx/shared/lifecycle';
 
 export const paymentsGrpcBinding = grpcServices.payments;
 /** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
@@ -38,6 +40,8 @@ export interface PaymentsApp extends ServiceApp {
   topups: Topups;
   /** The gRPC port it serves on, once started (GRPC_PORT 0 picks a free one). */
   readonly port: number;
+  /** The port of its hook listener, once started (HOOKS_PORT 0 picks a free one). */
+  readonly hooksPort: number;
 }
 
 /**
@@ -110,23 +114,28 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     }),
   ];
 
+  const hooks = await createHooksServer(topups, logger);
   let server: GrpcServerHandle | undefined;
   return {
     topups,
     get port() {
       return server?.port ?? 0;
     },
+    get hooksPort() {
+      return hooks.server.listening ? listeningPort(hooks.server) : 0;
+    },
     async start() {
       server = await startGrpcServer(
         [{ ...grpcServices.payments, implementation: paymentsGrpcImplementation(topups, logger) }],
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,
       );
+      await hooks.listen({ port: config.HOOKS_PORT, host: config.HOOKS_HOST });
       if (options.backgroundWork !== false) {
         for (const job of jobs) job.start();
       }
     },
     async stop(graceMs) {
-      await server?.close(graceMs);
+      await Promise.all([server?.close(graceMs), hooks.close()]);
       changedSubscription?.unsubscribe();
       await Promise.all(jobs.map((job) => job.stop()));
       await topups.crediting.stop();

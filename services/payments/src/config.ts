@@ -9,6 +9,12 @@ export const PaymentsConfigSchema = Type.Object({
   ...baseConfigProperties,
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: Number(grpcAddressDefaults.PAYMENTS_GRPC_URL.split(':')[1]) }),
   GRPC_HOST: Type.String({ default: '0.0.0.0' }),
+  /**
+   * Payments' own hook listener: `POST /v1/hooks/payments/<provider>` (and `/healthz`), where the ingress sends
+   * the provider's postbacks. 0 picks a free port.
+   */
+  HOOKS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8088 }),
+  HOOKS_HOST: Type.String({ default: '0.0.0.0' }),
   WALLET_GRPC_URL: Type.String({ default: grpcAddressDefaults.WALLET_GRPC_URL }),
   WALLET_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   /** The crypto-sandbox provider's base address and merchant key (X-Api-Key). The key is never logged. */

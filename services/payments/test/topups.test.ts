@@ -388,6 +388,8 @@ async function secondReplica(overrides: {
   provider?: (real: PaymentProvider) => PaymentProvider;
 }): Promise<{ app: PaymentsApp; close(): Promise<void> }> {
   const config = loadPaymentsConfig({
+    HOOKS_PORT: '0',
+    HOOKS_HOST: '127.0.0.1',
     MONGODB_DATABASE_PREFIX: stack.prefix,
     CRYPTO_SANDBOX_URL: stack.sandboxUrl,
     POSTBACK_SECRET: testPostbackSecret,
@@ -420,6 +422,8 @@ async function cachingReplica(options: {
     if (event.commandName === 'find') finds.push(String((event.command as { find?: string }).find));
   });
   const config = loadPaymentsConfig({
+    HOOKS_PORT: '0',
+    HOOKS_HOST: '127.0.0.1',
     MONGODB_DATABASE_PREFIX: stack.prefix,
     CRYPTO_SANDBOX_URL: stack.sandboxUrl,
     POSTBACK_SECRET: testPostbackSecret,

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a payment provider postback
-         * @description Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. A confirmed transaction is acknowledged once it is durably recorded in the postback inbox, and credited from there exactly once, however often and in whatever order it is delivered.
+         * @description Called by the payment provider, not by API clients: no API key. The body is verified with the provider's HMAC-SHA256 signature (`X-Signature: sha256=<hex>` over the raw body, with a signed timestamp inside it) before anything is read; a missing or wrong signature is refused with 401 and changes nothing. A confirmed transaction is acknowledged once it is durably recorded in the postback inbox, and credited from there exactly once, however often and in whatever order it is delivered. Deployments may instead route /v1/hooks/ straight to payments' own hook listener (HOOKS_PORT), which answers the same; this route passes the raw bytes to payments over gRPC.
          */
         post: operations["postHooksPaymentsByProvider"];
         delete?: never;

@@ -1,0 +1,73 @@
+import type { Static } from '@sinclair/typebox';
+import Fastify, { LogController } from 'fastify';
+import { AppError } from '@mtx/shared/errors';
+import { isStoreUnavailable } from '@mtx/shared/grpc';
+import type { Logger } from '@mtx/shared/logger';
+import {
+  PostbackAcknowledgement,
+  PostbackParams,
+  postbackBodyLimitBytes,
+  postbackHeaders,
+  postbackRouteDescription,
+} from '@mtx/shared/postback-request';
+import type { Topups } from '../app/topups';
+import { handleObservedPostback } from './postbacks';
+
+/**
+ * Payments' own hook listener (HOOKS_PORT): `POST /v1/hooks/payments/:provider`, where the ingress (or the
+ * provider's configured URL) sends postbacks, so a postback crosses one process before it is recorded, not
+ * three. The same route on the gateway passes the bytes on over gRPC, for deployments with one public address.
+ * The only body parser keeps the raw bytes: the signature is checked over exactly what the provider signed.
+ */
+export async function createHooksServer(topups: Topups, logger: Logger) {
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: postbackBodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // `example` annotates the shared schemas for the gateway's OpenAPI document.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, keywords: ['example'] } },
+  });
+  app.setErrorHandler((error: unknown, request, reply) => {
+    let appError: AppError;
+    const fastifyError = error as { validation?: unknown; statusCode?: number; message?: string };
+    if (error instanceof AppError) appError = error;
+    else if (fastifyError.validation) appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
+    else if (fastifyError.statusCode === 413)
+      appError = new AppError('payload_too_large', `postbacks are at most ${postbackBodyLimitBytes} bytes`);
+    else if (isStoreUnavailable(error)) appError = new AppError('unavailable', 'storage is unavailable; retry shortly');
+    else if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)
+      appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
+    else {
+      request.log.error({ err: error }, 'postback failed');
+      appError = new AppError('unavailable', 'the postback could not be recorded; deliver it again');
+    }
+    void reply.status(appError.httpStatus).send({ error: appError.toBody() });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: postbackBodyLimitBytes }, (_request, body, done) => done(null, body));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.post(
+    '/v1/hooks/payments/:provider',
+    {
+      schema: {
+        summary: 'Receive a payment provider postback',
+        description: postbackRouteDescription,
+        params: PostbackParams,
+        response: { 200: PostbackAcknowledgement },
+      },
+    },
+    async (request) => {
+      const { provider } = request.params as Static<typeof PostbackParams>;
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const answer = await handleObservedPostback(topups, provider, body, postbackHeaders(request.headers));
+      return { received: true, outcome: answer.outcome };
+    },
+  );
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,35 @@
+import { AppError } from '@mtx/shared/errors';
+import { inSpan, meter } from '@mtx/shared/telemetry';
+import type { PostbackOutcome, Topups } from '../app/topups';
+
+const paymentsMeter = meter('payments');
+const postbacks = paymentsMeter.createCounter('mtx.payments.postbacks', { description: 'Provider postbacks by provider and outcome' });
+const signatureFailures = paymentsMeter.createCounter('mtx.payments.postback.signature_failures', {
+  description:
+    'Postbacks refused because the signature was missing, wrong or outside the replay window (an attack, or a secret out of step)',
+});
+
+/**
+ * A postback handled in one span, counted by outcome, whichever transport brought it (payments' own hook
+ * listener, or the gateway over gRPC). The span carries the provider and the outcome only: never the body,
+ * headers or signature.
+ */
+export function handleObservedPostback(
+  topups: Topups,
+  provider: string,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<PostbackOutcome> {
+  return inSpan('payments', 'payments.postback', { 'mtx.provider': provider }, async (span) => {
+    try {
+      const outcome = await topups.handlePostback(provider, body, headers);
+      span.setAttribute('mtx.outcome', outcome.outcome);
+      postbacks.add(1, { 'mtx.provider': provider, 'mtx.outcome': outcome.outcome });
+      return outcome;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthenticated') signatureFailures.add(1, { 'mtx.provider': provider });
+      postbacks.add(1, { 'mtx.provider': provider, 'mtx.outcome': error instanceof AppError ? error.code : 'failed' });
+      throw error;
+    }
+  });
+}
