@@ -599,7 +599,7 @@ async function main(): Promise<void> {
 
     const result: BenchResult = {
       name: 'wallet',
-      title: 'Wallet: postbacks credited and balance reads',
+      title: 'Wallet: postbacks acknowledged and credited, balance reads',
       description:
         `Real processes (gateway, payments, wallet, billing, crypto-sandbox) on FerretDB. ${topups.length} top-ups over ${customers.length} customers; ` +
         'each credited by one HMAC-signed postback POSTed by the benchmark acting as the provider, acknowledged once recorded in the durable inbox and credited from there; ' +

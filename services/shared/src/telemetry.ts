@@ -33,17 +33,20 @@ export async function inSpan<T>(
   attributes: Attributes,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
-  return trace.getTracer(tracerName).startActiveSpan(spanName, { attributes }, async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return trace.getTracer(tracerName).startActiveSpan(spanName, { attributes }, (span) => endingSpan(span, work));
+}
+
+/** Runs `work` and ends `span`; a thrown error marks the span as failed with the error's message. */
+async function endingSpan<T>(span: Span, work: (span: Span) => Promise<T>): Promise<T> {
+  try {
+    return await work(span);
+  } catch (error) {
+    span.recordException(error as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /** The active trace context as W3C headers (`traceparent`, `tracestate`), to store with work done later. */
@@ -77,17 +80,7 @@ export async function inBatchSpan<T>(
           .filter((spanContext) => spanContext !== undefined && trace.isSpanContextValid(spanContext))
           .slice(0, batchLinksMax)
           .map((spanContext) => ({ context: spanContext! }));
-  return trace.getTracer(tracerName).startActiveSpan(spanName, { attributes, links }, parent, async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return trace.getTracer(tracerName).startActiveSpan(spanName, { attributes, links }, parent, (span) => endingSpan(span, work));
 }
 
 /**
