@@ -42,6 +42,7 @@ import { connectNats } from '../../services/shared/src/nats';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { restCall } from './load-tools';
+import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
@@ -359,6 +360,8 @@ interface Bench {
   /** The services, FerretDB and NATS of this stack (the load generator is added where instructions are counted). */
   measuredPids: Map<string, number>;
   perfAvailable: boolean;
+  /** FerretDB's Prometheus counters, for the store commands a batch costs; absent with MONGODB_URL. */
+  storeMetricsUrl?: string;
 }
 
 const newBenchState = (): BenchState => ({ stopRequested: false, census: false, droppedSpans: new Map(), otelWarnings: [] });
@@ -543,7 +546,13 @@ async function setUp(state: BenchState): Promise<Bench> {
     ...[...stack.services.values()].flatMap((service) => (service.pid ? [[service.name, service.pid] as [string, number]] : [])),
     ...infrastructurePids(dataDirectory),
   ]);
-  return { shapes: shapeBatches, restBatch, measuredPids, perfAvailable };
+  return {
+    shapes: shapeBatches,
+    restBatch,
+    measuredPids,
+    perfAvailable,
+    ...(infrastructure.store ? { storeMetricsUrl: infrastructure.store.metricsUrl } : {}),
+  };
 }
 
 /** Stops whatever `state` holds (clients, services, OTLP receiver, FerretDB, NATS, data directory) and reports on it. */
@@ -613,9 +622,15 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
     for (const concurrency of concurrencies) {
       log(`${shape.name}, concurrency ${concurrency}: REST`);
       const cpuBefore = cpuTimesMs(measuredPids);
+      const commandsBefore = await readStoreCommands(bench.storeMetricsUrl);
       const stopCounting = perfAvailable ? countInstructions(new Map([...measuredPids, [loadGeneratorName, process.pid]])) : undefined;
       const restRun = await closedLoop(concurrency, runSeconds, shape.restBatch);
       const cpu = cpuPerBatch(cpuBefore, cpuTimesMs(measuredPids), restRun.latencies.length + restRun.errors);
+      const storeCommands = describeStoreCommandsPerUnit(
+        commandsBefore,
+        await readStoreCommands(bench.storeMetricsUrl),
+        restRun.latencies.length + restRun.errors,
+      );
       const instructions = instructionsPerBatch((await stopCounting?.()) ?? new Map(), restRun.latencies.length + restRun.errors);
       const skipped = { latencies: [], errors: 0, durationS: 0 };
       if (!restOnly) log(`${shape.name}, concurrency ${concurrency}: gRPC`);
@@ -662,6 +677,7 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
           .map(([name, ms]) => `${name} ${ms}`)
           .join(', ')}; the project's own processes ${entry.rest.project_cpu_ms_per_batch}`,
       );
+      if (storeCommands) log(`  REST  ${storeCommands.replace('per unit', 'per batch')}`);
       if (instructions.total)
         log(
           `  REST  instructions per batch (millions): ${Object.entries(instructions)

@@ -32,6 +32,7 @@ import { createCustomer, issueKey } from '../../services/gateway/src/app/custome
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { inParallel, restCall } from './load-tools';
 import { measureProcessCpu } from './process-cpu';
+import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, defaultResultsDirectory, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const accountCount = Number(process.env.BENCH_SCALE_ACCOUNTS ?? 10_000);
@@ -175,6 +176,7 @@ async function main(): Promise<number> {
       let errors = 0;
       let sequence = 0;
       const stopCpu = measureProcessCpu(pids);
+      const commandsBefore = await readStoreCommands(infrastructure.store?.metricsUrl);
       const startedMs = performance.now();
       const untilMs = startedMs + seconds * 1000;
       await Promise.all(
@@ -192,7 +194,12 @@ async function main(): Promise<number> {
       const spent = stopCpu();
       const cpuPerBatch = Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, ms / Math.max(1, latencies.length)]));
       const projectCpu = projectProcesses.reduce((sum, name) => sum + (cpuPerBatch[name] ?? 0), 0);
-      return { latencies, errors, durationS, cpuPerBatch, projectCpu };
+      // What the phase asked of the store per batch: the first place to look when the CPU per batch grows with
+      // the number of accounts (documents spread over more customers and accounts).
+      const storeCommands =
+        describeStoreCommandsPerUnit(commandsBefore, await readStoreCommands(infrastructure.store?.metricsUrl), latencies.length) ??
+        'store commands: not counted (not the FerretDB this bench started)';
+      return { latencies, errors, durationS, cpuPerBatch, projectCpu, storeCommands };
     };
     const describeCpu = (cpu: Record<string, number>) =>
       Object.entries(cpu)
@@ -223,7 +230,7 @@ async function main(): Promise<number> {
     );
     runs.push(baselineRun);
     log(
-      `  p50 ${baselineRun.p50_ms} ms, p99 ${baselineRun.p99_ms} ms, ${baselineRun.throughput_per_s} batches/s, errors ${baseline.errors}; CPU ms per batch: ${describeCpu(baseline.cpuPerBatch)}; project ${baseline.projectCpu.toFixed(2)}`,
+      `  p50 ${baselineRun.p50_ms} ms, p99 ${baselineRun.p99_ms} ms, ${baselineRun.throughput_per_s} batches/s, errors ${baseline.errors}; CPU ms per batch: ${describeCpu(baseline.cpuPerBatch)}; project ${baseline.projectCpu.toFixed(2)}; ${baseline.storeCommands}`,
     );
     const memoryAtBaselineMiB = connectorMemory();
     const streamsAtBaseline = (await controlStats()).terminal_streams_open;
@@ -311,7 +318,7 @@ async function main(): Promise<number> {
     const p50Ratio = baselineRun.p50_ms && scaledRun.p50_ms ? scaledRun.p50_ms / baselineRun.p50_ms : Number.NaN;
     const cpuRatio = scaled.projectCpu / Math.max(1e-9, baseline.projectCpu);
     log(
-      `  p50 ${scaledRun.p50_ms} ms, p99 ${scaledRun.p99_ms} ms, ${scaledRun.throughput_per_s} batches/s, errors ${scaled.errors}; CPU ms per batch: ${describeCpu(scaled.cpuPerBatch)}; project ${scaled.projectCpu.toFixed(2)}`,
+      `  p50 ${scaledRun.p50_ms} ms, p99 ${scaledRun.p99_ms} ms, ${scaledRun.throughput_per_s} batches/s, errors ${scaled.errors}; CPU ms per batch: ${describeCpu(scaled.cpuPerBatch)}; project ${scaled.projectCpu.toFixed(2)}; ${scaled.storeCommands}`,
     );
     // Phase 5: the baseline's batches again, on the store and connectors as the scale phase left them (10,000
     // sessions and streams open, every batch so far stored): what of the growth is not the spread over accounts.
@@ -330,13 +337,14 @@ async function main(): Promise<number> {
     );
     runs.push(closingRun);
     log(
-      `  p50 ${closingRun.p50_ms} ms, p99 ${closingRun.p99_ms} ms, ${closingRun.throughput_per_s} batches/s, errors ${closing.errors}; CPU ms per batch: ${describeCpu(closing.cpuPerBatch)}; project ${closing.projectCpu.toFixed(2)}`,
+      `  p50 ${closingRun.p50_ms} ms, p99 ${closingRun.p99_ms} ms, ${closingRun.throughput_per_s} batches/s, errors ${closing.errors}; CPU ms per batch: ${describeCpu(closing.cpuPerBatch)}; project ${closing.projectCpu.toFixed(2)}; ${closing.storeCommands}`,
     );
     const closingP50Ratio = baselineRun.p50_ms && closingRun.p50_ms ? closingRun.p50_ms / baselineRun.p50_ms : Number.NaN;
     const perAccountKiB = ((memoryAfterRegistrationMiB - memoryAtBaselineMiB) * 1024) / Math.max(1, accountCount - legsPerBatch);
     const summary =
       `At ${accountCount.toLocaleString('en')} accounts against ${legsPerBatch}: p50 ×${p50Ratio.toFixed(2)}, project CPU per batch ×${cpuRatio.toFixed(2)} ` +
       `(${baseline.projectCpu.toFixed(2)} → ${scaled.projectCpu.toFixed(2)} ms: ${describeCpu(scaled.cpuPerBatch)}). ` +
+      `Per batch, the 4-account phase's ${baseline.storeCommands}; the scale phase's ${scaled.storeCommands}. ` +
       `Connectors' resident memory ${memoryAtStartMiB.toFixed(0)} MiB at start, ${memoryAtBaselineMiB.toFixed(0)} with ${legsPerBatch} accounts, ` +
       `${memoryAfterRegistrationMiB.toFixed(0)} after registering ${accountCount.toLocaleString('en')} (${perAccountKiB.toFixed(1)} KiB per account), ` +
       `${memoryAfterScaleMiB.toFixed(0)} after the scale phase. Terminal streams open (one per session, idle ones closed after ` +
