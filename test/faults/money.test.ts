@@ -124,6 +124,8 @@ describe('fault suite: money', () => {
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
     await wallet.restart();
     const restartedAtMs = Date.now();
+    // Payments' sweep re-drives the record; the wallet answers its credit as a replay and the record is cleared.
+    const cleared = inboxRecordCleared(entryId).then((sweptMs) => ({ sweptMs, clearedAtMs: Date.now() }));
     // The start-up sweep finishes what the crash left undone (the entry-id pointer), so the audit passes already.
     await eventually(
       async () =>
@@ -135,9 +137,8 @@ describe('fault suite: money', () => {
       200,
     );
     const auditAfterRecovery = await stack.audit();
-    // The sweep re-drives the record; the wallet answers its credit as a replay and the record is cleared.
-    const sweptMs = await inboxRecordCleared(entryId);
-    const creditedAfterRestartMs = Date.now() - restartedAtMs;
+    const { sweptMs, clearedAtMs } = await cleared;
+    const creditedAfterRestartMs = clearedAtMs - restartedAtMs;
     const redelivered = await deliverUntilAccepted(body);
     const report = await load.stop();
     const loadRedelivered = await redeliver(stack, report.undelivered);
@@ -164,6 +165,8 @@ describe('fault suite: money', () => {
       notes: `inbox record cleared ${creditedAfterRestartMs} ms after the wallet restarted (sweep every ${sweepIntervalMs} ms); redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
     });
     expect(sweptMs).not.toBeNull();
+    // Payments' sweep re-drives the record on its next pass once the wallet answers again.
+    expect(creditedAfterRestartMs).toBeLessThanOrEqual(sweepIntervalMs + 1_500);
     expect(redelivered.body.outcome).toBe('duplicate');
     expect(auditAfterRecovery.breaches).toEqual([]);
     expect(entries).toHaveLength(1);
@@ -199,12 +202,12 @@ describe('fault suite: money', () => {
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(0);
     await payments.restart();
     const restartedAtMs = Date.now();
-    expect(await topupView(customer, topup.id)).toMatchObject({ credited_eur_cents: 0 });
+    const cleared = inboxRecordCleared(entryId).then((sweptMs) => ({ sweptMs, clearedAtMs: Date.now() }));
     // A provider retry meanwhile finds the record in the inbox (or, once credited, the credit): a duplicate.
     const redelivered = await deliverUntilAccepted(body);
     expect(redelivered.body.outcome).toBe('duplicate');
-    const sweptMs = await inboxRecordCleared(entryId);
-    const creditedAfterRestartMs = Date.now() - restartedAtMs;
+    const { sweptMs, clearedAtMs } = await cleared;
+    const creditedAfterRestartMs = clearedAtMs - restartedAtMs;
     const report = await load.stop();
     const loadRedelivered = await redeliver(stack, report.undelivered);
     const verdict = await verifyAfterFault(stack, {
@@ -229,9 +232,9 @@ describe('fault suite: money', () => {
       notes: `credited by the sweep ${creditedAfterRestartMs} ms after the restart (sweep every ${sweepIntervalMs} ms, records older than ${sweepAgeMs} ms); redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
     });
     expect(sweptMs).not.toBeNull();
-    // The restarted replica's first sweep runs at start and then every interval; the record qualifies once it
-    // is older than the age limit, so the credit lands within one interval after that.
-    expect(creditedAfterRestartMs).toBeLessThanOrEqual(sweepAgeMs + 2 * sweepIntervalMs + 2_000);
+    // The restarted replica sweeps at start and then every interval; a record too young at the first pass is
+    // old enough at the next, so the credit lands within one interval (plus the batch itself).
+    expect(creditedAfterRestartMs).toBeLessThanOrEqual(sweepIntervalMs + 1_500);
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
     expect(balance.balance_eur_cents).toBe(1_000 + topup.amountEurCents);
     expect(await topupView(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: topup.amountEurCents });
