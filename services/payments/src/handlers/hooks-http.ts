@@ -24,6 +24,8 @@ export async function createHooksServer(topups: Topups, logger: Logger) {
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: postbackBodyLimitBytes,
+    // A postback is at most 64 KiB: a sender that takes longer than this to deliver one holds a socket for nothing.
+    requestTimeout: 10_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // `example` annotates the shared schemas for the gateway's OpenAPI document.
