@@ -375,7 +375,7 @@ async function setUp(state: BenchState): Promise<Bench> {
     if (state.stopRequested) throw new Error('stopped before the setup finished');
   };
   const dataDirectory = (state.dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-execution-')));
-  const infrastructure = (state.infrastructure = await startLocalInfrastructure({ dataDirectory, log }));
+  const infrastructure = (state.infrastructure = await startLocalInfrastructure({ dataDirectory, log, storeMetrics: true }));
   stopIfAsked();
   // BENCH_EXECUTION_TRACING: `off` disables the OpenTelemetry SDK in every service; `export` exports every span
   // and metric over OTLP/HTTP to a receiver in this process; unset keeps the default (SDK on, nothing exported).

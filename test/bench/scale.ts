@@ -75,7 +75,7 @@ function residentMiB(pid: number | undefined): number | null {
 
 async function main(): Promise<number> {
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-scale-'));
-  const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
+  const infrastructure = await startLocalInfrastructure({ dataDirectory, log, storeMetrics: true });
   const prefix = `benchscale${crypto.randomBytes(3).toString('hex')}_`;
   const stack = await startStack({
     mongodbUrl: infrastructure.mongodbUrl,

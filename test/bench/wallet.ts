@@ -223,7 +223,7 @@ async function pool(total: number, concurrency: number, work: (index: number) =>
 
 async function main(): Promise<void> {
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-wallet-'));
-  const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
+  const infrastructure = await startLocalInfrastructure({ dataDirectory, log, storeMetrics: true });
   let stack: Stack | undefined;
   const mongo = await connectMongo(infrastructure.mongodbUrl);
   try {
