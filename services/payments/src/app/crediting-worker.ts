@@ -112,7 +112,11 @@ export class CreditingWorker {
     // Payments of one top-up are recorded one after another (each record's running totals build on the last);
     // different top-ups go in parallel and share the store's group commit.
     const byTopup = new Map<number, InboxRecordDocument[]>();
-    for (const record of batch) byTopup.set(record.topup_id, [...(byTopup.get(record.topup_id) ?? []), record]);
+    for (const record of batch) {
+      const records = byTopup.get(record.topup_id);
+      if (records) records.push(record);
+      else byTopup.set(record.topup_id, [record]);
+    }
     const payments: Array<{ record: InboxRecordDocument; payment: RecordedPayment }> = [];
     await Promise.all(
       [...byTopup.entries()].map(async ([topupId, records]) => {
@@ -141,13 +145,12 @@ export class CreditingWorker {
       this.state,
       payments.map((entry) => entry.payment),
     );
-    const failed = new Set(failures.map((failure) => failure.index));
-    for (const failure of failures)
+    for (const [index, error] of failures)
       this.state.logger.warn(
-        { err: failure.error, topup_id: payments[failure.index]!.record.topup_id },
+        { err: error, topup_id: payments[index]!.record.topup_id },
         'the wallet did not take an inbox credit; the sweep retries it',
       );
-    const done = payments.filter((_, index) => !failed.has(index)).map((entry) => entry.record._id);
+    const done = payments.filter((_, index) => !failures.has(index)).map((entry) => entry.record._id);
     if (done.length === 0) return;
     // One delete command of one `_id` statement per record: FerretDB answers each from the `_id` index, where a
     // single `$in` filter would read the whole inbox (all of it, under a backlog) for every batch.

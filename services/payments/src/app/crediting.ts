@@ -136,9 +136,10 @@ function creditEntryId(payment: RecordedPayment): string {
 export async function creditRecorded(
   state: TopupsState,
   payments: RecordedPayment[],
-): Promise<{ newlyCredited: boolean[]; failures: Array<{ index: number; error: unknown }> }> {
+): Promise<{ newlyCredited: boolean[]; failures: Map<number, unknown> }> {
   const newlyCredited = payments.map((payment) => payment.created);
-  const failures: Array<{ index: number; error: unknown }> = [];
+  // Index of each payment whose credit failed, and why.
+  const failures = new Map<number, unknown>();
   // A record this call inserted cannot have been credited yet; an older one may have been.
   const owed = (
     await Promise.all(
@@ -153,7 +154,6 @@ export async function creditRecorded(
       (state.options.exit ?? ((code: number) => process.exit(code)))(137);
     }
   }
-  const failed = new Set<number>();
   if (toWallet.length > 0) {
     try {
       const outcomes = await state.wallet.creditMany(
@@ -170,28 +170,22 @@ export async function creditRecorded(
       );
       outcomes.forEach((outcome, position) => {
         const index = toWallet[position]!;
-        if (outcome.error) {
-          failed.add(index);
-          failures.push({ index, error: outcome.error });
-        } else newlyCredited[index] = newlyCredited[index]! || outcome.applied;
+        if (outcome.error) failures.set(index, outcome.error);
+        else newlyCredited[index] = newlyCredited[index]! || outcome.applied;
       });
     } catch (error) {
-      for (const index of toWallet) {
-        failed.add(index);
-        failures.push({ index, error });
-      }
+      for (const index of toWallet) failures.set(index, error);
     }
   }
+  const done = owed.filter((index) => !failures.has(index)).map((index) => payments[index]!);
   await Promise.all(
-    owed
-      .filter((index) => !failed.has(index))
-      .map(async (index) => {
-        const payment = payments[index]!;
-        await state.appliedInserts.insertIfAbsent({ _id: payment.event.key, applied_at: state.clock.now() });
-        state.appliedCache.set(payment.event.key, true);
-        changed(state, payment.topup.customer_id);
-      }),
+    done.map(async (payment) => {
+      await state.appliedInserts.insertIfAbsent({ _id: payment.event.key, applied_at: state.clock.now() });
+      state.appliedCache.set(payment.event.key, true);
+    }),
   );
+  // One announcement per customer, however many of its payments the batch credited.
+  for (const customerId of new Set(done.map((payment) => payment.topup.customer_id))) changed(state, customerId);
   return { newlyCredited, failures };
 }
 
@@ -208,6 +202,6 @@ export async function applyConfirmedTransaction(
 ): Promise<{ event: TopupEventDocument; newlyCredited: boolean }> {
   const payment = await recordTransaction(state, topup, providerName, transaction);
   const { newlyCredited, failures } = await creditRecorded(state, [payment]);
-  if (failures.length > 0) throw failures[0]!.error;
+  if (failures.has(0)) throw failures.get(0);
   return { event: payment.event, newlyCredited: newlyCredited[0]! };
 }
