@@ -118,6 +118,39 @@ describe('examples against the stack', () => {
       expect(result.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+\\S+\\s+filled`));
   });
 
+  it('positions.ts: lists the positions just opened on every account, valued now', async () => {
+    const result = await example('positions');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toMatch(/^ACCOUNT\s+TICKET\s+SYMBOL\s+TYPE\s+VOLUME\s+NOW\s+PROFIT\s+SWAP/m);
+    const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.read_key });
+    const open = await client.positions.list({ symbol: 'EURUSD', symbol_match: 'base' });
+    for (const account of open.results)
+      for (const position of account.positions)
+        expect(result.stdout).toMatch(new RegExp(`${account.account_id}\\s+${position.ticket}\\s+EURUSD`));
+    expect(open.summary.positions).toBeGreaterThanOrEqual(customer.accounts.length);
+    expect(result.stdout).toMatch(new RegExp(`open on ${customer.accounts.length} accounts`));
+  });
+
+  it('account-state.ts: shows every account connected with its balance and equity', async () => {
+    const result = await example('account-state');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    for (const account of customer.accounts)
+      expect(result.stdout).toMatch(new RegExp(`${account.id}\\s+\\S+\\s+yes\\s+[\\d.]+\\s+[\\d.]+`));
+  });
+
+  it('list-batches.ts: iterates every page of the batches, newest first', async () => {
+    const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.read_key });
+    const newest = (await client.orders.listBatches({ limit: 1 })).data[0]!;
+    const result = await example('list-batches');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout.split('\n')[0]).toContain(newest.batch_id);
+    const iterated: string[] = [];
+    for await (const batch of client.orders.listBatches({ limit: 1 })) iterated.push(batch.batch_id);
+    const everything = (await client.orders.listBatches({ limit: 100 })).data;
+    expect(iterated).toEqual(everything.map((batch) => batch.batch_id));
+    expect(result.stdout).toMatch(new RegExp(`^${iterated.length} batch\\(es\\)`, 'm'));
+  });
+
   it('close-by-selector.ts: closes those positions by base symbol on every account', async () => {
     const result = await example('close-by-selector');
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
@@ -175,6 +208,28 @@ describe('operator CLI against the stack', () => {
     expect(closed.stdout).toMatch(/^ACCOUNT\s+PLATFORM\s+STATUS\s+MATCHED\s+CLOSED/m);
     for (const account of customer.accounts)
       expect(closed.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+closed\\s+1\\s+1`));
+  });
+
+  it('lists positions, an account state and the stored batches', async () => {
+    const account = customer.accounts[0]!;
+    const state = await cli('account:state', account.id);
+    expect(state.status, state.stderr).toBe(0);
+    expect(state.stdout).toMatch(/^connected\s+yes$/m);
+    expect(state.stdout).toMatch(/^equity\s+[\d.]+$/m);
+    const positions = await cli('positions', '--accounts', account.id, '--symbol', '*', '--kind', 'any');
+    expect(positions.status, positions.stderr).toBe(0);
+    expect(positions.stdout).toMatch(/^(ACCOUNT\s+TICKET|nothing open matches)/m);
+    const listed = await cli('batches', '--limit', '2', '--json');
+    expect(listed.status, listed.stderr).toBe(0);
+    const page = JSON.parse(listed.stdout) as { data: Array<{ batch_id: string }>; has_more: boolean };
+    expect(page.data).toHaveLength(2);
+    expect(page.has_more).toBe(true);
+    const next = await cli('batches', '--limit', '2', '--starting-after', page.data[1]!.batch_id);
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/^BATCH\s+KIND\s+CREATED\s+SETTLED\s+SUMMARY/m);
+    expect(next.stdout).not.toContain(page.data[0]!.batch_id);
+    const refused = await cli('batches', '--created-gte', 'yesterday');
+    expect(refused.status).toBe(1);
   });
 
   it('reports API errors readably with exit status 1', async () => {

@@ -18,6 +18,8 @@ export interface ExecutionE2e {
     headers?: Record<string, string>,
   ): Promise<{ status: number; headers: Headers; body: any }>;
   control(path: string, method?: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Another customer of the same stack, with its own keys. */
+  newCustomer(name: string): Promise<{ customerId: string; full: string; read: string }>;
   connect(
     platform: 'mt4' | 'mt5',
     server: string,
@@ -92,6 +94,14 @@ export async function startExecutionE2e(label: string, env: Record<string, strin
       keys: { full: full.key, read: read.key, customerId: customer.customer_id },
       api,
       control,
+      async newCustomer(name) {
+        const other = await createCustomer(store, name);
+        return {
+          customerId: other.customer_id,
+          full: (await issueKey(store, other.customer_id, 'full')).key,
+          read: (await issueKey(store, other.customer_id, 'read')).key,
+        };
+      },
       async connect(platform, server) {
         const login = String(++loginSequence);
         const password = `pw-${login}`;

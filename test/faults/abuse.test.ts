@@ -569,6 +569,7 @@ describe('fault suite: bad input and security', () => {
       '/v1/wallet/topup/{id}': { id: owned.topupId },
       '/v1/servers/{id}': { id: owned.serverId },
       '/v1/accounts/{account_id}': { account_id: owned.accountId },
+      '/v1/accounts/{account_id}/state': { account_id: owned.accountId },
       '/v1/orders/batches/{batch_id}': { batch_id: owned.batchId },
       '/v1/hooks/payments/{provider}': { provider: 'sandbox' },
     };

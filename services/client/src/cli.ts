@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { MtxClient } from './client';
 import { accounts, batchShow, ordersClose, ordersPlace } from './cli/trading-commands';
+import { accountState, batches, positions } from './cli/portfolio-commands';
 import { assets, subscription, topupCreate, topupPaySandbox, topupShow, wallet } from './cli/money-commands';
 import { type CliIo, type CommandContext, options, UsageError } from './cli/context';
 import { usage } from './cli/usage';
@@ -25,6 +26,9 @@ const commands: Record<string, (context: CommandContext) => Promise<number>> = {
   'orders:place': ordersPlace,
   'orders:close': ordersClose,
   'batch:show': batchShow,
+  positions,
+  'account:state': accountState,
+  batches,
 };
 
 /** Runs one command; returns the exit status. */

@@ -4,14 +4,20 @@ import type {
   Account,
   AccountList,
   AccountRequest,
+  AccountState,
   AssetList,
   AssetQuery,
+  BatchList,
+  BatchListQuery,
+  BatchSummary,
   CloseBatch,
   CloseRequest,
   DeletedAccount,
   DeletedServer,
   OrderBatch,
   OrderBatchRequest,
+  Positions,
+  PositionsQuery,
   Server,
   ServerList,
   ServerPlans,
@@ -92,6 +98,9 @@ export const clientOperations: Readonly<Record<string, string>> = {
   'POST /v1/orders': 'orders.place',
   'POST /v1/orders/close': 'orders.close',
   'GET /v1/orders/batches/{batch_id}': 'orders.getBatch',
+  'GET /v1/orders/batches': 'orders.listBatches',
+  'GET /v1/positions': 'positions.list',
+  'GET /v1/accounts/{account_id}/state': 'accounts.state',
 };
 
 const segment = (value: string | number) => encodeURIComponent(String(value));
@@ -207,6 +216,24 @@ export class MtxClient {
     /** DELETE /v1/accounts/{account_id}: disconnects the account; its seat stays paid until its date. */
     delete: (id: string, options: CallOptions = {}): Promise<DeletedAccount> =>
       this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(id)}`, ...options }),
+    /** GET /v1/accounts/{account_id}/state: balance, equity, margin and free margin as the terminal reads them now. Any key. */
+    state: (id: string, options: CallOptions = {}): Promise<AccountState> =>
+      this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(id)}/state`, ...options }),
+  };
+
+  readonly positions = {
+    /**
+     * GET /v1/positions: what a close with this selector would take, per account and in its order, valued at
+     * current prices. No `account_id`: every account (at most 20). An account that cannot be read comes back
+     * `unavailable` or `unknown` inside the 200 response. Any key.
+     */
+    list: (query: PositionsQuery = {}, options: CallOptions = {}): Promise<Positions> =>
+      this.transport.request({
+        method: 'GET',
+        path: '/v1/positions',
+        query: query as Record<string, string | number | string[]>,
+        ...options,
+      }),
   };
 
   readonly orders = {
@@ -237,6 +264,43 @@ export class MtxClient {
     /** GET /v1/orders/batches/{batch_id}: the stored batch with each leg's latest outcome, late replies included. */
     getBatch: (batchId: string, options: CallOptions = {}): Promise<StoredBatch> =>
       this.transport.request({ method: 'GET', path: `/v1/orders/batches/${segment(batchId)}`, ...options }),
+
+    /**
+     * GET /v1/orders/batches: one page of the stored batches, newest first, with `has_more`. Any key. The
+     * answer is also an async iterator over every matching batch, fetching the next page as the loop reaches it
+     * (Stripe's auto-pagination): `for await (const batch of client.orders.listBatches({ kind: 'close' })) …`.
+     */
+    listBatches: (query: BatchListQuery = {}, options: CallOptions = {}): Promise<BatchList> & AsyncIterable<BatchSummary> => {
+      const page = (startingAfter: string | undefined): Promise<BatchList> =>
+        this.transport.request({
+          method: 'GET',
+          path: '/v1/orders/batches',
+          query: { ...(query as Record<string, string | number>), ...(startingAfter ? { starting_after: startingAfter } : {}) },
+          ...options,
+        });
+      let first: Promise<BatchList> | undefined;
+      const firstPage = () => {
+        first ??= page(query.starting_after);
+        return first;
+      };
+      const iterate = async function* (): AsyncGenerator<BatchSummary> {
+        let current = await firstPage();
+        for (;;) {
+          yield* current.data;
+          const last = current.data.at(-1);
+          if (!current.has_more || !last) return;
+          current = await page(last.batch_id);
+        }
+      };
+      return {
+        // biome-ignore lint/suspicious/noThenProperty: the answer is a promise of the first page and an iterator over all
+        then: (onFulfilled, onRejected) => firstPage().then(onFulfilled, onRejected),
+        catch: (onRejected) => firstPage().catch(onRejected),
+        finally: (onFinally) => firstPage().finally(onFinally),
+        [Symbol.toStringTag]: 'Promise',
+        [Symbol.asyncIterator]: iterate,
+      };
+    },
 
     /** Polls a stored batch until no outcome is `unknown` any more (late replies and reconciliation fill them in). */
     waitForBatch: (batchId: string, options: PollOptions<StoredBatch> = {}): Promise<StoredBatch> =>

@@ -47,7 +47,8 @@ export interface CallOptions {
 export interface RequestSpec extends CallOptions {
   method: HttpMethod;
   path: string;
-  query?: Record<string, string | number | boolean | undefined> | undefined;
+  /** Query parameters; an array repeats its parameter (`account_id=a&account_id=b`). */
+  query?: Record<string, string | number | boolean | ReadonlyArray<string | number> | undefined> | undefined;
   body?: unknown;
   /** Sent as Idempotency-Key on every attempt, which makes the request safe to retry. */
   idempotencyKey?: string | undefined;
@@ -137,7 +138,11 @@ export class Transport {
 
   url(path: string, query?: RequestSpec['query']): string {
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const each of value) url.searchParams.append(name, String(each));
+      else url.searchParams.set(name, String(value));
+    }
     return url.toString();
   }
 

@@ -16,6 +16,19 @@ export interface OpenItem {
   kind: 'position' | 'pending';
   volume: number;
   magic: number;
+  /** Open price of a position; the order price of a pending order. */
+  openPrice: number;
+  /** The price it would close at now (a position), or the price it triggers on (a pending order). */
+  currentPrice: number;
+  stopLoss: number;
+  takeProfit: number;
+  /** Floating profit in the account currency, without swap; 0 for a pending order. */
+  profit: number;
+  /** Swap accrued since it opened; 0 for a pending order. */
+  swap: number;
+  comment: string;
+  /** When the position opened or the order was placed (unix ms; the terminal reports seconds). */
+  openedAtMs: number;
 }
 
 export interface TradeOutcome {
@@ -39,6 +52,21 @@ export interface BrokerRecord {
   volume: number;
   kind: 'position' | 'pending' | '';
   outcome?: TradeOutcome;
+}
+
+export interface AccountInfo {
+  server: string;
+  currency: string;
+  leverage: number;
+  balance: number;
+  equity: number;
+  margin: number;
+  freeMargin: number;
+  marginLevel: number;
+  profit: number;
+  serverTimeMs: number;
+  marginMode: string;
+  tradeAllowed: boolean;
 }
 
 export interface SymbolDetails {
@@ -67,6 +95,8 @@ export interface PlatformAdapter {
   lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]>;
   symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails>;
   ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean>;
+  /** The account's figures now (AccountInfoDouble / AccountInfoInteger on a terminal). */
+  accountInfo(session: BrokerSession, callDeadlineMs: number): Promise<AccountInfo>;
   /** Trade servers of this platform the terminals can reach. */
   servers(
     callDeadlineMs: number,
@@ -102,6 +132,37 @@ export abstract class BrokerAdapterBase {
     return response.servers
       .filter((server) => server.platform === this.platform)
       .map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
+  }
+
+  async accountInfo(session: BrokerSession, callDeadlineMs: number): Promise<AccountInfo> {
+    const info = await this.client.call<{
+      server: string;
+      currency: string;
+      leverage: number;
+      balance: number;
+      equity: number;
+      margin: number;
+      free_margin: number;
+      margin_level: number;
+      profit: number;
+      server_time_unix_ms: number;
+      margin_mode: string;
+      trade_allowed: boolean;
+    }>('AccountInfo', { session_id: session.sessionId }, callDeadlineMs, session.traceContext);
+    return {
+      server: info.server,
+      currency: info.currency,
+      leverage: info.leverage,
+      balance: info.balance,
+      equity: info.equity,
+      margin: info.margin,
+      freeMargin: info.free_margin,
+      marginLevel: info.margin_level,
+      profit: info.profit,
+      serverTimeMs: Number(info.server_time_unix_ms),
+      marginMode: info.margin_mode,
+      tradeAllowed: info.trade_allowed,
+    };
   }
 
   async ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean> {

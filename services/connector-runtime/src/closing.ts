@@ -7,7 +7,7 @@ import { claimKeyPattern } from './claims';
 import type { MessageClaim } from './message-claim';
 import { ticketResult } from './results';
 import { duplicatePollMs, sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
-import { closeAccountStatus, selectorMatches, ticketClosedBy } from './selection';
+import { closeAccountStatus, selectMatches, selectorKind, ticketClosedBy } from './selection';
 
 /**
  * Closing by selector or tickets: one lookup of the account's open orders, the matches in ticket order up to the
@@ -70,13 +70,8 @@ export class Closing {
             return present;
           }
           const selector = request.selector!;
-          const open = await this.options.adapter.listOpen(
-            session,
-            (selector.kind || 'position') as 'position' | 'pending' | 'any',
-            config.BROKER_READ_DEADLINE_MS,
-          );
-          const broker = brokerSymbols(session.server);
-          return open.filter((item) => selectorMatches(item, selector, broker)).sort((left, right) => left.ticket - right.ticket);
+          const open = await this.options.adapter.listOpen(session, selectorKind(selector), config.BROKER_READ_DEADLINE_MS);
+          return selectMatches(open, selector, brokerSymbols(session.server));
         },
         traceContext,
       );

@@ -42,8 +42,11 @@ export function outcomeResult(leg: OrderLegMessage, outcome: TradeOutcome, start
   return legResult(leg, status, startedMs, message, outcome);
 }
 
+/** What a ticket result names of the order it concerns. */
+export type TicketIdentity = Pick<OpenItem, 'ticket' | 'symbol' | 'type' | 'kind' | 'volume'>;
+
 export function ticketResult(
-  item: OpenItem,
+  item: TicketIdentity,
   status: TicketResultMessage['status'],
   message: string,
   clientId: string,
@@ -97,13 +100,12 @@ export function entryOf(record: BrokerRecord): LookupEntryMessage {
     entry.leg = leg;
   } else {
     const closed = ticketClosedBy(outcome.retcode);
-    const item: OpenItem = {
+    const item: TicketIdentity = {
       ticket: record.ticket,
       symbol: record.symbol,
       type: record.type,
       kind: record.kind || (record.action === 'delete' ? 'pending' : 'position'),
       volume: record.volume,
-      magic: 0,
     };
     entry.ticket = ticketResult(item, closed ? 'closed' : 'failed', closed ? '' : outcome.message, record.clientId, outcome);
   }

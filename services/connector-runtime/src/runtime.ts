@@ -15,10 +15,15 @@ import {
   type PingRequestMessage,
   type PlaceReplyMessage,
   type PlaceRequestMessage,
+  type PositionsReplyMessage,
+  type PositionsRequestMessage,
+  type StateReplyMessage,
+  type StateRequestMessage,
 } from '@mtx/shared/connector/messages';
 import { Closing } from './closing';
 import { claimRetryUntil, MessageClaim } from './message-claim';
 import { Placing } from './placing';
+import { Portfolio } from './portfolio';
 import { Records } from './records';
 import { sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
 
@@ -41,6 +46,7 @@ export class ConnectorRuntime {
   private readonly placing: Placing;
   private readonly closing: Closing;
   private readonly records: Records;
+  private readonly portfolio: Portfolio;
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
     const shared: RuntimeShared = {
@@ -57,6 +63,7 @@ export class ConnectorRuntime {
     this.placing = new Placing(options, shared);
     this.closing = new Closing(options, shared);
     this.records = new Records(options);
+    this.portfolio = new Portfolio(options);
   }
 
   get inflightRequests(): number {
@@ -75,11 +82,13 @@ export class ConnectorRuntime {
       lookup: ['LookupRequest', 'LookupReply'],
       ping: ['PingRequest', 'PingReply'],
       servers: ['ServersRequest', 'ServersReply'],
+      positions: ['PositionsRequest', 'PositionsReply'],
+      state: ['StateRequest', 'StateReply'],
     };
     this.service = await this.options.nats.services.add({
       name: `connector-${platform}`,
       version: this.options.version ?? '1.0.0',
-      description: `${platform.toUpperCase()} terminals: places and closes orders on trade servers`,
+      description: `${platform.toUpperCase()} terminals: places and closes orders on trade servers, reads positions and account state`,
       queue: config.CONNECTOR_QUEUE_GROUP,
       metadata: { platform, protocol: 'mtx.connector.v1' },
     });
@@ -240,6 +249,20 @@ export class ConnectorRuntime {
         const servers = await this.options.adapter.servers(this.options.config.BROKER_READ_DEADLINE_MS, traceContext);
         return connectorCodecs.serversReply.encode({ servers });
       }
+      case 'positions': {
+        const request = this.decode(connectorCodecs.positionsRequest, data, subjectAccount);
+        const reply = await this.positions(request, traceContext);
+        span.setAttribute('mtx.status', reply.status);
+        span.setAttribute('mtx.positions', reply.positions.length);
+        if (reply.status !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
+        return connectorCodecs.positionsReply.encode(reply);
+      }
+      case 'state': {
+        const request = this.decode(connectorCodecs.stateRequest, data, subjectAccount);
+        const reply = await this.state(request, traceContext);
+        span.setAttribute('mtx.connected', reply.connected);
+        return connectorCodecs.stateReply.encode(reply);
+      }
       case 'ping': {
         const request = this.decode(connectorCodecs.pingRequest, data, subjectAccount);
         const reply = await this.ping(request, traceContext);
@@ -263,6 +286,14 @@ export class ConnectorRuntime {
 
   ping(request: PingRequestMessage, traceContext: Context = context.active()): Promise<PingReplyMessage> {
     return this.records.ping(request, traceContext);
+  }
+
+  positions(request: PositionsRequestMessage, traceContext: Context = context.active()): Promise<PositionsReplyMessage> {
+    return this.portfolio.positions(request, traceContext);
+  }
+
+  state(request: StateRequestMessage, traceContext: Context = context.active()): Promise<StateReplyMessage> {
+    return this.portfolio.state(request, traceContext);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CloseAccountStatus, LegStatus, TicketResultMessage } from '@mtx/shared/connector/messages';
+import type { CloseAccountStatus, CloseSelectorMessage, LegStatus, TicketResultMessage } from '@mtx/shared/connector/messages';
 import { isBuyType, retcode, symbolMatches, type BrokerSymbols } from '@mtx/shared/trading';
 import type { OpenItem } from './adapter';
 
@@ -45,4 +45,17 @@ export function selectorMatches(
   if (side === 'short' && isBuyType(item.type)) return false;
   if (selector.magic !== undefined && selector.magic !== null && item.magic !== selector.magic) return false;
   return true;
+}
+
+/** Which open orders a selector asks the trade server for: positions (the default), pending orders or both. */
+export function selectorKind(selector: Pick<CloseSelectorMessage, 'kind'>): 'position' | 'pending' | 'any' {
+  return (selector.kind || 'position') as 'position' | 'pending' | 'any';
+}
+
+/**
+ * The open items a selector picks, in the order a close takes them (ticket order). A close and a positions read
+ * both go through here, so a read lists exactly what the same selector would close.
+ */
+export function selectMatches(items: OpenItem[], selector: CloseSelectorMessage, broker: BrokerSymbols): OpenItem[] {
+  return items.filter((item) => selectorMatches(item, selector, broker)).sort((left, right) => left.ticket - right.ticket);
 }

@@ -11,6 +11,7 @@ import type { ExecutionConfig } from './config';
 import { developmentAccountSecretKey } from './config';
 import { AccountRegistry } from './app/accounts';
 import { BatchService } from './app/batches';
+import { Portfolio } from './app/portfolio';
 import { createSecretBox, parseSecretKey } from './domain/secrets';
 import { TerminalClient } from './clients/terminals';
 import { createExecutionGrpcImplementation } from './handlers/grpc';
@@ -61,6 +62,7 @@ export function createExecutionApp(options: {
     billingDeadlineMs: config.GRPC_DEADLINE_MS,
   });
   const batches = new BatchService({ store, registry, terminals, clock, logger, config });
+  const portfolio = new Portfolio({ registry, terminals, clock, readDeadlineMs: config.READ_DEADLINE_MS });
   let server: GrpcServerHandle | undefined;
   let accountChanges: { close(): void } | undefined;
   const reconciliation = new PeriodicJob({
@@ -88,7 +90,7 @@ export function createExecutionApp(options: {
         [
           {
             ...grpcServices.execution,
-            implementation: createExecutionGrpcImplementation(registry, batches, logger),
+            implementation: createExecutionGrpcImplementation({ registry, batches, portfolio }, logger),
           },
         ],
         `${config.HOST}:${config.GRPC_PORT}`,

@@ -15,6 +15,8 @@ export const ExecutionConfigSchema = Type.Object({
   GRPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   /** How long a batch waits for the terminals; a leg without a reply by then is `unknown`. */
   EXECUTION_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** How long a read (positions, account state) waits for the terminals; an account without a reply is `unknown`. */
+  READ_DEADLINE_MS: Type.Integer({ minimum: 50, default: 3_000 }),
   /** Deadline of the reachability ping (require_reachable, connecting an account). */
   PING_DEADLINE_MS: Type.Integer({ minimum: 50, default: 1_500 }),
   ACCOUNT_SECRET_KEY: Type.String({ default: developmentAccountSecretKey }),

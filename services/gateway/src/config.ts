@@ -13,6 +13,8 @@ export const GatewayConfigSchema = Type.Object({
   EXECUTION_GRPC_URL: Type.String({ default: grpcAddressDefaults.EXECUTION_GRPC_URL }),
   GRPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   EXECUTION_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** Execution's read deadline (positions, account state): the gateway waits this long plus a margin. */
+  READ_DEADLINE_MS: Type.Integer({ minimum: 50, default: 3_000 }),
   RATE_LIMIT_EXECUTION_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
   RATE_LIMIT_OTHER_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 }),

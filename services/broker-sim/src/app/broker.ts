@@ -1,12 +1,10 @@
 import crypto from 'node:crypto';
-import type { Clock } from '@mtx/shared/clock';
-import type { Logger } from '@mtx/shared/logger';
-import type { FileJournal } from '../store/journal';
 import { AccountBook, accountKey, type AccountInput } from './account-book';
+import type { BrokerOptions, BrokerStats, TradeCall } from './broker-types';
+import { MarketView } from './market-view';
 import { findServer, findSymbol, servers, type ServerDefinition, type SymbolSpec } from '../domain/catalog';
 import {
   type AccountState,
-  accountFigures,
   closePosition,
   deleteOrder,
   nextMarketEvent,
@@ -29,32 +27,11 @@ import { seedOrderEffects, seedPositionEffects, type SeedOrderInput, type SeedPo
 
 export type { FaultSettings } from '../domain/faults';
 export { BrokerError } from '../domain/errors';
-
-export interface TradeCall {
-  sessionId: string;
-  clientId: string;
-  deadlineUnixMs: number;
-  /** Resolves when the caller has given up (gRPC cancellation), so a hang ends early. */
-  cancelled?: Promise<void>;
-}
-
-export interface BrokerOptions {
-  journal: FileJournal;
-  clock: Clock;
-  logger: Logger;
-  latencyMs: number;
-  prices?: PriceFeed;
-}
+export type { BrokerOptions, BrokerStats, TradeCall } from './broker-types';
 
 interface Session {
   accountKey: string;
   createdAtMs: number;
-}
-
-export interface BrokerStats {
-  trade_requests_received: number;
-  trade_requests_executed: number;
-  accounts: number;
 }
 
 const sleep = (durationMs: number) => new Promise<void>((resolve) => setTimeout(resolve, durationMs));
@@ -66,6 +43,8 @@ const sleep = (durationMs: number) => new Promise<void>((resolve) => setTimeout(
  */
 export class Broker {
   readonly prices: PriceFeed;
+  /** The accounts at current prices, as terminals read them. */
+  readonly market: MarketView;
   private readonly accounts: AccountBook;
   private readonly sessions = new Map<string, Session>();
   private readonly faults = new FaultBook();
@@ -77,6 +56,7 @@ export class Broker {
 
   constructor(private readonly options: BrokerOptions) {
     this.prices = options.prices ?? new PriceFeed();
+    this.market = new MarketView(this.prices, options.clock);
     this.accounts = new AccountBook(options.journal, options.clock);
   }
 
@@ -144,15 +124,16 @@ export class Broker {
     return account;
   }
 
-  figures(account: AccountState) {
-    return accountFigures(account, this.prices);
+  /** Whether the server accepts trades on the account now (a market_closed fault refuses them). */
+  tradeAllowed(account: AccountState): boolean {
+    return !this.faults.get(account.record.key)?.market_closed;
   }
 
   symbol(account: AccountState, name: string): { spec: SymbolSpec; bid: number; ask: number; tradeAllowed: boolean } {
     const spec = findSymbol(account.server, name);
     if (!spec) throw new BrokerError('not_found', `symbol ${name} does not exist on ${account.server.name}`);
     const quote = this.prices.quote(spec);
-    return { spec, ...quote, tradeAllowed: !this.faults.get(account.record.key)?.market_closed };
+    return { spec, ...quote, tradeAllowed: this.tradeAllowed(account) };
   }
 
   /** Runs a trade request through the pipeline; `operate` is the engine call, run once after latency and faults. */
@@ -376,7 +357,7 @@ export class Broker {
       platform: account.record.platform,
       margin_mode: account.record.marginMode,
       leverage: account.record.leverage,
-      ...this.figures(account),
+      ...this.market.figures(account),
       positions: [...account.positions.values()],
       orders: [...account.orders.values()],
       faults: this.faults.get(account.record.key) ?? {},

@@ -46,6 +46,8 @@ export interface Deal {
   volume: number;
   price: number;
   profit: number;
+  /** Swap settled by this deal (a close pays the swap its volume accrued); absent in deals journaled before swaps. */
+  swap?: number;
   timeMs: number;
   clientId: string;
   reason: 'client' | 'seed' | 'sl' | 'tp' | 'trigger';
@@ -128,6 +130,15 @@ interface Exposure {
   volume: number;
   /** Σ volume × open price. */
   value: number;
+  /** Σ volume × rollover day it opened on (see rolloverDay), so accrued swap needs no pass over positions either. */
+  openDaysVolume: number;
+}
+
+const dayMs = 86_400_000;
+
+/** Rollovers happen at 00:00 UTC: a position accrues one day of swap for each one it is held over. */
+export function rolloverDay(timeMs: number): number {
+  return Math.floor(timeMs / dayMs);
 }
 
 export class AccountState {
@@ -149,9 +160,10 @@ export class AccountState {
 
   private expose(position: Position, sign: 1 | -1): void {
     const key = `${position.symbol}|${position.type}`;
-    const current = this.exposure.get(key) ?? { volume: 0, value: 0 };
+    const current = this.exposure.get(key) ?? { volume: 0, value: 0, openDaysVolume: 0 };
     current.volume += sign * position.volume;
     current.value += sign * position.volume * position.priceOpen;
+    current.openDaysVolume += sign * position.volume * rolloverDay(position.openedAtMs);
     if (Math.abs(current.volume) < 1e-9) this.exposure.delete(key);
     else this.exposure.set(key, current);
   }
@@ -179,7 +191,7 @@ export class AccountState {
         break;
       case 'deal':
         this.deals.push(effect.deal);
-        this.balance = roundMoney(this.balance + effect.deal.profit);
+        this.balance = roundMoney(this.balance + effect.deal.profit + (effect.deal.swap ?? 0));
         break;
       case 'request':
         this.requests.set(effect.record.clientId, effect.record);

@@ -20,6 +20,9 @@ export interface Instrument {
   baseIsAccountCurrency: boolean;
   /** The quote currency is not the account currency: profit is converted at the close price. */
   quoteIsAccountCurrency: boolean;
+  /** Swap of one lot held over one daily rollover (00:00 UTC), in the account currency: long and short. */
+  swapLongPerLot: number;
+  swapShortPerLot: number;
 }
 
 export const instruments: Record<string, Instrument> = {
@@ -31,6 +34,8 @@ export const instruments: Record<string, Instrument> = {
     volatility: 0.00004,
     baseIsAccountCurrency: false,
     quoteIsAccountCurrency: true,
+    swapLongPerLot: -7.2,
+    swapShortPerLot: 2.1,
   },
   GBPUSD: {
     base: 'GBPUSD',
@@ -40,6 +45,8 @@ export const instruments: Record<string, Instrument> = {
     volatility: 0.00005,
     baseIsAccountCurrency: false,
     quoteIsAccountCurrency: true,
+    swapLongPerLot: -4.9,
+    swapShortPerLot: 0.8,
   },
   USDJPY: {
     base: 'USDJPY',
@@ -49,6 +56,8 @@ export const instruments: Record<string, Instrument> = {
     volatility: 0.00004,
     baseIsAccountCurrency: true,
     quoteIsAccountCurrency: false,
+    swapLongPerLot: 13.6,
+    swapShortPerLot: -27.4,
   },
   XAUUSD: {
     base: 'XAUUSD',
@@ -58,6 +67,8 @@ export const instruments: Record<string, Instrument> = {
     volatility: 0.00008,
     baseIsAccountCurrency: false,
     quoteIsAccountCurrency: true,
+    swapLongPerLot: -38.5,
+    swapShortPerLot: 17.2,
   },
   BTCUSD: {
     base: 'BTCUSD',
@@ -67,6 +78,8 @@ export const instruments: Record<string, Instrument> = {
     volatility: 0.0002,
     baseIsAccountCurrency: false,
     quoteIsAccountCurrency: true,
+    swapLongPerLot: -19.5,
+    swapShortPerLot: -12,
   },
 };
 

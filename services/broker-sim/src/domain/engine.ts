@@ -1,6 +1,6 @@
 import { findSymbol } from './catalog';
 import type { Side, Deal, TradeOutcome, Effect, AccountState, EngineContext, CloseRequest, OperationResult } from './account-state';
-import { failure, result, profitFor, specOf, checkVolume, netPosition } from './trade-rules';
+import { failure, result, profitFor, specOf, checkVolume, netPosition, swapFor } from './trade-rules';
 
 /**
  * The trading engine behind every simulated server: one account's positions, pending orders, deals and
@@ -12,7 +12,16 @@ import { failure, result, profitFor, specOf, checkVolume, netPosition } from './
 export * from './account-state';
 export { openOrder } from './opening';
 import { openMarket } from './opening';
-export { accountFigures, marginFor, profitFor } from './trade-rules';
+export {
+  accountFigures,
+  closePriceOf,
+  marginFor,
+  profitFor,
+  swapFor,
+  triggerPriceOf,
+  valuePosition,
+  type AccountFigures,
+} from './trade-rules';
 
 /** Closes a position in whole or in part. */
 export function closePosition(
@@ -57,6 +66,7 @@ export function closePosition(
     );
   }
   const profit = profitFor(spec, position.type, volume, position.priceOpen, closePrice);
+  const swap = swapFor(spec, position, context.nowMs, volume);
   const mt4 = account.record.platform === 'mt4';
   const order = mt4 ? position.ticket : context.tickets.next();
   const dealTicket = mt4 ? position.ticket : context.tickets.next();
@@ -90,6 +100,7 @@ export function closePosition(
       volume,
       price: closePrice,
       profit,
+      swap,
       timeMs: context.nowMs,
       clientId: request.clientId,
       reason,

@@ -18,6 +18,7 @@ import {
   result,
   marginFor,
   profitFor,
+  swapFor,
   accountFigures,
   checkVolume,
   checkStops,
@@ -111,7 +112,7 @@ export function openMarket(
 
   const side: Side = buy ? 0 : 1;
   const existing = account.record.marginMode === 'netting' ? netPosition(account, spec.name) : undefined;
-  const figures = accountFigures(account, context.prices);
+  const figures = accountFigures(account, context.prices, context.nowMs);
   let additionalMargin = marginFor(spec, request.volume, executionPrice, account.record.leverage);
   if (existing && existing.type !== side) {
     const reversed = request.volume - existing.volume;
@@ -205,6 +206,7 @@ export function openMarket(
   }
   const closedVolume = Math.min(existing.volume, request.volume);
   const profit = profitFor(spec, existing.type, closedVolume, existing.priceOpen, executionPrice);
+  const swap = swapFor(spec, existing, context.nowMs, closedVolume);
   const remainder = Number((request.volume - existing.volume).toFixed(8));
   let entry: Deal['entry'] = 'out';
   if (remainder > 1e-9) {
@@ -238,6 +240,7 @@ export function openMarket(
       volume: request.volume,
       price: executionPrice,
       profit,
+      swap,
       timeMs: context.nowMs,
       clientId: request.clientId,
       reason: 'client',

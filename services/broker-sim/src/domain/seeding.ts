@@ -18,6 +18,8 @@ export interface SeedPositionInput {
   tp?: number;
   magic?: number;
   comment?: string;
+  /** Opened this many days ago, so it has been held over that many rollovers and accrued their swap. */
+  held_days?: number;
 }
 
 export interface SeedOrderInput {
@@ -55,7 +57,7 @@ export function seedPositionEffects(
     tp: input.tp ?? 0,
     magic: input.magic ?? 0,
     comment: input.comment ?? '',
-    openedAtMs: context.nowMs,
+    openedAtMs: context.nowMs - (input.held_days ?? 0) * 86_400_000,
     clientId: '',
   };
   // MT4 has one ticket per order: its deal is the position's ticket.

@@ -2,6 +2,7 @@ import { isVolumeOnStep } from '@mtx/shared/trading';
 import { findSymbol, type SymbolSpec } from './catalog';
 import type { PriceFeed, Quote } from './prices';
 import {
+  rolloverDay,
   roundMoney,
   type AccountState,
   type Effect,
@@ -43,13 +44,43 @@ export function specOf(account: AccountState, symbol: string): SymbolSpec {
   return spec;
 }
 
+/** Swap per lot per rollover for a side of the symbol. */
+export function swapRate(spec: SymbolSpec, type: Side): number {
+  return type === 0 ? spec.instrument.swapLongPerLot : spec.instrument.swapShortPerLot;
+}
+
+/** Swap a position (or `volume` of it) accrued at the rollovers since it opened. */
+export function swapFor(
+  spec: SymbolSpec,
+  position: Pick<Position, 'type' | 'volume' | 'openedAtMs'>,
+  nowMs: number,
+  volume = position.volume,
+): number {
+  const days = Math.max(0, rolloverDay(nowMs) - rolloverDay(position.openedAtMs));
+  return roundMoney(swapRate(spec, position.type) * volume * days);
+}
+
+/** The price a position would close at now: bid for a buy, ask for a sell. */
+export function closePriceOf(quote: Quote, type: Side): number {
+  return type === 0 ? quote.bid : quote.ask;
+}
+
+export interface AccountFigures {
+  balance: number;
+  /** Floating profit of the open positions at current prices, accrued swap included. */
+  profit: number;
+  equity: number;
+  margin: number;
+  freeMargin: number;
+  /** Equity over margin in percent; 0 when no margin is used, as MT terminals show it. */
+  marginLevel: number;
+}
+
 /** Balance, floating profit, used margin and free margin at current prices, from the per-symbol exposure. */
-export function accountFigures(
-  account: AccountState,
-  prices: PriceFeed,
-): { balance: number; equity: number; margin: number; freeMargin: number } {
+export function accountFigures(account: AccountState, prices: PriceFeed, nowMs: number): AccountFigures {
   let floating = 0;
   let margin = 0;
+  const today = rolloverDay(nowMs);
   for (const [key, exposure] of account.exposure) {
     const separator = key.lastIndexOf('|');
     const spec = specOf(account, key.slice(0, separator));
@@ -59,11 +90,20 @@ export function accountFigures(
     const difference = (closePrice * exposure.volume - exposure.value) * (type === 0 ? 1 : -1);
     const quoteCurrencyProfit = difference * spec.instrument.contractSize;
     floating += spec.instrument.quoteIsAccountCurrency ? quoteCurrencyProfit : quoteCurrencyProfit / closePrice;
+    floating += swapRate(spec, type) * Math.max(0, exposure.volume * today - exposure.openDaysVolume);
     const notional = spec.instrument.contractSize * (spec.instrument.baseIsAccountCurrency ? exposure.volume : exposure.value);
     margin += notional / account.record.leverage;
   }
   const equity = roundMoney(account.balance + floating);
-  return { balance: account.balance, equity, margin: roundMoney(margin), freeMargin: roundMoney(equity - margin) };
+  const usedMargin = roundMoney(margin);
+  return {
+    balance: account.balance,
+    profit: roundMoney(floating),
+    equity,
+    margin: usedMargin,
+    freeMargin: roundMoney(equity - usedMargin),
+    marginLevel: usedMargin > 0 ? roundMoney((equity / usedMargin) * 100) : 0,
+  };
 }
 
 export function checkVolume(spec: SymbolSpec, volume: number): string | undefined {
@@ -128,4 +168,26 @@ export function checkPendingPrice(spec: SymbolSpec, type: number, price: number,
 export function netPosition(account: AccountState, symbol: string): Position | undefined {
   for (const position of account.positions.values()) if (position.symbol === symbol) return position;
   return undefined;
+}
+
+/** A position valued now, as a terminal lists it: the price it would close at, its floating profit and accrued swap. */
+export function valuePosition(
+  account: AccountState,
+  position: Position,
+  prices: PriceFeed,
+  nowMs: number,
+): { currentPrice: number; profit: number; swap: number } {
+  const spec = specOf(account, position.symbol);
+  const currentPrice = closePriceOf(prices.quote(spec), position.type);
+  return {
+    currentPrice,
+    profit: profitFor(spec, position.type, position.volume, position.priceOpen, currentPrice),
+    swap: swapFor(spec, position, nowMs),
+  };
+}
+
+/** The price a pending order is compared with now: the ask for buy types, the bid for sell types. */
+export function triggerPriceOf(account: AccountState, order: { symbol: string; type: number }, prices: PriceFeed): number {
+  const quote = prices.quote(specOf(account, order.symbol));
+  return order.type % 2 === 0 ? quote.ask : quote.bid;
 }

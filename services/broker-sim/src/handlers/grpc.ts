@@ -2,55 +2,17 @@ import { AppError } from '@mtx/shared/errors';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { tracedGrpcImplementation } from '@mtx/shared/telemetry';
-import type { ServerDefinition } from '../domain/catalog';
 import { type Broker, BrokerError, type TradeCall } from '../app/broker';
 import { createTerminalStreams } from './terminal-stream';
-import type { AccountState, PendingOrder, Position, RequestRecord, TradeError, TradeOutcome } from '../domain/engine';
+import type { AccountState } from '../domain/engine';
+import { mt4Result, mt5Result, renderRecord, renderServer, renderers } from './renderers';
+
+export { renderServer } from './renderers';
 import type { Mt4OrderCloseRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderCloseRequest';
 import type { Mt4OrderDeleteRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderDeleteRequest';
 import type { Mt4OrderSendRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt4OrderSendRequest';
 import type { Mt5TradeRequest__Output } from '@mtx/shared/generated/proto/mtx/brokersim/v1/Mt5TradeRequest';
 import { grpcServices } from '@mtx/shared/grpc-services';
-
-/** Neutral trade errors as MT4 error numbers. */
-const mt4Codes: Record<TradeError, number> = {
-  requote: 138,
-  rejected: 4,
-  invalid_request: 3,
-  invalid_order: 3,
-  invalid_symbol: 4106,
-  invalid_ticket: 4108,
-  invalid_volume: 131,
-  invalid_close_volume: 131,
-  invalid_price: 129,
-  invalid_stops: 130,
-  invalid_expiration: 147,
-  market_closed: 132,
-  trade_disabled: 133,
-  no_money: 134,
-  off_quotes: 136,
-  timeout: 128,
-};
-
-/** Neutral trade errors as MT5 retcodes. */
-const mt5Codes: Record<TradeError, number> = {
-  requote: 10004,
-  rejected: 10006,
-  invalid_request: 10013,
-  invalid_order: 10035,
-  invalid_symbol: 10013,
-  invalid_ticket: 10013,
-  invalid_volume: 10014,
-  invalid_close_volume: 10038,
-  invalid_price: 10015,
-  invalid_stops: 10016,
-  invalid_expiration: 10022,
-  market_closed: 10018,
-  trade_disabled: 10017,
-  no_money: 10019,
-  off_quotes: 10021,
-  timeout: 10012,
-};
 
 function toAppError(error: unknown): unknown {
   if (!(error instanceof BrokerError)) return error;
@@ -65,109 +27,6 @@ function toAppError(error: unknown): unknown {
     } as const
   )[error.kind];
   return new AppError(code, error.message);
-}
-
-export function renderServer(definition: ServerDefinition) {
-  return {
-    name: definition.name,
-    platform: definition.platform,
-    broker: definition.broker,
-    symbol_suffix: definition.symbolSuffix,
-    margin_mode: definition.defaultMarginMode,
-    symbols: [...definition.symbols.values()].map((spec) => spec.name),
-  };
-}
-
-export function mt4Result(outcome: TradeOutcome) {
-  return {
-    error: outcome.ok ? 0 : (outcome.nativeCode ?? mt4Codes[outcome.error ?? 'rejected']),
-    description: outcome.message,
-    ticket: outcome.order,
-    price: outcome.price,
-    bid: outcome.bid,
-    ask: outcome.ask,
-    lots: outcome.volume,
-    new_ticket: outcome.newTicket ?? 0,
-  };
-}
-
-export function mt5Result(outcome: TradeOutcome, pendingPlaced: boolean) {
-  return {
-    retcode: outcome.ok ? (pendingPlaced ? 10008 : 10009) : (outcome.nativeCode ?? mt5Codes[outcome.error ?? 'rejected']),
-    deal: outcome.deal,
-    order: outcome.order,
-    volume: outcome.volume,
-    price: outcome.price,
-    bid: outcome.bid,
-    ask: outcome.ask,
-    comment: outcome.message,
-  };
-}
-
-function mt4Order(item: Position | PendingOrder) {
-  const position = 'priceOpen' in item;
-  return {
-    ticket: item.ticket,
-    symbol: item.symbol,
-    cmd: item.type,
-    lots: item.volume,
-    open_price: position ? item.priceOpen : item.price,
-    stoploss: item.sl,
-    takeprofit: item.tp,
-    magic: item.magic,
-    comment: item.comment,
-    expiration: position ? 0 : Math.floor(item.expirationMs / 1000),
-    open_time: Math.floor((position ? item.openedAtMs : item.placedAtMs) / 1000),
-  };
-}
-
-function mt5Position(position: Position) {
-  return {
-    ticket: position.ticket,
-    symbol: position.symbol,
-    type: position.type,
-    volume: position.volume,
-    price_open: position.priceOpen,
-    sl: position.sl,
-    tp: position.tp,
-    magic: position.magic,
-    comment: position.comment,
-    time: Math.floor(position.openedAtMs / 1000),
-  };
-}
-
-function mt5Order(order: PendingOrder) {
-  return {
-    ticket: order.ticket,
-    symbol: order.symbol,
-    type: order.type,
-    volume_current: order.volume,
-    price_open: order.price,
-    price_stoplimit: order.stopLimitPrice,
-    sl: order.sl,
-    tp: order.tp,
-    magic: order.magic,
-    comment: order.comment,
-    expiration: Math.floor(order.expirationMs / 1000),
-  };
-}
-
-function renderRecord(record: RequestRecord, account: AccountState) {
-  const rendered: Record<string, unknown> = {
-    client_id: record.clientId,
-    state: record.state,
-    action: record.action,
-    symbol: record.symbol,
-    ticket: record.ticket,
-    type: record.type,
-    volume: record.volume,
-    kind: record.kind,
-  };
-  if (record.outcome) {
-    if (account.record.platform === 'mt4') rendered.mt4 = mt4Result(record.outcome);
-    else rendered.mt5 = mt5Result(record.outcome, record.action === 'open' && record.kind === 'pending');
-  }
-  return rendered;
 }
 
 function requirePlatform(account: AccountState, platform: 'mt4' | 'mt5'): void {
@@ -222,7 +81,7 @@ export function createBrokerSimGrpcImplementation(
       }),
       Ping: wrap((request: { session_id: string }) => {
         const account = broker.accountOf(request.session_id);
-        const figures = broker.figures(account);
+        const figures = broker.market.figures(account);
         return {
           connected: true,
           server: account.server.name,
@@ -230,6 +89,25 @@ export function createBrokerSimGrpcImplementation(
           equity: figures.equity,
           margin: figures.margin,
           free_margin: figures.freeMargin,
+        };
+      }),
+      AccountInfo: wrap((request: { session_id: string }) => {
+        const account = broker.accountOf(request.session_id);
+        const figures = broker.market.figures(account);
+        return {
+          login: account.record.login,
+          server: account.server.name,
+          currency: 'USD',
+          leverage: account.record.leverage,
+          balance: figures.balance,
+          equity: figures.equity,
+          margin: figures.margin,
+          free_margin: figures.freeMargin,
+          margin_level: figures.marginLevel,
+          profit: figures.profit,
+          server_time_unix_ms: broker.market.serverTimeMs(),
+          margin_mode: account.record.marginMode,
+          trade_allowed: broker.tradeAllowed(account),
         };
       }),
       GetSymbol: wrap((request: { session_id: string; symbol: string }) => {
@@ -255,6 +133,7 @@ export function createBrokerSimGrpcImplementation(
         const position = account.positions.get(ticket);
         const order = account.orders.get(ticket);
         if (!position && !order) return { found: false };
+        const { mt4Order, mt5Position, mt5Order } = renderers(broker, account);
         if (account.record.platform === 'mt4') return { found: true, mt4_order: mt4Order((position ?? order)!) };
         return position ? { found: true, mt5_position: mt5Position(position) } : { found: true, mt5_order: mt5Order(order!) };
       }),
@@ -297,7 +176,7 @@ export function createBrokerSimGrpcImplementation(
       Mt4Orders: wrap((request: { session_id: string }) => {
         const account = broker.accountOf(request.session_id);
         requirePlatform(account, 'mt4');
-        return { orders: [...account.positions.values(), ...account.orders.values()].map(mt4Order) };
+        return { orders: [...account.positions.values(), ...account.orders.values()].map(renderers(broker, account).mt4Order) };
       }),
       Mt5OrderSend: wrap(async (request: Mt5TradeRequest__Output, call) => {
         const account = broker.accountOf(request.session_id);
@@ -349,12 +228,12 @@ export function createBrokerSimGrpcImplementation(
       Mt5Positions: wrap((request: { session_id: string }) => {
         const account = broker.accountOf(request.session_id);
         requirePlatform(account, 'mt5');
-        return { positions: [...account.positions.values()].map(mt5Position) };
+        return { positions: [...account.positions.values()].map(renderers(broker, account).mt5Position) };
       }),
       Mt5Orders: wrap((request: { session_id: string }) => {
         const account = broker.accountOf(request.session_id);
         requirePlatform(account, 'mt5');
-        return { orders: [...account.orders.values()].map(mt5Order) };
+        return { orders: [...account.orders.values()].map(renderers(broker, account).mt5Order) };
       }),
       LookupRequests: wrap((request: { session_id: string; client_ids: string[]; client_id_prefix: string }) => {
         const account = broker.accountOf(request.session_id);

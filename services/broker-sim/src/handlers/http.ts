@@ -177,6 +177,7 @@ export function buildControlApi(
             tp: { type: 'number', minimum: 0 },
             magic: { type: 'integer', minimum: 0 },
             comment: { type: 'string', maxLength: 31 },
+            held_days: { type: 'integer', minimum: 0, maximum: 3650 },
           },
         },
       },

@@ -18,6 +18,12 @@ commands:
   orders:close --accounts <ids|all> --symbol <symbol|*> [--match exact|base] [--side long|short|any]
                [--kind position|pending|any] [--volume <lots>]
   batch:show <batch_id> [--wait]           a stored batch; --wait follows it until no outcome is unknown
+  batches [--kind orders|close] [--limit <n>] [--starting-after <batch_id>] [--created-gte <time>] [--created-lt <time>] [--all]
+                                           stored batches, newest first; --all follows every page
+  positions [--accounts <ids|all>] [--symbol <symbol|*>] [--match exact|base] [--side long|short|any]
+            [--kind position|pending|any] [--magic <n>]
+                                           what is open, as a close with the same selector would take it
+  account:state <account_id>               balance, equity, margin and free margin as the terminal reads them now
 
 flags for every command:
   --json                 print the API's JSON instead of tables
@@ -26,4 +32,5 @@ flags for every command:
   --idempotency-key <k>  for orders:place and orders:close (default: a fresh key, reused on retries)
   --timeout-seconds <s>  how long --wait follows (default 120)
 
-exit status: 0 done; 1 error; 3 a batch came back with legs or accounts that did not succeed.`;
+exit status: 0 done; 1 error; 3 a batch came back with legs or accounts that did not succeed, or a read left
+             an account unread (positions) or not connected (account:state).`;

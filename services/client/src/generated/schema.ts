@@ -278,6 +278,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List stored batches, newest first
+         * @description The customer's batches of both kinds, newest first, a page at a time: `has_more` says whether to ask again with `starting_after` set to the last `batch_id`. Each comes with its summary from the latest outcomes. Filters: `kind`, and `created_gte` / `created_lt` on the creation time. 400 when `starting_after` is not one of the customer's batches. Works with a read-only key.
+         */
+        get: operations["getOrdersBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders/batches/{batch_id}": {
         parameters: {
             query?: never;
@@ -290,6 +310,46 @@ export interface paths {
          * @description The batch as stored: the original results, with legs (or close accounts and tickets) that were `unknown` replaced by what late replies or reconciliation with the broker found. 404 for an unknown batch or another customer's.
          */
         get: operations["getOrdersBatchesByBatchId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List open positions and pending orders across accounts
+         * @description The positions (and, with `kind`, pending orders) a POST /v1/orders/close with the same selector would match, per account, in the order the close would take them, each valued at the trade server's current prices. The selector has the close's grammar and defaults, except that `symbol` defaults to `*` here. Each account is read through its own terminal at once; one that cannot be read comes back `unavailable` or `unknown` without failing the others. At most 20 accounts per call. Works with a read-only key.
+         */
+        get: operations["getPositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{account_id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an account's balance, equity and margin now
+         * @description The account's figures as its terminal reads them from the trade server at this moment: equity moves with prices. When the terminal has no session (`connected` false, with the reason) the figures are null. 404 for an unknown account or another customer's; 503 `unavailable` when no terminal answers in time. Works with a read-only key.
+         */
+        get: operations["getAccountsByAccountIdState"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3528,6 +3588,145 @@ export interface operations {
             };
         };
     };
+    getOrdersBatches: {
+        parameters: {
+            query?: {
+                /** @description Batches per page, 1 to 100 (default 10). */
+                limit?: number;
+                /** @description A batch_id from the previous page (its last entry): the page continues after it. */
+                starting_after?: string;
+                /** @description Only batches of this kind. */
+                kind?: "orders" | "close";
+                /** @description Only batches created at or after this time (ISO 8601). */
+                created_gte?: string;
+                /** @description Only batches created before this time (ISO 8601). */
+                created_lt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first (by when the outcomes were recorded). */
+                        data: {
+                            /** @description The batch; GET /v1/orders/batches/{batch_id} has its results. */
+                            batch_id: string;
+                            /** @description `orders` or `close`. */
+                            kind: string;
+                            /**
+                             * Format: date-time
+                             * @description When the batch was received.
+                             */
+                            created_at: string;
+                            /** @description True once no leg, account or ticket is unknown any more. */
+                            settled: boolean;
+                            /** @description The orders or close summary, from the latest outcomes (as GET /v1/orders/batches/{batch_id} gives it). */
+                            summary: {
+                                [key: string]: number;
+                            };
+                        }[];
+                        /** @description More batches follow: ask again with starting_after set to the last batch_id. */
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getOrdersBatchesByBatchId: {
         parameters: {
             query?: never;
@@ -3569,6 +3768,355 @@ export interface operations {
                         results: {
                             [key: string]: unknown;
                         }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPositions: {
+        parameters: {
+            query?: {
+                /** @description Repeat for each account, at most 20. None: every account of the customer (400 `too_many_accounts` when there are more than 20). */
+                account_id?: string[];
+                /** @description As the broker names it; `*` (the default here) is every symbol. */
+                symbol?: string;
+                /** @description `exact` (default) or `base`: EURUSD also matches EURUSD.xx, EURUSDm, EURUSD-ecn on the account’s server. */
+                symbol_match?: "exact" | "base";
+                /** @description Default `any`. */
+                side?: "long" | "short" | "any";
+                /** @description `position` (default), `pending` orders, or `any`. */
+                kind?: "position" | "pending" | "any";
+                /** @description Only orders with this magic number (expert id). */
+                magic?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One entry per account, in the order asked (or the accounts list). */
+                        results: {
+                            /** @description The account read. */
+                            account_id: string;
+                            /** @description `mt4` or `mt5`. */
+                            platform: string;
+                            /** @description `ok`; `unavailable` (no session to the trade server, or no terminal running for it: nothing could be read); `unknown` (no answer within the deadline). */
+                            status: string;
+                            /** @description Why the account was not read; empty when `ok`. */
+                            message: string;
+                            /** @description How long the terminal took to answer. */
+                            latency_ms: number;
+                            /** @description What a close with the same selector would take, in the order it would take them. */
+                            positions: {
+                                /** @description Ticket of the position or pending order. */
+                                ticket: number;
+                                /** @description As the broker names it. */
+                                symbol: string;
+                                /** @description buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit or sell_stop_limit. */
+                                type: string;
+                                /** @description `position` or `pending`. */
+                                kind: string;
+                                /** @description Lots. */
+                                volume: number;
+                                /** @description Open price; for a pending order, its order price. */
+                                open_price: number;
+                                /** @description The price it would close at now; for a pending order, the price it triggers on. */
+                                current_price: number;
+                                /** @description 0 for none. */
+                                stop_loss: number;
+                                /** @description 0 for none. */
+                                take_profit: number;
+                                /** @description Floating profit in the account currency at current_price, without swap; 0 for a pending order. */
+                                profit: number;
+                                /** @description Swap accrued at the daily rollovers since it opened. */
+                                swap: number;
+                                /** @description Magic number (expert id). */
+                                magic: number;
+                                /** @description The order comment. */
+                                comment: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it opened (a pending order: when it was placed).
+                                 */
+                                opened_at: string;
+                            }[];
+                        }[];
+                        /** @description Counts over every account. */
+                        summary: {
+                            /** @description Accounts asked. */
+                            accounts: number;
+                            /** @description Positions and pending orders listed, all accounts together. */
+                            positions: number;
+                            /** @description Accounts `unavailable`. */
+                            unavailable: number;
+                            /** @description Accounts `unknown`. */
+                            unknown: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAccountsByAccountIdState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account. */
+                        account_id: string;
+                        /** @description `mt4` or `mt5`. */
+                        platform: string;
+                        /** @description The terminal holds a session to the trade server; when false, the figures are null. */
+                        connected: boolean;
+                        /** @description Why it is not connected: `invalid_credentials`, `unknown_server` or `no_connection`; empty when connected. */
+                        reason: string;
+                        /** @description Why it is not connected, in words; empty when connected. */
+                        message: string;
+                        /** @description The trade server. */
+                        server: string;
+                        /** @description Account currency. */
+                        currency: string | null;
+                        /** @description Leverage, e.g. 100 for 1:100. */
+                        leverage: number | null;
+                        /** @description Balance in the account currency. */
+                        balance: number | null;
+                        /** @description Balance plus floating profit and swap. */
+                        equity: number | null;
+                        /** @description Margin in use. */
+                        margin: number | null;
+                        /** @description Equity minus margin. */
+                        free_margin: number | null;
+                        /** @description Equity / margin × 100, in percent; null when no margin is used. */
+                        margin_level: number | null;
+                        /** @description Floating profit of the open positions, swap included. */
+                        profit: number | null;
+                        /** @description `hedging` or `netting`. */
+                        margin_mode: string | null;
+                        /** @description The trade server accepts trades on the account now. */
+                        trade_allowed: boolean | null;
+                        /**
+                         * Format: date-time
+                         * @description The trade server's clock.
+                         */
+                        server_time: string | null;
+                        /** @description How long the terminal took to answer. */
+                        latency_ms: number;
                     };
                 };
             };

@@ -33,7 +33,15 @@ interface Mt4Order {
   symbol: string;
   cmd: number;
   lots: number;
+  open_price: number;
+  close_price: number;
+  stoploss: number;
+  takeprofit: number;
+  profit: number;
+  swap: number;
   magic: number;
+  comment: string;
+  open_time: number;
 }
 
 /**
@@ -64,6 +72,14 @@ function item(order: Mt4Order): OpenItem {
     kind: order.cmd <= 1 ? 'position' : 'pending',
     volume: order.lots,
     magic: order.magic,
+    openPrice: order.open_price,
+    currentPrice: order.close_price,
+    stopLoss: order.stoploss,
+    takeProfit: order.takeprofit,
+    profit: order.profit,
+    swap: order.swap,
+    comment: order.comment,
+    openedAtMs: order.open_time * 1000,
   };
 }
 

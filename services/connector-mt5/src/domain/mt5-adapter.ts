@@ -28,7 +28,15 @@ interface Mt5Position {
   symbol: string;
   type: number;
   volume: number;
+  price_open: number;
+  price_current: number;
+  sl: number;
+  tp: number;
+  profit: number;
+  swap: number;
   magic: number;
+  comment: string;
+  time: number;
 }
 
 interface Mt5Order {
@@ -36,7 +44,13 @@ interface Mt5Order {
   symbol: string;
   type: number;
   volume_current: number;
+  price_open: number;
+  price_current: number;
+  sl: number;
+  tp: number;
   magic: number;
+  comment: string;
+  time_setup: number;
 }
 
 function outcomeOf(result: Mt5TradeResult): TradeOutcome {
@@ -60,6 +74,14 @@ function positionItem(position: Mt5Position): OpenItem {
     kind: 'position',
     volume: position.volume,
     magic: position.magic,
+    openPrice: position.price_open,
+    currentPrice: position.price_current,
+    stopLoss: position.sl,
+    takeProfit: position.tp,
+    profit: position.profit,
+    swap: position.swap,
+    comment: position.comment,
+    openedAtMs: position.time * 1000,
   };
 }
 
@@ -71,6 +93,14 @@ function orderItem(order: Mt5Order): OpenItem {
     kind: 'pending',
     volume: order.volume_current,
     magic: order.magic,
+    openPrice: order.price_open,
+    currentPrice: order.price_current,
+    stopLoss: order.sl,
+    takeProfit: order.tp,
+    profit: 0,
+    swap: 0,
+    comment: order.comment,
+    openedAtMs: order.time_setup * 1000,
   };
 }
 

@@ -126,6 +126,23 @@ export class AccountRegistry {
     return result;
   }
 
+  /** The customer's accounts by id, or 400 unknown_account naming the first that is not theirs (nor anyone's, as far as they can tell). */
+  async resolveOwned(customerId: string, ids: Array<{ account_id: string; param: string }>): Promise<Map<string, ResolvedAccount>> {
+    const resolved = await this.resolve([...new Set(ids.map((item) => item.account_id))]);
+    const owned = new Map<string, ResolvedAccount>();
+    for (const item of ids) {
+      const account = resolved.get(item.account_id);
+      // Another customer's account is reported exactly like one that does not exist.
+      if (!account || account.document.customer_id !== customerId) {
+        throw new AppError('unknown_account', `no account ${item.account_id} among this customer's accounts (see GET /v1/accounts)`, {
+          param: item.param,
+        });
+      }
+      owned.set(item.account_id, account);
+    }
+    return owned;
+  }
+
   /** The customer's account or 404 (also for another customer's account: its existence is not revealed). */
   async get(customerId: string, accountId: string): Promise<AccountDocument> {
     const document = /^acc_[0-9A-Za-z]{1,64}$/.test(accountId) ? await this.options.store.accounts.findOne({ _id: accountId }) : null;

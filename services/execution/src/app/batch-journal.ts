@@ -7,7 +7,9 @@ import {
   plainLeg,
   type BatchView,
   type CloseAccountResult,
+  type CloseSummary,
   type OrderLegResult,
+  type PlaceSummary,
 } from '../domain/results';
 import { randomBase62 } from '../domain/secrets';
 import {
@@ -20,6 +22,7 @@ import {
 } from '../store/execution-store';
 import { GroupWriter } from '../store/group-writer';
 import type { BatchServiceOptions } from './batch-context';
+import { BatchListing, type BatchListItem, type ListBatchesQuery } from './batch-listing';
 
 const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
 
@@ -46,6 +49,26 @@ async function insertAll<T extends { _id: string }>(
   }
 }
 
+/** What a batch's listing entry keeps of its outcomes. */
+export interface ListingFigures {
+  settled: boolean;
+  orders_summary?: PlaceSummary;
+  close_summary?: CloseSummary;
+}
+
+/** The listing figures of a batch's outcomes. */
+export function listingFigures(kind: BatchDocument['kind'], results: StoredResult[]): ListingFigures {
+  if (kind === 'orders') {
+    const legs = results as OrderLegResult[];
+    return { settled: legs.every((leg) => leg.status !== 'unknown'), orders_summary: placeSummary(legs) };
+  }
+  const accounts = results as CloseAccountResult[];
+  return {
+    settled: accounts.every((account) => account.status !== 'unknown' && account.results.every((ticket) => ticket.status !== 'unknown')),
+    close_summary: closeSummary(accounts),
+  };
+}
+
 /**
  * The batch journal: a batch is written ahead before anything is sent (with an open marker), its outcomes once
  * the fan-out is over (and the marker removed), late replies and reconciliation as settlements, and a recovery
@@ -57,12 +80,19 @@ export class BatchJournal {
   private readonly openWriter: GroupWriter<OpenBatchDocument>;
   private readonly outcomeWriter: GroupWriter<OutcomeDocument>;
   private readonly unsettledWriter: GroupWriter<UnsettledDocument>;
+  private readonly listing: BatchListing;
 
   constructor(private readonly options: BatchServiceOptions) {
     this.batchWriter = new GroupWriter(options.store.batches);
     this.openWriter = new GroupWriter(options.store.openBatches);
     this.outcomeWriter = new GroupWriter(options.store.outcomes);
     this.unsettledWriter = new GroupWriter(options.store.unsettled);
+    this.listing = new BatchListing({
+      store: options.store,
+      logger: options.logger,
+      view: (customerId, batchId) => this.view(customerId, batchId),
+      recordedWithinMs: options.config.EXECUTION_DEADLINE_MS + options.config.RECOVERY_AFTER_MS + 60_000,
+    });
   }
 
   private nowMs(): number {
@@ -93,22 +123,36 @@ export class BatchJournal {
     }
   }
 
-  async persistOutcomes(batchId: string, results: Array<StoredResult>, unsettled: UnsettledDocument[]): Promise<void> {
+  /**
+   * Stores a batch's outcomes and lists it; the open marker goes once both are done. Only the first store of a
+   * batch's outcomes lists it (a retried batch id finds them stored, and is listed already).
+   */
+  async persistOutcomes(
+    batch: Pick<BatchDocument, '_id' | 'customer_id' | 'kind' | 'created_at'>,
+    results: Array<StoredResult>,
+    unsettled: UnsettledDocument[],
+    figures: ListingFigures,
+  ): Promise<void> {
     const writtenAt = this.options.clock.now();
-    const outcome: OutcomeDocument = { _id: batchId, results, source: 'reply', written_at: writtenAt };
+    const outcome: OutcomeDocument = { _id: batch._id, results, source: 'reply', written_at: writtenAt };
     try {
-      await Promise.all([this.outcomeWriter.insert([outcome]), this.unsettledWriter.insert(unsettled)]);
+      const [[stored]] = await Promise.all([this.outcomeWriter.insertEach([outcome]), this.unsettledWriter.insert(unsettled)]);
+      if (stored === 'inserted') await this.listing.append(batch, writtenAt, figures);
     } catch (error) {
-      // The open marker stays: recovery marks the legs unknown and reconciliation settles them from the broker.
-      this.options.logger.error({ err: error, batch_id: batchId }, 'batch outcomes could not be stored; recovery will reconcile them');
+      // The open marker stays: recovery marks the legs unknown (or lists the batch) and reconciliation settles them.
+      this.options.logger.error({ err: error, batch_id: batch._id }, 'batch outcomes could not be stored; recovery will reconcile them');
       return;
     }
     // Off the answer's path: a marker whose batch has its outcomes is only removed by recovery if this is lost.
     this.openWriter
-      .delete(batchId)
+      .delete(batch._id)
       .catch((error: unknown) =>
-        this.options.logger.warn({ err: error, batch_id: batchId }, 'open-batch marker not removed; recovery will'),
+        this.options.logger.warn({ err: error, batch_id: batch._id }, 'open-batch marker not removed; recovery will'),
       );
+  }
+
+  listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
+    return this.listing.list(customerId, query);
   }
 
   async settle(batchId: string, index: number, result: StoredResult, source: 'late_reply' | 'reconciliation'): Promise<boolean> {
@@ -150,8 +194,7 @@ export class BatchJournal {
         (index) =>
           (settlements[index]?.result ?? outcomes[index] ?? plainLeg(legs[index]!, 'unknown', pendingMessage, 0)) as OrderLegResult,
       );
-      view.orders_summary = placeSummary(view.orders);
-      view.settled = view.orders.every((leg) => leg.status !== 'unknown');
+      Object.assign(view, listingFigures('orders', view.orders));
     } else {
       const accounts = batch.accounts ?? [];
       view.accounts = indexes.map(
@@ -160,10 +203,7 @@ export class BatchJournal {
             outcomes[index] ??
             plainClose(accounts[index]!.account_id, accounts[index]!.platform, 'unknown', pendingMessage, 0)) as CloseAccountResult,
       );
-      view.close_summary = closeSummary(view.accounts);
-      view.settled = view.accounts.every(
-        (account) => account.status !== 'unknown' && account.results.every((ticket) => ticket.status !== 'unknown'),
-      );
+      Object.assign(view, listingFigures('close', view.accounts));
     }
     return view;
   }
@@ -213,11 +253,17 @@ export class BatchJournal {
               created_at: batch.created_at,
             });
           }
-          await insertAll(this.options.store.outcomes, [
-            { _id: batch._id, results, source: 'recovery', written_at: new Date(nowMs) } satisfies OutcomeDocument,
+          const recordedAt = new Date(nowMs);
+          const [recorded] = await this.outcomeWriter.insertEach([
+            { _id: batch._id, results, source: 'recovery', written_at: recordedAt } satisfies OutcomeDocument,
           ]);
           await insertAll(this.options.store.unsettled, unsettled);
+          if (recorded === 'inserted') await this.listing.append(batch, recordedAt, listingFigures(batch.kind, results));
           this.options.logger.warn({ batch_id: batch._id, legs: unsettled.length }, 'recovered a batch whose outcomes were never stored');
+        } else {
+          // Its outcomes were stored but the process died before the marker went: it may not be listed yet.
+          const outcome = await this.options.store.outcomes.findOne({ _id: batch._id });
+          if (outcome) await this.listing.append(batch, outcome.written_at, listingFigures(batch.kind, stored as StoredResult[]));
         }
       }
       await this.options.store.openBatches.deleteOne({ _id: marker._id });

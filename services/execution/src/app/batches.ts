@@ -1,9 +1,9 @@
 import { AppError } from '@mtx/shared/errors';
-import type { ResolvedAccount } from './accounts';
 import type { BatchView, CloseOrdersResult, PlaceOrdersResult } from '../domain/results';
 import type { CloseOrdersInput, PlaceOrdersInput } from '../domain/validation';
 import type { BatchServiceOptions } from './batch-context';
 import { BatchJournal } from './batch-journal';
+import type { BatchListItem, ListBatchesQuery } from './batch-listing';
 import { Closing } from './closing';
 import { Placing } from './placing';
 import { Reconciliation } from './reconciliation';
@@ -25,7 +25,7 @@ export class BatchService {
 
   constructor(private readonly options: BatchServiceOptions) {
     this.journal = new BatchJournal(options);
-    const resolveOwned = this.resolveOwned.bind(this);
+    const resolveOwned = options.registry.resolveOwned.bind(options.registry);
     this.placing = new Placing(options, this.journal, resolveOwned);
     this.closing = new Closing(options, this.journal, resolveOwned);
     this.reconciliation = new Reconciliation(options, this.journal);
@@ -44,22 +44,6 @@ export class BatchService {
     }
   }
 
-  private async resolveOwned(customerId: string, ids: Array<{ account_id: string; param: string }>): Promise<Map<string, ResolvedAccount>> {
-    const resolved = await this.options.registry.resolve([...new Set(ids.map((item) => item.account_id))]);
-    const owned = new Map<string, ResolvedAccount>();
-    for (const item of ids) {
-      const account = resolved.get(item.account_id);
-      // Another customer's account is reported exactly like one that does not exist.
-      if (!account || account.document.customer_id !== customerId) {
-        throw new AppError('unknown_account', `no account ${item.account_id} among this customer's accounts (see GET /v1/accounts)`, {
-          param: item.param,
-        });
-      }
-      owned.set(item.account_id, account);
-    }
-    return owned;
-  }
-
   placeOrders(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
     return this.bounded(() => this.placing.place(customerId, input));
   }
@@ -73,6 +57,10 @@ export class BatchService {
 
   getBatch(customerId: string, batchId: string): Promise<BatchView> {
     return this.journal.view(customerId, batchId);
+  }
+
+  listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
+    return this.journal.listBatches(customerId, query);
   }
 
   /** Runs one reconciliation pass; concurrent callers share the pass in progress, then run their own. */

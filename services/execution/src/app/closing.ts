@@ -15,7 +15,7 @@ import type { TerminalResponse } from '../clients/terminals';
 import { validateCloseOrders, type CloseOrdersInput, type NormalizedCloseAccount } from '../domain/validation';
 import type { Platform, UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions, ResolveOwned } from './batch-context';
-import { batchIdFor, type BatchJournal } from './batch-journal';
+import { batchIdFor, listingFigures, type BatchJournal } from './batch-journal';
 
 const tracer = trace.getTracer('mtx-execution');
 
@@ -129,7 +129,12 @@ export class Closing {
               created_at: new Date(startedMs),
             });
           });
-          await this.journal.persistOutcomes(batchId, results, unsettled);
+          await this.journal.persistOutcomes(
+            { _id: batchId, customer_id: customerId, kind: 'close', created_at: new Date(startedMs) },
+            results,
+            unsettled,
+            listingFigures('close', results),
+          );
           const summary = closeSummary(results);
           countOutcomes(
             'close',

@@ -8,7 +8,7 @@ import type { TerminalResponse } from '../clients/terminals';
 import { validatePlaceOrders, type NormalizedLeg, type PlaceOrdersInput } from '../domain/validation';
 import type { StoredLeg, UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions, ResolveOwned } from './batch-context';
-import { batchIdFor, type BatchJournal } from './batch-journal';
+import { batchIdFor, listingFigures, type BatchJournal } from './batch-journal';
 
 const tracer = trace.getTracer('mtx-execution');
 
@@ -91,7 +91,12 @@ export class Placing {
             'orders',
             storedLegs.map((leg, index) => [leg.platform, results[index]!.status]),
           );
-          await this.journal.persistOutcomes(batchId, results, unsettled);
+          await this.journal.persistOutcomes(
+            { _id: batchId, customer_id: customerId, kind: 'orders', created_at: new Date(startedMs) },
+            results,
+            unsettled,
+            listingFigures('orders', results),
+          );
           const summary = placeSummary(results);
           span.setAttributes({
             'mtx.filled': summary.filled,

@@ -237,15 +237,59 @@ export function validateCloseOrders(input: CloseOrdersInput): NormalizedCloseAcc
         'symbol',
       );
     }
-    if (fields.symbol.length > symbolLengthMax) throw invalid(`${at('symbol')} is longer than ${symbolLengthMax} characters`, at('symbol'));
-    const selector: NonNullable<NormalizedCloseAccount['selector']> = {
-      symbol: fields.symbol.trim(),
-      symbol_match: present(fields.symbol_match) ? oneOf(fields.symbol_match, ['exact', 'base'] as const, at('symbol_match')) : 'exact',
-      side: present(fields.side) ? oneOf(fields.side, ['long', 'short', 'any'] as const, at('side')) : 'any',
-      kind: present(fields.kind) ? oneOf(fields.kind, ['position', 'pending', 'any'] as const, at('kind')) : 'position',
-    };
-    if (present(fields.magic)) selector.magic = checkNonNegativeInteger(fields.magic, at('magic'));
-    normalized.selector = selector;
+    normalized.selector = normalizeSelector(fields, at);
     return normalized;
   });
+}
+
+export type Selector = NonNullable<NormalizedCloseAccount['selector']>;
+
+/** A close selector's fields with their defaults (exact symbol match, either side, positions only). */
+export function normalizeSelector(
+  fields: { symbol?: unknown; symbol_match?: unknown; side?: unknown; kind?: unknown; magic?: unknown },
+  at: (field: string) => string,
+): Selector {
+  if (typeof fields.symbol !== 'string' || fields.symbol.trim().length === 0)
+    throw invalid(`${at('symbol')} must not be empty`, at('symbol'));
+  if (fields.symbol.length > symbolLengthMax) throw invalid(`${at('symbol')} is longer than ${symbolLengthMax} characters`, at('symbol'));
+  const selector: Selector = {
+    symbol: fields.symbol.trim(),
+    symbol_match: present(fields.symbol_match) ? oneOf(fields.symbol_match, ['exact', 'base'] as const, at('symbol_match')) : 'exact',
+    side: present(fields.side) ? oneOf(fields.side, ['long', 'short', 'any'] as const, at('side')) : 'any',
+    kind: present(fields.kind) ? oneOf(fields.kind, ['position', 'pending', 'any'] as const, at('kind')) : 'position',
+  };
+  if (present(fields.magic)) selector.magic = checkNonNegativeInteger(fields.magic, at('magic'));
+  return selector;
+}
+
+export interface PositionsQuery {
+  account_ids: string[];
+  symbol?: string;
+  symbol_match?: string;
+  side?: string;
+  kind?: string;
+  magic?: number;
+}
+
+/**
+ * A positions read: the close selector's grammar and defaults, with `*` (every symbol) when no symbol is given,
+ * since a read cannot do harm; accounts distinct and at most a close's.
+ */
+export function validatePositionsQuery(input: PositionsQuery): { accountIds: string[]; selector: Selector } {
+  if (input.account_ids.length > closeAccountsMax)
+    throw new AppError(
+      'too_many_accounts',
+      `a positions read covers at most ${closeAccountsMax} accounts; this one names ${input.account_ids.length}`,
+      {
+        param: 'account_id',
+      },
+    );
+  const seen = new Set<string>();
+  for (const accountId of input.account_ids) {
+    if (accountId.length === 0) throw invalid('account_id must not be empty', 'account_id');
+    if (seen.has(accountId)) throw invalid(`account ${accountId} is named more than once`, 'account_id');
+    seen.add(accountId);
+  }
+  const selector = normalizeSelector({ ...input, symbol: input.symbol ?? '*' }, (field) => field);
+  return { accountIds: input.account_ids, selector };
 }

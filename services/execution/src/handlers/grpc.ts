@@ -4,6 +4,8 @@ import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx
 import type { Logger } from '@mtx/shared/logger';
 import { accountView, type AccountRegistry } from '../app/accounts';
 import type { BatchService } from '../app/batches';
+import { listLimitDefault, listLimitMax } from '../app/batch-listing';
+import type { Portfolio } from '../app/portfolio';
 
 function requireCustomer(request: { customer_id?: string }): string {
   if (!request.customer_id) throw new AppError('invalid_request', 'customer_id is required', { param: 'customer_id' });
@@ -20,8 +22,7 @@ function setFields<T extends object>(message: T | null | undefined): T | undefin
 
 /** gRPC adapter of the execution service: transport only, every rule lives in the domain. */
 export function createExecutionGrpcImplementation(
-  registry: AccountRegistry,
-  batches: BatchService,
+  { registry, batches, portfolio }: { registry: AccountRegistry; batches: BatchService; portfolio: Portfolio },
   logger: Logger,
 ): grpc.UntypedServiceImplementation {
   return unaryHandlers<ExecutionServiceDefinition>(
@@ -63,6 +64,33 @@ export function createExecutionGrpcImplementation(
           ...(request.batch_id ? { batch_id: request.batch_id } : {}),
         }),
       GetBatch: async (request) => batches.getBatch(requireCustomer(request), request.batch_id),
+      ListBatches: async (request) => {
+        const limit = request.limit || listLimitDefault;
+        if (limit < 1 || limit > listLimitMax)
+          throw new AppError('invalid_request', `limit must be between 1 and ${listLimitMax}`, { param: 'limit' });
+        if (request.kind && request.kind !== 'orders' && request.kind !== 'close')
+          throw new AppError('invalid_request', 'kind must be orders or close', { param: 'kind' });
+        const page = await batches.listBatches(requireCustomer(request), {
+          limit,
+          ...(request.starting_after ? { starting_after: request.starting_after } : {}),
+          ...(request.kind ? { kind: request.kind as 'orders' | 'close' } : {}),
+          ...(request.created_gte_unix_ms != null ? { created_gte_ms: Number(request.created_gte_unix_ms) } : {}),
+          ...(request.created_lt_unix_ms != null ? { created_lt_ms: Number(request.created_lt_unix_ms) } : {}),
+        });
+        return page;
+      },
+      ListPositions: async (request) =>
+        portfolio.positions(requireCustomer(request), {
+          account_ids: request.account_ids ?? [],
+          ...setFields({
+            symbol: request.symbol,
+            symbol_match: request.symbol_match,
+            side: request.side,
+            kind: request.kind,
+            magic: request.magic == null ? undefined : Number(request.magic),
+          }),
+        }),
+      GetAccountState: async (request) => portfolio.state(requireCustomer(request), request.account_id),
       Reconcile: async (request) => batches.reconcile(request.batch_id || undefined),
     },
     logger,

@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { EncryptedSecret } from '../domain/secrets';
 import { PackedDocuments, type StoredDocument } from './packed-documents';
-import type { CloseAccountResult, OrderLegResult } from '../domain/results';
+import type { CloseAccountResult, CloseSummary, OrderLegResult, PlaceSummary } from '../domain/results';
 import type { BillingStatus, Platform, StoredLeg } from '../domain/model';
 
 /**
@@ -112,6 +112,24 @@ export interface UnsettledDocument {
   created_at: Date;
 }
 
+/**
+ * `_id: <customer>:<scope>:<n>`: the customer's n-th recorded batch in scope `all`, `orders` or `close`, so the
+ * newest-first listing is a walk down `_id`s (no index but `_id` is needed, which FerretDB and MongoDB both serve).
+ * Written once, when the batch's outcomes are first stored; `summary` is theirs, and a batch not `settled` then is
+ * read afresh when listed.
+ */
+export interface BatchListingDocument {
+  _id: string;
+  customer_id: string;
+  batch_id: string;
+  kind: 'orders' | 'close';
+  created_at: Date;
+  recorded_at: Date;
+  settled: boolean;
+  orders_summary?: PlaceSummary;
+  close_summary?: CloseSummary;
+}
+
 export interface ExecutionStore {
   database: Db;
   accounts: Collection<AccountDocument>;
@@ -124,6 +142,7 @@ export interface ExecutionStore {
   outcomes: PackedDocuments<OutcomeDocument>;
   settlements: Collection<SettlementDocument>;
   unsettled: Collection<UnsettledDocument>;
+  batchListing: Collection<BatchListingDocument>;
 }
 
 export function createExecutionStore(database: Db): ExecutionStore {
@@ -137,6 +156,7 @@ export function createExecutionStore(database: Db): ExecutionStore {
     outcomes: new PackedDocuments<OutcomeDocument>(database.collection<StoredDocument>('outcomes'), ['results']),
     settlements: database.collection<SettlementDocument>('settlements'),
     unsettled: database.collection<UnsettledDocument>('unsettled'),
+    batchListing: database.collection<BatchListingDocument>('batch_listing'),
   };
 }
 

@@ -8,10 +8,25 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-function onlyDuplicates(error: unknown): boolean {
-  const writeErrors = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-  if (Array.isArray(writeErrors) && writeErrors.length > 0) return writeErrors.every((item) => (item.code ?? item.err?.code) === 11000);
-  return isDuplicateKeyError(error);
+/** What became of one document of a grouped insert. */
+export type InsertOutcome = 'inserted' | 'duplicate';
+
+interface InsertWaiter {
+  resolve: (outcomes: InsertOutcome[]) => void;
+  reject: (error: unknown) => void;
+}
+
+interface WriteErrorItem {
+  index?: number;
+  code?: number;
+  err?: { index?: number; code?: number };
+}
+
+function writeErrorsOf(error: unknown): WriteErrorItem[] | undefined {
+  const writeErrors = (error as { writeErrors?: WriteErrorItem[] | WriteErrorItem }).writeErrors;
+  if (Array.isArray(writeErrors)) return writeErrors;
+  // The driver reports a single write error as an object, not an array.
+  return writeErrors ? [writeErrors] : undefined;
 }
 
 export interface GroupWriterOptions {
@@ -37,8 +52,11 @@ function queueFull(collectionName: string, queueMax: number): AppError {
   return new AppError('unavailable', `${queueMax} writes to ${collectionName} are already waiting for the store; retry shortly`);
 }
 
-/** Idempotent inserts: a duplicate key means the document is already there, which is success. */
-class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]; waiter: Waiter }> {
+/**
+ * Grouped inserts, each document reported as inserted or already there (a duplicate `_id`): callers that write
+ * idempotently treat both as success; callers that claim by insert learn whether they won.
+ */
+class GroupedInserts<T extends Document> extends GroupCommit<{ documents: T[]; waiter: InsertWaiter }> {
   constructor(
     private readonly collection: WritableCollection<T>,
     private readonly bounds: Bounds,
@@ -46,8 +64,8 @@ class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]
     super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax });
   }
 
-  insert(documents: T[]): Promise<void> {
-    if (documents.length === 0) return Promise.resolve();
+  insert(documents: T[]): Promise<InsertOutcome[]> {
+    if (documents.length === 0) return Promise.resolve([]);
     if (this.waitingWeight + documents.length > this.bounds.queueMax)
       return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
     return new Promise((resolve, reject) => this.enqueue({ documents, waiter: { resolve, reject } }));
@@ -57,16 +75,42 @@ class IdempotentInserts<T extends Document> extends GroupCommit<{ documents: T[]
     return entry.documents.length;
   }
 
-  protected async write(batch: Array<{ documents: T[]; waiter: Waiter }>): Promise<void> {
+  protected async write(batch: Array<{ documents: T[]; waiter: InsertWaiter }>): Promise<void> {
     try {
       await this.collection.insertMany(
         batch.flatMap((entry) => entry.documents),
         { ordered: false },
       );
-      for (const entry of batch) entry.waiter.resolve();
+      for (const entry of batch) entry.waiter.resolve(entry.documents.map(() => 'inserted'));
+      return;
     } catch (error) {
-      if (onlyDuplicates(error)) for (const entry of batch) entry.waiter.resolve();
-      else for (const entry of batch) entry.waiter.reject(error);
+      const writeErrors = writeErrorsOf(error);
+      if (!writeErrors) {
+        if (isDuplicateKeyError(error) && batch.length === 1 && batch[0]!.documents.length === 1) batch[0]!.waiter.resolve(['duplicate']);
+        else for (const entry of batch) entry.waiter.reject(error);
+        return;
+      }
+      // An unordered insert goes on past a failed document: the ones not named in writeErrors are stored.
+      const failures = new Map<number, number | undefined>();
+      for (const item of writeErrors) failures.set(item.index ?? item.err?.index ?? -1, item.code ?? item.err?.code);
+      if (failures.has(-1)) {
+        for (const entry of batch) entry.waiter.reject(error);
+        return;
+      }
+      let offset = 0;
+      for (const entry of batch) {
+        const outcomes: InsertOutcome[] = [];
+        let failed = false;
+        for (let index = 0; index < entry.documents.length; index += 1) {
+          const code = failures.get(offset + index);
+          if (!failures.has(offset + index)) outcomes.push('inserted');
+          else if (code === 11000) outcomes.push('duplicate');
+          else failed = true;
+        }
+        offset += entry.documents.length;
+        if (failed) entry.waiter.reject(error);
+        else entry.waiter.resolve(outcomes);
+      }
     }
   }
 }
@@ -102,11 +146,11 @@ class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: 
 /**
  * Group commit for one collection: inserts (and deletes by `_id`) requested in the same event-loop turn go
  * to the store as one insertMany (one deleteMany), so concurrent batches share round trips instead of
- * queueing one per document. Each caller still waits for its own write. Inserts tolerate duplicate keys
- * (writes are idempotent by `_id`: a duplicate means the document is already there).
+ * queueing one per document. Each caller still waits for its own write, and learns for each document whether it
+ * was inserted or its `_id` was already taken.
  */
 export class GroupWriter<T extends Document & { _id: string }> {
-  private readonly inserts: IdempotentInserts<T>;
+  private readonly inserts: GroupedInserts<T>;
   private readonly deletes: DeletesById<T>;
 
   constructor(collection: WritableCollection<T>, options: GroupWriterOptions = {}) {
@@ -115,11 +159,17 @@ export class GroupWriter<T extends Document & { _id: string }> {
       inFlightMax: options.inFlightMax ?? 2,
       queueMax: options.queueMax ?? 100_000,
     };
-    this.inserts = new IdempotentInserts(collection, bounds);
+    this.inserts = new GroupedInserts(collection, bounds);
     this.deletes = new DeletesById(collection, bounds);
   }
 
-  insert(documents: T[]): Promise<void> {
+  /** Idempotent inserts: a document already there counts as written. */
+  async insert(documents: T[]): Promise<void> {
+    await this.inserts.insert(documents);
+  }
+
+  /** Inserts that claim: each document's outcome, `duplicate` when its `_id` was taken before. */
+  insertEach(documents: T[]): Promise<InsertOutcome[]> {
     return this.inserts.insert(documents);
   }
 

@@ -52,11 +52,12 @@ const tagDescriptions: Record<string, string> = {
   servers: 'Balance-funded private servers, each renewed monthly on its own date.',
   accounts: 'Trading accounts (MT4 and MT5) connected to the customer; each occupies a seat.',
   orders: 'Batch order placement and closing across many accounts at once, with per-account results.',
+  portfolio: 'What is open across the accounts, read through their terminals in one call.',
   webhooks: 'Signed postbacks from the payment provider. Not called by API clients.',
   hooks: 'Signed postbacks from the payment provider. Not called by API clients.',
 };
 
-const tagOrder = ['wallet', 'subscription', 'servers', 'accounts', 'orders', 'webhooks', 'hooks'];
+const tagOrder = ['wallet', 'subscription', 'servers', 'accounts', 'orders', 'portfolio', 'webhooks', 'hooks'];
 
 function referenceGuide(config: GatewayConfig): string {
   const errorRows = (Object.keys(errorHttpStatus) as ErrorCode[])

@@ -4,6 +4,7 @@ import { registerAccountsRoutes } from './accounts';
 import { registerDocsRoutes } from './docs';
 import { registerHooksRoutes } from './hooks';
 import { registerOrdersRoutes } from './orders';
+import { registerPortfolioRoutes } from './portfolio';
 import { registerServersRoutes } from './servers';
 import { registerSubscriptionRoutes } from './subscription';
 import { registerSystemRoutes } from './system';
@@ -18,5 +19,6 @@ export async function registerRoutes(app: GatewayApp, dependencies: GatewayDepen
   await registerServersRoutes(app, dependencies);
   await registerAccountsRoutes(app, dependencies);
   await registerOrdersRoutes(app, dependencies);
+  await registerPortfolioRoutes(app, dependencies);
   await registerDocsRoutes(app, dependencies);
 }

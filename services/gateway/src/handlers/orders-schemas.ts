@@ -320,6 +320,45 @@ export const BatchResponse = Type.Object(
   { additionalProperties: false },
 );
 
+export const BatchListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Batches per page, 1 to 100 (default 10).' })),
+    starting_after: Type.Optional(
+      Type.String({
+        pattern: '^bat_[0-9A-Za-z]{1,64}$',
+        description: 'A batch_id from the previous page (its last entry): the page continues after it.',
+      }),
+    ),
+    kind: Type.Optional(Type.Union([Type.Literal('orders'), Type.Literal('close')], { description: 'Only batches of this kind.' })),
+    created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Only batches created at or after this time (ISO 8601).' })),
+    created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Only batches created before this time (ISO 8601).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const BatchListItem = Type.Object(
+  {
+    batch_id: Type.String({ description: 'The batch; GET /v1/orders/batches/{batch_id} has its results.' }),
+    kind: Type.String({ description: '`orders` or `close`.' }),
+    created_at: Type.String({ format: 'date-time', description: 'When the batch was received.' }),
+    settled: Type.Boolean({ description: 'True once no leg, account or ticket is unknown any more.' }),
+    summary: Type.Unsafe<Record<string, number>>({
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'The orders or close summary, from the latest outcomes (as GET /v1/orders/batches/{batch_id} gives it).',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const BatchListResponse = Type.Object(
+  {
+    data: Type.Array(BatchListItem, { description: 'Newest first (by when the outcomes were recorded).' }),
+    has_more: Type.Boolean({ description: 'More batches follow: ask again with starting_after set to the last batch_id.' }),
+  },
+  { additionalProperties: false },
+);
+
 export const idempotencyHeader = Type.Object(
   {
     'idempotency-key': Type.Optional(

@@ -12,6 +12,8 @@ import {
   summaryOf,
 } from './orders-results';
 import {
+  BatchListQuery,
+  BatchListResponse,
   BatchResponse,
   CloseOrdersBody,
   CloseOrdersResponse,
@@ -135,6 +137,49 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
         },
       );
       return reply.status(outcome.statusCode).send(outcome.body);
+    },
+  );
+
+  app.get(
+    '/v1/orders/batches',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: 'List stored batches, newest first',
+        description:
+          "The customer's batches of both kinds, newest first, a page at a time: `has_more` says whether to ask again with `starting_after` set to the last `batch_id`. Each comes with its summary from the latest outcomes. Filters: `kind`, and `created_gte` / `created_lt` on the creation time. 400 when `starting_after` is not one of the customer's batches. Works with a read-only key.",
+        querystring: BatchListQuery,
+        response: { 200: BatchListResponse, ...batchError([400]) } as Record<number, TSchema>,
+      },
+    },
+    async (request) => {
+      const query = request.query as Static<typeof BatchListQuery>;
+      const customerId = principalOf(request).customer_id;
+      const page = await dependencies.clients.execution.call(
+        'ListBatches',
+        {
+          customer_id: customerId,
+          limit: query.limit ?? 10,
+          starting_after: query.starting_after ?? '',
+          kind: query.kind ?? '',
+          ...(query.created_gte !== undefined ? { created_gte_unix_ms: Date.parse(query.created_gte) } : {}),
+          ...(query.created_lt !== undefined ? { created_lt_unix_ms: Date.parse(query.created_lt) } : {}),
+        },
+        { deadlineMs: dependencies.config.GRPC_DEADLINE_MS },
+      );
+      return {
+        data: (page.data ?? []).map((batch) => ({
+          batch_id: batch.batch_id,
+          kind: batch.kind,
+          created_at: batch.created_at,
+          settled: !!batch.settled,
+          summary:
+            batch.kind === 'orders'
+              ? summaryOf(batch.orders_summary, placeSummaryNames)
+              : summaryOf(batch.close_summary, closeSummaryNames),
+        })),
+        has_more: !!page.has_more,
+      };
     },
   );
 

@@ -6,8 +6,8 @@ import { messageCodec } from '../proto';
  * unset.
  */
 
-export type ConnectorOp = 'place' | 'close' | 'lookup' | 'ping' | 'servers';
-export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'lookup', 'ping', 'servers'];
+export type ConnectorOp = 'place' | 'close' | 'lookup' | 'ping' | 'servers' | 'positions' | 'state';
+export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'lookup', 'ping', 'servers', 'positions', 'state'];
 
 /** Account token of the `servers` subject, which concerns no account (account ids all start `acc_`). */
 export const directoryToken = 'directory';
@@ -165,6 +165,65 @@ export interface ServersReplyMessage {
   servers: ServerEntryMessage[];
 }
 
+export interface PositionsRequestMessage {
+  account_id: string;
+  credentials: CredentialsMessage;
+  selector?: CloseSelectorMessage;
+  deadline_unix_ms: number;
+}
+
+export interface OpenPositionMessage {
+  ticket: number;
+  symbol: string;
+  type: string;
+  kind: 'position' | 'pending';
+  volume: number;
+  open_price: number;
+  current_price: number;
+  stop_loss: number;
+  take_profit: number;
+  profit: number;
+  swap: number;
+  magic: number;
+  comment: string;
+  opened_at_unix_ms: number;
+}
+
+export type PositionsStatus = 'ok' | 'unavailable';
+
+export interface PositionsReplyMessage {
+  account_id: string;
+  status: PositionsStatus;
+  message: string;
+  positions: OpenPositionMessage[];
+  latency_ms: number;
+}
+
+export interface StateRequestMessage {
+  account_id: string;
+  credentials: CredentialsMessage;
+}
+
+export interface StateReplyMessage {
+  account_id: string;
+  connected: boolean;
+  reason: string;
+  message: string;
+  server: string;
+  currency: string;
+  leverage: number;
+  balance: number;
+  equity: number;
+  margin: number;
+  free_margin: number;
+  margin_level: number;
+  profit: number;
+  server_time_unix_ms: number;
+  margin_mode: string;
+  trade_allowed: boolean;
+  latency_ms: number;
+}
+
 const prefix = 'mtx.connector.v1.';
 
 export const connectorCodecs = {
@@ -178,6 +237,10 @@ export const connectorCodecs = {
   pingReply: messageCodec<PingReplyMessage>(`${prefix}PingReply`),
   serversRequest: messageCodec<Record<string, never>>(`${prefix}ServersRequest`),
   serversReply: messageCodec<ServersReplyMessage>(`${prefix}ServersReply`),
+  positionsRequest: messageCodec<PositionsRequestMessage>(`${prefix}PositionsRequest`),
+  positionsReply: messageCodec<PositionsReplyMessage>(`${prefix}PositionsReply`),
+  stateRequest: messageCodec<StateRequestMessage>(`${prefix}StateRequest`),
+  stateReply: messageCodec<StateReplyMessage>(`${prefix}StateReply`),
 };
 
 /** `term.<platform>.<account_id>.<op>` under a configurable root (tests isolate themselves with their own). */

@@ -14,6 +14,7 @@ export const terminalCallFields = {
   Mt5Positions: 'mt5_positions',
   Mt5Orders: 'mt5_orders',
   LookupRequests: 'lookup_requests',
+  AccountInfo: 'account_info',
 } as const;
 
 export type TerminalMethod = keyof typeof terminalCallFields;

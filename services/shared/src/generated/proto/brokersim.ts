@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { AccountInfoResponse as _mtx_brokersim_v1_AccountInfoResponse, AccountInfoResponse__Output as _mtx_brokersim_v1_AccountInfoResponse__Output } from './mtx/brokersim/v1/AccountInfoResponse';
 import type { BrokerSimServiceClient as _mtx_brokersim_v1_BrokerSimServiceClient, BrokerSimServiceDefinition as _mtx_brokersim_v1_BrokerSimServiceDefinition } from './mtx/brokersim/v1/BrokerSimService';
 import type { GetServerInfoRequest as _mtx_brokersim_v1_GetServerInfoRequest, GetServerInfoRequest__Output as _mtx_brokersim_v1_GetServerInfoRequest__Output } from './mtx/brokersim/v1/GetServerInfoRequest';
 import type { GetSymbolRequest as _mtx_brokersim_v1_GetSymbolRequest, GetSymbolRequest__Output as _mtx_brokersim_v1_GetSymbolRequest__Output } from './mtx/brokersim/v1/GetSymbolRequest';
@@ -40,6 +41,7 @@ export interface ProtoGrpcType {
   mtx: {
     brokersim: {
       v1: {
+        AccountInfoResponse: MessageTypeDefinition<_mtx_brokersim_v1_AccountInfoResponse, _mtx_brokersim_v1_AccountInfoResponse__Output>
         BrokerSimService: SubtypeConstructor<typeof grpc.Client, _mtx_brokersim_v1_BrokerSimServiceClient> & { service: _mtx_brokersim_v1_BrokerSimServiceDefinition }
         GetServerInfoRequest: MessageTypeDefinition<_mtx_brokersim_v1_GetServerInfoRequest, _mtx_brokersim_v1_GetServerInfoRequest__Output>
         GetSymbolRequest: MessageTypeDefinition<_mtx_brokersim_v1_GetSymbolRequest, _mtx_brokersim_v1_GetSymbolRequest__Output>

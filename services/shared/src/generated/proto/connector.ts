@@ -9,14 +9,19 @@ import type { LegResult as _mtx_connector_v1_LegResult, LegResult__Output as _mt
 import type { LookupEntry as _mtx_connector_v1_LookupEntry, LookupEntry__Output as _mtx_connector_v1_LookupEntry__Output } from './mtx/connector/v1/LookupEntry';
 import type { LookupReply as _mtx_connector_v1_LookupReply, LookupReply__Output as _mtx_connector_v1_LookupReply__Output } from './mtx/connector/v1/LookupReply';
 import type { LookupRequest as _mtx_connector_v1_LookupRequest, LookupRequest__Output as _mtx_connector_v1_LookupRequest__Output } from './mtx/connector/v1/LookupRequest';
+import type { OpenPosition as _mtx_connector_v1_OpenPosition, OpenPosition__Output as _mtx_connector_v1_OpenPosition__Output } from './mtx/connector/v1/OpenPosition';
 import type { OrderLeg as _mtx_connector_v1_OrderLeg, OrderLeg__Output as _mtx_connector_v1_OrderLeg__Output } from './mtx/connector/v1/OrderLeg';
 import type { PingReply as _mtx_connector_v1_PingReply, PingReply__Output as _mtx_connector_v1_PingReply__Output } from './mtx/connector/v1/PingReply';
 import type { PingRequest as _mtx_connector_v1_PingRequest, PingRequest__Output as _mtx_connector_v1_PingRequest__Output } from './mtx/connector/v1/PingRequest';
 import type { PlaceReply as _mtx_connector_v1_PlaceReply, PlaceReply__Output as _mtx_connector_v1_PlaceReply__Output } from './mtx/connector/v1/PlaceReply';
 import type { PlaceRequest as _mtx_connector_v1_PlaceRequest, PlaceRequest__Output as _mtx_connector_v1_PlaceRequest__Output } from './mtx/connector/v1/PlaceRequest';
+import type { PositionsReply as _mtx_connector_v1_PositionsReply, PositionsReply__Output as _mtx_connector_v1_PositionsReply__Output } from './mtx/connector/v1/PositionsReply';
+import type { PositionsRequest as _mtx_connector_v1_PositionsRequest, PositionsRequest__Output as _mtx_connector_v1_PositionsRequest__Output } from './mtx/connector/v1/PositionsRequest';
 import type { ServerEntry as _mtx_connector_v1_ServerEntry, ServerEntry__Output as _mtx_connector_v1_ServerEntry__Output } from './mtx/connector/v1/ServerEntry';
 import type { ServersReply as _mtx_connector_v1_ServersReply, ServersReply__Output as _mtx_connector_v1_ServersReply__Output } from './mtx/connector/v1/ServersReply';
 import type { ServersRequest as _mtx_connector_v1_ServersRequest, ServersRequest__Output as _mtx_connector_v1_ServersRequest__Output } from './mtx/connector/v1/ServersRequest';
+import type { StateReply as _mtx_connector_v1_StateReply, StateReply__Output as _mtx_connector_v1_StateReply__Output } from './mtx/connector/v1/StateReply';
+import type { StateRequest as _mtx_connector_v1_StateRequest, StateRequest__Output as _mtx_connector_v1_StateRequest__Output } from './mtx/connector/v1/StateRequest';
 import type { TicketResult as _mtx_connector_v1_TicketResult, TicketResult__Output as _mtx_connector_v1_TicketResult__Output } from './mtx/connector/v1/TicketResult';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
@@ -35,14 +40,19 @@ export interface ProtoGrpcType {
         LookupEntry: MessageTypeDefinition<_mtx_connector_v1_LookupEntry, _mtx_connector_v1_LookupEntry__Output>
         LookupReply: MessageTypeDefinition<_mtx_connector_v1_LookupReply, _mtx_connector_v1_LookupReply__Output>
         LookupRequest: MessageTypeDefinition<_mtx_connector_v1_LookupRequest, _mtx_connector_v1_LookupRequest__Output>
+        OpenPosition: MessageTypeDefinition<_mtx_connector_v1_OpenPosition, _mtx_connector_v1_OpenPosition__Output>
         OrderLeg: MessageTypeDefinition<_mtx_connector_v1_OrderLeg, _mtx_connector_v1_OrderLeg__Output>
         PingReply: MessageTypeDefinition<_mtx_connector_v1_PingReply, _mtx_connector_v1_PingReply__Output>
         PingRequest: MessageTypeDefinition<_mtx_connector_v1_PingRequest, _mtx_connector_v1_PingRequest__Output>
         PlaceReply: MessageTypeDefinition<_mtx_connector_v1_PlaceReply, _mtx_connector_v1_PlaceReply__Output>
         PlaceRequest: MessageTypeDefinition<_mtx_connector_v1_PlaceRequest, _mtx_connector_v1_PlaceRequest__Output>
+        PositionsReply: MessageTypeDefinition<_mtx_connector_v1_PositionsReply, _mtx_connector_v1_PositionsReply__Output>
+        PositionsRequest: MessageTypeDefinition<_mtx_connector_v1_PositionsRequest, _mtx_connector_v1_PositionsRequest__Output>
         ServerEntry: MessageTypeDefinition<_mtx_connector_v1_ServerEntry, _mtx_connector_v1_ServerEntry__Output>
         ServersReply: MessageTypeDefinition<_mtx_connector_v1_ServersReply, _mtx_connector_v1_ServersReply__Output>
         ServersRequest: MessageTypeDefinition<_mtx_connector_v1_ServersRequest, _mtx_connector_v1_ServersRequest__Output>
+        StateReply: MessageTypeDefinition<_mtx_connector_v1_StateReply, _mtx_connector_v1_StateReply__Output>
+        StateRequest: MessageTypeDefinition<_mtx_connector_v1_StateRequest, _mtx_connector_v1_StateRequest__Output>
         TicketResult: MessageTypeDefinition<_mtx_connector_v1_TicketResult, _mtx_connector_v1_TicketResult__Output>
       }
     }

@@ -2,7 +2,10 @@ import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { Account as _mtx_execution_v1_Account, Account__Output as _mtx_execution_v1_Account__Output } from './mtx/execution/v1/Account';
+import type { AccountPositions as _mtx_execution_v1_AccountPositions, AccountPositions__Output as _mtx_execution_v1_AccountPositions__Output } from './mtx/execution/v1/AccountPositions';
+import type { AccountState as _mtx_execution_v1_AccountState, AccountState__Output as _mtx_execution_v1_AccountState__Output } from './mtx/execution/v1/AccountState';
 import type { Batch as _mtx_execution_v1_Batch, Batch__Output as _mtx_execution_v1_Batch__Output } from './mtx/execution/v1/Batch';
+import type { BatchListItem as _mtx_execution_v1_BatchListItem, BatchListItem__Output as _mtx_execution_v1_BatchListItem__Output } from './mtx/execution/v1/BatchListItem';
 import type { CloseAccountInput as _mtx_execution_v1_CloseAccountInput, CloseAccountInput__Output as _mtx_execution_v1_CloseAccountInput__Output } from './mtx/execution/v1/CloseAccountInput';
 import type { CloseAccountResult as _mtx_execution_v1_CloseAccountResult, CloseAccountResult__Output as _mtx_execution_v1_CloseAccountResult__Output } from './mtx/execution/v1/CloseAccountResult';
 import type { CloseFields as _mtx_execution_v1_CloseFields, CloseFields__Output as _mtx_execution_v1_CloseFields__Output } from './mtx/execution/v1/CloseFields';
@@ -13,9 +16,14 @@ import type { CreateAccountRequest as _mtx_execution_v1_CreateAccountRequest, Cr
 import type { DeleteAccountRequest as _mtx_execution_v1_DeleteAccountRequest, DeleteAccountRequest__Output as _mtx_execution_v1_DeleteAccountRequest__Output } from './mtx/execution/v1/DeleteAccountRequest';
 import type { ExecutionServiceClient as _mtx_execution_v1_ExecutionServiceClient, ExecutionServiceDefinition as _mtx_execution_v1_ExecutionServiceDefinition } from './mtx/execution/v1/ExecutionService';
 import type { GetAccountRequest as _mtx_execution_v1_GetAccountRequest, GetAccountRequest__Output as _mtx_execution_v1_GetAccountRequest__Output } from './mtx/execution/v1/GetAccountRequest';
+import type { GetAccountStateRequest as _mtx_execution_v1_GetAccountStateRequest, GetAccountStateRequest__Output as _mtx_execution_v1_GetAccountStateRequest__Output } from './mtx/execution/v1/GetAccountStateRequest';
 import type { GetBatchRequest as _mtx_execution_v1_GetBatchRequest, GetBatchRequest__Output as _mtx_execution_v1_GetBatchRequest__Output } from './mtx/execution/v1/GetBatchRequest';
 import type { ListAccountsRequest as _mtx_execution_v1_ListAccountsRequest, ListAccountsRequest__Output as _mtx_execution_v1_ListAccountsRequest__Output } from './mtx/execution/v1/ListAccountsRequest';
 import type { ListAccountsResponse as _mtx_execution_v1_ListAccountsResponse, ListAccountsResponse__Output as _mtx_execution_v1_ListAccountsResponse__Output } from './mtx/execution/v1/ListAccountsResponse';
+import type { ListBatchesRequest as _mtx_execution_v1_ListBatchesRequest, ListBatchesRequest__Output as _mtx_execution_v1_ListBatchesRequest__Output } from './mtx/execution/v1/ListBatchesRequest';
+import type { ListBatchesResponse as _mtx_execution_v1_ListBatchesResponse, ListBatchesResponse__Output as _mtx_execution_v1_ListBatchesResponse__Output } from './mtx/execution/v1/ListBatchesResponse';
+import type { ListPositionsRequest as _mtx_execution_v1_ListPositionsRequest, ListPositionsRequest__Output as _mtx_execution_v1_ListPositionsRequest__Output } from './mtx/execution/v1/ListPositionsRequest';
+import type { ListPositionsResponse as _mtx_execution_v1_ListPositionsResponse, ListPositionsResponse__Output as _mtx_execution_v1_ListPositionsResponse__Output } from './mtx/execution/v1/ListPositionsResponse';
 import type { ListServersRequest as _mtx_execution_v1_ListServersRequest, ListServersRequest__Output as _mtx_execution_v1_ListServersRequest__Output } from './mtx/execution/v1/ListServersRequest';
 import type { ListServersResponse as _mtx_execution_v1_ListServersResponse, ListServersResponse__Output as _mtx_execution_v1_ListServersResponse__Output } from './mtx/execution/v1/ListServersResponse';
 import type { OrderFields as _mtx_execution_v1_OrderFields, OrderFields__Output as _mtx_execution_v1_OrderFields__Output } from './mtx/execution/v1/OrderFields';
@@ -24,6 +32,8 @@ import type { OrderLegResult as _mtx_execution_v1_OrderLegResult, OrderLegResult
 import type { PlaceOrdersRequest as _mtx_execution_v1_PlaceOrdersRequest, PlaceOrdersRequest__Output as _mtx_execution_v1_PlaceOrdersRequest__Output } from './mtx/execution/v1/PlaceOrdersRequest';
 import type { PlaceOrdersResponse as _mtx_execution_v1_PlaceOrdersResponse, PlaceOrdersResponse__Output as _mtx_execution_v1_PlaceOrdersResponse__Output } from './mtx/execution/v1/PlaceOrdersResponse';
 import type { PlaceSummary as _mtx_execution_v1_PlaceSummary, PlaceSummary__Output as _mtx_execution_v1_PlaceSummary__Output } from './mtx/execution/v1/PlaceSummary';
+import type { Position as _mtx_execution_v1_Position, Position__Output as _mtx_execution_v1_Position__Output } from './mtx/execution/v1/Position';
+import type { PositionsSummary as _mtx_execution_v1_PositionsSummary, PositionsSummary__Output as _mtx_execution_v1_PositionsSummary__Output } from './mtx/execution/v1/PositionsSummary';
 import type { ReconcileRequest as _mtx_execution_v1_ReconcileRequest, ReconcileRequest__Output as _mtx_execution_v1_ReconcileRequest__Output } from './mtx/execution/v1/ReconcileRequest';
 import type { ReconcileResponse as _mtx_execution_v1_ReconcileResponse, ReconcileResponse__Output as _mtx_execution_v1_ReconcileResponse__Output } from './mtx/execution/v1/ReconcileResponse';
 import type { SetAccountBillingStatusRequest as _mtx_execution_v1_SetAccountBillingStatusRequest, SetAccountBillingStatusRequest__Output as _mtx_execution_v1_SetAccountBillingStatusRequest__Output } from './mtx/execution/v1/SetAccountBillingStatusRequest';
@@ -39,7 +49,10 @@ export interface ProtoGrpcType {
     execution: {
       v1: {
         Account: MessageTypeDefinition<_mtx_execution_v1_Account, _mtx_execution_v1_Account__Output>
+        AccountPositions: MessageTypeDefinition<_mtx_execution_v1_AccountPositions, _mtx_execution_v1_AccountPositions__Output>
+        AccountState: MessageTypeDefinition<_mtx_execution_v1_AccountState, _mtx_execution_v1_AccountState__Output>
         Batch: MessageTypeDefinition<_mtx_execution_v1_Batch, _mtx_execution_v1_Batch__Output>
+        BatchListItem: MessageTypeDefinition<_mtx_execution_v1_BatchListItem, _mtx_execution_v1_BatchListItem__Output>
         CloseAccountInput: MessageTypeDefinition<_mtx_execution_v1_CloseAccountInput, _mtx_execution_v1_CloseAccountInput__Output>
         CloseAccountResult: MessageTypeDefinition<_mtx_execution_v1_CloseAccountResult, _mtx_execution_v1_CloseAccountResult__Output>
         CloseFields: MessageTypeDefinition<_mtx_execution_v1_CloseFields, _mtx_execution_v1_CloseFields__Output>
@@ -50,9 +63,14 @@ export interface ProtoGrpcType {
         DeleteAccountRequest: MessageTypeDefinition<_mtx_execution_v1_DeleteAccountRequest, _mtx_execution_v1_DeleteAccountRequest__Output>
         ExecutionService: SubtypeConstructor<typeof grpc.Client, _mtx_execution_v1_ExecutionServiceClient> & { service: _mtx_execution_v1_ExecutionServiceDefinition }
         GetAccountRequest: MessageTypeDefinition<_mtx_execution_v1_GetAccountRequest, _mtx_execution_v1_GetAccountRequest__Output>
+        GetAccountStateRequest: MessageTypeDefinition<_mtx_execution_v1_GetAccountStateRequest, _mtx_execution_v1_GetAccountStateRequest__Output>
         GetBatchRequest: MessageTypeDefinition<_mtx_execution_v1_GetBatchRequest, _mtx_execution_v1_GetBatchRequest__Output>
         ListAccountsRequest: MessageTypeDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsRequest__Output>
         ListAccountsResponse: MessageTypeDefinition<_mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsResponse__Output>
+        ListBatchesRequest: MessageTypeDefinition<_mtx_execution_v1_ListBatchesRequest, _mtx_execution_v1_ListBatchesRequest__Output>
+        ListBatchesResponse: MessageTypeDefinition<_mtx_execution_v1_ListBatchesResponse, _mtx_execution_v1_ListBatchesResponse__Output>
+        ListPositionsRequest: MessageTypeDefinition<_mtx_execution_v1_ListPositionsRequest, _mtx_execution_v1_ListPositionsRequest__Output>
+        ListPositionsResponse: MessageTypeDefinition<_mtx_execution_v1_ListPositionsResponse, _mtx_execution_v1_ListPositionsResponse__Output>
         ListServersRequest: MessageTypeDefinition<_mtx_execution_v1_ListServersRequest, _mtx_execution_v1_ListServersRequest__Output>
         ListServersResponse: MessageTypeDefinition<_mtx_execution_v1_ListServersResponse, _mtx_execution_v1_ListServersResponse__Output>
         OrderFields: MessageTypeDefinition<_mtx_execution_v1_OrderFields, _mtx_execution_v1_OrderFields__Output>
@@ -61,6 +79,8 @@ export interface ProtoGrpcType {
         PlaceOrdersRequest: MessageTypeDefinition<_mtx_execution_v1_PlaceOrdersRequest, _mtx_execution_v1_PlaceOrdersRequest__Output>
         PlaceOrdersResponse: MessageTypeDefinition<_mtx_execution_v1_PlaceOrdersResponse, _mtx_execution_v1_PlaceOrdersResponse__Output>
         PlaceSummary: MessageTypeDefinition<_mtx_execution_v1_PlaceSummary, _mtx_execution_v1_PlaceSummary__Output>
+        Position: MessageTypeDefinition<_mtx_execution_v1_Position, _mtx_execution_v1_Position__Output>
+        PositionsSummary: MessageTypeDefinition<_mtx_execution_v1_PositionsSummary, _mtx_execution_v1_PositionsSummary__Output>
         ReconcileRequest: MessageTypeDefinition<_mtx_execution_v1_ReconcileRequest, _mtx_execution_v1_ReconcileRequest__Output>
         ReconcileResponse: MessageTypeDefinition<_mtx_execution_v1_ReconcileResponse, _mtx_execution_v1_ReconcileResponse__Output>
         SetAccountBillingStatusRequest: MessageTypeDefinition<_mtx_execution_v1_SetAccountBillingStatusRequest, _mtx_execution_v1_SetAccountBillingStatusRequest__Output>

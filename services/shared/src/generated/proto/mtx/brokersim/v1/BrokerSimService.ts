@@ -2,6 +2,7 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AccountInfoResponse as _mtx_brokersim_v1_AccountInfoResponse, AccountInfoResponse__Output as _mtx_brokersim_v1_AccountInfoResponse__Output } from '../../../mtx/brokersim/v1/AccountInfoResponse';
 import type { GetServerInfoRequest as _mtx_brokersim_v1_GetServerInfoRequest, GetServerInfoRequest__Output as _mtx_brokersim_v1_GetServerInfoRequest__Output } from '../../../mtx/brokersim/v1/GetServerInfoRequest';
 import type { GetSymbolRequest as _mtx_brokersim_v1_GetSymbolRequest, GetSymbolRequest__Output as _mtx_brokersim_v1_GetSymbolRequest__Output } from '../../../mtx/brokersim/v1/GetSymbolRequest';
 import type { GetTicketRequest as _mtx_brokersim_v1_GetTicketRequest, GetTicketRequest__Output as _mtx_brokersim_v1_GetTicketRequest__Output } from '../../../mtx/brokersim/v1/GetTicketRequest';
@@ -29,6 +30,15 @@ import type { TerminalAnswer as _mtx_brokersim_v1_TerminalAnswer, TerminalAnswer
 import type { TerminalCall as _mtx_brokersim_v1_TerminalCall, TerminalCall__Output as _mtx_brokersim_v1_TerminalCall__Output } from '../../../mtx/brokersim/v1/TerminalCall';
 
 export interface BrokerSimServiceClient extends grpc.Client {
+  AccountInfo(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  AccountInfo(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  AccountInfo(argument: _mtx_brokersim_v1_SessionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  AccountInfo(argument: _mtx_brokersim_v1_SessionRequest, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  accountInfo(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  accountInfo(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  accountInfo(argument: _mtx_brokersim_v1_SessionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  accountInfo(argument: _mtx_brokersim_v1_SessionRequest, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
+  
   GetServerInfo(argument: _mtx_brokersim_v1_GetServerInfoRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_ServerInfo__Output>): grpc.ClientUnaryCall;
   GetServerInfo(argument: _mtx_brokersim_v1_GetServerInfoRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_brokersim_v1_ServerInfo__Output>): grpc.ClientUnaryCall;
   GetServerInfo(argument: _mtx_brokersim_v1_GetServerInfoRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_ServerInfo__Output>): grpc.ClientUnaryCall;
@@ -163,6 +173,8 @@ export interface BrokerSimServiceClient extends grpc.Client {
 }
 
 export interface BrokerSimServiceHandlers extends grpc.UntypedServiceImplementation {
+  AccountInfo: grpc.handleUnaryCall<_mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_AccountInfoResponse>;
+  
   GetServerInfo: grpc.handleUnaryCall<_mtx_brokersim_v1_GetServerInfoRequest__Output, _mtx_brokersim_v1_ServerInfo>;
   
   GetSymbol: grpc.handleUnaryCall<_mtx_brokersim_v1_GetSymbolRequest__Output, _mtx_brokersim_v1_SymbolInfo>;
@@ -196,6 +208,7 @@ export interface BrokerSimServiceHandlers extends grpc.UntypedServiceImplementat
 }
 
 export interface BrokerSimServiceDefinition extends grpc.ServiceDefinition {
+  AccountInfo: MethodDefinition<_mtx_brokersim_v1_SessionRequest, _mtx_brokersim_v1_AccountInfoResponse, _mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_AccountInfoResponse__Output>
   GetServerInfo: MethodDefinition<_mtx_brokersim_v1_GetServerInfoRequest, _mtx_brokersim_v1_ServerInfo, _mtx_brokersim_v1_GetServerInfoRequest__Output, _mtx_brokersim_v1_ServerInfo__Output>
   GetSymbol: MethodDefinition<_mtx_brokersim_v1_GetSymbolRequest, _mtx_brokersim_v1_SymbolInfo, _mtx_brokersim_v1_GetSymbolRequest__Output, _mtx_brokersim_v1_SymbolInfo__Output>
   GetTicket: MethodDefinition<_mtx_brokersim_v1_GetTicketRequest, _mtx_brokersim_v1_GetTicketResponse, _mtx_brokersim_v1_GetTicketRequest__Output, _mtx_brokersim_v1_GetTicketResponse__Output>

@@ -14,6 +14,9 @@ export interface Mt4Order {
   'comment'?: (string);
   'expiration'?: (number | string | Long);
   'open_time'?: (number | string | Long);
+  'close_price'?: (number | string);
+  'profit'?: (number | string);
+  'swap'?: (number | string);
 }
 
 export interface Mt4Order__Output {
@@ -28,4 +31,7 @@ export interface Mt4Order__Output {
   'comment': (string);
   'expiration': (number);
   'open_time': (number);
+  'close_price': (number);
+  'profit': (number);
+  'swap': (number);
 }

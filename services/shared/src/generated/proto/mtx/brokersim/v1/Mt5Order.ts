@@ -14,6 +14,8 @@ export interface Mt5Order {
   'magic'?: (number | string | Long);
   'comment'?: (string);
   'expiration'?: (number | string | Long);
+  'price_current'?: (number | string);
+  'time_setup'?: (number | string | Long);
 }
 
 export interface Mt5Order__Output {
@@ -28,4 +30,6 @@ export interface Mt5Order__Output {
   'magic': (number);
   'comment': (string);
   'expiration': (number);
+  'price_current': (number);
+  'time_setup': (number);
 }

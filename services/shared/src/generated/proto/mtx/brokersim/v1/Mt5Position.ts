@@ -13,6 +13,9 @@ export interface Mt5Position {
   'magic'?: (number | string | Long);
   'comment'?: (string);
   'time'?: (number | string | Long);
+  'price_current'?: (number | string);
+  'profit'?: (number | string);
+  'swap'?: (number | string);
 }
 
 export interface Mt5Position__Output {
@@ -26,4 +29,7 @@ export interface Mt5Position__Output {
   'magic': (number);
   'comment': (string);
   'time': (number);
+  'price_current': (number);
+  'profit': (number);
+  'swap': (number);
 }

@@ -9,6 +9,7 @@ import type { Mt5TradeResult as _mtx_brokersim_v1_Mt5TradeResult, Mt5TradeResult
 import type { Mt5PositionsResponse as _mtx_brokersim_v1_Mt5PositionsResponse, Mt5PositionsResponse__Output as _mtx_brokersim_v1_Mt5PositionsResponse__Output } from '../../../mtx/brokersim/v1/Mt5PositionsResponse';
 import type { Mt5OrdersResponse as _mtx_brokersim_v1_Mt5OrdersResponse, Mt5OrdersResponse__Output as _mtx_brokersim_v1_Mt5OrdersResponse__Output } from '../../../mtx/brokersim/v1/Mt5OrdersResponse';
 import type { LookupRequestsResponse as _mtx_brokersim_v1_LookupRequestsResponse, LookupRequestsResponse__Output as _mtx_brokersim_v1_LookupRequestsResponse__Output } from '../../../mtx/brokersim/v1/LookupRequestsResponse';
+import type { AccountInfoResponse as _mtx_brokersim_v1_AccountInfoResponse, AccountInfoResponse__Output as _mtx_brokersim_v1_AccountInfoResponse__Output } from '../../../mtx/brokersim/v1/AccountInfoResponse';
 import type { Long } from '@grpc/proto-loader';
 
 export interface TerminalAnswer {
@@ -26,7 +27,8 @@ export interface TerminalAnswer {
   'mt5_positions'?: (_mtx_brokersim_v1_Mt5PositionsResponse | null);
   'mt5_orders'?: (_mtx_brokersim_v1_Mt5OrdersResponse | null);
   'lookup_requests'?: (_mtx_brokersim_v1_LookupRequestsResponse | null);
-  'response'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests";
+  'account_info'?: (_mtx_brokersim_v1_AccountInfoResponse | null);
+  'response'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests"|"account_info";
 }
 
 export interface TerminalAnswer__Output {
@@ -44,5 +46,6 @@ export interface TerminalAnswer__Output {
   'mt5_positions'?: (_mtx_brokersim_v1_Mt5PositionsResponse__Output | null);
   'mt5_orders'?: (_mtx_brokersim_v1_Mt5OrdersResponse__Output | null);
   'lookup_requests'?: (_mtx_brokersim_v1_LookupRequestsResponse__Output | null);
-  'response'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests";
+  'account_info'?: (_mtx_brokersim_v1_AccountInfoResponse__Output | null);
+  'response'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests"|"account_info";
 }

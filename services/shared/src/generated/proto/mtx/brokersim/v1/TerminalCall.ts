@@ -27,7 +27,8 @@ export interface TerminalCall {
   'mt5_positions'?: (_mtx_brokersim_v1_SessionRequest | null);
   'mt5_orders'?: (_mtx_brokersim_v1_SessionRequest | null);
   'lookup_requests'?: (_mtx_brokersim_v1_LookupRequestsRequest | null);
-  'request'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests";
+  'account_info'?: (_mtx_brokersim_v1_SessionRequest | null);
+  'request'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests"|"account_info";
 }
 
 export interface TerminalCall__Output {
@@ -47,5 +48,6 @@ export interface TerminalCall__Output {
   'mt5_positions'?: (_mtx_brokersim_v1_SessionRequest__Output | null);
   'mt5_orders'?: (_mtx_brokersim_v1_SessionRequest__Output | null);
   'lookup_requests'?: (_mtx_brokersim_v1_LookupRequestsRequest__Output | null);
-  'request'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests";
+  'account_info'?: (_mtx_brokersim_v1_SessionRequest__Output | null);
+  'request'?: "ping"|"get_symbol"|"get_ticket"|"mt4_order_send"|"mt4_order_close"|"mt4_order_delete"|"mt4_orders"|"mt5_order_send"|"mt5_positions"|"mt5_orders"|"lookup_requests"|"account_info";
 }

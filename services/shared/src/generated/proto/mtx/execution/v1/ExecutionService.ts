@@ -3,15 +3,21 @@
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { Account as _mtx_execution_v1_Account, Account__Output as _mtx_execution_v1_Account__Output } from '../../../mtx/execution/v1/Account';
+import type { AccountState as _mtx_execution_v1_AccountState, AccountState__Output as _mtx_execution_v1_AccountState__Output } from '../../../mtx/execution/v1/AccountState';
 import type { Batch as _mtx_execution_v1_Batch, Batch__Output as _mtx_execution_v1_Batch__Output } from '../../../mtx/execution/v1/Batch';
 import type { CloseOrdersRequest as _mtx_execution_v1_CloseOrdersRequest, CloseOrdersRequest__Output as _mtx_execution_v1_CloseOrdersRequest__Output } from '../../../mtx/execution/v1/CloseOrdersRequest';
 import type { CloseOrdersResponse as _mtx_execution_v1_CloseOrdersResponse, CloseOrdersResponse__Output as _mtx_execution_v1_CloseOrdersResponse__Output } from '../../../mtx/execution/v1/CloseOrdersResponse';
 import type { CreateAccountRequest as _mtx_execution_v1_CreateAccountRequest, CreateAccountRequest__Output as _mtx_execution_v1_CreateAccountRequest__Output } from '../../../mtx/execution/v1/CreateAccountRequest';
 import type { DeleteAccountRequest as _mtx_execution_v1_DeleteAccountRequest, DeleteAccountRequest__Output as _mtx_execution_v1_DeleteAccountRequest__Output } from '../../../mtx/execution/v1/DeleteAccountRequest';
 import type { GetAccountRequest as _mtx_execution_v1_GetAccountRequest, GetAccountRequest__Output as _mtx_execution_v1_GetAccountRequest__Output } from '../../../mtx/execution/v1/GetAccountRequest';
+import type { GetAccountStateRequest as _mtx_execution_v1_GetAccountStateRequest, GetAccountStateRequest__Output as _mtx_execution_v1_GetAccountStateRequest__Output } from '../../../mtx/execution/v1/GetAccountStateRequest';
 import type { GetBatchRequest as _mtx_execution_v1_GetBatchRequest, GetBatchRequest__Output as _mtx_execution_v1_GetBatchRequest__Output } from '../../../mtx/execution/v1/GetBatchRequest';
 import type { ListAccountsRequest as _mtx_execution_v1_ListAccountsRequest, ListAccountsRequest__Output as _mtx_execution_v1_ListAccountsRequest__Output } from '../../../mtx/execution/v1/ListAccountsRequest';
 import type { ListAccountsResponse as _mtx_execution_v1_ListAccountsResponse, ListAccountsResponse__Output as _mtx_execution_v1_ListAccountsResponse__Output } from '../../../mtx/execution/v1/ListAccountsResponse';
+import type { ListBatchesRequest as _mtx_execution_v1_ListBatchesRequest, ListBatchesRequest__Output as _mtx_execution_v1_ListBatchesRequest__Output } from '../../../mtx/execution/v1/ListBatchesRequest';
+import type { ListBatchesResponse as _mtx_execution_v1_ListBatchesResponse, ListBatchesResponse__Output as _mtx_execution_v1_ListBatchesResponse__Output } from '../../../mtx/execution/v1/ListBatchesResponse';
+import type { ListPositionsRequest as _mtx_execution_v1_ListPositionsRequest, ListPositionsRequest__Output as _mtx_execution_v1_ListPositionsRequest__Output } from '../../../mtx/execution/v1/ListPositionsRequest';
+import type { ListPositionsResponse as _mtx_execution_v1_ListPositionsResponse, ListPositionsResponse__Output as _mtx_execution_v1_ListPositionsResponse__Output } from '../../../mtx/execution/v1/ListPositionsResponse';
 import type { ListServersRequest as _mtx_execution_v1_ListServersRequest, ListServersRequest__Output as _mtx_execution_v1_ListServersRequest__Output } from '../../../mtx/execution/v1/ListServersRequest';
 import type { ListServersResponse as _mtx_execution_v1_ListServersResponse, ListServersResponse__Output as _mtx_execution_v1_ListServersResponse__Output } from '../../../mtx/execution/v1/ListServersResponse';
 import type { PlaceOrdersRequest as _mtx_execution_v1_PlaceOrdersRequest, PlaceOrdersRequest__Output as _mtx_execution_v1_PlaceOrdersRequest__Output } from '../../../mtx/execution/v1/PlaceOrdersRequest';
@@ -57,6 +63,15 @@ export interface ExecutionServiceClient extends grpc.Client {
   getAccount(argument: _mtx_execution_v1_GetAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
   getAccount(argument: _mtx_execution_v1_GetAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
   
+  GetAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  GetAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  GetAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  GetAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  getAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  getAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  getAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  getAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
+  
   GetBatch(argument: _mtx_execution_v1_GetBatchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
   GetBatch(argument: _mtx_execution_v1_GetBatchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
   GetBatch(argument: _mtx_execution_v1_GetBatchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Batch__Output>): grpc.ClientUnaryCall;
@@ -74,6 +89,24 @@ export interface ExecutionServiceClient extends grpc.Client {
   listAccounts(argument: _mtx_execution_v1_ListAccountsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
   listAccounts(argument: _mtx_execution_v1_ListAccountsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
   listAccounts(argument: _mtx_execution_v1_ListAccountsRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListAccountsResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListBatches(argument: _mtx_execution_v1_ListBatchesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  ListBatches(argument: _mtx_execution_v1_ListBatchesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  ListBatches(argument: _mtx_execution_v1_ListBatchesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  ListBatches(argument: _mtx_execution_v1_ListBatchesRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  listBatches(argument: _mtx_execution_v1_ListBatchesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  listBatches(argument: _mtx_execution_v1_ListBatchesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  listBatches(argument: _mtx_execution_v1_ListBatchesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  listBatches(argument: _mtx_execution_v1_ListBatchesRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListPositions(argument: _mtx_execution_v1_ListPositionsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
+  ListPositions(argument: _mtx_execution_v1_ListPositionsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
+  ListPositions(argument: _mtx_execution_v1_ListPositionsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
+  ListPositions(argument: _mtx_execution_v1_ListPositionsRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
+  listPositions(argument: _mtx_execution_v1_ListPositionsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
+  listPositions(argument: _mtx_execution_v1_ListPositionsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
+  listPositions(argument: _mtx_execution_v1_ListPositionsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
+  listPositions(argument: _mtx_execution_v1_ListPositionsRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
   
   ListServers(argument: _mtx_execution_v1_ListServersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
   ListServers(argument: _mtx_execution_v1_ListServersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
@@ -122,9 +155,15 @@ export interface ExecutionServiceHandlers extends grpc.UntypedServiceImplementat
   
   GetAccount: grpc.handleUnaryCall<_mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_Account>;
   
+  GetAccountState: grpc.handleUnaryCall<_mtx_execution_v1_GetAccountStateRequest__Output, _mtx_execution_v1_AccountState>;
+  
   GetBatch: grpc.handleUnaryCall<_mtx_execution_v1_GetBatchRequest__Output, _mtx_execution_v1_Batch>;
   
   ListAccounts: grpc.handleUnaryCall<_mtx_execution_v1_ListAccountsRequest__Output, _mtx_execution_v1_ListAccountsResponse>;
+  
+  ListBatches: grpc.handleUnaryCall<_mtx_execution_v1_ListBatchesRequest__Output, _mtx_execution_v1_ListBatchesResponse>;
+  
+  ListPositions: grpc.handleUnaryCall<_mtx_execution_v1_ListPositionsRequest__Output, _mtx_execution_v1_ListPositionsResponse>;
   
   ListServers: grpc.handleUnaryCall<_mtx_execution_v1_ListServersRequest__Output, _mtx_execution_v1_ListServersResponse>;
   
@@ -141,8 +180,11 @@ export interface ExecutionServiceDefinition extends grpc.ServiceDefinition {
   CreateAccount: MethodDefinition<_mtx_execution_v1_CreateAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_CreateAccountRequest__Output, _mtx_execution_v1_Account__Output>
   DeleteAccount: MethodDefinition<_mtx_execution_v1_DeleteAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_DeleteAccountRequest__Output, _mtx_execution_v1_Account__Output>
   GetAccount: MethodDefinition<_mtx_execution_v1_GetAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_Account__Output>
+  GetAccountState: MethodDefinition<_mtx_execution_v1_GetAccountStateRequest, _mtx_execution_v1_AccountState, _mtx_execution_v1_GetAccountStateRequest__Output, _mtx_execution_v1_AccountState__Output>
   GetBatch: MethodDefinition<_mtx_execution_v1_GetBatchRequest, _mtx_execution_v1_Batch, _mtx_execution_v1_GetBatchRequest__Output, _mtx_execution_v1_Batch__Output>
   ListAccounts: MethodDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsRequest__Output, _mtx_execution_v1_ListAccountsResponse__Output>
+  ListBatches: MethodDefinition<_mtx_execution_v1_ListBatchesRequest, _mtx_execution_v1_ListBatchesResponse, _mtx_execution_v1_ListBatchesRequest__Output, _mtx_execution_v1_ListBatchesResponse__Output>
+  ListPositions: MethodDefinition<_mtx_execution_v1_ListPositionsRequest, _mtx_execution_v1_ListPositionsResponse, _mtx_execution_v1_ListPositionsRequest__Output, _mtx_execution_v1_ListPositionsResponse__Output>
   ListServers: MethodDefinition<_mtx_execution_v1_ListServersRequest, _mtx_execution_v1_ListServersResponse, _mtx_execution_v1_ListServersRequest__Output, _mtx_execution_v1_ListServersResponse__Output>
   PlaceOrders: MethodDefinition<_mtx_execution_v1_PlaceOrdersRequest, _mtx_execution_v1_PlaceOrdersResponse, _mtx_execution_v1_PlaceOrdersRequest__Output, _mtx_execution_v1_PlaceOrdersResponse__Output>
   Reconcile: MethodDefinition<_mtx_execution_v1_ReconcileRequest, _mtx_execution_v1_ReconcileResponse, _mtx_execution_v1_ReconcileRequest__Output, _mtx_execution_v1_ReconcileResponse__Output>

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { createLogger } from '@mtx/shared/logger';
+import { testDatabasePrefix } from '@mtx/shared/testing';
+import { BatchListing } from '../src/app/batch-listing';
+import type { BatchView } from '../src/domain/results';
+import { createExecutionStore, type ExecutionStore, type OutcomeDocument } from '../src/store/execution-store';
+import { GroupWriter } from '../src/store/group-writer';
+
+let mongo: MongoClient;
+let store: ExecutionStore;
+const logger = createLogger('batch-listing-test', { level: 'silent' });
+const prefix = testDatabasePrefix('batchlisting');
+
+beforeAll(async () => {
+  mongo = await connectMongo(inject('mongodbUrl'));
+  store = createExecutionStore(mongo.db(databaseName(prefix, 'execution')));
+});
+
+afterAll(async () => {
+  await mongo.db(databaseName(prefix, 'execution')).dropDatabase();
+  await mongo.close();
+});
+
+function replica(): BatchListing {
+  const view = async (): Promise<BatchView> => {
+    throw new Error('every batch in this test is settled when listed');
+  };
+  return new BatchListing({ store, logger, view, recordedWithinMs: 60_000 });
+}
+
+let sequence = 0;
+/** Records a batch as the journal does: its outcome document, then its listing entries, at one recording time. */
+async function record(listing: BatchListing, customerId: string, kind: 'orders' | 'close', recordedMs: number): Promise<string> {
+  sequence += 1;
+  const id = `bat_${customerId.slice(-6)}${kind[0]}${String(sequence).padStart(8, '0')}`;
+  const recordedAt = new Date(recordedMs);
+  await store.outcomes.insertMany([{ _id: id, results: [], source: 'reply', written_at: recordedAt } as OutcomeDocument], {
+    ordered: true,
+  });
+  const figures =
+    kind === 'orders'
+      ? { settled: true, orders_summary: { requested: 1, filled: 1, placed: 0, failed: 0, unknown: 0 } }
+      : {
+          settled: true,
+          close_summary: {
+            accounts: 1,
+            matched: 0,
+            closed: 0,
+            failed: 0,
+            unknown: 0,
+            accounts_unknown: 0,
+            accounts_unavailable: 0,
+            accounts_failed: 0,
+          },
+        };
+  await listing.append({ _id: id, customer_id: customerId, kind, created_at: new Date(recordedMs - 5) }, recordedAt, figures);
+  return id;
+}
+
+async function walk(listing: BatchListing, customerId: string, query: { kind?: 'orders' | 'close'; limit: number }): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await listing.list(customerId, { ...query, ...(cursor ? { starting_after: cursor } : {}) });
+    ids.push(...page.data.map((item) => item.batch_id));
+    if (!page.has_more) return ids;
+    cursor = page.data.at(-1)!.batch_id;
+  }
+}
+
+describe('batch listing over _id sequences', () => {
+  it('keeps every batch once when two replicas append for one customer at the same time', async () => {
+    const customerId = 'cus_racing000001';
+    const [first, second] = [replica(), replica()];
+    const baseMs = Date.now();
+    const recorded = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        record(index % 2 === 0 ? first : second, customerId, index % 3 === 0 ? 'close' : 'orders', baseMs + index),
+      ),
+    );
+    const listed = await walk(replica(), customerId, { limit: 7 });
+    expect([...listed].sort()).toEqual([...recorded].sort());
+    expect(new Set(listed).size).toBe(listed.length);
+    const closes = await walk(replica(), customerId, { kind: 'close', limit: 3 });
+    expect([...closes].sort()).toEqual(recorded.filter((_, index) => index % 3 === 0).sort());
+    // Each batch has one entry in `all` and one in its kind's sequence, nothing twice.
+    expect(await store.batchListing.countDocuments({ customer_id: customerId })).toBe(80);
+  });
+
+  it('lists newest first and pages from a cursor found by recording time, for a fresh replica', async () => {
+    const customerId = 'cus_ordered00001';
+    const writer = replica();
+    const baseMs = Date.now() - 10_000;
+    const recorded: string[] = [];
+    for (let index = 0; index < 25; index++) recorded.push(await record(writer, customerId, 'orders', baseMs + index * 10));
+    const fresh = replica();
+    expect(await walk(fresh, customerId, { limit: 4 })).toEqual([...recorded].reverse());
+    const afterTenth = await fresh.list(customerId, { limit: 3, starting_after: recorded[10]! });
+    expect(afterTenth.data.map((item) => item.batch_id)).toEqual([recorded[9], recorded[8], recorded[7]]);
+    expect(afterTenth.has_more).toBe(true);
+    const window = await fresh.list(customerId, { limit: 100, created_gte_ms: baseMs + 50 - 5, created_lt_ms: baseMs + 100 - 5 });
+    expect(window.data.map((item) => item.batch_id)).toEqual(recorded.slice(5, 10).reverse());
+    await expect(fresh.list('cus_someoneelse1', { limit: 3, starting_after: recorded[3]! })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
+  it('continues past a number another replica took', async () => {
+    const customerId = 'cus_holes0000001';
+    const first = replica();
+    const baseMs = Date.now();
+    const a = await record(first, customerId, 'orders', baseMs);
+    // Another replica took the next number in `all` directly (first does not know).
+    const b = await record(replica(), customerId, 'orders', baseMs + 1);
+    const c = await record(first, customerId, 'orders', baseMs + 2);
+    expect(await walk(replica(), customerId, { limit: 2 })).toEqual([c, b, a]);
+  });
+});
+
+describe('grouped inserts report each document', () => {
+  it('tells inserted from duplicate per document within one command', async () => {
+    const writer = new GroupWriter(store.batchListing);
+    const document = (id: string) => ({
+      _id: id,
+      customer_id: 'cus_grouped00001',
+      batch_id: 'bat_x',
+      kind: 'orders' as const,
+      created_at: new Date(),
+      recorded_at: new Date(),
+      settled: true,
+    });
+    expect(await writer.insertEach([document('g:1')])).toEqual(['inserted']);
+    const [mixed, again] = await Promise.all([writer.insertEach([document('g:2'), document('g:1')]), writer.insertEach([document('g:3')])]);
+    expect(mixed).toEqual(['inserted', 'duplicate']);
+    expect(again).toEqual(['inserted']);
+    expect(await store.batchListing.countDocuments({ customer_id: 'cus_grouped00001' })).toBe(3);
+  });
+});
