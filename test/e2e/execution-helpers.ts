@@ -31,7 +31,11 @@ export interface ExecutionE2e {
  * The execution path as real processes (gateway, execution, broker-sim, both connectors) on the shared test
  * FerretDB and NATS, isolated by a database prefix and a NATS subject root, with a customer and its keys.
  */
-export async function startExecutionE2e(label: string, env: Record<string, string> = {}): Promise<ExecutionE2e> {
+export async function startExecutionE2e(
+  label: string,
+  env: Record<string, string> = {},
+  extraServices: ReadonlyArray<'notifications' | 'wallet' | 'payments' | 'billing'> = [],
+): Promise<ExecutionE2e> {
   const prefix = testDatabasePrefix(label);
   const subjectRoot = `e${crypto.randomBytes(5).toString('hex')}`;
   const errors: string[] = [];
@@ -39,7 +43,7 @@ export async function startExecutionE2e(label: string, env: Record<string, strin
     mongodbUrl: inject('mongodbUrl'),
     natsUrl: inject('natsUrl'),
     dataDirectory: inject('infrastructureDirectory'),
-    services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
+    services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', ...extraServices, 'gateway'],
     env: {
       MONGODB_DATABASE_PREFIX: prefix,
       TERMINAL_SUBJECT_ROOT: subjectRoot,
@@ -111,7 +115,7 @@ export async function startExecutionE2e(label: string, env: Record<string, strin
       },
       async close() {
         await stack.stop();
-        for (const service of ['gateway', 'execution', 'broker_sim'])
+        for (const service of ['gateway', 'execution', 'broker_sim', 'notifications'])
           await openedMongo
             .db(databaseName(prefix, service))
             .dropDatabase()

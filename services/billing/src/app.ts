@@ -1,3 +1,4 @@
+import { CustomerEventPublisher, customerEventChannel, type CustomerEvent } from '@mtx/shared/customer-events';
 import crypto from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
@@ -70,7 +71,19 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
     onRevisionChanged: announceRevisions(dependencies.nats),
   });
   const queue = new KeyedSerialQueue(config.CUSTOMER_QUEUE_LIMIT);
-  const renewals = new RenewalEngine(store, dependencies.wallet, dependencies.execution, clock, renewalPolicy(config), logger);
+  const customerEvents = dependencies.nats
+    ? new CustomerEventPublisher(dependencies.nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger)
+    : undefined;
+  const publishEvent = customerEvents ? (event: CustomerEvent) => customerEvents.publish(event) : undefined;
+  const renewals = new RenewalEngine(
+    store,
+    dependencies.wallet,
+    dependencies.execution,
+    clock,
+    renewalPolicy(config),
+    logger,
+    publishEvent,
+  );
   const service = new BillingService(
     store,
     dependencies.wallet,
@@ -83,15 +96,29 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       walletFeatureEnabled: config.WALLET_FEATURE_ENABLED,
       horizonDays: config.UPCOMING_HORIZON_DAYS,
       pendingPurchaseRecoveryMs: config.PENDING_PURCHASE_RECOVERY_MS,
+      ...(publishEvent ? { publishEvent } : {}),
     },
     logger,
   );
-  const scheduler = new Scheduler(store, renewals, queue, clock, logger, {
-    instanceId: dependencies.instanceId ?? `billing-${crypto.randomBytes(6).toString('hex')}`,
-    leaseMs: config.SCHEDULER_LEASE_MS,
-    batchSize: config.SCHEDULER_BATCH_SIZE,
-    concurrency: config.SCHEDULER_CONCURRENCY,
-  });
+  const scheduler = new Scheduler(
+    store,
+    renewals,
+    queue,
+    clock,
+    logger,
+    {
+      instanceId: dependencies.instanceId ?? `billing-${crypto.randomBytes(6).toString('hex')}`,
+      leaseMs: config.SCHEDULER_LEASE_MS,
+      batchSize: config.SCHEDULER_BATCH_SIZE,
+      concurrency: config.SCHEDULER_CONCURRENCY,
+    },
+    publishEvent
+      ? (customerId) =>
+          void service
+            .checkLowBalance(customerId)
+            .catch((error: unknown) => logger.warn({ err: error, customer_id: customerId }, 'low-balance check failed'))
+      : undefined,
+  );
   let creditEvents: { close(): Promise<void> } | undefined;
   let revisionAnnouncements: { unsubscribe(): void } | undefined;
   let server: GrpcServerHandle | undefined;
@@ -132,6 +159,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       await scheduler.stop();
       await creditEvents?.close();
       revisionAnnouncements?.unsubscribe();
+      await customerEvents?.flush(Math.min(graceMs, 5_000));
     },
   };
 }

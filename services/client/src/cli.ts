@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { MtxClient } from './client';
 import { accounts, batchShow, ordersClose, ordersPlace } from './cli/trading-commands';
 import { accountState, batches, positions } from './cli/portfolio-commands';
+import { webhooksListen } from './cli/webhooks-listen';
 import { assets, subscription, topupCreate, topupPaySandbox, topupShow, wallet } from './cli/money-commands';
 import { type CliIo, type CommandContext, options, UsageError } from './cli/context';
 import { usage } from './cli/usage';
@@ -29,6 +30,7 @@ const commands: Record<string, (context: CommandContext) => Promise<number>> = {
   positions,
   'account:state': accountState,
   batches,
+  'webhooks:listen': webhooksListen,
 };
 
 /** Runs one command; returns the exit status. */

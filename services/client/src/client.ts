@@ -12,6 +12,10 @@ import type {
   BatchSummary,
   CloseBatch,
   CloseRequest,
+  CreatedWebhookEndpoint,
+  DeletedWebhookEndpoint,
+  EventList,
+  EventListQuery,
   DeletedAccount,
   DeletedServer,
   OrderBatch,
@@ -30,7 +34,13 @@ import type {
   TopupState,
   UpdatedSubscription,
   Wallet,
+  WebhookEndpointList,
+  WebhookEndpointRequest,
+  WebhookEvent,
 } from './types';
+
+/** A list call's answer: a promise of its first page, and an async iterator over every item of every page. */
+export type Paged<Page, Item> = Promise<Page> & AsyncIterable<Item>;
 
 export interface ClientOptions extends TransportOptions {
   /** Makes the Idempotency-Key of calls that get one automatically; default a random UUID. */
@@ -101,6 +111,10 @@ export const clientOperations: Readonly<Record<string, string>> = {
   'GET /v1/orders/batches': 'orders.listBatches',
   'GET /v1/positions': 'positions.list',
   'GET /v1/accounts/{account_id}/state': 'accounts.state',
+  'POST /v1/webhook_endpoints': 'webhookEndpoints.create',
+  'GET /v1/webhook_endpoints': 'webhookEndpoints.list',
+  'DELETE /v1/webhook_endpoints/{id}': 'webhookEndpoints.delete',
+  'GET /v1/events': 'events.list',
 };
 
 const segment = (value: string | number) => encodeURIComponent(String(value));
@@ -152,6 +166,46 @@ export class MtxClient {
       if (Date.now() + intervalMs > until) throw new PollTimeoutError(`${what} did not settle within ${deadlineMs} ms`, state);
       await this.sleep(intervalMs, options.signal);
     }
+  }
+
+  /**
+   * A list call answered as a promise of its first page that is also an async iterator over every item of
+   * every page, asking for the next page (`starting_after` the last item) as the loop reaches it.
+   */
+  private paged<Page extends { data: Item[]; has_more: boolean }, Item>(
+    path: string,
+    query: object,
+    cursorOf: (item: Item) => string,
+    options: CallOptions,
+  ): Paged<Page, Item> {
+    const page = (startingAfter: string | undefined): Promise<Page> =>
+      this.transport.request({
+        method: 'GET',
+        path,
+        query: { ...(query as Record<string, string | number>), ...(startingAfter ? { starting_after: startingAfter } : {}) },
+        ...options,
+      });
+    let first: Promise<Page> | undefined;
+    const firstPage = () => {
+      first ??= page((query as { starting_after?: string }).starting_after);
+      return first;
+    };
+    return {
+      // biome-ignore lint/suspicious/noThenProperty: the answer is a promise of the first page and an iterator over all
+      then: (onFulfilled, onRejected) => firstPage().then(onFulfilled, onRejected),
+      catch: (onRejected) => firstPage().catch(onRejected),
+      finally: (onFinally) => firstPage().finally(onFinally),
+      [Symbol.toStringTag]: 'Promise',
+      async *[Symbol.asyncIterator]() {
+        let current = await firstPage();
+        for (;;) {
+          yield* current.data;
+          const last = current.data.at(-1);
+          if (!current.has_more || !last) return;
+          current = await page(cursorOf(last));
+        }
+      },
+    };
   }
 
   readonly wallet = {
@@ -270,37 +324,8 @@ export class MtxClient {
      * answer is also an async iterator over every matching batch, fetching the next page as the loop reaches it
      * (Stripe's auto-pagination): `for await (const batch of client.orders.listBatches({ kind: 'close' })) …`.
      */
-    listBatches: (query: BatchListQuery = {}, options: CallOptions = {}): Promise<BatchList> & AsyncIterable<BatchSummary> => {
-      const page = (startingAfter: string | undefined): Promise<BatchList> =>
-        this.transport.request({
-          method: 'GET',
-          path: '/v1/orders/batches',
-          query: { ...(query as Record<string, string | number>), ...(startingAfter ? { starting_after: startingAfter } : {}) },
-          ...options,
-        });
-      let first: Promise<BatchList> | undefined;
-      const firstPage = () => {
-        first ??= page(query.starting_after);
-        return first;
-      };
-      const iterate = async function* (): AsyncGenerator<BatchSummary> {
-        let current = await firstPage();
-        for (;;) {
-          yield* current.data;
-          const last = current.data.at(-1);
-          if (!current.has_more || !last) return;
-          current = await page(last.batch_id);
-        }
-      };
-      return {
-        // biome-ignore lint/suspicious/noThenProperty: the answer is a promise of the first page and an iterator over all
-        then: (onFulfilled, onRejected) => firstPage().then(onFulfilled, onRejected),
-        catch: (onRejected) => firstPage().catch(onRejected),
-        finally: (onFinally) => firstPage().finally(onFinally),
-        [Symbol.toStringTag]: 'Promise',
-        [Symbol.asyncIterator]: iterate,
-      };
-    },
+    listBatches: (query: BatchListQuery = {}, options: CallOptions = {}): Paged<BatchList, BatchSummary> =>
+      this.paged<BatchList, BatchSummary>('/v1/orders/batches', query, (batch) => batch.batch_id, options),
 
     /** Polls a stored batch until no outcome is `unknown` any more (late replies and reconciliation fill them in). */
     waitForBatch: (batchId: string, options: PollOptions<StoredBatch> = {}): Promise<StoredBatch> =>
@@ -310,5 +335,29 @@ export class MtxClient {
         `batch ${batchId}`,
         options,
       ),
+  };
+
+  readonly webhookEndpoints = {
+    /**
+     * POST /v1/webhook_endpoints: events of the chosen types are POSTed to `url` as they happen, signed with the
+     * `secret` of this answer (shown only here; check deliveries with `verifyWebhook`). Full key.
+     */
+    create: (body: WebhookEndpointRequest, options: CallOptions = {}): Promise<CreatedWebhookEndpoint> =>
+      this.transport.request({ method: 'POST', path: '/v1/webhook_endpoints', body, ...options }),
+    /** GET /v1/webhook_endpoints: every endpoint not deleted, with its status. Any key. */
+    list: (options: CallOptions = {}): Promise<WebhookEndpointList> =>
+      this.transport.request({ method: 'GET', path: '/v1/webhook_endpoints', ...options }),
+    /** DELETE /v1/webhook_endpoints/{id}: stops its deliveries. Full key. */
+    delete: (id: string, options: CallOptions = {}): Promise<DeletedWebhookEndpoint> =>
+      this.transport.request({ method: 'DELETE', path: `/v1/webhook_endpoints/${segment(id)}`, ...options }),
+  };
+
+  readonly events = {
+    /**
+     * GET /v1/events: the last 30 days of events, newest first, one page when awaited and every page when
+     * iterated with `for await`. Any key.
+     */
+    list: (query: EventListQuery = {}, options: CallOptions = {}): Paged<EventList, WebhookEvent> =>
+      this.paged<EventList, WebhookEvent>('/v1/events', query, (event) => event.id, options),
   };
 }

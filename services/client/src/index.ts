@@ -6,9 +6,11 @@ export {
   settledTopupStatuses,
   type ClientOptions,
   type IdempotentCallOptions,
+  type Paged,
   type PollOptions,
 } from './client';
 export { ApiConnectionError, ApiError } from './errors';
+export { WebhookSignatureError, verifyWebhook, webhookToleranceSecondsDefault } from './webhooks';
 export { Transport, parseRetryAfter, type CallOptions, type HttpMethod, type RetryEvent, type TransportOptions } from './transport';
 export { SettingsError, devFilePath, loadSettings, type AccountInfo, type ClientSettings } from './settings';
 export { formatEurCents, renderDetails, renderTable, type Column } from './table';

@@ -68,3 +68,11 @@ export type BatchSummary = BatchList['data'][number];
 export type Positions = ResponseOf<'/v1/positions', 'get'>;
 export type PositionsQuery = QueryOf<'/v1/positions', 'get'>;
 export type AccountState = ResponseOf<'/v1/accounts/{account_id}/state', 'get'>;
+export type WebhookEndpointRequest = BodyOf<'/v1/webhook_endpoints', 'post'>;
+export type CreatedWebhookEndpoint = ResponseOf<'/v1/webhook_endpoints', 'post'>;
+export type WebhookEndpointList = ResponseOf<'/v1/webhook_endpoints', 'get'>;
+export type DeletedWebhookEndpoint = ResponseOf<'/v1/webhook_endpoints/{id}', 'delete'>;
+export type EventList = ResponseOf<'/v1/events', 'get'>;
+export type EventListQuery = QueryOf<'/v1/events', 'get'>;
+/** One event, as GET /v1/events lists it and a webhook delivers it. */
+export type WebhookEvent = EventList['data'][number];

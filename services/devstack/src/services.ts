@@ -21,6 +21,7 @@ export const serviceNames = [
   'crypto-sandbox',
   'connector-mt4',
   'connector-mt5',
+  'notifications',
   'gateway',
 ] as const;
 export type ServiceName = (typeof serviceNames)[number];
@@ -58,6 +59,7 @@ export const serviceSpecs: Record<ServiceName, ServiceSpec> = {
   'crypto-sandbox': { portVariable: 'PORT', addressVariable: 'CRYPTO_SANDBOX_URL', probe: 'http' },
   'connector-mt4': { portVariable: 'HEALTH_PORT', probe: 'http' },
   'connector-mt5': { portVariable: 'HEALTH_PORT', probe: 'http' },
+  notifications: { portVariable: 'GRPC_PORT', addressVariable: 'NOTIFICATIONS_GRPC_URL', probe: 'grpc' },
   gateway: { portVariable: 'PORT', addressVariable: 'GATEWAY_URL', probe: 'http' },
 };
 
@@ -215,6 +217,8 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
   }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // A local stack delivers webhooks to local receivers (production refuses private targets).
+    WEBHOOKS_ALLOW_PRIVATE: '1',
     ...options.env,
     MONGODB_URL: options.mongodbUrl,
     NATS_URL: options.natsUrl,

@@ -1,3 +1,4 @@
+import { CustomerEventPublisher, customerEventChannel } from '@mtx/shared/customer-events';
 import type { Clock } from '@mtx/shared/clock';
 import { systemClock } from '@mtx/shared/clock';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
@@ -61,7 +62,16 @@ export function createExecutionApp(options: {
     pingDeadlineMs: config.PING_DEADLINE_MS,
     billingDeadlineMs: config.GRPC_DEADLINE_MS,
   });
-  const batches = new BatchService({ store, registry, terminals, clock, logger, config });
+  const customerEvents = new CustomerEventPublisher(nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger);
+  const batches = new BatchService({
+    store,
+    registry,
+    terminals,
+    clock,
+    logger,
+    config,
+    publishEvent: (event) => customerEvents.publish(event),
+  });
   const portfolio = new Portfolio({ registry, terminals, clock, readDeadlineMs: config.READ_DEADLINE_MS });
   let server: GrpcServerHandle | undefined;
   let accountChanges: { close(): void } | undefined;
@@ -106,6 +116,7 @@ export function createExecutionApp(options: {
       await reconciliationStopped;
       accountChanges?.close();
       await terminals.close();
+      await customerEvents.flush(Math.min(graceMs, 5_000));
       if (!options.billing) billing?.close();
     },
   };

@@ -11,6 +11,7 @@ export const GatewayConfigSchema = Type.Object({
   PAYMENTS_GRPC_URL: Type.String({ default: grpcAddressDefaults.PAYMENTS_GRPC_URL }),
   BILLING_GRPC_URL: Type.String({ default: grpcAddressDefaults.BILLING_GRPC_URL }),
   EXECUTION_GRPC_URL: Type.String({ default: grpcAddressDefaults.EXECUTION_GRPC_URL }),
+  NOTIFICATIONS_GRPC_URL: Type.String({ default: grpcAddressDefaults.NOTIFICATIONS_GRPC_URL }),
   GRPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   EXECUTION_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   /** Execution's read deadline (positions, account state): the gateway waits this long plus a margin. */

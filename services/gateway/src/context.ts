@@ -5,6 +5,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
 import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx/execution/v1/ExecutionService';
+import type { NotificationsServiceDefinition } from '@mtx/shared/generated/proto/mtx/notifications/v1/NotificationsService';
 import type { PaymentsServiceDefinition } from '@mtx/shared/generated/proto/mtx/payments/v1/PaymentsService';
 import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
 import type { ServiceClient } from '@mtx/shared/grpc';
@@ -29,6 +30,7 @@ export interface BackendClients {
   payments: ServiceClient<PaymentsServiceDefinition>;
   billing: ServiceClient<BillingServiceDefinition>;
   execution: ServiceClient<ExecutionServiceDefinition>;
+  notifications: ServiceClient<NotificationsServiceDefinition>;
 }
 
 export interface GatewayDependencies {

@@ -17,7 +17,7 @@ import { createGatewayStore, ensureGatewayIndexes } from './store/gateway-store'
 import { connectService } from '@mtx/shared/grpc-services';
 
 /** The services behind the gateway, each a client typed by its proto. */
-export const backendServices = ['wallet', 'payments', 'billing', 'execution'] as const;
+export const backendServices = ['wallet', 'payments', 'billing', 'execution', 'notifications'] as const;
 
 export interface ConnectedGateway {
   dependencies: GatewayDependencies;
@@ -120,6 +120,7 @@ export async function connectGatewayDependencies(
     payments: config.PAYMENTS_GRPC_URL,
     billing: config.BILLING_GRPC_URL,
     execution: config.EXECUTION_GRPC_URL,
+    notifications: config.NOTIFICATIONS_GRPC_URL,
   };
   const clients = Object.fromEntries(
     backendServices.map((name) => [name, connectService(name, addresses[name], config.GRPC_DEADLINE_MS)]),

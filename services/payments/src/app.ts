@@ -1,3 +1,4 @@
+import { CustomerEventPublisher, customerEventChannel } from '@mtx/shared/customer-events';
 import type { Clock } from '@mtx/shared/clock';
 import type { WalletServiceDefinition } from '@mtx/shared/generated/proto/mtx/wallet/v1/WalletService';
 import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
@@ -52,6 +53,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
   const { config, database, clock, logger, nats } = options;
   // Lost, other replicas catch up within PAYMENTS_PENDING_FRESH_MS.
   const publishChanged = (customerId: string) => void publishBestEffort(nats, topupsChangedSubject, customerId);
+  const customerEvents = nats ? new CustomerEventPublisher(nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger) : undefined;
   const store = createPaymentsStore(database);
   await ensurePaymentsIndexes(store);
   const providerList = options.providers ?? [
@@ -75,6 +77,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     crashBeforeCreditPrefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT,
     pendingFreshMs: config.PAYMENTS_PENDING_FRESH_MS,
     publishChanged,
+    publishEvent: (event) => customerEvents?.publish(event),
     crediting: {
       queueMax: config.PAYMENTS_CREDIT_QUEUE_MAX,
       batchMax: config.PAYMENTS_CREDIT_BATCH_MAX,
@@ -139,6 +142,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       changedSubscription?.unsubscribe();
       await Promise.all(jobs.map((job) => job.stop()));
       await topups.crediting.stop();
+      await customerEvents?.flush(Math.min(graceMs, 5_000));
     },
   };
 }

@@ -53,4 +53,5 @@ export const grpcAddressDefaults = {
   BILLING_GRPC_URL: '127.0.0.1:50053',
   EXECUTION_GRPC_URL: '127.0.0.1:50054',
   BROKER_SIM_GRPC_URL: '127.0.0.1:50060',
+  NOTIFICATIONS_GRPC_URL: '127.0.0.1:50055',
 } as const;

@@ -1,6 +1,7 @@
 import type { BillingServiceDefinition } from './generated/proto/mtx/billing/v1/BillingService';
 import type { BrokerSimServiceDefinition } from './generated/proto/mtx/brokersim/v1/BrokerSimService';
 import type { ExecutionServiceDefinition } from './generated/proto/mtx/execution/v1/ExecutionService';
+import type { NotificationsServiceDefinition } from './generated/proto/mtx/notifications/v1/NotificationsService';
 import type { PaymentsServiceDefinition } from './generated/proto/mtx/payments/v1/PaymentsService';
 import type { WalletServiceDefinition } from './generated/proto/mtx/wallet/v1/WalletService';
 import { createServiceClient, type ServiceClient } from './grpc';
@@ -12,6 +13,7 @@ export const grpcServices = {
   billing: { protoFile: 'billing/v1/billing.proto', serviceName: 'mtx.billing.v1.BillingService' },
   execution: { protoFile: 'execution/v1/execution.proto', serviceName: 'mtx.execution.v1.ExecutionService' },
   brokerSim: { protoFile: 'brokersim/v1/brokersim.proto', serviceName: 'mtx.brokersim.v1.BrokerSimService' },
+  notifications: { protoFile: 'notifications/v1/notifications.proto', serviceName: 'mtx.notifications.v1.NotificationsService' },
 } as const;
 
 export interface GrpcServiceDefinitions {
@@ -20,6 +22,7 @@ export interface GrpcServiceDefinitions {
   billing: BillingServiceDefinition;
   execution: ExecutionServiceDefinition;
   brokerSim: BrokerSimServiceDefinition;
+  notifications: NotificationsServiceDefinition;
 }
 
 /** A client of one of our services at `address`, typed by its generated definition, each call within the deadline. */

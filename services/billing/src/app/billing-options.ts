@@ -1,3 +1,4 @@
+import type { CustomerEvent } from '@mtx/shared/customer-events';
 import type { ServerPlans } from '@mtx/shared/server-plans';
 
 /** What billing charges and shows, from its configuration. */
@@ -7,4 +8,6 @@ export interface BillingOptions {
   walletFeatureEnabled: boolean;
   horizonDays: number;
   pendingPurchaseRecoveryMs: number;
+  /** Tells the customer's webhooks (wallet.low_balance); optional. */
+  publishEvent?: (event: CustomerEvent) => void;
 }

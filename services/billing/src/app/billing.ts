@@ -1,3 +1,4 @@
+import { customerEvent } from '@mtx/shared/customer-events';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
@@ -40,6 +41,9 @@ const abandonedAssignmentMs = 60_000;
  * what must be exclusive across replicas (an account's assignment, a slot's occupancy, a pointer ordinal)
  * is an exclusive insert, and every charge is the wallet's idempotent debit.
  */
+/** wallet.low_balance compares the balance with the charges of this many days. */
+const lowBalanceHorizonDays = 7;
+
 export class BillingService {
   constructor(
     private readonly store: BillingStore,
@@ -62,6 +66,24 @@ export class BillingService {
       horizonDays: this.options.horizonDays,
       seatPriceEurCents: this.options.seatPriceEurCents,
     });
+  }
+
+  /**
+   * wallet.low_balance when the balance no longer covers the charges of the next 7 days; at most once a day per
+   * customer (the day is in the event's id). Run after renewals charge the balance.
+   */
+  async checkLowBalance(customerId: string): Promise<void> {
+    if (!this.options.publishEvent || !this.options.walletFeatureEnabled) return;
+    const [view, balance] = await Promise.all([this.store.loadView(customerId), this.wallet.balance(customerId)]);
+    const now = this.clock.now();
+    const upcoming = projectUpcoming(view, now, { horizonDays: lowBalanceHorizonDays, seatPriceEurCents: this.options.seatPriceEurCents });
+    if (balance >= upcoming.total_eur_cents) return;
+    this.options.publishEvent(
+      customerEvent('wallet.low_balance', `${customerId}:${now.toISOString().slice(0, 10)}`, customerId, {
+        balance_eur_cents: balance,
+        due_next_7_days_eur_cents: upcoming.total_eur_cents,
+      }),
+    );
   }
 
   async getSubscription(customerId: string): Promise<SubscriptionAnswer> {

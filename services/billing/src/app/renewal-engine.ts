@@ -1,3 +1,4 @@
+import { customerEvent, type CustomerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
@@ -32,8 +33,25 @@ export class RenewalEngine {
     private readonly clock: Clock,
     private readonly policy: RenewalPolicy,
     private readonly logger: Logger,
+    /** Tells the customer's webhooks (seat.past_due, seat.suspended); optional. */
+    private readonly publishEvent?: (event: CustomerEvent) => void,
   ) {
     this.servers = new ServerRenewals(store, wallet, clock, policy, logger);
+  }
+
+  /** A seat entering past_due or suspended, once per period (the period's end is in the event's id). */
+  private announceSeat(seat: SeatDocument, accountId: string, status: 'past_due' | 'suspended', graceEndsAt: Date, now: Date): void {
+    if (seat.status === status) return;
+    const type = status === 'past_due' ? 'seat.past_due' : 'seat.suspended';
+    this.publishEvent?.(
+      customerEvent(
+        type,
+        `${seat._id}:${seat.paid_until.toISOString()}`,
+        seat.customer_id,
+        { seat_id: seat._id, account_id: accountId, period_end: seat.paid_until.toISOString(), grace_ends_at: graceEndsAt.toISOString() },
+        now,
+      ),
+    );
   }
 
   private readonly servers: ServerRenewals;
@@ -218,6 +236,7 @@ export class RenewalEngine {
           },
         );
         if (notice) await this.deliverNotice(updated, now);
+        this.announceSeat(seat, accountId, 'suspended', graceEndsAt, now);
         return 'suspended';
       }
       const notice: ExecutionNotice | null = seat.status === 'past_due' ? seat.notice : { account_id: accountId, status: 'past_due' };
@@ -235,6 +254,7 @@ export class RenewalEngine {
         },
       );
       if (notice) await this.deliverNotice(updated, now);
+      this.announceSeat(seat, accountId, 'past_due', graceEndsAt, now);
       return 'past_due';
     }
     const period = advancePeriod(seat.anchor_at, seat.cycle, now);

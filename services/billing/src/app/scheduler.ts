@@ -62,6 +62,8 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: SchedulerOptions,
+    /** Told of each customer whose balance the tick charged (for wallet.low_balance); not awaited. */
+    private readonly afterCharges?: (customerId: string) => void,
   ) {}
 
   private async acquireLease(slot: number, now: Date): Promise<boolean> {
@@ -232,6 +234,7 @@ export class Scheduler {
     }
     // A failure may come after changes, so readers are told in that case too.
     if (failure !== null || done.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevisionScheduled(customerId);
+    if (done.some((outcome) => outcome === 'charged' || outcome === 'past_due' || outcome === 'suspended')) this.afterCharges?.(customerId);
     if (failure !== null) throw failure;
     return done;
   }

@@ -24,6 +24,9 @@ commands:
             [--kind position|pending|any] [--magic <n>]
                                            what is open, as a close with the same selector would take it
   account:state <account_id>               balance, equity, margin and free margin as the terminal reads them now
+  webhooks:listen [--forward-to <url>] [--events <type,…>] [--port <n>] [--public-url <url>] [--max-events <n>]
+                                           a local receiver: makes an endpoint pointing here, checks each delivery's
+                                           signature, prints the event and forwards it; deletes the endpoint on exit
 
 flags for every command:
   --json                 print the API's JSON instead of tables

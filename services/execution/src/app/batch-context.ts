@@ -1,3 +1,4 @@
+import type { CustomerEvent } from '@mtx/shared/customer-events';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import type { AccountRegistry, ResolvedAccount } from './accounts';
@@ -16,6 +17,8 @@ export interface BatchServiceConfig {
 }
 
 export interface BatchServiceOptions {
+  /** Tells the customer's webhooks (batch.settled); optional. */
+  publishEvent?: (event: CustomerEvent) => void;
   store: ExecutionStore;
   registry: AccountRegistry;
   terminals: TerminalClient;

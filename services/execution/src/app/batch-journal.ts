@@ -1,3 +1,4 @@
+import { customerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
@@ -137,7 +138,10 @@ export class BatchJournal {
     const outcome: OutcomeDocument = { _id: batch._id, results, source: 'reply', written_at: writtenAt };
     try {
       const [[stored]] = await Promise.all([this.outcomeWriter.insertEach([outcome]), this.unsettledWriter.insert(unsettled)]);
-      if (stored === 'inserted') await this.listing.append(batch, writtenAt, figures);
+      if (stored === 'inserted') {
+        await this.listing.append(batch, writtenAt, figures);
+        if (figures.settled) this.announceSettled(batch, figures);
+      }
     } catch (error) {
       // The open marker stays: recovery marks the legs unknown (or lists the batch) and reconciliation settles them.
       this.options.logger.error({ err: error, batch_id: batch._id }, 'batch outcomes could not be stored; recovery will reconcile them');
@@ -149,6 +153,27 @@ export class BatchJournal {
       .catch((error: unknown) =>
         this.options.logger.warn({ err: error, batch_id: batch._id }, 'open-batch marker not removed; recovery will'),
       );
+  }
+
+  /** batch.settled for the customer's webhooks: once no leg (or account, or ticket) of it is unknown. */
+  private announceSettled(batch: Pick<BatchDocument, '_id' | 'customer_id' | 'kind' | 'created_at'>, figures: ListingFigures): void {
+    this.options.publishEvent?.(
+      customerEvent('batch.settled', batch._id, batch.customer_id, {
+        batch_id: batch._id,
+        kind: batch.kind,
+        created_at: batch.created_at.toISOString(),
+        summary: figures.orders_summary ?? figures.close_summary ?? {},
+      }),
+    );
+  }
+
+  /** After a settlement: the batch is announced if that was its last unknown outcome. */
+  private async announceIfSettled(batchId: string): Promise<void> {
+    if (!this.options.publishEvent) return;
+    const batch = await this.options.store.batches.findOne({ _id: batchId });
+    if (!batch) return;
+    const view = await this.view(batch.customer_id, batchId);
+    if (view.settled) this.announceSettled(batch, view);
   }
 
   listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
@@ -171,7 +196,12 @@ export class BatchJournal {
       inserted = false;
     }
     await this.options.store.unsettled.deleteOne({ _id: `${batchId}:${index}` });
-    if (inserted) this.options.logger.info({ batch_id: batchId, index, source, status: result.status }, 'unknown outcome settled');
+    if (inserted) {
+      this.options.logger.info({ batch_id: batchId, index, source, status: result.status }, 'unknown outcome settled');
+      await this.announceIfSettled(batchId).catch((error: unknown) =>
+        this.options.logger.warn({ err: error, batch_id: batchId }, 'could not tell whether the batch is settled'),
+      );
+    }
     return inserted;
   }
 

@@ -1,47 +1,8 @@
-import crypto from 'node:crypto';
+import { parseSecretKey as parseKey } from '@mtx/shared/secret-box';
 
-export interface EncryptedSecret {
-  v: 1;
-  iv: string;
-  tag: string;
-  data: string;
-}
+export { createSecretBox, randomBase62, type EncryptedSecret, type SecretBox } from '@mtx/shared/secret-box';
 
-/** Parses a 32-byte key given as base64 or hex. */
+/** ACCOUNT_SECRET_KEY as a 32-byte key (base64 or hex). */
 export function parseSecretKey(value: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  if (key.length !== 32) throw new Error('ACCOUNT_SECRET_KEY must be 32 bytes, base64 or hex encoded');
-  return key;
-}
-
-/** AES-256-GCM with a random 96-bit IV per secret; the tag authenticates it, so tampering fails to decrypt. */
-export function createSecretBox(key: Buffer) {
-  return {
-    seal(plaintext: string): EncryptedSecret {
-      const iv = crypto.randomBytes(12);
-      const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
-      const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return { v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
-    },
-    open(secret: EncryptedSecret): string {
-      const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(secret.iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(secret.tag, 'base64'));
-      return Buffer.concat([decipher.update(Buffer.from(secret.data, 'base64')), decipher.final()]).toString('utf8');
-    },
-  };
-}
-
-export type SecretBox = ReturnType<typeof createSecretBox>;
-
-const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** Unbiased random base62 text (rejection sampling), for identifiers. */
-export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += base62[byte % 62];
-    }
-  }
-  return out;
+  return parseKey(value, 'ACCOUNT_SECRET_KEY');
 }

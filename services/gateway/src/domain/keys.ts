@@ -1,21 +1,10 @@
 import crypto from 'node:crypto';
+import { base62Alphabet, randomBase62 } from '@mtx/shared/secret-box';
 
 export type KeyLevel = 'full' | 'read';
 
 const keyPrefixes: Record<KeyLevel, string> = { full: 'sk_', read: 'rk_' };
-const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** Random base62 text without modulo bias. */
-export function randomBase62(length: number): string {
-  let output = '';
-  while (output.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
-      // 248 = 4 × 62: bytes above it would favour the first characters.
-      if (byte < 248 && output.length < length) output += base62[byte % 62];
-    }
-  }
-  return output;
-}
+export { randomBase62 };
 
 const keyRandomLength = 40;
 const keyChecksumLength = 6;
@@ -24,7 +13,7 @@ const keyChecksumLength = 6;
 function keyChecksum(prefixAndRandom: string): string {
   const digest = crypto.createHash('sha256').update(prefixAndRandom, 'utf8').digest();
   let checksum = '';
-  for (let index = 0; checksum.length < keyChecksumLength; index++) checksum += base62[digest[index]! % 62];
+  for (let index = 0; checksum.length < keyChecksumLength; index++) checksum += base62Alphabet[digest[index]! % 62];
   return checksum;
 }
 

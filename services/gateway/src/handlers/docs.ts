@@ -53,11 +53,13 @@ const tagDescriptions: Record<string, string> = {
   accounts: 'Trading accounts (MT4 and MT5) connected to the customer; each occupies a seat.',
   orders: 'Batch order placement and closing across many accounts at once, with per-account results.',
   portfolio: 'What is open across the accounts, read through their terminals in one call.',
+  events:
+    'Customer webhooks: endpoints that receive signed events as they happen (`Mtx-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, at least once, in order, retried for three days), and the last 30 days of events for replay.',
   webhooks: 'Signed postbacks from the payment provider. Not called by API clients.',
   hooks: 'Signed postbacks from the payment provider. Not called by API clients.',
 };
 
-const tagOrder = ['wallet', 'subscription', 'servers', 'accounts', 'orders', 'portfolio', 'webhooks', 'hooks'];
+const tagOrder = ['wallet', 'subscription', 'servers', 'accounts', 'orders', 'portfolio', 'events', 'webhooks', 'hooks'];
 
 function referenceGuide(config: GatewayConfig): string {
   const errorRows = (Object.keys(errorHttpStatus) as ErrorCode[])

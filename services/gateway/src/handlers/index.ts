@@ -9,6 +9,7 @@ import { registerServersRoutes } from './servers';
 import { registerSubscriptionRoutes } from './subscription';
 import { registerSystemRoutes } from './system';
 import { registerWalletRoutes } from './wallet';
+import { registerWebhookRoutes } from './webhooks';
 
 export async function registerRoutes(app: GatewayApp, dependencies: GatewayDependencies): Promise<void> {
   app.addSchema(ErrorEnvelope);
@@ -20,5 +21,6 @@ export async function registerRoutes(app: GatewayApp, dependencies: GatewayDepen
   await registerAccountsRoutes(app, dependencies);
   await registerOrdersRoutes(app, dependencies);
   await registerPortfolioRoutes(app, dependencies);
+  await registerWebhookRoutes(app, dependencies);
   await registerDocsRoutes(app, dependencies);
 }

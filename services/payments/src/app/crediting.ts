@@ -1,3 +1,4 @@
+import { customerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
 import { planPayment } from '../domain/payment';
@@ -186,6 +187,18 @@ export async function creditRecorded(
   );
   // One announcement per customer, however many of its payments the batch credited.
   for (const customerId of new Set(done.map((payment) => payment.topup.customer_id))) changed(state, customerId);
+  for (const payment of done) {
+    if (payment.event.eur_cents <= 0) continue;
+    // Its id comes from the provider's transaction, so a credit marked again (a sweep, a poll) is one event.
+    state.options.publishEvent?.(
+      customerEvent('topup.credited', payment.event.key, payment.topup.customer_id, {
+        topup_id: payment.topup.id,
+        amount_eur_cents: payment.event.eur_cents,
+        credited_total_eur_cents: payment.event.credited_after_eur_cents,
+        transaction_id: payment.transactionId,
+      }),
+    );
+  }
   return { newlyCredited, failures };
 }
 

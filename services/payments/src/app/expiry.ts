@@ -1,3 +1,4 @@
+import { customerEvent } from '@mtx/shared/customer-events';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { TopupDocument } from '../store/payments-store';
 
@@ -34,6 +35,13 @@ export async function expireOne(state: TopupsState, topup: TopupDocument): Promi
       expired_after: true,
     };
   });
+  if (result.created)
+    state.options.publishEvent?.(
+      customerEvent('topup.expired', `expired:${topup.id}`, topup.customer_id, {
+        topup_id: topup.id,
+        amount_eur_cents: topup.amount_eur_cents,
+      }),
+    );
   const expiry = result.event ?? result.events.find((event) => event.kind === 'expired');
   if (expiry && !(await state.store.cancelledInvoices.findOne({ _id: topup._id }, { projection: { _id: 1 } })))
     await cancelAtProvider(state, topup);
