@@ -76,6 +76,13 @@ const services: Record<string, ServiceConvention> = {
     simulator: false,
     secrets: [],
   },
+  notifications: {
+    portVariable: 'GRPC_PORT',
+    port: 50055,
+    probe: { kind: 'grpc', port: 50055 },
+    simulator: false,
+    secrets: ['WEBHOOK_SECRET_KEY'],
+  },
   'broker-sim': { portVariable: 'GRPC_PORT', port: 50060, probe: { kind: 'grpc', port: 50060 }, simulator: true, secrets: [] },
   'crypto-sandbox': {
     portVariable: 'PORT',
@@ -89,7 +96,7 @@ const serviceNames = Object.keys(services);
 const productNames = serviceNames.filter((name) => !services[name]!.simulator);
 const simulatorNames = serviceNames.filter((name) => services[name]!.simulator);
 const autoscaled = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'];
-const secretKeys = ['POSTBACK_SECRET', 'ACCOUNT_SECRET_KEY', 'SANDBOX_API_KEY'];
+const secretKeys = ['POSTBACK_SECRET', 'ACCOUNT_SECRET_KEY', 'WEBHOOK_SECRET_KEY', 'SANDBOX_API_KEY'];
 
 // ---------------------------------------------------------------------------------------------------------------
 // Loose shapes of the Kubernetes objects the assertions read.

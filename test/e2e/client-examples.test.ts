@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createUnaryClient } from '@mtx/shared/grpc';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 import { startStack, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { testDatabasePrefix } from '@mtx/shared/testing';
+import { eventually, testDatabasePrefix } from '@mtx/shared/testing';
 import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '../../services/gateway/src/admin/commands';
 import { createGatewayStore, ensureGatewayIndexes } from '../../services/gateway/src/store/gateway-store';
 import { MtxClient } from '../../services/client/src/client';
@@ -160,6 +162,57 @@ describe('examples against the stack', () => {
     expect(again.status).toBe(0);
     for (const account of customer.accounts)
       expect(again.stdout).toMatch(new RegExp(`${account.id}\\s+${account.platform}\\s+nothing_matched`));
+  });
+});
+
+describe('webhooks against the stack', () => {
+  it('webhooks.ts: receives the batch.settled of the batch it placed, verified', async () => {
+    const result = await example('webhooks');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const batchId = /placed batch (bat_\w+)/.exec(result.stdout)?.[1];
+    expect(batchId).toBeDefined();
+    expect(result.stdout).toContain(`batch.settled for ${batchId}`);
+    expect(result.stdout).toMatch(/GET \/v1\/events lists it: true/);
+    const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.read_key });
+    expect((await client.webhookEndpoints.list()).data).toEqual([]);
+  });
+
+  it('webhooks:listen verifies, prints and forwards each event, and deletes its endpoint on exit', async () => {
+    const forwarded: Array<{ signature: string; body: string }> = [];
+    const application = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        forwarded.push({ signature: String(request.headers['mtx-signature']), body: Buffer.concat(chunks).toString() });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => application.listen(0, '127.0.0.1', () => resolve()));
+    const forwardTo = `http://127.0.0.1:${(application.address() as AddressInfo).port}/hooks`;
+    const listening = run('services/client/src/cli.ts', [
+      'webhooks:listen',
+      '--forward-to',
+      forwardTo,
+      '--events',
+      'batch.settled',
+      '--max-events',
+      '1',
+    ]);
+    const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.full_key });
+    await eventually(async () => (await client.webhookEndpoints.list()).data.length === 1, 30_000);
+    const account = customer.accounts[0]!;
+    const batch = await client.orders.place({
+      orders: [{ account_id: account.id, symbol: `EURUSD${account.symbol_suffix}`, operation: 'buy', volume: 0.1 }],
+    });
+    const result = await listening;
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`batch\\.settled\\s+evt_[0-9a-f]{24} → ${forwardTo} 204`));
+    expect(result.stderr).toMatch(/endpoint we_\w+ deleted; 1 event\(s\) received/);
+    expect(forwarded).toHaveLength(1);
+    expect(JSON.parse(forwarded[0]!.body).data.batch_id).toBe(batch.batch_id);
+    expect(forwarded[0]!.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect((await client.webhookEndpoints.list()).data).toEqual([]);
+    application.close();
   });
 });
 

@@ -99,6 +99,7 @@ export function createNotificationsApp(options: {
     new Intake({
       nats,
       channel,
+      store,
       events,
       logger,
       replicas: config.NOTIFY_STREAM_REPLICAS,

@@ -1,9 +1,11 @@
-import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
+import { DeliverPolicy, nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import { customerEventTypes, type CustomerEvent, type CustomerEventChannel } from '@mtx/shared/customer-events';
 import type { Logger } from '@mtx/shared/logger';
+import type { NotificationsStore } from '../store/notifications-store';
 import type { EventLog } from './event-log';
 
-const consumerName = 'notifications';
+/** The checkpoint is written at most this often (and when the intake stops); events after it are read again. */
+const checkpointEveryMs = 200;
 const streamMaxAgeMs = 7 * 24 * 3_600_000;
 const duplicateWindowMs = 10 * 60_000;
 const restartPauseMs = 1_000;
@@ -31,19 +33,26 @@ function parseEvent(message: JsMsg): CustomerEvent | undefined {
 }
 
 /**
- * Takes customer events off the NOTIFY stream, one at a time in stream order (so each customer's events keep
- * their order), records each in the event log and only then acknowledges it: a notifier killed in between gets
- * it again, and the log records it once. The stream keeps what arrives while no notifier runs (7 days).
+ * Takes customer events off the NOTIFY stream strictly in stream order (an ordered consumer: no gap, no
+ * reordering, whatever redeliveries a durable consumer would make after a failover), records each in the event
+ * log, and checkpoints the stream sequence recorded so far in the store. A new leader reads on from the
+ * checkpoint; what a killed one recorded after its last checkpoint is read again and the log records it once.
+ * The stream keeps events for 7 days, whether or not a notifier runs.
  */
 export class Intake {
   private messages: ConsumerMessages | undefined;
   private stopped = false;
   private loop: Promise<void> | undefined;
+  /** The stream sequence of the last event recorded, and of the last checkpoint saved. */
+  private recorded = 0;
+  private saved = 0;
+  private savedAtMs = 0;
 
   constructor(
     private readonly options: {
       nats: NatsConnection;
       channel: CustomerEventChannel;
+      store: Pick<NotificationsStore, 'intakeCheckpoints'>;
       events: EventLog;
       logger: Logger;
       replicas: number;
@@ -52,7 +61,7 @@ export class Intake {
     },
   ) {}
 
-  /** Creates the stream and the durable consumer when missing; refuses a replica count the deployment cannot hold. */
+  /** Creates the stream when missing; refuses a replica count the deployment cannot hold. */
   async ensureStream(): Promise<void> {
     const { nats, replicas, logger } = this.options;
     const { stream, subjectRoot } = this.options.channel;
@@ -81,13 +90,6 @@ export class Intake {
         );
       throw error;
     }
-    await manager.consumers.add(stream, {
-      durable_name: consumerName,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(30_000),
-      max_ack_pending: 1_000,
-    });
   }
 
   start(): void {
@@ -96,42 +98,61 @@ export class Intake {
 
   private async run(): Promise<void> {
     const js = this.options.nats.jetstream({ timeout: jetstreamTimeoutMs });
+    const { stream } = this.options.channel;
     while (!this.stopped) {
       try {
-        const consumer = await js.consumers.get(this.options.channel.stream, consumerName);
+        const checkpoint = (await this.options.store.intakeCheckpoints.findOne({ _id: stream }))?.sequence ?? 0;
+        this.recorded = checkpoint;
+        this.saved = checkpoint;
+        const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: checkpoint + 1 });
         this.messages = await consumer.consume({ max_messages: 256 });
         for await (const message of this.messages) {
           await this.take(message);
           if (this.stopped) break;
         }
       } catch (error) {
-        if (this.stopped) return;
-        this.options.logger.warn({ err: error }, 'customer event intake interrupted; resuming');
+        if (this.stopped) break;
+        this.options.logger.warn({ err: error }, 'customer event intake interrupted; resuming from the checkpoint');
       }
       if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, restartPauseMs));
     }
+    await this.checkpoint(true).catch(() => undefined);
+  }
+
+  /** Saves the sequence recorded so far (at most every checkpointEveryMs unless `now`). */
+  private async checkpoint(now = false): Promise<void> {
+    if (this.recorded <= this.saved || (!now && Date.now() - this.savedAtMs < checkpointEveryMs)) return;
+    const sequence = this.recorded;
+    await this.options.store.intakeCheckpoints.updateOne(
+      { _id: this.options.channel.stream },
+      { $set: { sequence, updated_at: new Date() } },
+      { upsert: true },
+    );
+    this.saved = sequence;
+    this.savedAtMs = Date.now();
   }
 
   private async take(message: JsMsg): Promise<void> {
     const event = parseEvent(message);
     if (!event) {
-      this.options.logger.error({ subject: message.subject, sequence: message.seq }, 'malformed customer event dropped');
-      message.term();
-      return;
-    }
-    for (;;) {
-      try {
-        if (await this.options.events.record(event)) this.options.onRecorded(event.customer_id);
-        message.ack();
-        return;
-      } catch (error) {
-        if (this.stopped) return;
-        // Not acknowledged: the store is down; the event is kept and taken again.
-        this.options.logger.error({ err: error, event_id: event.id }, 'customer event could not be recorded; retrying');
-        message.working();
-        await new Promise((resolve) => setTimeout(resolve, restartPauseMs));
+      this.options.logger.error({ subject: message.subject, sequence: message.seq }, 'malformed customer event skipped');
+    } else {
+      for (;;) {
+        try {
+          if (await this.options.events.record(event)) this.options.onRecorded(event.customer_id);
+          break;
+        } catch (error) {
+          if (this.stopped) return;
+          // The store is down: the same event is tried again, so nothing after it is recorded before it.
+          this.options.logger.error({ err: error, event_id: event.id }, 'customer event could not be recorded; retrying');
+          await new Promise((resolve) => setTimeout(resolve, restartPauseMs));
+        }
       }
     }
+    this.recorded = message.seq;
+    await this.checkpoint().catch((error: unknown) =>
+      this.options.logger.warn({ err: error }, 'intake checkpoint not saved; it is retried'),
+    );
   }
 
   async stop(): Promise<void> {

@@ -59,12 +59,20 @@ export interface CursorDocument {
   last_error?: string;
 }
 
+/** `_id: <stream>`: the last stream sequence whose event is recorded; the leader reads on from the next. */
+export interface IntakeCheckpointDocument {
+  _id: string;
+  sequence: number;
+  updated_at: Date;
+}
+
 export interface NotificationsStore {
   endpoints: Collection<EndpointDocument>;
   endpointSlots: Collection<EndpointSlotDocument>;
   events: Collection<EventDocument>;
   eventIds: Collection<EventIdDocument>;
   cursors: Collection<CursorDocument>;
+  intakeCheckpoints: Collection<IntakeCheckpointDocument>;
 }
 
 export function createNotificationsStore(database: Db): NotificationsStore {
@@ -74,5 +82,6 @@ export function createNotificationsStore(database: Db): NotificationsStore {
     events: database.collection<EventDocument>('events'),
     eventIds: database.collection<EventIdDocument>('event_ids'),
     cursors: database.collection<CursorDocument>('cursors'),
+    intakeCheckpoints: database.collection<IntakeCheckpointDocument>('intake_checkpoints'),
   };
 }
