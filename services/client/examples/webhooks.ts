@@ -48,11 +48,12 @@ async function main(): Promise<void> {
     });
     console.log(`placed batch ${batch.batch_id}`);
     const until = Date.now() + Number(process.env.EXAMPLE_WAIT_SECONDS ?? 30) * 1000;
-    let event: WebhookEvent | undefined;
-    while (!(event = received.find((item) => item.type === 'batch.settled' && item.data.batch_id === batch.batch_id))) {
+    const settledEvent = () => received.find((item) => item.type === 'batch.settled' && item.data.batch_id === batch.batch_id);
+    while (!settledEvent()) {
       if (Date.now() > until) throw new Error(`no batch.settled for ${batch.batch_id} in time`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    const event = settledEvent()!;
     console.log(`batch.settled for ${batch.batch_id}: ${JSON.stringify(event.data.summary)}`);
     const listed = await client.events.list({ type: 'batch.settled', limit: 5 });
     console.log(`GET /v1/events lists it: ${listed.data.some((item) => item.id === event.id)}`);
