@@ -356,6 +356,8 @@ interface ShapeBatches {
 /** A stack that is up and warmed up, with the batches of every shape (serve mode uses the first shape's REST batch). */
 interface Bench {
   shapes: ShapeBatches[];
+  /** GET /v1/positions over the 20 accounts, and the same reads as NATS requests straight to the connectors. */
+  positions: { rest: () => Promise<boolean>; floor: () => Promise<boolean> };
   restBatch: () => Promise<boolean>;
   /** The services, FerretDB and NATS of this stack (the load generator is added where instructions are counted). */
   measuredPids: Map<string, number>;
@@ -530,6 +532,61 @@ async function setUp(state: BenchState): Promise<Bench> {
   };
   const shapeBatches = shapes.map(batchesOf);
   const { restBatch } = shapeBatches[0]!;
+  // The batches leave thousands of positions open on the trading accounts; a read is measured on 20 accounts of
+  // their own holding what a busy account holds (4 positions and a pending order each), so it measures the path.
+  log('connecting 20 more accounts for the positions read, 4 positions and a pending order each');
+  const readAccounts: BenchAccount[] = [];
+  for (let index = 0; index < 20; index++) {
+    stopIfAsked();
+    const definition = servers[index % servers.length]!;
+    const login = String(91_000 + index);
+    const password = `bench-${login}`;
+    const control = (pathname: string, body: unknown) =>
+      fetch(`${controlUrl}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await control('/control/accounts', { server: definition.server, login, password, balance: 1_000_000_000, leverage: 500 });
+    const created = await rest('POST', '/v1/accounts', { platform: definition.platform, server: definition.server, login, password });
+    if (created.status !== 201) throw new Error(`account creation failed: ${created.body}`);
+    const symbol = `EURUSD${definition.suffix}`;
+    for (const type of ['buy', 'sell', 'buy', 'sell'])
+      await control(`/control/accounts/${definition.server}/${login}/positions`, { symbol, type, volume: 0.1 });
+    await control(`/control/accounts/${definition.server}/${login}/orders`, { symbol, type: 'buy_limit', volume: 0.1, price: 0.5 });
+    readAccounts.push({
+      id: JSON.parse(created.body).id,
+      platform: definition.platform,
+      server: definition.server,
+      login,
+      password,
+      symbol,
+    });
+  }
+  const positionsPath = `/v1/positions?${readAccounts.map((account) => `account_id=${account.id}`).join('&')}&kind=any`;
+  const positions = {
+    rest: async () => {
+      const response = await rest('GET', positionsPath);
+      const body = JSON.parse(response.body) as { summary?: { accounts: number; unavailable: number; unknown: number } };
+      if (response.status !== 200 || body.summary?.accounts !== 20 || body.summary.unavailable + body.summary.unknown > 0)
+        throw new Error(`positions not read: ${response.status} ${response.body.slice(0, 300)}`);
+      return true;
+    },
+    floor: async () => {
+      const deadline = Date.now() + 5_000;
+      const replies = await Promise.all(
+        readAccounts.map((account) =>
+          nats.request(
+            terminalSubject(subjectRoot, account.platform, account.id, 'positions'),
+            connectorCodecs.positionsRequest.encode({
+              account_id: account.id,
+              credentials: { server: account.server, login: account.login, password: account.password },
+              selector: { symbol: '*', symbol_match: 'exact', side: 'any', kind: 'any' },
+              deadline_unix_ms: deadline,
+            }),
+            { timeout: 5_000 },
+          ),
+        ),
+      );
+      return replies.every((reply) => connectorCodecs.positionsReply.decode(reply.data).status === 'ok');
+    },
+  };
 
   log(`warming up (${warmupSeconds} s)`);
   const stopEarly = () => state.stopRequested;
@@ -548,6 +605,7 @@ async function setUp(state: BenchState): Promise<Bench> {
   ]);
   return {
     shapes: shapeBatches,
+    positions,
     restBatch,
     measuredPids,
     perfAvailable,
@@ -725,6 +783,40 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
       };
     }
     for (const entry of byConcurrency.values()) runs.push(...(restOnly ? [entry.rest] : [entry.rest, entry.grpc, entry.floor]));
+  }
+
+  if (!restOnly) {
+    // Reading every account's open positions in one call costs what a batch's fan-out costs: the floor is the
+    // same 20 NATS requests made directly.
+    log('GET /v1/positions over 20 accounts, concurrency 1: REST');
+    const restRead = await closedLoop(1, runSeconds, bench.positions.rest);
+    log('GET /v1/positions over 20 accounts, concurrency 1: floor');
+    const floorRead = await closedLoop(1, runSeconds, bench.positions.floor);
+    const floorRun = summarize(
+      'floor positions: 20 NATS reads, concurrency 1',
+      'floor positions: the same reads straight to the connectors',
+      1,
+      floorRead.latencies,
+      floorRead.durationS,
+      floorRead.errors,
+    );
+    const restRun = summarize(
+      'REST GET /v1/positions (20 accounts), concurrency 1',
+      'REST positions: gateway → execution → NATS → connectors → broker-sim',
+      1,
+      restRead.latencies,
+      restRead.durationS,
+      restRead.errors,
+    );
+    if (floorRun.p50_ms !== null)
+      restRun.floor = {
+        metric: 'p50_ms',
+        value: round(floorRun.p50_ms + 3)!,
+        comparison: 'at_most',
+        description: 'a 20-account read adds ≤ 3 ms at p50 over the direct-NATS floor',
+      };
+    runs.push(restRun, floorRun);
+    log(`  positions REST p50 ${restRun.p50_ms} ms, p99 ${restRun.p99_ms} ms; floor p50 ${floorRun.p50_ms} ms, p99 ${floorRun.p99_ms} ms`);
   }
 
   if (fixedRatePerS) {
