@@ -27,7 +27,13 @@ beforeAll(async () => {
     mongodbUrl: inject('mongodbUrl'),
     natsUrl: inject('natsUrl'),
     dataDirectory: inject('infrastructureDirectory'),
-    env: { MONGODB_DATABASE_PREFIX: prefix, LOG_LEVEL: 'warn', BROKER_SIM_LATENCY_MS: '0' },
+    // The NATS server is shared with the other test files: terminals answer on subjects of this stack only.
+    env: {
+      MONGODB_DATABASE_PREFIX: prefix,
+      TERMINAL_SUBJECT_ROOT: prefix.replace(/_/g, ''),
+      LOG_LEVEL: 'warn',
+      BROKER_SIM_LATENCY_MS: '0',
+    },
   });
   mongo = await connectMongo(inject('mongodbUrl'));
   const store = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));

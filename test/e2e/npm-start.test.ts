@@ -30,6 +30,8 @@ beforeAll(async () => {
       MONGODB_URL: inject('mongodbUrl'),
       NATS_URL: inject('natsUrl'),
       MONGODB_DATABASE_PREFIX: `start${port}_`,
+      // The NATS server is shared with the other test files: terminals answer on subjects of this stack only.
+      TERMINAL_SUBJECT_ROOT: `start${port}`,
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -99,7 +99,10 @@ describe('GET /v1/positions', () => {
         held_days: 3,
       })
     ).body;
-    const read = await e2e.api('GET', `/v1/positions?${query({ symbol: 'EURUSD', magic: 4242 })}`);
+    const read = await e2e.api('GET', `/v1/positions?${query({ symbol: 'EURUSD', magic: 4242 })}`, undefined, {
+      authorization: `Bearer ${e2e.keys.read}`,
+    });
+    expect(read.status).toBe(200);
     const listed = (await e2e.api('GET', '/v1/accounts')).body.accounts.map((account: { id: string }) => account.id);
     expect(read.body.results.map((result: { account_id: string }) => result.account_id)).toEqual(listed);
     const omega = read.body.results.find((result: { account_id: string }) => result.account_id === accounts.omega.id);

@@ -109,7 +109,7 @@ describe('fault suite: customer webhooks', () => {
     const twiceWithAnotherId = [...idsByBatch.entries()].filter(([, ids]) => ids.size > 1).map(([batchId]) => batchId);
     const duplicates = deliveries.length - idsByBatch.size;
     recordFault({
-      fault: '11. notifier SIGKILL twice (two replicas, lead handed over) during deliveries',
+      fault: '11. webhook delivery under a killed notifier (leader SIGKILL twice, 2 replicas)',
       load: `1 worker, ${placed.length} batches, webhook endpoint receiving batch.settled`,
       requests,
       errorsByKind: { ...kinds, ...(duplicates > 0 ? { 'webhook redelivered (same id)': duplicates } : {}) },

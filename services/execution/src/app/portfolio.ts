@@ -9,22 +9,8 @@ import type { Platform } from '../store/execution-store';
 
 const tracer = trace.getTracer('mtx-execution');
 
-export interface PositionView {
-  ticket: number;
-  symbol: string;
-  type: string;
-  kind: string;
-  volume: number;
-  open_price: number;
-  current_price: number;
-  stop_loss: number;
-  take_profit: number;
-  profit: number;
-  swap: number;
-  magic: number;
-  comment: string;
-  opened_at: string;
-}
+/** A position as the API shows it: the connector's, with the open time as an ISO timestamp. */
+export type PositionView = Omit<OpenPositionMessage, 'opened_at_unix_ms'> & { opened_at: string };
 
 export interface AccountPositionsView {
   account_id: string;
