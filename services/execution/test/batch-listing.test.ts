@@ -119,6 +119,34 @@ describe('batch listing over _id sequences', () => {
   });
 });
 
+describe('retraction', () => {
+  it('passes over the entries of a batch listed again and withdrawn', async () => {
+    const customerId = 'cus_retract000001';
+    const listing = replica();
+    const baseMs = Date.now();
+    const first = await record(listing, customerId, 'orders', baseMs);
+    const second = await record(listing, customerId, 'close', baseMs + 1);
+    // The same batch listed again (its outcomes were found stored already), then withdrawn, as the journal does.
+    const again = await listing.append(
+      { _id: first, customer_id: customerId, kind: 'orders', created_at: new Date(baseMs) },
+      new Date(baseMs + 2),
+      { settled: true, orders_summary: { requested: 1, filled: 1, placed: 0, failed: 0, unknown: 0 } },
+    );
+    expect(again).toHaveLength(2);
+    await listing.retract(again);
+    const entries = await store.batchListing.find({ customer_id: customerId, batch_id: first }).toArray();
+    expect(entries).toHaveLength(4);
+    expect(
+      entries
+        .filter((entry) => entry.retracted)
+        .map((entry) => entry._id)
+        .sort(),
+    ).toEqual([...again].sort());
+    expect(await walk(replica(), customerId, { limit: 1 })).toEqual([second, first]);
+    expect(await walk(replica(), customerId, { kind: 'orders', limit: 5 })).toEqual([first]);
+  });
+});
+
 describe('grouped inserts report each document', () => {
   it('tells inserted from duplicate per document within one command', async () => {
     const writer = new GroupWriter(store.batchListing);

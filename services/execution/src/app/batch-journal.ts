@@ -126,7 +126,7 @@ export class BatchJournal {
 
   /**
    * Stores a batch's outcomes and lists it; the open marker goes once both are done. Only the first store of a
-   * batch's outcomes lists it (a retried batch id finds them stored, and is listed already).
+   * batch's outcomes keeps its listing (a retried batch id finds them stored, and is listed already).
    */
   async persistOutcomes(
     batch: Pick<BatchDocument, '_id' | 'customer_id' | 'kind' | 'created_at'>,
@@ -137,11 +137,15 @@ export class BatchJournal {
     const writtenAt = this.options.clock.now();
     const outcome: OutcomeDocument = { _id: batch._id, results, source: 'reply', written_at: writtenAt };
     try {
-      const [[stored]] = await Promise.all([this.outcomeWriter.insertEach([outcome]), this.unsettledWriter.insert(unsettled)]);
-      if (stored === 'inserted') {
-        await this.listing.append(batch, writtenAt, figures);
-        if (figures.settled) this.announceSettled(batch, figures);
-      }
+      // Listed at the same time as stored, not after: one round trip on the answer's path instead of two.
+      const [[stored], , listed] = await Promise.all([
+        this.outcomeWriter.insertEach([outcome]),
+        this.unsettledWriter.insert(unsettled),
+        this.listing.append(batch, writtenAt, figures),
+      ]);
+      // Stored before (a retried batch id): listed before too, so this listing is withdrawn.
+      if (stored !== 'inserted') await this.listing.retract(listed);
+      else if (figures.settled) this.announceSettled(batch, figures);
     } catch (error) {
       // The open marker stays: recovery marks the legs unknown (or lists the batch) and reconciliation settles them.
       this.options.logger.error({ err: error, batch_id: batch._id }, 'batch outcomes could not be stored; recovery will reconcile them');

@@ -62,12 +62,15 @@ export class BatchListing {
     this.writer = new GroupWriter(options.store.batchListing);
   }
 
-  /** Lists a batch whose outcomes were just stored for the first time (at `recordedAt`, as in its outcome document). */
+  /**
+   * Lists a batch whose outcomes are being stored (at `recordedAt`, as in its outcome document); answers the
+   * entries' ids, for `retract` when the outcomes turn out to have been stored before (a retried batch id).
+   */
   async append(
     batch: { _id: string; customer_id: string; kind: 'orders' | 'close'; created_at: Date },
     recordedAt: Date,
     figures: { settled: boolean; orders_summary?: PlaceSummary; close_summary?: CloseSummary },
-  ): Promise<void> {
+  ): Promise<string[]> {
     const fields = {
       customer_id: batch.customer_id,
       batch_id: batch._id,
@@ -78,14 +81,22 @@ export class BatchListing {
       ...(figures.orders_summary ? { orders_summary: figures.orders_summary } : {}),
       ...(figures.close_summary ? { close_summary: figures.close_summary } : {}),
     };
-    await Promise.all((['all', batch.kind] as const).map((scope) => this.appendIn(`${batch.customer_id}:${scope}`, fields)));
+    return Promise.all((['all', batch.kind] as const).map((scope) => this.appendIn(`${batch.customer_id}:${scope}`, fields)));
   }
 
-  private async appendIn(key: string, fields: Omit<BatchListingDocument, '_id'>): Promise<void> {
+  /**
+   * Withdraws entries of a batch listed before (marked, not deleted: a sequence keeps no hole). A page passes
+   * over them.
+   */
+  async retract(entryIds: string[]): Promise<void> {
+    await Promise.all(entryIds.map((_id) => this.options.store.batchListing.updateOne({ _id }, { $set: { retracted: true } })));
+  }
+
+  private async appendIn(key: string, fields: Omit<BatchListingDocument, '_id'>): Promise<string> {
     for (let attempt = 0; attempt < appendAttemptsMax; attempt += 1) {
       const number = await this.take(key);
       const [outcome] = await this.writer.insertEach([{ _id: `${key}:${number}`, ...fields }]);
-      if (outcome === 'inserted') return;
+      if (outcome === 'inserted') return `${key}:${number}`;
       // Another replica took that number: learn how far the sequence goes and take the next.
       this.raiseHead(key, await this.findHead(key, number));
     }
@@ -183,7 +194,7 @@ export class BatchListing {
       number -= numbers.length;
       const entries = await Promise.all(numbers.map((each) => this.entry(key, each)));
       for (const entry of entries) {
-        if (!entry || entry.customer_id !== customerId) continue;
+        if (!entry || entry.customer_id !== customerId || entry.retracted) continue;
         if (stopBeforeMs !== undefined && entry.recorded_at.getTime() < stopBeforeMs) {
           exhausted = true;
           break;

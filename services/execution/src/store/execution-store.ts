@@ -128,6 +128,8 @@ export interface BatchListingDocument {
   settled: boolean;
   orders_summary?: PlaceSummary;
   close_summary?: CloseSummary;
+  /** Written for a batch whose outcomes had been stored before (listed already): passed over. */
+  retracted?: boolean;
 }
 
 export interface ExecutionStore {
