@@ -11,6 +11,7 @@ import { eventually, testDatabasePrefix } from '@mtx/shared/testing';
 import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '../../services/gateway/src/admin/commands';
 import { createGatewayStore, ensureGatewayIndexes } from '../../services/gateway/src/store/gateway-store';
 import { MtxClient } from '../../services/client/src/client';
+import { verifyWebhook } from '../../services/client/src/webhooks';
 
 /**
  * The client package against the real stack (every service as its own process): the three examples run
@@ -181,6 +182,52 @@ describe('webhooks against the stack', () => {
     expect(result.stdout).toMatch(/GET \/v1\/events lists it: true/);
     const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.read_key });
     expect((await client.webhookEndpoints.list()).data).toEqual([]);
+  });
+
+  it('delivers topup.credited when a paid top-up lands in the wallet', async () => {
+    const deliveries: string[] = [];
+    const receiver = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        deliveries.push(JSON.stringify({ body: Buffer.concat(chunks).toString(), signature: request.headers['mtx-signature'] }));
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+    const client = new MtxClient({ baseUrl: stack.gatewayUrl, apiKey: customer.full_key });
+    const endpoint = await client.webhookEndpoints.create({
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+      enabled_events: ['topup.credited'],
+    });
+    const asset = (await client.wallet.listAssets({ amount_eur_cents: 2_000 })).find((row) => row.is_stable)!;
+    const topup = await client.wallet.createTopup({
+      amount_eur_cents: 2_000,
+      asset_code: asset.asset_code,
+      blockchain_code: asset.blockchain_code,
+    });
+    const paid = await fetch(`${stack.sandboxUrl}/sandbox/deposits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        address: topup.deposit_address,
+        asset_code: topup.asset_code,
+        blockchain_code: topup.blockchain_code,
+        amount: topup.deposit_amount,
+      }),
+    });
+    expect(paid.ok).toBe(true);
+    const delivered = await eventually(async () => {
+      for (const raw of deliveries) {
+        const { body, signature } = JSON.parse(raw) as { body: string; signature: string };
+        const event = verifyWebhook(body, signature, endpoint.secret);
+        if (event.type === 'topup.credited' && event.data.topup_id === topup.id) return event;
+      }
+      return undefined;
+    }, 30_000);
+    expect(delivered.data).toMatchObject({ topup_id: topup.id, amount_eur_cents: 2_000, credited_total_eur_cents: 2_000 });
+    await client.webhookEndpoints.delete(endpoint.id);
+    receiver.close();
   });
 
   it('webhooks:listen verifies, prints and forwards each event, and deletes its endpoint on exit', async () => {

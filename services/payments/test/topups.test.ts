@@ -4,6 +4,8 @@ import { AppError } from '@mtx/shared/errors';
 import type { UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { nanos } from 'nats';
+import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { eventually } from '@mtx/shared/testing';
 import { startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
@@ -334,6 +336,51 @@ describe('postbacks', () => {
       expect(await stack.ledgerEntries(customer)).toBe(1);
     } finally {
       await replica.close();
+    }
+  });
+});
+
+describe('customer events', () => {
+  it('announces topup.expired once for a quote that ended unpaid, on the stream the notifier reads', async () => {
+    const nats = await connectNats(inject('natsUrl'), 'payments-events', createLogger('payments-events', { level: 'silent' }));
+    const channel = customerEventChannel(stack.prefix);
+    const manager = await nats.jetstreamManager();
+    await manager.streams.add({ name: channel.stream, subjects: [`${channel.subjectRoot}.>`], max_age: nanos(3_600_000) });
+    const replica = await cachingReplica({ pendingFreshMs: 0, nats });
+    try {
+      stack.clock.advanceMs(31 * 60_000);
+      while ((await replica.app.topups.expireDue(500)).checked > 0);
+      const customer = customerId();
+      const topup = await replica.app.topups.createTopup({
+        customerId: customer,
+        amountEurCents: 1500,
+        assetCode: 'USDT',
+        blockchainCode: 'TRON',
+      });
+      stack.clock.advanceMs(31 * 60_000);
+      while ((await replica.app.topups.expireDue(500)).checked > 0);
+      // A second sweep finds nothing new to say.
+      await replica.app.topups.expireDue(500);
+      const events = await eventually(async () => {
+        const consumer = await nats.jetstream().consumers.get(channel.stream);
+        const seen: CustomerEvent[] = [];
+        for await (const message of await consumer.fetch({ max_messages: 500, expires: 1_000 })) {
+          const event = JSON.parse(new TextDecoder().decode(message.data)) as CustomerEvent;
+          if (event.customer_id === customer) seen.push(event);
+        }
+        return seen.length > 0 && seen;
+      }, 10_000);
+      expect(events).toEqual([
+        expect.objectContaining({
+          id: customerEventId('topup.expired', `expired:${topup.id}`),
+          type: 'topup.expired',
+          data: { topup_id: topup.id, amount_eur_cents: 1500 },
+        }),
+      ]);
+    } finally {
+      await replica.close();
+      await manager.streams.delete(channel.stream).catch(() => undefined);
+      await nats.close();
     }
   });
 });

@@ -1,0 +1,79 @@
+import { nanos } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
+import { eventually } from '@mtx/shared/testing';
+import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
+
+/**
+ * The customer events billing publishes for webhooks (seat.past_due, seat.suspended, wallet.low_balance), read
+ * back from the real JetStream stream the notifier would record them from.
+ */
+let harness: BillingHarness;
+let stream: string;
+
+beforeAll(async () => {
+  harness = await startBillingHarness({ execution: { setAccountBillingStatus: async () => undefined } });
+  const channel = customerEventChannel(harness.prefix);
+  stream = channel.stream;
+  const manager = await harness.nats.jetstreamManager();
+  await manager.streams.add({ name: stream, subjects: [`${channel.subjectRoot}.>`], max_age: nanos(3_600_000) });
+});
+
+afterAll(async () => {
+  await (await harness?.nats.jetstreamManager())?.streams.delete(stream).catch(() => undefined);
+  await harness?.close();
+});
+
+async function published(customerId: string): Promise<CustomerEvent[]> {
+  const consumer = await harness.nats.jetstream().consumers.get(stream);
+  const batch = await consumer.fetch({ max_messages: 500, expires: 1_000 });
+  const events: CustomerEvent[] = [];
+  for await (const message of batch) {
+    const event = JSON.parse(new TextDecoder().decode(message.data)) as CustomerEvent;
+    if (event.customer_id === customerId) events.push(event);
+  }
+  return events;
+}
+
+const tick = () => harness.billing.client.call('RunSchedulerTick', { respect_lease: true });
+
+describe('billing customer events', () => {
+  it('announces past_due, wallet.low_balance and suspended once each, with ids fixed by the seat and its period', async () => {
+    const customer = customerIdFor('events');
+    await harness.credit(customer, 1200);
+    harness.clock.set('2030-03-10T08:00:00Z');
+    const seat = await harness.billing.client.call<{ id: string }>('AssignSeat', {
+      customer_id: customer,
+      account_id: 'acc_events',
+      label: 'events',
+      bonus: false,
+    });
+    harness.clock.set('2030-04-10T08:00:00Z');
+    await tick();
+    // The same period again: nothing new to say.
+    harness.clock.set('2030-04-11T08:00:00Z');
+    await tick();
+    harness.clock.set('2030-04-13T08:00:00Z');
+    await tick();
+
+    const events = await eventually(async () => {
+      const seen = await published(customer);
+      return seen.some((event) => event.type === 'seat.suspended') && seen.some((event) => event.type === 'wallet.low_balance') && seen;
+    }, 10_000);
+    const byType = (type: string) => events.filter((event) => event.type === type);
+    const periodEnd = '2030-04-10T08:00:00.000Z';
+    expect(byType('seat.past_due')).toHaveLength(1);
+    expect(byType('seat.past_due')[0]).toMatchObject({
+      id: customerEventId('seat.past_due', `${seat.id}:${periodEnd}`),
+      data: { seat_id: seat.id, account_id: 'acc_events', period_end: periodEnd, grace_ends_at: '2030-04-13T08:00:00.000Z' },
+    });
+    expect(byType('seat.suspended')).toHaveLength(1);
+    expect(byType('seat.suspended')[0]!.id).toBe(customerEventId('seat.suspended', `${seat.id}:${periodEnd}`));
+    // The balance (0 after the first period) does not cover the 1,200 due within 7 days; once a day at most.
+    const low = byType('wallet.low_balance');
+    expect(low.length).toBeGreaterThanOrEqual(1);
+    expect(low[0]!.data).toEqual({ balance_eur_cents: 0, due_next_7_days_eur_cents: 1200 });
+    for (const event of low) expect(event.id).toMatch(/^evt_[0-9a-f]{24}$/);
+    expect(new Set(low.map((event) => event.id)).size).toBe(low.length);
+  });
+});
