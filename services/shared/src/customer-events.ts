@@ -65,17 +65,21 @@ export function customerEvent(
 const publishTimeoutMs = 2_000;
 const retryForMs = 30_000;
 const pendingMax = 10_000;
+/** After "no stream" (no notifier has ever run), events are dropped without asking again for this long. */
+const noStreamPauseMs = 5_000;
 
 /**
  * Publishes customer events to JetStream, acknowledged by the stream (the message id is the event id, so a
  * retry within the stream's duplicate window is stored once). A publish never delays the caller: it is retried
  * in the background for 30 s, the pending ones bounded. A deployment without the NOTIFY stream (no notifier
- * has ever run) has no one to tell, and the event is dropped at once.
+ * has ever run) has no one to tell: the event is dropped, and so are the next ones for a few seconds without a
+ * round trip each (a benchmark or a test stack without a notifier would otherwise pay one per batch).
  */
 export class CustomerEventPublisher {
   private readonly jetstream: JetStreamClient;
   private pending = 0;
   private readonly inFlight = new Set<Promise<void>>();
+  private noStreamUntilMs = 0;
 
   constructor(
     nats: NatsConnection,
@@ -86,6 +90,7 @@ export class CustomerEventPublisher {
   }
 
   publish(event: CustomerEvent): void {
+    if (Date.now() < this.noStreamUntilMs) return;
     if (this.pending >= pendingMax) {
       this.logger.error({ event_id: event.id, type: event.type }, `customer event dropped: ${pendingMax} are waiting for NATS`);
       return;
@@ -111,7 +116,10 @@ export class CustomerEventPublisher {
       } catch (error) {
         const code = (error as { code?: string }).code;
         // No stream listens on the subject: this deployment records no customer events.
-        if (code === '503') return;
+        if (code === '503') {
+          this.noStreamUntilMs = Date.now() + noStreamPauseMs;
+          return;
+        }
         const pauseMs = Math.min(5_000, 100 * 2 ** attempt);
         if (Date.now() + pauseMs > giveUpAtMs) {
           this.logger.error({ err: error, event_id: event.id, type: event.type }, 'customer event could not be published; it is lost');
