@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from '@mtx/shared/logger';
+import { meter } from '@mtx/shared/telemetry';
 import type { SecretBox } from '@mtx/shared/secret-box';
 import type { WebhookSender } from '../clients/webhook-sender';
 import { retriesExhausted, retryDelayMs } from '../domain/retry-schedule';
@@ -8,6 +9,17 @@ import type { CursorDocument, EndpointDocument, EventDocument, NotificationsStor
 import type { EventLog } from './event-log';
 
 const tracer = trace.getTracer('mtx-notifications');
+const deliveriesCounter = meter('notifications').createCounter('mtx.notifications.deliveries', {
+  description: 'Webhook deliveries attempted, by outcome (delivered, failed) and event type',
+});
+const deliveryDuration = meter('notifications').createHistogram('mtx.notifications.delivery.duration', {
+  unit: 'ms',
+  description: "Time a customer's endpoint took to answer a delivery (or to fail it)",
+  advice: { explicitBucketBoundaries: [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000] },
+});
+const disabledCounter = meter('notifications').createCounter('mtx.notifications.endpoints.disabled', {
+  description: 'Endpoints disabled after failing for the whole retry period',
+});
 
 export interface DeliverySettings {
   timeoutMs: number;
@@ -159,6 +171,7 @@ class EndpointWorker {
       const failingSince = this.cursor.failing_since ?? new Date(nowMs);
       if (retriesExhausted(failingSince.getTime(), nowMs, settings.retryForMs)) {
         this.stop();
+        disabledCounter.add(1);
         await this.options.disable(
           this.endpoint,
           `deliveries failed for ${Math.round(settings.retryForMs / 3_600_000)} h: ${outcome.error}`,
@@ -196,7 +209,10 @@ class EndpointWorker {
         'mtx-event-type': event.type,
         'user-agent': 'mtx-webhooks/1',
       };
+      const startedAt = performance.now();
       const outcome = await this.options.sender.send(this.endpoint.url, body, headers, signal);
+      deliveryDuration.record(performance.now() - startedAt, { 'mtx.event_type': event.type });
+      deliveriesCounter.add(1, { 'mtx.event_type': event.type, 'mtx.outcome': outcome.ok ? 'delivered' : 'failed' });
       if (outcome.status) span.setAttribute('http.response.status_code', outcome.status);
       if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? 'failed' });
       return outcome;
