@@ -498,6 +498,9 @@ describe('fault suite: bad input and security', () => {
       // strategy) says nothing about the API. It follows the seed, so the run is repeated once with the next
       // seed. Any failed check still fails the test.
       if (run.exitCode !== 0 && toolCrashedWithoutFindings(run.output)) run = await runSchemathesis(schemathesis, key, examples, seed + 1);
+      // The assertion shows the report's tail only; the whole of it stays beside the services' log.
+      if (run.exitCode !== 0)
+        fs.writeFileSync(path.join(path.dirname(stack.logFile), `schemathesis-${label.replace(/\W+/g, '-')}.txt`), run.output);
       runs.push({ label, ...run });
     }
     const report = await load.stop();
