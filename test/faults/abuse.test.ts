@@ -494,10 +494,12 @@ describe('fault suite: bad input and security', () => {
       ['read-only key', target.readKey, 25],
     ] as const) {
       let run = await runSchemathesis(schemathesis, key, examples, seed);
-      // A crash inside the tool itself (CPython's ast failing in hypothesis's own code while it describes a
-      // strategy) says nothing about the API. It follows the seed, so the run is repeated once with the next
-      // seed. Any failed check still fails the test.
-      if (run.exitCode !== 0 && toolCrashedWithoutFindings(run.output)) run = await runSchemathesis(schemathesis, key, examples, seed + 1);
+      // A crash inside the tool itself (CPython 3.11's ast failing in hypothesis's own code while it describes a
+      // strategy of the coverage phase, "AST constructor recursion depth mismatch") says nothing about the API.
+      // It recurs for the same operation, so the run is repeated once with the next seed and without the coverage
+      // phase; examples, fuzzing and the stateful phase still run every check. Any failed check fails the test.
+      if (run.exitCode !== 0 && toolCrashedWithoutFindings(run.output))
+        run = await runSchemathesis(schemathesis, key, examples, seed + 1, 'examples,fuzzing,stateful');
       // The assertion shows the report's tail only; the whole of it stays beside the services' log.
       if (run.exitCode !== 0)
         fs.writeFileSync(path.join(path.dirname(stack.logFile), `schemathesis-${label.replace(/\W+/g, '-')}.txt`), run.output);
@@ -863,6 +865,7 @@ async function runSchemathesis(
   key: string,
   examples: number,
   seed: number,
+  phases = 'examples,coverage,fuzzing,stateful',
 ): Promise<{ exitCode: number | null; output: string; cases: number; summary: string }> {
   const args = [
     'run',
@@ -879,7 +882,7 @@ async function runSchemathesis(
     // The stateful phase follows the document's links: top-up → its status, batch → stored batch, server and
     // account → their removal.
     '--phases',
-    'examples,coverage,fuzzing,stateful',
+    phases,
     '--header',
     `Authorization: Bearer ${key}`,
     '--max-examples',

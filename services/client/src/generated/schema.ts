@@ -4415,7 +4415,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive, or `["*"]` (the default) for every type: `batch.settled`, `topup.credited`, `topup.expired`, `seat.past_due`, `seat.suspended`, `wallet.low_balance`. */
-                    enabled_events?: (("batch.settled" | "topup.credited" | "topup.expired" | "seat.past_due" | "seat.suspended" | "wallet.low_balance") | "*")[];
+                    enabled_events?: ("batch.settled" | "topup.credited" | "topup.expired" | "seat.past_due" | "seat.suspended" | "wallet.low_balance" | "*")[];
                     /** @description Your note on what the endpoint is for. */
                     description?: string;
                 };

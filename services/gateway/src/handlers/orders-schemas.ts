@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { stringEnum } from './schemas';
 
 /** The request and response schemas of the trading routes; the OpenAPI document and the client come from them. */
 
@@ -329,7 +330,7 @@ export const BatchListQuery = Type.Object(
         description: 'A batch_id from the previous page (its last entry): the page continues after it.',
       }),
     ),
-    kind: Type.Optional(Type.Union([Type.Literal('orders'), Type.Literal('close')], { description: 'Only batches of this kind.' })),
+    kind: Type.Optional(stringEnum(['orders', 'close'] as const, { description: 'Only batches of this kind.' })),
     created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Only batches created at or after this time (ISO 8601).' })),
     created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Only batches created before this time (ISO 8601).' })),
   },

@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { AccountPositions__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/AccountPositions';
 import type { AccountState__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/AccountState';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
-import { errorResponses } from './schemas';
+import { errorResponses, stringEnum } from './schemas';
 
 const accountsPerReadMax = 20;
 /** Margin over execution's read deadline for the gRPC call: resolving the accounts and answering. */
@@ -26,13 +26,13 @@ const PositionsQuery = Type.Object(
       }),
     ),
     symbol_match: Type.Optional(
-      Type.Union([Type.Literal('exact'), Type.Literal('base')], {
+      stringEnum(['exact', 'base'] as const, {
         description: '`exact` (default) or `base`: EURUSD also matches EURUSD.xx, EURUSDm, EURUSD-ecn on the account’s server.',
       }),
     ),
-    side: Type.Optional(Type.Union([Type.Literal('long'), Type.Literal('short'), Type.Literal('any')], { description: 'Default `any`.' })),
+    side: Type.Optional(stringEnum(['long', 'short', 'any'] as const, { description: 'Default `any`.' })),
     kind: Type.Optional(
-      Type.Union([Type.Literal('position'), Type.Literal('pending'), Type.Literal('any')], {
+      stringEnum(['position', 'pending', 'any'] as const, {
         description: '`position` (default), `pending` orders, or `any`.',
       }),
     ),

@@ -41,3 +41,11 @@ export const rateLimitHeaders = {
   'ratelimit-remaining': { type: 'integer', description: 'Requests left in the window.' },
   'ratelimit-reset': { type: 'integer', description: 'Seconds until the window resets.' },
 } as const;
+
+/**
+ * A string that is one of `values`: a plain JSON Schema `enum` (TypeBox's union of literals is an `anyOf` of
+ * `const`s, which says the same with more schema for every tool that walks it).
+ */
+export function stringEnum<T extends string>(values: readonly T[], options: { description?: string } = {}) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+}

@@ -2,14 +2,11 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { customerEventTypes } from '@mtx/shared/customer-events';
 import type { Endpoint__Output } from '@mtx/shared/generated/proto/mtx/notifications/v1/Endpoint';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
-import { errorResponses } from './schemas';
+import { errorResponses, stringEnum } from './schemas';
 
 const eventTypeNames = `${customerEventTypes.map((type) => `\`${type}\``).join(', ')}`;
 
-const EventType = Type.Union(
-  customerEventTypes.map((type) => Type.Literal(type)),
-  { description: `One of ${eventTypeNames}.` },
-);
+const EventType = stringEnum(customerEventTypes, { description: `One of ${eventTypeNames}.` });
 
 const CreateEndpointBody = Type.Object(
   {
@@ -21,7 +18,7 @@ const CreateEndpointBody = Type.Object(
       example: 'https://example.com/hooks/mtx',
     }),
     enabled_events: Type.Optional(
-      Type.Array(Type.Union([EventType, Type.Literal('*')]), {
+      Type.Array(stringEnum([...customerEventTypes, '*'] as const), {
         minItems: 1,
         maxItems: customerEventTypes.length + 1,
         description: `The event types to receive, or \`["*"]\` (the default) for every type: ${eventTypeNames}.`,
