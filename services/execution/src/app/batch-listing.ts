@@ -1,5 +1,5 @@
 import { AppError } from '@mtx/shared/errors';
-import { lastPresent } from '@mtx/shared/gallop';
+import { ClaimedSequence } from '@mtx/shared/claimed-sequence';
 import type { Logger } from '@mtx/shared/logger';
 import type { BatchView, CloseSummary, PlaceSummary } from '../domain/results';
 import type { BatchListingDocument, ExecutionStore } from '../store/execution-store';
@@ -36,13 +36,11 @@ export interface BatchListingOptions {
 
 export const listLimitDefault = 10;
 export const listLimitMax = 100;
-const appendAttemptsMax = 8;
 /** Clocks of replicas that record batches may differ by this much. */
 const clockSkewMs = 5_000;
 /** Entries around the one a bisection lands on, searched for the cursor's batch (replicas interleave). */
 const cursorWindow = 64;
 const readChunk = 32;
-const headsMax = 100_000;
 
 type Scope = 'all' | 'orders' | 'close';
 
@@ -55,11 +53,14 @@ type Scope = 'all' | 'orders' | 'close';
  */
 export class BatchListing {
   private readonly writer: GroupWriter<BatchListingDocument>;
-  /** `<customer>:<scope>` → the highest number this replica took or saw taken. */
-  private readonly heads = new Map<string, number>();
+  /** `<customer>:<scope>` → its numbers. */
+  private readonly sequence: ClaimedSequence;
 
   constructor(private readonly options: BatchListingOptions) {
     this.writer = new GroupWriter(options.store.batchListing);
+    this.sequence = new ClaimedSequence(
+      async (_id) => (await options.store.batchListing.findOne({ _id }, { projection: { _id: 1 } })) !== null,
+    );
   }
 
   /**
@@ -92,39 +93,12 @@ export class BatchListing {
     await Promise.all(entryIds.map((_id) => this.options.store.batchListing.updateOne({ _id }, { $set: { retracted: true } })));
   }
 
-  private async appendIn(key: string, fields: Omit<BatchListingDocument, '_id'>): Promise<string> {
-    for (let attempt = 0; attempt < appendAttemptsMax; attempt += 1) {
-      const number = await this.take(key);
-      const [outcome] = await this.writer.insertEach([{ _id: `${key}:${number}`, ...fields }]);
-      if (outcome === 'inserted') return `${key}:${number}`;
-      // Another replica took that number: learn how far the sequence goes and take the next.
-      this.raiseHead(key, await this.findHead(key, number));
-    }
-    throw new Error(`batch ${fields.batch_id} could not be listed under ${key} after ${appendAttemptsMax} attempts`);
-  }
-
-  private raiseHead(key: string, number: number): void {
-    const current = this.heads.get(key) ?? 0;
-    if (number <= current && this.heads.has(key)) return;
-    if (!this.heads.has(key) && this.heads.size >= headsMax) this.heads.delete(this.heads.keys().next().value!);
-    this.heads.set(key, Math.max(current, number));
-  }
-
-  /** The next number of the sequence; concurrent callers of this replica get distinct ones without a round trip. */
-  private async take(key: string): Promise<number> {
-    if (!this.heads.has(key)) this.raiseHead(key, await this.findHead(key, 0));
-    const next = (this.heads.get(key) ?? 0) + 1;
-    this.heads.set(key, next);
-    return next;
+  private appendIn(key: string, fields: Omit<BatchListingDocument, '_id'>): Promise<string> {
+    return this.sequence.claim(key, async (_id) => (await this.writer.insertEach([{ _id, ...fields }]))[0] === 'inserted');
   }
 
   private entry(key: string, number: number): Promise<BatchListingDocument | null> {
     return this.options.store.batchListing.findOne({ _id: `${key}:${number}` });
-  }
-
-  /** The highest number taken, galloping from one known taken (or 0). */
-  private findHead(key: string, from: number): Promise<number> {
-    return lastPresent(from, async (number) => (await this.entry(key, number)) !== null);
   }
 
   /** The entry at `number`, or the nearest below it within a few (an append that failed leaves a hole). */
@@ -177,8 +151,7 @@ export class BatchListing {
   async list(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
     const scope: Scope = query.kind ?? 'all';
     const key = `${customerId}:${scope}`;
-    const head = await this.findHead(key, this.heads.get(key) ?? 0);
-    this.raiseHead(key, head);
+    const head = await this.sequence.head(key);
     let start = head;
     if (query.starting_after) start = Math.min(start, (await this.positionOf(customerId, key, head, query.starting_after)) - 1);
     if (query.created_lt_ms !== undefined)

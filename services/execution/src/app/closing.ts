@@ -3,14 +3,7 @@ import { connectorCodecs, type CloseAccountStatus } from '@mtx/shared/connector/
 import { AppError } from '@mtx/shared/errors';
 import type { ResolvedAccount } from './accounts';
 import { countOutcomes } from './metrics';
-import {
-  closeResultOf,
-  closeSummary,
-  describeFailure,
-  plainClose,
-  type CloseAccountResult,
-  type CloseOrdersResult,
-} from '../domain/results';
+import { closeResultOf, describeFailure, plainClose, type CloseAccountResult, type CloseOrdersResult } from '../domain/results';
 import type { TerminalResponse } from '../clients/terminals';
 import { validateCloseOrders, type CloseOrdersInput, type NormalizedCloseAccount } from '../domain/validation';
 import type { Platform, UnsettledDocument } from '../store/execution-store';
@@ -129,13 +122,15 @@ export class Closing {
               created_at: new Date(startedMs),
             });
           });
+          // The batch's summary and whether it settled, once: stored with its listing and answered.
+          const figures = listingFigures('close', results);
           await this.journal.persistOutcomes(
             { _id: batchId, customer_id: customerId, kind: 'close', created_at: new Date(startedMs) },
             results,
             unsettled,
-            listingFigures('close', results),
+            figures,
           );
-          const summary = closeSummary(results);
+          const summary = figures.close_summary!;
           countOutcomes(
             'close',
             results.map((account) => [account.platform, account.status]),

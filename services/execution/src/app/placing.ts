@@ -3,7 +3,7 @@ import { connectorCodecs } from '@mtx/shared/connector/messages';
 import { retcode } from '@mtx/shared/trading';
 import type { ResolvedAccount } from './accounts';
 import { countOutcomes } from './metrics';
-import { describeFailure, legResultOf, placeSummary, plainLeg, type OrderLegResult, type PlaceOrdersResult } from '../domain/results';
+import { describeFailure, legResultOf, plainLeg, type OrderLegResult, type PlaceOrdersResult } from '../domain/results';
 import type { TerminalResponse } from '../clients/terminals';
 import { validatePlaceOrders, type NormalizedLeg, type PlaceOrdersInput } from '../domain/validation';
 import type { StoredLeg, UnsettledDocument } from '../store/execution-store';
@@ -91,13 +91,15 @@ export class Placing {
             'orders',
             storedLegs.map((leg, index) => [leg.platform, results[index]!.status]),
           );
+          // The batch's summary and whether it settled, once: stored with its listing and answered.
+          const figures = listingFigures('orders', results);
           await this.journal.persistOutcomes(
             { _id: batchId, customer_id: customerId, kind: 'orders', created_at: new Date(startedMs) },
             results,
             unsettled,
-            listingFigures('orders', results),
+            figures,
           );
-          const summary = placeSummary(results);
+          const summary = figures.orders_summary!;
           span.setAttributes({
             'mtx.filled': summary.filled,
             'mtx.placed': summary.placed,

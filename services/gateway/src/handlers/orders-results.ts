@@ -87,3 +87,12 @@ export const closeSummaryNames = [
   'accounts_unavailable',
   'accounts_failed',
 ] as const;
+
+/** A batch's summary (orders or close) as the API shows it, from a stored batch or a listed one. */
+export function batchSummaryOf(batch: {
+  kind: string;
+  orders_summary?: object | null;
+  close_summary?: object | null;
+}): Record<string, number> {
+  return batch.kind === 'orders' ? summaryOf(batch.orders_summary, placeSummaryNames) : summaryOf(batch.close_summary, closeSummaryNames);
+}

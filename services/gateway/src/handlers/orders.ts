@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import {
+  batchSummaryOf,
   closeAccountResult,
   closeFieldNames,
   closeSummaryNames,
@@ -173,10 +174,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
           kind: batch.kind,
           created_at: batch.created_at,
           settled: !!batch.settled,
-          summary:
-            batch.kind === 'orders'
-              ? summaryOf(batch.orders_summary, placeSummaryNames)
-              : summaryOf(batch.close_summary, closeSummaryNames),
+          summary: batchSummaryOf(batch),
         })),
         has_more: !!page.has_more,
       };
@@ -211,7 +209,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
         kind: batch.kind,
         created_at: batch.created_at,
         settled: !!batch.settled,
-        summary: orders ? summaryOf(batch.orders_summary, placeSummaryNames) : summaryOf(batch.close_summary, closeSummaryNames),
+        summary: batchSummaryOf(batch),
         results: orders ? (batch.orders ?? []).map(legResult) : (batch.accounts ?? []).map(closeAccountResult),
       };
     },

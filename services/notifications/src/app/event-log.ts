@@ -1,12 +1,10 @@
 import type { CustomerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
-import { lastPresent } from '@mtx/shared/gallop';
+import { ClaimedSequence } from '@mtx/shared/claimed-sequence';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { EventDocument, NotificationsStore } from '../store/notifications-store';
 
-const headsMax = 100_000;
 const readChunk = 32;
-const appendAttemptsMax = 8;
 
 export interface ListedEvent {
   id: string;
@@ -21,27 +19,23 @@ export interface ListedEvent {
  * inserts records it again under the next number: delivered twice, with the same id, which receivers dedupe on.
  */
 export class EventLog {
-  private readonly heads = new Map<string, number>();
+  /** Each customer's numbers. */
+  private readonly sequence: ClaimedSequence;
 
   constructor(
     private readonly store: Pick<NotificationsStore, 'events' | 'eventIds'>,
     private readonly nowMs: () => number,
-  ) {}
+  ) {
+    this.sequence = new ClaimedSequence(async (_id) => (await store.events.findOne({ _id }, { projection: { _id: 1 } })) !== null);
+  }
 
   private entry(customerId: string, number: number): Promise<EventDocument | null> {
     return this.store.events.findOne({ _id: `${customerId}:${number}` });
   }
 
   /** The number of the customer's latest event (0 for none). */
-  async head(customerId: string): Promise<number> {
-    const head = await lastPresent(this.heads.get(customerId) ?? 0, async (number) => (await this.entry(customerId, number)) !== null);
-    this.remember(customerId, head);
-    return head;
-  }
-
-  private remember(customerId: string, head: number): void {
-    if (!this.heads.has(customerId) && this.heads.size >= headsMax) this.heads.delete(this.heads.keys().next().value!);
-    this.heads.set(customerId, Math.max(head, this.heads.get(customerId) ?? 0));
+  head(customerId: string): Promise<number> {
+    return this.sequence.head(customerId);
   }
 
   at(customerId: string, number: number): Promise<EventDocument | null> {
@@ -51,10 +45,11 @@ export class EventLog {
   /** Records an event once; false when its id was recorded before. */
   async record(event: CustomerEvent): Promise<boolean> {
     if (await this.store.eventIds.findOne({ _id: event.id })) return false;
-    for (let attempt = 0; attempt < appendAttemptsMax; attempt++) {
-      const number = (await this.head(event.customer_id)) + 1;
-      const inserted = await insertIfAbsent(this.store.events, {
-        _id: `${event.customer_id}:${number}`,
+    let number = 0;
+    await this.sequence.claim(event.customer_id, (_id, claimed) => {
+      number = claimed;
+      return insertIfAbsent(this.store.events, {
+        _id,
         customer_id: event.customer_id,
         event_id: event.id,
         type: event.type,
@@ -62,12 +57,9 @@ export class EventLog {
         data: event.data,
         recorded_at: new Date(this.nowMs()),
       });
-      if (!inserted) continue;
-      this.remember(event.customer_id, number);
-      await insertIfAbsent(this.store.eventIds, { _id: event.id, customer_id: event.customer_id, number });
-      return true;
-    }
-    throw new Error(`event ${event.id} could not be recorded after ${appendAttemptsMax} attempts`);
+    });
+    await insertIfAbsent(this.store.eventIds, { _id: event.id, customer_id: event.customer_id, number });
+    return true;
   }
 
   /** The customer's events newer than the retention, newest first, a page at a time. */

@@ -1,0 +1,60 @@
+import { lastPresent } from './gallop';
+
+const headsMaxDefault = 100_000;
+const attemptsMaxDefault = 8;
+
+/**
+ * Per-key sequences whose entries are documents `<key>:<n>`, each number claimed by an insert: the one linearisable
+ * step FerretDB offers, and an `_id` walk every backend serves. The head of each key is kept in memory (bounded),
+ * so concurrent claimers in one process get distinct numbers without a round trip; a number another process took
+ * first is a duplicate key, after which the head is found again (galloping from the taken number) and the next
+ * is claimed.
+ */
+export class ClaimedSequence {
+  private readonly heads = new Map<string, number>();
+  private readonly headsMax: number;
+  private readonly attemptsMax: number;
+
+  constructor(
+    /** Whether entry `<key>:<n>` exists. */
+    private readonly exists: (id: string) => Promise<boolean>,
+    options: { headsMax?: number; attemptsMax?: number } = {},
+  ) {
+    this.headsMax = options.headsMax ?? headsMaxDefault;
+    this.attemptsMax = options.attemptsMax ?? attemptsMaxDefault;
+  }
+
+  /** The highest number taken under `key` (0 for none), galloping from the one last known. */
+  async head(key: string): Promise<number> {
+    const head = await this.findHead(key, this.heads.get(key) ?? 0);
+    this.raise(key, head);
+    return head;
+  }
+
+  /**
+   * Claims the next number under `key`: `insert` writes entry `id` and answers true, or false when `id` was taken.
+   * Answers the entry's id.
+   */
+  async claim(key: string, insert: (id: string, number: number) => Promise<boolean>): Promise<string> {
+    for (let attempt = 0; attempt < this.attemptsMax; attempt += 1) {
+      if (!this.heads.has(key)) this.raise(key, await this.findHead(key, 0));
+      const number = (this.heads.get(key) ?? 0) + 1;
+      this.heads.set(key, number);
+      const id = `${key}:${number}`;
+      if (await insert(id, number)) return id;
+      this.raise(key, await this.findHead(key, number));
+    }
+    throw new Error(`no number of ${key} could be claimed after ${this.attemptsMax} attempts`);
+  }
+
+  private findHead(key: string, from: number): Promise<number> {
+    return lastPresent(from, (number) => this.exists(`${key}:${number}`));
+  }
+
+  private raise(key: string, number: number): void {
+    const current = this.heads.get(key);
+    if (current !== undefined && number <= current) return;
+    if (current === undefined && this.heads.size >= this.headsMax) this.heads.delete(this.heads.keys().next().value!);
+    this.heads.set(key, number);
+  }
+}
