@@ -112,6 +112,7 @@ async function main(): Promise<number> {
   const controlStats = async () =>
     (await (await fetch(`${stack.env.BROKER_SIM_HTTP_URL}/control/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as {
       terminal_streams_open: number;
+      sessions_open: number;
     };
   const pids = new Map<string, number | undefined>([
     ...[...stack.services.values()].map((service) => [service.name, service.pid] as [string, number | undefined]),
@@ -314,7 +315,8 @@ async function main(): Promise<number> {
       };
     runs.push(scaledRun);
     const memoryAfterScaleMiB = connectorMemory();
-    const streamsAfterScale = (await controlStats()).terminal_streams_open;
+    const statsAfterScale = await controlStats();
+    const streamsAfterScale = statsAfterScale.terminal_streams_open;
     const p50Ratio = baselineRun.p50_ms && scaledRun.p50_ms ? scaledRun.p50_ms / baselineRun.p50_ms : Number.NaN;
     const cpuRatio = scaled.projectCpu / Math.max(1e-9, baseline.projectCpu);
     log(
@@ -347,9 +349,10 @@ async function main(): Promise<number> {
       `Per batch, the 4-account phase's ${baseline.storeCommands}; the scale phase's ${scaled.storeCommands}. ` +
       `Connectors' resident memory ${memoryAtStartMiB.toFixed(0)} MiB at start, ${memoryAtBaselineMiB.toFixed(0)} with ${legsPerBatch} accounts, ` +
       `${memoryAfterRegistrationMiB.toFixed(0)} after registering ${accountCount.toLocaleString('en')} (${perAccountKiB.toFixed(1)} KiB per account), ` +
-      `${memoryAfterScaleMiB.toFixed(0)} after the scale phase. Terminal streams open (one per session, idle ones closed after ` +
-      `CONNECTOR_TERMINAL_IDLE_MS): ${streamsAtStart} at start, ${streamsAtBaseline} with ${legsPerBatch} accounts, ${streamsAfterRegistration} after registration, ` +
-      `${streamsAfterScale} after the scale phase (${(streamsAfterScale / accountCount).toFixed(2)} per account), all on one HTTP/2 connection per connector. ` +
+      `${memoryAfterScaleMiB.toFixed(0)} after the scale phase. Terminal streams open (shared by the sessions, CONNECTOR_TERMINAL_STREAMS ` +
+      `per connector; idle ones closed after CONNECTOR_TERMINAL_IDLE_MS): ${streamsAtStart} at start, ${streamsAtBaseline} with ${legsPerBatch} accounts, ` +
+      `${streamsAfterRegistration} after registration, ${streamsAfterScale} after the scale phase, all on one HTTP/2 connection per connector; ` +
+      `trade-server sessions open after the scale phase ${statsAfterScale.sessions_open} (idle ones logged out after CONNECTOR_SESSION_IDLE_MS). ` +
       `The ${legsPerBatch}-account batches again after the scale phase (same store, 10,000 sessions open): p50 ×${closingP50Ratio.toFixed(2)}, ` +
       `project CPU ×${(closing.projectCpu / Math.max(1e-9, baseline.projectCpu)).toFixed(2)} of the first baseline (${closing.projectCpu.toFixed(2)} ms: ${describeCpu(closing.cpuPerBatch)}). ` +
       `First touch (a customer returning after the caches forgot it): project CPU ${firstTouchProjectCpuPerLeg.toFixed(3)} ms per leg against ${(baseline.projectCpu / legsPerBatch).toFixed(3)} in the baseline. ` +

@@ -21,7 +21,8 @@ export interface BrokerSimApp extends ServiceApp {
 
 /** Opens the journal at `journalFile` and rebuilds the brokers' state from it; nothing listens yet. */
 export async function createBrokerSimApp(options: {
-  config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS' | 'GRPC_PORT' | 'HTTP_PORT' | 'HOST'>;
+  config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS' | 'GRPC_PORT' | 'HTTP_PORT' | 'HOST'> &
+    Partial<Pick<BrokerSimConfig, 'BROKER_SIM_SESSION_IDLE_MS'>>;
   journalFile: string;
   logger: Logger;
   clock?: Clock;
@@ -34,6 +35,7 @@ export async function createBrokerSimApp(options: {
     clock: options.clock ?? systemClock,
     logger,
     latencyMs: config.BROKER_SIM_LATENCY_MS,
+    ...(config.BROKER_SIM_SESSION_IDLE_MS ? { sessionIdleMs: config.BROKER_SIM_SESSION_IDLE_MS } : {}),
     ...(options.prices ? { prices: options.prices } : {}),
   });
   broker.load();

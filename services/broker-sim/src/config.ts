@@ -12,6 +12,8 @@ export const BrokerSimConfigSchema = Type.Object({
   BROKER_SIM_LATENCY_MS: Type.Integer({ minimum: 0, default: 20 }),
   /** How often prices move; 0 keeps them still. */
   PRICE_TICK_MS: Type.Integer({ minimum: 0, default: 500 }),
+  /** A session unused this long is ended, as a trade server drops idle terminals; they log in again. */
+  BROKER_SIM_SESSION_IDLE_MS: Type.Integer({ minimum: 1_000, default: 3_600_000 }),
   /** The data folder (`npm start`'s .data); the journal lives in its broker-sim/ folder. */
   DATA_DIR: Type.String({ default: defaultDataDirectory }),
   /** The journal file itself; default `<DATA_DIR>/broker-sim/<MONGODB_DATABASE_PREFIX>journal.ndjson`. */

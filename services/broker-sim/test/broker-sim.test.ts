@@ -317,35 +317,69 @@ describe('broker-sim service', () => {
     await control('/control/accounts/AlphaFX-Live/7004/faults', 'DELETE');
   });
 
-  it("carries a session's calls as frames on one terminal stream, answered by call id, with the unary semantics", async () => {
+  it("carries many sessions' calls as frames on one terminal stream, answered by call id, with the unary semantics", async () => {
     const client = new BrokerClient(grpcAddress);
     try {
       const before = (await control('/control/stats')).body;
-      const { session_id } = await client.call<{ session_id: string }>(
-        'Login',
-        { server: 'AlphaFX-Live', login: '7010', password: 'pw' },
-        2_000,
+      const logins = await Promise.all(
+        ['7010', '7013'].map((login) =>
+          client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login, password: 'pw' }, 2_000),
+        ),
       );
       const sends = await Promise.all(
-        Array.from({ length: 5 }, (_, index) =>
+        Array.from({ length: 6 }, (_, index) =>
           client.call<{ retcode: number; order: number }>(
             'Mt5OrderSend',
-            { session_id, client_id: `frame-${index}`, deadline_unix_ms: 0, action: 1, symbol: 'EURUSD', volume: 0.1, type: index % 2 },
+            {
+              session_id: logins[index % 2]!.session_id,
+              client_id: `frame-${index}`,
+              deadline_unix_ms: 0,
+              action: 1,
+              symbol: 'EURUSD',
+              volume: 0.1,
+              type: index % 2,
+            },
             2_000,
           ),
         ),
       );
-      expect(sends.map((send) => send.retcode)).toEqual([10009, 10009, 10009, 10009, 10009]);
-      expect(new Set(sends.map((send) => send.order)).size).toBe(5);
-      const positions = await client.call<{ positions: unknown[] }>('Mt5Positions', { session_id }, 2_000);
-      expect(positions.positions).toHaveLength(5);
+      expect(sends.map((send) => send.retcode)).toEqual(Array.from({ length: 6 }, () => 10009));
+      expect(new Set(sends.map((send) => send.order)).size).toBe(6);
+      // Each frame reached its own session's account: three positions each.
+      for (const { session_id } of logins) {
+        const positions = await client.call<{ positions: unknown[] }>('Mt5Positions', { session_id }, 2_000);
+        expect(positions.positions).toHaveLength(3);
+      }
       // A refusal keeps its status code: an unknown session is UNAUTHENTICATED, as a unary call's.
       const lost = await client.call('Mt5Positions', { session_id: 'no-such-session' }, 2_000).catch((caught: unknown) => caught);
       expect((lost as BrokerCallError).code).toBe(grpc.status.UNAUTHENTICATED);
       const after = (await control('/control/stats')).body;
-      expect(after.terminal_streams_opened - before.terminal_streams_opened).toBe(2);
-      expect(after.terminal_calls - before.terminal_calls).toBe(7);
-      expect(client.terminalCount).toBe(2);
+      expect(after.terminal_streams_opened - before.terminal_streams_opened).toBe(1);
+      expect(after.terminal_calls - before.terminal_calls).toBe(9);
+      expect(client.terminalCount).toBe(1);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('keeps each session on one of several streams when the client spreads them', async () => {
+    const client = new BrokerClient(grpcAddress, { terminalStreamCount: 4 });
+    try {
+      const before = (await control('/control/stats')).body;
+      const sessions = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          client.call<{ session_id: string }>('Login', { server: 'AlphaFX-Live', login: `72${10 + index}`, password: 'pw' }, 2_000),
+        ),
+      );
+      for (let round = 0; round < 2; round += 1)
+        await Promise.all(sessions.map(({ session_id }) => client.call('Mt5Positions', { session_id }, 2_000)));
+      const after = (await control('/control/stats')).body;
+      // Twelve random session ids over four streams: more than one is used, never more than four.
+      const opened = after.terminal_streams_opened - before.terminal_streams_opened;
+      expect(opened).toBeGreaterThan(1);
+      expect(opened).toBeLessThanOrEqual(4);
+      expect(client.terminalCount).toBe(opened);
+      expect(after.terminal_calls - before.terminal_calls).toBe(24);
     } finally {
       client.close();
     }
@@ -457,6 +491,32 @@ describe('broker-sim service', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('ends a session on logout, and one left idle past the bound, each refused after as UNAUTHENTICATED', async () => {
+    const login = (number: string) => client.call('Login', { server: 'AlphaFX-Live', login: number, password: 'pw' });
+    const loggedOut = await login('7020');
+    const before = (await control('/control/stats')).body;
+    expect(await client.call('Logout', { session_id: loggedOut.session_id })).toEqual({ logged_out: true });
+    expect(await client.call('Logout', { session_id: loggedOut.session_id })).toEqual({ logged_out: false });
+    const afterLogout = (await control('/control/stats')).body;
+    expect(afterLogout.sessions_logged_out - before.sessions_logged_out).toBe(1);
+    expect(afterLogout.sessions_open).toBe(before.sessions_open - 1);
+    const refused = await client.call('Ping', { session_id: loggedOut.session_id }).catch((caught: unknown) => caught);
+    expect((refused as { code: string }).code).toBe('unauthenticated');
+
+    // Idle past the server's bound (one hour by default): ended; a session used within the bound is kept.
+    const idle = await login('7021');
+    clock.advanceMs(40 * 60_000);
+    const used = await login('7022');
+    clock.advanceMs(25 * 60_000);
+    expect((await client.call('Ping', { session_id: used.session_id })).connected).toBe(true);
+    const expired = await client.call('Ping', { session_id: idle.session_id }).catch((caught: unknown) => caught);
+    expect((expired as { code: string }).code).toBe('unauthenticated');
+    // The next login sweeps the table: of all the sessions this file opened, only the two used within the bound stay.
+    await login('7023');
+    const afterSweep = (await control('/control/stats')).body;
+    expect(afterSweep.sessions_open).toBe(2);
   });
 
   it('keeps positions, deals and request records across a restart, and continues tickets', async () => {

@@ -3,11 +3,17 @@ import { eventually } from '@mtx/shared/testing';
 import { connectorCodecs, terminalSubject, type PlaceReplyMessage } from '@mtx/shared/connector/messages';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
 
-/** The connectors reach the trade server through one long-lived stream per terminal session, not a call per leg. */
+/**
+ * The connectors reach the trade server through long-lived `Terminal` streams shared by the sessions, not a call
+ * per leg nor a stream per account.
+ */
 let stack: ExecutionStack;
 
 beforeAll(async () => {
-  stack = await startExecutionStack({ label: 'termstream', connectorEnv: { CONNECTOR_TERMINAL_IDLE_MS: '1500' } });
+  stack = await startExecutionStack({
+    label: 'termstream',
+    connectorEnv: { CONNECTOR_TERMINAL_IDLE_MS: '1500', CONNECTOR_SESSION_IDLE_MS: '1500' },
+  });
   await stack.control('/control/prices', 'POST', { frozen_all: true });
 });
 
@@ -67,5 +73,40 @@ describe('terminal streams between a connector and the trade server', () => {
     const reopened = (await stack.control('/control/stats')).body;
     expect(reopened.terminal_streams_opened - opened.terminal_streams_opened).toBe(1);
     expect(reopened.terminal_streams_open).toBe(1);
+  });
+
+  it("carries several accounts' legs over one stream", async () => {
+    await eventually(async () => (await stack.control('/control/stats')).body.terminal_streams_open === 0, 10_000, 200);
+    const before = (await stack.control('/control/stats')).body;
+    const replies = await Promise.all(
+      ['9510', '9511', '9512'].map((login, index) =>
+        place(`acc_shared${index}`, 'AlphaFX-Live', login, 2, `bat_shared${index}${Date.now()}`),
+      ),
+    );
+    expect(replies.flatMap((reply) => reply.results.map((result) => result.status))).toEqual(Array.from({ length: 6 }, () => 'filled'));
+    const after = (await stack.control('/control/stats')).body;
+    expect(after.terminal_streams_opened - before.terminal_streams_opened).toBe(1);
+    expect(after.terminal_streams_open).toBe(1);
+    expect(after.terminal_calls - before.terminal_calls).toBe(6);
+  });
+
+  it('logs out a session left idle past CONNECTOR_SESSION_IDLE_MS; the next request logs in again and trades', async () => {
+    const first = await place('acc_idlesession', 'AlphaFX-Live', '9520', 1, `bat_sessionA${Date.now()}`);
+    expect(first.results[0]!.status).toBe('filled');
+    const before = (await stack.control('/control/stats')).body;
+    // Every session this connector held goes idle: the sweep logs each out at the trade server.
+    await eventually(
+      async () => {
+        const stats = (await stack.control('/control/stats')).body;
+        return stats.sessions_logged_out > before.sessions_logged_out && stats.sessions_open < before.sessions_open;
+      },
+      10_000,
+      200,
+    );
+    const account = (await stack.control('/control/accounts/AlphaFX-Live/9520')).body;
+    expect(account.positions).toHaveLength(1);
+    const again = await place('acc_idlesession', 'AlphaFX-Live', '9520', 1, `bat_sessionB${Date.now()}`);
+    expect(again.results[0]!.status).toBe('filled');
+    expect((await stack.control('/control/accounts/AlphaFX-Live/9520')).body.positions).toHaveLength(2);
   });
 });

@@ -55,10 +55,12 @@ export async function createConnectorApp(options: {
     }));
   const client = new BrokerClient(config.BROKER_SIM_GRPC_URL, {
     terminalIdleMs: config.CONNECTOR_TERMINAL_IDLE_MS,
-    terminalsMax: config.CONNECTOR_TERMINALS_MAX,
+    terminalStreamCount: config.CONNECTOR_TERMINAL_STREAMS,
   });
   const sessions = new SessionPool(client, platform, {
     sessionsMax: config.CONNECTOR_SESSIONS_MAX,
+    sessionIdleMs: config.CONNECTOR_SESSION_IDLE_MS,
+    readDeadlineMs: config.BROKER_READ_DEADLINE_MS,
     loginDeadlineMs: config.BROKER_LOGIN_DEADLINE_MS,
   });
   const runtime = new ConnectorRuntime({ platform, config, nats, logger, adapter: options.adapterFactory(client), sessions, claims });
@@ -78,6 +80,7 @@ export async function createConnectorApp(options: {
       await runtime.stop(graceMs);
       await health?.close();
       await nats.drain().catch(() => undefined);
+      sessions.close();
       client.close();
     },
   };

@@ -28,18 +28,37 @@ export class BrokerCallError extends Error {
 }
 
 export interface BrokerClientOptions {
-  /** Session calls go over one long-lived stream per session (a terminal's connection); false: a unary call each. */
+  /** Session calls go as frames over long-lived `Terminal` streams; false: a unary call each. */
   terminalStreams?: boolean;
-  /** A session's stream unused this long is closed; the next call opens a new one. */
+  /** How many streams the sessions are spread over (a session always uses the same one, so its calls stay in order). */
+  terminalStreamCount?: number;
+  /** A stream unused this long is closed; the next call opens a new one. */
   terminalIdleMs?: number;
-  /** Streams kept open at most; the least recently used idle one is closed past it. */
-  terminalsMax?: number;
 }
 
-/** gRPC client of the trade servers (broker-sim), keeping raw status codes; every call has a deadline. */
+/**
+ * Spreads sessions over the streams: the same session always lands on the same stream. Session ids are the
+ * server's, so they are hashed rather than trusted to be random.
+ */
+function laneOf(sessionId: string, laneCount: number): number {
+  if (laneCount === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < sessionId.length; index += 1) hash = Math.imul(hash ^ sessionId.charCodeAt(index), 0x01000193);
+  return (hash >>> 0) % laneCount;
+}
+
+/**
+ * gRPC client of the trade servers (broker-sim), keeping raw status codes; every call has a deadline.
+ *
+ * Session calls share a few multiplexed `Terminal` streams per trade server address (as a manager or gateway API
+ * carries many accounts over one connection), not a stream per session: a stream per session costs an HTTP/2
+ * stream, its flow-control state and grpc-js's call bookkeeping for every account in use, which is what grew with
+ * the number of accounts (bench:scale). Every frame carries its session id, so nothing is lost by sharing; a broken
+ * stream fails only the calls it had in hand, as a broken connection would fail every per-session stream on it.
+ */
 export class BrokerClient {
   private readonly raw: grpc.Client;
-  private readonly terminals = new Map<string, TerminalStream>();
+  private readonly lanes: TerminalStream[] = [];
   private readonly idleSweep: NodeJS.Timeout | undefined;
   private readonly options: Required<BrokerClientOptions>;
 
@@ -53,54 +72,28 @@ export class BrokerClient {
     });
     this.options = {
       terminalStreams: options.terminalStreams ?? true,
+      terminalStreamCount: Math.max(1, options.terminalStreamCount ?? 1),
       terminalIdleMs: options.terminalIdleMs ?? 300_000,
-      terminalsMax: options.terminalsMax ?? 10_000,
     };
     if (this.options.terminalStreams) {
+      const open = (this.raw as unknown as { Terminal(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> }).Terminal.bind(
+        this.raw,
+      );
+      for (let lane = 0; lane < this.options.terminalStreamCount; lane += 1)
+        this.lanes.push(new TerminalStream(open, (code, message) => new BrokerCallError(code, message)));
       this.idleSweep = setInterval(() => this.closeIdleTerminals(), Math.min(this.options.terminalIdleMs, 30_000));
       this.idleSweep.unref();
     }
   }
 
-  /** Open terminal streams (one per session in use). */
+  /** Terminal streams open now. */
   get terminalCount(): number {
-    return this.terminals.size;
-  }
-
-  private terminalFor(sessionId: string): TerminalStream {
-    let terminal = this.terminals.get(sessionId);
-    if (terminal) {
-      this.terminals.delete(sessionId);
-      this.terminals.set(sessionId, terminal);
-      return terminal;
-    }
-    const open = (this.raw as unknown as { Terminal(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> }).Terminal.bind(
-      this.raw,
-    );
-    terminal = new TerminalStream(open, (code, message) => new BrokerCallError(code, message));
-    this.terminals.set(sessionId, terminal);
-    for (const [oldestId, oldest] of this.terminals) {
-      if (this.terminals.size <= this.options.terminalsMax) break;
-      if (oldest.callsInHand > 0) continue;
-      oldest.close();
-      this.terminals.delete(oldestId);
-    }
-    return terminal;
+    return this.lanes.filter((lane) => lane.isOpen).length;
   }
 
   private closeIdleTerminals(): void {
     const idleBeforeMs = Date.now() - this.options.terminalIdleMs;
-    for (const [sessionId, terminal] of this.terminals) {
-      if (terminal.callsInHand > 0 || terminal.lastUsedMs > idleBeforeMs) continue;
-      terminal.close();
-      this.terminals.delete(sessionId);
-    }
-  }
-
-  /** The session is gone (logged out, replaced): its stream is closed. */
-  closeTerminal(sessionId: string): void {
-    this.terminals.get(sessionId)?.close();
-    this.terminals.delete(sessionId);
+    for (const lane of this.lanes) if (lane.isOpen && lane.callsInHand === 0 && lane.lastUsedMs <= idleBeforeMs) lane.close();
   }
 
   /**
@@ -110,7 +103,7 @@ export class BrokerClient {
   call<TResponse>(method: string, request: unknown, deadlineMs: number, traceContext: Context = context.active()): Promise<TResponse> {
     const sessionId = (request as { session_id?: unknown } | null)?.session_id;
     if (this.options.terminalStreams && isTerminalMethod(method) && typeof sessionId === 'string' && sessionId.length > 0) {
-      return this.terminalFor(sessionId).call<TResponse>(method, request, deadlineMs, traceContext);
+      return this.lanes[laneOf(sessionId, this.lanes.length)]!.call<TResponse>(method, request, deadlineMs, traceContext);
     }
     const fn = (this.raw as unknown as Record<string, (...parameters: unknown[]) => unknown>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`broker-sim has no method ${method}`));
@@ -129,8 +122,7 @@ export class BrokerClient {
 
   close(): void {
     clearInterval(this.idleSweep);
-    for (const terminal of this.terminals.values()) terminal.close();
-    this.terminals.clear();
+    for (const lane of this.lanes) lane.close();
     this.raw.close();
   }
 }
@@ -173,21 +165,65 @@ interface CachedSession {
   fingerprint: string;
   session?: BrokerSession;
   pending?: Promise<BrokerSession>;
+  lastUsedMs: number;
+}
+
+export interface SessionPoolOptions {
+  sessionsMax: number;
+  loginDeadlineMs: number;
+  /** A session unused this long is logged out by a sweep (default: never). */
+  sessionIdleMs?: number;
+  /** Deadline of the logout sent for an idle session. */
+  readDeadlineMs?: number;
 }
 
 /**
- * Sessions to trade servers, one per account, opened lazily and kept in a bounded LRU. The cache is keyed by
+ * Sessions to trade servers, one per account, opened lazily and kept in a bounded LRU; one left idle past the
+ * bound is logged out, so a replica holds sessions only for the accounts that trade. The cache is keyed by
  * account id and checked against a fingerprint of the credentials, so a changed password opens a new session.
  * Concurrent first uses of an account share one login.
  */
 export class SessionPool {
   private readonly sessions = new Map<string, CachedSession>();
+  private readonly idleSweep: NodeJS.Timeout | undefined;
+  /** Sessions logged out for idleness since the start (for the connector's stats and tests). */
+  loggedOutIdle = 0;
 
   constructor(
     private readonly client: BrokerClient,
     private readonly platform: 'mt4' | 'mt5',
-    private readonly options: { sessionsMax: number; loginDeadlineMs: number },
-  ) {}
+    private readonly options: SessionPoolOptions,
+  ) {
+    const idleMs = options.sessionIdleMs;
+    if (idleMs !== undefined) {
+      this.idleSweep = setInterval(() => this.logOutIdle(idleMs), Math.min(idleMs, 30_000));
+      this.idleSweep.unref();
+    }
+  }
+
+  /**
+   * The LRU order is the use order, so the idle ones are at the front: the sweep stops at the first session
+   * used recently. A logout is a courtesy to the server (it frees the seat there); if it fails, the server's
+   * own expiry does the same.
+   */
+  private logOutIdle(idleMs: number): void {
+    const idleBeforeMs = Date.now() - idleMs;
+    for (const [accountId, cached] of this.sessions) {
+      if (cached.lastUsedMs > idleBeforeMs) break;
+      if (!cached.session) continue;
+      this.sessions.delete(accountId);
+      this.loggedOutIdle += 1;
+      this.logOut(cached.session);
+    }
+  }
+
+  private logOut(session: BrokerSession): void {
+    this.client.call('Logout', { session_id: session.sessionId }, this.options.readDeadlineMs ?? 5_000).catch(() => undefined);
+  }
+
+  close(): void {
+    clearInterval(this.idleSweep);
+  }
 
   private fingerprint(credentials: Credentials): string {
     return crypto.createHash('sha256').update(`${credentials.server}\n${credentials.login}\n${credentials.password}`).digest('base64');
@@ -203,12 +239,13 @@ export class SessionPool {
     const cached = this.sessions.get(accountId);
     if (cached && cached.fingerprint === fingerprint) {
       // Refresh the LRU position.
+      cached.lastUsedMs = Date.now();
       this.sessions.delete(accountId);
       this.sessions.set(accountId, cached);
       if (cached.session) return cached.session;
       if (cached.pending) return cached.pending;
     }
-    const entry: CachedSession = { fingerprint };
+    const entry: CachedSession = { fingerprint, lastUsedMs: Date.now() };
     entry.pending = this.login(credentials, traceContext).then(
       (session) => {
         entry.session = session;
@@ -223,19 +260,17 @@ export class SessionPool {
     this.sessions.delete(accountId);
     this.sessions.set(accountId, entry);
     while (this.sessions.size > this.options.sessionsMax) {
-      const oldest = this.sessions.keys().next().value;
-      if (oldest === undefined) break;
-      this.sessions.delete(oldest);
+      const [oldestId, oldest] = this.sessions.entries().next().value ?? [];
+      if (oldestId === undefined || !oldest) break;
+      this.sessions.delete(oldestId);
+      if (oldest.session) this.logOut(oldest.session);
     }
     return entry.pending;
   }
 
   invalidate(accountId: string, session?: BrokerSession): void {
     const cached = this.sessions.get(accountId);
-    if (cached && (!session || cached.session === session)) {
-      this.sessions.delete(accountId);
-      if (cached.session) this.client.closeTerminal(cached.session.sessionId);
-    }
+    if (cached && (!session || cached.session === session)) this.sessions.delete(accountId);
   }
 
   private async login(credentials: Credentials, traceContext: Context | undefined): Promise<BrokerSession> {

@@ -29,12 +29,14 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     /** Trade-server sessions (logins) kept per connector replica; the least recently used is dropped past it. */
     CONNECTOR_SESSIONS_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
     /**
-     * A terminal stream (one per session, opened on its first call) unused this long is closed, so a replica holds
-     * connections only for the accounts that trade; the next call opens a new one.
+     * A session (login) unused this long is logged out, so a replica holds sessions only for the accounts that
+     * trade; the account's next request logs in again.
      */
+    CONNECTOR_SESSION_IDLE_MS: Type.Integer({ minimum: 100, default: 900_000 }),
+    /** `Terminal` streams per trade-server address that the sessions' calls are spread over (multiplexed by session). */
+    CONNECTOR_TERMINAL_STREAMS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
+    /** A terminal stream unused this long is closed; the next call opens a new one. */
     CONNECTOR_TERMINAL_IDLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
-    /** Terminal streams open at most per replica; past it the least recently used idle one is closed. */
-    CONNECTOR_TERMINALS_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
     /** Requests handled at once; beyond it the connector answers 503 at once and sends nothing. */
     CONNECTOR_CONCURRENCY_MAX: Type.Integer({ minimum: 1, default: 2_000 }),
     /** Closes per account and request; matches beyond it come back skipped. */

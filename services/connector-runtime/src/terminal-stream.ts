@@ -18,8 +18,8 @@ interface PendingCall {
 export type CallErrorFactory = (code: grpc.status, message: string) => Error;
 
 /**
- * One terminal's connection to its trade server: a long-lived `Terminal` stream on which every session call is
- * a frame, answered by call id. A unary call per trade costs an HTTP/2 stream with its headers and trailers each
+ * A long-lived `Terminal` stream to a trade server on which every session call is a frame, answered by call id
+ * (the frame's request names its session, so one stream carries many). A unary call per trade costs an HTTP/2 stream with its headers and trailers each
  * way; a frame costs one message. Every call keeps its own deadline (a timer here, a cancel frame to the server),
  * and a stream that breaks fails the calls in hand with UNAVAILABLE: sent, outcome unknown, as a unary call cut
  * off mid-way. The next call opens a new stream.
@@ -37,6 +37,10 @@ export class TerminalStream {
 
   get callsInHand(): number {
     return this.pending.size;
+  }
+
+  get isOpen(): boolean {
+    return this.stream !== undefined;
   }
 
   call<TResponse>(method: TerminalMethod, request: unknown, deadlineMs: number, traceContext: Context): Promise<TResponse> {
@@ -99,10 +103,16 @@ export class TerminalStream {
     return stream;
   }
 
-  /** Ends the stream; calls in hand fail as lost. */
+  /** Ends the stream; calls in hand fail as lost. The next call opens a new one. */
   close(): void {
     const stream = this.stream;
     if (!stream) return;
+    this.stream = undefined;
+    for (const [callId, call] of this.pending) {
+      this.pending.delete(callId);
+      clearTimeout(call.timer);
+      call.reject(this.callError(grpc.status.UNAVAILABLE, 'the terminal stream was closed; the outcome is unknown'));
+    }
     stream.end();
     stream.cancel();
   }

@@ -19,10 +19,14 @@ export interface BrokerOptions {
   logger: Logger;
   latencyMs: number;
   prices?: PriceFeed;
+  /** A session unused this long is ended (its next call is UNAUTHENTICATED); default one hour. */
+  sessionIdleMs?: number;
 }
 
 export interface BrokerStats {
   trade_requests_received: number;
   trade_requests_executed: number;
   accounts: number;
+  sessions_open: number;
+  sessions_logged_out: number;
 }

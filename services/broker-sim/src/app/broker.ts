@@ -32,6 +32,7 @@ export type { BrokerOptions, BrokerStats, TradeCall } from './broker-types';
 interface Session {
   accountKey: string;
   createdAtMs: number;
+  lastUsedMs: number;
 }
 
 const sleep = (durationMs: number) => new Promise<void>((resolve) => setTimeout(resolve, durationMs));
@@ -53,6 +54,7 @@ export class Broker {
   private nextTicket = 10_000_001;
   private received = 0;
   private executed = 0;
+  private loggedOut = 0;
 
   constructor(private readonly options: BrokerOptions) {
     this.prices = options.prices ?? new PriceFeed();
@@ -108,8 +110,33 @@ export class Broker {
       throw new BrokerError('unavailable', `no connection to ${definition.name}`);
     const account = await this.accounts.forLogin(definition, login, password);
     const sessionId = crypto.randomBytes(16).toString('hex');
-    this.sessions.set(sessionId, { accountKey: account.record.key, createdAtMs: this.now() });
+    const nowMs = this.now();
+    this.endIdleSessions(nowMs);
+    this.sessions.set(sessionId, { accountKey: account.record.key, createdAtMs: nowMs, lastUsedMs: nowMs });
     return { sessionId, account };
+  }
+
+  /** Ends a session; false when it was already gone. */
+  logout(sessionId: string): boolean {
+    const ended = this.sessions.delete(sessionId);
+    if (ended) this.loggedOut += 1;
+    return ended;
+  }
+
+  private get sessionIdleMs(): number {
+    return this.options.sessionIdleMs ?? 3_600_000;
+  }
+
+  /**
+   * Sessions are kept in use order (a use moves one to the back), so the idle ones are at the front and a login
+   * ends them without a timer or a scan: the map stays bounded by the sessions used within the idle bound.
+   */
+  private endIdleSessions(nowMs: number): void {
+    const idleBeforeMs = nowMs - this.sessionIdleMs;
+    for (const [sessionId, session] of this.sessions) {
+      if (session.lastUsedMs > idleBeforeMs) break;
+      this.sessions.delete(sessionId);
+    }
   }
 
   /** The account behind a session; a dropped session is UNAUTHENTICATED (the call was not read). */
@@ -117,6 +144,14 @@ export class Broker {
     const session = this.sessions.get(sessionId);
     const account = session ? this.accounts.get(session.accountKey) : undefined;
     if (!session || !account) throw new BrokerError('unauthenticated', 'session expired; log in again');
+    const nowMs = this.now();
+    if (session.lastUsedMs <= nowMs - this.sessionIdleMs) {
+      this.sessions.delete(sessionId);
+      throw new BrokerError('unauthenticated', 'session ended after being idle; log in again');
+    }
+    session.lastUsedMs = nowMs;
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, session);
     if (this.faults.get(account.record.key)?.disconnect) {
       this.sessions.delete(sessionId);
       throw new BrokerError('unauthenticated', 'connection to the trade server was lost; log in again');
@@ -374,6 +409,12 @@ export class Broker {
   }
 
   stats(): BrokerStats {
-    return { trade_requests_received: this.received, trade_requests_executed: this.executed, accounts: this.accounts.size };
+    return {
+      trade_requests_received: this.received,
+      trade_requests_executed: this.executed,
+      accounts: this.accounts.size,
+      sessions_open: this.sessions.size,
+      sessions_logged_out: this.loggedOut,
+    };
   }
 }

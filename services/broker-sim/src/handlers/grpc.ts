@@ -79,6 +79,7 @@ export function createBrokerSimGrpcImplementation(
           leverage: account.record.leverage,
         };
       }),
+      Logout: wrap((request: { session_id: string }) => ({ logged_out: broker.logout(request.session_id) })),
       Ping: wrap((request: { session_id: string }) => {
         const account = broker.accountOf(request.session_id);
         const figures = broker.market.figures(account);

@@ -11,6 +11,7 @@ import type { ListServersRequest as _mtx_brokersim_v1_ListServersRequest, ListSe
 import type { ListServersResponse as _mtx_brokersim_v1_ListServersResponse, ListServersResponse__Output as _mtx_brokersim_v1_ListServersResponse__Output } from './mtx/brokersim/v1/ListServersResponse';
 import type { LoginRequest as _mtx_brokersim_v1_LoginRequest, LoginRequest__Output as _mtx_brokersim_v1_LoginRequest__Output } from './mtx/brokersim/v1/LoginRequest';
 import type { LoginResponse as _mtx_brokersim_v1_LoginResponse, LoginResponse__Output as _mtx_brokersim_v1_LoginResponse__Output } from './mtx/brokersim/v1/LoginResponse';
+import type { LogoutResponse as _mtx_brokersim_v1_LogoutResponse, LogoutResponse__Output as _mtx_brokersim_v1_LogoutResponse__Output } from './mtx/brokersim/v1/LogoutResponse';
 import type { LookupRequestsRequest as _mtx_brokersim_v1_LookupRequestsRequest, LookupRequestsRequest__Output as _mtx_brokersim_v1_LookupRequestsRequest__Output } from './mtx/brokersim/v1/LookupRequestsRequest';
 import type { LookupRequestsResponse as _mtx_brokersim_v1_LookupRequestsResponse, LookupRequestsResponse__Output as _mtx_brokersim_v1_LookupRequestsResponse__Output } from './mtx/brokersim/v1/LookupRequestsResponse';
 import type { Mt4Order as _mtx_brokersim_v1_Mt4Order, Mt4Order__Output as _mtx_brokersim_v1_Mt4Order__Output } from './mtx/brokersim/v1/Mt4Order';
@@ -51,6 +52,7 @@ export interface ProtoGrpcType {
         ListServersResponse: MessageTypeDefinition<_mtx_brokersim_v1_ListServersResponse, _mtx_brokersim_v1_ListServersResponse__Output>
         LoginRequest: MessageTypeDefinition<_mtx_brokersim_v1_LoginRequest, _mtx_brokersim_v1_LoginRequest__Output>
         LoginResponse: MessageTypeDefinition<_mtx_brokersim_v1_LoginResponse, _mtx_brokersim_v1_LoginResponse__Output>
+        LogoutResponse: MessageTypeDefinition<_mtx_brokersim_v1_LogoutResponse, _mtx_brokersim_v1_LogoutResponse__Output>
         LookupRequestsRequest: MessageTypeDefinition<_mtx_brokersim_v1_LookupRequestsRequest, _mtx_brokersim_v1_LookupRequestsRequest__Output>
         LookupRequestsResponse: MessageTypeDefinition<_mtx_brokersim_v1_LookupRequestsResponse, _mtx_brokersim_v1_LookupRequestsResponse__Output>
         Mt4Order: MessageTypeDefinition<_mtx_brokersim_v1_Mt4Order, _mtx_brokersim_v1_Mt4Order__Output>

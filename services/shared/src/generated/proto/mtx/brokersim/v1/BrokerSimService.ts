@@ -11,6 +11,7 @@ import type { ListServersRequest as _mtx_brokersim_v1_ListServersRequest, ListSe
 import type { ListServersResponse as _mtx_brokersim_v1_ListServersResponse, ListServersResponse__Output as _mtx_brokersim_v1_ListServersResponse__Output } from '../../../mtx/brokersim/v1/ListServersResponse';
 import type { LoginRequest as _mtx_brokersim_v1_LoginRequest, LoginRequest__Output as _mtx_brokersim_v1_LoginRequest__Output } from '../../../mtx/brokersim/v1/LoginRequest';
 import type { LoginResponse as _mtx_brokersim_v1_LoginResponse, LoginResponse__Output as _mtx_brokersim_v1_LoginResponse__Output } from '../../../mtx/brokersim/v1/LoginResponse';
+import type { LogoutResponse as _mtx_brokersim_v1_LogoutResponse, LogoutResponse__Output as _mtx_brokersim_v1_LogoutResponse__Output } from '../../../mtx/brokersim/v1/LogoutResponse';
 import type { LookupRequestsRequest as _mtx_brokersim_v1_LookupRequestsRequest, LookupRequestsRequest__Output as _mtx_brokersim_v1_LookupRequestsRequest__Output } from '../../../mtx/brokersim/v1/LookupRequestsRequest';
 import type { LookupRequestsResponse as _mtx_brokersim_v1_LookupRequestsResponse, LookupRequestsResponse__Output as _mtx_brokersim_v1_LookupRequestsResponse__Output } from '../../../mtx/brokersim/v1/LookupRequestsResponse';
 import type { Mt4OrderCloseRequest as _mtx_brokersim_v1_Mt4OrderCloseRequest, Mt4OrderCloseRequest__Output as _mtx_brokersim_v1_Mt4OrderCloseRequest__Output } from '../../../mtx/brokersim/v1/Mt4OrderCloseRequest';
@@ -83,6 +84,15 @@ export interface BrokerSimServiceClient extends grpc.Client {
   login(argument: _mtx_brokersim_v1_LoginRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_brokersim_v1_LoginResponse__Output>): grpc.ClientUnaryCall;
   login(argument: _mtx_brokersim_v1_LoginRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_LoginResponse__Output>): grpc.ClientUnaryCall;
   login(argument: _mtx_brokersim_v1_LoginRequest, callback: grpc.requestCallback<_mtx_brokersim_v1_LoginResponse__Output>): grpc.ClientUnaryCall;
+  
+  Logout(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
+  Logout(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
+  Logout(argument: _mtx_brokersim_v1_SessionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
+  Logout(argument: _mtx_brokersim_v1_SessionRequest, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
+  logout(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
+  logout(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
+  logout(argument: _mtx_brokersim_v1_SessionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
+  logout(argument: _mtx_brokersim_v1_SessionRequest, callback: grpc.requestCallback<_mtx_brokersim_v1_LogoutResponse__Output>): grpc.ClientUnaryCall;
   
   LookupRequests(argument: _mtx_brokersim_v1_LookupRequestsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_LookupRequestsResponse__Output>): grpc.ClientUnaryCall;
   LookupRequests(argument: _mtx_brokersim_v1_LookupRequestsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_brokersim_v1_LookupRequestsResponse__Output>): grpc.ClientUnaryCall;
@@ -185,6 +195,8 @@ export interface BrokerSimServiceHandlers extends grpc.UntypedServiceImplementat
   
   Login: grpc.handleUnaryCall<_mtx_brokersim_v1_LoginRequest__Output, _mtx_brokersim_v1_LoginResponse>;
   
+  Logout: grpc.handleUnaryCall<_mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_LogoutResponse>;
+  
   LookupRequests: grpc.handleUnaryCall<_mtx_brokersim_v1_LookupRequestsRequest__Output, _mtx_brokersim_v1_LookupRequestsResponse>;
   
   Mt4OrderClose: grpc.handleUnaryCall<_mtx_brokersim_v1_Mt4OrderCloseRequest__Output, _mtx_brokersim_v1_Mt4Result>;
@@ -214,6 +226,7 @@ export interface BrokerSimServiceDefinition extends grpc.ServiceDefinition {
   GetTicket: MethodDefinition<_mtx_brokersim_v1_GetTicketRequest, _mtx_brokersim_v1_GetTicketResponse, _mtx_brokersim_v1_GetTicketRequest__Output, _mtx_brokersim_v1_GetTicketResponse__Output>
   ListServers: MethodDefinition<_mtx_brokersim_v1_ListServersRequest, _mtx_brokersim_v1_ListServersResponse, _mtx_brokersim_v1_ListServersRequest__Output, _mtx_brokersim_v1_ListServersResponse__Output>
   Login: MethodDefinition<_mtx_brokersim_v1_LoginRequest, _mtx_brokersim_v1_LoginResponse, _mtx_brokersim_v1_LoginRequest__Output, _mtx_brokersim_v1_LoginResponse__Output>
+  Logout: MethodDefinition<_mtx_brokersim_v1_SessionRequest, _mtx_brokersim_v1_LogoutResponse, _mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_LogoutResponse__Output>
   LookupRequests: MethodDefinition<_mtx_brokersim_v1_LookupRequestsRequest, _mtx_brokersim_v1_LookupRequestsResponse, _mtx_brokersim_v1_LookupRequestsRequest__Output, _mtx_brokersim_v1_LookupRequestsResponse__Output>
   Mt4OrderClose: MethodDefinition<_mtx_brokersim_v1_Mt4OrderCloseRequest, _mtx_brokersim_v1_Mt4Result, _mtx_brokersim_v1_Mt4OrderCloseRequest__Output, _mtx_brokersim_v1_Mt4Result__Output>
   Mt4OrderDelete: MethodDefinition<_mtx_brokersim_v1_Mt4OrderDeleteRequest, _mtx_brokersim_v1_Mt4Result, _mtx_brokersim_v1_Mt4OrderDeleteRequest__Output, _mtx_brokersim_v1_Mt4Result__Output>
