@@ -16,7 +16,9 @@
  * execution, connectors, nats-server, FerretDB) in both, their ratios (target: within 10 %), and how the
  * connectors' resident memory and the terminal streams they hold grow per registered account.
  * Writes test/bench/results/scale.json. Knobs: BENCH_SCALE_ACCOUNTS, BENCH_SCALE_CUSTOMERS, BENCH_SCALE_SECONDS
- * (each measured phase, default 15), BENCH_SCALE_CONCURRENCY (default 16). BENCH_PROFILE_DIR=<dir> profiles the
+ * (each measured phase, default 60: the rate limiter's windows are minutes, and at the turn of one every active
+ * customer claims a block of slots and the last window's are removed, 1,000 customers' worth at once; a phase of
+ * a whole window carries exactly one turn, as a long run does, where a shorter one carries a whole turn or none), BENCH_SCALE_CONCURRENCY (default 16). BENCH_PROFILE_DIR=<dir> profiles the
  * services over each measured phase (CPU.<pid>.<phase>.cpuprofile: 1 the baseline, 2 first touch, 3 at scale, 4 the
  * baseline's batches again after the scale phase).
  */
@@ -37,7 +39,7 @@ import { currentMachine, defaultResultsDirectory, roundTo, runFromLatencies, typ
 
 const accountCount = Number(process.env.BENCH_SCALE_ACCOUNTS ?? 10_000);
 const customerCount = Number(process.env.BENCH_SCALE_CUSTOMERS ?? 1_000);
-const phaseSeconds = Number(process.env.BENCH_SCALE_SECONDS ?? 15);
+const phaseSeconds = Number(process.env.BENCH_SCALE_SECONDS ?? 60);
 const profileDirectory = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const concurrency = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 16);
 const legsPerBatch = 4;
@@ -171,11 +173,30 @@ async function main(): Promise<number> {
       }
       return filled;
     };
+    /** Documents per collection of this stack's databases (db.collection → count). */
+    const documentCounts = async (): Promise<Map<string, number>> => {
+      const counts = new Map<string, number>();
+      const { databases } = await mongo.db('admin').admin().listDatabases({ nameOnly: true });
+      for (const { name } of databases.filter((database) => database.name.startsWith(prefix))) {
+        for (const collection of await mongo.db(name).listCollections({}, { nameOnly: true }).toArray())
+          counts.set(`${name.slice(prefix.length)}.${collection.name}`, await mongo.db(name).collection(collection.name).countDocuments({}));
+      }
+      return counts;
+    };
+    /** Documents added per batch by collection over a phase, largest first (the store's write load, by where it lands). */
+    const describeDocumentsPerBatch = (before: Map<string, number>, after: Map<string, number>, batches: number) =>
+      `documents per batch: ${[...after]
+        .map(([name, count]) => [name, (count - (before.get(name) ?? 0)) / Math.max(1, batches)] as const)
+        .filter(([, perBatch]) => Math.abs(perBatch) >= 0.005)
+        .sort((left, right) => right[1] - left[1])
+        .map(([name, perBatch]) => `${name} ${perBatch.toFixed(2)}`)
+        .join(', ')}`;
     /** Closed loop at `concurrency` for `seconds`: latencies, errors and each process's CPU over the phase. */
     const closedLoop = async (seconds: number, pickBatch: () => { customer: ScaleCustomer; accounts: ScaleAccount[] }) => {
       const latencies: number[] = [];
       let errors = 0;
       let sequence = 0;
+      const documentsBefore = await documentCounts();
       const stopCpu = measureProcessCpu(pids);
       const commandsBefore = await readStoreCommands(infrastructure.store?.metricsUrl);
       const startedMs = performance.now();
@@ -197,9 +218,11 @@ async function main(): Promise<number> {
       const projectCpu = projectProcesses.reduce((sum, name) => sum + (cpuPerBatch[name] ?? 0), 0);
       // What the phase asked of the store per batch: the first place to look when the CPU per batch grows with
       // the number of accounts (documents spread over more customers and accounts).
-      const storeCommands =
+      const commands =
         describeStoreCommandsPerUnit(commandsBefore, await readStoreCommands(infrastructure.store?.metricsUrl), latencies.length) ??
         'store commands: not counted (not the FerretDB this bench started)';
+      // Counted after the CPU is read: the counts scan, and are not the phase's work.
+      const storeCommands = `${commands}; ${describeDocumentsPerBatch(documentsBefore, await documentCounts(), latencies.length)}`;
       return { latencies, errors, durationS, cpuPerBatch, projectCpu, storeCommands };
     };
     const describeCpu = (cpu: Record<string, number>) =>
