@@ -18,9 +18,10 @@
  * Writes test/bench/results/scale.json. Knobs: BENCH_SCALE_ACCOUNTS, BENCH_SCALE_CUSTOMERS, BENCH_SCALE_SECONDS
  * (each measured phase, default 60: the rate limiter's windows are minutes, and at the turn of one every active
  * customer claims a block of slots and the last window's are removed, 1,000 customers' worth at once; a phase of
- * a whole window carries exactly one turn, as a long run does, where a shorter one carries a whole turn or none), BENCH_SCALE_CONCURRENCY (default 16). BENCH_PROFILE_DIR=<dir> profiles the
- * services over each measured phase (CPU.<pid>.<phase>.cpuprofile: 1 the baseline, 2 first touch, 3 at scale, 4 the
- * baseline's batches again after the scale phase).
+ * a whole window carries exactly one turn, as a long run does, where a shorter one carries a whole turn or none),
+ * BENCH_SCALE_CONCURRENCY (default 16). BENCH_PROFILE_DIR=<dir> profiles the services over each measured phase
+ * (CPU.<pid>.<phase>.cpuprofile: 1 the baseline, 2 first touch, 3 at scale, 4 the baseline's batches again after
+ * the scale phase).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
