@@ -180,7 +180,10 @@ async function main(): Promise<number> {
       const { databases } = await mongo.db('admin').admin().listDatabases({ nameOnly: true });
       for (const { name } of databases.filter((database) => database.name.startsWith(prefix))) {
         for (const collection of await mongo.db(name).listCollections({}, { nameOnly: true }).toArray())
-          counts.set(`${name.slice(prefix.length)}.${collection.name}`, await mongo.db(name).collection(collection.name).countDocuments({}));
+          counts.set(
+            `${name.slice(prefix.length)}.${collection.name}`,
+            await mongo.db(name).collection(collection.name).countDocuments({}),
+          );
       }
       return counts;
     };
