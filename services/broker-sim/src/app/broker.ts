@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import { AccountBook, accountKey, type AccountInput } from './account-book';
 import type { BrokerOptions, BrokerStats, TradeCall } from './broker-types';
 import { MarketView } from './market-view';
+import { SessionTable } from './session-table';
 import { findServer, findSymbol, servers, type ServerDefinition, type SymbolSpec } from '../domain/catalog';
 import {
   type AccountState,
@@ -29,12 +29,6 @@ export type { FaultSettings } from '../domain/faults';
 export { BrokerError } from '../domain/errors';
 export type { BrokerOptions, BrokerStats, TradeCall } from './broker-types';
 
-interface Session {
-  accountKey: string;
-  createdAtMs: number;
-  lastUsedMs: number;
-}
-
 const sleep = (durationMs: number) => new Promise<void>((resolve) => setTimeout(resolve, durationMs));
 
 /**
@@ -47,20 +41,19 @@ export class Broker {
   /** The accounts at current prices, as terminals read them. */
   readonly market: MarketView;
   private readonly accounts: AccountBook;
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions: SessionTable;
   private readonly faults = new FaultBook();
   private readonly inflight = new Map<string, Promise<TradeOutcome>>();
   private readonly receivedByAccount = new Map<string, number>();
   private nextTicket = 10_000_001;
   private received = 0;
   private executed = 0;
-  private loggedOut = 0;
-  private sessionsSweptAtMs = 0;
 
   constructor(private readonly options: BrokerOptions) {
     this.prices = options.prices ?? new PriceFeed();
     this.market = new MarketView(this.prices, options.clock);
     this.accounts = new AccountBook(options.journal, options.clock);
+    this.sessions = new SessionTable(options.sessionIdleMs ?? 3_600_000);
   }
 
   /** Rebuilds every account from the journal, and continues tickets after the highest one it holds. */
@@ -110,49 +103,26 @@ export class Broker {
     if (this.faults.get(accountKey(definition.name, login))?.disconnect)
       throw new BrokerError('unavailable', `no connection to ${definition.name}`);
     const account = await this.accounts.forLogin(definition, login, password);
-    const sessionId = crypto.randomBytes(16).toString('hex');
-    const nowMs = this.now();
-    if (nowMs - this.sessionsSweptAtMs >= Math.min(this.sessionIdleMs / 4, 60_000)) this.endIdleSessions(nowMs);
-    this.sessions.set(sessionId, { accountKey: account.record.key, createdAtMs: nowMs, lastUsedMs: nowMs });
-    return { sessionId, account };
+    return { sessionId: this.sessions.open(account.record.key, this.now()), account };
   }
 
   /** Ends a session; false when it was already gone. */
   logout(sessionId: string): boolean {
-    const ended = this.sessions.delete(sessionId);
-    if (ended) this.loggedOut += 1;
-    return ended;
-  }
-
-  private get sessionIdleMs(): number {
-    return this.options.sessionIdleMs ?? 3_600_000;
-  }
-
-  /**
-   * A use only stamps the session; logins sweep the table now and then (at most every quarter of the idle bound),
-   * so it stays bounded by the sessions used within about the bound. Keeping the table in use order instead
-   * (delete and set on every call) costs V8 a rehash of the whole map when the same few keys cycle through a large
-   * one: 10 µs a call at 10,000 sessions, measured.
-   */
-  private endIdleSessions(nowMs: number): void {
-    this.sessionsSweptAtMs = nowMs;
-    const idleBeforeMs = nowMs - this.sessionIdleMs;
-    for (const [sessionId, session] of this.sessions) if (session.lastUsedMs <= idleBeforeMs) this.sessions.delete(sessionId);
+    return this.sessions.logout(sessionId);
   }
 
   /** The account behind a session; a dropped session is UNAUTHENTICATED (the call was not read). */
   accountOf(sessionId: string): AccountState {
-    const session = this.sessions.get(sessionId);
-    const account = session ? this.accounts.get(session.accountKey) : undefined;
-    if (!session || !account) throw new BrokerError('unauthenticated', 'session expired; log in again');
-    const nowMs = this.now();
-    if (session.lastUsedMs <= nowMs - this.sessionIdleMs) {
-      this.sessions.delete(sessionId);
-      throw new BrokerError('unauthenticated', 'session ended after being idle; log in again');
-    }
-    session.lastUsedMs = nowMs;
+    const session = this.sessions.use(sessionId, this.now());
+    if ('ended' in session)
+      throw new BrokerError(
+        'unauthenticated',
+        session.ended === 'idle' ? 'session ended after being idle; log in again' : 'session expired; log in again',
+      );
+    const account = this.accounts.get(session.accountKey);
+    if (!account) throw new BrokerError('unauthenticated', 'session expired; log in again');
     if (this.faults.get(account.record.key)?.disconnect) {
-      this.sessions.delete(sessionId);
+      this.sessions.end(sessionId);
       throw new BrokerError('unauthenticated', 'connection to the trade server was lost; log in again');
     }
     return account;
@@ -362,7 +332,7 @@ export class Broker {
     const definition = this.serverInfo(server);
     const key = accountKey(definition.name, login);
     this.faults.set(key, settings);
-    if (settings.disconnect) for (const [id, session] of this.sessions) if (session.accountKey === key) this.sessions.delete(id);
+    if (settings.disconnect) this.sessions.endAccount(key);
   }
 
   getFaults(server: string, login: string): FaultSettings {
@@ -412,8 +382,7 @@ export class Broker {
       trade_requests_received: this.received,
       trade_requests_executed: this.executed,
       accounts: this.accounts.size,
-      sessions_open: this.sessions.size,
-      sessions_logged_out: this.loggedOut,
+      ...this.sessions.stats(),
     };
   }
 }
