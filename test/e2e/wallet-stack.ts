@@ -21,6 +21,7 @@ import { loadGatewayConfig } from '../../services/gateway/src/config';
 import { connectGatewayDependencies, type ConnectedGateway } from '../../services/gateway/src/dependencies';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createPaymentsApp, paymentsGrpcBinding, type PaymentsApp } from '../../services/payments/src/app';
+import { countUnsettled, readInboxRecord, type InboxRecord } from '../../services/payments/src/clients/inbox';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
 import { auditLedger, createWalletApp, walletGrpcBinding, type AuditReport, type WalletApp } from '../../services/wallet/src/app';
 import { loadWalletConfig } from '../../services/wallet/src/config';
@@ -40,6 +41,12 @@ export interface StackCustomer {
   full_key: string;
   read_key: string;
 }
+
+/**
+ * How long an unsettled inbox record waits for redelivery in these stacks (every payments replica of a stack
+ * shares the inbox's consumer, so replicas that tests add take the same value).
+ */
+export const inboxSweepIntervalMs = 1_000;
 
 export interface WalletStack {
   mongo: MongoClient;
@@ -77,6 +84,10 @@ export interface WalletStack {
   /** POSTs a postback as the provider would: to payments' hook listener, or `via: 'gateway'`. */
   postRawPostback(body: string, signature?: string | null, via?: 'payments' | 'gateway'): Promise<{ status: number; body: any }>;
   sign(body: string): string;
+  /** The postback inbox's record of a transaction (`<provider>:<transaction id>`), or null. */
+  inboxRecord(id: string): Promise<InboxRecord | null>;
+  /** Inbox records not credited yet. */
+  inboxUnsettled(): Promise<number>;
   audit(): Promise<AuditReport>;
   ledgerEntries(customerId: string): Promise<number>;
   close(): Promise<void>;
@@ -230,6 +241,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       GRPC_PORT: '0',
       HOOKS_HOST: '127.0.0.1',
       HOOKS_PORT: String(hooksPort),
+      PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(inboxSweepIntervalMs),
       ...options.paymentsEnv,
     });
     const paymentsWallet = createUnaryClient<any>(
@@ -280,6 +292,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
     });
 
     const sign = (body: string) => signPostback(body, testPostbackSecret);
+    const paymentsDeployment = paymentsConfig.MONGODB_DATABASE_PREFIX;
     return {
       mongo,
       prefix,
@@ -304,6 +317,8 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
         );
       },
       upcomingCalls: () => upcomingCalls,
+      inboxRecord: (id) => readInboxRecord(nats, paymentsDeployment, id),
+      inboxUnsettled: () => countUnsettled(nats, paymentsDeployment),
       async newCustomer(name = `Customer ${crypto.randomBytes(3).toString('hex')}`) {
         const { customer_id } = await createCustomer(connected.dependencies.store, name, sharedClock);
         const full = await issueKey(connected.dependencies.store, customer_id, 'full', sharedClock);

@@ -26,7 +26,6 @@ beforeAll(async () => {
     label: 'money',
     env: {
       PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(sweepIntervalMs),
-      PAYMENTS_INBOX_SWEEP_AGE_MS: String(sweepAgeMs),
       WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE: walletCrashPrefix,
       PAYMENTS_FAULT_CRASH_BEFORE_CREDIT: paymentsCrashPrefix,
       BILLING_FAULT_CRASH_AFTER_DEBIT: billingCrashCustomerPrefix,
@@ -76,16 +75,21 @@ async function topupView(
 }
 
 const sweepIntervalMs = 1_000;
-const sweepAgeMs = 1_000;
 
-/** Waits until a credit's inbox record is gone (credited and cleared); its wait in ms, or null after 15 s. */
+/**
+ * Waits until a credit is in the ledger and payments has marked it done (the last step before the inbox record is
+ * settled); its wait in ms, or null after 15 s.
+ */
 async function inboxRecordCleared(entryId: string): Promise<number | null> {
   const startedAtMs = Date.now();
-  const inbox = stack.mongo.db(databaseName(stack.prefix, 'payments')).collection('postback_inbox');
-  const recordId = entryId.replace(/^topup:/, '');
+  const appliedCredits = stack.mongo.db(databaseName(stack.prefix, 'payments')).collection('applied_credits');
+  const marker = entryId.replace(/^topup:/, 'tx:');
   for (;;) {
-    const present = (await inbox.countDocuments({ _id: recordId as never })) > 0;
-    if (!present && (await stack.ledgerEntries({ entry_id: entryId })).length === 1) return Date.now() - startedAtMs;
+    if (
+      (await stack.ledgerEntries({ entry_id: entryId })).length === 1 &&
+      (await appliedCredits.countDocuments({ _id: marker as never })) === 1
+    )
+      return Date.now() - startedAtMs;
     if (Date.now() - startedAtMs > 15_000) return null;
     await sleep(50);
   }
@@ -117,14 +121,14 @@ describe('fault suite: money', () => {
     const entryId = `topup:sandbox:${JSON.parse(body).transaction.id}`;
     const crashed = await stack.postback(body);
     // Recorded in the inbox and acknowledged; the wallet then dies inside the crediting worker's CreditMany,
-    // after its insert, so that batch's credits stay in the inbox for the sweep.
+    // after its insert, so that batch's records stay unsettled in the inbox for the sweep.
     expect(crashed.status, JSON.stringify(crashed.body)).toBe(200);
     expect(crashed.body.outcome).toBe('recorded');
     expect(await wallet.exited()).toBe(137);
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
     await wallet.restart();
     const restartedAtMs = Date.now();
-    // Payments' sweep re-drives the record; the wallet answers its credit as a replay and the record is cleared.
+    // The inbox delivers the record again; the wallet answers its credit as a replay and the record is settled.
     const cleared = inboxRecordCleared(entryId).then((sweptMs) => ({ sweptMs, clearedAtMs: Date.now() }));
     // The start-up sweep finishes what the crash left undone (the entry-id pointer), so the audit passes already.
     await eventually(
@@ -165,7 +169,7 @@ describe('fault suite: money', () => {
       notes: `inbox record cleared ${creditedAfterRestartMs} ms after the wallet restarted (sweep every ${sweepIntervalMs} ms); redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
     });
     expect(sweptMs).not.toBeNull();
-    // Payments' sweep re-drives the record on its next pass once the wallet answers again.
+    // The inbox delivers the record again every interval; the first delivery after the wallet is back credits it.
     expect(creditedAfterRestartMs).toBeLessThanOrEqual(sweepIntervalMs + 1_500);
     expect(redelivered.body.outcome).toBe('duplicate');
     expect(auditAfterRecovery.breaches).toEqual([]);
@@ -196,8 +200,8 @@ describe('fault suite: money', () => {
     expect([200, 503], JSON.stringify(crashed.body)).toContain(crashed.status);
     if (crashed.status === 200) expect(crashed.body.outcome).toBe('recorded');
     expect(await payments.exited()).toBe(137);
-    const inbox = stack.mongo.db(databaseName(stack.prefix, 'payments')).collection('postback_inbox');
-    expect(await inbox.countDocuments({ _id: `sandbox:${transactionId}` as never })).toBe(1);
+    expect(await stack.inboxRecord(`sandbox:${transactionId}`)).toMatchObject({ transaction_id: transactionId });
+    expect(await stack.inboxUnsettled()).toBeGreaterThanOrEqual(1);
     // Nothing is half-visible: no credit yet, and the top-up does not claim one.
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(0);
     await payments.restart();
@@ -229,11 +233,11 @@ describe('fault suite: money', () => {
       scenarioRequests: 2 + loadRedelivered.length,
       scenarioErrors: crashed.status === 200 ? {} : { [errorKind(crashed)]: 1 },
       verdict,
-      notes: `credited by the sweep ${creditedAfterRestartMs} ms after the restart (sweep every ${sweepIntervalMs} ms, records older than ${sweepAgeMs} ms); redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
+      notes: `credited by the sweep ${creditedAfterRestartMs} ms after the restart (unsettled records delivered again ${sweepIntervalMs} ms after their last delivery); redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
     });
     expect(sweptMs).not.toBeNull();
-    // The restarted replica sweeps at start and then every interval; a record too young at the first pass is
-    // old enough at the next, so the credit lands within one interval (plus the batch itself).
+    // The inbox delivers the unsettled record again one interval after the crashed delivery, to the restarted
+    // replica (or at once if it took longer than that to start), so the credit lands within an interval.
     expect(creditedAfterRestartMs).toBeLessThanOrEqual(sweepIntervalMs + 1_500);
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
     expect(balance.balance_eur_cents).toBe(1_000 + topup.amountEurCents);

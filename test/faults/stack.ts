@@ -14,6 +14,9 @@ import { repositoryRoot } from '@mtx/shared/infra/paths';
 import { startServiceProcess, startStack, type ServiceName, type ServiceProcess, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { eventually } from '@mtx/shared/testing';
+import { createLogger } from '@mtx/shared/logger';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+import { countUnsettled, readInboxRecord, type InboxRecord } from '../../services/payments/src/clients/inbox';
 import { signPostback } from '../../services/crypto-sandbox/src/domain/signing';
 import { issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore, type GatewayStore } from '../../services/gateway/src/store/gateway-store';
@@ -120,9 +123,8 @@ const baseEnvironment: Record<string, string> = {
   FAILURE_BACKOFF_MS: '500',
   PENDING_PURCHASE_RECOVERY_MS: '20000',
   EXPIRY_INTERVAL_MS: '2000',
-  // The postback inbox's sweep: a record left by a crash is credited within about a second of its age limit.
+  // The postback inbox's sweep: a record left by a crash is delivered again a second after its last delivery.
   PAYMENTS_INBOX_SWEEP_INTERVAL_MS: '1000',
-  PAYMENTS_INBOX_SWEEP_AGE_MS: '1000',
   POSTBACK_RETRY_BASE_MS: '100',
   POSTBACK_TIMEOUT_MS: '3000',
   PROVIDER_ASSETS_CACHE_MS: '60000',
@@ -136,6 +138,7 @@ export class FaultStack {
   store!: LocalProcess;
   /** The single nats-server, or the cluster's first node. */
   nats!: LocalProcess;
+  private inspector: Promise<NatsConnection> | undefined;
   natsCluster: LocalNatsCluster | undefined;
   stack!: Stack;
   mongo!: MongoClient;
@@ -183,7 +186,9 @@ export class FaultStack {
     } else {
       [this.store, this.nats] = await Promise.all([startStore(this.directory), startNats(this.directory)]);
     }
-    const clusterEnvironment = this.natsCluster ? { CONNECTOR_CLAIMS_REPLICAS: String(Math.min(3, clusterSize)) } : {};
+    const clusterEnvironment = this.natsCluster
+      ? { CONNECTOR_CLAIMS_REPLICAS: String(Math.min(3, clusterSize)), PAYMENTS_INBOX_REPLICAS: String(Math.min(3, clusterSize)) }
+      : {};
     this.stack = await startStack({
       mongodbUrl: this.store.url,
       natsUrl: this.natsCluster?.url ?? this.nats.url,
@@ -455,15 +460,31 @@ export class FaultStack {
     return this.mongo.db(databaseName(this.prefix, 'wallet')).collection<LedgerEntry>('ledger').find(filter).toArray();
   }
 
+  /** A NATS client of the suite's own, for reading the postback inbox as an operator would. */
+  private async natsClient(): Promise<NatsConnection> {
+    this.inspector ??= connectNats(this.natsCluster?.url ?? this.nats.url, 'fault-suite', createLogger('fault-suite', { level: 'silent' }));
+    return this.inspector;
+  }
+
+  /** Postback inbox records not credited yet (waiting, or held by a crediting worker). */
+  async inboxUnsettled(): Promise<number> {
+    return countUnsettled(await this.natsClient(), this.prefix);
+  }
+
+  /** The postback inbox's record of a transaction (`<provider>:<transaction id>`), or null. */
+  async inboxRecord(id: string): Promise<InboxRecord | null> {
+    return readInboxRecord(await this.natsClient(), this.prefix, id);
+  }
+
   /**
-   * Waits until the postback inbox is empty (every acknowledged postback credited), at most `deadlineMs`;
-   * answers how long that took, or null when records were still there at the deadline.
+   * Waits until every postback recorded in the inbox is credited, at most `deadlineMs`; answers how long that
+   * took, or null when records were still unsettled at the deadline.
    */
   async inboxDrained(deadlineMs: number): Promise<number | null> {
     const startedAtMs = Date.now();
-    const inbox = this.mongo.db(databaseName(this.prefix, 'payments')).collection('postback_inbox');
     for (;;) {
-      if ((await inbox.countDocuments({})) === 0) return Date.now() - startedAtMs;
+      const unsettled = await this.inboxUnsettled().catch(() => -1);
+      if (unsettled === 0) return Date.now() - startedAtMs;
       if (Date.now() - startedAtMs > deadlineMs) return null;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -612,6 +633,7 @@ export class FaultStack {
     // Restarted services and extra replicas are in the stack's map too, so this stops every process the suite started.
     await this.stack?.stop().catch(() => undefined);
     await this.mongo?.close().catch(() => undefined);
+    if (this.inspector) await (await this.inspector).close().catch(() => undefined);
     await Promise.all([this.store?.stop(), this.natsCluster ? this.natsCluster.stop() : this.nats?.stop()]);
     await new Promise<void>((resolve) => this.logStream.end(resolve));
     fs.rmSync(this.directory, { recursive: true, force: true });

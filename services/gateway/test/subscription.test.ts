@@ -35,6 +35,7 @@ beforeAll(async () => {
     clock: { now: () => new Date() },
     logger: createLogger('payments', { level: 'silent' }),
     wallet: backends.wallet.client,
+    nats: backends.nats,
     backgroundWork: false,
   });
   await paymentsApp.start();

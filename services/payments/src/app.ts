@@ -17,6 +17,7 @@ import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 import { observeCrediting } from './handlers/metrics';
 import { createHooksServer } from './handlers/hooks-http';
+import { JetStreamInbox } from './clients/inbox';
 import { listeningPort } from '@mtx/shared/lifecycle';
 
 export const paymentsGrpcBinding = grpcServices.payments;
@@ -29,8 +30,13 @@ export interface PaymentsAppOptions {
   clock: Clock;
   logger: Logger;
   wallet: ServiceClient<WalletServiceDefinition>;
-  /** Optional: without it, other replicas' changes reach this one's reads within PAYMENTS_PENDING_FRESH_MS. */
-  nats?: NatsConnection;
+  /** The postback inbox lives in JetStream; the broadcast of changes to other replicas' reads goes over it too. */
+  nats: NatsConnection;
+  /**
+   * False: this replica neither broadcasts its changes to other replicas' read caches nor hears theirs, which
+   * then reach it within PAYMENTS_PENDING_FRESH_MS (what a lost broadcast costs; tests measure it). Default true.
+   */
+  announceChanges?: boolean;
   /** Replaces the configured providers (the sandbox) in tests of other provider behaviour. */
   providers?: PaymentProvider[];
   /** False leaves the periodic work to the caller (tests drive it on a manual clock); `start` still serves. */
@@ -52,9 +58,21 @@ export interface PaymentsApp extends ServiceApp {
 export async function createPaymentsApp(options: PaymentsAppOptions): Promise<PaymentsApp> {
   const { config, database, clock, logger, nats } = options;
   // Lost, other replicas catch up within PAYMENTS_PENDING_FRESH_MS.
-  const publishChanged = (customerId: string) => void publishBestEffort(nats, topupsChangedSubject, customerId);
-  const customerEvents = nats ? new CustomerEventPublisher(nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger) : undefined;
+  const announceChanges = options.announceChanges !== false;
+  const publishChanged = (customerId: string) => {
+    if (announceChanges) void publishBestEffort(nats, topupsChangedSubject, customerId);
+  };
+  const customerEvents = new CustomerEventPublisher(nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger);
   const store = createPaymentsStore(database);
+  const inbox = await JetStreamInbox.open(nats, {
+    deployment: config.MONGODB_DATABASE_PREFIX,
+    replicas: config.PAYMENTS_INBOX_REPLICAS,
+    retentionMs: config.PAYMENTS_INBOX_RETENTION_MS,
+    redeliverAfterMs: config.PAYMENTS_INBOX_SWEEP_INTERVAL_MS,
+    pendingMax: config.PAYMENTS_CREDIT_QUEUE_MAX,
+    bytesMax: config.PAYMENTS_INBOX_BYTES_MAX,
+    logger,
+  });
   await ensurePaymentsIndexes(store);
   const providerList = options.providers ?? [
     createSandboxProvider({
@@ -71,28 +89,30 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     providers: new Map(providerList.map((provider) => [provider.name, provider])),
     defaultProvider: providerList[0]!.name,
     wallet: walletPortFromClient(options.wallet, config.WALLET_DEADLINE_MS),
+    inbox,
     postbackToleranceMs: config.POSTBACK_TOLERANCE_MS,
     assetsCacheMs: config.PROVIDER_ASSETS_CACHE_MS,
     reconcileLookbackMs: config.RECONCILE_LOOKBACK_MS,
     crashBeforeCreditPrefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT,
     pendingFreshMs: config.PAYMENTS_PENDING_FRESH_MS,
     publishChanged,
-    publishEvent: (event) => customerEvents?.publish(event),
+    publishEvent: (event) => customerEvents.publish(event),
     crediting: {
-      queueMax: config.PAYMENTS_CREDIT_QUEUE_MAX,
       batchMax: config.PAYMENTS_CREDIT_BATCH_MAX,
       inFlightMax: config.PAYMENTS_CREDIT_IN_FLIGHT_MAX,
-      sweepAgeMs: config.PAYMENTS_INBOX_SWEEP_AGE_MS,
-      sweepBatchMax: config.PAYMENTS_INBOX_SWEEP_BATCH,
+      staleAfterMs: 3 * config.PAYMENTS_INBOX_SWEEP_INTERVAL_MS,
+      retryAfterMs: config.PAYMENTS_INBOX_SWEEP_INTERVAL_MS,
     },
   });
   observeCrediting(topups.crediting);
   const decoder = new TextDecoder();
-  const changedSubscription = nats?.subscribe(topupsChangedSubject, {
-    callback: (error, message) => {
-      if (!error) topups.observeChanged(decoder.decode(message.data));
-    },
-  });
+  const changedSubscription = announceChanges
+    ? nats.subscribe(topupsChangedSubject, {
+        callback: (error, message) => {
+          if (!error) topups.observeChanged(decoder.decode(message.data));
+        },
+      })
+    : undefined;
 
   const jobs = [
     new PeriodicJob({
@@ -102,12 +122,10 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       work: () => topups.expireDue(config.EXPIRY_BATCH),
     }),
     new PeriodicJob({
-      name: 'inbox-sweep',
+      name: 'inbox-age',
       intervalMs: config.PAYMENTS_INBOX_SWEEP_INTERVAL_MS,
       logger,
-      // A replica that starts after a crash finishes what its predecessor recorded but did not credit.
-      initialWork: () => topups.crediting.sweep(),
-      work: () => topups.crediting.sweep(),
+      work: () => topups.crediting.check(),
     }),
     new PeriodicJob({
       name: 'reconciliation',
@@ -133,6 +151,8 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,
       );
       await hooks.listen({ port: config.HOOKS_PORT, host: config.HOOKS_HOST });
+      // The crediting worker is not background work a test drives by hand: an acknowledged postback is credited.
+      await topups.crediting.start();
       if (options.backgroundWork !== false) {
         for (const job of jobs) job.start();
       }
@@ -142,7 +162,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       changedSubscription?.unsubscribe();
       await Promise.all(jobs.map((job) => job.stop()));
       await topups.crediting.stop();
-      await customerEvents?.flush(Math.min(graceMs, 5_000));
+      await customerEvents.flush(Math.min(graceMs, 5_000));
     },
   };
 }

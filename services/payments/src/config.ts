@@ -39,17 +39,26 @@ export const PaymentsConfigSchema = Type.Object({
   /** Top-ups whose quote ended longer ago than this are no longer polled (late coin then needs its postback). */
   RECONCILE_LOOKBACK_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
   /**
-   * The postback inbox (DESIGN §5): a postback is acknowledged once recorded; the crediting worker credits it.
-   * Records waiting in one replica's worker at most (past it they wait in the inbox for the sweep), records per
-   * CreditMany, and batches in flight.
+   * The postback inbox (DESIGN §5): a JetStream stream (`PAYMENTS_INBOX_<prefix>`) where a postback is recorded
+   * before it is acknowledged, shared by every replica's crediting worker. Copies of it (3 on the production
+   * cluster: a postback is acknowledged once a majority holds it), how long a transaction's record is kept (a
+   * redelivery within it is a `duplicate`; later ones are credited no further, by the wallet's entry id), and its
+   * size bound (past it postbacks are refused with 503 and the provider retries).
    */
+  PAYMENTS_INBOX_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
+  PAYMENTS_INBOX_RETENTION_MS: Type.Integer({ minimum: 60_000, default: 30 * 24 * 60 * 60_000 }),
+  PAYMENTS_INBOX_BYTES_MAX: Type.Integer({ minimum: 1_048_576, default: 256 * 1_048_576 }),
+  /** Records delivered to crediting workers and not yet settled, across replicas: the backlog's bound. */
   PAYMENTS_CREDIT_QUEUE_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+  /** Records per CreditMany, and batches in flight in one replica. */
   PAYMENTS_CREDIT_BATCH_MAX: Type.Integer({ minimum: 1, maximum: 500, default: 256 }),
   PAYMENTS_CREDIT_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
-  /** How often the inbox sweep runs; it re-drives records older than PAYMENTS_INBOX_SWEEP_AGE_MS left by a crash. */
-  PAYMENTS_INBOX_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5_000 }),
-  PAYMENTS_INBOX_SWEEP_AGE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
-  PAYMENTS_INBOX_SWEEP_BATCH: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_000 }),
+  /**
+   * The sweep: a record left unsettled (a crash between record and credit, a credit the wallet refused) is
+   * delivered again this long after its last delivery, to whichever replica asks; the oldest unsettled record's
+   * age (`mtx.payments.inbox.oldest_age`) is refreshed on the same interval.
+   */
+  PAYMENTS_INBOX_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   /**
    * Fault injection for the fault suite: a payment recorded for the first time whose wallet entry id
    * (`topup:<provider>:<transaction>`) starts with this prefix kills the process (exit 137) after the record is

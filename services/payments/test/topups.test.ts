@@ -8,7 +8,7 @@ import { nanos } from 'nats';
 import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { eventually } from '@mtx/shared/testing';
-import { startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
+import { inboxSweepIntervalMs, startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
 import { createPaymentsApp, type PaymentsApp } from '../src/app';
 import { loadPaymentsConfig } from '../src/config';
 import { parseScaledDecimal } from '../src/domain/money';
@@ -199,7 +199,7 @@ describe('postbacks', () => {
     await expect(handle(JSON.stringify({ type: 'refund' }))).rejects.toMatchObject({ code: 'invalid_request' });
     expect(await store().events.countDocuments({ topup_id: Number(topup.id) })).toBe(0);
     expect(await stack.ledgerEntries(customer)).toBe(0);
-    expect(await store().inbox.countDocuments({})).toBe(0);
+    expect(await stack.inboxRecord(`sandbox:${payment.transaction_id}`)).toBeNull();
     expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({ outcome: 'recorded', credited_eur_cents: 0 });
     await eventually(async () =>
       expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'paid' }),
@@ -207,7 +207,7 @@ describe('postbacks', () => {
     expect(await stack.ledgerEntries(customer)).toBe(1);
   });
 
-  it('acknowledges from the inbox: recorded once, every redelivery a duplicate, credited once, the inbox emptied', async () => {
+  it('acknowledges from the inbox: recorded once, every redelivery a duplicate, credited once, the record kept as the receipt', async () => {
     const customer = customerId();
     const topup = await payments('CreateTopup', {
       customer_id: customer,
@@ -219,18 +219,24 @@ describe('postbacks', () => {
     const body = postbackBody(topup, payment, topup.deposit_amount);
     const first = await Promise.all(Array.from({ length: 4 }, () => handle(body)));
     expect(first.map((answer) => answer.outcome).sort()).toEqual(['duplicate', 'duplicate', 'duplicate', 'recorded']);
+    expect(await stack.inboxRecord(`sandbox:${payment.transaction_id}`)).toMatchObject({
+      topup_id: Number(topup.id),
+      customer_id: customer,
+      transaction_id: payment.transaction_id,
+      amount_units: topup.deposit_amount,
+    });
     await eventually(async () =>
       expect(await stack.walletClient.call('GetWallet', { customer_id: customer })).toMatchObject({ balance_eur_cents: 2500 }),
     );
-    await eventually(async () => expect(await store().inbox.countDocuments({ _id: `sandbox:${payment.transaction_id}` })).toBe(0));
-    // Credited and gone from the inbox: a later delivery is still a duplicate and changes nothing.
+    await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
+    // Credited and settled: a later delivery is still a duplicate and changes nothing.
     expect(await handle(body)).toMatchObject({ outcome: 'duplicate', topup_id: topup.id, customer_id: customer });
-    expect(await store().inbox.countDocuments({ _id: `sandbox:${payment.transaction_id}` })).toBe(0);
+    expect(await stack.inboxUnsettled()).toBe(0);
     expect(await stack.ledgerEntries(customer)).toBe(1);
     expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'paid', credited_eur_cents: 2500 });
   });
 
-  it('credits a transaction whose receipt a crash stored without its inbox record: the redelivery is a duplicate and still credits it', async () => {
+  it('credits what was recorded while no crediting worker ran (a crash after the acknowledgement) once a worker runs again', async () => {
     const customer = customerId();
     const topup = await payments('CreateTopup', {
       customer_id: customer,
@@ -239,16 +245,32 @@ describe('postbacks', () => {
       blockchain_code: 'TRON',
     });
     const payment = await payThroughSandbox(topup, topup.deposit_amount);
-    // What a process killed between the two inserts of an acknowledgement leaves: the receipt alone, and no answer.
-    await store().receipts.insertOne({ _id: `sandbox:${payment.transaction_id}`, topup_id: Number(topup.id), recorded_at: new Date() });
-    expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({ outcome: 'duplicate' });
+    const body = postbackBody(topup, payment, topup.deposit_amount);
+    await stack.payments.topups.crediting.stop();
+    try {
+      expect(await handle(body)).toMatchObject({ outcome: 'recorded' });
+      // Nothing takes it meanwhile: recorded, not credited, and its age is what the metric reports.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await stack.ledgerEntries(customer)).toBe(0);
+      expect(await stack.inboxUnsettled()).toBe(1);
+      expect((await stack.payments.topups.crediting.check()).oldestAgeMs).toBeGreaterThanOrEqual(250);
+      expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({
+        status: 'pending',
+        credited_eur_cents: 0,
+      });
+      // The provider, having heard nothing it trusts, delivers again: a duplicate, still one record.
+      expect(await handle(body)).toMatchObject({ outcome: 'duplicate' });
+    } finally {
+      await stack.payments.topups.crediting.start();
+    }
     await eventually(async () =>
       expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({
         status: 'paid',
         credited_eur_cents: 1300,
       }),
     );
-    await eventually(async () => expect(await store().inbox.countDocuments({ _id: `sandbox:${payment.transaction_id}` })).toBe(0));
+    await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
+    expect((await stack.payments.topups.crediting.check()).oldestAgeMs).toBe(0);
     expect(await stack.ledgerEntries(customer)).toBe(1);
   });
 
@@ -285,18 +307,23 @@ describe('postbacks', () => {
     expect(await stack.ledgerEntries(customer)).toBe(10);
   });
 
-  it('leaves a credit the wallet could not take in the inbox, and the sweep credits it once', async () => {
-    let failures = 1;
+  it('leaves a credit the wallet refuses unsettled, retries it sooner then less often, and credits it once when the wallet is back', async () => {
+    let walletDown = true;
+    const attemptsAtMs: number[] = [];
+    // This replica alone takes the inbox's deliveries during the test.
+    await stack.payments.topups.crediting.stop();
     const replica = await secondReplica({
       wallet: (real) => ({
         ...real,
         call: <T>(method: string, request: unknown, options?: { deadlineMs?: number }) => {
-          if (method === 'CreditMany' && failures-- > 0) return Promise.reject<T>(new AppError('unavailable', 'wallet down (injected)'));
+          if (method === 'CreditMany') attemptsAtMs.push(performance.now());
+          if (method === 'CreditMany' && walletDown) return Promise.reject<T>(new AppError('unavailable', 'wallet down (injected)'));
           return real.call<T>(method, request, options);
         },
       }),
     });
     try {
+      await replica.app.topups.crediting.start();
       const customer = customerId();
       const topup = await replica.app.topups.createTopup({
         customerId: customer,
@@ -309,11 +336,16 @@ describe('postbacks', () => {
       expect(await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).toMatchObject({
         outcome: 'recorded',
       });
-      await replica.app.topups.crediting.whenIdle();
+      // Refused again and again: the retries come 100 ms after the first failure, then twice as far apart each.
+      await eventually(async () => expect(attemptsAtMs.length).toBeGreaterThanOrEqual(4), 5_000, 10);
+      const gapsMs = attemptsAtMs.slice(1, 4).map((atMs, index) => atMs - attemptsAtMs[index]!);
+      expect(gapsMs[0]).toBeGreaterThanOrEqual(90);
+      expect(gapsMs[1]!).toBeGreaterThan(gapsMs[0]! * 1.4);
+      expect(gapsMs[2]!).toBeGreaterThan(gapsMs[1]! * 1.4);
       const recorded = await store().events.findOne({ topup_id: topup.id });
       expect(recorded).toMatchObject({ eur_cents: 1800 });
       expect(await store().appliedCredits.findOne({ _id: recorded!.key })).toBeNull();
-      expect(await store().inbox.findOne({ _id: `sandbox:${payment.transaction_id}` })).toMatchObject({ topup_id: topup.id });
+      expect(await stack.inboxUnsettled()).toBe(1);
       expect(await stack.ledgerEntries(customer)).toBe(0);
       // Not credited yet as far as the customer can see: the balance does not have it.
       expect(await replica.app.topups.getTopup(customer, topup.id)).toMatchObject({ status: 'pending', credited_eur_cents: 0 });
@@ -321,21 +353,18 @@ describe('postbacks', () => {
       expect(await replica.app.topups.handlePostback('sandbox', Buffer.from(body), { 'x-signature': stack.sign(body) })).toMatchObject({
         outcome: 'duplicate',
       });
-      // Too young for the sweep (another replica may be crediting it); once older, the sweep re-drives it.
-      expect(await replica.app.topups.crediting.sweep()).toMatchObject({ redriven: 0 });
-      stack.clock.advanceMs(3_000);
-      const sweep = await replica.app.topups.crediting.sweep();
-      expect(sweep.redriven).toBe(1);
-      expect(sweep.oldestAgeMs).toBeGreaterThanOrEqual(3_000);
-      await replica.app.topups.crediting.whenIdle();
-      expect(await stack.ledgerEntries(customer)).toBe(1);
-      expect(await store().inbox.findOne({ _id: `sandbox:${payment.transaction_id}` })).toBeNull();
+      // Back: credited by the next retry, at most a sweep interval later.
+      const backAtMs = performance.now();
+      walletDown = false;
+      await eventually(async () => expect(await stack.ledgerEntries(customer)).toBe(1), 10_000, 20);
+      expect(performance.now() - backAtMs).toBeLessThan(inboxSweepIntervalMs + 1_500);
+      await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
       expect(await replica.app.topups.getTopup(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: 1800 });
       expect(await handle(body)).toMatchObject({ outcome: 'duplicate' });
-      expect(await replica.app.topups.crediting.sweep()).toMatchObject({ redriven: 0 });
       expect(await stack.ledgerEntries(customer)).toBe(1);
     } finally {
       await replica.close();
+      await stack.payments.topups.crediting.start();
     }
   });
 });
@@ -440,6 +469,7 @@ async function secondReplica(overrides: {
     MONGODB_DATABASE_PREFIX: stack.prefix,
     CRYPTO_SANDBOX_URL: stack.sandboxUrl,
     POSTBACK_SECRET: testPostbackSecret,
+    PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(inboxSweepIntervalMs),
   });
   const provider = createSandboxProvider({
     baseUrl: stack.sandboxUrl,
@@ -447,6 +477,7 @@ async function secondReplica(overrides: {
     postbackSecret: testPostbackSecret,
     timeoutMs: 5_000,
   });
+  // Not started: its crediting worker runs only when a test starts it.
   const app = await createPaymentsApp({
     config,
     database: stack.mongo.db(databaseName(stack.prefix, 'payments')),
@@ -454,6 +485,7 @@ async function secondReplica(overrides: {
     logger: createLogger('payments', { level: 'silent' }),
     wallet: overrides.wallet ? overrides.wallet(stack.walletClient) : stack.walletClient,
     providers: [overrides.provider ? overrides.provider(provider) : provider],
+    nats: stack.nats,
   });
   return { app, close: () => app.stop(0) };
 }
@@ -475,6 +507,7 @@ async function cachingReplica(options: {
     CRYPTO_SANDBOX_URL: stack.sandboxUrl,
     POSTBACK_SECRET: testPostbackSecret,
     PAYMENTS_PENDING_FRESH_MS: String(options.pendingFreshMs),
+    PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(inboxSweepIntervalMs),
   });
   const provider = createSandboxProvider({
     baseUrl: stack.sandboxUrl,
@@ -489,7 +522,9 @@ async function cachingReplica(options: {
     logger: createLogger('payments', { level: 'silent' }),
     wallet: stack.walletClient,
     providers: [provider],
-    ...(options.nats ? { nats: options.nats } : {}),
+    nats: options.nats ?? stack.nats,
+    // Without a connection of its own it hears no other replica: only the freshness window brings their changes.
+    announceChanges: options.nats !== undefined,
   });
   return {
     app,
@@ -509,6 +544,9 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
 
   it("shows this replica's changes at once and reads nothing from the store while fresh", async () => {
     const replica = await cachingReplica({ pendingFreshMs: 60_000 });
+    // This replica credits what it records (another replica's credit reaches its cache by broadcast, off here).
+    await stack.payments.topups.crediting.stop();
+    await replica.app.topups.crediting.start();
     try {
       const customer = customerId();
       expect(await listed(replica.app, customer)).toEqual([]);
@@ -520,9 +558,8 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
         'x-signature': stack.sign(body),
         'content-type': 'application/json',
       });
-      await replica.app.topups.crediting.whenIdle();
+      await eventually(async () => expect(await listed(replica.app, customer)).toEqual([[topup.id, 'partial', expect.any(Number)]]));
       const partial = await listed(replica.app, customer);
-      expect(partial).toEqual([[topup.id, 'partial', expect.any(Number)]]);
       expect(partial[0]![2]).toBeGreaterThan(0);
       replica.finds.length = 0;
       for (let index = 0; index < 20; index++) expect(await listed(replica.app, customer)).toEqual(partial);
@@ -533,10 +570,10 @@ describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
         'x-signature': stack.sign(restBody),
         'content-type': 'application/json',
       });
-      await replica.app.topups.crediting.whenIdle();
-      expect(await listed(replica.app, customer)).toEqual([]);
+      await eventually(async () => expect(await listed(replica.app, customer)).toEqual([]));
     } finally {
       await replica.close();
+      await stack.payments.topups.crediting.start();
     }
   });
 

@@ -5,6 +5,7 @@ import type { TopupStatus } from '../domain/topup-state';
 import type { PaymentProvider } from '../providers/provider';
 import type { PaymentsStore } from '../store/payments-store';
 
+import type { PostbackInbox } from '../clients/inbox';
 import type { WalletPort } from '../clients/wallet';
 
 export interface AssetRow {
@@ -40,7 +41,7 @@ export interface TopupView {
 export interface PostbackOutcome {
   /**
    * `recorded`: stored in the inbox now, the credit follows; `duplicate`: this transaction was recorded before
-   * (in the inbox or already credited); `ignored`: a delivery that moves no money.
+   * (waiting in the inbox or already credited); `ignored`: a delivery that moves no money.
    */
   outcome: 'recorded' | 'duplicate' | 'ignored';
   topup_id?: number;
@@ -51,16 +52,14 @@ export interface PostbackOutcome {
 }
 
 export interface CreditingWorkerOptions {
-  /** Records waiting here at most; past it a record stays in the inbox for the sweep (it is durable already). */
-  queueMax: number;
   /** Records credited together: one CreditMany and shared store commands. */
   batchMax: number;
   /** Batches in flight at once; a record arriving meanwhile joins the next one. */
   inFlightMax: number;
-  /** A record older than this that no batch here holds is re-driven by the sweep (another replica's or a crash's). */
-  sweepAgeMs: number;
-  /** Records one sweep reads at most, oldest first. */
-  sweepBatchMax: number;
+  /** An unsettled record older than this is logged when the age is checked (the inbox redelivers it). */
+  staleAfterMs: number;
+  /** A record whose credit failed is delivered again after 100 ms, then twice as long each time, up to this. */
+  retryAfterMs: number;
 }
 
 export interface TopupsOptions {
@@ -71,6 +70,8 @@ export interface TopupsOptions {
   /** Provider new top-ups are opened with. */
   defaultProvider: string;
   wallet: WalletPort;
+  /** Where a postback is recorded before it is acknowledged, and whence the crediting worker takes it. */
+  inbox: PostbackInbox;
   /** A postback signed longer ago (or further ahead) than this is refused as a replay. */
   postbackToleranceMs: number;
   /** How long a provider's asset list and rates are reused. */

@@ -23,8 +23,6 @@ export function createTopupsState(options: TopupsOptions) {
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
   const appliedInserts = new InsertBatcher(store.appliedCredits, { gate: writeGate });
-  const inboxInserts = new InsertBatcher(store.inbox, { gate: writeGate });
-  const receiptInserts = new InsertBatcher(store.receipts, { gate: writeGate });
   // Per customer: the open top-ups as last computed, trusted under the shared freshness rule (a computation that
   // raced a change is not remembered).
   const pendingCache = new BoundedCache<{ views: TopupView[]; stamp: FreshnessStamp }>(customerHeadsCachedMax);
@@ -48,8 +46,6 @@ export function createTopupsState(options: TopupsOptions) {
     writeGate,
     eventInserts,
     appliedInserts,
-    inboxInserts,
-    receiptInserts,
     pendingCache,
     pendingFreshness,
     lastTopupId: 0,

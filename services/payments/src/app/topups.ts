@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import { traceCarrier } from '@mtx/shared/telemetry';
 import { unitsForEurCents } from '../domain/money';
 import { isAwaitingCoin, quoteWindowMs } from '../domain/topup-state';
-import type { InboxRecordDocument, TopupDocument } from '../store/payments-store';
+import type { TopupDocument } from '../store/payments-store';
 
 import { forget, changed } from './topups-state';
 import { providerNamed, assetsOf, assetRow } from './assets';
@@ -30,15 +30,14 @@ export type Topups = ReturnType<typeof createTopups>;
 export function createTopups(options: TopupsOptions) {
   const state = createTopupsState(options);
   const crediting = new CreditingWorker(state, {
-    queueMax: 10_000,
     batchMax: 256,
     inFlightMax: 2,
-    sweepAgeMs: 2_000,
-    sweepBatchMax: 1_000,
+    staleAfterMs: 30_000,
+    retryAfterMs: 10_000,
     ...options.crediting,
   });
   return {
-    /** The inbox's crediting worker: its sweep is run by the service on an interval, its stats are metrics. */
+    /** The inbox's crediting worker: started by the service, its age check run on an interval, its stats metrics. */
     crediting,
 
     async listAssets(amountEurCents: number): Promise<AssetRow[]> {
@@ -224,31 +223,23 @@ export function createTopups(options: TopupsOptions) {
         return { outcome: 'ignored', topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
       }
       const known = { topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
-      const record: InboxRecordDocument = {
-        _id: `${provider.name}:${postback.transaction.transactionId}`,
+      // Known here to be credited: nothing to write.
+      if (state.appliedCache.get(transactionKey(provider.name, postback.transaction.transactionId)))
+        return { outcome: 'duplicate', ...known };
+      // One append, no read: the inbox itself tells a first delivery from a repeat. The crediting worker takes
+      // the record from the inbox, on whichever replica asks first.
+      const outcome = await state.options.inbox.record({
+        id: `${provider.name}:${postback.transaction.transactionId}`,
         provider: provider.name,
         topup_id: topup.id,
         customer_id: topup.customer_id,
         transaction_id: postback.transaction.transactionId,
         amount_units: postback.transaction.amountUnits,
-        received_at: postback.transaction.receivedAt,
-        recorded_at: state.clock.now(),
+        received_at: postback.transaction.receivedAt.toISOString(),
+        recorded_at: state.clock.now().toISOString(),
         trace_context: traceCarrier(),
-      };
-      // Known here to be credited: nothing to write.
-      if (state.appliedCache.get(transactionKey(provider.name, postback.transaction.transactionId)))
-        return { outcome: 'duplicate', ...known };
-      // The inbox record and the receipt go out together (no read on this path). The receipt decides the answer;
-      // the inbox record is (re)written whatever it says, so a delivery after a crash that stored the receipt but
-      // not the record still gets the transaction credited. A record for a transaction credited long ago is
-      // cleared by the worker without effect.
-      const [newRecord, firstReceipt] = await Promise.all([
-        state.inboxInserts.insertIfAbsent(record),
-        state.receiptInserts.insertIfAbsent({ _id: record._id, topup_id: topup.id, recorded_at: record.recorded_at }),
-      ]);
-      if (newRecord) crediting.offer(record);
-      if (!firstReceipt) return { outcome: 'duplicate', ...known };
-      return { outcome: 'recorded', ...known };
+      });
+      return { outcome, ...known };
     },
 
     /**

@@ -29,7 +29,7 @@ export interface TopupIdClaimDocument {
 }
 
 /**
- * Every collection but the inbox is insert-only and read by `_id`: FerretDB 1.x scans the whole collection for any other
+ * Every collection is insert-only and read by `_id`: FerretDB 1.x scans the whole collection for any other
  * filter and for every update or delete, so hot paths never update. Decisions are inserts that collide.
  */
 
@@ -85,36 +85,6 @@ export interface CustomerTopupDocument {
   created_at: Date;
 }
 
-/**
- * The postback inbox: a verified, confirmed provider transaction recorded before the postback is acknowledged,
- * and deleted once its wallet credit is done (`_id` `<provider>:<provider_transaction_id>`, deleted by `_id`, an
- * index lookup). It holds only what is in flight, so the sweep's whole-collection read stays small; what stays
- * is the transaction's receipt and, once credited, its topup_events record.
- */
-export interface InboxRecordDocument {
-  _id: string;
-  provider: string;
-  topup_id: number;
-  customer_id: string;
-  transaction_id: string;
-  amount_units: string;
-  received_at: Date;
-  recorded_at: Date;
-  /** The postback's trace (W3C `traceparent`), so the credit's span joins it even after a crash and a sweep. */
-  trace_context?: Record<string, string>;
-}
-
-/**
- * A postback's receipt: one per provider transaction ever recorded (`_id` `<provider>:<provider_transaction_id>`),
- * insert-only and never read on the hot path. Its insert colliding is what makes a delivery a `duplicate`,
- * whether the first is still in the inbox or long credited.
- */
-export interface PostbackReceiptDocument {
-  _id: string;
-  topup_id: number;
-  recorded_at: Date;
-}
-
 export interface PaymentsStore {
   database: Db;
   topups: Collection<TopupDocument>;
@@ -124,8 +94,6 @@ export interface PaymentsStore {
   cancelledInvoices: Collection<CancelledInvoiceDocument>;
   providerInvoices: Collection<ProviderInvoiceDocument>;
   customerTopups: Collection<CustomerTopupDocument>;
-  inbox: Collection<InboxRecordDocument>;
-  receipts: Collection<PostbackReceiptDocument>;
 }
 
 export function createPaymentsStore(database: Db): PaymentsStore {
@@ -138,8 +106,6 @@ export function createPaymentsStore(database: Db): PaymentsStore {
     cancelledInvoices: database.collection<CancelledInvoiceDocument>('cancelled_invoices'),
     providerInvoices: database.collection<ProviderInvoiceDocument>('provider_invoices'),
     customerTopups: database.collection<CustomerTopupDocument>('customer_topups'),
-    inbox: database.collection<InboxRecordDocument>('postback_inbox'),
-    receipts: database.collection<PostbackReceiptDocument>('postback_receipts'),
   };
 }
 
@@ -152,8 +118,6 @@ export async function ensurePaymentsIndexes(store: PaymentsStore): Promise<void>
     store.cancelledInvoices,
     store.providerInvoices,
     store.customerTopups,
-    store.inbox,
-    store.receipts,
   ]) {
     await store.database.createCollection(collection.collectionName).catch((error: { code?: number }) => {
       if (error?.code !== 48) throw error; // 48: NamespaceExists
