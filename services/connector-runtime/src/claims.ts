@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, type KV, type NatsConnection } from 'nats';
+import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 
 /** Exclusive, durable claims on client ids: only the first claim of an id succeeds, across all replicas. */
@@ -15,8 +16,6 @@ export interface ClaimStore {
 export const claimKeyPattern = /^[-/_=.a-zA-Z0-9]+$/;
 
 const wrongLastSequence = 10071;
-/** JetStream's answers to more replicas than it has servers for: no cluster at all, or too few peers. */
-const replicasNotSupported = new Set([10074, 10023]);
 
 /** Deadline of one claim write; a claim is one small R1/R3 append, so past this the stream is not answering. */
 const claimCallTimeoutMs = 1_500;
@@ -54,13 +53,7 @@ export class KvClaimStore implements ClaimStore {
         .jetstream({ timeout: claimCallTimeoutMs })
         .views.kv(options.bucket, { ttl: options.ttlMs, history: 1, replicas: options.replicas });
     } catch (error) {
-      const apiError = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
-      if (apiError?.err_code !== undefined && replicasNotSupported.has(apiError.err_code)) {
-        throw new Error(
-          `CONNECTOR_CLAIMS_REPLICAS=${options.replicas} is more than this NATS deployment holds (${apiError.description ?? (error as Error).message}): set it to the number of JetStream servers or fewer (1 on a single server)`,
-        );
-      }
-      throw error;
+      throw explainReplicaRefusal(error, 'CONNECTOR_CLAIMS_REPLICAS', options.replicas);
     }
     const actual = (await kv.status()).replicas;
     if (actual !== options.replicas) {

@@ -17,8 +17,8 @@ beforeAll(async () => {
 afterAll(async () => nats?.close());
 
 const deploymentName = () => `inbox_${crypto.randomBytes(4).toString('hex')}`;
-const open = (deployment: string) =>
-  JetStreamInbox.open(nats, {
+const open = (deployment: string, connection: NatsConnection = nats) =>
+  JetStreamInbox.open(connection, {
     deployment,
     replicas: 1,
     retentionMs: 3_600_000,
@@ -115,16 +115,22 @@ describe('the postback inbox in JetStream', () => {
 
   it('refuses a record it cannot store as unavailable (the provider delivers again), not as a failure', async () => {
     const connection = await connectNats(inject('natsUrl'), 'inbox-test-closing', logger);
-    const inbox = await JetStreamInbox.open(connection, {
-      deployment: deploymentName(),
-      replicas: 1,
-      retentionMs: 3_600_000,
-      redeliverAfterMs,
-      pendingMax: 100,
-      bytesMax: 1 << 24,
-      logger,
-    });
+    const inbox = await open(deploymentName(), connection);
     await connection.close();
     await expect(inbox.record(record('sandbox:closed'))).rejects.toMatchObject({ code: 'unavailable', httpStatus: 503 });
+  });
+
+  it('refuses to start with more copies than the NATS deployment holds, naming the setting', async () => {
+    await expect(
+      JetStreamInbox.open(nats, {
+        deployment: deploymentName(),
+        replicas: 3,
+        retentionMs: 3_600_000,
+        redeliverAfterMs,
+        pendingMax: 100,
+        bytesMax: 1 << 24,
+        logger,
+      }),
+    ).rejects.toThrow(/PAYMENTS_INBOX_REPLICAS=3 is more than this NATS deployment holds/);
   });
 });

@@ -1,5 +1,6 @@
 import { DeliverPolicy, nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import { customerEventTypes, type CustomerEvent, type CustomerEventChannel } from '@mtx/shared/customer-events';
+import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 import type { NotificationsStore } from '../store/notifications-store';
 import type { EventLog } from './event-log';
@@ -10,9 +11,6 @@ const streamMaxAgeMs = 7 * 24 * 3_600_000;
 const duplicateWindowMs = 10 * 60_000;
 const restartPauseMs = 1_000;
 const jetstreamTimeoutMs = 5_000;
-
-/** JetStream error codes meaning "more replicas than the deployment holds". */
-const replicasNotSupported = new Set([10074, 10023]);
 
 function parseEvent(message: JsMsg): CustomerEvent | undefined {
   try {
@@ -83,12 +81,7 @@ export class Intake {
         );
       }
     } catch (error) {
-      const apiError = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
-      if (apiError?.err_code !== undefined && replicasNotSupported.has(apiError.err_code))
-        throw new Error(
-          `NOTIFY_STREAM_REPLICAS=${replicas} is more than this NATS deployment holds (${apiError.description}): set it to the number of JetStream servers or fewer (1 on a single server)`,
-        );
-      throw error;
+      throw explainReplicaRefusal(error, 'NOTIFY_STREAM_REPLICAS', replicas);
     }
   }
 

@@ -11,6 +11,7 @@ import {
   nanos,
 } from 'nats';
 import { AppError } from '@mtx/shared/errors';
+import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 
 /** What the crediting needs of a confirmed provider transaction, recorded before its postback is acknowledged. */
@@ -77,7 +78,6 @@ export interface JetStreamInboxOptions {
 
 const wrongLastSequence = 10071;
 const streamNotFound = 10059;
-const replicasNotSupported = new Set([10074, 10023]);
 /** One small append, R1 or R3: past this the stream is not answering (a leader election takes 4 to 9 s). */
 const recordTimeoutMs = 3_000;
 const managerTimeoutMs = 5_000;
@@ -175,12 +175,7 @@ export class JetStreamInbox implements PostbackInbox {
         );
       }
     } catch (error) {
-      const apiError = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
-      if (apiError?.err_code !== undefined && replicasNotSupported.has(apiError.err_code))
-        throw new Error(
-          `PAYMENTS_INBOX_REPLICAS=${replicas} is more than this NATS deployment holds (${apiError.description}): set it to the number of JetStream servers or fewer (1 on a single server)`,
-        );
-      throw error;
+      throw explainReplicaRefusal(error, 'PAYMENTS_INBOX_REPLICAS', replicas);
     }
     const consumer = {
       durable_name: consumerName,
