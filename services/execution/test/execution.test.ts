@@ -215,6 +215,41 @@ describe('placing orders', () => {
     expect(await stack.execution.store.unsettled.countDocuments({ batch_id: response.batch_id })).toBe(0);
   });
 
+  it('gives an unknown leg stored without its reconciliation row (the store failed mid-write) a row at recovery, and settles it', async () => {
+    const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
+    expect(response.results[0].status).toBe('filled');
+    await eventually(async () => (await stack.execution.store.openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
+    // What a store that died between the outcome's insert and its unsettled rows leaves: the leg stored as
+    // unknown (old per-leg layout, so the test can write it), no row for reconciliation, the marker still there.
+    const unknown = { ...JSON.parse(JSON.stringify(response.results[0])), status: 'unknown' };
+    await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
+    await stack.execution.store.outcomes.collection.insertOne({
+      _id: `${response.batch_id}:0`,
+      batch_id: response.batch_id,
+      index: 0,
+      result: unknown,
+      source: 'reply',
+      written_at: new Date(),
+    });
+    await stack.execution.store.openBatches.insertOne({
+      _id: response.batch_id,
+      created_at: new Date(Date.now() - 3_600_000),
+      deadline_at: new Date(Date.now() - 3_600_000),
+    });
+    expect(plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id })).orders[0].status).toBe(
+      'unknown',
+    );
+    // Recovery gives the leg its row, and reconciliation finds the fill at the broker: filled, once.
+    await eventually(async () => {
+      await stack.client.call('Reconcile', { batch_id: response.batch_id });
+      const batch = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+      return batch.orders[0].status === 'filled' && batch.settled === true;
+    }, 10_000);
+    expect(await stack.execution.store.openBatches.findOne({ _id: response.batch_id })).toBeNull();
+    expect(await stack.execution.store.unsettled.countDocuments({ batch_id: response.batch_id })).toBe(0);
+    expect(await stack.execution.store.settlements.countDocuments({ batch_id: response.batch_id })).toBe(1);
+  });
+
   it('reads a batch stored with one outcome document per leg and its legs unpacked, as before', async () => {
     const response = await place(
       [

@@ -50,6 +50,25 @@ async function insertAll<T extends { _id: string }>(
   }
 }
 
+/** The row reconciliation works from for a leg (or close account) whose outcome is unknown. */
+function unsettledRow(batch: BatchDocument, index: number): UnsettledDocument {
+  const leg = batch.legs?.[index];
+  const closeAccount = batch.accounts?.[index];
+  return {
+    _id: `${batch._id}:${index}`,
+    batch_id: batch._id,
+    index,
+    kind: batch.kind,
+    customer_id: batch.customer_id,
+    account_id: leg?.account_id ?? closeAccount!.account_id,
+    platform: leg?.platform ?? closeAccount!.platform,
+    client_ids: leg ? [leg.client_id] : [],
+    client_id_prefix: leg ? '' : `${closeAccount!.client_id_base}-`,
+    deadline_at: batch.deadline_at,
+    created_at: batch.created_at,
+  };
+}
+
 /** What a batch's listing entry keeps of its outcomes. */
 export interface ListingFigures {
   settled: boolean;
@@ -273,19 +292,7 @@ export class BatchJournal {
                   : plainClose(closeAccount!.account_id, closeAccount!.platform, 'unknown', message, 0)),
             );
             if (kept) continue;
-            unsettled.push({
-              _id: `${batch._id}:${index}`,
-              batch_id: batch._id,
-              index,
-              kind: batch.kind,
-              customer_id: batch.customer_id,
-              account_id: leg?.account_id ?? closeAccount!.account_id,
-              platform: leg?.platform ?? closeAccount!.platform,
-              client_ids: leg ? [leg.client_id] : [],
-              client_id_prefix: leg ? '' : `${closeAccount!.client_id_base}-`,
-              deadline_at: batch.deadline_at,
-              created_at: batch.created_at,
-            });
+            unsettled.push(unsettledRow(batch, index));
           }
           const recordedAt = new Date(nowMs);
           const [recorded] = await this.outcomeWriter.insertEach([
@@ -295,7 +302,19 @@ export class BatchJournal {
           if (recorded === 'inserted') await this.listing.append(batch, recordedAt, listingFigures(batch.kind, results));
           this.options.logger.warn({ batch_id: batch._id, legs: unsettled.length }, 'recovered a batch whose outcomes were never stored');
         } else {
-          // Its outcomes were stored but the process died before the marker went: it may not be listed yet.
+          // Its outcomes were stored but the marker stayed: the process died, or the store failed part of the
+          // outcome's writes (the outcome stored, its unsettled rows not). Unknown legs without a settlement get
+          // their rows now, or reconciliation would never look at them; it may not be listed yet either.
+          const settled = await Promise.all(
+            indexes.map((index) =>
+              stored[index]!.status === 'unknown' ? this.options.store.settlements.findOne({ _id: `${batch._id}:${index}` }) : null,
+            ),
+          );
+          const owed = indexes.filter((index) => stored[index]!.status === 'unknown' && !settled[index]);
+          await insertAll(
+            this.options.store.unsettled,
+            owed.map((index) => unsettledRow(batch, index)),
+          );
           const outcome = await this.options.store.outcomes.findOne({ _id: batch._id });
           if (outcome) await this.listing.append(batch, outcome.written_at, listingFigures(batch.kind, stored as StoredResult[]));
         }
