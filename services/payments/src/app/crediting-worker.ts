@@ -5,10 +5,13 @@ import { loadTopup } from './topup-reads';
 import type { TopupsState } from './topups-state';
 import type { CreditingWorkerOptions } from './topup-types';
 
+/** The first retry of a failed credit; each later one waits twice as long, up to the sweep interval. */
+const retryFirstAfterMs = 100;
+
 export interface CreditingStats {
   /** Records taken from the inbox and credited (or found credited) since start. */
   credited: number;
-  /** Records handed back unsettled (a failed batch, or stopping); the inbox delivers them again. */
+  /** Records handed back at once because this worker was stopping; the inbox delivers them to another replica. */
   released: number;
   /** Age of the oldest unsettled record at the last check, 0 when none: what an SRE alerts on. */
   oldestAgeMs: number;
@@ -23,9 +26,6 @@ export interface CreditingStats {
  * delay (the sweep); every step is idempotent, so a record credited twice over (two replicas, a redelivery
  * racing a batch) moves money once.
  */
-/** The first retry of a failed credit; each later one waits twice as long, up to the sweep interval. */
-const retryFirstAfterMs = 100;
-
 export class CreditingWorker {
   private readonly queue: InboxDelivery[] = [];
   private readonly inFlight = new Set<Promise<void>>();
