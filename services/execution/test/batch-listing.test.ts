@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { createLogger } from '@mtx/shared/logger';
-import { testDatabasePrefix } from '@mtx/shared/testing';
+import { eventually, startTcpProxy, testDatabasePrefix } from '@mtx/shared/testing';
 import { BatchListing } from '../src/app/batch-listing';
 import type { BatchView } from '../src/domain/results';
 import { createExecutionStore, type ExecutionStore, type OutcomeDocument } from '../src/store/execution-store';
@@ -164,5 +164,30 @@ describe('grouped inserts report each document', () => {
     expect(mixed).toEqual(['inserted', 'duplicate']);
     expect(again).toEqual(['inserted']);
     expect(await store.batchListing.countDocuments({ customer_id: 'cus_grouped00001' })).toBe(3);
+  });
+});
+
+describe('grouped inserts cut off by a lost connection', () => {
+  it('fail every document of the command, none reported inserted, and the next write goes through', async () => {
+    const target = new URL(inject('mongodbUrl').replace(/^mongodb:/, 'http:'));
+    const proxy = await startTcpProxy(target.hostname, Number(target.port));
+    const client = await connectMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, { serverSelectionTimeoutMS: 2_000 });
+    try {
+      const viaProxy = createExecutionStore(client.db(databaseName(prefix, 'execution')));
+      const writer = new GroupWriter(viaProxy.openBatches);
+      const marker = (id: string) => ({ _id: id, created_at: new Date(), deadline_at: new Date() });
+      await writer.insert([marker('cut:warm')]);
+      const cut = proxy.cutNextRequest();
+      // Two callers in one command, as concurrent batches share it: the insert never reaches the store.
+      const outcomes = await Promise.allSettled([writer.insert([marker('cut:1')]), writer.insertEach([marker('cut:2'), marker('cut:3')])]);
+      await cut;
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(await store.openBatches.countDocuments({ _id: { $in: ['cut:1', 'cut:2', 'cut:3'] } })).toBe(0);
+      await eventually(async () => (await writer.insertEach([marker('cut:1')]))[0] === 'inserted', 10_000, 100);
+      expect(await store.openBatches.countDocuments({ _id: { $in: ['cut:warm', 'cut:1'] } })).toBe(2);
+    } finally {
+      await client.close();
+      await proxy.stop();
+    }
   });
 });

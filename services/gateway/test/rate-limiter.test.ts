@@ -1,9 +1,8 @@
-import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '@mtx/shared/clock';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
 import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
-import { testDatabasePrefix } from '@mtx/shared/testing';
+import { startTcpProxy, testDatabasePrefix } from '@mtx/shared/testing';
 import { BlockLayout, createRateLimiter, rateLimitBlockSlots, rateLimitWaitersMax, type RateLimitDecision } from '../src/app/rate-limiter';
 import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
 
@@ -243,7 +242,7 @@ describe('rate limiter reserving slots in blocks', () => {
 
   it('fails every waiting request with the store error during an outage, admits none, and recovers', async () => {
     const target = new URL(inject('mongodbUrl').replace(/^mongodb:/, 'http:'));
-    const proxy = await startProxy(target.hostname, Number(target.port));
+    const proxy = await startTcpProxy(target.hostname, Number(target.port));
     const outageClient = await connectMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, {
       serverSelectionTimeoutMS: 1_500,
       socketTimeoutMS: 2_000,
@@ -280,36 +279,3 @@ describe('rate limiter reserving slots in blocks', () => {
 });
 
 /** A TCP relay to the store that can be cut (every connection dropped, port closed) and restored on the same port. */
-async function startProxy(targetHost: string, targetPort: number) {
-  const sockets = new Set<net.Socket>();
-  let server: net.Server | undefined;
-  let port = 0;
-  const start = async () => {
-    server = net.createServer((client) => {
-      const upstream = net.connect(targetPort, targetHost);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('close', () => sockets.delete(socket));
-        socket.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-    port = (server.address() as net.AddressInfo).port;
-  };
-  const stop = async () => {
-    if (!server) return;
-    const closing = server;
-    server = undefined;
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => closing.close(() => resolve()));
-  };
-  await start();
-  return {
-    get port() {
-      return port;
-    },
-    start,
-    stop,
-  };
-}

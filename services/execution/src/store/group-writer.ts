@@ -22,11 +22,17 @@ interface WriteErrorItem {
   err?: { index?: number; code?: number };
 }
 
+/**
+ * The write errors of an insert the store answered, or undefined when it did not answer for every document. A
+ * lost connection or a timeout in the middle of insertMany also comes as a MongoBulkWriteError, with no write
+ * errors: nothing says which documents were stored, so none may be taken as inserted.
+ */
 function writeErrorsOf(error: unknown): WriteErrorItem[] | undefined {
-  const writeErrors = (error as { writeErrors?: WriteErrorItem[] | WriteErrorItem }).writeErrors;
-  if (Array.isArray(writeErrors)) return writeErrors;
+  const reported = (error as { writeErrors?: WriteErrorItem[] | WriteErrorItem }).writeErrors;
   // The driver reports a single write error as an object, not an array.
-  return writeErrors ? [writeErrors] : undefined;
+  const writeErrors = Array.isArray(reported) ? reported : reported ? [reported] : [];
+  if (writeErrors.length === 0 || (error as { writeConcernError?: unknown }).writeConcernError !== undefined) return undefined;
+  return writeErrors;
 }
 
 export interface GroupWriterOptions {
