@@ -1,4 +1,5 @@
 import { MongoClient, MongoServerError, type Db, type MongoClientOptions, type OptionalUnlessRequiredId } from 'mongodb';
+import './mongo-drain-fix';
 
 export type { Db, Collection, MongoClient } from 'mongodb';
 
