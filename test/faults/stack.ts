@@ -554,6 +554,25 @@ export class FaultStack {
    * - every leg settled `filled` has exactly its deal at the broker, and a leg settled as not executed
    *   (rejected, unavailable) has none (else: an order lost, or an execution nobody was told about).
    */
+  /** Which of a batch's execution records the store holds, for a failure's message. */
+  private async executionRecords(batchId: string): Promise<string> {
+    const database = this.mongo.db(databaseName(this.prefix, 'execution'));
+    const byId = (collection: string) => database.collection<{ _id: string }>(collection).countDocuments({ _id: batchId });
+    const byBatch = (collection: string) => database.collection(collection).countDocuments({ batch_id: batchId });
+    try {
+      const [batch, outcome, marker, unsettled, settlements] = await Promise.all([
+        byId('batches'),
+        byId('outcomes'),
+        byId('open_batches'),
+        byBatch('unsettled'),
+        database.collection<{ _id: string }>('settlements').countDocuments({ _id: { $regex: `^${batchId}:` } }),
+      ]);
+      return `batch ${batch}, outcome ${outcome}, open marker ${marker}, unsettled rows ${unsettled}, settlements ${settlements}`;
+    } catch (error) {
+      return `unreadable (${(error as Error).message})`;
+    }
+  }
+
   async executionInvariants(
     customers: Customer[],
     batchIds: string[],
@@ -570,15 +589,19 @@ export class FaultStack {
     for (const batchId of new Set(batchIds)) {
       let settledBody: any;
       let owner: string | undefined;
+      let lastSeen: any;
+      const statuses = new Set<string>();
       try {
         settledBody = await eventually(
           async () => {
             for (const customer of customers) {
               if (owner && owner !== customer.readKey) continue;
               const answer = await this.api(customer.readKey, 'GET', `/v1/orders/batches/${batchId}`);
+              statuses.add(errorKind(answer));
               if (answer.status === 404) continue;
               if (answer.status !== 200) return undefined;
               owner = customer.readKey;
+              lastSeen = answer.body;
               return answer.body.settled ? answer.body : undefined;
             }
             return undefined;
@@ -588,6 +611,10 @@ export class FaultStack {
         );
       } catch {
         unsettled.push(batchId);
+        const legs = (lastSeen?.results ?? lastSeen?.accounts ?? []) as Array<{ status: string; message?: string }>;
+        problems.push(
+          `batch ${batchId} still has unknown legs: ${legs.map((leg) => `${leg.status} (${leg.message ?? ''})`).join('; ') || `never read (answers: ${[...statuses].join(', ')})`}; in the store: ${await this.executionRecords(batchId)}`,
+        );
         continue;
       }
       batches.push({ batchId, body: settledBody });
@@ -622,7 +649,6 @@ export class FaultStack {
         }
       }
     }
-    for (const batchId of unsettled) problems.push(`batch ${batchId} still has unknown legs`);
     return { executedTwice, ordersLost, unsettled, legs, problems };
   }
 

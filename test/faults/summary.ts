@@ -14,6 +14,8 @@ export interface FaultRow {
   seed?: number;
   notes?: string;
   durationMs?: number;
+  /** From the fault's end to the first request served in full again, where the scenario measures it. */
+  recoveryMs?: number;
 }
 
 const summaryFile = path.join(repositoryRoot, 'test', 'output', 'faults-summary.json');
@@ -63,6 +65,7 @@ export function renderTable(rows: FaultRow[]): string {
     'orders lost',
     'executed twice',
     'seed',
+    'serving again',
     'duration',
   ];
   const body = rows.map((row) => [
@@ -76,6 +79,7 @@ export function renderTable(rows: FaultRow[]): string {
     String(row.ordersLost),
     String(row.ordersExecutedTwice),
     row.seed === undefined ? '-' : String(row.seed),
+    row.recoveryMs === undefined ? '-' : `${(row.recoveryMs / 1000).toFixed(1)} s`,
     row.durationMs === undefined ? '-' : `${(row.durationMs / 1000).toFixed(1)} s`,
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));

@@ -70,6 +70,7 @@ export interface RowInput {
   scenarioErrors: Record<string, number>;
   verdict: Verdict;
   notes?: string;
+  recoveryMs?: number;
 }
 
 /** Records the summary row first (so a failing fault still shows in the table), then asserts it. */
@@ -90,6 +91,7 @@ export function recordAndAssert(stack: FaultStack, input: RowInput): void {
     ordersExecutedTwice: verdict.executedTwice,
     seed: input.seed,
     durationMs: Date.now() - input.startedAtMs,
+    recoveryMs: input.recoveryMs,
     notes:
       [
         input.notes,
