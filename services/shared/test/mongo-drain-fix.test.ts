@@ -40,6 +40,13 @@ async function outcomeOf(promise: Promise<unknown>): Promise<{ value?: unknown; 
   }
 }
 
+/** A wait that must fail: a network error, not a hang. */
+async function expectNetworkError(waiting: Promise<unknown>): Promise<void> {
+  const outcome = await outcomeOf(waiting);
+  expect(outcome).not.toBe('pending');
+  expect((outcome as { error?: unknown }).error).toBeInstanceOf(MongoNetworkError);
+}
+
 describe('the mongodb driver drain fix', () => {
   let server: net.Server;
   let port: number;
@@ -66,30 +73,30 @@ describe('the mongodb driver drain fix', () => {
     return socket;
   }
 
-  it('fails a wait for drain on a socket already destroyed, as a network error', async () => {
-    const socket = await connected();
-    socket.destroy();
-    const outcome = await outcomeOf(driverUtilities.once(socket, 'drain'));
-    expect(outcome).not.toBe('pending');
-    expect((outcome as { error?: unknown }).error).toBeInstanceOf(MongoNetworkError);
-  });
-
-  it('fails a wait for drain when the socket closes without an error while waiting', async () => {
+  /** A connected socket with more written than the peer (which never reads) takes: writes now wait for drain. */
+  async function backedUp(): Promise<net.Socket> {
     const socket = await connected();
     let accepted = true;
     for (let written = 0; accepted && written < 512; written += 1) accepted = socket.write(Buffer.alloc(1 << 20));
     expect(accepted).toBe(false);
+    return socket;
+  }
+
+  it('fails a wait for drain on a socket already destroyed, as a network error', async () => {
+    const socket = await connected();
+    socket.destroy();
+    await expectNetworkError(driverUtilities.once(socket, 'drain'));
+  });
+
+  it('fails a wait for drain when the socket closes without an error while waiting', async () => {
+    const socket = await backedUp();
     const waiting = driverUtilities.once(socket, 'drain');
     socket.destroy();
-    const outcome = await outcomeOf(waiting);
-    expect(outcome).not.toBe('pending');
-    expect((outcome as { error?: unknown }).error).toBeInstanceOf(MongoNetworkError);
+    await expectNetworkError(waiting);
   });
 
   it('still resolves on drain and leaves other events alone', async () => {
-    const socket = await connected();
-    let accepted = true;
-    for (let written = 0; accepted && written < 512; written += 1) accepted = socket.write(Buffer.alloc(1 << 20));
+    const socket = await backedUp();
     const waiting = driverUtilities.once(socket, 'drain');
     for (const peer of peers) peer.resume();
     expect(await outcomeOf(waiting)).toEqual({ value: undefined });
@@ -124,9 +131,7 @@ describe('a driver connection whose socket the store closed', () => {
     // A store killed under the connection: the socket is ended and destroyed; its close is handled a tick later.
     connection.socket.end();
     connection.socket.destroy();
-    const outcome = await outcomeOf(connection.command(driverUtilities.ns('admin.$cmd'), { ping: 1 }, {}));
-    expect(outcome).not.toBe('pending');
-    expect((outcome as { error?: unknown }).error).toBeInstanceOf(MongoNetworkError);
+    await expectNetworkError(connection.command(driverUtilities.ns('admin.$cmd'), { ping: 1 }, {}));
     connection.destroy();
   });
 });
