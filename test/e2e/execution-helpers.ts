@@ -5,6 +5,7 @@ import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo'
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { openMarkersDatabaseName } from '../../services/execution/src/store/execution-store';
 
 export interface ExecutionE2e {
   stack: Stack;
@@ -115,9 +116,12 @@ export async function startExecutionE2e(
       },
       async close() {
         await stack.stop();
-        for (const service of ['gateway', 'execution', 'broker_sim', 'notifications'])
+        for (const name of [
+          ...['gateway', 'execution', 'broker_sim', 'notifications'].map((service) => databaseName(prefix, service)),
+          openMarkersDatabaseName(databaseName(prefix, 'execution')),
+        ])
           await openedMongo
-            .db(databaseName(prefix, service))
+            .db(name)
             .dropDatabase()
             .catch(() => undefined);
         await openedMongo.close();

@@ -20,6 +20,7 @@ import { countUnsettled, readInboxRecord, type InboxRecord } from '../../service
 import { signPostback } from '../../services/crypto-sandbox/src/domain/signing';
 import { issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore, type GatewayStore } from '../../services/gateway/src/store/gateway-store';
+import { openMarkersDatabaseName } from '../../services/execution/src/store/execution-store';
 
 export const postbackSecret = 'fault-suite-postback-secret-0123456789';
 export const walletCapEurCents = 100_000;
@@ -563,7 +564,10 @@ export class FaultStack {
       const [batch, outcome, marker, unsettled, settlements] = await Promise.all([
         byId('batches'),
         byId('outcomes'),
-        byId('open_batches'),
+        this.mongo
+          .db(openMarkersDatabaseName(databaseName(this.prefix, 'execution')))
+          .collection<{ _id: string }>('open_batches')
+          .countDocuments({ _id: batchId }),
         byBatch('unsettled'),
         database.collection<{ _id: string }>('settlements').countDocuments({ _id: { $regex: `^${batchId}:` } }),
       ]);

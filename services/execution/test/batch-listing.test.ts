@@ -5,7 +5,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { eventually, startTcpProxy, testDatabasePrefix } from '@mtx/shared/testing';
 import { BatchListing } from '../src/app/batch-listing';
 import type { BatchView } from '../src/domain/results';
-import { createExecutionStore, type ExecutionStore, type OutcomeDocument } from '../src/store/execution-store';
+import { createExecutionStore, openMarkersDatabaseName, type ExecutionStore, type OutcomeDocument } from '../src/store/execution-store';
 import { GroupWriter } from '../src/store/group-writer';
 
 let mongo: MongoClient;
@@ -20,6 +20,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mongo.db(databaseName(prefix, 'execution')).dropDatabase();
+  await mongo.db(openMarkersDatabaseName(databaseName(prefix, 'execution'))).dropDatabase();
   await mongo.close();
 });
 

@@ -215,6 +215,29 @@ describe('placing orders', () => {
     expect(await stack.execution.store.unsettled.countDocuments({ batch_id: response.batch_id })).toBe(0);
   });
 
+  it('keeps open markers in a database of their own, and recovery moves one left where they used to be', async () => {
+    const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
+    expect(stack.execution.store.openBatches.dbName).not.toBe(stack.execution.store.formerOpenBatches.dbName);
+    await eventually(async () => (await stack.execution.store.openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
+    // A batch whose outcomes a version keeping markers beside the batches never stored: its marker is there.
+    await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
+    await stack.execution.store.formerOpenBatches.insertOne({
+      _id: response.batch_id,
+      created_at: new Date(Date.now() - 3_600_000),
+      deadline_at: new Date(Date.now() - 3_600_000),
+    });
+    await stack.client.call('Reconcile', { batch_id: response.batch_id });
+    expect(await stack.execution.store.formerOpenBatches.countDocuments({ _id: response.batch_id })).toBe(0);
+    expect(await stack.execution.store.openBatches.countDocuments({ _id: response.batch_id })).toBe(0);
+    // Recovered: the leg it never stored became unknown, and reconciliation found its fill at the broker.
+    await eventually(async () => {
+      await stack.client.call('Reconcile', { batch_id: response.batch_id });
+      const batch = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+      return batch.orders[0].status === 'filled' && batch.settled === true;
+    }, 10_000);
+    expect(await stack.execution.store.outcomes.collection.countDocuments({ _id: response.batch_id })).toBe(1);
+  });
+
   it('gives an unknown leg stored without its reconciliation row (the store failed mid-write) a row at recovery, and settles it', async () => {
     const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
     expect(response.results[0].status).toBe('filled');

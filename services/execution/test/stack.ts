@@ -13,6 +13,7 @@ import { createConnectorMt4 } from '../../connector-mt4/src/app';
 import { createConnectorMt5 } from '../../connector-mt5/src/app';
 import { createExecutionApp, type ExecutionApp } from '../src/app';
 import { loadExecutionConfig } from '../src/config';
+import { openMarkersDatabaseName } from '../src/store/execution-store';
 
 export interface ExecutionStack {
   prefix: string;
@@ -126,9 +127,9 @@ export async function startExecutionStack(options: {
       for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.stop(1_000);
       await broker.stop(1_000);
       await nats.close();
-      for (const service of ['execution'])
+      for (const name of [databaseName(prefix, 'execution'), openMarkersDatabaseName(databaseName(prefix, 'execution'))])
         await mongo
-          .db(databaseName(prefix, service))
+          .db(name)
           .dropDatabase()
           .catch(() => undefined);
       await mongo.close();

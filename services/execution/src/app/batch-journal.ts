@@ -261,6 +261,21 @@ export class BatchJournal {
     return view;
   }
 
+  /**
+   * Markers a version that kept them beside the batches left there: copied to where recovery looks, then removed.
+   * Read on every pass (an empty collection, one find), since during a rolling upgrade replicas of that version
+   * still write there; only markers recovery would take now are moved, so a batch still in flight on such a
+   * replica is left to it.
+   */
+  private async moveFormerMarkers(nowMs: number): Promise<void> {
+    const former = (await this.options.store.formerOpenBatches.find({}).limit(1_000).toArray()).filter(
+      (marker) => marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS <= nowMs,
+    );
+    if (former.length === 0) return;
+    await insertAll(this.options.store.openBatches, former);
+    await this.options.store.formerOpenBatches.deleteMany({ _id: { $in: former.map((marker) => marker._id) } });
+  }
+
   /** A batch's stored outcomes by leg index (undefined where none is stored). */
   storedOutcomes(batchId: string, indexes: number[]): Promise<Array<StoredResult | undefined>> {
     return findOutcomes(this.options.store, batchId, indexes);
@@ -269,6 +284,7 @@ export class BatchJournal {
   /** Batches whose process died before storing outcomes: every leg without one becomes unknown and unsettled. */
   async recover(): Promise<void> {
     const nowMs = this.nowMs();
+    await this.moveFormerMarkers(nowMs);
     const open = await this.options.store.openBatches.find({}).limit(1_000).toArray();
     for (const marker of open) {
       if (marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS > nowMs) continue;

@@ -139,12 +139,25 @@ export interface ExecutionStore {
   accountSlots: Collection<AccountSlotDocument>;
   /** Legs and close accounts packed (see PackedDocuments). */
   batches: PackedDocuments<BatchDocument>;
+  /**
+   * In a database of its own (`<execution database>_open`): the write-ahead inserts a batch and its marker at once,
+   * and FerretDB on SQLite serialises every write to one database behind one lock, so in one database the two
+   * inserts queue (2.05 ms p50 for two parallel single-document inserts, 1.01 ms in two databases, 0.83 ms for
+   * one). On MongoDB a database is only a namespace.
+   */
   openBatches: Collection<OpenBatchDocument>;
+  /** Where open markers were kept before: read by recovery, which moves what it finds. */
+  formerOpenBatches: Collection<OpenBatchDocument>;
   /** Results packed (see PackedDocuments). */
   outcomes: PackedDocuments<OutcomeDocument>;
   settlements: Collection<SettlementDocument>;
   unsettled: Collection<UnsettledDocument>;
   batchListing: Collection<BatchListingDocument>;
+}
+
+/** The database of the open-batch markers, beside the execution database named `executionDatabaseName`. */
+export function openMarkersDatabaseName(executionDatabaseName: string): string {
+  return `${executionDatabaseName}_open`;
 }
 
 export function createExecutionStore(database: Db): ExecutionStore {
@@ -154,7 +167,8 @@ export function createExecutionStore(database: Db): ExecutionStore {
     accountKeys: database.collection<AccountKeyDocument>('account_keys'),
     accountSlots: database.collection<AccountSlotDocument>('account_slots'),
     batches: new PackedDocuments<BatchDocument>(database.collection<StoredDocument>('batches'), ['legs', 'accounts']),
-    openBatches: database.collection<OpenBatchDocument>('open_batches'),
+    openBatches: database.client.db(openMarkersDatabaseName(database.databaseName)).collection<OpenBatchDocument>('open_batches'),
+    formerOpenBatches: database.collection<OpenBatchDocument>('open_batches'),
     outcomes: new PackedDocuments<OutcomeDocument>(database.collection<StoredDocument>('outcomes'), ['results']),
     settlements: database.collection<SettlementDocument>('settlements'),
     unsettled: database.collection<UnsettledDocument>('unsettled'),
