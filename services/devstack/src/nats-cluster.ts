@@ -116,11 +116,12 @@ export async function startNatsCluster(directory: string, size = 3, outputDirect
       const state = await describeCluster(nodes, monitorUrls, logFiles);
       await Promise.all(nodes.map((node) => node.stop()));
       if (attempt >= formationAttempts) throw new Error(`${(error as Error).message}\n${state}`);
-      // Seen once in many runs, on a loaded machine: three nodes started together, one of them dialled a route
-      // before its peer listened, and the meta group was elected with two members (cluster_size 2) for good: the
-      // third follows the leader but is never added, and restarting it keeps it out. A cluster made here holds
-      // nothing yet, so it starts over from empty stores; one with data (a DATA_DIR of earlier runs) is only
-      // restarted, and if that fails too the error carries what each node said.
+      // Seen in about one clean-clone test run in three on a 2-vCPU machine: three nodes started together, one
+      // dialled a route before its peer listened, and the meta group was elected with two members (cluster_size 2)
+      // for good: the third follows the leader but is never added, and restarting it keeps it out. A cluster made
+      // here holds nothing yet, so it starts over from empty stores (which formed it in the run that showed this);
+      // one with data (a DATA_DIR of earlier runs) is only restarted, and if that fails too the error carries what
+      // each node said.
       process.stderr.write(`[nats-cluster] not formed after ${formationAttemptMs} ms; starting it over\n${state}\n`);
       if (fresh)
         for (const storeDirectory of storeDirectories) fs.rmSync(path.join(storeDirectory, 'jetstream'), { recursive: true, force: true });
