@@ -1,6 +1,6 @@
 import { DeliverPolicy, nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import { customerEventTypes, type CustomerEvent, type CustomerEventChannel } from '@mtx/shared/customer-events';
-import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
+import { ensureStream } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 import type { NotificationsStore } from '../store/notifications-store';
 import type { EventLog } from './event-log';
@@ -64,25 +64,17 @@ export class Intake {
     const { nats, replicas, logger } = this.options;
     const { stream, subjectRoot } = this.options.channel;
     const manager = await nats.jetstreamManager({ timeout: jetstreamTimeoutMs });
-    try {
-      const info = await manager.streams.info(stream).catch(() => undefined);
-      if (!info) {
-        await manager.streams.add({
-          name: stream,
-          subjects: [`${subjectRoot}.>`],
-          num_replicas: replicas,
-          max_age: nanos(streamMaxAgeMs),
-          duplicate_window: nanos(duplicateWindowMs),
-        });
-      } else if (info.config.num_replicas !== replicas) {
-        logger.warn(
-          { stream, replicas: info.config.num_replicas, setting: replicas },
-          `the ${stream} stream exists with ${info.config.num_replicas} replica(s), not NOTIFY_STREAM_REPLICAS=${replicas}; it is used as it is`,
-        );
-      }
-    } catch (error) {
-      throw explainReplicaRefusal(error, 'NOTIFY_STREAM_REPLICAS', replicas);
-    }
+    await ensureStream(
+      manager,
+      {
+        name: stream,
+        subjects: [`${subjectRoot}.>`],
+        num_replicas: replicas,
+        max_age: nanos(streamMaxAgeMs),
+        duplicate_window: nanos(duplicateWindowMs),
+      },
+      { setting: 'NOTIFY_STREAM_REPLICAS', logger },
+    );
   }
 
   start(): void {

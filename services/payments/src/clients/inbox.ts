@@ -11,7 +11,7 @@ import {
   nanos,
 } from 'nats';
 import { AppError } from '@mtx/shared/errors';
-import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
+import { ensureStream } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 
 /** What the crediting needs of a confirmed provider transaction, recorded before its postback is acknowledged. */
@@ -77,7 +77,6 @@ export interface JetStreamInboxOptions {
 }
 
 const wrongLastSequence = 10071;
-const streamNotFound = 10059;
 /** One small append, R1 or R3: past this the stream is not answering (a leader election takes 4 to 9 s). */
 const recordTimeoutMs = 3_000;
 const managerTimeoutMs = 5_000;
@@ -152,31 +151,20 @@ export class JetStreamInbox implements PostbackInbox {
   private async ensure(): Promise<void> {
     const { stream, subjectRoot } = this.channel;
     const { replicas, logger } = this.options;
-    try {
-      const info = await this.manager.streams.info(stream).catch((error: { api_error?: { err_code?: number } }) => {
-        if (error.api_error?.err_code === streamNotFound) return undefined;
-        throw error;
-      });
-      if (!info) {
-        await this.manager.streams.add({
-          name: stream,
-          subjects: [`${subjectRoot}.>`],
-          storage: StorageType.File,
-          num_replicas: replicas,
-          max_msgs_per_subject: 1,
-          max_age: nanos(this.options.retentionMs),
-          max_bytes: this.options.bytesMax,
-          discard: DiscardPolicy.New,
-        });
-      } else if (info.config.num_replicas !== replicas) {
-        logger.warn(
-          { stream, replicas: info.config.num_replicas, setting: replicas },
-          `the ${stream} stream exists with ${info.config.num_replicas} replica(s), not PAYMENTS_INBOX_REPLICAS=${replicas}; it is used as it is`,
-        );
-      }
-    } catch (error) {
-      throw explainReplicaRefusal(error, 'PAYMENTS_INBOX_REPLICAS', replicas);
-    }
+    await ensureStream(
+      this.manager,
+      {
+        name: stream,
+        subjects: [`${subjectRoot}.>`],
+        storage: StorageType.File,
+        num_replicas: replicas,
+        max_msgs_per_subject: 1,
+        max_age: nanos(this.options.retentionMs),
+        max_bytes: this.options.bytesMax,
+        discard: DiscardPolicy.New,
+      },
+      { setting: 'PAYMENTS_INBOX_REPLICAS', logger },
+    );
     const consumer = {
       durable_name: consumerName,
       ack_policy: AckPolicy.Explicit,
