@@ -356,6 +356,10 @@ describe('broker-sim service', () => {
       const after = (await control('/control/stats')).body;
       expect(after.terminal_streams_opened - before.terminal_streams_opened).toBe(1);
       expect(after.terminal_calls - before.terminal_calls).toBe(9);
+      // The six sends were made in one turn: one message; the three calls after them went one at a time.
+      expect(after.terminal_call_messages - before.terminal_call_messages).toBe(4);
+      // Their answers, ready together, shared messages too.
+      expect(after.terminal_answer_messages - before.terminal_answer_messages).toBeLessThan(9);
       expect(client.terminalCount).toBe(1);
     } finally {
       client.close();

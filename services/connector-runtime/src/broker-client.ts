@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, type Context } from '@opentelemetry/api';
 import { grpcServiceClient } from '@mtx/shared/proto';
-import { isTerminalMethod, type TerminalAnswerFrame, type TerminalCallFrame } from '@mtx/shared/connector/terminal-frames';
-import { TerminalStream } from './terminal-stream';
+import { isTerminalMethod } from '@mtx/shared/connector/terminal-frames';
+import { TerminalStream, type TerminalDuplex } from './terminal-stream';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
 const metadataSetter = {
@@ -76,9 +76,7 @@ export class BrokerClient {
       terminalIdleMs: options.terminalIdleMs ?? 300_000,
     };
     if (this.options.terminalStreams) {
-      const open = (this.raw as unknown as { Terminal(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> }).Terminal.bind(
-        this.raw,
-      );
+      const open = (this.raw as unknown as { Terminal(): TerminalDuplex }).Terminal.bind(this.raw);
       for (let lane = 0; lane < this.options.terminalStreamCount; lane += 1)
         this.lanes.push(new TerminalStream(open, (code, message) => new BrokerCallError(code, message)));
       this.idleSweep = setInterval(() => this.closeIdleTerminals(), Math.min(this.options.terminalIdleMs, 30_000));

@@ -6,6 +6,13 @@ import {
   type TerminalCallFrame,
   type TerminalMethod,
 } from '@mtx/shared/connector/terminal-frames';
+import { TurnBatcher } from '@mtx/shared/turn-batcher';
+
+/** The `Terminal` stream as this side sees it: frames travel in messages of many. */
+export type TerminalDuplex = grpc.ClientDuplexStream<{ calls: TerminalCallFrame[] }, { answers: TerminalAnswerFrame[] }>;
+
+/** Calls made in one turn share a message (a connector sends the legs of many accounts from one read). */
+const callsPerMessageMax = 256;
 
 interface PendingCall {
   field: string;
@@ -22,16 +29,17 @@ export type CallErrorFactory = (code: grpc.status, message: string) => Error;
  * (the frame's request names its session, so one stream carries many). A unary call per trade costs an HTTP/2 stream with its headers and trailers each
  * way; a frame costs one message. Every call keeps its own deadline (a timer here, a cancel frame to the server),
  * and a stream that breaks fails the calls in hand with UNAVAILABLE: sent, outcome unknown, as a unary call cut
- * off mid-way. The next call opens a new stream.
+ * off mid-way. The next call opens a new stream. The calls made in one event-loop turn leave in one message.
  */
 export class TerminalStream {
-  private stream: grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> | undefined;
+  private stream: TerminalDuplex | undefined;
+  private outgoing: TurnBatcher<TerminalCallFrame> | undefined;
   private readonly pending = new Map<number, PendingCall>();
   private nextCallId = 1;
   lastUsedMs = Date.now();
 
   constructor(
-    private readonly open: () => grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame>,
+    private readonly open: () => TerminalDuplex,
     private readonly callError: CallErrorFactory,
   ) {}
 
@@ -45,7 +53,8 @@ export class TerminalStream {
 
   call<TResponse>(method: TerminalMethod, request: unknown, deadlineMs: number, traceContext: Context): Promise<TResponse> {
     this.lastUsedMs = Date.now();
-    const stream = this.connected();
+    const outgoing = this.connected();
+    const stream = this.stream;
     const callId = this.nextCallId++;
     const field = terminalCallFields[method];
     const carrier: { traceparent?: string; tracestate?: string } = {};
@@ -56,13 +65,13 @@ export class TerminalStream {
         () => {
           if (!this.pending.delete(callId)) return;
           reject(this.callError(grpc.status.DEADLINE_EXCEEDED, `no answer from the trade server within ${deadlineMs} ms`));
-          if (this.stream === stream && !stream.writableEnded)
-            stream.write({ call_id: callId, deadline_unix_ms: 0, traceparent: '', tracestate: '', cancel: true });
+          if (this.stream === stream)
+            outgoing.push({ call_id: callId, deadline_unix_ms: 0, traceparent: '', tracestate: '', cancel: true });
         },
         Math.max(1, deadlineMs),
       );
       this.pending.set(callId, { field, resolve: resolve as (value: unknown) => void, reject, timer });
-      stream.write({
+      outgoing.push({
         call_id: callId,
         deadline_unix_ms: deadlineUnixMs,
         traceparent: carrier.traceparent ?? '',
@@ -73,22 +82,23 @@ export class TerminalStream {
     });
   }
 
-  private connected(): grpc.ClientDuplexStream<TerminalCallFrame, TerminalAnswerFrame> {
-    if (this.stream) return this.stream;
+  /** The open stream's outgoing batcher, opening the stream first when there is none. */
+  private connected(): TurnBatcher<TerminalCallFrame> {
+    if (this.stream && this.outgoing) return this.outgoing;
     const stream = this.open();
+    const outgoing = new TurnBatcher<TerminalCallFrame>((calls) => {
+      if (this.stream === stream && !stream.writableEnded) stream.write({ calls });
+    }, callsPerMessageMax);
     this.stream = stream;
-    stream.on('data', (answer: TerminalAnswerFrame) => {
-      const callId = Number(answer.call_id);
-      const call = this.pending.get(callId);
-      if (!call) return;
-      this.pending.delete(callId);
-      clearTimeout(call.timer);
-      if (answer.code === grpc.status.OK) call.resolve(answer[call.field]);
-      else call.reject(this.callError(answer.code, answer.message));
+    this.outgoing = outgoing;
+    stream.on('data', (message: { answers?: TerminalAnswerFrame[] }) => {
+      for (const answer of message.answers ?? []) this.settle(answer);
     });
     const broken = (reason: string) => {
       if (this.stream !== stream) return;
       this.stream = undefined;
+      this.outgoing = undefined;
+      outgoing.discard();
       for (const [callId, call] of this.pending) {
         this.pending.delete(callId);
         clearTimeout(call.timer);
@@ -100,7 +110,17 @@ export class TerminalStream {
     stream.on('error', (error: grpc.ServiceError) => broken(error.details || error.message));
     stream.on('end', () => broken('closed by the trade server'));
     stream.on('close', () => broken('closed'));
-    return stream;
+    return outgoing;
+  }
+
+  private settle(answer: TerminalAnswerFrame): void {
+    const callId = Number(answer.call_id);
+    const call = this.pending.get(callId);
+    if (!call) return;
+    this.pending.delete(callId);
+    clearTimeout(call.timer);
+    if (answer.code === grpc.status.OK) call.resolve(answer[call.field]);
+    else call.reject(this.callError(answer.code, answer.message));
   }
 
   /** Ends the stream; calls in hand fail as lost. The next call opens a new one. */
@@ -108,6 +128,8 @@ export class TerminalStream {
     const stream = this.stream;
     if (!stream) return;
     this.stream = undefined;
+    this.outgoing?.discard();
+    this.outgoing = undefined;
     for (const [callId, call] of this.pending) {
       this.pending.delete(callId);
       clearTimeout(call.timer);

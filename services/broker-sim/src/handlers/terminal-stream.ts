@@ -7,26 +7,43 @@ import {
 } from '@mtx/shared/connector/terminal-frames';
 import { grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
+import { TurnBatcher } from '@mtx/shared/turn-batcher';
 
 type UnaryHandler = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => void;
 
 const methodOfField = new Map<string, string>(Object.entries(terminalCallFields).map(([method, field]) => [field, method]));
 
+type TerminalDuplex = grpc.ServerDuplexStream<{ calls: TerminalCallFrame[] }, { answers: TerminalAnswerFrame[] }>;
+
 /** One open terminal stream: its calls still running, so a shutdown can let them answer before it ends the stream. */
 interface OpenTerminal {
-  stream: grpc.ServerDuplexStream<TerminalCallFrame, TerminalAnswerFrame>;
+  stream: TerminalDuplex;
   calls: Map<number, EventEmitter>;
+  answers: TurnBatcher<TerminalAnswerFrame>;
 }
+
+/**
+ * Answers ready in one turn share a message. Bounded so that a message of large answers (positions of big
+ * accounts) stays far below the terminal's receive limit.
+ */
+const answersPerMessageMax = 64;
 
 /**
  * Serves the `Terminal` stream: every frame runs through the same (traced, error-mapping) handler as the unary
  * call of that name, given a call object of its own. So a frame behaves exactly like the unary call: same
  * status codes, same server span (its parent read from the frame's trace context), and the same "caller gave
- * up" signal, raised by a cancel frame, the frame's deadline, or the stream ending.
+ * up" signal, raised by a cancel frame, the frame's deadline, or the stream ending. Frames come and go in
+ * messages of many (`TerminalCalls`, `TerminalAnswers`): the answers ready in one event-loop turn leave together.
  */
 export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, logger: Logger) {
   const open = new Set<OpenTerminal>();
-  const counts = { terminal_streams_opened: 0, terminal_calls: 0, terminal_cancels: 0 };
+  const counts = {
+    terminal_streams_opened: 0,
+    terminal_calls: 0,
+    terminal_cancels: 0,
+    terminal_call_messages: 0,
+    terminal_answer_messages: 0,
+  };
 
   /**
    * The caller ends a call at its deadline with a cancel frame; this side's own timer is the safety net for a
@@ -35,8 +52,16 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
    */
   const deadlineGraceMs = 250;
 
-  function serve(stream: grpc.ServerDuplexStream<TerminalCallFrame, TerminalAnswerFrame>): void {
-    const terminal: OpenTerminal = { stream, calls: new Map() };
+  function serve(stream: TerminalDuplex): void {
+    const terminal: OpenTerminal = {
+      stream,
+      calls: new Map(),
+      answers: new TurnBatcher((answers) => {
+        if (stream.destroyed || stream.writableEnded) return;
+        counts.terminal_answer_messages += 1;
+        stream.write({ answers });
+      }, answersPerMessageMax),
+    };
     open.add(terminal);
     counts.terminal_streams_opened += 1;
     let ended = false;
@@ -49,10 +74,10 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
     };
     const answer = (frame: Partial<TerminalAnswerFrame> & { call_id: number }) => {
       if (ended || stream.destroyed || stream.writableEnded) return;
-      stream.write({ code: 0, message: '', ...frame } as TerminalAnswerFrame);
+      terminal.answers.push({ code: 0, message: '', ...frame } as TerminalAnswerFrame);
     };
 
-    stream.on('data', (frame: TerminalCallFrame) => {
+    const take = (frame: TerminalCallFrame) => {
       const callId = Number(frame.call_id);
       if (frame.cancel) {
         counts.terminal_cancels += 1;
@@ -102,9 +127,15 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
           answer({ call_id: callId, [field as TerminalField]: value });
         }
       });
+    };
+
+    stream.on('data', (message: { calls?: TerminalCallFrame[] }) => {
+      counts.terminal_call_messages += 1;
+      for (const frame of message.calls ?? []) take(frame);
     });
     stream.on('end', () => {
       finish();
+      terminal.answers.flush();
       stream.end();
     });
     stream.on('error', (error: Error) => {
@@ -116,7 +147,10 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
 
   return {
     handler: serve as grpc.UntypedHandleCall,
-    /** For the control API's stats: streams opened and open, calls and cancellations received on them. */
+    /**
+     * For the control API's stats: streams opened and open, calls and cancellations received on them, and the
+     * messages that carried the calls and the answers.
+     */
     stats: () => ({ ...counts, terminal_streams_open: open.size }),
     /**
      * Lets the calls in hand answer (within the grace), then ends every terminal stream, so the gRPC server's
@@ -126,7 +160,10 @@ export function createTerminalStreams(unary: grpc.UntypedServiceImplementation, 
       const until = Date.now() + graceMs;
       while ([...open].some((terminal) => terminal.calls.size > 0) && Date.now() < until)
         await new Promise((resolve) => setTimeout(resolve, 20));
-      for (const terminal of [...open]) terminal.stream.end();
+      for (const terminal of [...open]) {
+        terminal.answers.flush();
+        terminal.stream.end();
+      }
     },
   };
 }

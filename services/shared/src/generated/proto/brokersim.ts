@@ -32,7 +32,9 @@ import type { ServerInfo as _mtx_brokersim_v1_ServerInfo, ServerInfo__Output as 
 import type { SessionRequest as _mtx_brokersim_v1_SessionRequest, SessionRequest__Output as _mtx_brokersim_v1_SessionRequest__Output } from './mtx/brokersim/v1/SessionRequest';
 import type { SymbolInfo as _mtx_brokersim_v1_SymbolInfo, SymbolInfo__Output as _mtx_brokersim_v1_SymbolInfo__Output } from './mtx/brokersim/v1/SymbolInfo';
 import type { TerminalAnswer as _mtx_brokersim_v1_TerminalAnswer, TerminalAnswer__Output as _mtx_brokersim_v1_TerminalAnswer__Output } from './mtx/brokersim/v1/TerminalAnswer';
+import type { TerminalAnswers as _mtx_brokersim_v1_TerminalAnswers, TerminalAnswers__Output as _mtx_brokersim_v1_TerminalAnswers__Output } from './mtx/brokersim/v1/TerminalAnswers';
 import type { TerminalCall as _mtx_brokersim_v1_TerminalCall, TerminalCall__Output as _mtx_brokersim_v1_TerminalCall__Output } from './mtx/brokersim/v1/TerminalCall';
+import type { TerminalCalls as _mtx_brokersim_v1_TerminalCalls, TerminalCalls__Output as _mtx_brokersim_v1_TerminalCalls__Output } from './mtx/brokersim/v1/TerminalCalls';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -73,7 +75,9 @@ export interface ProtoGrpcType {
         SessionRequest: MessageTypeDefinition<_mtx_brokersim_v1_SessionRequest, _mtx_brokersim_v1_SessionRequest__Output>
         SymbolInfo: MessageTypeDefinition<_mtx_brokersim_v1_SymbolInfo, _mtx_brokersim_v1_SymbolInfo__Output>
         TerminalAnswer: MessageTypeDefinition<_mtx_brokersim_v1_TerminalAnswer, _mtx_brokersim_v1_TerminalAnswer__Output>
+        TerminalAnswers: MessageTypeDefinition<_mtx_brokersim_v1_TerminalAnswers, _mtx_brokersim_v1_TerminalAnswers__Output>
         TerminalCall: MessageTypeDefinition<_mtx_brokersim_v1_TerminalCall, _mtx_brokersim_v1_TerminalCall__Output>
+        TerminalCalls: MessageTypeDefinition<_mtx_brokersim_v1_TerminalCalls, _mtx_brokersim_v1_TerminalCalls__Output>
       }
     }
   }

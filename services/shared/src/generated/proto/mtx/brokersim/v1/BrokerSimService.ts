@@ -27,8 +27,8 @@ import type { PingResponse as _mtx_brokersim_v1_PingResponse, PingResponse__Outp
 import type { ServerInfo as _mtx_brokersim_v1_ServerInfo, ServerInfo__Output as _mtx_brokersim_v1_ServerInfo__Output } from '../../../mtx/brokersim/v1/ServerInfo';
 import type { SessionRequest as _mtx_brokersim_v1_SessionRequest, SessionRequest__Output as _mtx_brokersim_v1_SessionRequest__Output } from '../../../mtx/brokersim/v1/SessionRequest';
 import type { SymbolInfo as _mtx_brokersim_v1_SymbolInfo, SymbolInfo__Output as _mtx_brokersim_v1_SymbolInfo__Output } from '../../../mtx/brokersim/v1/SymbolInfo';
-import type { TerminalAnswer as _mtx_brokersim_v1_TerminalAnswer, TerminalAnswer__Output as _mtx_brokersim_v1_TerminalAnswer__Output } from '../../../mtx/brokersim/v1/TerminalAnswer';
-import type { TerminalCall as _mtx_brokersim_v1_TerminalCall, TerminalCall__Output as _mtx_brokersim_v1_TerminalCall__Output } from '../../../mtx/brokersim/v1/TerminalCall';
+import type { TerminalAnswers as _mtx_brokersim_v1_TerminalAnswers, TerminalAnswers__Output as _mtx_brokersim_v1_TerminalAnswers__Output } from '../../../mtx/brokersim/v1/TerminalAnswers';
+import type { TerminalCalls as _mtx_brokersim_v1_TerminalCalls, TerminalCalls__Output as _mtx_brokersim_v1_TerminalCalls__Output } from '../../../mtx/brokersim/v1/TerminalCalls';
 
 export interface BrokerSimServiceClient extends grpc.Client {
   AccountInfo(argument: _mtx_brokersim_v1_SessionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_AccountInfoResponse__Output>): grpc.ClientUnaryCall;
@@ -175,10 +175,10 @@ export interface BrokerSimServiceClient extends grpc.Client {
   ping(argument: _mtx_brokersim_v1_SessionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_brokersim_v1_PingResponse__Output>): grpc.ClientUnaryCall;
   ping(argument: _mtx_brokersim_v1_SessionRequest, callback: grpc.requestCallback<_mtx_brokersim_v1_PingResponse__Output>): grpc.ClientUnaryCall;
   
-  Terminal(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCall, _mtx_brokersim_v1_TerminalAnswer__Output>;
-  Terminal(options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCall, _mtx_brokersim_v1_TerminalAnswer__Output>;
-  terminal(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCall, _mtx_brokersim_v1_TerminalAnswer__Output>;
-  terminal(options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCall, _mtx_brokersim_v1_TerminalAnswer__Output>;
+  Terminal(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCalls, _mtx_brokersim_v1_TerminalAnswers__Output>;
+  Terminal(options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCalls, _mtx_brokersim_v1_TerminalAnswers__Output>;
+  terminal(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCalls, _mtx_brokersim_v1_TerminalAnswers__Output>;
+  terminal(options?: grpc.CallOptions): grpc.ClientDuplexStream<_mtx_brokersim_v1_TerminalCalls, _mtx_brokersim_v1_TerminalAnswers__Output>;
   
 }
 
@@ -215,7 +215,7 @@ export interface BrokerSimServiceHandlers extends grpc.UntypedServiceImplementat
   
   Ping: grpc.handleUnaryCall<_mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_PingResponse>;
   
-  Terminal: grpc.handleBidiStreamingCall<_mtx_brokersim_v1_TerminalCall__Output, _mtx_brokersim_v1_TerminalAnswer>;
+  Terminal: grpc.handleBidiStreamingCall<_mtx_brokersim_v1_TerminalCalls__Output, _mtx_brokersim_v1_TerminalAnswers>;
   
 }
 
@@ -236,5 +236,5 @@ export interface BrokerSimServiceDefinition extends grpc.ServiceDefinition {
   Mt5Orders: MethodDefinition<_mtx_brokersim_v1_SessionRequest, _mtx_brokersim_v1_Mt5OrdersResponse, _mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_Mt5OrdersResponse__Output>
   Mt5Positions: MethodDefinition<_mtx_brokersim_v1_SessionRequest, _mtx_brokersim_v1_Mt5PositionsResponse, _mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_Mt5PositionsResponse__Output>
   Ping: MethodDefinition<_mtx_brokersim_v1_SessionRequest, _mtx_brokersim_v1_PingResponse, _mtx_brokersim_v1_SessionRequest__Output, _mtx_brokersim_v1_PingResponse__Output>
-  Terminal: MethodDefinition<_mtx_brokersim_v1_TerminalCall, _mtx_brokersim_v1_TerminalAnswer, _mtx_brokersim_v1_TerminalCall__Output, _mtx_brokersim_v1_TerminalAnswer__Output>
+  Terminal: MethodDefinition<_mtx_brokersim_v1_TerminalCalls, _mtx_brokersim_v1_TerminalAnswers, _mtx_brokersim_v1_TerminalCalls__Output, _mtx_brokersim_v1_TerminalAnswers__Output>
 }
