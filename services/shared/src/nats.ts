@@ -1,6 +1,7 @@
 import { context, propagation, type Context } from '@opentelemetry/api';
 import { connect, headers as natsHeaders, type ConnectionOptions, type MsgHdrs, type NatsConnection } from 'nats';
 import './nats-write-coalescing';
+import './nats-request-settling';
 import type { Logger } from './logger';
 
 export type { NatsConnection, MsgHdrs } from 'nats';
