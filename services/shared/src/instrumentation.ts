@@ -23,7 +23,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { batchSpanProcessorSettings, statementShape, SynchronousContextManager } from './telemetry';
+import { batchSpanProcessorSettings, samplerWithoutExporter, statementShape, SynchronousContextManager } from './telemetry';
 
 function serviceNameFromEntryPoint(): string {
   const entry = process.argv[1] ?? '';
@@ -113,7 +113,9 @@ export function startInstrumentation(): NodeSDK | undefined {
     // propagator, which no service reads, and every hop (a NATS request and a gRPC call per leg) would pay for
     // looking for a baggage header and composing the two.
     ...(process.env.OTEL_PROPAGATORS ? {} : { textMapPropagator: new W3CTraceContextPropagator() }),
-    ...(spanExporter ? { spanProcessors: [new BatchSpanProcessor(spanExporter, batchSpanProcessorSettings())] } : { spanProcessors: [] }),
+    ...(spanExporter
+      ? { spanProcessors: [new BatchSpanProcessor(spanExporter, batchSpanProcessorSettings())] }
+      : { spanProcessors: [], sampler: samplerWithoutExporter() }),
     // Without an endpoint the SDK would default to exporting every pino line as an OTLP log record to
     // localhost:4318: wasted work per line, and a shutdown that waits ~10 s for the failed export.
     ...(endpoint ? {} : { logRecordProcessors: [] }),

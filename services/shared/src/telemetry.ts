@@ -1,3 +1,4 @@
+import { AlwaysOffSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
 import {
   context,
   metrics,
@@ -136,6 +137,16 @@ export class SynchronousContextManager implements ContextManager {
 
 /** Latency buckets in milliseconds suited to our hot path (sub-millisecond to the 5 s execution deadline). */
 export const latencyBucketsMs = [0.5, 1, 2, 3, 5, 7.5, 10, 15, 25, 50, 75, 100, 250, 500, 1000, 2500, 5000, 10000];
+
+/**
+ * The sampler when no span exporter is configured: nothing would ever read a span, so none is recorded. An
+ * AlwaysOff sampler still makes trace and span ids (log lines keep their trace_id, and W3C context still
+ * propagates), without the span objects, attributes and timings: 5 % of the CPU of a 20-leg batch at c=64
+ * (bench:execution, two pairs back to back). OTEL_TRACES_SAMPLER, when set, is the SDK's to read (undefined here).
+ */
+export function samplerWithoutExporter(env: NodeJS.ProcessEnv = process.env): Sampler | undefined {
+  return env.OTEL_TRACES_SAMPLER ? undefined : new AlwaysOffSampler();
+}
 
 /**
  * The batch span processor's settings (the OTEL_BSP_* variables win). A full queue DROPS spans, and only one

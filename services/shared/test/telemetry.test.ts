@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
-import { batchSpanProcessorSettings, statementShape, SynchronousContextManager } from '../src/telemetry';
+import { createContextKey, isSpanContextValid, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { batchSpanProcessorSettings, samplerWithoutExporter, statementShape, SynchronousContextManager } from '../src/telemetry';
 
 describe('statementShape (db.query.text of database spans)', () => {
   it('keeps the fields of a command two levels deep and replaces every value, so no data reaches a span', () => {
@@ -50,6 +51,27 @@ describe('batchSpanProcessorSettings', () => {
       maxExportBatchSize: 256,
       scheduledDelayMillis: 1_000,
     });
+  });
+});
+
+describe('samplerWithoutExporter', () => {
+  it('records no span when nothing exports them, yet gives each trace and span ids that propagate', () => {
+    const seen = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ sampler: samplerWithoutExporter({}), spanProcessors: [new SimpleSpanProcessor(seen)] });
+    const tracer = provider.getTracer('test');
+    const parent = tracer.startSpan('gateway POST /v1/orders');
+    const child = tracer.startSpan('execution.fanout', {}, trace.setSpan(ROOT_CONTEXT, parent));
+    expect(parent.isRecording()).toBe(false);
+    expect(isSpanContextValid(parent.spanContext())).toBe(true);
+    expect(child.spanContext().traceId).toBe(parent.spanContext().traceId);
+    expect(child.spanContext().traceFlags).toBe(TraceFlags.NONE);
+    child.end();
+    parent.end();
+    expect(seen.getFinishedSpans()).toHaveLength(0);
+  });
+
+  it('leaves the choice to the SDK when OTEL_TRACES_SAMPLER is set', () => {
+    expect(samplerWithoutExporter({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' })).toBeUndefined();
   });
 });
 
