@@ -5,7 +5,7 @@ import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo'
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { openMarkersDatabaseName } from '../../services/execution/src/store/execution-store';
+import { executionDatabaseNames } from '../../services/execution/src/store/execution-store';
 
 export interface ExecutionE2e {
   stack: Stack;
@@ -117,8 +117,8 @@ export async function startExecutionE2e(
       async close() {
         await stack.stop();
         for (const name of [
-          ...['gateway', 'execution', 'broker_sim', 'notifications'].map((service) => databaseName(prefix, service)),
-          openMarkersDatabaseName(databaseName(prefix, 'execution')),
+          ...['gateway', 'broker_sim', 'notifications'].map((service) => databaseName(prefix, service)),
+          ...executionDatabaseNames(databaseName(prefix, 'execution')),
         ])
           await openedMongo
             .db(name)

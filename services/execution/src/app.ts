@@ -96,6 +96,7 @@ export function createExecutionApp(options: {
       // Until the server has the subscription, a change could go unheard: nothing is cached from before it.
       await nats.flush();
       registry.forgetAll();
+      await batches.prepare();
       server = await startGrpcServer(
         [
           {

@@ -5,7 +5,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { eventually, startTcpProxy, testDatabasePrefix } from '@mtx/shared/testing';
 import { BatchListing } from '../src/app/batch-listing';
 import type { BatchView } from '../src/domain/results';
-import { createExecutionStore, openMarkersDatabaseName, type ExecutionStore, type OutcomeDocument } from '../src/store/execution-store';
+import { createExecutionStore, executionDatabaseNames, type ExecutionStore, type OutcomeDocument } from '../src/store/execution-store';
 import { GroupWriter } from '../src/store/group-writer';
 
 let mongo: MongoClient;
@@ -19,8 +19,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await mongo.db(databaseName(prefix, 'execution')).dropDatabase();
-  await mongo.db(openMarkersDatabaseName(databaseName(prefix, 'execution'))).dropDatabase();
+  for (const name of executionDatabaseNames(databaseName(prefix, 'execution'))) await mongo.db(name).dropDatabase();
   await mongo.close();
 });
 
@@ -117,6 +116,44 @@ describe('batch listing over _id sequences', () => {
     const b = await record(replica(), customerId, 'orders', baseMs + 1);
     const c = await record(first, customerId, 'orders', baseMs + 2);
     expect(await walk(replica(), customerId, { limit: 2 })).toEqual([c, b, a]);
+  });
+});
+
+describe('listing entries kept where an earlier version kept them', () => {
+  it('moves them to the listing database in their order, once, and re-appends one whose number was taken meanwhile', async () => {
+    const customerId = 'cus_migrating001';
+    const view = async (): Promise<BatchView> => {
+      throw new Error('every batch in this test is settled when listed');
+    };
+    const earlierVersion = () =>
+      new BatchListing({ store: { ...store, batchListing: store.formerBatchListing }, logger, view, recordedWithinMs: 60_000 });
+    expect(store.batchListing.dbName).not.toBe(store.formerBatchListing.dbName);
+    const baseMs = Date.now() - 10_000;
+    const old: string[] = [];
+    const writer = earlierVersion();
+    for (let index = 0; index < 5; index++)
+      old.push(await record(writer, customerId, index % 2 === 1 ? 'close' : 'orders', baseMs + index * 10));
+    expect(await store.formerBatchListing.countDocuments({ customer_id: customerId })).toBe(10);
+
+    expect(await replica().moveFormerEntries()).toBe(10);
+    expect(await store.formerBatchListing.countDocuments({})).toBe(0);
+    expect(await walk(replica(), customerId, { limit: 3 })).toEqual([...old].reverse());
+    expect(await walk(replica(), customerId, { kind: 'close', limit: 3 })).toEqual([old[3], old[1]]);
+
+    // A rolling upgrade: this version lists a batch, and a replica of the earlier one lists another where it
+    // always did, at numbers the moved entries hold.
+    const newer = await record(replica(), customerId, 'orders', baseMs + 100);
+    const late = await record(earlierVersion(), customerId, 'orders', baseMs + 110);
+    // And an entry moved before, left behind as if the delete after its move had been lost.
+    const moved = await store.batchListing.findOne({ _id: `${customerId}:all:2` });
+    await store.formerBatchListing.insertOne(moved!);
+
+    expect(await replica().moveFormerEntries(1)).toBe(3);
+    expect(await store.formerBatchListing.countDocuments({})).toBe(0);
+    const listed = await walk(replica(), customerId, { limit: 4 });
+    expect(listed).toEqual([late, newer, ...[...old].reverse()]);
+    expect(await walk(replica(), customerId, { kind: 'orders', limit: 4 })).toEqual([late, newer, old[4], old[2], old[0]]);
+    expect(await store.batchListing.countDocuments({ customer_id: customerId, batch_id: old[1] })).toBe(2);
   });
 });
 

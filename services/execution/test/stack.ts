@@ -13,7 +13,7 @@ import { createConnectorMt4 } from '../../connector-mt4/src/app';
 import { createConnectorMt5 } from '../../connector-mt5/src/app';
 import { createExecutionApp, type ExecutionApp } from '../src/app';
 import { loadExecutionConfig } from '../src/config';
-import { openMarkersDatabaseName } from '../src/store/execution-store';
+import { executionDatabaseNames } from '../src/store/execution-store';
 
 export interface ExecutionStack {
   prefix: string;
@@ -127,7 +127,7 @@ export async function startExecutionStack(options: {
       for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.stop(1_000);
       await broker.stop(1_000);
       await nats.close();
-      for (const name of [databaseName(prefix, 'execution'), openMarkersDatabaseName(databaseName(prefix, 'execution'))])
+      for (const name of executionDatabaseNames(databaseName(prefix, 'execution')))
         await mongo
           .db(name)
           .dropDatabase()

@@ -199,6 +199,11 @@ export class BatchJournal {
     if (view.settled) this.announceSettled(batch, view);
   }
 
+  /** Moves every listing entry an earlier version kept beside the batches (before serving). */
+  moveFormerListing(): Promise<number> {
+    return this.listing.moveFormerEntries();
+  }
+
   listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
     return this.listing.list(customerId, query);
   }
@@ -285,6 +290,7 @@ export class BatchJournal {
   async recover(): Promise<void> {
     const nowMs = this.nowMs();
     await this.moveFormerMarkers(nowMs);
+    await this.listing.moveFormerEntries(1);
     const open = await this.options.store.openBatches.find({}).limit(1_000).toArray();
     for (const marker of open) {
       if (marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS > nowMs) continue;

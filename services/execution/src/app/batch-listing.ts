@@ -23,7 +23,7 @@ export interface BatchListItem {
 }
 
 export interface BatchListingOptions {
-  store: Pick<ExecutionStore, 'batchListing' | 'outcomes'>;
+  store: Pick<ExecutionStore, 'batchListing' | 'formerBatchListing' | 'outcomes'>;
   logger: Logger;
   /** The batch as the customer reads it now (for entries not settled when they were listed). */
   view: (customerId: string, batchId: string) => Promise<BatchView>;
@@ -41,6 +41,8 @@ const clockSkewMs = 5_000;
 /** Entries around the one a bisection lands on, searched for the cursor's batch (replicas interleave). */
 const cursorWindow = 64;
 const readChunk = 32;
+/** Former listing entries moved per step. */
+const formerPage = 1_000;
 
 type Scope = 'all' | 'orders' | 'close';
 
@@ -91,6 +93,34 @@ export class BatchListing {
    */
   async retract(entryIds: string[]): Promise<void> {
     await Promise.all(entryIds.map((_id) => this.options.store.batchListing.updateOne({ _id }, { $set: { retracted: true } })));
+  }
+
+  /**
+   * Moves the entries a version that kept them beside the batches left there, keeping their numbers (so the order
+   * stays), then removes them; answers how many it moved. Run before serving, while nothing else appends here;
+   * then on every recovery pass (one empty find), since during a rolling upgrade replicas of that version still
+   * append there: an entry whose number was taken here meanwhile is appended again, as the newest.
+   */
+  async moveFormerEntries(pagesMax = Number.POSITIVE_INFINITY): Promise<number> {
+    let moved = 0;
+    for (let page = 0; page < pagesMax; page += 1) {
+      const former = await this.options.store.formerBatchListing.find({}).limit(formerPage).toArray();
+      if (former.length === 0) break;
+      const statuses = await this.writer.insertEach(former);
+      await Promise.all(
+        former.map(async (entry, index) => {
+          if (statuses[index] === 'inserted') return;
+          const holder = await this.options.store.batchListing.findOne({ _id: entry._id }, { projection: { batch_id: 1 } });
+          if (holder?.batch_id === entry.batch_id) return;
+          const { _id, ...fields } = entry;
+          await this.appendIn(_id.slice(0, _id.lastIndexOf(':')), fields);
+        }),
+      );
+      await this.options.store.formerBatchListing.deleteMany({ _id: { $in: former.map((entry) => entry._id) } });
+      moved += former.length;
+    }
+    if (moved > 0) this.options.logger.info({ entries: moved }, 'batch listing entries moved to their own database');
+    return moved;
   }
 
   private appendIn(key: string, fields: Omit<BatchListingDocument, '_id'>): Promise<string> {

@@ -44,6 +44,11 @@ export class BatchService {
     }
   }
 
+  /** What must be done before serving: listing entries an earlier version kept elsewhere are moved. */
+  async prepare(): Promise<void> {
+    await this.journal.moveFormerListing();
+  }
+
   placeOrders(customerId: string, input: PlaceOrdersInput & { batch_id?: string }): Promise<PlaceOrdersResult> {
     return this.bounded(() => this.placing.place(customerId, input));
   }

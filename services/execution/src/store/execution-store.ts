@@ -152,12 +152,29 @@ export interface ExecutionStore {
   outcomes: PackedDocuments<OutcomeDocument>;
   settlements: Collection<SettlementDocument>;
   unsettled: Collection<UnsettledDocument>;
+  /**
+   * In a database of its own (`<execution database>_listing`), for the reason the open markers have theirs: a
+   * batch's outcomes and its listing entries are written at once, and in one FerretDB database the two inserts
+   * queue behind its one lock.
+   */
   batchListing: Collection<BatchListingDocument>;
+  /** Where listing entries were kept before: moved by BatchListing.moveFormerEntries. */
+  formerBatchListing: Collection<BatchListingDocument>;
 }
 
 /** The database of the open-batch markers, beside the execution database named `executionDatabaseName`. */
 export function openMarkersDatabaseName(executionDatabaseName: string): string {
   return `${executionDatabaseName}_open`;
+}
+
+/** The database of the batch listing, beside the execution database named `executionDatabaseName`. */
+export function listingDatabaseName(executionDatabaseName: string): string {
+  return `${executionDatabaseName}_listing`;
+}
+
+/** Every database the execution service keeps (for tools and tests that drop them). */
+export function executionDatabaseNames(executionDatabaseName: string): string[] {
+  return [executionDatabaseName, openMarkersDatabaseName(executionDatabaseName), listingDatabaseName(executionDatabaseName)];
 }
 
 export function createExecutionStore(database: Db): ExecutionStore {
@@ -172,7 +189,8 @@ export function createExecutionStore(database: Db): ExecutionStore {
     outcomes: new PackedDocuments<OutcomeDocument>(database.collection<StoredDocument>('outcomes'), ['results']),
     settlements: database.collection<SettlementDocument>('settlements'),
     unsettled: database.collection<UnsettledDocument>('unsettled'),
-    batchListing: database.collection<BatchListingDocument>('batch_listing'),
+    batchListing: database.client.db(listingDatabaseName(database.databaseName)).collection<BatchListingDocument>('batch_listing'),
+    formerBatchListing: database.collection<BatchListingDocument>('batch_listing'),
   };
 }
 
