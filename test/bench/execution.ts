@@ -16,7 +16,7 @@
  * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle), BENCH_EXECUTION_SERIES=rest (REST series
  * only), BENCH_EXECUTION_RATE=<batches/s> (one more REST run at that fixed offered load), BENCH_EXECUTION_WARMUP_SECONDS
  * (default 3), BENCH_EXECUTION_TRACING=off|export,
- * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see setUp). REST runs also report each process's CPU
+ * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see setUp), BENCH_EXECUTION_BROKER_SIM_TRACING=off. REST runs also report each process's CPU
  * time and (with Linux perf) instructions per batch.
  *
  * BENCH_EXECUTION_SERVE=1 (only when forked with an IPC channel; bench:tracing does it): serve mode. The same setup
@@ -71,6 +71,9 @@ const resultsFile = process.env.BENCH_EXECUTION_OUTPUT
 // BENCH_EXECUTION_SERVE=1: serve mode (see serve()), for bench:tracing, which runs two of these side by side.
 const serveMode = process.env.BENCH_EXECUTION_SERVE === '1';
 const tracingMode = process.env.BENCH_EXECUTION_TRACING ?? 'default';
+// BENCH_EXECUTION_BROKER_SIM_TRACING=off: broker-sim (a stand-in for the brokers' trade servers) runs with its
+// OpenTelemetry SDK off whatever the tracing mode, so a comparison of tracing costs counts the project's spans only.
+const brokerSimTracingOff = process.env.BENCH_EXECUTION_BROKER_SIM_TRACING === 'off';
 // bench:tracing interleaves the output of two stacks; the mode tells their lines apart.
 const log = (line: string) => process.stderr.write(`[bench:execution${serveMode ? ` ${tracingMode}` : ''}] ${line}\n`);
 const profileDirectory = process.env.BENCH_EXECUTION_PROFILE ? path.resolve(process.env.BENCH_EXECUTION_PROFILE) : undefined;
@@ -421,6 +424,7 @@ async function setUp(state: BenchState): Promise<Bench> {
         ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory }
         : {}),
     },
+    ...(brokerSimTracingOff ? { serviceEnv: { 'broker-sim': { OTEL_SDK_DISABLED: 'true' } } } : {}),
     onLine: (service, line) => {
       const dropped = /Dropped (\d+) spans/.exec(line);
       if (dropped) droppedSpans.set(service, (droppedSpans.get(service) ?? 0) + Number(dropped[1]));

@@ -2,9 +2,10 @@
  * `npm run bench:tracing`: the cost of tracing on the hot path. Compares the REST 20-leg batch of the execution
  * benchmark with the OpenTelemetry SDK switched off in every service and with every span and metric exported over
  * OTLP/HTTP (the services' default encoding) to a receiver that stands in for a collector on another machine: it
- * counts what it is sent and parses nothing. Reports the throughput ratio and the p50 difference (targets: ≤ 15 %
+ * counts what it is sent and parses nothing. Reports the throughput ratio and the p50 difference (targets: ≤ 10 %
  * of throughput, ≤ 1 ms at p50) at each concurrency, the CPU time and instructions every process spent per batch,
- * and, at a fixed offered load, the same for both modes (CPU per batch at equal throughput).
+ * and, at a fixed offered load, the same for both modes (CPU per batch at equal throughput). broker-sim stands in
+ * for the brokers' trade servers, so its SDK is off in both stacks (its span per leg is not the project's cost).
  * Writes test/bench/results/tracing.json.
  *
  * Method: paired and interleaved. Two stacks run side by side, each a bench:execution in serve mode (forked, with
@@ -32,7 +33,7 @@
  * concurrency the p50 difference is queueing, the throughput cost times the queue: at c=16 and ~100 batches/s
  * 1 ms at p50 would be a budget of ~0.6 % of throughput, far inside this machine's run-to-run noise. So the
  * latency target (≤ 1 ms at p50) is judged at the lowest concurrency (c=1, unloaded: p50 there is the latency
- * tracing adds to one request) and the throughput target (≤ 15 %) at every higher one (c=16 saturates the two
+ * tracing adds to one request) and the throughput target (≤ 10 %) at every higher one (c=16 saturates the two
  * cores). Every figure is still reported, the p50 difference at c=16 included.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -107,6 +108,8 @@ function startStack(mode: Mode): ServedStack {
       ...process.env,
       BENCH_EXECUTION_SERVE: '1',
       BENCH_EXECUTION_TRACING: mode,
+      // broker-sim stands in for the brokers' trade servers: its spans (one per leg) are not the project's.
+      BENCH_EXECUTION_BROKER_SIM_TRACING: 'off',
       BENCH_EXECUTION_WARMUP_SECONDS: String(warmupSeconds),
       // Sizes the stack's HTTP agent for the loads it will be asked for, as in a normal run.
       BENCH_EXECUTION_CONCURRENCY: concurrencies.join(','),
@@ -398,9 +401,9 @@ function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { r
         : withoutTracing.throughput_per_s
           ? {
               metric: 'throughput_per_s',
-              value: round(withoutTracing.throughput_per_s * 0.85, 1)!,
+              value: round(withoutTracing.throughput_per_s * 0.9, 1)!,
               comparison: 'at_least',
-              description: `saturated (c=${concurrency}): tracing costs ≤ 15 % of the throughput with tracing off, measured in alternating slices`,
+              description: `saturated (c=${concurrency}): tracing costs ≤ 10 % of the throughput with tracing off, measured in alternating slices`,
             }
           : undefined;
     runs.push(withoutTracing, withTracing);
@@ -417,7 +420,7 @@ function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { r
     // What 1 ms at p50 is worth in throughput at this concurrency (p50 ≈ concurrency / throughput).
     const p50BudgetShare = withoutTracing.p50_ms ? 1 / withoutTracing.p50_ms : null;
     notes.push(
-      `c=${concurrency}: throughput cost ${throughputCost === null ? 'n/a' : `${(throughputCost * 100).toFixed(1)} %`} (target ≤ 15 %${judged === 'throughput' ? ', judged here' : ''}), p50 cost ${p50Cost === null ? 'n/a' : `${p50Cost.toFixed(2)} ms`} (target ≤ 1 ms${judged === 'p50' ? ', judged here' : `, not judged here: p50 ${withoutTracing.p50_ms} ms with tracing off is queueing, and 1 ms of it is ${p50BudgetShare === null ? 'n/a' : `${(p50BudgetShare * 100).toFixed(1)} %`} of throughput`}); ${pairedNote(differences)}${costs.map((cost) => `; ${cost}`).join('')}.`,
+      `c=${concurrency}: throughput cost ${throughputCost === null ? 'n/a' : `${(throughputCost * 100).toFixed(1)} %`} (target ≤ 10 %${judged === 'throughput' ? ', judged here' : ''}), p50 cost ${p50Cost === null ? 'n/a' : `${p50Cost.toFixed(2)} ms`} (target ≤ 1 ms${judged === 'p50' ? ', judged here' : `, not judged here: p50 ${withoutTracing.p50_ms} ms with tracing off is queueing, and 1 ms of it is ${p50BudgetShare === null ? 'n/a' : `${(p50BudgetShare * 100).toFixed(1)} %`} of throughput`}); ${pairedNote(differences)}${costs.map((cost) => `; ${cost}`).join('')}.`,
     );
   }
   const atRate = measurements.find((entry) => entry.phase.ratePerS);
@@ -457,7 +460,7 @@ function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { r
   const result: BenchResult = {
     name: 'tracing',
     title: 'Tracing overhead on the execution hot path',
-    description: `The REST 20-leg batch of bench:execution on two stacks running side by side, each with its own FerretDB, NATS and services: one with the OpenTelemetry SDK off in every service, one exporting every span and metric over OTLP/HTTP (the services' default encoding, JSON) to a receiver standing in for a remote collector (it counts what it is sent and parses nothing), both after ${warmupSeconds} s of warm-up. At each load the two are measured in alternating ${sliceSeconds} s slices (${rounds} rounds, the first mode alternating round by round), one under load while the other idles, so both modes see the same load from the rest of this shared machine; latencies are pooled per mode and each round's pair of slices gives a paired p50 difference. The p50 target (≤ 1 ms) is judged at the lowest concurrency (unloaded, where p50 is the latency tracing adds to a request) and the throughput target (≤ 15 %) at the higher, saturating ones, where p50 ≈ concurrency / throughput is queueing (1 ms of it at c=16 is under 1 % of throughput); the p50 difference at every concurrency is still reported. CPU per batch is the user + system time of every process of a stack (services, FerretDB, NATS, the load generator with the receiver) over a whole phase, idle stretches included, divided by the batches that stack completed; instructions per batch are counted the same way with perf where available.`,
+    description: `The REST 20-leg batch of bench:execution on two stacks running side by side, each with its own FerretDB, NATS and services: one with the OpenTelemetry SDK off in every service, one exporting every span and metric of the project's services over OTLP/HTTP (the services' default encoding, JSON) to a receiver standing in for a remote collector (it counts what it is sent and parses nothing), both after ${warmupSeconds} s of warm-up. broker-sim, the stand-in for the brokers' trade servers, runs with its SDK off in both stacks, so its server span per leg is not counted. At each load the two are measured in alternating ${sliceSeconds} s slices (${rounds} rounds, the first mode alternating round by round), one under load while the other idles, so both modes see the same load from the rest of this shared machine; latencies are pooled per mode and each round's pair of slices gives a paired p50 difference. The p50 target (≤ 1 ms) is judged at the lowest concurrency (unloaded, where p50 is the latency tracing adds to a request) and the throughput target (≤ 10 %) at the higher, saturating ones, where p50 ≈ concurrency / throughput is queueing (1 ms of it at c=16 is under 1 % of throughput); the p50 difference at every concurrency is still reported. CPU per batch is the user + system time of every process of a stack (services, FerretDB, NATS, the load generator with the receiver) over a whole phase, idle stretches included, divided by the batches that stack completed; instructions per batch are counted the same way with perf where available.`,
     date: new Date().toISOString(),
     machine: currentMachine(),
     runs,

@@ -196,6 +196,8 @@ export interface StartStackOptions {
   /** The data folder every service is given as DATA_DIR (broker-sim keeps its journal there). */
   dataDirectory: string;
   env?: NodeJS.ProcessEnv;
+  /** Variables for one service only, over `env` (a benchmark switching tracing off in a stand-in, say). */
+  serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
   /** Which services to run; default all. */
   services?: readonly ServiceName[];
   gatewayPort?: number;
@@ -241,7 +243,7 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
     for (const name of serviceNames) {
       if (!wanted.has(name)) continue;
       const spec = serviceSpecs[name];
-      const serviceEnv = { ...env };
+      const serviceEnv = { ...env, ...options.serviceEnv?.[name] };
       if (spec.secondaryPortVariable) serviceEnv[spec.secondaryPortVariable] = String(secondaryPorts.get(name));
       const handle = await startServiceProcess({
         name,
