@@ -205,6 +205,44 @@ describe('grouped inserts report each document', () => {
   });
 });
 
+describe('grouped deletes that linger', () => {
+  it('share one command among the deletes asked within the linger, each caller told when its own is done', async () => {
+    const markers = store.openBatches;
+    const ids = ['linger:1', 'linger:2', 'linger:3'];
+    await markers.insertMany(ids.map((_id) => ({ _id, created_at: new Date(), deadline_at: new Date() })));
+    const commands: string[] = [];
+    const counted = {
+      collectionName: markers.collectionName,
+      insertMany: markers.insertMany.bind(markers),
+      deleteOne: (filter: { _id: string }) => {
+        commands.push('deleteOne');
+        return markers.deleteOne(filter);
+      },
+      deleteMany: (filter: { _id: { $in: string[] } }) => {
+        commands.push(`deleteMany:${filter._id.$in.length}`);
+        return markers.deleteMany(filter);
+      },
+    };
+    const lingering = new GroupWriter(counted, { deleteLingerMs: 100 });
+    const deleted: Array<Promise<void>> = [];
+    for (const id of ids) {
+      deleted.push(lingering.delete(id));
+      // Each in an event-loop turn of its own: without the linger, a command each.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(commands).toEqual([]);
+    await Promise.all(deleted);
+    expect(commands).toEqual(['deleteMany:3']);
+    expect(await markers.countDocuments({ _id: { $in: ids } })).toBe(0);
+
+    // Without a linger each turn's delete is a command of its own.
+    await markers.insertMany(ids.map((_id) => ({ _id, created_at: new Date(), deadline_at: new Date() })));
+    const prompt = new GroupWriter(counted);
+    for (const id of ids) await prompt.delete(id);
+    expect(commands.slice(1)).toEqual(['deleteOne', 'deleteOne', 'deleteOne']);
+  });
+});
+
 describe('grouped inserts cut off by a lost connection', () => {
   it('fail every document of the command, none reported inserted, and the next write goes through', async () => {
     const target = new URL(inject('mongodbUrl').replace(/^mongodb:/, 'http:'));

@@ -26,6 +26,8 @@ import type { BatchServiceOptions } from './batch-context';
 import { BatchListing, type BatchListItem, type ListBatchesQuery } from './batch-listing';
 
 const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
+/** How long an open marker's delete waits for others to share its command. */
+const openMarkerDeleteLingerMs = 100;
 
 /** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
 export function batchIdFor(requested: string | undefined): string {
@@ -104,7 +106,9 @@ export class BatchJournal {
 
   constructor(private readonly options: BatchServiceOptions) {
     this.batchWriter = new GroupWriter(options.store.batches);
-    this.openWriter = new GroupWriter(options.store.openBatches);
+    // A marker is removed after the answer and nobody waits for it (recovery removes one whose batch has its
+    // outcomes), so its delete may wait for others: under light load one command per batch otherwise.
+    this.openWriter = new GroupWriter(options.store.openBatches, { deleteLingerMs: openMarkerDeleteLingerMs });
     this.outcomeWriter = new GroupWriter(options.store.outcomes);
     this.unsettledWriter = new GroupWriter(options.store.unsettled);
     this.listing = new BatchListing({

@@ -42,6 +42,12 @@ export interface GroupWriterOptions {
   inFlightMax?: number;
   /** Documents (or ids) waiting at most; beyond it a write is refused at once with `unavailable`. */
   queueMax?: number;
+  /**
+   * How long a delete waits for others to share its command (0: it goes in the turn it was asked). For deletes
+   * nobody waits on, such as an open marker removed after the answer: under light load each would be a store
+   * command of its own, which on FerretDB costs far more than the documents it removes.
+   */
+  deleteLingerMs?: number;
 }
 
 type Bounds = Required<GroupWriterOptions>;
@@ -122,6 +128,9 @@ class GroupedInserts<T extends Document> extends GroupCommit<{ documents: T[]; w
 }
 
 class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: Waiter }> {
+  private lingering: Array<{ id: string; waiter: Waiter }> = [];
+  private lingerTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly collection: WritableCollection<T>,
     private readonly bounds: Bounds,
@@ -130,8 +139,28 @@ class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: 
   }
 
   delete(id: string): Promise<void> {
-    if (this.waiting.length >= this.bounds.queueMax) return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
-    return new Promise((resolve, reject) => this.enqueue({ id, waiter: { resolve, reject } }));
+    if (this.waiting.length + this.lingering.length >= this.bounds.queueMax)
+      return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
+    return new Promise((resolve, reject) => {
+      const entry = { id, waiter: { resolve, reject } };
+      if (this.bounds.deleteLingerMs <= 0) {
+        this.enqueue(entry);
+        return;
+      }
+      this.lingering.push(entry);
+      if (this.lingering.length >= this.bounds.batchMax) this.release();
+      else if (!this.lingerTimer) {
+        this.lingerTimer = setTimeout(() => this.release(), this.bounds.deleteLingerMs);
+        // A delete nobody waits for must not hold the process open at shutdown.
+        this.lingerTimer.unref();
+      }
+    });
+  }
+
+  private release(): void {
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    for (const entry of this.lingering.splice(0)) this.enqueue(entry);
   }
 
   protected weightOf(): number {
@@ -164,6 +193,7 @@ export class GroupWriter<T extends Document & { _id: string }> {
       batchMax: options.batchMax ?? 1_000,
       inFlightMax: options.inFlightMax ?? 2,
       queueMax: options.queueMax ?? 100_000,
+      deleteLingerMs: options.deleteLingerMs ?? 0,
     };
     this.inserts = new GroupedInserts(collection, bounds);
     this.deletes = new DeletesById(collection, bounds);
