@@ -32,8 +32,8 @@ export type CallErrorFactory = (code: grpc.status, message: string) => Error;
  * off mid-way. The next call opens a new stream. The calls made in one event-loop turn leave in one message.
  */
 export class TerminalStream {
-  private stream: TerminalDuplex | undefined;
-  private outgoing: TurnBatcher<TerminalCallFrame> | undefined;
+  /** The open stream and the batcher of the calls it is to carry. */
+  private current: { stream: TerminalDuplex; outgoing: TurnBatcher<TerminalCallFrame> } | undefined;
   private readonly pending = new Map<number, PendingCall>();
   private nextCallId = 1;
   lastUsedMs = Date.now();
@@ -48,13 +48,12 @@ export class TerminalStream {
   }
 
   get isOpen(): boolean {
-    return this.stream !== undefined;
+    return this.current !== undefined;
   }
 
   call<TResponse>(method: TerminalMethod, request: unknown, deadlineMs: number, traceContext: Context): Promise<TResponse> {
     this.lastUsedMs = Date.now();
-    const outgoing = this.connected();
-    const stream = this.stream;
+    const current = this.connected();
     const callId = this.nextCallId++;
     const field = terminalCallFields[method];
     const carrier: { traceparent?: string; tracestate?: string } = {};
@@ -65,13 +64,13 @@ export class TerminalStream {
         () => {
           if (!this.pending.delete(callId)) return;
           reject(this.callError(grpc.status.DEADLINE_EXCEEDED, `no answer from the trade server within ${deadlineMs} ms`));
-          if (this.stream === stream)
-            outgoing.push({ call_id: callId, deadline_unix_ms: 0, traceparent: '', tracestate: '', cancel: true });
+          if (this.current === current)
+            current.outgoing.push({ call_id: callId, deadline_unix_ms: 0, traceparent: '', tracestate: '', cancel: true });
         },
         Math.max(1, deadlineMs),
       );
       this.pending.set(callId, { field, resolve: resolve as (value: unknown) => void, reject, timer });
-      outgoing.push({
+      current.outgoing.push({
         call_id: callId,
         deadline_unix_ms: deadlineUnixMs,
         traceparent: carrier.traceparent ?? '',
@@ -82,23 +81,24 @@ export class TerminalStream {
     });
   }
 
-  /** The open stream's outgoing batcher, opening the stream first when there is none. */
-  private connected(): TurnBatcher<TerminalCallFrame> {
-    if (this.stream && this.outgoing) return this.outgoing;
+  /** The open stream, opening one first when there is none. */
+  private connected(): NonNullable<TerminalStream['current']> {
+    if (this.current) return this.current;
     const stream = this.open();
-    const outgoing = new TurnBatcher<TerminalCallFrame>((calls) => {
-      if (this.stream === stream && !stream.writableEnded) stream.write({ calls });
-    }, callsPerMessageMax);
-    this.stream = stream;
-    this.outgoing = outgoing;
+    const current = {
+      stream,
+      outgoing: new TurnBatcher<TerminalCallFrame>((calls) => {
+        if (this.current === current && !stream.writableEnded) stream.write({ calls });
+      }, callsPerMessageMax),
+    };
+    this.current = current;
     stream.on('data', (message: { answers?: TerminalAnswerFrame[] }) => {
       for (const answer of message.answers ?? []) this.settle(answer);
     });
     const broken = (reason: string) => {
-      if (this.stream !== stream) return;
-      this.stream = undefined;
-      this.outgoing = undefined;
-      outgoing.discard();
+      if (this.current !== current) return;
+      this.current = undefined;
+      current.outgoing.discard();
       for (const [callId, call] of this.pending) {
         this.pending.delete(callId);
         clearTimeout(call.timer);
@@ -110,7 +110,7 @@ export class TerminalStream {
     stream.on('error', (error: grpc.ServiceError) => broken(error.details || error.message));
     stream.on('end', () => broken('closed by the trade server'));
     stream.on('close', () => broken('closed'));
-    return outgoing;
+    return current;
   }
 
   private settle(answer: TerminalAnswerFrame): void {
@@ -125,17 +125,16 @@ export class TerminalStream {
 
   /** Ends the stream; calls in hand fail as lost. The next call opens a new one. */
   close(): void {
-    const stream = this.stream;
-    if (!stream) return;
-    this.stream = undefined;
-    this.outgoing?.discard();
-    this.outgoing = undefined;
+    const current = this.current;
+    if (!current) return;
+    this.current = undefined;
+    current.outgoing.discard();
     for (const [callId, call] of this.pending) {
       this.pending.delete(callId);
       clearTimeout(call.timer);
       call.reject(this.callError(grpc.status.UNAVAILABLE, 'the terminal stream was closed; the outcome is unknown'));
     }
-    stream.end();
-    stream.cancel();
+    current.stream.end();
+    current.stream.cancel();
   }
 }

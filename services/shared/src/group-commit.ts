@@ -7,6 +7,11 @@ export interface GroupCommitOptions {
   inFlightMax: number;
   /** Shared by every writer of one database, so their commands take the store's write lock one after another. */
   gate?: WriteGate | undefined;
+  /**
+   * How long a command waits for more items before it goes out (0: the next turn). For writes nobody waits on,
+   * which under light load would otherwise each be a command of their own; a full command goes at once.
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -22,6 +27,7 @@ export abstract class GroupCommit<Item> {
   protected waitingWeight = 0;
   private inFlight = 0;
   private scheduled = false;
+  private lingerTimer: NodeJS.Timeout | undefined;
 
   protected constructor(private readonly options: GroupCommitOptions) {}
 
@@ -33,6 +39,11 @@ export abstract class GroupCommit<Item> {
   protected enqueue(item: Item): void {
     this.waiting.push(item);
     this.waitingWeight += this.weightOf(item);
+    if (this.lingerTimer && this.waitingWeight >= this.options.weightMax) {
+      clearTimeout(this.lingerTimer);
+      this.lingerTimer = undefined;
+      this.scheduled = false;
+    }
     this.schedule();
   }
 
@@ -45,6 +56,17 @@ export abstract class GroupCommit<Item> {
   private schedule(): void {
     if (this.scheduled || this.inFlight >= this.options.inFlightMax || this.waiting.length === 0) return;
     this.scheduled = true;
+    const lingerMs = this.options.lingerMs ?? 0;
+    if (lingerMs > 0 && this.waitingWeight < this.options.weightMax) {
+      this.lingerTimer = setTimeout(() => {
+        this.lingerTimer = undefined;
+        this.scheduled = false;
+        this.flush();
+      }, lingerMs);
+      // Writes nobody waits on must not hold the process open at shutdown.
+      this.lingerTimer.unref();
+      return;
+    }
     setImmediate(() => {
       this.scheduled = false;
       this.flush();

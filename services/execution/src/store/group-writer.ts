@@ -128,39 +128,16 @@ class GroupedInserts<T extends Document> extends GroupCommit<{ documents: T[]; w
 }
 
 class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: Waiter }> {
-  private lingering: Array<{ id: string; waiter: Waiter }> = [];
-  private lingerTimer: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly collection: WritableCollection<T>,
     private readonly bounds: Bounds,
   ) {
-    super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax });
+    super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax, lingerMs: bounds.deleteLingerMs });
   }
 
   delete(id: string): Promise<void> {
-    if (this.waiting.length + this.lingering.length >= this.bounds.queueMax)
-      return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
-    return new Promise((resolve, reject) => {
-      const entry = { id, waiter: { resolve, reject } };
-      if (this.bounds.deleteLingerMs <= 0) {
-        this.enqueue(entry);
-        return;
-      }
-      this.lingering.push(entry);
-      if (this.lingering.length >= this.bounds.batchMax) this.release();
-      else if (!this.lingerTimer) {
-        this.lingerTimer = setTimeout(() => this.release(), this.bounds.deleteLingerMs);
-        // A delete nobody waits for must not hold the process open at shutdown.
-        this.lingerTimer.unref();
-      }
-    });
-  }
-
-  private release(): void {
-    clearTimeout(this.lingerTimer);
-    this.lingerTimer = undefined;
-    for (const entry of this.lingering.splice(0)) this.enqueue(entry);
+    if (this.waiting.length >= this.bounds.queueMax) return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
+    return new Promise((resolve, reject) => this.enqueue({ id, waiter: { resolve, reject } }));
   }
 
   protected weightOf(): number {
