@@ -131,6 +131,68 @@ describe('CreditMany', () => {
   });
 });
 
+describe('FindEntries', () => {
+  const findEntries = (replica: WalletReplica, keys: Array<[customerId: string, entryId: string]>) =>
+    replica.client
+      .call<{ items: Array<{ entry_id: string; applied: boolean; sequence: number }> }>('FindEntries', {
+        entries: keys.map(([customerId, entryId]) => ({ customer_id: customerId, entry_id: entryId })),
+      })
+      .then((answer) => answer.items);
+  // An entry's pointer follows its insert by a moment (the credit is answered first): asks until the entries
+  // credited before the call read as applied, or 1 s has passed.
+  const settledFind = async (replica: WalletReplica, keys: Array<[customerId: string, entryId: string]>) => {
+    const deadlineMs = Date.now() + 1_000;
+    for (;;) {
+      const found = await findEntries(replica, keys);
+      if (found.filter((item) => item.applied).length >= keys.filter(([, entryId]) => !entryId.includes('never')).length) return found;
+      if (Date.now() > deadlineMs) return found;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  it('tells applied entries from unknown ones, in request order, on any replica', async () => {
+    const [first, second] = [newWallet(), newWallet()];
+    const credited = await creditMany(suite.replicaA, [
+      [first, `t:${first}:1`, 500],
+      [second, `t:${second}:1`, 700],
+    ]);
+    const found = await settledFind(suite.replicaB, [
+      [second, `t:${second}:1`],
+      [first, `t:${first}:never`],
+      [first, `t:${first}:1`],
+    ]);
+    expect(found).toEqual([
+      { entry_id: `t:${second}:1`, applied: true, sequence: credited[1]!.sequence },
+      { entry_id: `t:${first}:never`, applied: false, sequence: 0 },
+      { entry_id: `t:${first}:1`, applied: true, sequence: credited[0]!.sequence },
+    ]);
+  });
+
+  it("never answers for another wallet's entry", async () => {
+    const [owner, other] = [newWallet(), newWallet()];
+    await creditCall(suite.replicaA, owner, `t:${owner}:1`, 900);
+    expect(await settledFind(suite.replicaA, [[owner, `t:${owner}:1`]])).toEqual([
+      { entry_id: `t:${owner}:1`, applied: true, sequence: 1 },
+    ]);
+    expect(await findEntries(suite.replicaA, [[other, `t:${owner}:1`]])).toEqual([
+      { entry_id: `t:${owner}:1`, applied: false, sequence: 0 },
+    ]);
+  });
+
+  it('refuses malformed input as a whole', async () => {
+    const customer = newWallet();
+    const refusals: Array<[string, unknown]> = [
+      ['no entries', { entries: [] }],
+      ['too many entries', { entries: Array.from({ length: 501 }, (_, index) => ({ customer_id: customer, entry_id: `t:${index}` })) }],
+      ['a bad wallet id', { entries: [{ customer_id: 'not a wallet', entry_id: 't:1' }] }],
+      ['a bad entry id', { entries: [{ customer_id: customer, entry_id: 'has a space' }] }],
+    ];
+    for (const [label, request] of refusals) {
+      await expect(suite.replicaA.client.call('FindEntries', request), label).rejects.toMatchObject({ code: 'invalid_request' });
+    }
+  });
+});
+
 function credit(customerId: string, entryId: string, amount: number) {
   return { customer_id: customerId, entry_id: entryId, amount_eur_cents: amount, reason: 'topup', reference: entryId };
 }

@@ -7,7 +7,7 @@ import type { TopupDocument, TopupEventDocument } from '../store/payments-store'
 
 import { forget, changed } from './topups-state';
 import { marketRateFor } from './assets';
-import { readEvents, creditApplied } from './topup-reads';
+import { readEvents, creditEntryIdOfKey } from './topup-reads';
 import type { TopupsState } from './topups-state';
 import { type Progress, slotAttemptsMax, progressOf } from './topup-rules';
 
@@ -126,13 +126,47 @@ export function transactionKey(providerName: string, transactionId: string): str
 }
 
 function creditEntryId(payment: RecordedPayment): string {
-  return `topup:${payment.providerName}:${payment.transactionId}`;
+  return creditEntryIdOfKey(payment.event.key);
+}
+
+/**
+ * Of these payments, the indexes whose credit may still be owed: one this call recorded cannot have been
+ * credited yet, one remembered as credited is not, and the wallet (one FindEntries) tells for the rest. If the
+ * wallet cannot be asked, those count as owed: crediting them again is the wallet's replay.
+ */
+async function owedPayments(state: TopupsState, payments: RecordedPayment[]): Promise<number[]> {
+  const owed = payments.map((_, index) => index).filter((index) => !state.appliedCache.get(payments[index]!.event.key));
+  const unknown = owed.filter((index) => !payments[index]!.created && payments[index]!.event.eur_cents > 0);
+  if (unknown.length === 0) return owed;
+  const applied = await creditsApplied(
+    state,
+    unknown.map((index) => payments[index]!),
+  );
+  const done = new Set(unknown.filter((_, position) => applied[position]));
+  for (const index of done) state.appliedCache.set(payments[index]!.event.key, true);
+  return owed.filter((index) => !done.has(index));
+}
+
+/** The wallet's word on each payment's credit; all false (owed) when it cannot be asked now. */
+async function creditsApplied(state: TopupsState, payments: RecordedPayment[]): Promise<boolean[]> {
+  try {
+    return await state.wallet.creditsApplied(
+      payments.map((payment) => ({ customerId: payment.topup.customer_id, entryId: creditEntryId(payment) })),
+    );
+  } catch (error) {
+    state.logger.warn(
+      { err: error, payments: payments.length },
+      'could not ask the wallet which credits are applied; crediting them again',
+    );
+    return payments.map(() => false);
+  }
 }
 
 /**
  * Credits recorded payments to the wallet, exactly once each (the wallet's entry id), in one CreditMany, and
- * marks each done. Answers, per payment in order, whether this call moved the money; a payment whose credit
- * failed is left unmarked (and rejected in `failures`) for the next delivery, sweep or poll.
+ * remembers each done. Answers, per payment in order, whether this call moved the money; a payment whose credit
+ * failed is rejected in `failures` and left for the next delivery, sweep or poll. What is done is the wallet's
+ * record (the entry and its pointer), not one of ours: one durable write less per postback.
  */
 export async function creditRecorded(
   state: TopupsState,
@@ -141,12 +175,7 @@ export async function creditRecorded(
   const newlyCredited = payments.map((payment) => payment.created);
   // Index of each payment whose credit failed, and why.
   const failures = new Map<number, unknown>();
-  // A record this call inserted cannot have been credited yet; an older one may have been.
-  const owed = (
-    await Promise.all(
-      payments.map(async (payment, index) => (payment.created || !(await creditApplied(state, payment.event.key)) ? index : -1)),
-    )
-  ).filter((index) => index >= 0);
+  const owed = await owedPayments(state, payments);
   const toWallet = owed.filter((index) => payments[index]!.event.eur_cents > 0);
   for (const index of toWallet) {
     const entryId = creditEntryId(payments[index]!);
@@ -179,12 +208,7 @@ export async function creditRecorded(
     }
   }
   const done = owed.filter((index) => !failures.has(index)).map((index) => payments[index]!);
-  await Promise.all(
-    done.map(async (payment) => {
-      await state.appliedInserts.insertIfAbsent({ _id: payment.event.key, applied_at: state.clock.now() });
-      state.appliedCache.set(payment.event.key, true);
-    }),
-  );
+  for (const payment of done) state.appliedCache.set(payment.event.key, true);
   // One announcement per customer, however many of its payments the batch credited.
   for (const customerId of new Set(done.map((payment) => payment.topup.customer_id))) changed(state, customerId);
   for (const payment of done) {

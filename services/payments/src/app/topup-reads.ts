@@ -28,11 +28,9 @@ export async function loadTopup(state: TopupsState, topupKey: string): Promise<T
   return topup;
 }
 
-export async function creditApplied(state: TopupsState, key: string): Promise<boolean> {
-  if (state.appliedCache.get(key)) return true;
-  const applied = (await state.store.appliedCredits.findOne({ _id: key }, { projection: { _id: 1 } })) !== null;
-  if (applied) state.appliedCache.set(key, true);
-  return applied;
+/** The wallet entry id of a payment record's credit: `topup:<provider>:<transaction>` for `tx:<provider>:<transaction>`. */
+export function creditEntryIdOfKey(key: string): string {
+  return `topup:${key.slice('tx:'.length)}`;
 }
 
 export function view(state: TopupsState, topup: TopupDocument, progress: TopupProgress): TopupView {
@@ -56,15 +54,28 @@ export function view(state: TopupsState, topup: TopupDocument, progress: TopupPr
 }
 
 /**
- * What the customer sees as credited: payments whose wallet credit is done (marker present), so a top-up never
- * reads `paid` before the balance has the money. A recorded payment whose credit is still owed (the wallet was
- * unreachable) shows up once the next delivery or reconciliation pass finishes it.
+ * What the customer sees as credited: payments whose wallet credit is done (the wallet has the entry), so a
+ * top-up never reads `paid` before the balance has the money. A recorded payment whose credit is still owed (the
+ * wallet was unreachable) shows up once the next delivery or reconciliation pass finishes it; while the wallet
+ * cannot be asked, only what this replica knows to be credited counts.
  */
-export async function customerProgress(state: TopupsState, events: TopupEventDocument[]): Promise<TopupProgress> {
+export async function customerProgress(state: TopupsState, topup: TopupDocument, events: TopupEventDocument[]): Promise<TopupProgress> {
   const payments = events.filter((event) => event.kind === 'payment' && event.eur_cents > 0);
-  const applied = await Promise.all(payments.map((event) => creditApplied(state, event.key)));
+  const unknown = payments.filter((event) => !state.appliedCache.get(event.key));
+  if (unknown.length > 0) {
+    try {
+      const applied = await state.wallet.creditsApplied(
+        unknown.map((event) => ({ customerId: topup.customer_id, entryId: creditEntryIdOfKey(event.key) })),
+      );
+      unknown.forEach((event, index) => {
+        if (applied[index]) state.appliedCache.set(event.key, true);
+      });
+    } catch (error) {
+      state.logger.warn({ err: error, topup_id: topup.id }, 'could not ask the wallet which credits are applied; showing the known ones');
+    }
+  }
   return {
-    creditedEurCents: payments.reduce((sum, event, index) => sum + (applied[index] ? event.eur_cents : 0), 0),
+    creditedEurCents: payments.reduce((sum, event) => sum + (state.appliedCache.get(event.key) ? event.eur_cents : 0), 0),
     expired: events.some((event) => event.kind === 'expired'),
   };
 }

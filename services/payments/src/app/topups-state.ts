@@ -13,7 +13,7 @@ export function createTopupsState(options: TopupsOptions) {
   const { store, clock, logger, providers, wallet } = options;
   const assetCache = new Map<string, { loadedAtMs: number; assets: ProviderAsset[] }>();
   const customerHeads = new Map<string, number>();
-  // Caches of immutable documents (insert-only collections, so never stale; freshness comes from probing the next `_id`): top-ups, their records, done credits, customer slots.
+  // Caches of immutable documents (insert-only collections, so never stale; freshness comes from probing the next `_id`): top-ups, their records, credits the wallet has, customer slots.
   const topupCache = new BoundedCache<TopupDocument>(cachedDocumentsMax);
   const eventCache = new BoundedCache<TopupEventDocument[]>(cachedDocumentsMax);
   const appliedCache = new BoundedCache<true>(cachedDocumentsMax);
@@ -22,7 +22,6 @@ export function createTopupsState(options: TopupsOptions) {
   // Concurrent postbacks share store round trips; each record keeps its own insert outcome.
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
-  const appliedInserts = new InsertBatcher(store.appliedCredits, { gate: writeGate });
   // Per customer: the open top-ups as last computed, trusted under the shared freshness rule (a computation that
   // raced a change is not remembered).
   const pendingCache = new BoundedCache<{ views: TopupView[]; stamp: FreshnessStamp }>(customerHeadsCachedMax);
@@ -45,7 +44,6 @@ export function createTopupsState(options: TopupsOptions) {
     settledCache,
     writeGate,
     eventInserts,
-    appliedInserts,
     pendingCache,
     pendingFreshness,
     lastTopupId: 0,

@@ -145,7 +145,7 @@ export function createTopups(options: TopupsOptions) {
       const topup = Number.isSafeInteger(topupId) && topupId > 0 ? await loadTopup(state, String(topupId)) : null;
       // Another customer's top-up is indistinguishable from a missing one.
       if (!topup || topup.customer_id !== customerId) throw new AppError('not_found', `no top-up ${topupId}`, { param: 'id' });
-      return view(state, topup, await customerProgress(state, await readEvents(state, topup.id)));
+      return view(state, topup, await customerProgress(state, topup, await readEvents(state, topup.id)));
     },
 
     async listPendingTopups(customerId: string): Promise<TopupView[]> {
@@ -182,7 +182,7 @@ export function createTopups(options: TopupsOptions) {
           if (state.settledCache.get(String(topupId))) return null;
           const topup = await loadTopup(state, String(topupId));
           if (!topup || topup.expires_at.getTime() <= now.getTime()) return null;
-          const current = view(state, topup, await customerProgress(state, await readEvents(state, topupId)));
+          const current = view(state, topup, await customerProgress(state, topup, await readEvents(state, topupId)));
           if (current.status === 'paid') state.settledCache.set(String(topupId), true);
           return current;
         }),

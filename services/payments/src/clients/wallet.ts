@@ -28,6 +28,8 @@ export interface WalletPort {
   /** One outcome per credit, in order; the call itself fails only when the wallet could not be asked. */
   creditMany(credits: WalletCredit[]): Promise<WalletCreditOutcome[]>;
   figures(customerId: string): Promise<WalletFigures>;
+  /** Whether each credit is applied in its wallet, in order (a read; false may mean "not yet", never "lost"). */
+  creditsApplied(credits: Array<{ customerId: string; entryId: string }>): Promise<boolean[]>;
 }
 
 /** The wallet port over the wallet's gRPC service, each call within `deadlineMs`. */
@@ -61,6 +63,17 @@ export function walletPortFromClient(client: ServiceClient<WalletServiceDefiniti
             }
           : { applied: item.outcome === 'applied' },
       );
+    },
+    async creditsApplied(credits) {
+      const answer = await client.call(
+        'FindEntries',
+        { entries: credits.map((credit) => ({ customer_id: credit.customerId, entry_id: credit.entryId })) },
+        { deadlineMs },
+      );
+      const items = answer.items ?? [];
+      if (items.length !== credits.length)
+        throw new AppError('unavailable', `FindEntries answered ${items.length} items for ${credits.length} entries`);
+      return items.map((item, index) => item.applied === true && item.entry_id === credits[index]!.entryId);
     },
     async figures(customerId) {
       const wallet = await client.call('GetWallet', { customer_id: customerId }, { deadlineMs });

@@ -60,12 +60,6 @@ export interface TopupEventDocument {
   created_at: Date;
 }
 
-/** Marks a payment record's wallet credit as done (`_id` is the record's key), so re-deliveries and polls skip the wallet. */
-export interface AppliedCreditDocument {
-  _id: string;
-  applied_at: Date;
-}
-
 /** Marks an expired top-up's invoice as cancelled at the provider (`_id` is the top-up id). */
 export interface CancelledInvoiceDocument {
   _id: string;
@@ -90,7 +84,6 @@ export interface PaymentsStore {
   topups: Collection<TopupDocument>;
   topupIdClaims: Collection<TopupIdClaimDocument>;
   events: Collection<TopupEventDocument>;
-  appliedCredits: Collection<AppliedCreditDocument>;
   cancelledInvoices: Collection<CancelledInvoiceDocument>;
   providerInvoices: Collection<ProviderInvoiceDocument>;
   customerTopups: Collection<CustomerTopupDocument>;
@@ -102,7 +95,6 @@ export function createPaymentsStore(database: Db): PaymentsStore {
     topups: database.collection<TopupDocument>('topups'),
     topupIdClaims: database.collection<TopupIdClaimDocument>('topup_id_claims'),
     events: database.collection<TopupEventDocument>('topup_events'),
-    appliedCredits: database.collection<AppliedCreditDocument>('applied_credits'),
     cancelledInvoices: database.collection<CancelledInvoiceDocument>('cancelled_invoices'),
     providerInvoices: database.collection<ProviderInvoiceDocument>('provider_invoices'),
     customerTopups: database.collection<CustomerTopupDocument>('customer_topups'),
@@ -114,7 +106,6 @@ export async function ensurePaymentsIndexes(store: PaymentsStore): Promise<void>
     store.topups,
     store.topupIdClaims,
     store.events,
-    store.appliedCredits,
     store.cancelledInvoices,
     store.providerInvoices,
     store.customerTopups,

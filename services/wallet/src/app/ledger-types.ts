@@ -78,6 +78,22 @@ export interface CreditManyItem {
 /** Credits in one CreditMany: a crediting worker's batch, each its own ledger insert (group-committed). */
 export const creditManyEntriesMax = 500;
 
+/** One entry a FindEntries asks about: applied in this wallet? */
+export interface EntryKey {
+  customerId: string;
+  entryId: string;
+}
+
+/** See FindEntries in proto/wallet/v1/wallet.proto. */
+export interface FoundEntry {
+  entry_id: string;
+  applied: boolean;
+  sequence: number;
+}
+
+/** Entries in one FindEntries: as many as a CreditMany holds, so a crediting batch is asked about in one call. */
+export const findEntriesMax = creditManyEntriesMax;
+
 /**
  * Entries in one DebitMany. Its ledger entries go out as one ordered insert, which FerretDB stops at the first
  * duplicate only within one 100-document batch; 50 keeps a run well inside one.

@@ -1,5 +1,5 @@
 import { AppError } from '@mtx/shared/errors';
-import { assertWalletId, balanceCapEurCents } from '../domain/movement';
+import { assertEntryId, assertWalletId, balanceCapEurCents } from '../domain/movement';
 import type { LedgerEntryDocument } from '../store/ledger-store';
 import { createLedgerState, noteReadHead, serialise } from './ledger-state';
 import { entryAt, readHead, recentHead } from './ledger-reads';
@@ -9,6 +9,9 @@ import { recoverStep, repairWallet } from './recovery';
 import {
   creditManyEntriesMax,
   debitManyEntriesMax,
+  findEntriesMax,
+  type EntryKey,
+  type FoundEntry,
   type CreditInput,
   type CreditManyItem,
   type DebitInput,
@@ -153,6 +156,34 @@ export function createLedger(options: LedgerOptions) {
               error_message: message,
             };
           }
+        }),
+      );
+    },
+
+    /**
+     * Which entries are applied, each in the wallet named with it: one pointer lookup by `_id` each (FerretDB
+     * scans for `$in`). See FindEntries in proto/wallet/v1/wallet.proto.
+     */
+    async findEntries(keys: EntryKey[]): Promise<FoundEntry[]> {
+      if (!Array.isArray(keys) || keys.length === 0 || keys.length > findEntriesMax) {
+        throw new AppError('invalid_request', `entries must hold 1 to ${findEntriesMax} entries`, { param: 'entries' });
+      }
+      keys.forEach((key, index) => {
+        try {
+          assertWalletId(key?.customerId);
+          assertEntryId(key?.entryId);
+        } catch (error) {
+          if (error instanceof AppError && error.param)
+            throw new AppError(error.code, `entries[${index}]: ${error.message}`, { param: `entries[${index}].${error.param}` });
+          throw error;
+        }
+      });
+      return Promise.all(
+        keys.map(async ({ customerId, entryId }): Promise<FoundEntry> => {
+          const pointer = await state.store.entryIds.findOne({ _id: entryId });
+          // Another wallet's entry is not this caller's to see, not even as a sequence.
+          const applied = pointer !== null && pointer.wallet_id === customerId;
+          return { entry_id: entryId, applied, sequence: applied ? pointer.seq : 0 };
         }),
       );
     },

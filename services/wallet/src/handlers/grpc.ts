@@ -136,6 +136,14 @@ export function walletGrpcImplementation(ledger: Ledger, database: Db, logger: L
             })),
           ),
         ),
+      FindEntries: async (request: { entries?: Array<{ customer_id: string; entry_id: string }> }) => ({
+        items: await ledger.findEntries(
+          (Array.isArray(request.entries) ? request.entries : []).map((entry) => ({
+            customerId: entry.customer_id,
+            entryId: entry.entry_id,
+          })),
+        ),
+      }),
       ListEntries: async (request: { customer_id: string; limit: number }) => {
         const entries = await ledger.listEntries(request.customer_id, request.limit);
         return {

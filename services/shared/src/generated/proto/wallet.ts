@@ -12,6 +12,10 @@ import type { DebitManyItem as _mtx_wallet_v1_DebitManyItem, DebitManyItem__Outp
 import type { DebitManyRequest as _mtx_wallet_v1_DebitManyRequest, DebitManyRequest__Output as _mtx_wallet_v1_DebitManyRequest__Output } from './mtx/wallet/v1/DebitManyRequest';
 import type { DebitManyResult as _mtx_wallet_v1_DebitManyResult, DebitManyResult__Output as _mtx_wallet_v1_DebitManyResult__Output } from './mtx/wallet/v1/DebitManyResult';
 import type { DebitRequest as _mtx_wallet_v1_DebitRequest, DebitRequest__Output as _mtx_wallet_v1_DebitRequest__Output } from './mtx/wallet/v1/DebitRequest';
+import type { EntryKey as _mtx_wallet_v1_EntryKey, EntryKey__Output as _mtx_wallet_v1_EntryKey__Output } from './mtx/wallet/v1/EntryKey';
+import type { FindEntriesRequest as _mtx_wallet_v1_FindEntriesRequest, FindEntriesRequest__Output as _mtx_wallet_v1_FindEntriesRequest__Output } from './mtx/wallet/v1/FindEntriesRequest';
+import type { FindEntriesResult as _mtx_wallet_v1_FindEntriesResult, FindEntriesResult__Output as _mtx_wallet_v1_FindEntriesResult__Output } from './mtx/wallet/v1/FindEntriesResult';
+import type { FoundEntry as _mtx_wallet_v1_FoundEntry, FoundEntry__Output as _mtx_wallet_v1_FoundEntry__Output } from './mtx/wallet/v1/FoundEntry';
 import type { GetWalletRequest as _mtx_wallet_v1_GetWalletRequest, GetWalletRequest__Output as _mtx_wallet_v1_GetWalletRequest__Output } from './mtx/wallet/v1/GetWalletRequest';
 import type { LedgerEntry as _mtx_wallet_v1_LedgerEntry, LedgerEntry__Output as _mtx_wallet_v1_LedgerEntry__Output } from './mtx/wallet/v1/LedgerEntry';
 import type { ListEntriesRequest as _mtx_wallet_v1_ListEntriesRequest, ListEntriesRequest__Output as _mtx_wallet_v1_ListEntriesRequest__Output } from './mtx/wallet/v1/ListEntriesRequest';
@@ -39,6 +43,10 @@ export interface ProtoGrpcType {
         DebitManyRequest: MessageTypeDefinition<_mtx_wallet_v1_DebitManyRequest, _mtx_wallet_v1_DebitManyRequest__Output>
         DebitManyResult: MessageTypeDefinition<_mtx_wallet_v1_DebitManyResult, _mtx_wallet_v1_DebitManyResult__Output>
         DebitRequest: MessageTypeDefinition<_mtx_wallet_v1_DebitRequest, _mtx_wallet_v1_DebitRequest__Output>
+        EntryKey: MessageTypeDefinition<_mtx_wallet_v1_EntryKey, _mtx_wallet_v1_EntryKey__Output>
+        FindEntriesRequest: MessageTypeDefinition<_mtx_wallet_v1_FindEntriesRequest, _mtx_wallet_v1_FindEntriesRequest__Output>
+        FindEntriesResult: MessageTypeDefinition<_mtx_wallet_v1_FindEntriesResult, _mtx_wallet_v1_FindEntriesResult__Output>
+        FoundEntry: MessageTypeDefinition<_mtx_wallet_v1_FoundEntry, _mtx_wallet_v1_FoundEntry__Output>
         GetWalletRequest: MessageTypeDefinition<_mtx_wallet_v1_GetWalletRequest, _mtx_wallet_v1_GetWalletRequest__Output>
         LedgerEntry: MessageTypeDefinition<_mtx_wallet_v1_LedgerEntry, _mtx_wallet_v1_LedgerEntry__Output>
         ListEntriesRequest: MessageTypeDefinition<_mtx_wallet_v1_ListEntriesRequest, _mtx_wallet_v1_ListEntriesRequest__Output>

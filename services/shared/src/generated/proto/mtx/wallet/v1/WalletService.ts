@@ -10,6 +10,8 @@ import type { CreditRequest as _mtx_wallet_v1_CreditRequest, CreditRequest__Outp
 import type { DebitManyRequest as _mtx_wallet_v1_DebitManyRequest, DebitManyRequest__Output as _mtx_wallet_v1_DebitManyRequest__Output } from '../../../mtx/wallet/v1/DebitManyRequest';
 import type { DebitManyResult as _mtx_wallet_v1_DebitManyResult, DebitManyResult__Output as _mtx_wallet_v1_DebitManyResult__Output } from '../../../mtx/wallet/v1/DebitManyResult';
 import type { DebitRequest as _mtx_wallet_v1_DebitRequest, DebitRequest__Output as _mtx_wallet_v1_DebitRequest__Output } from '../../../mtx/wallet/v1/DebitRequest';
+import type { FindEntriesRequest as _mtx_wallet_v1_FindEntriesRequest, FindEntriesRequest__Output as _mtx_wallet_v1_FindEntriesRequest__Output } from '../../../mtx/wallet/v1/FindEntriesRequest';
+import type { FindEntriesResult as _mtx_wallet_v1_FindEntriesResult, FindEntriesResult__Output as _mtx_wallet_v1_FindEntriesResult__Output } from '../../../mtx/wallet/v1/FindEntriesResult';
 import type { GetWalletRequest as _mtx_wallet_v1_GetWalletRequest, GetWalletRequest__Output as _mtx_wallet_v1_GetWalletRequest__Output } from '../../../mtx/wallet/v1/GetWalletRequest';
 import type { ListEntriesRequest as _mtx_wallet_v1_ListEntriesRequest, ListEntriesRequest__Output as _mtx_wallet_v1_ListEntriesRequest__Output } from '../../../mtx/wallet/v1/ListEntriesRequest';
 import type { ListEntriesResponse as _mtx_wallet_v1_ListEntriesResponse, ListEntriesResponse__Output as _mtx_wallet_v1_ListEntriesResponse__Output } from '../../../mtx/wallet/v1/ListEntriesResponse';
@@ -62,6 +64,15 @@ export interface WalletServiceClient extends grpc.Client {
   debitMany(argument: _mtx_wallet_v1_DebitManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_DebitManyResult__Output>): grpc.ClientUnaryCall;
   debitMany(argument: _mtx_wallet_v1_DebitManyRequest, callback: grpc.requestCallback<_mtx_wallet_v1_DebitManyResult__Output>): grpc.ClientUnaryCall;
   
+  FindEntries(argument: _mtx_wallet_v1_FindEntriesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  FindEntries(argument: _mtx_wallet_v1_FindEntriesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  FindEntries(argument: _mtx_wallet_v1_FindEntriesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  FindEntries(argument: _mtx_wallet_v1_FindEntriesRequest, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  findEntries(argument: _mtx_wallet_v1_FindEntriesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  findEntries(argument: _mtx_wallet_v1_FindEntriesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  findEntries(argument: _mtx_wallet_v1_FindEntriesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  findEntries(argument: _mtx_wallet_v1_FindEntriesRequest, callback: grpc.requestCallback<_mtx_wallet_v1_FindEntriesResult__Output>): grpc.ClientUnaryCall;
+  
   GetWallet(argument: _mtx_wallet_v1_GetWalletRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_Wallet__Output>): grpc.ClientUnaryCall;
   GetWallet(argument: _mtx_wallet_v1_GetWalletRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_wallet_v1_Wallet__Output>): grpc.ClientUnaryCall;
   GetWallet(argument: _mtx_wallet_v1_GetWalletRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_wallet_v1_Wallet__Output>): grpc.ClientUnaryCall;
@@ -93,6 +104,8 @@ export interface WalletServiceHandlers extends grpc.UntypedServiceImplementation
   
   DebitMany: grpc.handleUnaryCall<_mtx_wallet_v1_DebitManyRequest__Output, _mtx_wallet_v1_DebitManyResult>;
   
+  FindEntries: grpc.handleUnaryCall<_mtx_wallet_v1_FindEntriesRequest__Output, _mtx_wallet_v1_FindEntriesResult>;
+  
   GetWallet: grpc.handleUnaryCall<_mtx_wallet_v1_GetWalletRequest__Output, _mtx_wallet_v1_Wallet>;
   
   ListEntries: grpc.handleUnaryCall<_mtx_wallet_v1_ListEntriesRequest__Output, _mtx_wallet_v1_ListEntriesResponse>;
@@ -105,6 +118,7 @@ export interface WalletServiceDefinition extends grpc.ServiceDefinition {
   CreditMany: MethodDefinition<_mtx_wallet_v1_CreditManyRequest, _mtx_wallet_v1_CreditManyResult, _mtx_wallet_v1_CreditManyRequest__Output, _mtx_wallet_v1_CreditManyResult__Output>
   Debit: MethodDefinition<_mtx_wallet_v1_DebitRequest, _mtx_wallet_v1_MovementResult, _mtx_wallet_v1_DebitRequest__Output, _mtx_wallet_v1_MovementResult__Output>
   DebitMany: MethodDefinition<_mtx_wallet_v1_DebitManyRequest, _mtx_wallet_v1_DebitManyResult, _mtx_wallet_v1_DebitManyRequest__Output, _mtx_wallet_v1_DebitManyResult__Output>
+  FindEntries: MethodDefinition<_mtx_wallet_v1_FindEntriesRequest, _mtx_wallet_v1_FindEntriesResult, _mtx_wallet_v1_FindEntriesRequest__Output, _mtx_wallet_v1_FindEntriesResult__Output>
   GetWallet: MethodDefinition<_mtx_wallet_v1_GetWalletRequest, _mtx_wallet_v1_Wallet, _mtx_wallet_v1_GetWalletRequest__Output, _mtx_wallet_v1_Wallet__Output>
   ListEntries: MethodDefinition<_mtx_wallet_v1_ListEntriesRequest, _mtx_wallet_v1_ListEntriesResponse, _mtx_wallet_v1_ListEntriesRequest__Output, _mtx_wallet_v1_ListEntriesResponse__Output>
 }
