@@ -31,6 +31,9 @@ afterEach(async () => {
 const customerId = () => `cus_${crypto.randomBytes(6).toString('hex')}`;
 const store = () => createPaymentsStore(stack.mongo.db(databaseName(stack.prefix, 'payments')));
 const payments = <T = any>(method: string, request: unknown) => stack.paymentsClient.call<T>(method, request);
+/** A USDT-on-TRON top-up of `amountEurCents` over the gRPC API. */
+const createTronTopup = (customer: string, amountEurCents: number) =>
+  payments('CreateTopup', { customer_id: customer, amount_eur_cents: amountEurCents, asset_code: 'USDT', blockchain_code: 'TRON' });
 
 async function payThroughSandbox(topup: { deposit_address: string; asset_code: string; blockchain_code: string }, amount: string) {
   const response = await stack.sandboxRequest('POST', '/sandbox/deposits', {
@@ -180,12 +183,7 @@ describe('creating top-ups', () => {
 describe('postbacks', () => {
   it('refuses unknown providers and invoices, ignores statuses that move no money, and rejects unparseable signed bodies', async () => {
     const customer = customerId();
-    const topup = await payments('CreateTopup', {
-      customer_id: customer,
-      amount_eur_cents: 1000,
-      asset_code: 'USDT',
-      blockchain_code: 'TRON',
-    });
+    const topup = await createTronTopup(customer, 1000);
     const payment = await payThroughSandbox(topup, topup.deposit_amount);
     await expect(handle(postbackBody(topup, payment, topup.deposit_amount), 'nowpayments')).rejects.toMatchObject({ code: 'not_found' });
     await expect(handle(postbackBody(topup, { ...payment, invoice_id: 'inv_unknown' }, topup.deposit_amount))).rejects.toMatchObject({
@@ -209,12 +207,7 @@ describe('postbacks', () => {
 
   it('acknowledges from the inbox: recorded once, every redelivery a duplicate, credited once, the record kept as the receipt', async () => {
     const customer = customerId();
-    const topup = await payments('CreateTopup', {
-      customer_id: customer,
-      amount_eur_cents: 2500,
-      asset_code: 'USDT',
-      blockchain_code: 'TRON',
-    });
+    const topup = await createTronTopup(customer, 2500);
     const payment = await payThroughSandbox(topup, topup.deposit_amount);
     const body = postbackBody(topup, payment, topup.deposit_amount);
     const first = await Promise.all(Array.from({ length: 4 }, () => handle(body)));
@@ -238,12 +231,7 @@ describe('postbacks', () => {
 
   it('asks the wallet whether a payment is credited: another replica shows it paid, and its poll moves nothing again', async () => {
     const customer = customerId();
-    const topup = await payments('CreateTopup', {
-      customer_id: customer,
-      amount_eur_cents: 1900,
-      asset_code: 'USDT',
-      blockchain_code: 'TRON',
-    });
+    const topup = await createTronTopup(customer, 1900);
     const payment = await payThroughSandbox(topup, topup.deposit_amount);
     expect(await handle(postbackBody(topup, payment, topup.deposit_amount))).toMatchObject({ outcome: 'recorded' });
     await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
@@ -300,12 +288,7 @@ describe('postbacks', () => {
 
   it('credits what was recorded while no crediting worker ran (a crash after the acknowledgement) once a worker runs again', async () => {
     const customer = customerId();
-    const topup = await payments('CreateTopup', {
-      customer_id: customer,
-      amount_eur_cents: 1300,
-      asset_code: 'USDT',
-      blockchain_code: 'TRON',
-    });
+    const topup = await createTronTopup(customer, 1300);
     const payment = await payThroughSandbox(topup, topup.deposit_amount);
     const body = postbackBody(topup, payment, topup.deposit_amount);
     await stack.payments.topups.crediting.stop();

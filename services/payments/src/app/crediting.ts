@@ -7,7 +7,7 @@ import type { TopupDocument, TopupEventDocument } from '../store/payments-store'
 
 import { forget, changed } from './topups-state';
 import { marketRateFor } from './assets';
-import { readEvents, creditEntryIdOfKey } from './topup-reads';
+import { readEvents, creditEntryIdOfKey, askWalletApplied } from './topup-reads';
 import type { TopupsState } from './topups-state';
 import { type Progress, slotAttemptsMax, progressOf } from './topup-rules';
 
@@ -138,28 +138,12 @@ async function owedPayments(state: TopupsState, payments: RecordedPayment[]): Pr
   const owed = payments.map((_, index) => index).filter((index) => !state.appliedCache.get(payments[index]!.event.key));
   const unknown = owed.filter((index) => !payments[index]!.created && payments[index]!.event.eur_cents > 0);
   if (unknown.length === 0) return owed;
-  const applied = await creditsApplied(
+  const applied = await askWalletApplied(
     state,
-    unknown.map((index) => payments[index]!),
+    unknown.map((index) => ({ customerId: payments[index]!.topup.customer_id, key: payments[index]!.event.key })),
   );
   const done = new Set(unknown.filter((_, position) => applied[position]));
-  for (const index of done) state.appliedCache.set(payments[index]!.event.key, true);
   return owed.filter((index) => !done.has(index));
-}
-
-/** The wallet's word on each payment's credit; all false (owed) when it cannot be asked now. */
-async function creditsApplied(state: TopupsState, payments: RecordedPayment[]): Promise<boolean[]> {
-  try {
-    return await state.wallet.creditsApplied(
-      payments.map((payment) => ({ customerId: payment.topup.customer_id, entryId: creditEntryId(payment) })),
-    );
-  } catch (error) {
-    state.logger.warn(
-      { err: error, payments: payments.length },
-      'could not ask the wallet which credits are applied; crediting them again',
-    );
-    return payments.map(() => false);
-  }
 }
 
 /**

@@ -33,6 +33,35 @@ export function creditEntryIdOfKey(key: string): string {
   return `topup:${key.slice('tx:'.length)}`;
 }
 
+/** Entries the wallet's FindEntries takes in one call (its bound). */
+const walletLookupMax = 500;
+
+/**
+ * Asks the wallet which of these payment records' credits it has (in order) and remembers the ones it has.
+ * When the wallet cannot be asked, answers false for each: a view then shows only what is known, and a crediting
+ * batch credits again (the wallet's replay).
+ */
+export async function askWalletApplied(state: TopupsState, records: Array<{ customerId: string; key: string }>): Promise<boolean[]> {
+  const applied: boolean[] = [];
+  try {
+    for (let start = 0; start < records.length; start += walletLookupMax) {
+      const chunk = records.slice(start, start + walletLookupMax);
+      applied.push(
+        ...(await state.wallet.creditsApplied(
+          chunk.map((record) => ({ customerId: record.customerId, entryId: creditEntryIdOfKey(record.key) })),
+        )),
+      );
+    }
+  } catch (error) {
+    state.logger.warn({ err: error, records: records.length }, 'could not ask the wallet which credits it has');
+    return records.map(() => false);
+  }
+  records.forEach((record, index) => {
+    if (applied[index]) state.appliedCache.set(record.key, true);
+  });
+  return applied;
+}
+
 export function view(state: TopupsState, topup: TopupDocument, progress: TopupProgress): TopupView {
   return {
     id: topup.id,
@@ -62,18 +91,11 @@ export function view(state: TopupsState, topup: TopupDocument, progress: TopupPr
 export async function customerProgress(state: TopupsState, topup: TopupDocument, events: TopupEventDocument[]): Promise<TopupProgress> {
   const payments = events.filter((event) => event.kind === 'payment' && event.eur_cents > 0);
   const unknown = payments.filter((event) => !state.appliedCache.get(event.key));
-  if (unknown.length > 0) {
-    try {
-      const applied = await state.wallet.creditsApplied(
-        unknown.map((event) => ({ customerId: topup.customer_id, entryId: creditEntryIdOfKey(event.key) })),
-      );
-      unknown.forEach((event, index) => {
-        if (applied[index]) state.appliedCache.set(event.key, true);
-      });
-    } catch (error) {
-      state.logger.warn({ err: error, topup_id: topup.id }, 'could not ask the wallet which credits are applied; showing the known ones');
-    }
-  }
+  if (unknown.length > 0)
+    await askWalletApplied(
+      state,
+      unknown.map((event) => ({ customerId: topup.customer_id, key: event.key })),
+    );
   return {
     creditedEurCents: payments.reduce((sum, event) => sum + (state.appliedCache.get(event.key) ? event.eur_cents : 0), 0),
     expired: events.some((event) => event.kind === 'expired'),
