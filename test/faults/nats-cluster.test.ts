@@ -105,7 +105,10 @@ async function nodeHealthy(nodeIndex: number): Promise<void> {
       const response = await fetch(`${cluster().monitorUrls[nodeIndex]}/healthz`, { signal: AbortSignal.timeout(1_000) }).catch(
         () => undefined,
       );
-      return response?.status === 200 || undefined;
+      if (response?.status === 200) return true;
+      // Kept as the reason if the deadline passes: which stream or consumer the node is still catching up on.
+      const body = response ? (await response.text().catch(() => '')).slice(0, 500) : 'no answer';
+      throw new Error(`node ${nodeIndex} /healthz ${response?.status ?? '-'}: ${body}`);
     },
     30_000,
     100,
