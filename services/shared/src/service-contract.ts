@@ -14,3 +14,6 @@ export function assertCustomerId(customerId: unknown): asserts customerId is str
 
 /** The most entries one wallet DebitMany takes (proto/wallet/v1/wallet.proto); billing sends at most this many. */
 export const debitManyEntriesMax = 50;
+
+/** The most entries one wallet FindEntries takes (proto/wallet/v1/wallet.proto); payments asks in chunks of this many. */
+export const findEntriesMax = 500;

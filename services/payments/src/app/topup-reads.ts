@@ -1,3 +1,4 @@
+import { findEntriesMax } from '@mtx/shared/service-contract';
 import { formatUnits } from '../domain/money';
 import { deriveTopupStatus, type TopupProgress } from '../domain/topup-state';
 import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
@@ -33,9 +34,6 @@ export function creditEntryIdOfKey(key: string): string {
   return `topup:${key.slice('tx:'.length)}`;
 }
 
-/** Entries the wallet's FindEntries takes in one call (its bound). */
-const walletLookupMax = 500;
-
 /**
  * Asks the wallet which of these payment records' credits it has (in order) and remembers the ones it has.
  * When the wallet cannot be asked, answers false for each: a view then shows only what is known, and a crediting
@@ -44,8 +42,8 @@ const walletLookupMax = 500;
 export async function askWalletApplied(state: TopupsState, records: Array<{ customerId: string; key: string }>): Promise<boolean[]> {
   const applied: boolean[] = [];
   try {
-    for (let start = 0; start < records.length; start += walletLookupMax) {
-      const chunk = records.slice(start, start + walletLookupMax);
+    for (let start = 0; start < records.length; start += findEntriesMax) {
+      const chunk = records.slice(start, start + findEntriesMax);
       applied.push(
         ...(await state.wallet.creditsApplied(
           chunk.map((record) => ({ customerId: record.customerId, entryId: creditEntryIdOfKey(record.key) })),

@@ -92,7 +92,7 @@ export interface FoundEntry {
 }
 
 /** Entries in one FindEntries: as many as a CreditMany holds, so a crediting batch is asked about in one call. */
-export const findEntriesMax = creditManyEntriesMax;
+export { findEntriesMax } from '@mtx/shared/service-contract';
 
 /**
  * Entries in one DebitMany. Its ledger entries go out as one ordered insert, which FerretDB stops at the first
