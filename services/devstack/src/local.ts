@@ -66,6 +66,18 @@ export function natsClusterSizeFromEnvironment(environment: NodeJS.ProcessEnv = 
 }
 
 /**
+ * FERRETDB_SQLITE_SYNCHRONOUS: SQLite's `synchronous` for the local store. NORMAL (the default) keeps every
+ * committed write across any process crash, the fault suite's SIGKILL included, and syncs the write-ahead log at
+ * checkpoints instead of on every commit; FULL also survives an OS crash or power loss, at one fsync per command.
+ */
+export function sqliteSynchronousFromEnvironment(environment: NodeJS.ProcessEnv = process.env): 'NORMAL' | 'FULL' {
+  const text = (environment.FERRETDB_SQLITE_SYNCHRONOUS?.trim() || 'NORMAL').toUpperCase();
+  if (text !== 'NORMAL' && text !== 'FULL')
+    throw new Error(`FERRETDB_SQLITE_SYNCHRONOUS=${JSON.stringify(environment.FERRETDB_SQLITE_SYNCHRONOUS)} is not NORMAL or FULL`);
+  return text;
+}
+
+/**
  * Starts FerretDB (SQLite) in `directory` on a free port; `port` pins it (a restart keeps its address). With
  * `metrics`, its Prometheus counters (commands served, by name) are at `metricsUrl`; off by default, as only the
  * benchmarks that count store commands read them.
@@ -90,7 +102,7 @@ export async function startStore(
     binaries.ferretdb,
     [
       '--handler=sqlite',
-      `--sqlite-url=file:${sqliteDirectory}/`,
+      `--sqlite-url=file:${sqliteDirectory}/?_pragma=synchronous(${sqliteSynchronousFromEnvironment()})`,
       `--state-dir=${sqliteDirectory}`,
       `--listen-addr=127.0.0.1:${chosenPort}`,
       debugPort === undefined ? '--debug-addr=-' : `--debug-addr=127.0.0.1:${debugPort}`,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startStore, type LocalProcess } from '../src/local';
+import { sqliteSynchronousFromEnvironment, startStore, type LocalProcess } from '../src/local';
 import { toolPath } from '../src/provision';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 
@@ -49,6 +49,41 @@ describe('local infrastructure', () => {
     const read = new MongoClient(store.url);
     expect(await read.db('keep').collection<{ _id: string; n: number }>('c').findOne({ _id: 'x' })).toEqual({ _id: 'x', n: 1 });
     await read.close();
+  });
+
+  it('runs SQLite with synchronous=NORMAL unless told FULL, and refuses any other value', () => {
+    expect(sqliteSynchronousFromEnvironment({})).toBe('NORMAL');
+    expect(sqliteSynchronousFromEnvironment({ FERRETDB_SQLITE_SYNCHRONOUS: 'full' })).toBe('FULL');
+    expect(sqliteSynchronousFromEnvironment({ FERRETDB_SQLITE_SYNCHRONOUS: ' NORMAL ' })).toBe('NORMAL');
+    for (const value of ['OFF', 'EXTRA', '1'])
+      expect(() => sqliteSynchronousFromEnvironment({ FERRETDB_SQLITE_SYNCHRONOUS: value })).toThrow(/NORMAL or FULL/);
+  });
+
+  it('keeps every acknowledged write when the store is killed (SIGKILL) and started again', async () => {
+    store ??= await startStore(directory);
+    if (!store.running()) await store.start();
+    if (process.platform === 'linux') {
+      const commandLine = fs.readFileSync(`/proc/${store.pid}/cmdline`, 'utf8').split('\0');
+      expect(commandLine.find((argument) => argument.startsWith('--sqlite-url='))).toMatch(/_pragma=synchronous\(NORMAL\)/);
+    }
+    const write = new MongoClient(store.url);
+    const collection = write.db('crash').collection<{ _id: string; n: number }>('c');
+    // Single inserts and one batch, each its own commit: none of them synced to disk by SQLite at commit time.
+    for (let n = 0; n < 20; n++) await collection.insertOne({ _id: `one:${n}`, n });
+    await collection.insertMany(Array.from({ length: 50 }, (_, n) => ({ _id: `many:${n}`, n })));
+    await write.close();
+    await store.kill();
+    expect(store.running()).toBe(false);
+    await store.start();
+    const read = new MongoClient(store.url);
+    try {
+      const stored = await read.db('crash').collection<{ _id: string; n: number }>('c').find({}).toArray();
+      expect(stored.map((document) => document._id).sort()).toEqual(
+        [...Array.from({ length: 20 }, (_, n) => `one:${n}`), ...Array.from({ length: 50 }, (_, n) => `many:${n}`)].sort(),
+      );
+    } finally {
+      await read.close();
+    }
   });
 
   it('answers _id lookups, updates and deletes from the _id index, not by scanning (the patched FerretDB build)', async () => {
