@@ -15,7 +15,8 @@ const logger = createLogger('payments');
 runService(logger, async () => {
   const config = loadPaymentsConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
-  const nats = await connectNats(config.NATS_URL, 'payments', logger);
+  // noEcho: the server would hand back its own top-up change announcements (every credit) to parse, whose caches it cleared already.
+  const nats = await connectNats(config.NATS_URL, 'payments', logger, { noEcho: true });
   const wallet = createServiceClient<WalletServiceDefinition>(
     grpcServices.wallet.protoFile,
     grpcServices.wallet.serviceName,

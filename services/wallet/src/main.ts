@@ -12,7 +12,8 @@ const logger = createLogger('wallet');
 runService(logger, async () => {
   const config = loadWalletConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
-  const nats = await connectNats(config.NATS_URL, 'wallet', logger);
+  // noEcho: the server would hand back its own movement broadcasts (every credit and debit) to parse, whose heads it noted already.
+  const nats = await connectNats(config.NATS_URL, 'wallet', logger, { noEcho: true });
   const app = await createWalletApp({
     config,
     database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'wallet')),

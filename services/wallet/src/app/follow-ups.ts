@@ -1,4 +1,3 @@
-import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { RunOutcome } from '@mtx/shared/run-batcher';
 import { checkpointInterval, type LedgerEntryDocument } from '../store/ledger-store';
 import type { LedgerState } from './ledger-state';
@@ -14,7 +13,7 @@ export function announce(state: LedgerState, entry: LedgerEntryDocument): void {
 export async function writeCheckpoint(state: LedgerState, entry: LedgerEntryDocument): Promise<boolean> {
   if (entry.seq % checkpointInterval !== 0) return false;
   const block = entry.seq / checkpointInterval;
-  return insertIfAbsent(state.store.checkpoints, {
+  return state.checkpointInserts.insertIfAbsent({
     _id: `${entry.wallet_id}:${block}`,
     wallet_id: entry.wallet_id,
     block,

@@ -34,6 +34,8 @@ export function createLedgerState(options: LedgerOptions) {
   const writeGate = new WriteGate(1);
   const ledgerInserts = new InsertBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
   const pointerInserts = new InsertBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
+  // One wallet in 16 crosses a block boundary per movement: alone, each checkpoint was a command of its own.
+  const checkpointInserts = new InsertBatcher(store.checkpoints, { queueMax: queueMax * 10, gate: writeGate });
   // DebitMany runs (contiguous slots, then their pointers) must go in order; concurrent runs share a command.
   const ledgerRuns = new OrderedRunBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
   const pointerRuns = new OrderedRunBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
@@ -55,6 +57,7 @@ export function createLedgerState(options: LedgerOptions) {
     writeGate,
     ledgerInserts,
     pointerInserts,
+    checkpointInserts,
     ledgerRuns,
     pointerRuns,
     /** Where the recovery pass resumes: the last wallet id it visited. */
