@@ -28,7 +28,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { connectorCodecs, terminalSubject } from '../../services/shared/src/connector/messages';
@@ -41,7 +40,7 @@ import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { restCall } from './load-tools';
+import { createRestPool, restCall, type RestMethod } from './load-tools';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
@@ -341,7 +340,7 @@ interface BenchState {
   stack?: Stack;
   mongo?: Awaited<ReturnType<typeof connectMongo>>;
   nats?: Awaited<ReturnType<typeof connectNats>>;
-  agent?: http.Agent;
+  pool?: ReturnType<typeof createRestPool>;
   execution?: ReturnType<typeof createUnaryClient>;
   droppedSpans: Map<string, number>;
   otelWarnings: string[];
@@ -437,11 +436,10 @@ async function setUp(state: BenchState): Promise<Bench> {
   const gatewayStore = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
   const customer = await createCustomer(gatewayStore, 'bench');
   const key = (await issueKey(gatewayStore, customer.customer_id, 'full')).key;
-  const gateway = new URL(stack.gatewayUrl);
   const controlUrl = stack.env.BROKER_SIM_HTTP_URL!;
 
-  const agent = (state.agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0) }));
-  const rest = (method: string, pathname: string, body?: unknown) => restCall(agent, gateway, key, method, pathname, body);
+  const pool = (state.pool = createRestPool(stack.gatewayUrl, Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0)));
+  const rest = (method: RestMethod, pathname: string, body?: unknown) => restCall(pool, key, method, pathname, body);
 
   log('connecting 20 accounts (10 MT4, 10 MT5) with large balances');
   const accounts: BenchAccount[] = [];
@@ -624,7 +622,7 @@ async function tearDown(state: BenchState): Promise<void> {
   const report = (what: string) => (error: unknown) => log(`closing ${what} failed: ${(error as Error).message}`);
   state.execution?.close();
   await state.nats?.close().catch(report('the NATS connection'));
-  state.agent?.destroy();
+  await state.pool?.destroy().catch(report('the REST connections'));
   await state.mongo?.close().catch(report('the store connection'));
   const { stack, receiver, droppedSpans, otelWarnings } = state;
   const pids = new Map([...(stack?.services ?? new Map()).values()].map((service) => [String(service.pid), service.name]));

@@ -25,7 +25,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalInfrastructure } from '@mtx/devstack/local';
@@ -33,7 +32,7 @@ import { startStack } from '@mtx/devstack/services';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { inParallel, restCall } from './load-tools';
+import { createRestPool, inParallel, restCall, type RestMethod } from './load-tools';
 import { measureProcessCpu } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, defaultResultsDirectory, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
@@ -109,9 +108,8 @@ async function main(): Promise<number> {
     },
   });
   const mongo = await connectMongo(infrastructure.mongodbUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(16, concurrency) });
-  const gateway = new URL(stack.gatewayUrl);
-  const rest = (key: string, method: string, pathname: string, body?: unknown) => restCall(agent, gateway, key, method, pathname, body);
+  const pool = createRestPool(stack.gatewayUrl, Math.max(16, concurrency));
+  const rest = (key: string, method: RestMethod, pathname: string, body?: unknown) => restCall(pool, key, method, pathname, body);
   const controlStats = async () =>
     (await (await fetch(`${stack.env.BROKER_SIM_HTTP_URL}/control/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as {
       terminal_streams_open: number;
@@ -389,7 +387,7 @@ async function main(): Promise<number> {
     log(summary);
     notes.push(summary);
   } finally {
-    agent.destroy();
+    await pool.destroy().catch(() => undefined);
     await mongo.close().catch(() => undefined);
     await stack.stop().catch(() => undefined);
     await infrastructure.stop();
