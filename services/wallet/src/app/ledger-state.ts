@@ -34,7 +34,7 @@ export function createLedgerState(options: LedgerOptions) {
   const writeGate = new WriteGate(1);
   const ledgerInserts = new InsertBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
   const pointerInserts = new InsertBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
-  // One wallet in 16 crosses a block boundary per movement: alone, each checkpoint was a command of its own.
+  // A checkpoint is owed by one movement in 16 of a wallet: too few to fill a command alone, so they share them.
   const checkpointInserts = new InsertBatcher(store.checkpoints, { queueMax: queueMax * 10, gate: writeGate });
   // DebitMany runs (contiguous slots, then their pointers) must go in order; concurrent runs share a command.
   const ledgerRuns = new OrderedRunBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
