@@ -40,7 +40,7 @@ import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { connectNats } from '../../services/shared/src/nats';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { createRestPool, restCall, type RestMethod } from './load-tools';
+import { createHttpPool, restCall, type HttpMethod } from './load-tools';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
@@ -340,7 +340,7 @@ interface BenchState {
   stack?: Stack;
   mongo?: Awaited<ReturnType<typeof connectMongo>>;
   nats?: Awaited<ReturnType<typeof connectNats>>;
-  pool?: ReturnType<typeof createRestPool>;
+  pool?: ReturnType<typeof createHttpPool>;
   execution?: ReturnType<typeof createUnaryClient>;
   droppedSpans: Map<string, number>;
   otelWarnings: string[];
@@ -438,8 +438,8 @@ async function setUp(state: BenchState): Promise<Bench> {
   const key = (await issueKey(gatewayStore, customer.customer_id, 'full')).key;
   const controlUrl = stack.env.BROKER_SIM_HTTP_URL!;
 
-  const pool = (state.pool = createRestPool(stack.gatewayUrl, Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0)));
-  const rest = (method: RestMethod, pathname: string, body?: unknown) => restCall(pool, key, method, pathname, body);
+  const pool = (state.pool = createHttpPool(stack.gatewayUrl, Math.max(4, ...concurrencies, fixedRatePerS ? 64 : 0)));
+  const rest = (method: HttpMethod, pathname: string, body?: unknown) => restCall(pool, key, method, pathname, body);
 
   log('connecting 20 accounts (10 MT4, 10 MT5) with large balances');
   const accounts: BenchAccount[] = [];

@@ -10,21 +10,22 @@ export async function inParallel<T>(items: T[], parallel: number, work: (item: T
   );
 }
 
-/** The benchmarks' kept-alive connections to the gateway: undici's pool, a quarter less CPU per request than node:http. */
-export function createRestPool(gatewayUrl: string, connections: number): Pool {
-  return new Pool(gatewayUrl, { connections, headersTimeout: 30_000, bodyTimeout: 30_000 });
+/**
+ * The benchmarks' kept-alive connections to one origin (the gateway, payments' hook listener): undici's pool, a
+ * quarter less CPU per request than node:http, which matters because the load generator shares the cores with
+ * the processes it measures.
+ */
+export function createHttpPool(originUrl: string, connections: number): Pool {
+  return new Pool(originUrl, { connections, headersTimeout: 30_000, bodyTimeout: 30_000 });
 }
 
-/**
- * One JSON request to the gateway over `pool`, with a bearer key: the benchmarks' REST client, kept lean because
- * the load generator shares the cores with the processes it measures.
- */
-export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** One JSON request to the gateway over `pool`, with a bearer key: the benchmarks' REST client. */
 export async function restCall(
   pool: Pool,
   key: string,
-  method: RestMethod,
+  method: HttpMethod,
   pathname: string,
   body?: unknown,
 ): Promise<{ status: number; body: string }> {

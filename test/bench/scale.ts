@@ -32,7 +32,7 @@ import { startStack } from '@mtx/devstack/services';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { createRestPool, inParallel, restCall, type RestMethod } from './load-tools';
+import { createHttpPool, inParallel, restCall, type HttpMethod } from './load-tools';
 import { measureProcessCpu } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, defaultResultsDirectory, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
@@ -108,8 +108,8 @@ async function main(): Promise<number> {
     },
   });
   const mongo = await connectMongo(infrastructure.mongodbUrl);
-  const pool = createRestPool(stack.gatewayUrl, Math.max(16, concurrency));
-  const rest = (key: string, method: RestMethod, pathname: string, body?: unknown) => restCall(pool, key, method, pathname, body);
+  const pool = createHttpPool(stack.gatewayUrl, Math.max(16, concurrency));
+  const rest = (key: string, method: HttpMethod, pathname: string, body?: unknown) => restCall(pool, key, method, pathname, body);
   const controlStats = async () =>
     (await (await fetch(`${stack.env.BROKER_SIM_HTTP_URL}/control/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as {
       terminal_streams_open: number;

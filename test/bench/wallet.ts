@@ -26,7 +26,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { Pool } from 'undici';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalInfrastructure } from '../../services/devstack/src/local';
@@ -38,6 +37,7 @@ import { createLogger } from '../../services/shared/src/logger';
 import { connectNats } from '../../services/shared/src/nats';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { auditLedger } from '../../services/wallet/src/audit';
+import { createHttpPool, type HttpMethod } from './load-tools';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
@@ -100,14 +100,11 @@ interface Answer {
   latencyMs: number;
 }
 
-/**
- * The provider's and the customers' HTTP client: undici's pool (kept-alive connections, no per-request agent
- * bookkeeping), about a quarter less CPU per request than node:http here, which the services share the cores with.
- */
+/** The provider's and the customers' HTTP client, timing each answer. */
 function createHttpClient(baseUrl: string, connections: number) {
-  const pool = new Pool(baseUrl, { connections, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const pool = createHttpPool(baseUrl, connections);
   return {
-    async request(method: 'GET' | 'POST', pathname: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+    async request(method: HttpMethod, pathname: string, headers: Record<string, string>, body?: string): Promise<Answer> {
       const started = process.hrtime.bigint();
       const response = await pool.request({ method, path: pathname, headers, ...(body === undefined ? {} : { body }) });
       const text = await response.body.text();
