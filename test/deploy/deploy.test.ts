@@ -17,8 +17,12 @@ import addFormats from 'ajv-formats';
 import { HealthImplementation } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import YAML from 'yaml';
+import { tools as localTools } from '@mtx/devstack/provision';
 import { kubernetesSchemaSource, provisionValidators, type ValidatorPaths } from '../../deploy/tools/provision-validators';
 import { repositoryRoot } from '../../services/shared/src/infra/paths';
+
+/** Production runs the minor line of NATS the local stack (and so every test) runs: `2.14` for v2.14.10. */
+const natsLine = localTools['nats-server'].version.replace(/^v/, '').split('.').slice(0, 2).join('.');
 
 const run = promisify(execFile);
 
@@ -645,7 +649,7 @@ describe('the prod overlay', () => {
     };
     expect(nats.config.cluster).toEqual({ enabled: true, replicas: 3 });
     expect(nats.config.jetstream.enabled).toBe(true);
-    expect(nats.container.image.tag).toMatch(/^2\.10/);
+    expect(nats.container.image.tag).toBe(`${natsLine}-alpine`);
     // Helm release "nats" → Service nats.
     expect(all(rendered.prod, 'ConfigMap')[0]!.data!.NATS_URL).toBe('nats://nats:4222');
 
@@ -695,7 +699,7 @@ describe('the dev overlay', () => {
     const configMap = all(rendered.dev, 'ConfigMap')[0]!;
     expect(configMap.data!.MONGODB_URL).toContain('replicaSet=rs0');
     const nats = mainContainer(find(rendered.dev, 'StatefulSet', 'nats'));
-    expect(nats.image).toMatch(/^nats:2\.10/);
+    expect(nats.image).toBe(`nats:${natsLine}-alpine`);
     expect(nats.args).toContain('--jetstream');
     const jaeger = mainContainer(find(rendered.dev, 'Deployment', 'jaeger'));
     expect(jaeger.ports!.map((port) => port.containerPort)).toEqual(expect.arrayContaining([4317, 4318, 16686]));
@@ -862,15 +866,16 @@ describe('docker-compose.yml', () => {
     expect(project.services.gateway!.ports?.map((port) => port.target)).toContain(8080);
   });
 
-  it('runs MongoDB 7 as a self-initiating replica set, NATS 2.10 with JetStream (and a three-node cluster), and Jaeger', async () => {
+  it("runs MongoDB 7 as a self-initiating replica set, NATS (the local pin's line) with JetStream (and a three-node cluster), and Jaeger", async () => {
     const project = await composeInspect('*');
     const mongo = project.services.mongo!;
     expect(mongo.image).toMatch(/^mongo:7/);
     expect(mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
     expect(mongo.healthcheck!.test!.join(' ')).toContain("rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'mongo:27017' }] })");
-    expect(project.services.nats!.image).toMatch(/^nats:2\.10/);
+    expect(project.services.nats!.image).toBe(`nats:${natsLine}-alpine`);
     expect(project.services.nats!.command).toContain('--jetstream');
     for (const node of ['nats-1', 'nats-2', 'nats-3']) {
+      expect(project.services[node]!.image, node).toBe(`nats:${natsLine}-alpine`);
       const command = project.services[node]!.command!;
       expect(command, node).toContain('--jetstream');
       expect(command, node).toContain('--cluster_name=mtx-nats');

@@ -8,8 +8,11 @@ import { makeWritable, withDirectoryLock } from './tool-cache';
 const run = promisify(execFile);
 
 /**
- * Pinned versions of the local infrastructure. FerretDB 1.24.0 is the last 1.x release (SQLite backend);
- * nats-server 2.10.29 is a current 2.10 patch with JetStream.
+ * Pinned versions of the local infrastructure. FerretDB 1.24.0 is the last 1.x release (SQLite backend).
+ * nats-server 2.14.10 is the newest patch of the previous minor line (2.15 is current): 2.10.29, pinned before,
+ * now and then left a restarted cluster node's stream replica behind for minutes (its /healthz answering
+ * `group node unhealthy` until the node was restarted again), and the 2.10 line no longer gets fixes. 2.14 needs
+ * Go 1.26.
  */
 export const tools = {
   ferretdb: {
@@ -19,7 +22,7 @@ export const tools = {
     binary: 'ferretdb',
     build: 'idindex1',
   },
-  'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.10.29', packagePath: '.', binary: 'nats-server', build: '' },
+  'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.14.10', packagePath: '.', binary: 'nats-server', build: '' },
 } as const;
 
 /**
@@ -141,7 +144,7 @@ export async function provisionTools(progress: Progress = defaultProgress): Prom
         try {
           await run('go', ['version']);
         } catch {
-          throw new Error('the Go toolchain (`go`) is needed to build the local FerretDB and nats-server; install Go 1.22 or newer');
+          throw new Error('the Go toolchain (`go`) is needed to build the local FerretDB and nats-server; install Go 1.26 or newer');
         }
         await goBuild(name, progress);
       }
