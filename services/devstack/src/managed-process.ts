@@ -26,12 +26,14 @@ export function managedProcess(
   args: string[],
   logFile: string,
   ready: () => Promise<void>,
+  /** Variables set for the process on top of this one's environment. */
+  environment: Record<string, string> = {},
 ): LocalProcess {
   let child: ChildProcess | undefined;
   const start = async () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
     const output = fs.openSync(logFile, 'a');
-    child = spawn(command, args, { stdio: ['ignore', output, output] });
+    child = spawn(command, args, { stdio: ['ignore', output, output], env: { ...process.env, ...environment } });
     fs.closeSync(output);
     const exited = new Promise<never>((_, reject) =>
       child!.once('exit', (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before it was ready; see ${logFile}`))),

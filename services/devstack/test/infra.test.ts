@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sqliteSynchronousFromEnvironment, startStore, type LocalProcess } from '../src/local';
+import { ferretdbGogcFromEnvironment, sqliteSynchronousFromEnvironment, startStore, type LocalProcess } from '../src/local';
 import { toolPath } from '../src/provision';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 
@@ -59,12 +59,22 @@ describe('local infrastructure', () => {
       expect(() => sqliteSynchronousFromEnvironment({ FERRETDB_SQLITE_SYNCHRONOUS: value })).toThrow(/NORMAL or FULL/);
   });
 
+  it("runs FerretDB's garbage collector at GOGC=400 unless told otherwise, and refuses a value out of range", () => {
+    expect(ferretdbGogcFromEnvironment({})).toBe('400');
+    expect(ferretdbGogcFromEnvironment({ FERRETDB_GOGC: ' 200 ' })).toBe('200');
+    expect(ferretdbGogcFromEnvironment({ FERRETDB_GOGC: '50' })).toBe('50');
+    for (const value of ['off', '10', '2.5', '5000', '-1'])
+      expect(() => ferretdbGogcFromEnvironment({ FERRETDB_GOGC: value })).toThrow(/from 50 to 2000/);
+  });
+
   it('keeps every acknowledged write when the store is killed (SIGKILL) and started again', async () => {
     store ??= await startStore(directory);
     if (!store.running()) await store.start();
     if (process.platform === 'linux') {
       const commandLine = fs.readFileSync(`/proc/${store.pid}/cmdline`, 'utf8').split('\0');
       expect(commandLine.find((argument) => argument.startsWith('--sqlite-url='))).toMatch(/_pragma=synchronous\(NORMAL\)/);
+      const environment = fs.readFileSync(`/proc/${store.pid}/environ`, 'utf8').split('\0');
+      expect(environment.filter((variable) => variable.startsWith('GOGC='))).toEqual([`GOGC=${ferretdbGogcFromEnvironment()}`]);
     }
     const write = new MongoClient(store.url);
     const collection = write.db('crash').collection<{ _id: string; n: number }>('c');
