@@ -8,7 +8,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHttpStatus } from '@mtx/shared/errors';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
-import { docsRoutePrefix, idempotentOperations } from '../../services/gateway/src/handlers/docs';
+import { docsRoutePrefix } from '../../services/gateway/src/handlers/docs';
+import { idempotentOperations } from '../../services/gateway/src/plugins/openapi-document';
 import { startGatewayHarness, type GatewayHarness } from '../../services/gateway/test/helpers';
 
 /**

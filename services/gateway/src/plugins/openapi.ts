@@ -1,5 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
-import { openApiDocumentOptions } from '../handlers/docs';
+import { openApiDocumentOptions } from './openapi-document';
 import fp from 'fastify-plugin';
 import type { GatewayApp, GatewayDependencies } from '../context';
 
