@@ -22,6 +22,7 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    http: { maxHeaderSize: config.HEADER_LIMIT_BYTES },
     requestIdHeader: false,
     genReqId: () => `req_${randomBase62(20)}`,
     trustProxy: config.TRUSTED_PROXIES.trim()

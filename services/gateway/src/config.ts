@@ -19,6 +19,12 @@ export const GatewayConfigSchema = Type.Object({
   RATE_LIMIT_EXECUTION_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
   RATE_LIMIT_OTHER_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 }),
+  /**
+   * Request line and headers together. Node's 16 KiB default is below the longest query the schemas accept
+   * (GET /v1/positions: 20 account ids of 80 characters, each up to 12 bytes percent-encoded, about 20 KiB), so a
+   * valid request would be refused before its route saw it.
+   */
+  HEADER_LIMIT_BYTES: Type.Integer({ minimum: 16 * 1024, maximum: 1024 * 1024, default: 32 * 1024 }),
   JSON_DEPTH_MAX: Type.Integer({ minimum: 2, default: 32 }),
   /**
    * How long a replica trusts a key it looked up. Revocations are announced to every replica over NATS

@@ -615,6 +615,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -764,6 +782,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -989,6 +1025,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -1166,6 +1220,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
             429: {
                 headers: {
@@ -1181,6 +1253,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -1299,6 +1389,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
             429: {
                 headers: {
@@ -1311,6 +1419,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -1502,6 +1628,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -1753,6 +1897,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -1845,6 +2007,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -1982,6 +2162,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -2225,6 +2423,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -2401,6 +2617,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
             429: {
                 headers: {
@@ -2416,6 +2650,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -2549,6 +2801,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -2790,6 +3060,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -2963,6 +3251,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
             429: {
                 headers: {
@@ -2978,6 +3284,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -3333,6 +3657,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -3628,6 +3970,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -3767,6 +4127,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -3896,6 +4274,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
             429: {
                 headers: {
@@ -3911,6 +4307,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -4097,6 +4511,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -4245,6 +4677,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
             429: {
                 headers: {
@@ -4260,6 +4710,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -4368,6 +4836,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -4556,6 +5042,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `unavailable`: a backing service is down; retry after Retry-After. */
             503: {
                 headers: {
@@ -4702,6 +5206,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
             429: {
                 headers: {
@@ -4717,6 +5239,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }
@@ -4847,6 +5387,24 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }

@@ -3,6 +3,7 @@ import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import { errorHttpStatus, type ErrorCode } from '@mtx/shared/errors';
 import type { OpenAPIV3 } from 'openapi-types';
 import type { GatewayConfig } from '../config';
+import { pathParameterLengthMax } from './errors';
 
 /** Operations that honour the Idempotency-Key header (DESIGN.md §4). */
 export const idempotentOperations: ReadonlySet<string> = new Set(['POST /v1/orders', 'POST /v1/orders/close']);
@@ -13,7 +14,7 @@ const rateLimitMarker = 'x-mtx-rate-limit-bucket';
 const headerReference = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** What each public error code means, for the error table of the reference. Keyed by every code the gateway can send. */
-const errorCodeDescriptions: Record<ErrorCode, string> = {
+const errorCodeDescriptions = (config: GatewayConfig): Record<ErrorCode, string> => ({
   invalid_request: 'The request is malformed: a wrong type, a missing required field, a bad header value. `param` names the field.',
   unknown_field: 'The body has a field the endpoint does not accept; nothing is silently dropped. `param` is its dotted path.',
   amount_out_of_range: 'An amount lies outside its bounds (a top-up is 1000 to 50000 cents).',
@@ -32,14 +33,14 @@ const errorCodeDescriptions: Record<ErrorCode, string> = {
     '`require_reachable` was set and some accounts have no terminal; `details.account_ids` lists them and nothing was sent.',
   conflict: 'The resource is in a state that does not allow this change.',
   payload_too_large: 'The body exceeds the size limit.',
-  uri_too_long: 'A path segment is longer than any identifier can be (2,000 characters).',
+  uri_too_long: `A path segment is longer than any identifier can be (${pathParameterLengthMax.toLocaleString('en')} characters).`,
   unsupported_media_type: 'Bodies must be sent as `application/json`.',
-  headers_too_large: 'The request headers are larger than the server reads (16 KiB).',
+  headers_too_large: `The request line and headers together are larger than the server reads (${config.HEADER_LIMIT_BYTES / 1024} KiB).`,
   rate_limited: 'Too many requests in the current minute; wait for `Retry-After` seconds.',
   internal: 'An unexpected error on our side. It carries no details; quote the `request_id`.',
   unavailable:
     'A backing service is down or timed out; retry after `Retry-After` seconds. Retry a write only with an Idempotency-Key, or after checking its effect.',
-};
+});
 
 /** Descriptions for the tags the route files use; tags the document does not use are not added. */
 const tagDescriptions: Record<string, string> = {
@@ -58,8 +59,9 @@ const tagDescriptions: Record<string, string> = {
 const tagOrder = ['wallet', 'subscription', 'servers', 'accounts', 'orders', 'portfolio', 'events', 'webhooks', 'hooks'];
 
 function referenceGuide(config: GatewayConfig): string {
+  const descriptions = errorCodeDescriptions(config);
   const errorRows = (Object.keys(errorHttpStatus) as ErrorCode[])
-    .map((code) => `| ${errorHttpStatus[code]} | \`${code}\` | ${errorCodeDescriptions[code]} |`)
+    .map((code) => `| ${errorHttpStatus[code]} | \`${code}\` | ${descriptions[code]} |`)
     .join('\n');
   return `
 
@@ -132,8 +134,10 @@ const errorExamples: Record<string, { code: string; message: string; param?: str
     param: 'Idempotency-Key',
   },
   '413': { code: 'payload_too_large', message: 'request body is too large' },
+  '414': { code: 'uri_too_long', message: `a path segment is longer than ${pathParameterLengthMax} characters` },
   '415': { code: 'unsupported_media_type', message: 'send the body as application/json' },
   '429': { code: 'rate_limited', message: 'rate limit of 600 requests per minute reached; retry in 42 s' },
+  '431': { code: 'headers_too_large', message: 'request headers are too large' },
   '503': { code: 'unavailable', message: 'a backing service is down; retry shortly' },
 };
 
@@ -169,6 +173,17 @@ function documentOperation(method: string, path: string, operation: OperationObj
     const response = operation.responses?.[status];
     if (response) setResponseHeader(response, 'Retry-After');
   }
+  // Refusals Node's HTTP parser and the router make before any route runs, on every operation that can meet them.
+  operation.responses ??= {};
+  operation.responses['431'] ??= {
+    description: `\`headers_too_large\`: the request line and headers together pass ${config.HEADER_LIMIT_BYTES / 1024} KiB.`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  };
+  if (path.includes('{'))
+    operation.responses['414'] ??= {
+      description: `\`uri_too_long\`: a path segment is longer than ${pathParameterLengthMax} characters.`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    };
   if (idempotentOperations.has(`${method.toUpperCase()} ${path}`)) {
     const parameters = (operation.parameters ?? []).filter(
       (parameter) => !(parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key'),
