@@ -6,6 +6,7 @@ import {
   cdfPoints,
   floorOutcome,
   niceTicks,
+  p99BySecond,
   throughputSvg,
   validateResult,
   writeReport,
@@ -116,6 +117,19 @@ describe('floors', () => {
         runs: [{ ...run(1, 1), floor: { ...both, and: { metric: 'p99_ms', value: '20', comparison: 'at_most' } } }],
       }),
     ).toThrow(/floor\.and/);
+  });
+});
+
+describe('p99 by second', () => {
+  it("groups answers by the second they were due in, keeps empty seconds, and takes each second's nearest-rank p99", () => {
+    // Second 0: 100 answers of 1..100 ms; second 1: none; second 2: one stalled answer.
+    const timeline: Array<[number, number]> = Array.from({ length: 100 }, (_, index) => [index * 9.9, index + 1]);
+    timeline.push([2_500, 480.04]);
+    const bySecond = p99BySecond(timeline);
+    expect(bySecond).toHaveLength(3);
+    expect(bySecond[0]).toBe(99);
+    expect(bySecond[1]).toBeNull();
+    expect(bySecond[2]).toBe(480);
   });
 });
 

@@ -40,6 +40,26 @@ export interface BenchRun {
   floor?: BenchFloor;
   /** Set on an open-loop run: the load offered (starts per second, on a schedule), whatever the answers did. */
   offered_per_s?: number;
+  /**
+   * Set on an open-loop run: the p99 of the answers in each second of the run, in order, so one stalled second
+   * (a pause somewhere) reads apart from a backlog that grows through the run (too little capacity).
+   */
+  p99_ms_by_second?: Array<number | null>;
+}
+
+/** p99 of each whole second of `timeline` ([offset from the run's start, latency] pairs, ms), in order. */
+export function p99BySecond(timeline: Array<[number, number]>): Array<number | null> {
+  const seconds: number[][] = [];
+  for (const [offsetMs, latencyMs] of timeline) (seconds[Math.floor(offsetMs / 1000)] ??= []).push(latencyMs);
+  return Array.from(seconds, (latencies) =>
+    roundTo(
+      percentile(
+        (latencies ?? []).sort((left, right) => left - right),
+        0.99,
+      ),
+      1,
+    ),
+  );
 }
 
 /** The value at `fraction` (0–1) of an ascending list, nearest rank; null for an empty list. */

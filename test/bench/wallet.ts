@@ -40,7 +40,7 @@ import { auditLedger } from '../../services/wallet/src/audit';
 import { createHttpPool, type HttpMethod } from './load-tools';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
-import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
+import { currentMachine, p99BySecond, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const closedLoopTopupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
 // Offered rates of the open-loop runs, lowest first: the target's rate and one below it, so the report shows
@@ -138,8 +138,10 @@ async function openLoop(
   ratePerS: number,
   inFlightMax: number,
   work: (index: number) => Promise<boolean>,
-): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
+): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[]; timeline: Array<[number, number]> }> {
   const latencies: number[] = [];
+  // [when it was due, from the run's start; its latency], for the per-second figures.
+  const timeline: Array<[number, number]> = [];
   let errors = 0;
   let inFlight = 0;
   const notSent: number[] = [];
@@ -161,13 +163,15 @@ async function openLoop(
         .catch(() => false)
         .then((ok) => {
           inFlight -= 1;
-          if (ok) latencies.push(performance.now() - dueMs);
-          else errors += 1;
+          if (ok) {
+            latencies.push(performance.now() - dueMs);
+            timeline.push([dueMs - startedMs, performance.now() - dueMs]);
+          } else errors += 1;
         }),
     );
   }
   await Promise.all(pending);
-  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent };
+  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent, timeline };
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight, timing each from its start. */
@@ -175,7 +179,7 @@ async function closedLoop(
   total: number,
   concurrency: number,
   work: (index: number) => Promise<boolean>,
-): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[] }> {
+): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[]; timeline: Array<[number, number]> }> {
   const latencies: number[] = [];
   let errors = 0;
   const startedMs = performance.now();
@@ -184,7 +188,7 @@ async function closedLoop(
     if (await work(index).catch(() => false)) latencies.push(performance.now() - operationStartedMs);
     else errors += 1;
   });
-  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent: [] };
+  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent: [], timeline: [] };
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight. */
@@ -374,15 +378,19 @@ async function main(): Promise<void> {
       if (profiled) signalServices(processes);
       const stopCpu = measureProcessCpu(processes);
       const commandsBefore = await readStoreCommands(infrastructure.store?.metricsUrl);
-      const { latencies, errors, durationS, notSent } = open
+      const phaseStartedMs = performance.now();
+      const { latencies, errors, durationS, notSent, timeline } = open
         ? await openLoop(slice.length, load.ratePerS, openLoopInFlightMax, deliver)
         : await closedLoop(slice.length, load.concurrency, deliver);
       const settleStartedMs = performance.now();
       while (acknowledged.some((entryId) => !creditedAtMs.has(entryId)) && performance.now() - settleStartedMs < creditsSettleMs)
         await new Promise((resolve) => setTimeout(resolve, 20));
-      const creditLatencies = acknowledged
-        .filter((entryId) => creditedAtMs.has(entryId))
-        .map((entryId) => Math.max(0, creditedAtMs.get(entryId)! - acknowledgedAtMs.get(entryId)!));
+      const credited = acknowledged.filter((entryId) => creditedAtMs.has(entryId));
+      const creditLatencies = credited.map((entryId) => Math.max(0, creditedAtMs.get(entryId)! - acknowledgedAtMs.get(entryId)!));
+      const creditTimeline = credited.map((entryId, index): [number, number] => [
+        acknowledgedAtMs.get(entryId)! - phaseStartedMs,
+        creditLatencies[index]!,
+      ]);
       const unannounced = acknowledged.length - creditLatencies.length;
       // A postback the open loop could not send (too many unanswered) is the run's failure, not the service's:
       // it counts as an error of the run (which then misses its floor) and its top-up is left out of the balances.
@@ -403,7 +411,7 @@ async function main(): Promise<void> {
       const shape = open ? `fixed rate ${load.ratePerS}/s, open loop` : `concurrency ${concurrency}`;
       const run = summarise(`signed postback → acknowledged (${shape})`, concurrency, latencies, durationS, errors, 'postbacks', {
         series: open ? 'postbacks acknowledged, fixed rate' : 'postbacks acknowledged',
-        ...(open ? { offered_per_s: load.ratePerS, floor: acknowledgementFloor } : {}),
+        ...(open ? { offered_per_s: load.ratePerS, floor: acknowledgementFloor, p99_ms_by_second: p99BySecond(timeline) } : {}),
       });
       const creditRun = summarise(
         `acknowledgement → credit in the wallet (${shape})`,
@@ -414,7 +422,7 @@ async function main(): Promise<void> {
         'credits',
         {
           series: open ? 'credits after acknowledgement, fixed rate' : 'credits after acknowledgement',
-          ...(open ? { floor: creditFloor } : {}),
+          ...(open ? { floor: creditFloor, p99_ms_by_second: p99BySecond(creditTimeline) } : {}),
         },
       );
       cpuNotes.push(
@@ -427,6 +435,10 @@ async function main(): Promise<void> {
       log(
         `${creditRun.label}: p50 ${creditRun.p50_ms} ms, p99 ${creditRun.p99_ms} ms, max ${creditRun.max_ms} ms, not announced ${unannounced}`,
       );
+      if (open) {
+        log(`  acknowledgement p99 by second (ms): ${run.p99_ms_by_second!.join(', ')}`);
+        log(`  credit p99 by second of its acknowledgement (ms): ${creditRun.p99_ms_by_second!.join(', ')}`);
+      }
       log(`  ${cpu}`);
       if (commands) log(`  ${commands}`);
       if (notRecorded > 0) throw new Error(`${notRecorded} first deliveries were not recorded`);
