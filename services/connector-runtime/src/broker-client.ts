@@ -187,6 +187,7 @@ export interface SessionPoolOptions {
  */
 export class SessionPool {
   private readonly sessions = new Map<string, CachedSession>();
+  private readonly fingerprints = new WeakMap<Credentials, string>();
   private readonly idleSweep: NodeJS.Timeout | undefined;
   /** Sessions logged out for idleness since the start (for the connector's stats and tests). */
   loggedOutIdle = 0;
@@ -236,8 +237,17 @@ export class SessionPool {
     clearInterval(this.idleSweep);
   }
 
+  /**
+   * A digest, so the cache never holds a password. Remembered per credentials object: one account message's
+   * legs share it, so a message hashes once, not once per leg.
+   */
   private fingerprint(credentials: Credentials): string {
-    return crypto.createHash('sha256').update(`${credentials.server}\n${credentials.login}\n${credentials.password}`).digest('base64');
+    let fingerprint = this.fingerprints.get(credentials);
+    if (fingerprint === undefined) {
+      fingerprint = crypto.hash('sha256', `${credentials.server}\n${credentials.login}\n${credentials.password}`, 'base64');
+      this.fingerprints.set(credentials, fingerprint);
+    }
+    return fingerprint;
   }
 
   get size(): number {

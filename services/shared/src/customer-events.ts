@@ -49,7 +49,7 @@ export function customerEventSubject(channel: CustomerEventChannel, type: Custom
 
 /** `evt_` and 24 hex characters of the SHA-256 of the type and what identifies the occurrence. */
 export function customerEventId(type: CustomerEventType, occurrence: string): string {
-  return `evt_${crypto.createHash('sha256').update(`${type}\u0000${occurrence}`).digest('hex').slice(0, 24)}`;
+  return `evt_${crypto.hash('sha256', `${type}\u0000${occurrence}`, 'hex').slice(0, 24)}`;
 }
 
 export function customerEvent(
