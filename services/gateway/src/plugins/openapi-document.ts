@@ -13,6 +13,9 @@ const rateLimitMarker = 'x-mtx-rate-limit-bucket';
 
 const headerReference = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+/** `32 KiB`, `19.5 KiB`: a byte limit as the reader knows it. */
+const kibibytes = (bytes: number) => `${(bytes / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} KiB`;
+
 /** What each public error code means, for the error table of the reference. Keyed by every code the gateway can send. */
 const errorCodeDescriptions = (config: GatewayConfig): Record<ErrorCode, string> => ({
   invalid_request: 'The request is malformed: a wrong type, a missing required field, a bad header value. `param` names the field.',
@@ -35,7 +38,7 @@ const errorCodeDescriptions = (config: GatewayConfig): Record<ErrorCode, string>
   payload_too_large: 'The body exceeds the size limit.',
   uri_too_long: `A path segment is longer than any identifier can be (${pathParameterLengthMax.toLocaleString('en')} characters).`,
   unsupported_media_type: 'Bodies must be sent as `application/json`.',
-  headers_too_large: `The request line and headers together are larger than the server reads (${config.HEADER_LIMIT_BYTES / 1024} KiB).`,
+  headers_too_large: `The request line and headers together are larger than the server reads (${kibibytes(config.HEADER_LIMIT_BYTES)}).`,
   rate_limited: 'Too many requests in the current minute; wait for `Retry-After` seconds.',
   internal: 'An unexpected error on our side. It carries no details; quote the `request_id`.',
   unavailable:
@@ -176,7 +179,7 @@ function documentOperation(method: string, path: string, operation: OperationObj
   // Refusals Node's HTTP parser and the router make before any route runs, on every operation that can meet them.
   operation.responses ??= {};
   operation.responses['431'] ??= {
-    description: `\`headers_too_large\`: the request line and headers together pass ${config.HEADER_LIMIT_BYTES / 1024} KiB.`,
+    description: `\`headers_too_large\`: the request line and headers together pass ${kibibytes(config.HEADER_LIMIT_BYTES)}.`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
   };
   if (path.includes('{'))
