@@ -138,10 +138,19 @@ async function openLoop(
   ratePerS: number,
   inFlightMax: number,
   work: (index: number) => Promise<boolean>,
-): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[]; timeline: Array<[number, number]> }> {
+): Promise<{
+  latencies: number[];
+  errors: number;
+  durationS: number;
+  notSent: number[];
+  timeline: Array<[number, number]>;
+  senderLateMsBySecond: number[];
+}> {
   const latencies: number[] = [];
   // [when it was due, from the run's start; its latency], for the per-second figures.
   const timeline: Array<[number, number]> = [];
+  // How late this process sent, at worst, in each second: latency the load generator added, not the services.
+  const senderLateMsBySecond: number[] = [];
   let errors = 0;
   let inFlight = 0;
   const notSent: number[] = [];
@@ -152,6 +161,8 @@ async function openLoop(
     const aheadMs = dueMs - performance.now();
     // Timers fire on the millisecond at best: starts due within the next one go out now, in order.
     if (aheadMs >= 1) await new Promise((resolve) => setTimeout(resolve, aheadMs));
+    const second = Math.floor((dueMs - startedMs) / 1000);
+    senderLateMsBySecond[second] = Math.max(senderLateMsBySecond[second] ?? 0, Math.round(performance.now() - dueMs));
     if (inFlight >= inFlightMax) {
       errors += 1;
       notSent.push(index);
@@ -171,7 +182,7 @@ async function openLoop(
     );
   }
   await Promise.all(pending);
-  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent, timeline };
+  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent, timeline, senderLateMsBySecond };
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight, timing each from its start. */
@@ -179,7 +190,14 @@ async function closedLoop(
   total: number,
   concurrency: number,
   work: (index: number) => Promise<boolean>,
-): Promise<{ latencies: number[]; errors: number; durationS: number; notSent: number[]; timeline: Array<[number, number]> }> {
+): Promise<{
+  latencies: number[];
+  errors: number;
+  durationS: number;
+  notSent: number[];
+  timeline: Array<[number, number]>;
+  senderLateMsBySecond: number[];
+}> {
   const latencies: number[] = [];
   let errors = 0;
   const startedMs = performance.now();
@@ -188,7 +206,7 @@ async function closedLoop(
     if (await work(index).catch(() => false)) latencies.push(performance.now() - operationStartedMs);
     else errors += 1;
   });
-  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent: [], timeline: [] };
+  return { latencies, errors, durationS: (performance.now() - startedMs) / 1000, notSent: [], timeline: [], senderLateMsBySecond: [] };
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight. */
@@ -379,7 +397,7 @@ async function main(): Promise<void> {
       const stopCpu = measureProcessCpu(processes);
       const commandsBefore = await readStoreCommands(infrastructure.store?.metricsUrl);
       const phaseStartedMs = performance.now();
-      const { latencies, errors, durationS, notSent, timeline } = open
+      const { latencies, errors, durationS, notSent, timeline, senderLateMsBySecond } = open
         ? await openLoop(slice.length, load.ratePerS, openLoopInFlightMax, deliver)
         : await closedLoop(slice.length, load.concurrency, deliver);
       const settleStartedMs = performance.now();
@@ -438,6 +456,7 @@ async function main(): Promise<void> {
       if (open) {
         log(`  acknowledgement p99 by second (ms): ${run.p99_ms_by_second!.join(', ')}`);
         log(`  credit p99 by second of its acknowledgement (ms): ${creditRun.p99_ms_by_second!.join(', ')}`);
+        log(`  this load generator's own lateness in sending, worst of each second (ms): ${senderLateMsBySecond.join(', ')}`);
       }
       log(`  ${cpu}`);
       if (commands) log(`  ${commands}`);
