@@ -128,6 +128,18 @@ function summarise(
   return { ...runFromLatencies({ label, concurrency, unit }, latencies, durationS, errors), ...extra };
 }
 
+/** What a run of postbacks gave; the open loop alone fills the per-second figures. */
+interface LoopOutcome {
+  latencies: number[];
+  errors: number;
+  durationS: number;
+  notSent: number[];
+  /** [when each answered postback was due, from the run's start; its latency], ms. */
+  timeline: Array<[number, number]>;
+  /** How late the loop itself sent, at worst, in each second (ms). */
+  senderLateMsBySecond: number[];
+}
+
 /**
  * Starts `work(i)` for i in [0, total) at `ratePerS` (open loop: on schedule, whatever the answers do) and
  * resolves each latency from the moment its start was due, so a sender that fell behind, or a backlog in the
@@ -138,18 +150,10 @@ async function openLoop(
   ratePerS: number,
   inFlightMax: number,
   work: (index: number) => Promise<boolean>,
-): Promise<{
-  latencies: number[];
-  errors: number;
-  durationS: number;
-  notSent: number[];
-  timeline: Array<[number, number]>;
-  senderLateMsBySecond: number[];
-}> {
+): Promise<LoopOutcome> {
   const latencies: number[] = [];
-  // [when it was due, from the run's start; its latency], for the per-second figures.
   const timeline: Array<[number, number]> = [];
-  // How late this process sent, at worst, in each second: latency the load generator added, not the services.
+  // Latency the load generator added, not the services.
   const senderLateMsBySecond: number[] = [];
   let errors = 0;
   let inFlight = 0;
@@ -186,18 +190,7 @@ async function openLoop(
 }
 
 /** Runs `work(i)` for i in [0, total) with at most `concurrency` in flight, timing each from its start. */
-async function closedLoop(
-  total: number,
-  concurrency: number,
-  work: (index: number) => Promise<boolean>,
-): Promise<{
-  latencies: number[];
-  errors: number;
-  durationS: number;
-  notSent: number[];
-  timeline: Array<[number, number]>;
-  senderLateMsBySecond: number[];
-}> {
+async function closedLoop(total: number, concurrency: number, work: (index: number) => Promise<boolean>): Promise<LoopOutcome> {
   const latencies: number[] = [];
   let errors = 0;
   const startedMs = performance.now();
