@@ -917,6 +917,7 @@ async function runSchemathesis(
   const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
   const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   clearTimeout(timer);
+  fs.rmSync(configFile, { force: true });
   const generated = /(\d+) generated/.exec(output);
   const summaryLine =
     output

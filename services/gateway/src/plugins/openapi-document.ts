@@ -157,6 +157,12 @@ const routeErrorExamples: Record<string, Record<string, { code: string; message:
   },
 };
 
+/** An error response in the one envelope every error uses, for refusals the routes' own schemas do not declare. */
+const envelopeResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+});
+
 function documentOperation(method: string, path: string, operation: OperationObject, config: GatewayConfig): void {
   const bucket = operation[rateLimitMarker] as string | undefined;
   delete operation[rateLimitMarker];
@@ -178,25 +184,20 @@ function documentOperation(method: string, path: string, operation: OperationObj
   }
   // Refusals Node's HTTP parser and the router make before any route runs, on every operation that can meet them.
   operation.responses ??= {};
-  operation.responses['431'] ??= {
-    description: `\`headers_too_large\`: the request line and headers together pass ${kibibytes(config.HEADER_LIMIT_BYTES)}.`,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-  };
+  operation.responses['431'] ??= envelopeResponse(
+    `\`headers_too_large\`: the request line and headers together pass ${kibibytes(config.HEADER_LIMIT_BYTES)}.`,
+  );
   if (path.includes('{'))
-    operation.responses['414'] ??= {
-      description: `\`uri_too_long\`: a path segment is longer than ${pathParameterLengthMax} characters.`,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-    };
+    operation.responses['414'] ??= envelopeResponse(
+      `\`uri_too_long\`: a path segment is longer than ${pathParameterLengthMax} characters.`,
+    );
   if (idempotentOperations.has(`${method.toUpperCase()} ${path}`)) {
     const parameters = (operation.parameters ?? []).filter(
       (parameter) => !(parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key'),
     );
     operation.parameters = [...parameters, { $ref: '#/components/parameters/IdempotencyKey' }];
     operation.responses ??= {};
-    operation.responses['409'] ??= {
-      description: 'Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`.',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-    };
+    operation.responses['409'] ??= envelopeResponse('Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`.');
   }
   // Every error status with an example body in the envelope.
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
