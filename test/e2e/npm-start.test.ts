@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '@mtx/shared/testing';
+import { eventually, listenBacklogOf } from '@mtx/shared/testing';
+import { loadGatewayConfig } from '../../services/gateway/src/config';
 import { freePort } from '@mtx/devstack/ports';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 
@@ -85,6 +86,9 @@ describe('npm start', () => {
     await SwaggerParser.validate(document as never);
     const wallet = await fetch(`${devFile.base_url}/v1/wallet`, { headers: { authorization: `Bearer ${devFile.read_key}` } });
     expect(wallet.status).toBe(200);
+    // A burst of clients connecting at once is queued by the kernel, not dropped (Node's own default is 511).
+    const { backlog, hostMax } = await listenBacklogOf(port);
+    expect(backlog).toBe(Math.min(loadGatewayConfig({}).LISTEN_BACKLOG, hostMax));
   });
 
   it('reports a crashed child and brings it back', async () => {

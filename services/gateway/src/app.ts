@@ -75,7 +75,7 @@ export async function createGatewayService(dependencies: GatewayDependencies): P
       return listeningPort(http.server);
     },
     async start() {
-      await http.listen({ port: config.PORT, host: config.HOST });
+      await http.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
       idempotencySweep.start();
     },
     async stop() {

@@ -1,11 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defaultServerPlans } from '@mtx/shared/server-plans';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, grpcAddressDefaults, listenBacklogProperty, loadConfig } from '@mtx/shared/config';
 
 export const GatewayConfigSchema = Type.Object({
   ...baseConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: '127.0.0.1' }),
+  /** Connections waiting to be accepted; see listenBacklogProperty. */
+  LISTEN_BACKLOG: listenBacklogProperty,
   PUBLIC_BASE_URL: Type.Optional(Type.String()),
   WALLET_GRPC_URL: Type.String({ default: grpcAddressDefaults.WALLET_GRPC_URL }),
   PAYMENTS_GRPC_URL: Type.String({ default: grpcAddressDefaults.PAYMENTS_GRPC_URL }),

@@ -150,7 +150,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
         [{ ...grpcServices.payments, implementation: paymentsGrpcImplementation(topups, logger) }],
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,
       );
-      await hooks.listen({ port: config.HOOKS_PORT, host: config.HOOKS_HOST });
+      await hooks.listen({ port: config.HOOKS_PORT, host: config.HOOKS_HOST, backlog: config.HOOKS_LISTEN_BACKLOG });
       // The crediting worker is not background work a test drives by hand: an acknowledged postback is credited.
       await topups.crediting.start();
       if (options.backgroundWork !== false) {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, grpcAddressDefaults, listenBacklogProperty, loadConfig } from '@mtx/shared/config';
 
 /** Local-only defaults shared with the crypto-sandbox, so a laptop works out of the box; deployments set their own. */
 export const developmentPostbackSecret = 'local-only-postback-secret';
@@ -15,6 +15,8 @@ export const PaymentsConfigSchema = Type.Object({
    */
   HOOKS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8088 }),
   HOOKS_HOST: Type.String({ default: '0.0.0.0' }),
+  /** Connections waiting to be accepted on the hook listener; see listenBacklogProperty. */
+  HOOKS_LISTEN_BACKLOG: listenBacklogProperty,
   WALLET_GRPC_URL: Type.String({ default: grpcAddressDefaults.WALLET_GRPC_URL }),
   WALLET_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   /** The crypto-sandbox provider's base address and merchant key (X-Api-Key). The key is never logged. */

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '@mtx/shared/testing';
+import { eventually, listenBacklogOf } from '@mtx/shared/testing';
 import { startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
+import { loadPaymentsConfig } from '../src/config';
 
 /** Payments' own hook listener (HOOKS_PORT), where the ingress sends a provider's postbacks in production. */
 let stack: WalletStack;
@@ -82,6 +84,63 @@ describe("payments' hook listener", () => {
     expect(await stack.inboxRecord(recordId)).toBeNull();
     expect(await stack.ledgerEntries(customer.customer_id)).toBe(0);
     expect((await fetch(`${stack.paymentsHooksUrl}/v1/hooks/other`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect(await (await fetch(`${stack.paymentsHooksUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+  });
+
+  it("holds a burst of connections while its event loop is busy, where Node's default backlog drops them", async () => {
+    const port = Number(new URL(stack.paymentsHooksUrl).port);
+    const { backlog, hostMax } = await listenBacklogOf(port);
+    expect(backlog).toBe(Math.min(loadPaymentsConfig({}).HOOKS_LISTEN_BACKLOG, hostMax));
+    // More senders than Node's default (511) connect at once while this process (the listener's) is blocked: the
+    // kernel completes every handshake and queues it. A dropped one would retry its SYN after a second.
+    const senders = Math.min(1_200, backlog);
+    expect(senders).toBeGreaterThan(511);
+    const startAtMs = Date.now() + 1_500;
+    const burst = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const net = require('node:net');
+        const [port, senders, startAtMs] = process.argv.slice(1).map(Number);
+        const sockets = [];
+        const connectMs = [];
+        setTimeout(() => {
+          const started = Date.now();
+          for (let index = 0; index < senders; index++) {
+            const socket = net.connect(port, '127.0.0.1');
+            socket.on('connect', () => {
+              connectMs.push(Date.now() - started);
+              if (connectMs.length === senders) finish();
+            });
+            socket.on('error', () => undefined);
+            sockets.push(socket);
+          }
+          setTimeout(finish, 5_000);
+        }, startAtMs - Date.now());
+        function finish() {
+          process.stdout.write(JSON.stringify(connectMs));
+          for (const socket of sockets) socket.destroy();
+          process.exit(0);
+        }`,
+        String(port),
+        String(senders),
+        String(startAtMs),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    burst.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise((resolve) => burst.on('exit', resolve));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAtMs - Date.now() - 100)));
+    // The listener's event loop does nothing for 1.5 s, from just before the burst.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+    await exited;
+    const connectMs = JSON.parse(output) as number[];
+    expect(connectMs).toHaveLength(senders);
+    // Handshakes on loopback take microseconds; a dropped SYN is retried after one second at the earliest.
+    expect(connectMs.filter((milliseconds) => milliseconds >= 900)).toEqual([]);
     expect(await (await fetch(`${stack.paymentsHooksUrl}/healthz`)).json()).toEqual({ status: 'ok' });
   });
 });

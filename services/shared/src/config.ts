@@ -47,6 +47,14 @@ export const baseConfigProperties = {
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
 } satisfies TProperties;
 
+/**
+ * Connections a public HTTP listener lets the kernel hold before it accepts them (capped by the host's
+ * net.core.somaxconn). Node's default, 511, overflows when many clients connect at once while the event loop is
+ * busy (a burst of providers' postbacks, clients reconnecting after a restart): the kernel then drops their
+ * connection attempts, and each client waits its SYN retransmission (1 s, then 3 s, 7 s) before being served.
+ */
+export const listenBacklogProperty = Type.Integer({ minimum: 1, maximum: 65_535, default: 4_096 });
+
 export const grpcAddressDefaults = {
   WALLET_GRPC_URL: '127.0.0.1:50051',
   PAYMENTS_GRPC_URL: '127.0.0.1:50052',

@@ -24,3 +24,4 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { startOtlpReceiver, type ReceivedSpan, type ReceivedMetric } from './otlp-receiver';
+export { listenBacklogOf } from './listen-backlog';
