@@ -253,9 +253,10 @@ describe('one trace per request', () => {
     expectConnected(hookSpans);
     const postback = hookSpans.find((span) => span.service === 'payments' && span.name === 'payments.postback')!;
     // The sandbox posts to payments' hook listener, as the ingress routes a provider: the postback's span sits
-    // under payments' own HTTP server span for that request.
+    // under payments' own HTTP server span for that request, which the listener makes itself (with its route).
     const hookSpan = ancestors(postback, hookSpans).find((ancestor) => ancestor.service === 'payments' && ancestor.kind === 2);
     expect(hookSpan, 'the HTTP server span of the hook request').toBeDefined();
+    expect(hookSpan!.attributes).toMatchObject({ 'http.route': '/v1/hooks/payments/:provider', 'http.response.status_code': 200 });
     expectConnected(creditSpans);
     const batch = creditSpans.find((span) => span.name === 'payments.credit_batch')!;
     const credit = creditSpans.find((span) => span.name === 'wallet.credit_many')!;

@@ -13,6 +13,7 @@ import {
   type Span,
   type TextMapGetter,
 } from '@opentelemetry/api';
+import { EventEmitter } from 'node:events';
 import type * as grpc from '@grpc/grpc-js';
 
 /**
@@ -242,4 +243,53 @@ export function tracedGrpcImplementation(
     }) as grpc.UntypedHandleCall;
   }
   return traced;
+}
+
+/**
+ * Takes `server` out of the HTTP auto-instrumentation; its routes make their server spans with inHttpServerSpan.
+ * The instrumentation wraps http.Server.prototype.emit and, for every request, computes the span's attributes
+ * and binds the request and response emitters to its context, whether or not the span is sampled, and binds
+ * them even for an ignored request. On a bare Fastify route that took the CPU per request from about 127 µs
+ * without it to 225 µs with it, and 170 µs with the request ignored (sampler off, Node 24, 30,000 requests). An
+ * instance `emit` of the plain EventEmitter's comes before the patched prototype's.
+ */
+export function withoutHttpAutoInstrumentation(server: { emit: unknown }): void {
+  server.emit = EventEmitter.prototype.emit;
+}
+
+/**
+ * The server span of one HTTP request on a listener taken out of the auto-instrumentation: the caller's trace
+ * continues from its `traceparent` header, `work` runs in the span, and the span records the status answered
+ * (`statusOf` maps a thrown error to it; 5xx marks the span failed).
+ */
+export function inHttpServerSpan<T>(
+  tracerName: string,
+  request: { method: string; headers: Record<string, string | string[] | undefined> },
+  route: string,
+  attributes: Attributes,
+  statusOf: (error: unknown) => number,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+  return trace
+    .getTracer(tracerName)
+    .startActiveSpan(
+      `${request.method} ${route}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'http.route': route, ...attributes } },
+      parent,
+      async (span) => {
+        try {
+          const result = await work(span);
+          span.setAttribute('http.response.status_code', 200);
+          return result;
+        } catch (error) {
+          const status = statusOf(error);
+          span.setAttribute('http.response.status_code', status);
+          if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
 }

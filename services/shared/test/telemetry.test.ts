@@ -1,7 +1,25 @@
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createContextKey, isSpanContextValid, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  createContextKey,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+} from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { batchSpanProcessorSettings, samplerWithoutExporter, statementShape, SynchronousContextManager } from '../src/telemetry';
+import {
+  batchSpanProcessorSettings,
+  inHttpServerSpan,
+  samplerWithoutExporter,
+  statementShape,
+  SynchronousContextManager,
+  withoutHttpAutoInstrumentation,
+} from '../src/telemetry';
 
 describe('statementShape (db.query.text of database spans)', () => {
   it('keeps the fields of a command two levels deep and replaces every value, so no data reaches a span', () => {
@@ -121,5 +139,77 @@ describe('SynchronousContextManager (the per-leg services: connectors and broker
       return manager.active().getValue(key);
     });
     expect(afterAwait).toBeUndefined();
+  });
+});
+
+describe('inHttpServerSpan (a listener that makes its own server spans)', () => {
+  const traced = async (work: () => Promise<unknown>, headers: Record<string, string> = {}) => {
+    const seen = new InMemorySpanExporter();
+    trace.disable();
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(seen)] }));
+    propagation.disable();
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    try {
+      await inHttpServerSpan('test', { method: 'POST', headers }, '/v1/hooks/:name', { 'mtx.kind': 'probe' }, statusOf, work).catch(
+        () => undefined,
+      );
+    } finally {
+      trace.disable();
+      propagation.disable();
+    }
+    return seen.getFinishedSpans();
+  };
+  const statusOf = (error: unknown) => (error as { status?: number }).status ?? 503;
+
+  it("continues the caller's trace as a server span and records the status answered", async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const [span, ...others] = await traced(async () => 'ok', { traceparent: `00-${traceId}-b7ad6b7169203331-01` });
+    expect(others).toEqual([]);
+    expect(span!.name).toBe('POST /v1/hooks/:name');
+    expect(span!.kind).toBe(SpanKind.SERVER);
+    expect(span!.spanContext().traceId).toBe(traceId);
+    expect(span!.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
+    expect(span!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/hooks/:name',
+      'mtx.kind': 'probe',
+      'http.response.status_code': 200,
+    });
+    expect(span!.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it('marks a server error failed and a refusal not, each with its status', async () => {
+    const [refused] = await traced(async () => Promise.reject(Object.assign(new Error('bad signature'), { status: 401 })));
+    expect(refused!.attributes['http.response.status_code']).toBe(401);
+    expect(refused!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(refused!.parentSpanContext).toBeUndefined();
+    const [failed] = await traced(async () => Promise.reject(new Error('store down')));
+    expect(failed!.attributes['http.response.status_code']).toBe(503);
+    expect(failed!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'store down' });
+  });
+});
+
+describe('withoutHttpAutoInstrumentation', () => {
+  it("gives a server the plain EventEmitter's emit, ahead of whatever wraps http.Server.prototype.emit", async () => {
+    const wrapped = http.Server.prototype.emit;
+    const seenByWrapper: string[] = [];
+    http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
+      seenByWrapper.push(event);
+      return (wrapped as (...parameters: unknown[]) => boolean).apply(this, [event, ...args]);
+    } as typeof wrapped;
+    try {
+      const plain = http.createServer();
+      const untraced = http.createServer();
+      withoutHttpAutoInstrumentation(untraced);
+      plain.emit('probe');
+      untraced.emit('probe');
+      expect(seenByWrapper).toEqual(['probe']);
+      let heard = 0;
+      untraced.on('probe', () => (heard += 1));
+      untraced.emit('probe');
+      expect(heard).toBe(1);
+    } finally {
+      http.Server.prototype.emit = wrapped;
+    }
   });
 });
