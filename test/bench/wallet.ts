@@ -185,8 +185,9 @@ async function openLoop(
         .then((ok) => {
           inFlight -= 1;
           if (ok) {
-            latencies.push(performance.now() - dueMs);
-            timeline.push([dueMs - startedMs, performance.now() - dueMs]);
+            const latencyMs = performance.now() - dueMs;
+            latencies.push(latencyMs);
+            timeline.push([dueMs - startedMs, latencyMs]);
           } else errors += 1;
         }),
     );

@@ -35,16 +35,8 @@ export async function createHooksServer(topups: Topups, logger: Logger) {
   });
   withoutHttpAutoInstrumentation(app.server);
   app.setErrorHandler((error: unknown, request, reply) => {
-    let appError: AppError;
-    const fastifyError = error as { validation?: unknown; statusCode?: number; message?: string };
-    if (error instanceof AppError) appError = error;
-    else if (fastifyError.validation) appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
-    else if (fastifyError.statusCode === 413)
-      appError = new AppError('payload_too_large', `postbacks are at most ${postbackBodyLimitBytes} bytes`);
-    else if (isStoreUnavailable(error)) appError = new AppError('unavailable', 'storage is unavailable; retry shortly');
-    else if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)
-      appError = new AppError('invalid_request', fastifyError.message ?? 'invalid request');
-    else {
+    let appError = refusalOf(error);
+    if (!appError) {
       request.log.error({ err: error }, 'postback failed');
       appError = new AppError('unavailable', 'the postback could not be recorded; deliver it again');
     }
@@ -78,7 +70,19 @@ export async function createHooksServer(topups: Topups, logger: Logger) {
   return app;
 }
 
-/** The status the error handler answers a route's error with: an AppError's own, otherwise 503. */
+/** The refusal an error is answered with; undefined for an unexpected one (logged, and answered 503). */
+function refusalOf(error: unknown): AppError | undefined {
+  const fastifyError = error as { validation?: unknown; statusCode?: number; message?: string };
+  if (error instanceof AppError) return error;
+  if (fastifyError.validation) return new AppError('invalid_request', fastifyError.message ?? 'invalid request');
+  if (fastifyError.statusCode === 413) return new AppError('payload_too_large', `postbacks are at most ${postbackBodyLimitBytes} bytes`);
+  if (isStoreUnavailable(error)) return new AppError('unavailable', 'storage is unavailable; retry shortly');
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)
+    return new AppError('invalid_request', fastifyError.message ?? 'invalid request');
+  return undefined;
+}
+
+/** The status the error handler answers a route's error with, for the request's span. */
 function statusOfError(error: unknown): number {
-  return error instanceof AppError ? error.httpStatus : 503;
+  return refusalOf(error)?.httpStatus ?? 503;
 }
