@@ -343,6 +343,7 @@ async function main(): Promise<void> {
       log('running scheduler ticks until every seat is charged');
       const cpuProcesses = new Map<string, number | undefined>(processes.map((service) => [service.name, service.pid]));
       cpuProcesses.set('ferretdb', infrastructure.store?.pid);
+      if (infrastructure.store?.backend) cpuProcesses.set('postgresql', infrastructure.store.backend.pid);
       cpuProcesses.set('nats-server', infrastructure.nats?.pid);
       cpuProcesses.set('benchmark client', process.pid);
       const loadBefore = os.loadavg()[0]!;

@@ -32,7 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectorCodecs, terminalSubject } from '../../services/shared/src/connector/messages';
 import { createUnaryClient } from '../../services/shared/src/grpc';
-import { startLocalInfrastructure, type LocalInfrastructure } from '../../services/devstack/src/local';
+import { startLocalInfrastructure, storeBackendFromEnvironment, type LocalInfrastructure } from '../../services/devstack/src/local';
 import { startStack, type Stack } from '../../services/devstack/src/services';
 import { startOtlpReceiver, type OtlpReceiver } from '../../services/shared/src/testing/otlp-receiver';
 import { createLogger } from '../../services/shared/src/logger';
@@ -41,6 +41,7 @@ import { connectNats } from '../../services/shared/src/nats';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { createHttpPool, restCall, type HttpMethod } from './load-tools';
+import { namedProcessCpuMs } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
@@ -57,7 +58,7 @@ const shapes = (process.env.BENCH_EXECUTION_SHAPES ?? '20x1,4x5').split(',').map
   return { name: text.trim(), accounts: Number(match[1]), legsPerAccount: Number(match[2]) };
 });
 /** The project's own processes: their CPU per batch is judged (broker-sim and the load generator stand outside). */
-const projectProcesses = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'nats-server', 'ferretdb'];
+const projectProcesses = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'nats-server', 'ferretdb', 'postgresql'];
 const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64')
   .split(',')
   .map(Number)
@@ -114,8 +115,6 @@ function summarizeProfile(file: string): Array<[string, number]> {
     .sort((left, right) => right[1] - left[1]);
 }
 
-const clockTicksPerSecond = 100;
-
 /** The name the benchmark's own process (load generator, OTLP receiver) has in the CPU and instruction figures. */
 const loadGeneratorName = 'bench (load + OTLP receiver)';
 
@@ -127,14 +126,9 @@ const loadGeneratorName = 'bench (load + OTLP receiver)';
 function cpuTimesMs(pids: Map<string, number>): Map<string, number> {
   const times = new Map<string, number>();
   for (const [name, pid] of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Fields 14 and 15 of proc(5) (utime, stime), counted here from field 3 (state).
-      times.set(name, ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond);
-    } catch {
-      // Not Linux, or the process is gone.
-    }
+    // Undefined off Linux, or once the process is gone.
+    const used = namedProcessCpuMs(name, pid);
+    if (used !== undefined) times.set(name, used);
   }
   const own = process.cpuUsage();
   times.set(loadGeneratorName, (own.user + own.system) / 1000);
@@ -149,7 +143,9 @@ function infrastructurePids(dataDirectory: string): Map<string, number> {
     try {
       const commandLine = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       if (!commandLine.includes(dataDirectory)) continue;
-      if (commandLine.includes('ferretdb')) pids.set('ferretdb', Number(entry));
+      // FERRETDB_BACKEND=postgresql: the PostgreSQL server behind FerretDB (its tree, measured whole).
+      if (commandLine.split('\0')[0]!.endsWith('/postgres')) pids.set('postgresql', Number(entry));
+      else if (commandLine.includes('ferretdb')) pids.set('ferretdb', Number(entry));
       else if (commandLine.includes('nats-server')) pids.set('nats-server', Number(entry));
     } catch {
       // Exited meanwhile.
@@ -873,7 +869,7 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
   const result: BenchResult = {
     name: 'execution',
     title: 'Multi-account execution: 20-leg batches',
-    description: `Batch shapes ${shapes.map((shape) => shape.name).join(', ')} (<accounts>x<legs per account>). POST /v1/orders with 20 legs, one on each of 20 accounts (five simulated brokers, MT4 and MT5), or five on each of 4 accounts, on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (SQLite) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the same NATS requests sent straight to the connectors and awaited together. CPU per batch is each process's user + system time over the run divided by its batches; the project's own processes are ${projectProcesses.join(', ')}.`,
+    description: `Batch shapes ${shapes.map((shape) => shape.name).join(', ')} (<accounts>x<legs per account>). POST /v1/orders with 20 legs, one on each of 20 accounts (five simulated brokers, MT4 and MT5), or five on each of 4 accounts, on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (${storeBackendFromEnvironment() === 'postgresql' ? 'PostgreSQL backend' : 'SQLite'}) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the same NATS requests sent straight to the connectors and awaited together. CPU per batch is each process's user + system time over the run divided by its batches; the project's own processes are ${projectProcesses.join(', ')}.`,
     date: new Date().toISOString(),
     machine: currentMachine(),
     runs,

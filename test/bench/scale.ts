@@ -44,7 +44,7 @@ const profileDirectory = process.env.BENCH_PROFILE_DIR ? path.resolve(process.en
 const concurrency = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 16);
 const legsPerBatch = 4;
 const accountsPerCustomer = Math.ceil(accountCount / customerCount);
-const projectProcesses = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'nats-server', 'ferretdb'];
+const projectProcesses = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'nats-server', 'ferretdb', 'postgresql'];
 const servers = [
   { platform: 'mt5', server: 'AlphaFX-Live', suffix: '' },
   { platform: 'mt5', server: 'BetaMarkets-Server', suffix: '.xx' },
@@ -119,6 +119,7 @@ async function main(): Promise<number> {
     ...[...stack.services.values()].map((service) => [service.name, service.pid] as [string, number | undefined]),
     ['nats-server', infrastructure.nats?.pid],
     ['ferretdb', infrastructure.store?.pid],
+    ...(infrastructure.store?.backend ? [['postgresql', infrastructure.store.backend.pid] as [string, number | undefined]] : []),
   ]);
   /** Starts or ends a profiled phase in every service (BENCH_PROFILE_DIR only; see cpu-profile-preload.cjs). */
   const profileSignal = () => {

@@ -96,7 +96,7 @@ const creditsSettleMs = 30_000;
 const profilePhase = process.env.BENCH_WALLET_PROFILE_PHASE ?? '';
 function signalServices(processes: Map<string, number | undefined>): void {
   for (const [name, pid] of processes)
-    if (pid && name !== 'ferretdb' && name !== 'nats-server' && pid !== process.pid) process.kill(pid, 'SIGUSR2');
+    if (pid && !['ferretdb', 'postgresql', 'nats-server'].includes(name) && pid !== process.pid) process.kill(pid, 'SIGUSR2');
 }
 const log = (line: string) => process.stderr.write(`[bench:wallet] ${line}\n`);
 
@@ -250,6 +250,7 @@ async function main(): Promise<void> {
     // Every process on the measured path, for the CPU each phase costs per unit of work.
     const processes = new Map<string, number | undefined>([...stack.services.values()].map((service) => [service.name, service.pid]));
     processes.set('ferretdb', infrastructure.store?.pid);
+    if (infrastructure.store?.backend) processes.set('postgresql', infrastructure.store.backend.pid);
     processes.set('nats-server', infrastructure.nats?.pid);
     processes.set('benchmark client', process.pid);
     const cpuNotes: string[] = [];

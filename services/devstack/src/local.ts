@@ -5,6 +5,7 @@ import { freePort, waitForPort } from './ports';
 import { managedProcess, type LocalProcess } from './managed-process';
 import { startNatsCluster } from './nats-cluster';
 import { waitForNats } from './nats-readiness';
+import { startPostgres } from './postgres';
 import { provisionTools } from './provision';
 
 export type { LocalProcess } from './managed-process';
@@ -14,7 +15,7 @@ export interface LocalInfrastructure {
   mongodbUrl: string;
   /** One URL, or every node's URL comma-separated for a cluster (clients take the list and reconnect across it). */
   natsUrl: string;
-  store?: LocalProcess & { metricsUrl?: string };
+  store?: LocalStore;
   /** The single nats-server, or the cluster's first node. */
   nats?: LocalProcess;
   /** Every node of a local NATS cluster (NATS_CLUSTER_SIZE > 1), for fault tests that kill one. */
@@ -92,33 +93,88 @@ export function ferretdbGogcFromEnvironment(environment: NodeJS.ProcessEnv = pro
   return String(percent);
 }
 
+export type StoreBackend = 'sqlite' | 'postgresql';
+
 /**
- * Starts FerretDB (SQLite) in `directory` on a free port; `port` pins it (a restart keeps its address). With
- * `metrics`, its Prometheus counters (commands served, by name) are at `metricsUrl`; off by default, as only the
- * benchmarks that count store commands read them.
+ * FERRETDB_BACKEND: FerretDB's storage for the local store, `sqlite` (the default) or `postgresql` (a local
+ * PostgreSQL server started next to it, its cluster in `<data>/postgres`). SQLite measured cheaper on both
+ * write-heavy benchmarks (README, Benchmarks); production runs MongoDB, which neither touches.
+ */
+export function storeBackendFromEnvironment(environment: NodeJS.ProcessEnv = process.env): StoreBackend {
+  const text = (environment.FERRETDB_BACKEND?.trim() || 'sqlite').toLowerCase();
+  if (text !== 'sqlite' && text !== 'postgresql')
+    throw new Error(`FERRETDB_BACKEND=${JSON.stringify(environment.FERRETDB_BACKEND)} is not sqlite or postgresql`);
+  return text;
+}
+
+/** The local store: FerretDB, and on the PostgreSQL backend the server behind it (`backend`). */
+export type LocalStore = LocalProcess & { metricsUrl?: string; backend?: LocalProcess };
+
+/**
+ * One store process for its users: FerretDB in front of `backend`. Starting starts the backend first and
+ * stopping stops it last; a kill is FerretDB's crash (the server behind it keeps running, as a database server
+ * does when its client-facing process dies).
+ */
+function frontedBy(front: LocalProcess, backend: LocalProcess): LocalStore {
+  return {
+    name: front.name,
+    port: front.port,
+    url: front.url,
+    backend,
+    running: () => front.running(),
+    get pid() {
+      return front.pid;
+    },
+    async start() {
+      if (!backend.running()) await backend.start();
+      await front.start();
+    },
+    async stop(graceMs?: number) {
+      await front.stop(graceMs);
+      await backend.stop(graceMs);
+    },
+    kill: () => front.kill(),
+  };
+}
+
+/**
+ * Starts FerretDB in `directory` on a free port, on the backend FERRETDB_BACKEND names (or `options.backend`);
+ * `port` pins it (a restart keeps its address). With `metrics`, its Prometheus counters (commands served, by
+ * name) are at `metricsUrl`; off by default, as only the benchmarks that count store commands read them.
  */
 export async function startStore(
   directory: string,
   port?: number,
   outputDirectory = directory,
-  options: { metrics?: boolean } = {},
-): Promise<LocalProcess & { metricsUrl?: string }> {
+  options: { metrics?: boolean; backend?: StoreBackend } = {},
+): Promise<LocalStore> {
+  const backendName = options.backend ?? storeBackendFromEnvironment();
   const binaries = await provisionTools();
   const chosenPort = port ?? (await freePort());
   const debugPort = options.metrics ? await freePort() : undefined;
-  const sqliteDirectory = path.join(directory, 'ferretdb');
-  fs.mkdirSync(sqliteDirectory, { recursive: true });
+  const stateDirectory = path.join(directory, 'ferretdb');
+  fs.mkdirSync(stateDirectory, { recursive: true });
   fs.mkdirSync(outputDirectory, { recursive: true });
+  const backend =
+    backendName === 'postgresql'
+      ? await startPostgres({
+          directory: path.join(directory, 'postgres'),
+          port: await freePort(),
+          logFile: path.join(outputDirectory, 'postgresql.log'),
+        })
+      : undefined;
+  const storage = backend
+    ? ['--handler=postgresql', `--postgresql-url=${backend.connectionUrl}`]
+    : ['--handler=sqlite', `--sqlite-url=file:${stateDirectory}/?_pragma=synchronous(${sqliteSynchronousFromEnvironment()})`];
   const url = `mongodb://127.0.0.1:${chosenPort}/`;
-  const store = managedProcess(
+  const ferretdb = managedProcess(
     'ferretdb',
     chosenPort,
     url,
     binaries.ferretdb,
     [
-      '--handler=sqlite',
-      `--sqlite-url=file:${sqliteDirectory}/?_pragma=synchronous(${sqliteSynchronousFromEnvironment()})`,
-      `--state-dir=${sqliteDirectory}`,
+      ...storage,
+      `--state-dir=${stateDirectory}`,
       `--listen-addr=127.0.0.1:${chosenPort}`,
       debugPort === undefined ? '--debug-addr=-' : `--debug-addr=127.0.0.1:${debugPort}`,
       '--telemetry=disable',
@@ -131,7 +187,13 @@ export async function startStore(
     },
     { GOGC: ferretdbGogcFromEnvironment() },
   );
-  await store.start();
+  try {
+    await ferretdb.start();
+  } catch (error) {
+    await backend?.stop();
+    throw error;
+  }
+  const store: LocalStore = backend ? frontedBy(ferretdb, backend) : ferretdb;
   return debugPort === undefined ? store : Object.assign(store, { metricsUrl: `http://127.0.0.1:${debugPort}/debug/metrics` });
 }
 
@@ -193,7 +255,7 @@ export async function startLocalInfrastructure(options: StartOptions): Promise<L
   }
   const natsOrigin = cluster ? ` (a ${clusterSize}-node JetStream cluster, started)` : nats ? ' (started)' : ' (NATS_URL)';
   log(
-    `store ${infrastructure.mongodbUrl}${store ? ' (FerretDB, started)' : ' (MONGODB_URL)'}; NATS ${infrastructure.natsUrl}${natsOrigin}`,
+    `store ${infrastructure.mongodbUrl}${store ? ` (FerretDB on ${store.backend ? 'PostgreSQL' : 'SQLite'}, started)` : ' (MONGODB_URL)'}; NATS ${infrastructure.natsUrl}${natsOrigin}`,
   );
   return infrastructure;
 }

@@ -28,12 +28,19 @@ export function managedProcess(
   ready: () => Promise<void>,
   /** Variables set for the process on top of this one's environment. */
   environment: Record<string, string> = {},
+  /** The account to run it as (a server that refuses root), and the signal that stops it (SIGTERM by default). */
+  options: { uid?: number; gid?: number; stopSignal?: NodeJS.Signals } = {},
 ): LocalProcess {
   let child: ChildProcess | undefined;
   const start = async () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
     const output = fs.openSync(logFile, 'a');
-    child = spawn(command, args, { stdio: ['ignore', output, output], env: { ...process.env, ...environment } });
+    child = spawn(command, args, {
+      stdio: ['ignore', output, output],
+      env: { ...process.env, ...environment },
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
+    });
     fs.closeSync(output);
     const exited = new Promise<never>((_, reject) =>
       child!.once('exit', (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before it was ready; see ${logFile}`))),
@@ -60,7 +67,7 @@ export function managedProcess(
       return child?.pid;
     },
     start,
-    stop: (graceMs = 5_000) => waitExit(graceMs, 'SIGTERM'),
+    stop: (graceMs = 5_000) => waitExit(graceMs, options.stopSignal ?? 'SIGTERM'),
     kill: () => waitExit(1_000, 'SIGKILL'),
   };
 }

@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ferretdbGogcFromEnvironment, sqliteSynchronousFromEnvironment, startStore, type LocalProcess } from '../src/local';
+import {
+  ferretdbGogcFromEnvironment,
+  sqliteSynchronousFromEnvironment,
+  startStore,
+  storeBackendFromEnvironment,
+  type LocalProcess,
+  type LocalStore,
+} from '../src/local';
 import { toolPath } from '../src/provision';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 
@@ -39,7 +46,7 @@ describe('local infrastructure', () => {
   });
 
   it('restarts the store on the same port and keeps its data', async () => {
-    store = await startStore(directory);
+    store = await startStore(directory, undefined, directory, { backend: 'sqlite' });
     const write = new MongoClient(store.url);
     await write.db('keep').collection<{ _id: string; n: number }>('c').insertOne({ _id: 'x', n: 1 });
     await write.close();
@@ -68,7 +75,7 @@ describe('local infrastructure', () => {
   });
 
   it('keeps every acknowledged write when the store is killed (SIGKILL) and started again', async () => {
-    store ??= await startStore(directory);
+    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
     if (!store.running()) await store.start();
     if (process.platform === 'linux') {
       const commandLine = fs.readFileSync(`/proc/${store.pid}/cmdline`, 'utf8').split('\0');
@@ -97,7 +104,7 @@ describe('local infrastructure', () => {
   });
 
   it('answers _id lookups, updates and deletes from the _id index, not by scanning (the patched FerretDB build)', async () => {
-    store ??= await startStore(directory);
+    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
     if (!store.running()) await store.start();
     const client = new MongoClient(store.url);
     try {
@@ -117,6 +124,69 @@ describe('local infrastructure', () => {
       expect(await collection.findOne({ _id: 'doc:9' })).toEqual({ _id: 'doc:9', n: 9 });
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('local infrastructure on the PostgreSQL backend (FERRETDB_BACKEND=postgresql)', () => {
+  const postgresDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-infra-postgres-'));
+  let postgresStore: LocalStore | undefined;
+
+  afterAll(async () => {
+    await postgresStore?.stop();
+    fs.rmSync(postgresDirectory, { recursive: true, force: true });
+  });
+
+  it('takes sqlite (the default) or postgresql, and refuses any other backend', () => {
+    expect(storeBackendFromEnvironment({})).toBe('sqlite');
+    expect(storeBackendFromEnvironment({ FERRETDB_BACKEND: ' PostgreSQL ' })).toBe('postgresql');
+    expect(storeBackendFromEnvironment({ FERRETDB_BACKEND: 'sqlite' })).toBe('sqlite');
+    for (const value of ['postgres', 'mongodb', 'pg'])
+      expect(() => storeBackendFromEnvironment({ FERRETDB_BACKEND: value })).toThrow(/sqlite or postgresql/);
+  });
+
+  it('answers _id lookups from the _id index on PostgreSQL too, and keeps unique indexes and data across a restart', async () => {
+    postgresStore = await startStore(postgresDirectory, undefined, postgresDirectory, { backend: 'postgresql' });
+    expect(postgresStore.backend?.running()).toBe(true);
+    if (process.platform === 'linux')
+      expect(fs.readFileSync(`/proc/${postgresStore.pid}/cmdline`, 'utf8').split('\0')).toContain('--handler=postgresql');
+    const client = new MongoClient(postgresStore.url);
+    try {
+      const collection = client.db('plan').collection<{ _id: string; n: number; entry_id?: string }>('c');
+      await collection.insertMany(Array.from({ length: 200 }, (_, n) => ({ _id: `doc:${n}`, n })));
+      const plan = (await collection.find({ _id: 'doc:150' }).explain()) as { queryPlanner?: { Plan?: Record<string, unknown> } };
+      // PostgreSQL's own EXPLAIN: an index scan on FerretDB's `_id` index, not a sequential scan of the table.
+      expect(plan.queryPlanner?.Plan?.['Node Type']).toBe('Index Scan');
+      expect(String(plan.queryPlanner?.Plan?.['Index Name'])).toMatch(/__id_/);
+      expect(await collection.findOne({ _id: 'doc:150' })).toEqual({ _id: 'doc:150', n: 150 });
+      expect(await collection.findOne({ _id: { $eq: 'doc:151' } })).toEqual({ _id: 'doc:151', n: 151 });
+      expect(await collection.findOne({ _id: 'doc:missing' })).toBeNull();
+      expect((await collection.updateOne({ _id: 'doc:7' }, { $set: { n: -7 } })).modifiedCount).toBe(1);
+      expect(await collection.findOne({ _id: 'doc:7' })).toEqual({ _id: 'doc:7', n: -7 });
+      expect((await collection.deleteOne({ _id: 'doc:8' })).deletedCount).toBe(1);
+      expect(await collection.countDocuments({})).toBe(199);
+      // The stores' exactly-once rules rest on duplicate-key refusals (E11000), on `_id` and on unique indexes.
+      await expect(collection.insertOne({ _id: 'doc:9', n: 0 })).rejects.toMatchObject({ code: 11000 });
+      await collection.createIndex({ entry_id: 1 }, { unique: true, name: 'entry_id_unique' });
+      await collection.insertOne({ _id: 'entry:1', n: 1, entry_id: 'e1' });
+      await expect(collection.insertOne({ _id: 'entry:2', n: 2, entry_id: 'e1' })).rejects.toMatchObject({ code: 11000 });
+      expect(await collection.findOne({ _id: 'entry:2' })).toBeNull();
+    } finally {
+      await client.close();
+    }
+    const backendPid = postgresStore.backend!.pid!;
+    await postgresStore.stop();
+    expect(postgresStore.running()).toBe(false);
+    expect(postgresStore.backend?.running()).toBe(false);
+    if (process.platform === 'linux') expect(fs.existsSync(`/proc/${backendPid}`)).toBe(false);
+    await postgresStore.start();
+    const read = new MongoClient(postgresStore.url);
+    try {
+      const collection = read.db('plan').collection<{ _id: string; n: number }>('c');
+      expect(await collection.findOne({ _id: 'doc:9' })).toEqual({ _id: 'doc:9', n: 9 });
+      expect(await collection.countDocuments({})).toBe(200);
+    } finally {
+      await read.close();
     }
   });
 });
