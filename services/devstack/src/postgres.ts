@@ -76,6 +76,26 @@ function openPathTo(folder: string): void {
   }
 }
 
+/**
+ * Stops a server a killed predecessor left running on this cluster (its postmaster.pid names a live postgres on
+ * this folder): PostgreSQL would refuse to start beside it, and the data is the same either way.
+ */
+async function stopLeftoverServer(directory: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(directory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(directory)) return;
+  } catch {
+    return; // No lock file, no such process, or no /proc: nothing of ours is running.
+  }
+  process.kill(pid, 'SIGINT');
+  for (let waitedMs = 0; fs.existsSync(`/proc/${pid}`); waitedMs += 100) {
+    if (waitedMs === 10_000) process.kill(pid, 'SIGKILL');
+    if (waitedMs === 20_000) throw new Error(`a PostgreSQL server (pid ${pid}) left on ${directory} would not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export interface PostgresOptions {
   /** The cluster's folder; created (initdb) when it holds none. */
   directory: string;
@@ -110,8 +130,9 @@ export async function startPostgres(options: PostgresOptions): Promise<LocalProc
       ['-D', options.directory, '-U', postgresRole, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions', '--no-sync'],
       { ...ownership, timeout: 120_000 },
     );
-  } else if (account) {
-    openPathTo(options.directory);
+  } else {
+    if (account) openPathTo(options.directory);
+    await stopLeftoverServer(options.directory);
   }
   const connectionUrl = `postgres://${postgresRole}@127.0.0.1:${options.port}/${postgresDatabase}`;
   const server = managedProcess(

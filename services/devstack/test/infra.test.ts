@@ -189,4 +189,31 @@ describe('local infrastructure on the PostgreSQL backend (FERRETDB_BACKEND=postg
       await read.close();
     }
   });
+
+  it('takes over a cluster whose server a killed predecessor left running, keeping its data', async () => {
+    postgresStore ??= await startStore(postgresDirectory, undefined, postgresDirectory, { backend: 'postgresql' });
+    if (!postgresStore.running()) await postgresStore.start();
+    const seed = new MongoClient(postgresStore.url);
+    await seed.db('leftover').collection<{ _id: string; n: number }>('c').insertOne({ _id: 'kept', n: 1 });
+    await seed.close();
+    // A stack killed without its shutdown: FerretDB gone, PostgreSQL still running on the cluster.
+    await postgresStore.kill();
+    const leftover = postgresStore.backend!.pid!;
+    const successor = await startStore(postgresDirectory, undefined, postgresDirectory, { backend: 'postgresql' });
+    try {
+      if (process.platform === 'linux') expect(fs.existsSync(`/proc/${leftover}`)).toBe(false);
+      expect(successor.backend?.pid).not.toBe(leftover);
+      const read = new MongoClient(successor.url);
+      try {
+        expect(await read.db('leftover').collection<{ _id: string; n: number }>('c').findOne({ _id: 'kept' })).toEqual({
+          _id: 'kept',
+          n: 1,
+        });
+      } finally {
+        await read.close();
+      }
+    } finally {
+      await successor.stop();
+    }
+  });
 });
