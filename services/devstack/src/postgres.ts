@@ -67,7 +67,7 @@ function serverAccount(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-/** Lets `account` reach `folder`: search (not read) permission on every ancestor that withholds it. */
+/** Lets the postgres account reach `folder`: search (not read) permission on every ancestor that withholds it. */
 function openPathTo(folder: string): void {
   for (let current = path.dirname(folder); ; current = path.dirname(current)) {
     const mode = fs.statSync(current).mode;
