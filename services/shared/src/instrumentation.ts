@@ -23,7 +23,13 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { batchSpanProcessorSettings, samplerWithoutExporter, statementShape, SynchronousContextManager } from './telemetry';
+import {
+  batchSpanProcessorSettings,
+  samplerWithoutExporter,
+  statementShape,
+  SynchronousContextManager,
+  untracedHttpPaths,
+} from './telemetry';
 
 function serviceNameFromEntryPoint(): string {
   const entry = process.argv[1] ?? '';
@@ -94,7 +100,7 @@ export function startInstrumentation(): NodeSDK | undefined {
 
   const httpInstrumentation = new HttpInstrumentation({
     // Health probes would drown the traces an SRE cares about.
-    ignoreIncomingRequestHook: (request) => request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics',
+    ignoreIncomingRequestHook: (request) => untracedHttpPaths.has(request.url ?? ''),
     // Our outgoing HTTP calls go through fetch (undici), which this instrumentation does not see; what it would
     // wrap is the OTLP exporters' own requests, each one only to find tracing suppressed.
     disableOutgoingRequestInstrumentation: true,

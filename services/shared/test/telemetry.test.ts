@@ -2,6 +2,7 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
+  context,
   createContextKey,
   isSpanContextValid,
   propagation,
@@ -11,6 +12,7 @@ import {
   trace,
   TraceFlags,
 } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   batchSpanProcessorSettings,
@@ -18,6 +20,7 @@ import {
   samplerWithoutExporter,
   statementShape,
   SynchronousContextManager,
+  traceHttpServer,
   withoutHttpAutoInstrumentation,
 } from '../src/telemetry';
 
@@ -210,6 +213,65 @@ describe('withoutHttpAutoInstrumentation', () => {
       expect(heard).toBe(1);
     } finally {
       http.Server.prototype.emit = wrapped;
+    }
+  });
+});
+
+describe('traceHttpServer (server spans without the HTTP auto-instrumentation)', () => {
+  it("continues the caller's trace in the request's and the response's events and ends with the status answered", async () => {
+    const seen = new InMemorySpanExporter();
+    const contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(seen)] }));
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const finishedIn: Array<string | undefined> = [];
+    // The body is read from the request's own events, as Fastify's body parser reads it: those events come from
+    // the socket, outside the context the request started in, unless the server binds them.
+    const server = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', async () => {
+        const atEnd = trace.getActiveSpan();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const afterWait = trace.getActiveSpan();
+        response.on('finish', () => finishedIn.push(trace.getActiveSpan()?.spanContext().spanId));
+        response.statusCode = body === 'fail' ? 503 : 200;
+        response.end(JSON.stringify({ atEnd: atEnd?.spanContext().spanId, afterWait: afterWait?.spanContext().spanId }));
+      });
+    });
+    traceHttpServer(server, 'test');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    try {
+      expect(server.emit).not.toBe(http.Server.prototype.emit);
+      const answered = (await (
+        await fetch(`${base}/v1/orders`, { method: 'POST', body: 'ok', headers: { traceparent: `00-${traceId}-b7ad6b7169203331-01` } })
+      ).json()) as { atEnd?: string; afterWait?: string };
+      const failed = await fetch(`${base}/v1/orders`, { method: 'POST', body: 'fail' });
+      expect(failed.status).toBe(503);
+      await fetch(`${base}/healthz`, { method: 'POST', body: 'ok' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const spans = seen.getFinishedSpans();
+      expect(spans).toHaveLength(2);
+      const [served, refused] = spans;
+      expect(served!.kind).toBe(SpanKind.SERVER);
+      expect(served!.name).toBe('POST');
+      expect(served!.spanContext().traceId).toBe(traceId);
+      expect(served!.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
+      expect(served!.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200 });
+      expect(served!.status.code).toBe(SpanStatusCode.UNSET);
+      // The handler saw the span in the body's 'end' event, after an await, and in the response's 'finish'.
+      expect(answered).toEqual({ atEnd: served!.spanContext().spanId, afterWait: served!.spanContext().spanId });
+      expect(finishedIn[0]).toBe(served!.spanContext().spanId);
+      expect(refused!.parentSpanContext).toBeUndefined();
+      expect(refused!.attributes['http.response.status_code']).toBe(503);
+      expect(refused!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'answered 503' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      trace.disable();
+      propagation.disable();
+      context.disable();
     }
   });
 });

@@ -15,7 +15,8 @@ export const telemetryPlugin = fp(
 
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
-      // The HTTP instrumentation names server spans by method only; the route template makes traces searchable.
+      // The server span (traceHttpServer) is named by method only until the route is known; the route template
+      // makes traces searchable.
       const span = trace.getActiveSpan();
       if (span && request.routeOptions.url) {
         span.updateName(`${request.method} ${request.routeOptions.url}`);
