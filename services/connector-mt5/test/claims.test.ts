@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KV } from 'nats';
+import { ErrorCode, type KV } from 'nats';
 import { Writable } from 'node:stream';
 import { KvClaimStore } from '@mtx/connector-runtime/claims';
 import { loadConnectorConfig } from '@mtx/connector-runtime/config';
@@ -154,5 +154,29 @@ describe('claims per account message', () => {
     // Used as it is.
     expect(await store.claim(`k-${process.pid}`)).toBe(true);
     expect(await store.claim(`k-${process.pid}`)).toBe(false);
+  });
+
+  it("claims with the server's own answers: first wins, a repeat is refused, a missing bucket is retried then reported", async () => {
+    const bucket = `claims_answers_${process.pid}`;
+    const logger = createLogger('test', { level: 'silent' });
+    const store = await KvClaimStore.open(stack.nats, { bucket, ttlMs: 60_000, owner: 'replica-a', replicas: 1, logger });
+    const other = await KvClaimStore.open(stack.nats, { bucket, ttlMs: 60_000, owner: 'replica-b', replicas: 1, logger });
+    const key = `bat_answers${process.pid}-p-acc_1`;
+    expect(await store.claim(key)).toBe(true);
+    expect(await other.claim(key)).toBe(false);
+    expect(await store.claim(key)).toBe(false);
+    // Read back through nats.js's own bucket: the claim is under the key's subject, with this replica's nonce.
+    const entry = await stack.nats
+      .jetstream()
+      .views.kv(bucket)
+      .then((kv) => kv.get(key));
+    expect(JSON.parse(new TextDecoder().decode(entry!.value))).toMatchObject({ by: 'replica-a' });
+
+    await stack.nats.jetstreamManager().then((manager) => manager.streams.delete(`KV_${bucket}`));
+    const startedMs = Date.now();
+    await expect(store.claim(`${key}-gone`, startedMs + 300)).rejects.toMatchObject({ code: ErrorCode.NoResponders });
+    // Retried with pauses (25, 50, 100 ms...) and given up before the retry deadline, not at the first refusal.
+    expect(Date.now() - startedMs).toBeGreaterThanOrEqual(150);
+    expect(Date.now() - startedMs).toBeLessThan(1_000);
   });
 });

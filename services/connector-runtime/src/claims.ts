@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, type KV, type NatsConnection } from 'nats';
+import { ErrorCode, headers, type KV, type NatsConnection } from 'nats';
 import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 
@@ -22,6 +22,47 @@ const claimCallTimeoutMs = 1_500;
 const retryPauseMinMs = 25;
 const retryPauseMaxMs = 250;
 
+const claimEncoder = new TextEncoder();
+const answerDecoder = new TextDecoder();
+
+/** What a claim store needs of a bucket: a create-only put (expected last sequence 0) and a read. */
+export type ClaimBucket = Pick<KV, 'put' | 'get'>;
+
+/** Never mutated after this, so every claim sends the same headers object. */
+const createOnlyHeaders = headers();
+createOnlyHeaders.set('Nats-Expected-Last-Subject-Sequence', '0');
+
+/**
+ * The bucket's put as one plain request to the key's subject. nats.js's `kv.put` goes through two async layers
+ * and parses every acknowledgement into an object; here an acknowledgement is only searched for an error, the
+ * one case whose JSON is read. Errors keep `kv.put`'s shapes: `api_error` from JetStream, the request's own
+ * NatsError (no responders, timeout) as it comes.
+ */
+function createOnlyBucket(connection: NatsConnection, kv: KV, bucket: string): ClaimBucket {
+  const subjectPrefix = `$KV.${bucket}.`;
+  return {
+    get: (key) => kv.get(key),
+    async put(key, value) {
+      const reply = await connection.request(subjectPrefix + key, value as Uint8Array, {
+        timeout: claimCallTimeoutMs,
+        headers: createOnlyHeaders,
+      });
+      const answer = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength);
+      if (answer.includes('"seq":') && !answer.includes('"error":')) return 0;
+      let apiError: { code?: number; err_code?: number; description?: string } | undefined;
+      try {
+        apiError = (JSON.parse(answerDecoder.decode(reply.data)) as { error?: typeof apiError }).error;
+      } catch {
+        // Not JSON: reported below as an answer that is not an acknowledgement.
+      }
+      throw Object.assign(new Error(apiError?.description ?? `not a JetStream acknowledgement: ${answer.toString('utf8', 0, 200)}`), {
+        code: String(apiError?.code ?? ErrorCode.JetStreamInvalidAck),
+        api_error: apiError,
+      });
+    },
+  };
+}
+
 /**
  * Claims kept in a JetStream key-value bucket. `put` with an expected last sequence of 0 is a create that the
  * server applies atomically: of any number of connector replicas racing on one client id, exactly one wins,
@@ -29,12 +70,12 @@ const retryPauseMaxMs = 250;
  */
 export class KvClaimStore implements ClaimStore {
   private constructor(
-    private readonly kv: KV,
+    private readonly kv: ClaimBucket,
     private readonly owner: string,
   ) {}
 
   /** Claims in a bucket already opened (tests pass a bucket whose answers they choose). */
-  static over(kv: KV, owner: string): KvClaimStore {
+  static over(kv: ClaimBucket, owner: string): KvClaimStore {
     return new KvClaimStore(kv, owner);
   }
 
@@ -62,7 +103,7 @@ export class KvClaimStore implements ClaimStore {
         `the claims bucket exists with ${actual} replica(s), not CONNECTOR_CLAIMS_REPLICAS=${options.replicas}; it is used as it is (change it with: nats stream edit KV_${options.bucket} --replicas ${options.replicas})`,
       );
     }
-    return new KvClaimStore(kv, options.owner);
+    return new KvClaimStore(createOnlyBucket(connection, kv, options.bucket), options.owner);
   }
 
   /**
@@ -74,7 +115,7 @@ export class KvClaimStore implements ClaimStore {
   async claim(clientId: string, retryUntilUnixMs = 0): Promise<boolean> {
     if (!claimKeyPattern.test(clientId)) throw new Error(`client id ${JSON.stringify(clientId)} is not a valid claim key`);
     const nonce = randomUUID();
-    const value = new TextEncoder().encode(JSON.stringify({ by: this.owner, at: Date.now(), nonce }));
+    const value = claimEncoder.encode(JSON.stringify({ by: this.owner, at: Date.now(), nonce }));
     let mayHaveWritten = false;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -97,7 +138,7 @@ export class KvClaimStore implements ClaimStore {
     const entry = await this.kv.get(clientId);
     if (!entry) return false;
     try {
-      return (JSON.parse(new TextDecoder().decode(entry.value)) as { nonce?: string }).nonce === nonce;
+      return (JSON.parse(answerDecoder.decode(entry.value)) as { nonce?: string }).nonce === nonce;
     } catch {
       return false;
     }
