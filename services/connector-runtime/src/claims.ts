@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, headers, type KV, type NatsConnection } from 'nats';
+import { ErrorCode, type KV, type NatsConnection } from 'nats';
+import { isAlreadyStored, publishCreateOnly } from '@mtx/shared/jetstream-create-only';
 import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 
@@ -15,50 +16,25 @@ export interface ClaimStore {
 /** Characters NATS KV accepts in a key; client ids are built from them. */
 export const claimKeyPattern = /^[-/_=.a-zA-Z0-9]+$/;
 
-const wrongLastSequence = 10071;
-
 /** Deadline of one claim write; a claim is one small R1/R3 append, so past this the stream is not answering. */
 const claimCallTimeoutMs = 1_500;
 const retryPauseMinMs = 25;
 const retryPauseMaxMs = 250;
 
 const claimEncoder = new TextEncoder();
-const answerDecoder = new TextDecoder();
+const claimDecoder = new TextDecoder();
 
 /** What a claim store needs of a bucket: a create-only put (expected last sequence 0) and a read. */
 export type ClaimBucket = Pick<KV, 'put' | 'get'>;
 
-/** Never mutated after this, so every claim sends the same headers object. */
-const createOnlyHeaders = headers();
-createOnlyHeaders.set('Nats-Expected-Last-Subject-Sequence', '0');
-
-/**
- * The bucket's put as one plain request to the key's subject. nats.js's `kv.put` goes through two async layers
- * and parses every acknowledgement into an object; here an acknowledgement is only searched for an error, the
- * one case whose JSON is read. Errors keep `kv.put`'s shapes: `api_error` from JetStream, the request's own
- * NatsError (no responders, timeout) as it comes.
- */
+/** The bucket's put as one create-only publish to the key's subject (its errors keep kv.put's shapes). */
 function createOnlyBucket(connection: NatsConnection, kv: KV, bucket: string): ClaimBucket {
   const subjectPrefix = `$KV.${bucket}.`;
   return {
     get: (key) => kv.get(key),
     async put(key, value) {
-      const reply = await connection.request(subjectPrefix + key, value as Uint8Array, {
-        timeout: claimCallTimeoutMs,
-        headers: createOnlyHeaders,
-      });
-      const answer = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength);
-      if (answer.includes('"seq":') && !answer.includes('"error":')) return 0;
-      let apiError: { code?: number; err_code?: number; description?: string } | undefined;
-      try {
-        apiError = (JSON.parse(answerDecoder.decode(reply.data)) as { error?: typeof apiError }).error;
-      } catch {
-        // Not JSON: reported below as an answer that is not an acknowledgement.
-      }
-      throw Object.assign(new Error(apiError?.description ?? `not a JetStream acknowledgement: ${answer.toString('utf8', 0, 200)}`), {
-        code: String(apiError?.code ?? ErrorCode.JetStreamInvalidAck),
-        api_error: apiError,
-      });
+      await publishCreateOnly(connection, subjectPrefix + key, value as Uint8Array, claimCallTimeoutMs);
+      return 0;
     },
   };
 }
@@ -122,8 +98,7 @@ export class KvClaimStore implements ClaimStore {
         await this.kv.put(clientId, value, { previousSeq: 0 });
         return true;
       } catch (error) {
-        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === wrongLastSequence)
-          return mayHaveWritten ? await this.isOwnClaim(clientId, nonce) : false;
+        if (isAlreadyStored(error)) return mayHaveWritten ? await this.isOwnClaim(clientId, nonce) : false;
         const code = (error as { code?: string }).code;
         const passing = code === ErrorCode.NoResponders || code === ErrorCode.Timeout;
         if (code === ErrorCode.Timeout) mayHaveWritten = true;
@@ -138,7 +113,7 @@ export class KvClaimStore implements ClaimStore {
     const entry = await this.kv.get(clientId);
     if (!entry) return false;
     try {
-      return (JSON.parse(answerDecoder.decode(entry.value)) as { nonce?: string }).nonce === nonce;
+      return (JSON.parse(claimDecoder.decode(entry.value)) as { nonce?: string }).nonce === nonce;
     } catch {
       return false;
     }

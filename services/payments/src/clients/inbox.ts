@@ -11,6 +11,7 @@ import {
   nanos,
 } from 'nats';
 import { AppError } from '@mtx/shared/errors';
+import { isAlreadyStored, publishCreateOnly } from '@mtx/shared/jetstream-create-only';
 import { ensureStream } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 
@@ -76,7 +77,6 @@ export interface JetStreamInboxOptions {
   logger: Logger;
 }
 
-const wrongLastSequence = 10071;
 /** One small append, R1 or R3: past this the stream is not answering (a leader election takes 4 to 9 s). */
 const recordTimeoutMs = 3_000;
 const managerTimeoutMs = 5_000;
@@ -133,6 +133,7 @@ export class JetStreamInbox implements PostbackInbox {
   private readonly decoder = new TextDecoder();
 
   private constructor(
+    private readonly connection: NatsConnection,
     private readonly jetstream: JetStreamClient,
     private readonly manager: JetStreamManager,
     private readonly options: JetStreamInboxOptions,
@@ -143,7 +144,7 @@ export class JetStreamInbox implements PostbackInbox {
   /** Creates the stream and its consumer when missing; refuses a replica count the deployment cannot hold. */
   static async open(nats: NatsConnection, options: JetStreamInboxOptions): Promise<JetStreamInbox> {
     const manager = await nats.jetstreamManager({ timeout: managerTimeoutMs });
-    const inbox = new JetStreamInbox(nats.jetstream({ timeout: recordTimeoutMs }), manager, options);
+    const inbox = new JetStreamInbox(nats, nats.jetstream({ timeout: recordTimeoutMs }), manager, options);
     await inbox.ensure();
     return inbox;
   }
@@ -182,13 +183,15 @@ export class JetStreamInbox implements PostbackInbox {
 
   async record(record: InboxRecord): Promise<'recorded' | 'duplicate'> {
     try {
-      await this.jetstream.publish(subjectOf(this.channel.subjectRoot, record.id), this.encoder.encode(JSON.stringify(record)), {
-        expect: { lastSubjectSequence: 0 },
-        timeout: recordTimeoutMs,
-      });
+      await publishCreateOnly(
+        this.connection,
+        subjectOf(this.channel.subjectRoot, record.id),
+        this.encoder.encode(JSON.stringify(record)),
+        recordTimeoutMs,
+      );
       return 'recorded';
     } catch (error) {
-      if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === wrongLastSequence) return 'duplicate';
+      if (isAlreadyStored(error)) return 'duplicate';
       // NATS down, a stream electing its leader, the stream full: nothing recorded, and the provider delivers again.
       this.warnRefused(error);
       throw new AppError('unavailable', 'the postback could not be recorded; deliver it again shortly');
