@@ -1,5 +1,6 @@
 import Fastify, { LogController } from 'fastify';
 import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { deferredChildLoggerFactory } from '@mtx/shared/logger';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { traceHttpServer } from '@mtx/shared/telemetry';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -22,6 +23,8 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's child logger (its request id bound) is made only if the request writes a line through it.
+    childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: config.BODY_LIMIT_BYTES,
     http: { maxHeaderSize: config.HEADER_LIMIT_BYTES },
     requestIdHeader: false,

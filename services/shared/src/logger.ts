@@ -54,3 +54,80 @@ export function createLogger(serviceName: string, options: LoggerOptions = {}, d
     ...(destination ? [destination] : []),
   );
 }
+
+const levelMethods = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LevelMethod = (typeof levelMethods)[number];
+
+/**
+ * A child logger made on its first written line. Fastify makes a child per request to bind its request id, and
+ * pino builds each child's bindings through the redaction's stringifiers: 2.8 % of the gateway's busy time at
+ * 64 batches in flight, 3-5 % of payments' at 1,000 postbacks/s, for a child that a request whose lines are all
+ * below the level (or written by the root logger, as the access line is) never writes with. A line below the
+ * level makes nothing; properties set on it (Fastify keeps a symbol there) stay on this object.
+ */
+export class DeferredChildLogger {
+  private made: Logger | undefined;
+  readonly fatal: Logger['fatal'];
+  readonly error: Logger['error'];
+  readonly warn: Logger['warn'];
+  readonly info: Logger['info'];
+  readonly debug: Logger['debug'];
+  readonly trace: Logger['trace'];
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly childBindings: pino.Bindings,
+    private readonly options: pino.ChildLoggerOptions = {},
+  ) {
+    const writer = (level: LevelMethod) =>
+      ((...args: Parameters<Logger['info']>) => {
+        if (!this.isLevelEnabled(level)) return;
+        this.logger()[level](...args);
+      }) as Logger[LevelMethod];
+    this.fatal = writer('fatal');
+    this.error = writer('error');
+    this.warn = writer('warn');
+    this.info = writer('info');
+    this.debug = writer('debug');
+    this.trace = writer('trace');
+  }
+
+  /** The real child, made once. */
+  logger(): Logger {
+    this.made ??= this.parent.child(this.childBindings, this.options);
+    return this.made;
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    if (this.made) return this.made.isLevelEnabled(level);
+    if (this.options.level === undefined) return this.parent.isLevelEnabled(level);
+    const values = this.parent.levels.values;
+    return (values[level] ?? Number.POSITIVE_INFINITY) >= (values[this.options.level] ?? 0);
+  }
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.logger().child(bindings, options);
+  }
+
+  bindings(): pino.Bindings {
+    return this.logger().bindings();
+  }
+}
+
+/** Fastify's `childLoggerFactory`, for servers on a hot path: each request's child made only when it writes. */
+export function deferredChildLoggerFactory<ParentLogger>(
+  logger: ParentLogger,
+  bindings: pino.Bindings,
+  options: pino.ChildLoggerOptions,
+): ParentLogger {
+  // Fastify types its logger as a subset of pino's; the one it is given here is a pino logger (createLogger's).
+  return new DeferredChildLogger(logger as unknown as Logger, bindings, options) as unknown as ParentLogger;
+}

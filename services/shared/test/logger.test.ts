@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { context, trace, type SpanContext, INVALID_SPAN_CONTEXT } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger';
+import { createLogger, DeferredChildLogger } from '../src/logger';
 import { SynchronousContextManager } from '../src/telemetry';
 
 beforeAll(() => {
@@ -12,7 +12,7 @@ afterAll(() => {
   context.disable();
 });
 
-function capture() {
+function capture(level = 'info') {
   const lines: Array<Record<string, unknown>> = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -20,7 +20,7 @@ function capture() {
       done();
     },
   });
-  return { lines, logger: createLogger('logger-test', { level: 'info' }, stream) };
+  return { lines, logger: createLogger('logger-test', { level }, stream) };
 }
 
 describe('log lines and traces', () => {
@@ -35,5 +35,43 @@ describe('log lines and traces', () => {
       expect(line).not.toHaveProperty('trace_id');
       expect(line).not.toHaveProperty('span_id');
     }
+  });
+});
+
+describe('a child logger made on its first written line', () => {
+  it('makes no child for lines below the level, and writes the bindings, redacted, once a line is written', () => {
+    const { lines, logger } = capture('warn');
+    let made = 0;
+    const child = logger.child;
+    // Children inherit from their parent, so this counts theirs too and keeps each one's own bindings.
+    logger.child = function (this: typeof logger, ...args: Parameters<typeof logger.child>) {
+      made += 1;
+      return child.apply(this, args);
+    } as typeof logger.child;
+    const deferred = new DeferredChildLogger(logger, { reqId: 'req_1', password: 'hunter2' });
+    deferred.info({ step: 1 }, 'below the level');
+    deferred.debug('below the level');
+    expect(deferred.isLevelEnabled('info')).toBe(false);
+    expect(deferred.level).toBe('warn');
+    expect(made).toBe(0);
+    expect(lines).toHaveLength(0);
+    deferred.warn({ step: 2 }, 'written');
+    deferred.error('written again');
+    expect(made).toBe(1);
+    expect(lines.map((line) => line.msg)).toEqual(['written', 'written again']);
+    expect(lines[0]).toMatchObject({ reqId: 'req_1', password: '[redacted]', step: 2, service: 'logger-test' });
+    deferred.child({ leg: 3 }).warn('from a grandchild');
+    expect(lines[2]).toMatchObject({ reqId: 'req_1', leg: 3, msg: 'from a grandchild' });
+  });
+
+  it("judges lines by the child's own level when one is given", () => {
+    const { lines, logger } = capture('info');
+    const quieter = new DeferredChildLogger(logger, { reqId: 'req_2' }, { level: 'error' });
+    quieter.warn('below the route level');
+    expect(quieter.isLevelEnabled('warn')).toBe(false);
+    expect(lines).toHaveLength(0);
+    quieter.error('at the route level');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ reqId: 'req_2', msg: 'at the route level' });
   });
 });

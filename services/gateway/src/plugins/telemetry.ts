@@ -25,9 +25,10 @@ export const telemetryPlugin = fp(
     });
 
     app.addHook('onResponse', async (request, reply) => {
-      // One access line per request; the logger's mixin adds trace_id and span_id, linking it to the trace.
+      // One access line per request; the logger's mixin adds trace_id and span_id, linking it to the trace. Written
+      // by the root logger: the line names its request itself, so no per-request child is made for it.
       if (config.ACCESS_LOG) {
-        request.log.info(
+        app.log.info(
           {
             request_id: request.id,
             method: request.method,

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import Fastify, { LogController } from 'fastify';
 import { AppError } from '@mtx/shared/errors';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
-import type { Logger } from '@mtx/shared/logger';
+import { deferredChildLoggerFactory, type Logger } from '@mtx/shared/logger';
 import { inHttpServerSpan, withoutHttpAutoInstrumentation } from '@mtx/shared/telemetry';
 import {
   PostbackAcknowledgement,
@@ -25,6 +25,8 @@ export async function createHooksServer(topups: Topups, logger: Logger) {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's child logger is made only if the request writes a line through it (a failed postback).
+    childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: postbackBodyLimitBytes,
     // A postback is at most 64 KiB: a sender that takes longer than this to deliver one holds a socket for nothing.
     requestTimeout: 10_000,
