@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import { context, trace, type SpanContext, INVALID_SPAN_CONTEXT } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, DeferredChildLogger } from '../src/logger';
+import { DeferredChildLogger } from '../src/logger';
+import { capturedLogger } from '../src/testing/captured-logger';
 import { SynchronousContextManager } from '../src/telemetry';
 
 beforeAll(() => {
@@ -12,20 +12,9 @@ afterAll(() => {
   context.disable();
 });
 
-function capture(level = 'info') {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString('utf8')));
-      done();
-    },
-  });
-  return { lines, logger: createLogger('logger-test', { level }, stream) };
-}
-
 describe('log lines and traces', () => {
   it('carries the active trace on a line inside one, and no trace fields on a line outside any', () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger('logger-test');
     const valid: SpanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
     context.with(trace.setSpanContext(context.active(), valid), () => logger.info('inside'));
     context.with(trace.setSpanContext(context.active(), INVALID_SPAN_CONTEXT), () => logger.info('invalid'));
@@ -40,24 +29,17 @@ describe('log lines and traces', () => {
 
 describe('a child logger made on its first written line', () => {
   it('makes no child for lines below the level, and writes the bindings, redacted, once a line is written', () => {
-    const { lines, logger } = capture('warn');
-    let made = 0;
-    const child = logger.child;
-    // Children inherit from their parent, so this counts theirs too and keeps each one's own bindings.
-    logger.child = function (this: typeof logger, ...args: Parameters<typeof logger.child>) {
-      made += 1;
-      return child.apply(this, args);
-    } as typeof logger.child;
+    const { lines, logger, childrenMade } = capturedLogger('logger-test', 'warn');
     const deferred = new DeferredChildLogger(logger, { reqId: 'req_1', password: 'hunter2' });
     deferred.info({ step: 1 }, 'below the level');
     deferred.debug('below the level');
     expect(deferred.isLevelEnabled('info')).toBe(false);
     expect(deferred.level).toBe('warn');
-    expect(made).toBe(0);
+    expect(childrenMade()).toBe(0);
     expect(lines).toHaveLength(0);
     deferred.warn({ step: 2 }, 'written');
     deferred.error('written again');
-    expect(made).toBe(1);
+    expect(childrenMade()).toBe(1);
     expect(lines.map((line) => line.msg)).toEqual(['written', 'written again']);
     expect(lines[0]).toMatchObject({ reqId: 'req_1', password: '[redacted]', step: 2, service: 'logger-test' });
     deferred.child({ leg: 3 }).warn('from a grandchild');
@@ -65,7 +47,7 @@ describe('a child logger made on its first written line', () => {
   });
 
   it("judges lines by the child's own level when one is given", () => {
-    const { lines, logger } = capture('info');
+    const { lines, logger } = capturedLogger('logger-test');
     const quieter = new DeferredChildLogger(logger, { reqId: 'req_2' }, { level: 'error' });
     quieter.warn('below the route level');
     expect(quieter.isLevelEnabled('warn')).toBe(false);

@@ -25,3 +25,4 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { startOtlpReceiver, type ReceivedSpan, type ReceivedMetric } from './otlp-receiver';
 export { listenBacklogOf } from './listen-backlog';
+export { capturedLogger } from './captured-logger';
