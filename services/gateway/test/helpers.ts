@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { ManualClock } from '@mtx/shared/clock';
-import { createLogger } from '@mtx/shared/logger';
+import { createLogger, type Logger } from '@mtx/shared/logger';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { buildGateway } from '../src/app';
 import type { GatewayApp } from '../src/context';
@@ -22,7 +22,7 @@ export interface GatewayHarness {
  * routes before the app is ready.
  */
 export async function startGatewayHarness(
-  options: { env?: Record<string, string>; extend?: (app: GatewayApp) => void | Promise<void> } = {},
+  options: { env?: Record<string, string>; extend?: (app: GatewayApp) => void | Promise<void>; logger?: Logger } = {},
 ): Promise<GatewayHarness> {
   const config = loadGatewayConfig({
     MONGODB_URL: inject('mongodbUrl'),
@@ -37,7 +37,10 @@ export async function startGatewayHarness(
     ...options.env,
   });
   const clock = new ManualClock('2027-03-01T10:00:00Z');
-  const connected = await connectGatewayDependencies(config, { clock, logger: createLogger('gateway', { level: 'silent' }) });
+  const connected = await connectGatewayDependencies(config, {
+    clock,
+    logger: options.logger ?? createLogger('gateway', { level: 'silent' }),
+  });
   const app = await buildGateway(connected.dependencies);
   await options.extend?.(app);
   await app.ready();

@@ -113,6 +113,9 @@ export class DeferredChildLogger {
     return (values[level] ?? Number.POSITIVE_INFINITY) >= (values[this.options.level] ?? 0);
   }
 
+  /** Lines at the silent level are never written. */
+  silent(): void {}
+
   child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
     return this.logger().child(bindings, options);
   }

@@ -1,4 +1,5 @@
 import { trace } from '@opentelemetry/api';
+import type { Logger } from '@mtx/shared/logger';
 import { latencyBucketsMs, meter } from '@mtx/shared/telemetry';
 import fp from 'fastify-plugin';
 import type { GatewayApp, GatewayDependencies } from '../context';
@@ -26,8 +27,9 @@ export const telemetryPlugin = fp(
 
     app.addHook('onResponse', async (request, reply) => {
       // One access line per request; the logger's mixin adds trace_id and span_id, linking it to the trace. Written
-      // by the root logger: the line names its request itself, so no per-request child is made for it.
-      if (config.ACCESS_LOG) {
+      // by the root logger: the line names its request itself, so no per-request child is made for it. A route's
+      // own log level (the API reference's `warn`) still silences it.
+      if (config.ACCESS_LOG && (request.log as Logger).isLevelEnabled('info')) {
         app.log.info(
           {
             request_id: request.id,
