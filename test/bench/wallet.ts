@@ -7,8 +7,8 @@
  *    /v1/hooks/ in production), `/v1/hooks/payments/sandbox`. The
  *    acknowledgement (`recorded`) is sent once the postback is in the durable inbox; the credit follows. Two
  *    latencies per postback: the acknowledgement's, and the credit's, from the acknowledgement to the wallet's
- *    `events.wallet.credited` announcement of it (published after the ledger insert and its entry-id pointer,
- *    so at or after the moment GET /v1/wallet can show it). First at fixed concurrencies (closed loop), then
+ *    `events.wallet.credited` announcement of it (published once the ledger insert is committed and the wallet's
+ *    read head has it, so at or after the moment GET /v1/wallet can show it). First at fixed concurrencies (closed loop), then
  *    at fixed offered rates (open loop, each of BENCH_WALLET_CREDIT_RATE per second for
  *    BENCH_WALLET_CREDIT_RATE_SECONDS): postbacks leave on a schedule whatever the answers do, as a provider's
  *    deliveries arrive (over openLoopWarmConnections kept-alive connections opened first, as an ingress holds
@@ -23,14 +23,17 @@
  * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
  * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_CREDIT_RATE (the open-loop
  * runs' rates per second, default "1000", empty for none), BENCH_WALLET_CREDIT_RATE_SECONDS (each, default
- * 20), BENCH_WALLET_SECONDS (GET run length, default 10), BENCH_WALLET_PROFILE_PHASE (see below).
+ * 20), BENCH_WALLET_SECONDS (GET run length, default 10), BENCH_WALLET_PROFILE_PHASE (see below),
+ * BENCH_WALLET_SPLIT_CREDITING=1 (payments' crediting in a second payments process, PAYMENTS_CREDITING_ENABLED
+ * off in the first, which keeps the API and the hook listener).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalInfrastructure } from '../../services/devstack/src/local';
-import { startStack, type Stack } from '../../services/devstack/src/services';
+import { startServiceProcess, startStack, type Stack } from '../../services/devstack/src/services';
+import { freePort } from '../../services/devstack/src/ports';
 import { connectMongo, databaseName } from '../../services/shared/src/mongo';
 import { createUnaryClient } from '../../services/shared/src/grpc';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
@@ -67,6 +70,7 @@ const openLoopInFlightMax = 1024;
 // opening hundreds of connections in its first second would measure a cold start no deployment has, on a saturated
 // listener that accepts new connections last. The pool still grows (to openLoopInFlightMax) if answers slow down.
 const openLoopWarmConnections = 256;
+const splitCrediting = process.env.BENCH_WALLET_SPLIT_CREDITING === '1';
 const readSeconds = Number(process.env.BENCH_WALLET_SECONDS ?? 10);
 const postbackSecret = `bench-${crypto.randomBytes(16).toString('hex')}`;
 const prefix = `benchw_${crypto.randomBytes(3).toString('hex')}_`;
@@ -231,6 +235,7 @@ async function main(): Promise<void> {
       natsUrl: infrastructure.natsUrl,
       dataDirectory,
       services: ['wallet', 'payments', 'billing', 'crypto-sandbox', 'gateway'],
+      ...(splitCrediting ? { serviceEnv: { payments: { PAYMENTS_CREDITING_ENABLED: 'false' } } } : {}),
       env: {
         MONGODB_DATABASE_PREFIX: prefix,
         LOG_LEVEL: 'warn',
@@ -244,6 +249,14 @@ async function main(): Promise<void> {
         if (stream === 'stderr' || /"level":(50|60)/.test(line)) process.stderr.write(`[${service}] ${line}\n`);
       },
     });
+    if (splitCrediting) {
+      const crediting = await startServiceProcess({
+        name: 'payments-crediting',
+        folder: 'payments',
+        env: { ...stack.env, HOOKS_PORT: String(await freePort()), PAYMENTS_CREDITING_ENABLED: 'true' },
+      });
+      stack.services.set('payments-crediting', crediting);
+    }
     const gatewayUrl = stack.gatewayUrl;
     // Postbacks go where the ingress routes a provider's: payments' own hook listener.
     const hooksUrl = stack.env.PAYMENTS_HOOKS_URL!;

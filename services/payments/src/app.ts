@@ -152,7 +152,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       );
       await hooks.listen({ port: config.HOOKS_PORT, host: config.HOOKS_HOST, backlog: config.HOOKS_LISTEN_BACKLOG });
       // The crediting worker is not background work a test drives by hand: an acknowledged postback is credited.
-      await topups.crediting.start();
+      if (config.PAYMENTS_CREDITING_ENABLED) await topups.crediting.start();
       if (options.backgroundWork !== false) {
         for (const job of jobs) job.start();
       }

@@ -56,6 +56,12 @@ export const PaymentsConfigSchema = Type.Object({
   PAYMENTS_CREDIT_BATCH_MAX: Type.Integer({ minimum: 1, maximum: 500, default: 256 }),
   PAYMENTS_CREDIT_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /**
+   * Whether this replica drains the inbox into the wallet. Off, it still serves the API and records postbacks:
+   * a deployment can run the crediting in replicas of its own, so a crediting batch never delays a postback's
+   * acknowledgement on the same event loop.
+   */
+  PAYMENTS_CREDITING_ENABLED: Type.Boolean({ default: true }),
+  /**
    * The sweep: a record left unsettled (a crash between record and credit, a credit the wallet refused) is
    * delivered again this long after its last delivery, to whichever replica asks; the oldest unsettled record's
    * age (`mtx.payments.inbox.oldest_age`) is refreshed on the same interval.

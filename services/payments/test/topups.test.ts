@@ -319,6 +319,80 @@ describe('postbacks', () => {
     expect(await stack.ledgerEntries(customer)).toBe(1);
   });
 
+  it('records postbacks on a replica with PAYMENTS_CREDITING_ENABLED=false and leaves their crediting to the others', async () => {
+    const recorder = await secondReplica({ environment: { PAYMENTS_CREDITING_ENABLED: 'false', GRPC_PORT: '0', GRPC_HOST: '127.0.0.1' } });
+    const customer = customerId();
+    await stack.payments.topups.crediting.stop();
+    try {
+      await recorder.app.start();
+      const topup = await recorder.app.topups.createTopup({
+        customerId: customer,
+        amountEurCents: 1100,
+        assetCode: 'USDT',
+        blockchainCode: 'TRON',
+      });
+      const body = postbackBody(topup, await payThroughSandbox(topup, topup.deposit_amount), topup.deposit_amount);
+      const answer = await fetch(`http://127.0.0.1:${recorder.app.hooksPort}/v1/hooks/payments/sandbox`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-signature': stack.sign(body) },
+        body,
+      });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ received: true, outcome: 'recorded' });
+      // Its own worker would have taken the record by now; it stays in the inbox for another replica.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await stack.inboxUnsettled()).toBe(1);
+      expect(await stack.ledgerEntries(customer)).toBe(0);
+    } finally {
+      await recorder.close();
+      await stack.payments.topups.crediting.start();
+    }
+    await eventually(async () => expect(await stack.ledgerEntries(customer)).toBe(1));
+    expect(await stack.walletClient.call('GetWallet', { customer_id: customer })).toMatchObject({ balance_eur_cents: 1100 });
+    await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
+  });
+
+  it("credits on a replica that never saw the top-up from the inbox record's copy, reading nothing; a missed record costs a retry, not money", async () => {
+    const customer = customerId();
+    // Quoted and acknowledged by the stack's replica; credited by fresh ones, whose caches hold nothing of it.
+    const topup = await createTronTopup(customer, 2400);
+    const half = (BigInt(topup.deposit_amount) / 2n).toString();
+    const rest = (BigInt(topup.deposit_amount) - BigInt(half)).toString();
+    const first = postbackBody(topup, await payThroughSandbox(topup, half), half);
+    const second = postbackBody(topup, await payThroughSandbox(topup, rest), rest);
+    const creditOn = async (body: string) => {
+      const replica = await cachingReplica({ pendingFreshMs: 0 });
+      await stack.payments.topups.crediting.stop();
+      try {
+        await replica.app.topups.crediting.start();
+        expect(await handle(body)).toMatchObject({ outcome: 'recorded' });
+        await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
+        return replica.finds;
+      } finally {
+        await replica.close();
+        await stack.payments.topups.crediting.start();
+      }
+    };
+    // Nothing recorded yet: the guess that the top-up has no records is right, and the crediting reads nothing.
+    expect(await creditOn(first)).toEqual([]);
+    expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'partial' });
+    // One record exists: the same guess collides on slot 1, the records are read, and the payment takes slot 2.
+    const finds = await creditOn(second);
+    expect(finds).toContain('topup_events');
+    expect(finds).not.toContain('topups');
+    expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'paid', credited_eur_cents: 2400 });
+    const events = await store()
+      .events.find({ topup_id: Number(topup.id) })
+      .sort({ seq: 1 })
+      .toArray();
+    expect(events.map((event) => [event.seq, event.amount_units])).toEqual([
+      [1, half],
+      [2, rest],
+    ]);
+    expect(await stack.walletClient.call('GetWallet', { customer_id: customer })).toMatchObject({ balance_eur_cents: 2400 });
+    expect(await stack.ledgerEntries(customer)).toBe(2);
+  });
+
   it('credits many different payments to one top-up arriving at once: each once, adding up exactly', async () => {
     const customer = customerId();
     const topup = await payments('CreateTopup', {
@@ -505,8 +579,10 @@ describe('expiry sweep', () => {
 async function secondReplica(overrides: {
   wallet?: (real: UnaryClient<any>) => UnaryClient<any>;
   provider?: (real: PaymentProvider) => PaymentProvider;
+  environment?: NodeJS.ProcessEnv;
 }): Promise<{ app: PaymentsApp; close(): Promise<void> }> {
   const config = loadPaymentsConfig({
+    ...overrides.environment,
     HOOKS_PORT: '0',
     HOOKS_HOST: '127.0.0.1',
     MONGODB_DATABASE_PREFIX: stack.prefix,

@@ -1,7 +1,7 @@
 import { inBatchSpan } from '@mtx/shared/telemetry';
 import type { InboxDelivery } from '../clients/inbox';
 import { creditRecorded, recordTransaction, type RecordedPayment } from './crediting';
-import { loadTopup } from './topup-reads';
+import { topupOfRecord } from './topup-reads';
 import type { TopupsState } from './topups-state';
 import type { CreditingWorkerOptions } from './topup-types';
 
@@ -120,7 +120,7 @@ export class CreditingWorker {
     const payments: Array<{ delivery: InboxDelivery; payment: RecordedPayment }> = [];
     await Promise.all(
       [...byTopup.entries()].map(async ([topupId, deliveries]) => {
-        const topup = await loadTopup(this.state, String(topupId));
+        const topup = await topupOfRecord(this.state, topupId, deliveries[0]!.record.topup);
         if (!topup) {
           this.state.logger.error({ topup_id: topupId, records: deliveries.length }, 'inbox records name a top-up that does not exist');
           return;

@@ -21,9 +21,10 @@ export async function appendEvent(
   build: (progress: Progress) => Omit<TopupEventDocument, '_id' | 'topup_id' | 'seq' | 'key' | 'created_at'> | null,
 ): Promise<{ event: TopupEventDocument | null; created: boolean; events: TopupEventDocument[] }> {
   for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
-    // First try on the remembered records without reading: the insert itself detects a newer record (E11000
-    // on its slot), and then the records are read.
-    const remembered = attempt === 0 ? state.eventCache.get(String(topup.id)) : undefined;
+    // First try on the remembered records without reading, or on none when nothing is remembered (a top-up this
+    // replica did not quote): records fill slots from 1 without gaps, so a free slot 1 means there are none, and
+    // the insert itself detects any record the guess missed (E11000 on its slot), after which they are read.
+    const remembered = attempt === 0 ? (state.eventCache.get(String(topup.id)) ?? []) : undefined;
     const events = remembered ? [...remembered] : await readEvents(state, topup.id);
     const existing = events.find((event) => event.key === key);
     if (existing) return { event: existing, created: false, events };

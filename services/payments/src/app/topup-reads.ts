@@ -2,6 +2,7 @@ import { findEntriesMax } from '@mtx/shared/service-contract';
 import { formatUnits } from '../domain/money';
 import { deriveTopupStatus, type TopupProgress } from '../domain/topup-state';
 import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
+import type { TopupSnapshot } from '../clients/inbox';
 
 import type { TopupsState } from './topups-state';
 import type { TopupView } from './topup-types';
@@ -26,6 +27,30 @@ export async function loadTopup(state: TopupsState, topupKey: string): Promise<T
   if (cached) return cached;
   const topup = await state.store.topups.findOne({ _id: topupKey });
   if (topup) state.topupCache.set(topupKey, topup);
+  return topup;
+}
+
+/** The top-up an inbox record carries; JSON keeps its dates as strings. */
+export function snapshotOf(topup: TopupDocument): TopupSnapshot {
+  return { ...topup, created_at: topup.created_at.toISOString(), expires_at: topup.expires_at.toISOString() };
+}
+
+/**
+ * The top-up of an inbox record: the one this replica has in memory, else the record's copy (a top-up is never
+ * updated, so the copy is the stored document), else the store's.
+ */
+export async function topupOfRecord(
+  state: TopupsState,
+  topupId: number,
+  snapshot: TopupSnapshot | undefined,
+): Promise<TopupDocument | null> {
+  const key = String(topupId);
+  const cached = state.topupCache.get(key);
+  if (cached) return cached;
+  if (snapshot?.id !== topupId || snapshot._id !== key) return loadTopup(state, key);
+  const topup: TopupDocument = { ...snapshot, created_at: new Date(snapshot.created_at), expires_at: new Date(snapshot.expires_at) };
+  if (Number.isNaN(topup.created_at.getTime()) || Number.isNaN(topup.expires_at.getTime())) return loadTopup(state, key);
+  state.topupCache.set(key, topup);
   return topup;
 }
 

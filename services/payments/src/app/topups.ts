@@ -6,7 +6,7 @@ import type { TopupDocument } from '../store/payments-store';
 
 import { forget, changed } from './topups-state';
 import { providerNamed, assetsOf, assetRow } from './assets';
-import { readEvents, loadTopup, view, customerProgress } from './topup-reads';
+import { readEvents, loadTopup, view, customerProgress, snapshotOf } from './topup-reads';
 import { applyConfirmedTransaction, transactionKey } from './crediting';
 import { CreditingWorker } from './crediting-worker';
 import { claimTopupId, customerHead, appendCustomerTopup } from './topup-ids';
@@ -238,6 +238,7 @@ export function createTopups(options: TopupsOptions) {
         received_at: postback.transaction.receivedAt.toISOString(),
         recorded_at: state.clock.now().toISOString(),
         trace_context: traceCarrier(),
+        topup: snapshotOf(topup),
       });
       return { outcome, ...known };
     },

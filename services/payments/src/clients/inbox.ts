@@ -14,6 +14,7 @@ import { AppError } from '@mtx/shared/errors';
 import { isAlreadyStored, publishCreateOnly } from '@mtx/shared/jetstream-create-only';
 import { ensureStream } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
+import type { TopupDocument } from '../store/payments-store';
 
 /** What the crediting needs of a confirmed provider transaction, recorded before its postback is acknowledged. */
 export interface InboxRecord {
@@ -30,7 +31,15 @@ export interface InboxRecord {
   recorded_at: string;
   /** The postback's trace (W3C `traceparent`), so the credit's span joins it even after a crash and a redelivery. */
   trace_context?: Record<string, string>;
+  /**
+   * The top-up as stored when the postback was recorded (top-ups are never updated), so a crediting replica that
+   * did not quote it credits without reading it; absent from records written before it was added.
+   */
+  topup?: TopupSnapshot;
 }
+
+/** A stored top-up as JSON carries it: its dates as ISO 8601 strings. */
+export type TopupSnapshot = Omit<TopupDocument, 'created_at' | 'expires_at'> & { created_at: string; expires_at: string };
 
 /** A record handed to the crediting worker; unsettled, it comes back after the redelivery delay. */
 export interface InboxDelivery {
