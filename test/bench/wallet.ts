@@ -8,8 +8,8 @@
  *    acknowledgement (`recorded`) is sent once the postback is in the durable inbox; the credit follows. Two
  *    latencies per postback: the acknowledgement's, and the credit's, from the acknowledgement to the wallet's
  *    `events.wallet.credited` announcement of it (published once the ledger insert is committed and the wallet's
- *    read head has it, so at or after the moment GET /v1/wallet can show it). First at fixed concurrencies (closed loop), then
- *    at fixed offered rates (open loop, each of BENCH_WALLET_CREDIT_RATE per second for
+ *    read head has it, so at or after the moment GET /v1/wallet can show it). First at fixed concurrencies
+ *    (closed loop), then at fixed offered rates (open loop, each of BENCH_WALLET_CREDIT_RATE per second for
  *    BENCH_WALLET_CREDIT_RATE_SECONDS): postbacks leave on a schedule whatever the answers do, as a provider's
  *    deliveries arrive (over openLoopWarmConnections kept-alive connections opened first, as an ingress holds
  *    them), and each acknowledgement latency is counted from the moment its postback was due, so a
