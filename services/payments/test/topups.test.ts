@@ -6,10 +6,10 @@ import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { nanos } from 'nats';
 import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
-import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+import { connectNats, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
 import { eventually } from '@mtx/shared/testing';
 import { inboxSweepIntervalMs, startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
-import { createPaymentsApp, type PaymentsApp } from '../src/app';
+import { createPaymentsApp, topupsChangedSubject, type PaymentsApp } from '../src/app';
 import { loadPaymentsConfig } from '../src/config';
 import { parseScaledDecimal } from '../src/domain/money';
 import type { PaymentProvider } from '../src/providers/provider';
@@ -317,6 +317,30 @@ describe('postbacks', () => {
     await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
     expect((await stack.payments.topups.crediting.check()).oldestAgeMs).toBe(0);
     expect(await stack.ledgerEntries(customer)).toBe(1);
+  });
+
+  it("announces a customer's top-ups changed when a view changes: on creation and on the credit, not on the payment's record", async () => {
+    const customer = customerId();
+    const heard: number[] = [];
+    const subscription = stack.nats.subscribe(topupsChangedSubject, {
+      callback: (error, message) => {
+        if (!error && readAnnouncement(message.data)?.customerId === customer) heard.push(Date.now());
+      },
+    });
+    await stack.nats.flush();
+    try {
+      const topup = await createTronTopup(customer, 1500);
+      await eventually(async () => expect(heard).toHaveLength(1));
+      const body = postbackBody(topup, await payThroughSandbox(topup, topup.deposit_amount), topup.deposit_amount);
+      expect(await handle(body)).toMatchObject({ outcome: 'recorded' });
+      await eventually(async () => expect(await stack.inboxUnsettled()).toBe(0));
+      expect(await payments('GetTopup', { customer_id: customer, id: topup.id })).toMatchObject({ status: 'paid' });
+      await stack.nats.flush();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toHaveLength(2);
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 
   it('records postbacks on a replica with PAYMENTS_CREDITING_ENABLED=false and leaves their crediting to the others', async () => {

@@ -36,7 +36,10 @@ export async function appendEvent(
     try {
       await state.eventInserts.insert(event);
       state.eventCache.set(String(topup.id), [...events, event]);
-      changed(state, topup.customer_id);
+      // A payment's record changes no view until its credit lands, which creditRecorded announces; announcing
+      // the record too cost every replica and every gateway one more message per postback.
+      if (event.kind === 'payment') forget(state, topup.customer_id);
+      else changed(state, topup.customer_id);
       return { event, created: true, events: [...events, event] };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
