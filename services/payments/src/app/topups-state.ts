@@ -48,9 +48,10 @@ export function createTopupsState(options: TopupsOptions) {
     pendingFreshness,
     lastTopupId: 0,
     owedCancellations,
-    /** Where the expiry sweep has got to (by expiry time, then id); starts a look-back behind now after a restart. */
-    expiryCursor: undefined as { expiresAt: Date; id: string } | undefined,
-    reconcileCursor: '',
+    /** The next top-up id the expiry sweep looks at; found a look-back behind now after a restart. */
+    expiryNextId: undefined as number | undefined,
+    /** The next top-up id reconciliation asks about; found again after each round. */
+    reconcileNextId: undefined as number | undefined,
   };
 }
 

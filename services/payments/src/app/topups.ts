@@ -7,10 +7,10 @@ import type { TopupDocument } from '../store/payments-store';
 import { forget, changed } from './topups-state';
 import { providerNamed, assetsOf, assetRow } from './assets';
 import { readEvents, loadTopup, view, customerProgress, snapshotOf } from './topup-reads';
-import { applyConfirmedTransaction, transactionKey } from './crediting';
+import { transactionKey } from './crediting';
 import { CreditingWorker } from './crediting-worker';
 import { claimTopupId, customerHead, appendCustomerTopup } from './topup-ids';
-import { cancelAtProvider, expireOne } from './expiry';
+import { expireDue, reconcileStep } from './sweeps';
 import type { AssetRow, TopupView, PostbackOutcome } from './topup-types';
 import { customerIdPattern, pendingScanMax, postbackBytesMax, assertCustomerId, assertTopupAmount } from './topup-rules';
 import { createTopupsState } from './topups-state';
@@ -243,78 +243,10 @@ export function createTopups(options: TopupsOptions) {
       return { outcome, ...known };
     },
 
-    /**
-     * One bounded pass of the expiry sweep: the next `batchSize` top-ups (by expiry time) whose quote has ended,
-     * from where the previous pass stopped; fails those that received nothing and cancels their invoices, then
-     * retries cancellations the provider refused before. A restarted process looks back RECONCILE_LOOKBACK_MS.
-     */
-    async expireDue(batchSize: number): Promise<{ expired: number; checked: number }> {
-      const now = state.clock.now();
-      const cursor = state.expiryCursor ?? { expiresAt: new Date(now.getTime() - state.options.reconcileLookbackMs), id: '' };
-      const due = await state.store.topups
-        .find({
-          $and: [
-            { expires_at: { $lte: now } },
-            { $or: [{ expires_at: { $gt: cursor.expiresAt } }, { expires_at: cursor.expiresAt, _id: { $gt: cursor.id } }] },
-          ],
-        })
-        .sort({ expires_at: 1, _id: 1 })
-        .limit(batchSize)
-        .toArray();
-      let expired = 0;
-      let reached = cursor;
-      for (const topup of due) {
-        try {
-          if (await expireOne(state, topup)) expired += 1;
-        } catch (error) {
-          // Stop here so the next pass starts with this top-up again.
-          state.logger.warn({ err: error, topup_id: topup.id }, 'could not expire a top-up; the next sweep retries');
-          break;
-        }
-        reached = { expiresAt: topup.expires_at, id: topup._id };
-      }
-      state.expiryCursor = reached;
-      for (const topupKey of [...state.owedCancellations].slice(0, batchSize)) {
-        const topup = await state.store.topups.findOne({ _id: topupKey });
-        if (topup) await cancelAtProvider(state, topup);
-        else state.owedCancellations.delete(topupKey);
-      }
-      return { expired, checked: due.length };
-    },
+    /** One bounded pass of the expiry sweep (see sweeps.ts). */
+    expireDue: (batchSize: number) => expireDue(state, batchSize),
 
-    /**
-     * One bounded pass of reconciliation: asks the provider about the next `batchSize` top-ups whose quote is
-     * open or ended within the look-back, and credits any confirmed payment a lost postback left behind.
-     */
-    async reconcileStep(batchSize: number): Promise<{ checked: number; credited: number; wrapped: boolean }> {
-      const cutoff = new Date(state.clock.now().getTime() - state.options.reconcileLookbackMs);
-      const open = await state.store.topups
-        .find({ _id: { $gt: state.reconcileCursor }, expires_at: { $gt: cutoff } })
-        .sort({ _id: 1 })
-        .limit(batchSize)
-        .toArray();
-      let credited = 0;
-      for (const topup of open) {
-        try {
-          const invoice = await providerNamed(state, topup.provider).getInvoice(topup.invoice_id);
-          for (const transaction of invoice.transactions) {
-            if (transaction.status !== 'confirmed') continue;
-            const { newlyCredited } = await applyConfirmedTransaction(state, topup, topup.provider, transaction);
-            if (newlyCredited) {
-              credited += 1;
-              state.logger.info(
-                { topup_id: topup.id, provider_transaction_id: transaction.transactionId },
-                'reconciliation credited a payment no postback delivered',
-              );
-            }
-          }
-        } catch (error) {
-          state.logger.warn({ err: error, topup_id: topup.id }, 'reconciliation could not check a top-up; it is retried on the next pass');
-        }
-      }
-      const wrapped = open.length < batchSize;
-      state.reconcileCursor = wrapped ? '' : open[open.length - 1]!._id;
-      return { checked: open.length, credited, wrapped };
-    },
+    /** One bounded pass of reconciliation (see sweeps.ts). */
+    reconcileStep: (batchSize: number) => reconcileStep(state, batchSize),
   };
 }

@@ -116,6 +116,8 @@ export async function ensurePaymentsIndexes(store: PaymentsStore): Promise<void>
   }
   // Uniqueness only: each provider transaction (and each expiry) is recorded once.
   await store.events.createIndex({ key: 1 }, { unique: true, name: 'key_unique' });
-  // For the sweeps' range scans on MongoDB; FerretDB ignores it for queries and scans anyway.
-  await store.topups.createIndex({ expires_at: 1, _id: 1 }, { name: 'expires_at' });
+  // The sweeps walk top-ups by id; an expiry index (made by earlier versions) only costs every insert.
+  await store.topups.dropIndex('expires_at').catch((error: { code?: number }) => {
+    if (error?.code !== 27) throw error; // 27: IndexNotFound
+  });
 }

@@ -1,0 +1,155 @@
+import { lastPresent } from '@mtx/shared/gallop';
+import type { TopupDocument } from '../store/payments-store';
+
+import { applyConfirmedTransaction } from './crediting';
+import { providerNamed } from './assets';
+import { cancelAtProvider, expireOne } from './expiry';
+import { idClaimed } from './topup-ids';
+import type { TopupsState } from './topups-state';
+
+/**
+ * The sweeps (expiry, reconciliation) find their top-ups by walking ids, not by a range query on expiry: ids are
+ * claimed without gaps, in the order quotes start, and every quote lasts as long (`quoteWindowMs`), so ids come in expiry
+ * order up to the moments between reading the clock and winning the claim (and replicas' clock skew). Each read
+ * is by `_id`, so a pass costs the top-ups it looks at however many are stored; a range query costs a scan of
+ * every top-up on a store that cannot use a secondary index for it, every interval, on the database the payment
+ * path writes to.
+ */
+
+/** How far out of expiry order an id may be; a walk positioned by time starts this much earlier. */
+export const walkDisorderMs = 60_000;
+/** Ids looked at, past a claim without its top-up, before a position search gives up on a run of them. */
+const holesScannedMax = 64;
+/**
+ * A claimed id whose top-up is not stored after this never will be (its creation failed after the claim): the
+ * expiry walk steps over it. Younger, it may be a creation still waiting on the provider, so the walk waits.
+ */
+export const claimAbandonedAfterMs = 5 * 60_000;
+
+/** A pass reads at most this many top-ups: the ones it acts on, and claims without top-ups or out of its window. */
+function readsPerPassMax(batchSize: number): number {
+  return 2 * batchSize + holesScannedMax;
+}
+
+/** The stored top-up with this id, without keeping it in the read cache (a walk's top-ups are mostly cold). */
+export async function topupAt(state: TopupsState, id: number): Promise<TopupDocument | null> {
+  const key = String(id);
+  return state.topupCache.get(key) ?? (await state.store.topups.findOne({ _id: key }));
+}
+
+/** The highest id claimed so far (0 when none). */
+export async function lastClaimedId(state: TopupsState): Promise<number> {
+  const last = await lastPresent(state.lastTopupId, (n) => idClaimed(state, n));
+  state.lastTopupId = Math.max(state.lastTopupId, last);
+  return last;
+}
+
+/** Whether the claim of an id without a top-up is old enough that its top-up will never be stored. */
+export async function claimAbandoned(state: TopupsState, id: number): Promise<boolean> {
+  const claim = await state.store.topupIdClaims.findOne({ _id: String(id) });
+  return claim === null || state.clock.now().getTime() - claim.claimed_at.getTime() >= claimAbandonedAfterMs;
+}
+
+/**
+ * The first id at or after which quotes may end after `sinceMs` (`last + 1` when none may): a bisection over
+ * ids, each probe one read, `walkDisorderMs` early so that ids slightly out of order are not skipped. Where a
+ * probe meets a run of claims without top-ups it errs early, which costs a walk a few more reads, never a top-up.
+ */
+export async function firstIdEndingAfter(state: TopupsState, sinceMs: number, last: number): Promise<number> {
+  const boundaryMs = sinceMs - walkDisorderMs;
+  let low = 1;
+  let high = last + 1;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    let probe: TopupDocument | null = null;
+    for (let id = middle; id < Math.min(high, middle + holesScannedMax) && !probe; id++) probe = await topupAt(state, id);
+    if (probe && probe.expires_at.getTime() <= boundaryMs) low = probe.id + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Where a walk starts after a restart: the first id whose quote ended within the look-back, or is still open. */
+export function lookBackStart(state: TopupsState, last: number): Promise<number> {
+  return firstIdEndingAfter(state, state.clock.now().getTime() - state.options.reconcileLookbackMs, last);
+}
+
+/**
+ * One bounded pass of the expiry sweep: from where the previous pass stopped, the next `batchSize` top-ups whose
+ * quote has ended, in id order, up to the first still open; fails those that received nothing and cancels their
+ * invoices, then retries cancellations the provider refused before. A restarted process looks back
+ * RECONCILE_LOOKBACK_MS.
+ */
+export async function expireDue(state: TopupsState, batchSize: number): Promise<{ expired: number; checked: number }> {
+  const nowMs = state.clock.now().getTime();
+  const last = await lastClaimedId(state);
+  let next = state.expiryNextId ?? (await lookBackStart(state, last));
+  let expired = 0;
+  let checked = 0;
+  for (let reads = 0; next <= last && checked < batchSize && reads < readsPerPassMax(batchSize); reads++) {
+    const topup = await topupAt(state, next);
+    if (!topup) {
+      if (!(await claimAbandoned(state, next))) break;
+      next += 1;
+      continue;
+    }
+    if (topup.expires_at.getTime() > nowMs) break;
+    checked += 1;
+    try {
+      if (await expireOne(state, topup)) expired += 1;
+    } catch (error) {
+      // Stop here so the next pass starts with this top-up again.
+      state.logger.warn({ err: error, topup_id: topup.id }, 'could not expire a top-up; the next sweep retries');
+      break;
+    }
+    next += 1;
+  }
+  state.expiryNextId = next;
+  for (const topupKey of [...state.owedCancellations].slice(0, batchSize)) {
+    const topup = await state.store.topups.findOne({ _id: topupKey });
+    if (topup) await cancelAtProvider(state, topup);
+    else state.owedCancellations.delete(topupKey);
+  }
+  return { expired, checked };
+}
+
+/**
+ * One bounded pass of reconciliation: asks the provider about the next `batchSize` top-ups whose quote is open or
+ * ended within the look-back, in id order from where the previous pass stopped, and credits any confirmed payment
+ * a lost postback left behind. `wrapped`: the pass reached the newest top-up, and the next starts over.
+ */
+export async function reconcileStep(
+  state: TopupsState,
+  batchSize: number,
+): Promise<{ checked: number; credited: number; wrapped: boolean }> {
+  const cutoffMs = state.clock.now().getTime() - state.options.reconcileLookbackMs;
+  const last = await lastClaimedId(state);
+  let next = state.reconcileNextId ?? (await lookBackStart(state, last));
+  let checked = 0;
+  let credited = 0;
+  for (let reads = 0; next <= last && checked < batchSize && reads < readsPerPassMax(batchSize); reads++, next++) {
+    const topup = await topupAt(state, next);
+    // A claim without its top-up (failed, or still being created: the next round sees it) has nothing to ask about.
+    if (!topup || topup.expires_at.getTime() <= cutoffMs) continue;
+    checked += 1;
+    try {
+      const invoice = await providerNamed(state, topup.provider).getInvoice(topup.invoice_id);
+      for (const transaction of invoice.transactions) {
+        if (transaction.status !== 'confirmed') continue;
+        const { newlyCredited } = await applyConfirmedTransaction(state, topup, topup.provider, transaction);
+        if (newlyCredited) {
+          credited += 1;
+          state.logger.info(
+            { topup_id: topup.id, provider_transaction_id: transaction.transactionId },
+            'reconciliation credited a payment no postback delivered',
+          );
+        }
+      }
+    } catch (error) {
+      state.logger.warn({ err: error, topup_id: topup.id }, 'reconciliation could not check a top-up; it is retried on the next pass');
+    }
+  }
+  const wrapped = next > last;
+  state.reconcileNextId = wrapped ? undefined : next;
+  return { checked, credited, wrapped };
+}
