@@ -79,7 +79,9 @@ describe('local infrastructure', () => {
     if (!store.running()) await store.start();
     if (process.platform === 'linux') {
       const commandLine = fs.readFileSync(`/proc/${store.pid}/cmdline`, 'utf8').split('\0');
-      expect(commandLine.find((argument) => argument.startsWith('--sqlite-url='))).toMatch(/_pragma=synchronous\(NORMAL\)/);
+      const sqliteUrl = commandLine.find((argument) => argument.startsWith('--sqlite-url='));
+      expect(sqliteUrl).toMatch(/_pragma=synchronous\(NORMAL\)/);
+      expect(sqliteUrl).toMatch(/_pragma=temp_store\(memory\)/);
       const environment = fs.readFileSync(`/proc/${store.pid}/environ`, 'utf8').split('\0');
       expect(environment.filter((variable) => variable.startsWith('GOGC='))).toEqual([`GOGC=${ferretdbGogcFromEnvironment()}`]);
     }
@@ -100,6 +102,24 @@ describe('local infrastructure', () => {
       );
     } finally {
       await read.close();
+    }
+  });
+
+  it('undoes only the refused document of a large batch (statement journals kept in memory)', async () => {
+    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
+    if (!store.running()) await store.start();
+    const client = new MongoClient(store.url);
+    try {
+      const collection = client.db('journal').collection<{ _id: string; body: string }>('c');
+      await collection.insertOne({ _id: 'taken', body: 'first' });
+      // 400 documents of 2 KB: the batch's statement journal is far past the 64 KiB at which SQLite would spill it.
+      const batch = Array.from({ length: 400 }, (_, n) => ({ _id: n === 200 ? 'taken' : `d:${n}`, body: 'x'.repeat(2_000) }));
+      const unordered = await collection.insertMany(batch, { ordered: false }).catch((error: unknown) => error);
+      expect(unordered).toMatchObject({ code: 11000 });
+      expect(await collection.countDocuments({})).toBe(400);
+      expect(await collection.findOne({ _id: 'taken' })).toEqual({ _id: 'taken', body: 'first' });
+    } finally {
+      await client.close();
     }
   });
 
