@@ -1,13 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import crypto from 'node:crypto';
-import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { inboxSweepIntervalMs, startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
-import { createPaymentsApp, type PaymentsApp } from '../src/app';
-import { loadPaymentsConfig } from '../src/config';
+import { databaseName } from '@mtx/shared/mongo';
+import { startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
+import type { PaymentsApp } from '../src/app';
 import { quoteWindowMs } from '../src/domain/topup-state';
-import { createSandboxProvider } from '../src/providers/sandbox';
 import { createPaymentsStore } from '../src/store/payments-store';
+import { startReplica } from './replica';
 
 let stack: WalletStack;
 
@@ -44,55 +42,23 @@ async function statusOf(customer: string, topupId: number): Promise<string> {
  * filter it sends to the top-ups collection and every invoice it asks the provider about.
  */
 async function freshReplica(): Promise<{ app: PaymentsApp; topupFilters: unknown[]; invoicesAsked: string[]; close(): Promise<void> }> {
-  const mongo: MongoClient = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
-  const topupFilters: unknown[] = [];
-  mongo.on('commandStarted', (event) => {
-    const command = event.command as { find?: string; filter?: unknown };
-    if (event.commandName === 'find' && command.find === 'topups') topupFilters.push(command.filter);
-  });
-  const config = loadPaymentsConfig({
-    HOOKS_PORT: '0',
-    HOOKS_HOST: '127.0.0.1',
-    MONGODB_DATABASE_PREFIX: stack.prefix,
-    CRYPTO_SANDBOX_URL: stack.sandboxUrl,
-    POSTBACK_SECRET: testPostbackSecret,
-    PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(inboxSweepIntervalMs),
-    RECONCILE_LOOKBACK_MS: String(lookBackMs),
-  });
-  const sandbox = createSandboxProvider({
-    baseUrl: stack.sandboxUrl,
-    apiKey: config.SANDBOX_API_KEY,
-    postbackSecret: testPostbackSecret,
-    timeoutMs: 5_000,
-  });
   const invoicesAsked: string[] = [];
-  const app = await createPaymentsApp({
-    config,
-    database: mongo.db(databaseName(stack.prefix, 'payments')),
-    clock: stack.clock,
-    logger: createLogger('payments', { level: 'silent' }),
-    wallet: stack.walletClient,
-    providers: [
-      {
-        ...sandbox,
-        getInvoice: (invoiceId: string) => {
-          invoicesAsked.push(invoiceId);
-          return sandbox.getInvoice(invoiceId);
-        },
-      },
-    ],
-    nats: stack.nats,
-    announceChanges: false,
-  });
-  return {
-    app,
-    topupFilters,
-    invoicesAsked,
-    async close() {
-      await app.stop(0);
-      await mongo.close();
+  const topupFilters: unknown[] = [];
+  const replica = await startReplica(stack, {
+    environment: { RECONCILE_LOOKBACK_MS: String(lookBackMs) },
+    onCommand: (command) => {
+      if (command.name === 'find' && command.collection === 'topups') topupFilters.push(command.filter);
     },
-  };
+    announceChanges: false,
+    provider: (sandbox) => ({
+      ...sandbox,
+      getInvoice: (invoiceId: string) => {
+        invoicesAsked.push(invoiceId);
+        return sandbox.getInvoice(invoiceId);
+      },
+    }),
+  });
+  return { ...replica, topupFilters, invoicesAsked };
 }
 
 /** Whether a filter names exactly one top-up by `_id` (a point read, never a range or a scan). */

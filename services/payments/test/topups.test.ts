@@ -1,20 +1,17 @@
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
-import type { UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { databaseName } from '@mtx/shared/mongo';
 import { nanos } from 'nats';
 import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
 import { connectNats, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
 import { eventually } from '@mtx/shared/testing';
-import { inboxSweepIntervalMs, startWalletStack, testPostbackSecret, type WalletStack } from '../../../test/e2e/wallet-stack';
-import { createPaymentsApp, topupsChangedSubject, type PaymentsApp } from '../src/app';
-import { loadPaymentsConfig } from '../src/config';
+import { inboxSweepIntervalMs, startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
+import { topupsChangedSubject, type PaymentsApp } from '../src/app';
 import { parseScaledDecimal } from '../src/domain/money';
-import type { PaymentProvider } from '../src/providers/provider';
-import { createSandboxProvider } from '../src/providers/sandbox';
 import { createPaymentsStore } from '../src/store/payments-store';
+import { startReplica, type Replica, type ReplicaOptions } from './replica';
 
 let stack: WalletStack;
 
@@ -600,37 +597,9 @@ describe('expiry sweep', () => {
 });
 
 /** A second payments instance on the same store (a replica), optionally with a failing wallet or provider. */
-async function secondReplica(overrides: {
-  wallet?: (real: UnaryClient<any>) => UnaryClient<any>;
-  provider?: (real: PaymentProvider) => PaymentProvider;
-  environment?: NodeJS.ProcessEnv;
-}): Promise<{ app: PaymentsApp; close(): Promise<void> }> {
-  const config = loadPaymentsConfig({
-    ...overrides.environment,
-    HOOKS_PORT: '0',
-    HOOKS_HOST: '127.0.0.1',
-    MONGODB_DATABASE_PREFIX: stack.prefix,
-    CRYPTO_SANDBOX_URL: stack.sandboxUrl,
-    POSTBACK_SECRET: testPostbackSecret,
-    PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(inboxSweepIntervalMs),
-  });
-  const provider = createSandboxProvider({
-    baseUrl: stack.sandboxUrl,
-    apiKey: config.SANDBOX_API_KEY,
-    postbackSecret: testPostbackSecret,
-    timeoutMs: 5_000,
-  });
-  // Not started: its crediting worker runs only when a test starts it.
-  const app = await createPaymentsApp({
-    config,
-    database: stack.mongo.db(databaseName(stack.prefix, 'payments')),
-    clock: stack.clock,
-    logger: createLogger('payments', { level: 'silent' }),
-    wallet: overrides.wallet ? overrides.wallet(stack.walletClient) : stack.walletClient,
-    providers: [overrides.provider ? overrides.provider(provider) : provider],
-    nats: stack.nats,
-  });
-  return { app, close: () => app.stop(0) };
+/** A second payments replica on the stack's store and NATS (not started). */
+function secondReplica(overrides: Omit<ReplicaOptions, 'onCommand'>): Promise<Replica> {
+  return startReplica(stack, overrides);
 }
 
 /** A payments replica with a store client of its own (command monitoring) and, optionally, NATS for the broadcast. */
@@ -638,45 +607,17 @@ async function cachingReplica(options: {
   pendingFreshMs: number;
   nats?: NatsConnection;
 }): Promise<{ app: PaymentsApp; finds: string[]; close(): Promise<void> }> {
-  const mongo: MongoClient = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
   const finds: string[] = [];
-  mongo.on('commandStarted', (event) => {
-    if (event.commandName === 'find') finds.push(String((event.command as { find?: string }).find));
-  });
-  const config = loadPaymentsConfig({
-    HOOKS_PORT: '0',
-    HOOKS_HOST: '127.0.0.1',
-    MONGODB_DATABASE_PREFIX: stack.prefix,
-    CRYPTO_SANDBOX_URL: stack.sandboxUrl,
-    POSTBACK_SECRET: testPostbackSecret,
-    PAYMENTS_PENDING_FRESH_MS: String(options.pendingFreshMs),
-    PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(inboxSweepIntervalMs),
-  });
-  const provider = createSandboxProvider({
-    baseUrl: stack.sandboxUrl,
-    apiKey: config.SANDBOX_API_KEY,
-    postbackSecret: testPostbackSecret,
-    timeoutMs: 5_000,
-  });
-  const app = await createPaymentsApp({
-    config,
-    database: mongo.db(databaseName(stack.prefix, 'payments')),
-    clock: stack.clock,
-    logger: createLogger('payments', { level: 'silent' }),
-    wallet: stack.walletClient,
-    providers: [provider],
-    nats: options.nats ?? stack.nats,
+  const replica = await startReplica(stack, {
+    environment: { PAYMENTS_PENDING_FRESH_MS: String(options.pendingFreshMs) },
+    onCommand: (command) => {
+      if (command.name === 'find') finds.push(command.collection);
+    },
+    ...(options.nats ? { nats: options.nats } : {}),
     // Without a connection of its own it hears no other replica: only the freshness window brings their changes.
     announceChanges: options.nats !== undefined,
   });
-  return {
-    app,
-    finds,
-    async close() {
-      await app.stop(0);
-      await mongo.close();
-    },
-  };
+  return { ...replica, finds };
 }
 
 describe('pending top-ups (GET /v1/wallet) from the read cache', () => {
