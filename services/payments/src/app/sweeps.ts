@@ -9,11 +9,11 @@ import type { TopupsState } from './topups-state';
 
 /**
  * The sweeps (expiry, reconciliation) find their top-ups by walking ids, not by a range query on expiry: ids are
- * claimed without gaps, in the order quotes start, and every quote lasts as long (`quoteWindowMs`), so ids come in expiry
- * order up to the moments between reading the clock and winning the claim (and replicas' clock skew). Each read
- * is by `_id`, so a pass costs the top-ups it looks at however many are stored; a range query costs a scan of
- * every top-up on a store that cannot use a secondary index for it, every interval, on the database the payment
- * path writes to.
+ * claimed without gaps, in the order quotes start, and every quote lasts as long (`quoteWindowMs`), so ids come in
+ * expiry order up to the moments between reading the clock and winning the claim (and replicas' clock skew). Each
+ * read is by `_id`, so a pass costs the top-ups it looks at however many are stored; a range query costs a scan of
+ * every top-up on a store that cannot use a secondary index for it, every interval, on the database the payment path
+ * writes to.
  */
 
 /** How far out of expiry order an id may be; a walk positioned by time starts this much earlier. */
