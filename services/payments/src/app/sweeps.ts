@@ -1,10 +1,10 @@
-import { lastPresent } from '@mtx/shared/gallop';
 import type { TopupDocument } from '../store/payments-store';
 
 import { applyConfirmedTransaction } from './crediting';
 import { providerNamed } from './assets';
 import { cancelAtProvider, expireOne } from './expiry';
-import { idClaimed } from './topup-ids';
+import { lastClaimedId } from './topup-ids';
+import { loadTopup } from './topup-reads';
 import type { TopupsState } from './topups-state';
 
 /**
@@ -32,20 +32,12 @@ function readsPerPassMax(batchSize: number): number {
 }
 
 /** The stored top-up with this id, without keeping it in the read cache (a walk's top-ups are mostly cold). */
-export async function topupAt(state: TopupsState, id: number): Promise<TopupDocument | null> {
-  const key = String(id);
-  return state.topupCache.get(key) ?? (await state.store.topups.findOne({ _id: key }));
-}
-
-/** The highest id claimed so far (0 when none). */
-export async function lastClaimedId(state: TopupsState): Promise<number> {
-  const last = await lastPresent(state.lastTopupId, (n) => idClaimed(state, n));
-  state.lastTopupId = Math.max(state.lastTopupId, last);
-  return last;
+function topupAt(state: TopupsState, id: number): Promise<TopupDocument | null> {
+  return loadTopup(state, String(id), false);
 }
 
 /** Whether the claim of an id without a top-up is old enough that its top-up will never be stored. */
-export async function claimAbandoned(state: TopupsState, id: number): Promise<boolean> {
+async function claimAbandoned(state: TopupsState, id: number): Promise<boolean> {
   const claim = await state.store.topupIdClaims.findOne({ _id: String(id) });
   return claim === null || state.clock.now().getTime() - claim.claimed_at.getTime() >= claimAbandonedAfterMs;
 }
@@ -55,7 +47,7 @@ export async function claimAbandoned(state: TopupsState, id: number): Promise<bo
  * ids, each probe one read, `walkDisorderMs` early so that ids slightly out of order are not skipped. Where a
  * probe meets a run of claims without top-ups it errs early, which costs a walk a few more reads, never a top-up.
  */
-export async function firstIdEndingAfter(state: TopupsState, sinceMs: number, last: number): Promise<number> {
+async function firstIdEndingAfter(state: TopupsState, sinceMs: number, last: number): Promise<number> {
   const boundaryMs = sinceMs - walkDisorderMs;
   let low = 1;
   let high = last + 1;
@@ -70,7 +62,7 @@ export async function firstIdEndingAfter(state: TopupsState, sinceMs: number, la
 }
 
 /** Where a walk starts after a restart: the first id whose quote ended within the look-back, or is still open. */
-export function lookBackStart(state: TopupsState, last: number): Promise<number> {
+function lookBackStart(state: TopupsState, last: number): Promise<number> {
   return firstIdEndingAfter(state, state.clock.now().getTime() - state.options.reconcileLookbackMs, last);
 }
 

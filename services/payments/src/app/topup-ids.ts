@@ -11,9 +11,16 @@ export async function idClaimed(state: TopupsState, n: number) {
   return (await state.store.topupIdClaims.findOne({ _id: String(n) }, { projection: { _id: 1 } })) !== null;
 }
 
+/** The highest id claimed so far (0 when none), found by galloping from the last one this replica knows. */
+export async function lastClaimedId(state: TopupsState): Promise<number> {
+  const last = await lastPresent(state.lastTopupId, (n) => idClaimed(state, n));
+  state.lastTopupId = Math.max(state.lastTopupId, last);
+  return last;
+}
+
 /** Claims the next integer id by inserting it; ids stay gapless, so the last one is found by galloping. */
 export async function claimTopupId(state: TopupsState): Promise<number> {
-  let candidate = (await lastPresent(state.lastTopupId, (n) => idClaimed(state, n))) + 1;
+  let candidate = (await lastClaimedId(state)) + 1;
   for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
     if (await insertIfAbsent(state.store.topupIdClaims, { _id: String(candidate), claimed_at: state.clock.now() })) {
       state.lastTopupId = Math.max(state.lastTopupId, candidate);

@@ -22,11 +22,11 @@ export async function readEvents(state: TopupsState, topupId: number): Promise<T
   return events;
 }
 
-export async function loadTopup(state: TopupsState, topupKey: string): Promise<TopupDocument | null> {
+export async function loadTopup(state: TopupsState, topupKey: string, remember = true): Promise<TopupDocument | null> {
   const cached = state.topupCache.get(topupKey);
   if (cached) return cached;
   const topup = await state.store.topups.findOne({ _id: topupKey });
-  if (topup) state.topupCache.set(topupKey, topup);
+  if (topup && remember) state.topupCache.set(topupKey, topup);
   return topup;
 }
 
