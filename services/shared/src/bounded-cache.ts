@@ -1,3 +1,5 @@
+import { LinkedMap } from './linked-map';
+
 interface Slot<V> {
   value: V;
   used: boolean;
@@ -10,10 +12,10 @@ interface Slot<V> {
  * Second chance rather than strict LRU: a hit only marks its entry, and eviction walks from the oldest insertion,
  * sending marked entries to the back once. Strict LRU in a Map (delete and set on every hit) costs V8 a rehash of
  * the whole table when the same few keys cycle through a large one: 10–20 µs a hit at 10,000 entries (Node 20 and
- * 24, measured).
+ * 24, measured). The order is a LinkedMap's: finding the oldest entry of a full plain Map is not O(1) (see there).
  */
 export class BoundedCache<V> {
-  private readonly entries = new Map<string, Slot<V>>();
+  private readonly entries = new LinkedMap<string, Slot<V>>();
   constructor(private readonly sizeMax: number) {}
 
   get(key: string): V | undefined {
@@ -41,8 +43,7 @@ export class BoundedCache<V> {
    */
   private evict(storedKey: string): void {
     while (this.entries.size > Math.max(this.sizeMax, 0)) {
-      const [oldestKey, oldest] = this.entries.entries().next().value as [string, Slot<V>];
-      this.entries.delete(oldestKey);
+      const [oldestKey, oldest] = this.entries.shift()!;
       if (!oldest.used && (oldestKey !== storedKey || this.entries.size === 0)) continue;
       oldest.used = false;
       this.entries.set(oldestKey, oldest);

@@ -1,3 +1,5 @@
+import { LinkedMap } from './linked-map';
+
 /**
  * When each key last changed, as a monotonic mark (a counter, or performance.now()), for caches that must not
  * keep an answer loaded before a change of its key even if the load ends after it. Bounded: a key pushed out of
@@ -5,7 +7,8 @@
  * answer it could have kept, never the reverse.
  */
 export class ChangeLog {
-  private readonly marks = new Map<string, number>();
+  // Oldest change first (a LinkedMap: a full plain Map finds its oldest entry slowly, see there).
+  private readonly marks = new LinkedMap<string, number>();
   private forgottenMax = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly entriesMax: number) {}
@@ -14,8 +17,7 @@ export class ChangeLog {
     this.marks.delete(key);
     this.marks.set(key, mark);
     while (this.marks.size > Math.max(this.entriesMax, 1)) {
-      const [oldest, oldestMark] = this.marks.entries().next().value as [string, number];
-      this.marks.delete(oldest);
+      const [, oldestMark] = this.marks.shift()!;
       this.forgottenMax = Math.max(this.forgottenMax, oldestMark);
     }
   }

@@ -1,4 +1,5 @@
 import { lastPresent } from './gallop';
+import { LinkedMap } from './linked-map';
 
 const headsMaxDefault = 100_000;
 const attemptsMaxDefault = 8;
@@ -11,7 +12,7 @@ const attemptsMaxDefault = 8;
  * is claimed.
  */
 export class ClaimedSequence {
-  private readonly heads = new Map<string, number>();
+  private readonly heads = new LinkedMap<string, number>();
   private readonly headsMax: number;
   private readonly attemptsMax: number;
 
@@ -54,7 +55,7 @@ export class ClaimedSequence {
   private raise(key: string, number: number): void {
     const current = this.heads.get(key);
     if (current !== undefined && number <= current) return;
-    if (current === undefined && this.heads.size >= this.headsMax) this.heads.delete(this.heads.keys().next().value!);
+    if (current === undefined && this.heads.size >= this.headsMax) this.heads.shift();
     this.heads.set(key, number);
   }
 }

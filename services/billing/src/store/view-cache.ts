@@ -1,5 +1,6 @@
 import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
 import type { CustomerView } from '../domain/model';
+import { LinkedMap } from '@mtx/shared/linked-map';
 
 /** A customer's joined view as last read, with what a reload needs to skip. */
 export interface CachedView {
@@ -22,7 +23,7 @@ export interface CachedView {
  * rule. A view that is not trusted is still kept as the base of the next reload, which skips what cannot change.
  */
 export class CustomerViewCache {
-  private readonly entries = new Map<string, CachedView>();
+  private readonly entries = new LinkedMap<string, CachedView>();
   private readonly freshness: Freshness;
 
   constructor(
@@ -53,7 +54,7 @@ export class CustomerViewCache {
     if (this.entriesMax <= 0) return;
     this.entries.delete(customerId);
     this.entries.set(customerId, entry);
-    while (this.entries.size > this.entriesMax) this.entries.delete(this.entries.keys().next().value!);
+    while (this.entries.size > this.entriesMax) this.entries.shift();
   }
 
   forget(customerId: string): void {

@@ -9,6 +9,7 @@ import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { AccountDocument, BillingStatus, ExecutionStore, Platform } from '../store/execution-store';
 import { randomBase62, type SecretBox } from '../domain/secrets';
 import type { TerminalClient } from '../clients/terminals';
+import { LinkedMap } from '@mtx/shared/linked-map';
 
 export interface AccountView {
   id: string;
@@ -76,7 +77,7 @@ export interface AccountRegistryOptions {
  * (AES-256-GCM) and only ever decrypted in memory to hand them to a terminal.
  */
 export class AccountRegistry {
-  private readonly cache = new Map<string, { entry: ResolvedAccount | null; stamp: FreshnessStamp }>();
+  private readonly cache = new LinkedMap<string, { entry: ResolvedAccount | null; stamp: FreshnessStamp }>();
   private readonly nextSlotHints = new Map<string, number>();
   private readonly freshness: Freshness;
 
@@ -117,7 +118,7 @@ export class AccountRegistry {
         const document = /^acc_[0-9A-Za-z]{1,64}$/.test(id) ? await this.options.store.accounts.findOne({ _id: id }) : null;
         const entry = document ? { document, password: this.options.secrets.open(document.password) } : null;
         if (this.freshness.enabled && this.freshness.unchangedSince(id, stamp)) {
-          if (this.cache.size >= cachedAccountsMax) this.cache.delete(this.cache.keys().next().value!);
+          if (this.cache.size >= cachedAccountsMax) this.cache.shift();
           this.cache.set(id, { entry, stamp });
         }
         result.set(id, entry ?? undefined);

@@ -2,6 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
 import { digestsEqual, hashKey, keyLevelOf, keyShapeValid, type KeyLevel } from '../domain/keys';
+import { LinkedMap } from '@mtx/shared/linked-map';
 
 export interface Principal {
   customer_id: string;
@@ -22,7 +23,7 @@ const cacheEntriesMax = 10_000;
  * forgets the key at once (`forgetKey`); `cacheMs` only bounds a revocation whose announcement was lost.
  */
 export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayStore; clock: Clock; cacheMs: number }) {
-  const cache = new Map<string, CacheEntry>();
+  const cache = new LinkedMap<string, CacheEntry>();
   // A lookup that began before a revocation may have read the key as valid: its answer is used, never cached.
   let revocations = 0;
   // Store lookups made (cache misses), for /metrics and the flood tests: a made-up key must make none.
@@ -52,7 +53,7 @@ export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayS
         const revocationsBefore = revocations;
         entry = { principal: await lookup(digest), expiresAtMs: nowMs + cacheMs };
         if (revocationsBefore === revocations) {
-          if (cache.size >= cacheEntriesMax) cache.delete(cache.keys().next().value!);
+          if (cache.size >= cacheEntriesMax) cache.shift();
           cache.set(digest, entry);
         }
       }

@@ -1,4 +1,5 @@
 import type { Clock } from '@mtx/shared/clock';
+import { LinkedMap } from '@mtx/shared/linked-map';
 
 interface Window {
   startedAtMs: number;
@@ -15,7 +16,7 @@ const windowMs = 60_000;
  * Bounded: the least recently failing addresses are forgotten first.
  */
 export class AuthFailureLimiter {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows = new LinkedMap<string, Window>();
 
   private readonly exempt: Set<string>;
 
@@ -52,6 +53,6 @@ export class AuthFailureLimiter {
     this.windows.delete(address);
     this.windows.set(address, window);
     const addressesMax = this.options.addressesMax ?? 100_000;
-    while (this.windows.size > addressesMax) this.windows.delete(this.windows.keys().next().value!);
+    while (this.windows.size > addressesMax) this.windows.shift();
   }
 }

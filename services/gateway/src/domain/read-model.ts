@@ -1,4 +1,5 @@
 import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
+import { LinkedMap } from '@mtx/shared/linked-map';
 
 /**
  * A per-customer read model: the last composed answer of a read route (GET /v1/wallet), served from memory
@@ -32,7 +33,7 @@ export interface ReadModelStats {
 }
 
 export class ReadModel<T> {
-  private readonly entries = new Map<string, Entry<T>>();
+  private readonly entries = new LinkedMap<string, Entry<T>>();
   private readonly loading = new Map<string, { startedAt: FreshnessStamp; promise: Promise<T> }>();
   private readonly freshness: Freshness;
   private enabled = true;
@@ -104,6 +105,6 @@ export class ReadModel<T> {
     this.entries.delete(customerId);
     // Fresh for `freshMs` from when it was stored; distrusted by any change after its load began.
     this.entries.set(customerId, { value, stamp: { mark: startedAt.mark, atMs: this.now() } });
-    while (this.entries.size > this.options.entriesMax) this.entries.delete(this.entries.keys().next().value!);
+    while (this.entries.size > this.options.entriesMax) this.entries.shift();
   }
 }

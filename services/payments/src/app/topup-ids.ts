@@ -41,8 +41,7 @@ export async function customerHead(state: TopupsState, customerId: string): Prom
 }
 
 export function rememberCustomerHead(state: TopupsState, customerId: string, head: number): void {
-  if (!state.customerHeads.has(customerId) && state.customerHeads.size >= customerHeadsCachedMax)
-    state.customerHeads.delete(state.customerHeads.keys().next().value as string);
+  if (!state.customerHeads.has(customerId) && state.customerHeads.size >= customerHeadsCachedMax) state.customerHeads.shift();
   state.customerHeads.set(customerId, Math.max(head, state.customerHeads.get(customerId) ?? 0));
 }
 

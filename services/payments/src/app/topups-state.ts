@@ -7,12 +7,13 @@ import type { TopupDocument, TopupEventDocument } from '../store/payments-store'
 
 import type { TopupsOptions, TopupView } from './topup-types';
 import { cachedDocumentsMax, customerHeadsCachedMax } from './topup-rules';
+import { LinkedMap } from '@mtx/shared/linked-map';
 
 /** Everything the top-ups keep between calls: ports, caches, batchers, cursors and counters. */
 export function createTopupsState(options: TopupsOptions) {
   const { store, clock, logger, providers, wallet } = options;
   const assetCache = new Map<string, { loadedAtMs: number; assets: ProviderAsset[] }>();
-  const customerHeads = new Map<string, number>();
+  const customerHeads = new LinkedMap<string, number>();
   // Caches of immutable documents (insert-only collections, so never stale; freshness comes from probing the next `_id`): top-ups, their records, credits the wallet has, customer slots.
   const topupCache = new BoundedCache<TopupDocument>(cachedDocumentsMax);
   const eventCache = new BoundedCache<TopupEventDocument[]>(cachedDocumentsMax);
