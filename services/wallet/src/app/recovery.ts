@@ -50,6 +50,17 @@ export async function repairWallet(state: LedgerState, walletId: string, thoroug
 }
 
 /**
+ * Whether nothing on this wallet can need finishing: it is at the head this replica remembers, and a remembered
+ * head promises every follow-up up to it (a failed one forgets the head), so only another replica's entries past
+ * it could lack theirs. One slot read, where the full check gallops over checkpoints and walks up to 16 entries:
+ * about 20 reads a wallet, 3,000-4,000 a pass over the wallet benchmark's 200, each a FerretDB query of its own.
+ */
+async function finishedHere(state: LedgerState, walletId: string): Promise<boolean> {
+  const head = state.heads.get(walletId);
+  return head !== undefined && (await entryAt(state, walletId, head.sequence + 1)) === null;
+}
+
+/**
  * One bounded step of the recovery sweep: the next `recoveryBatch` wallets in `_id` order. Returns true
  * when the sweep has wrapped around (every wallet visited since the previous wrap).
  */
@@ -63,7 +74,10 @@ export async function recoverStep(
     .limit(state.recoveryBatch)
     .toArray();
   let repairedEntries = 0;
-  for (const wallet of batch) repairedEntries += await repairWallet(state, wallet._id, thorough);
+  for (const wallet of batch) {
+    if (!thorough && (await finishedHere(state, wallet._id))) continue;
+    repairedEntries += await repairWallet(state, wallet._id, thorough);
+  }
   const wrapped = batch.length < state.recoveryBatch;
   state.recoveryCursor = wrapped ? '' : batch[batch.length - 1]!._id;
   return { visited: batch.length, repairedEntries, wrapped };

@@ -1,0 +1,109 @@
+import crypto from 'node:crypto';
+import type { CommandStartedEvent } from 'mongodb';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { systemClock } from '@mtx/shared/clock';
+import { createLogger } from '@mtx/shared/logger';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { testDatabasePrefix } from '@mtx/shared/testing';
+import { auditLedger } from '../src/app';
+import { createLedger, type CreditedEvent } from '../src/app/ledger';
+import { createLedgerStore, ensureLedgerIndexes, type LedgerStore } from '../src/store/ledger-store';
+
+// The periodic recovery step on the real store, with every command it sends seen: each test has its own
+// database, so the step visits exactly the wallets the test made.
+const silent = createLogger('wallet', { level: 'silent' });
+let mongo: MongoClient;
+let store: LedgerStore;
+let commands: CommandStartedEvent[] = [];
+const prefixes: string[] = [];
+
+beforeAll(async () => {
+  mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
+  mongo.on('commandStarted', (event) => commands.push(event));
+});
+
+async function freshStore(): Promise<LedgerStore> {
+  const prefix = testDatabasePrefix('walletstep');
+  prefixes.push(prefix);
+  const fresh = createLedgerStore(mongo.db(databaseName(prefix, 'wallet')));
+  await ensureLedgerIndexes(fresh);
+  return fresh;
+}
+
+afterEach(async () => {
+  // Whatever a test did, the ledger it leaves is sound: balances follow the entries, no hint points ahead.
+  expect((await auditLedger(store.database)).breaches).toEqual([]);
+});
+
+afterAll(async () => {
+  for (const prefix of prefixes)
+    await mongo
+      .db(databaseName(prefix, 'wallet'))
+      .dropDatabase()
+      .catch(() => undefined);
+  await mongo?.close();
+});
+
+/** The reads a piece of work sent, as `collection filter-keys` (finds only). */
+async function readsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  commands = [];
+  await work();
+  return commands
+    .filter((event) => event.commandName === 'find')
+    .map((event) => `${String(event.command.find)} ${JSON.stringify(event.command.filter ?? {})}`);
+}
+
+const newWallet = () => `cus_${crypto.randomBytes(6).toString('hex')}`;
+
+describe('the periodic recovery step', () => {
+  it('reads one slot per wallet this replica moved last, where a replica that did not move them walks each one', async () => {
+    store = await freshStore();
+    const writer = createLedger({ store, clock: systemClock, logger: silent });
+    const wallets = [newWallet(), newWallet(), newWallet()];
+    // Past two checkpoints each, so the full check has blocks to gallop over and entries to walk.
+    for (const customerId of wallets)
+      for (let index = 1; index <= 40; index++)
+        await writer.credit({ customerId, entryId: `t:${customerId}:${index}`, amountEurCents: 100, reason: 'topup', reference: '' });
+
+    const reads = await readsDuring(() => writer.recoverStep());
+    const ledgerReads = reads.filter((read) => read.startsWith('ledger '));
+    expect(ledgerReads.sort()).toEqual(wallets.map((customerId) => `ledger {"_id":"${customerId}:41"}`).sort());
+    expect(reads.filter((read) => !read.startsWith('ledger ') && !read.startsWith('wallets '))).toEqual([]);
+
+    // The same step on a replica that remembers none of them does the full check of each.
+    const other = createLedger({ store, clock: systemClock, logger: silent });
+    const fullReads = await readsDuring(() => other.recoverStep());
+    expect(fullReads.filter((read) => read.startsWith('wallet_checkpoints ')).length).toBeGreaterThanOrEqual(wallets.length * 2);
+    expect(fullReads.length).toBeGreaterThan(reads.length * 3);
+  });
+
+  it('still finishes and announces an entry another replica wrote past this replica’s head and died before its pointer', async () => {
+    store = await freshStore();
+    const announced: CreditedEvent[] = [];
+    const survivor = createLedger({ store, clock: systemClock, logger: silent, publishCredited: (event) => announced.push(event) });
+    const customerId = newWallet();
+    for (let index = 1; index <= 5; index++)
+      await survivor.credit({ customerId, entryId: `t:${customerId}:${index}`, amountEurCents: 100, reason: 'topup', reference: '' });
+
+    class Crash extends Error {}
+    const dying = createLedger({
+      store,
+      clock: systemClock,
+      logger: silent,
+      crashAfterLedgerWritePrefix: 'crash:',
+      exit: () => {
+        throw new Crash('fault injection: the process died here');
+      },
+    });
+    await expect(
+      dying.credit({ customerId, entryId: `crash:${customerId}`, amountEurCents: 700, reason: 'topup', reference: '' }),
+    ).rejects.toBeInstanceOf(Crash);
+    expect(await store.entryIds.findOne({ _id: `crash:${customerId}` })).toBeNull();
+    announced.length = 0;
+
+    expect(await survivor.recoverStep()).toMatchObject({ visited: 1, repairedEntries: 1 });
+    expect(await store.entryIds.findOne({ _id: `crash:${customerId}` })).toMatchObject({ wallet_id: customerId, seq: 6 });
+    expect(announced).toEqual([{ customer_id: customerId, entry_id: `crash:${customerId}`, balance_eur_cents: 1_200 }]);
+    expect(await survivor.getWallet(customerId)).toMatchObject({ balance_eur_cents: 1_200, sequence: 6 });
+  });
+});
