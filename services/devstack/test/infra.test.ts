@@ -146,6 +146,27 @@ describe('local infrastructure', () => {
       await client.close();
     }
   });
+  it("skips FerretDB's per-object leak tracking in our build: no object reaches its pprof profiles", async () => {
+    const trackedDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-infra-tracked-'));
+    const tracked = await startStore(trackedDirectory, undefined, trackedDirectory, { backend: 'sqlite', metrics: true });
+    const client = new MongoClient(tracked.url);
+    try {
+      const collection = client.db('tracked').collection<{ _id: string; n: number }>('c');
+      await collection.insertMany(Array.from({ length: 50 }, (_, n) => ({ _id: `doc:${n}`, n })));
+      expect(await collection.find({ n: { $gte: 25 } }).toArray()).toHaveLength(25);
+      expect(await collection.findOne({ _id: 'doc:3' })).toEqual({ _id: 'doc:3', n: 3 });
+      // Transactions, row sets, cursors and iterators were made above; a tracking build lists a FerretDB/<type>
+      // profile for each kind at its debug endpoint.
+      const debugBase = tracked.metricsUrl!.replace(/\/debug\/metrics$/, '');
+      const index = await (await fetch(`${debugBase}/debug/pprof/`, { signal: AbortSignal.timeout(5_000) })).text();
+      expect(index).toMatch(/goroutine/);
+      expect(index).not.toMatch(/FerretDB\//);
+    } finally {
+      await client.close();
+      await tracked.stop();
+      fs.rmSync(trackedDirectory, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('local infrastructure on the PostgreSQL backend (FERRETDB_BACKEND=postgresql)', () => {
