@@ -25,6 +25,16 @@ export const tools = {
   'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.14.10', packagePath: '.', binary: 'nats-server', build: '' },
 } as const;
 
+/** The source patch that returns early from `resource.<name>` unless FerretDB is a debug build (see below). */
+function untrackedInRelease(name: 'Track' | 'Untrack'): { file: string; find: string; replace: string } {
+  const signature = `func ${name}(obj any, token *Token) {`;
+  return {
+    file: 'internal/util/resource/resource.go',
+    find: [signature, '\tcheckArgs(obj, token)'].join('\n'),
+    replace: [signature, '\tif !debugbuild.Enabled {', '\t\treturn', '\t}', '', '\tcheckArgs(obj, token)'].join('\n'),
+  };
+}
+
 /**
  * Source fixes applied to a pinned module before it is built; each must match exactly once, so a version bump
  * that moves the code fails the build loudly instead of building an unpatched binary.
@@ -77,30 +87,8 @@ export const sourcePatches: Partial<Record<ToolName, Array<{ file: string; find:
         '\t\tfilter = fmt.Sprintf(sql, metadata.DefaultColumn, operator, p.Next(), p.Next())',
       ].join('\n'),
     },
-    {
-      file: 'internal/util/resource/resource.go',
-      find: ['func Track(obj any, token *Token) {', '\tcheckArgs(obj, token)'].join('\n'),
-      replace: [
-        'func Track(obj any, token *Token) {',
-        '\tif !debugbuild.Enabled {',
-        '\t\treturn',
-        '\t}',
-        '',
-        '\tcheckArgs(obj, token)',
-      ].join('\n'),
-    },
-    {
-      file: 'internal/util/resource/resource.go',
-      find: ['func Untrack(obj any, token *Token) {', '\tcheckArgs(obj, token)'].join('\n'),
-      replace: [
-        'func Untrack(obj any, token *Token) {',
-        '\tif !debugbuild.Enabled {',
-        '\t\treturn',
-        '\t}',
-        '',
-        '\tcheckArgs(obj, token)',
-      ].join('\n'),
-    },
+    untrackedInRelease('Track'),
+    untrackedInRelease('Untrack'),
   ],
 };
 

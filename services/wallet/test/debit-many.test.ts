@@ -7,7 +7,7 @@ import { databaseName } from '@mtx/shared/mongo';
 import { OrderedRunBatcher } from '@mtx/shared/run-batcher';
 import { createLedger, type DebitManyItem, type DebitManyOutcome } from '../src/app/ledger';
 import { createLedgerStore, type LedgerStore } from '../src/store/ledger-store';
-import { creditCall, debitCall, twoReplicasOnOneStore, type WalletReplica } from './helpers';
+import { LedgerCrash, crashingLedger, creditCall, debitCall, twoReplicasOnOneStore, type WalletReplica } from './helpers';
 
 const suite = twoReplicasOnOneStore('walletmany');
 let store: LedgerStore;
@@ -303,21 +303,9 @@ describe('DebitMany under contention', () => {
 
 describe('DebitMany and recovery', () => {
   const silent = createLogger('wallet', { level: 'silent' });
-  class Crash extends Error {}
-  const crashingLedger = () =>
-    createLedger({
-      store,
-      clock: systemClock,
-      logger: silent,
-      crashAfterLedgerWritePrefix: 'crash:',
-      exit: () => {
-        throw new Crash('fault injection: the process died here');
-      },
-    });
-
   it('finishes the pointers and checkpoint of a run whose writer died right after the ledger insert', async () => {
     const customer = newWallet();
-    const dying = crashingLedger();
+    const dying = crashingLedger(store);
     for (let index = 1; index <= 12; index++)
       await dying.credit({ customerId: customer, entryId: `t:${customer}:${index}`, amountEurCents: 1000, reason: 'topup', reference: '' });
     const run = Array.from({ length: 8 }, (_, index) => ({
@@ -326,7 +314,7 @@ describe('DebitMany and recovery', () => {
       reason: 'seat',
       reference: '',
     }));
-    await expect(dying.debitMany(customer, run)).rejects.toBeInstanceOf(Crash);
+    await expect(dying.debitMany(customer, run)).rejects.toBeInstanceOf(LedgerCrash);
     // The insert is the commit: the run is in the ledger (sequences 13 to 20), nothing after it was written.
     expect(await ledgerCount(customer)).toBe(20);
     for (const entry of run) expect(await store.entryIds.findOne({ _id: entry.entryId })).toBeNull();
@@ -346,7 +334,7 @@ describe('DebitMany and recovery', () => {
 
   it('lets a writer that finds the dead run finish it first, so a refused debit of one of its ids still answers as a replay', async () => {
     const customer = newWallet();
-    const dying = crashingLedger();
+    const dying = crashingLedger(store);
     await dying.credit({ customerId: customer, entryId: `t:${customer}:1`, amountEurCents: 1000, reason: 'topup', reference: '' });
     const run = Array.from({ length: 3 }, (_, index) => ({
       entryId: `crash:${customer}:${index}`,
@@ -354,7 +342,7 @@ describe('DebitMany and recovery', () => {
       reason: 'seat',
       reference: '',
     }));
-    await expect(dying.debitMany(customer, run)).rejects.toBeInstanceOf(Crash);
+    await expect(dying.debitMany(customer, run)).rejects.toBeInstanceOf(LedgerCrash);
     // Balance 100 now: a fresh writer cannot cover 300 again, walks to the true head and finds the original.
     const fresh = createLedger({ store, clock: systemClock, logger: silent });
     expect(

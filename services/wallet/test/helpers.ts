@@ -7,7 +7,8 @@ import { testDatabasePrefix } from '@mtx/shared/testing';
 import type { NatsConnection } from '@mtx/shared/nats';
 import { auditLedger, createWalletApp, walletGrpcBinding, type WalletApp } from '../src/app';
 import { loadWalletConfig } from '../src/config';
-import type { MovementOutcome } from '../src/app/ledger';
+import { createLedger, type MovementOutcome } from '../src/app/ledger';
+import type { LedgerStore } from '../src/store/ledger-store';
 
 export interface WalletReplica {
   app: WalletApp;
@@ -114,3 +115,22 @@ export const debitCall = (replica: WalletReplica, customerId: string, entryId: s
     reason: 'seat',
     reference: entryId,
   });
+
+/** What a crashing in-process ledger throws where the real process would have died. */
+export class LedgerCrash extends Error {}
+
+/**
+ * An in-process ledger on `store` that "dies" right after the ledger insert of any entry id starting with
+ * `crash:` (the fault injection the real process exits on), by throwing LedgerCrash.
+ */
+export function crashingLedger(store: LedgerStore) {
+  return createLedger({
+    store,
+    clock: systemClock,
+    logger: createLogger('wallet', { level: 'silent' }),
+    crashAfterLedgerWritePrefix: 'crash:',
+    exit: () => {
+      throw new LedgerCrash('fault injection: the process died here');
+    },
+  });
+}

@@ -8,6 +8,7 @@ import { testDatabasePrefix } from '@mtx/shared/testing';
 import { auditLedger } from '../src/app';
 import { createLedger, type CreditedEvent } from '../src/app/ledger';
 import { createLedgerStore, ensureLedgerIndexes, type LedgerStore } from '../src/store/ledger-store';
+import { LedgerCrash, crashingLedger } from './helpers';
 
 // The periodic recovery step on the real store, with every command it sends seen: each test has its own
 // database, so the step visits exactly the wallets the test made.
@@ -85,19 +86,10 @@ describe('the periodic recovery step', () => {
     for (let index = 1; index <= 5; index++)
       await survivor.credit({ customerId, entryId: `t:${customerId}:${index}`, amountEurCents: 100, reason: 'topup', reference: '' });
 
-    class Crash extends Error {}
-    const dying = createLedger({
-      store,
-      clock: systemClock,
-      logger: silent,
-      crashAfterLedgerWritePrefix: 'crash:',
-      exit: () => {
-        throw new Crash('fault injection: the process died here');
-      },
-    });
+    const dying = crashingLedger(store);
     await expect(
       dying.credit({ customerId, entryId: `crash:${customerId}`, amountEurCents: 700, reason: 'topup', reference: '' }),
-    ).rejects.toBeInstanceOf(Crash);
+    ).rejects.toBeInstanceOf(LedgerCrash);
     expect(await store.entryIds.findOne({ _id: `crash:${customerId}` })).toBeNull();
     announced.length = 0;
 
