@@ -1037,7 +1037,8 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     const command = commands('runtime', 'CMD').at(-1)!;
     expect(command.shellForm).toBe(false);
     // From /app/services/<name>: the service's bundle, compiled in the build stage; no transpiler at run time.
-    expect(command.commandLine).toEqual(['node', 'dist/main.js']);
+    expect(command.commandLine!.slice(0, 2)).toEqual(['sh', '-c']);
+    expect(command.commandLine![2]).toMatch(/^exec node .* dist\/main\.js$/);
     expect(
       commands('build', 'RUN').some((run) => run.commandLine!.join(' ').includes('services/devstack/scripts/build.ts "${SERVICE}"')),
     ).toBe(true);
@@ -1046,6 +1047,43 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     expect(development.shellForm).toBe(false);
     expect(development.commandLine).toEqual(expect.arrayContaining(['watch', 'src/main.ts']));
     expect(commands('development', 'USER').at(-1)!.user).toBe('10001:10001');
+  });
+
+  it("starts Node itself as the container's process, with the image's first old-generation limit", async () => {
+    const [shell, flag, script] = commands('runtime', 'CMD').at(-1)!.commandLine!;
+    const imageEnvironment = Object.assign({}, ...commands('runtime', 'ENV').map((command) => command.environment));
+    expect(imageEnvironment.NODE_INITIAL_OLD_SPACE_MB).toMatch(/^[1-9][0-9]*$/);
+    // The service's folder as the image lays it out, with a bundle that reports how it was started.
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-cmd-'));
+    fs.mkdirSync(path.join(folder, 'dist'));
+    fs.writeFileSync(
+      path.join(folder, 'dist', 'main.js'),
+      'process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, script: process.argv[1] }))',
+    );
+    const start = async (value: string | undefined) => {
+      const env = {
+        PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+        ...(value === undefined ? {} : { NODE_INITIAL_OLD_SPACE_MB: value }),
+      };
+      const child = execFile(shell!, [flag!, script!], { cwd: folder, env, timeout: 20_000 });
+      let output = '';
+      child.stdout!.on('data', (chunk: string) => (output += chunk));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).toBe(0);
+      return { shellPid: child.pid, ...(JSON.parse(output) as { pid: number; execArgv: string[]; script: string }) };
+    };
+    try {
+      const started = await start(imageEnvironment.NODE_INITIAL_OLD_SPACE_MB);
+      // `exec`: the shell became Node, so SIGTERM from the runtime reaches the service, not a shell.
+      expect(started.pid).toBe(started.shellPid);
+      expect(started.execArgv).toEqual([`--initial-old-space-size=${imageEnvironment.NODE_INITIAL_OLD_SPACE_MB}`]);
+      expect(started.script).toBe(path.join(fs.realpathSync(folder), 'dist', 'main.js'));
+      // A deployment that sets 0, or unsets it, gets V8's own heuristics, and Node still starts.
+      expect((await start('0')).execArgv).toEqual(['--initial-old-space-size=0']);
+      expect((await start(undefined)).execArgv).toEqual(['--initial-old-space-size=0']);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('has a stage per service that exposes its port and health-checks it like compose does', () => {

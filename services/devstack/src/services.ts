@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { bundlePath, ensureBuilt } from './build';
 import { checkGrpcHealth } from '@mtx/shared/grpc';
+import { heapArguments } from './heap';
 import { freePort } from './ports';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 
@@ -123,9 +124,12 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
   const launch = async () => {
     // A restart runs what the sources are now: a stale bundle is rebuilt first (esbuild, well under a second).
     if (compiled) await ensureBuilt(folder);
-    const command = compiled
-      ? [...(options.env.SOURCE_MAPS === '1' ? ['--enable-source-maps'] : []), bundlePath(folder)]
-      : ['--import', tsxLoader, entry];
+    const command = [
+      ...heapArguments(options.env),
+      ...(compiled
+        ? [...(options.env.SOURCE_MAPS === '1' ? ['--enable-source-maps'] : []), bundlePath(folder)]
+        : ['--import', tsxLoader, entry]),
+    ];
     child = spawn(process.execPath, command, {
       cwd: repositoryRoot,
       env: { ...options.env, [spec.portVariable]: String(port), OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder },
