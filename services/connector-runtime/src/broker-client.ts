@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, type Context } from '@opentelemetry/api';
+import { clientChannelOptions } from '@mtx/shared/grpc';
 import { grpcServiceClient } from '@mtx/shared/proto';
 import { isTerminalMethod } from '@mtx/shared/connector/terminal-frames';
 import { TerminalStream, type TerminalDuplex } from './terminal-stream';
@@ -64,12 +65,7 @@ export class BrokerClient {
 
   constructor(address: string, options: BrokerClientOptions = {}) {
     const BrokerSimClient = grpcServiceClient(grpcServices.brokerSim.protoFile, grpcServices.brokerSim.serviceName);
-    this.raw = new BrokerSimClient(address, grpc.credentials.createInsecure(), {
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.enable_retries': 0,
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 2_000,
-    });
+    this.raw = new BrokerSimClient(address, grpc.credentials.createInsecure(), clientChannelOptions);
     this.options = {
       terminalStreams: options.terminalStreams ?? true,
       terminalStreamCount: Math.max(1, options.terminalStreamCount ?? 1),

@@ -7,6 +7,24 @@ import type { Logger } from './logger';
 
 export { grpc };
 
+/**
+ * grpc-js keeps channelz, its introspection registry, on by default: counters, trace events and a registry entry
+ * for every channel, subchannel, server and socket, updated on every call. Nothing here serves the channelz
+ * service, so nobody could read them; off, a unary call costs client and server about 10 % less CPU (148 against
+ * 165 µs per loopback health check at concurrency 32, nine alternated runs).
+ */
+const withoutChannelz = { 'grpc.enable_channelz': 0 } as const;
+
+/** How every client of ours dials: keepalive, no retries (callers decide), and fast reconnects after a restart. */
+export const clientChannelOptions: grpc.ChannelOptions = {
+  ...withoutChannelz,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.enable_retries': 0,
+  // Reconnect fast after a backend restart; the default backoff grows to two minutes.
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 2_000,
+};
+
 const errorCodeKey = 'x-error-code';
 const errorDetailsKey = 'x-error-details';
 const errorParamKey = 'x-error-param';
@@ -148,6 +166,7 @@ export interface GrpcServiceBinding {
 /** Starts a gRPC server with the standard grpc.health.v1 service, reporting each bound service by name. */
 export async function startGrpcServer(bindings: GrpcServiceBinding[], address: string): Promise<GrpcServerHandle> {
   const server = new grpc.Server({
+    ...withoutChannelz,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
@@ -206,13 +225,7 @@ export function createUnaryClient<TDefault = unknown>(
   defaultDeadlineMs = 5_000,
 ): UnaryClient<TDefault> {
   const ServiceClient = grpcServiceClient(protoFile, serviceName);
-  const raw = new ServiceClient(address, grpc.credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.enable_retries': 0,
-    // Reconnect fast after a backend restart; the default backoff grows to two minutes.
-    'grpc.initial_reconnect_backoff_ms': 100,
-    'grpc.max_reconnect_backoff_ms': 2_000,
-  });
+  const raw = new ServiceClient(address, grpc.credentials.createInsecure(), clientChannelOptions);
   return {
     raw,
     call<TResponse = TDefault>(

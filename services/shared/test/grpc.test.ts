@@ -61,6 +61,39 @@ describe('gRPC helpers', () => {
     client.close();
   });
 
+  it("keeps our servers and clients out of grpc-js's channelz registry, which a bare server and client enter", async () => {
+    const handlers = grpc.getChannelzHandlers() as unknown as Record<
+      string,
+      (call: { request: Record<string, number> }, callback: (error: unknown, value: any) => void) => void
+    >;
+    const ask = (method: string, request: Record<string, number>) =>
+      new Promise<any>((resolve, reject) => handlers[method]!({ request }, (error, value) => (error ? reject(error) : resolve(value))));
+    const servers = await ask('GetServers', { start_server_id: 0, max_results: 1_000 });
+    const listening: string[] = servers.server.flatMap((entry: { listen_socket: { name: string }[] }) =>
+      entry.listen_socket.map((socket) => socket.name),
+    );
+    expect(listening.some((name) => name.endsWith(`:${failingPort}`))).toBe(true);
+    expect(listening.some((name) => name.endsWith(`:${server.port}`))).toBe(false);
+
+    const address = `127.0.0.1:${server.port}`;
+    const ours = createUnaryClient<any>('grpc/health/v1/health.proto', 'grpc.health.v1.Health', address, 2_000);
+    const Bare = grpcServiceClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health');
+    const bare = new Bare(address, grpc.credentials.createInsecure());
+    try {
+      await ours.call('Check', { service: '' });
+      await new Promise((resolve, reject) =>
+        (bare as any).Check({ service: '' }, (error: unknown, value: unknown) => (error ? reject(error) : resolve(value))),
+      );
+      const channels = await ask('GetTopChannels', { start_channel_id: 0, max_results: 1_000 });
+      const targets: string[] = channels.channel.map((channel: { data: { target: string } }) => channel.data.target);
+      // Two channels to the same address, one of them registered: the bare client's.
+      expect(targets.filter((target) => target.endsWith(address))).toHaveLength(1);
+    } finally {
+      ours.close();
+      bare.close();
+    }
+  });
+
   it('turns a missing backend into a retriable unavailable error within the deadline', async () => {
     const client = createUnaryClient<any>('grpc/health/v1/health.proto', 'grpc.health.v1.Health', '127.0.0.1:1', 300);
     const started = Date.now();
