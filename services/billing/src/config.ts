@@ -58,7 +58,8 @@ export const BillingConfigSchema = Type.Object({
   VIEW_CACHE_CUSTOMERS: Type.Integer({ minimum: 0, default: 10_000 }),
   /**
    * How long the reaction to a credit (which past-due items to retry now) trusts a cached view without re-reading
-   * the customer's revision; reads and decisions always check it. Every replica announces its revision changes
+   * the customer's revision (each customer's window is between three quarters of it and all of it, so views loaded
+   * together are not reloaded together); reads and decisions always check it. Every replica announces its revision changes
    * over NATS, so this bounds only a lost announcement, after which the scheduler's pass retries. 0 (or no NATS):
    * every credit reads the revision. Under a stream of top-ups every customer is credited again and again, and
    * a 1 s window cost a store read per customer per second (a fifth of a read per postback at 1,000/s over 200

@@ -3,7 +3,8 @@ import { LinkedMap } from '@mtx/shared/linked-map';
 
 /**
  * A per-customer read model: the last composed answer of a read route (GET /v1/wallet), served from memory
- * while it is younger than `freshMs` and nothing has invalidated it. The backends announce every change over
+ * while it is younger than its customer's window (at most `freshMs`, spread by customer: shared
+ * `Freshness`) and nothing has invalidated it. The backends announce every change over
  * NATS (wallet movements, top-up changes, billing revisions) and this gateway's own writes invalidate at once,
  * so `freshMs` only bounds how long a lost announcement can leave an answer stale.
  *
@@ -103,7 +104,7 @@ export class ReadModel<T> {
 
   private store(customerId: string, value: T, startedAt: FreshnessStamp): void {
     this.entries.delete(customerId);
-    // Fresh for `freshMs` from when it was stored; distrusted by any change after its load began.
+    // Fresh for its window from when it was stored; distrusted by any change after its load began.
     this.entries.set(customerId, { value, stamp: { mark: startedAt.mark, atMs: this.now() } });
     while (this.entries.size > this.options.entriesMax) this.entries.shift();
   }
