@@ -17,17 +17,17 @@
  *    acknowledged of 1000/s offered with the acknowledgement's p99 ≤ 20 ms, and the credit's p99 ≤ 50 ms.
  *    Every acknowledged postback must end credited exactly once (each one's ledger entry is looked up by its
  *    entry id) and the ledger audit must pass.
- *    Before any measured phase, BENCH_WALLET_WARMUP postbacks (default 10,000; closed loop, concurrency 16, credited and
- *    checked like the others, not reported): V8 compiles a service's hot path with its optimising tier only after
- *    thousands of runs of it, and in payments, the wallet and billing that happened about 10,000 postbacks in, on
- *    the machine's two cores at once, as one slow second inside the open loop. A service that has been up for
- *    minutes has done it long ago; a benchmark measures the service as it runs, not its first minute.
+ *    Before any measured phase, BENCH_WALLET_WARMUP postbacks (default 10,000; closed loop, concurrency 16, credited
+ *    and checked like the others, not reported): V8 compiles a service's hot path with its optimising tier only after
+ *    thousands of runs of it, and in payments, the wallet and billing that happened about 10,000 postbacks in, on the
+ *    machine's two cores at once, as one slow second inside the open loop. A service that has been up for minutes has
+ *    done it long ago; a benchmark measures the service as it runs, not its first minute.
  * 2. Duplicate deliveries: the same postbacks again (all `duplicate`): the replay path's cost.
  * 3. GET /v1/wallet requests per second with read-only keys, closed loop, at two concurrencies.
  *
  * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
- * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_WARMUP (default 10000, 0 for none), BENCH_WALLET_CREDIT_RATE (the open-loop
- * runs' rates per second, default "1000", empty for none), BENCH_WALLET_CREDIT_RATE_SECONDS (each, default
+ * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_WARMUP (default 10000, 0 for
+ * none), BENCH_WALLET_CREDIT_RATE (the open-loop runs' rates per second, default "1000", empty for none), BENCH_WALLET_CREDIT_RATE_SECONDS (each, default
  * 20), BENCH_WALLET_SECONDS (GET run length, default 10), BENCH_WALLET_PROFILE_PHASE (see below),
  * BENCH_WALLET_SPLIT_CREDITING=1 (payments' crediting in a second payments process, PAYMENTS_CREDITING_ENABLED
  * off in the first, which keeps the API and the hook listener).

@@ -57,11 +57,11 @@ export const BillingConfigSchema = Type.Object({
   /** Customers whose seats and servers a replica keeps in memory (validated against a revision on each read). */
   VIEW_CACHE_CUSTOMERS: Type.Integer({ minimum: 0, default: 10_000 }),
   /**
-   * How long the reaction to a credit (which past-due items to retry now) trusts a cached view without re-reading
-   * the customer's revision (each customer's window is between three quarters of it and all of it, so views loaded
-   * together are not reloaded together); reads and decisions always check it. Every replica announces its revision changes
-   * over NATS, so this bounds only a lost announcement, after which the scheduler's pass retries. 0 (or no NATS):
-   * every credit reads the revision. Under a stream of top-ups every customer is credited again and again, and
+   * How long the reaction to a credit (which past-due items to retry now) trusts a cached view without re-reading the
+   * customer's revision (each customer's window is between three quarters of it and all of it, so views loaded
+   * together are not reloaded together); reads and decisions always check it. Every replica announces its revision
+   * changes over NATS, so this bounds only a lost announcement, after which the scheduler's pass retries. 0 (or no
+   * NATS): every credit reads the revision. Under a stream of top-ups every customer is credited again and again, and
    * a 1 s window cost a store read per customer per second (a fifth of a read per postback at 1,000/s over 200
    * customers, and a FerretDB read costs about four document inserts); a missed retry waits at most for the
    * scheduler's pass (SCHEDULER_INTERVAL_MS).

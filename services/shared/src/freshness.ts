@@ -8,10 +8,11 @@ export interface FreshnessStamp {
 
 /**
  * How much shorter than `freshMs` a key's window may be: each key has its own window, between three quarters of
- * `freshMs` and all of it (a quarter more reloads than one window for all). Answers loaded together (a restart, a reconnection that distrusted everything, the first credits
- * of a load) would otherwise all expire together, and every `freshMs` their reloads would reach the store in one
- * burst: 200 customers' views in billing took half a core of the store and billing for half a second, every 10 s,
- * on the postback path. With windows spread by key the reloads spread out within a few windows.
+ * `freshMs` and all of it (about a seventh more reloads on average than one window for all). Answers loaded
+ * together (a restart, a reconnection that distrusted everything, the first credits of a load) would otherwise
+ * all expire together, and every `freshMs` their reloads would reach the store in one burst: 200 customers' views
+ * in billing took half a core of the store and billing for half a second, every 10 s, on the postback path. With
+ * windows spread by key the reloads spread out within a few windows.
  */
 export const windowSpreadShare = 0.25;
 
@@ -28,11 +29,12 @@ export function windowSpreadOf(key: string): number {
 }
 
 /**
- * The one rule every read cache in the services follows. An answer may be served from memory while it is younger
- * than its key's window (at most `freshMs`, see windowSpreadShare) and no change of its key was noted after its load began. Changes are noted by this replica's own
- * writes and by other replicas' NATS announcements, so `freshMs` only bounds how long a lost announcement can
- * leave an answer stale. Marks come from one counter, so a change and a load that begin in the same millisecond
- * are still ordered, and a load that raced a change is never trusted. Bounded by the change log's size.
+ * The one rule every read cache in the services follows. An answer may be served from memory while it is younger than
+ * its key's window (at most `freshMs`, see windowSpreadShare) and no change of its key was noted after its load
+ * began. Changes are noted by this replica's own writes and by other replicas' NATS announcements, so `freshMs` only
+ * bounds how long a lost announcement can leave an answer stale. Marks come from one counter, so a change and a load
+ * that begin in the same millisecond are still ordered, and a load that raced a change is never trusted. Bounded by
+ * the change log's size.
  */
 export class Freshness {
   private counter = 0;

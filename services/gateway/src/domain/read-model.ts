@@ -3,10 +3,10 @@ import { LinkedMap } from '@mtx/shared/linked-map';
 
 /**
  * A per-customer read model: the last composed answer of a read route (GET /v1/wallet), served from memory
- * while it is younger than its customer's window (at most `freshMs`, spread by customer: shared
- * `Freshness`) and nothing has invalidated it. The backends announce every change over
- * NATS (wallet movements, top-up changes, billing revisions) and this gateway's own writes invalidate at once,
- * so `freshMs` only bounds how long a lost announcement can leave an answer stale.
+ * while it is younger than its customer's window (at most `freshMs`, spread by customer: the shared `Freshness`)
+ * and nothing has invalidated it. The backends announce every change over NATS (wallet movements, top-up
+ * changes, billing revisions) and this gateway's own writes invalidate at once, so `freshMs` only bounds how long a
+ * lost announcement can leave an answer stale.
  *
  * Two rules keep a stale answer from being stored after an invalidation: a load may store its answer only if no
  * invalidation of its customer came after the load started (`Freshness`, the rule every read cache here follows);
