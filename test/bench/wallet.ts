@@ -447,13 +447,13 @@ async function main(): Promise<void> {
       );
       if (profiled) signalServices(processes);
       client.close();
-      const failed = () => {
+      const throwIfFailed = () => {
         if (notRecorded > 0) throw new Error(`${notRecorded} first deliveries were not recorded`);
         if (errors - notSent.length > slice.length / 100) throw new Error(`${errors - notSent.length} of ${slice.length} postbacks failed`);
       };
       if (warmUp) {
         log(`warm-up: ${latencies.length} postbacks acknowledged and credited in ${durationS.toFixed(1)} s (not reported)`);
-        return failed();
+        return throwIfFailed();
       }
       // An open loop has no set concurrency: what it had on average is the time spent in flight over the run's (Little's law).
       const concurrency = open
@@ -493,7 +493,7 @@ async function main(): Promise<void> {
       }
       log(`  ${cpu}`);
       if (commands) log(`  ${commands}`);
-      failed();
+      throwIfFailed();
     };
     if (warmUpTopupCount > 0)
       await creditPhase(topups.slice(0, warmUpTopupCount), transactionIds.slice(0, warmUpTopupCount), {
