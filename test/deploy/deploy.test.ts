@@ -1049,10 +1049,11 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
     expect(commands('development', 'USER').at(-1)!.user).toBe('10001:10001');
   });
 
-  it("starts Node itself as the container's process, with the image's first old-generation limit", async () => {
+  it("starts Node itself as the container's process, with the image's heap sizes", async () => {
     const [shell, flag, script] = commands('runtime', 'CMD').at(-1)!.commandLine!;
     const imageEnvironment = Object.assign({}, ...commands('runtime', 'ENV').map((command) => command.environment));
     expect(imageEnvironment.NODE_INITIAL_OLD_SPACE_MB).toMatch(/^[1-9][0-9]*$/);
+    expect(imageEnvironment.NODE_MAX_SEMI_SPACE_MB).toMatch(/^[1-9][0-9]*$/);
     // The service's folder as the image lays it out, with a bundle that reports how it was started.
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-cmd-'));
     fs.mkdirSync(path.join(folder, 'dist'));
@@ -1060,10 +1061,11 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
       path.join(folder, 'dist', 'main.js'),
       'process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, script: process.argv[1] }))',
     );
-    const start = async (value: string | undefined) => {
+    const start = async (oldSpaceMb: string | undefined, semiSpaceMb: string | undefined = oldSpaceMb) => {
       const env = {
         PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-        ...(value === undefined ? {} : { NODE_INITIAL_OLD_SPACE_MB: value }),
+        ...(oldSpaceMb === undefined ? {} : { NODE_INITIAL_OLD_SPACE_MB: oldSpaceMb }),
+        ...(semiSpaceMb === undefined ? {} : { NODE_MAX_SEMI_SPACE_MB: semiSpaceMb }),
       };
       const child = execFile(shell!, [flag!, script!], { cwd: folder, env, timeout: 20_000 });
       let output = '';
@@ -1073,14 +1075,20 @@ describe('deploy/docker/Dockerfile, as BuildKit reads it', () => {
       return { shellPid: child.pid, ...(JSON.parse(output) as { pid: number; execArgv: string[]; script: string }) };
     };
     try {
-      const started = await start(imageEnvironment.NODE_INITIAL_OLD_SPACE_MB);
+      const started = await start(imageEnvironment.NODE_INITIAL_OLD_SPACE_MB, imageEnvironment.NODE_MAX_SEMI_SPACE_MB);
       // `exec`: the shell became Node, so SIGTERM from the runtime reaches the service, not a shell.
       expect(started.pid).toBe(started.shellPid);
-      expect(started.execArgv).toEqual([`--initial-old-space-size=${imageEnvironment.NODE_INITIAL_OLD_SPACE_MB}`]);
+      const external = '--external-memory-accounted-in-global-limit';
+      expect(started.execArgv).toEqual([
+        `--initial-old-space-size=${imageEnvironment.NODE_INITIAL_OLD_SPACE_MB}`,
+        `--max-semi-space-size=${imageEnvironment.NODE_MAX_SEMI_SPACE_MB}`,
+        external,
+      ]);
       expect(started.script).toBe(path.join(fs.realpathSync(folder), 'dist', 'main.js'));
-      // A deployment that sets 0, or unsets it, gets V8's own heuristics, and Node still starts.
-      expect((await start('0')).execArgv).toEqual(['--initial-old-space-size=0']);
-      expect((await start(undefined)).execArgv).toEqual(['--initial-old-space-size=0']);
+      // A deployment that sets 0, or unsets them, gets V8's own sizes, and Node still starts.
+      const v8Sizes = ['--initial-old-space-size=0', '--max-semi-space-size=0', external];
+      expect((await start('0')).execArgv).toEqual(v8Sizes);
+      expect((await start(undefined)).execArgv).toEqual(v8Sizes);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

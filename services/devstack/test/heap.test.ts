@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { testDatabasePrefix } from '@mtx/shared/testing';
-import { heapArguments, initialOldSpaceDefaultMb, initialOldSpaceVariable } from '../src/heap';
+import { heapArguments, initialOldSpaceDefaultMb, initialOldSpaceVariable, semiSpaceDefaultMb, semiSpaceVariable } from '../src/heap';
 import { startServiceProcess } from '../src/services';
 
 // Objects that outlive two scavenges reach the old generation and die there: a few hundred megabytes of them,
@@ -24,8 +24,25 @@ for (let round = 0; round < 4000; round += 1) {
 setTimeout(() => process.stdout.write(String(majors)), 50);
 `;
 
-function majorCollections(nodeArguments: string[]): number {
-  const result = spawnSync(process.execPath, [...nodeArguments, '-e', promotesGarbage], { encoding: 'utf8', timeout: 30_000 });
+// Buffers that outlive two scavenges and die old, as sockets' reads and frames do under load: 768 MB of them beside
+// a heap of small objects, while nothing the heap holds grows.
+const promotesBuffers = `
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+let majors = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors += 1;
+}).observe({ entryTypes: ['gc'] });
+const ring = new Array(256);
+for (let round = 0; round < 3072; round += 1) {
+  ring[round % ring.length] = Buffer.alloc(256 * 1024);
+  const passing = [];
+  for (let index = 0; index < 4000; index += 1) passing.push({ index });
+}
+setTimeout(() => process.stdout.write(String(majors)), 50);
+`;
+
+function majorCollections(nodeArguments: string[], script = promotesGarbage): number {
+  const result = spawnSync(process.execPath, [...nodeArguments, '-e', script], { encoding: 'utf8', timeout: 30_000 });
   expect(result.status, result.stderr).toBe(0);
   return Number(result.stdout);
 }
@@ -43,15 +60,43 @@ describe('the heap arguments every service starts with', () => {
     expect(majorCollections([...heapArguments({}), '--max-old-space-size=256'])).toBeGreaterThan(0);
   });
 
-  it('reads the limit from the environment, leaves V8 alone at 0, and refuses anything else', () => {
-    expect(heapArguments({})).toEqual([`--initial-old-space-size=${initialOldSpaceDefaultMb}`]);
-    expect(heapArguments({ [initialOldSpaceVariable]: '300' })).toEqual(['--initial-old-space-size=300']);
-    expect(heapArguments({ [initialOldSpaceVariable]: '0' })).toEqual([]);
-    for (const bad of ['-1', '1.5', 'lots', '1e3x'])
-      expect(() => heapArguments({ [initialOldSpaceVariable]: bad }), bad).toThrow(initialOldSpaceVariable);
+  it('counts buffers that die old against the same limit, not against a fixed 64 MB of their own', () => {
+    const limitOnly = heapArguments({ [semiSpaceVariable]: '0' }).filter((argument) => argument.startsWith('--initial-old-space-size='));
+    expect(majorCollections(limitOnly, promotesBuffers)).toBeGreaterThanOrEqual(6);
+    expect(majorCollections(heapArguments({}), promotesBuffers)).toBe(0);
   });
 
-  it('passes the limit to a started service, and starts nothing with a bad one', async () => {
+  it('keeps each scavenge small: the young generation stops at the set size', () => {
+    const youngCapacityMb = (nodeArguments: string[]) => {
+      const script = `const kept = []; for (let i = 0; i < 3e6; i++) kept.push({ i });
+        process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1048576))`;
+      const result = spawnSync(process.execPath, [...nodeArguments, '-e', script], { encoding: 'utf8', timeout: 30_000 });
+      expect(result.status, result.stderr).toBe(0);
+      return Number(result.stdout);
+    };
+    // The young generation's space holds both of its halves.
+    expect(youngCapacityMb(heapArguments({}))).toBe(2 * semiSpaceDefaultMb);
+    expect(youngCapacityMb(heapArguments({ [semiSpaceVariable]: '8' }))).toBe(16);
+  });
+
+  it('reads the limits from the environment, leaves V8 alone at 0, and refuses anything else', () => {
+    const external = '--external-memory-accounted-in-global-limit';
+    const semiSpace = `--max-semi-space-size=${semiSpaceDefaultMb}`;
+    expect(heapArguments({})).toEqual([`--initial-old-space-size=${initialOldSpaceDefaultMb}`, external, semiSpace]);
+    expect(heapArguments({ [initialOldSpaceVariable]: '300' })).toEqual(['--initial-old-space-size=300', external, semiSpace]);
+    expect(heapArguments({ [initialOldSpaceVariable]: '0' })).toEqual([external, semiSpace]);
+    expect(heapArguments({ [semiSpaceVariable]: '8' })).toEqual([
+      `--initial-old-space-size=${initialOldSpaceDefaultMb}`,
+      external,
+      '--max-semi-space-size=8',
+    ]);
+    expect(heapArguments({ [initialOldSpaceVariable]: '0', [semiSpaceVariable]: '0' })).toEqual([external]);
+    for (const variable of [initialOldSpaceVariable, semiSpaceVariable])
+      for (const bad of ['-1', '1.5', 'lots', '1e3x'])
+        expect(() => heapArguments({ [variable]: bad }), `${variable}=${bad}`).toThrow(variable);
+  });
+
+  it('passes the limits to a started service, and starts nothing with a bad one', async () => {
     const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-heap-'));
     const env = {
       ...process.env,
@@ -61,12 +106,13 @@ describe('the heap arguments every service starts with', () => {
       LOG_LEVEL: 'warn',
       DATA_DIR: dataDirectory,
       [initialOldSpaceVariable]: '300',
+      [semiSpaceVariable]: '8',
     };
     const service = await startServiceProcess({ name: 'crypto-sandbox', env });
     try {
-      expect(commandLine(service.pid!)).toContain('--initial-old-space-size=300');
+      expect(commandLine(service.pid!)).toEqual(expect.arrayContaining(heapArguments(env)));
       await service.restart();
-      expect(commandLine(service.pid!)).toContain('--initial-old-space-size=300');
+      expect(commandLine(service.pid!)).toEqual(expect.arrayContaining(['--initial-old-space-size=300', '--max-semi-space-size=8']));
     } finally {
       await service.stop();
     }
