@@ -10,38 +10,36 @@ import { startServiceProcess } from '../src/services';
 // Objects that outlive two scavenges reach the old generation and die there: a few hundred megabytes of them,
 // the shape of a service's caches and in-flight work under sustained load.
 const promotesGarbage = `
-const { PerformanceObserver, constants } = require('node:perf_hooks');
-let majors = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors += 1;
-}).observe({ entryTypes: ['gc'] });
 const ring = new Array(600);
 for (let round = 0; round < 4000; round += 1) {
   const chunk = [];
   for (let index = 0; index < 1000; index += 1) chunk.push({ index, text: 'entry ' + round + ':' + index });
   ring[round % ring.length] = chunk;
 }
-setTimeout(() => process.stdout.write(String(majors)), 50);
 `;
 
 // Buffers that outlive two scavenges and die old, as sockets' reads and frames do under load: 768 MB of them beside
 // a heap of small objects, while nothing the heap holds grows.
 const promotesBuffers = `
-const { PerformanceObserver, constants } = require('node:perf_hooks');
-let majors = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors += 1;
-}).observe({ entryTypes: ['gc'] });
 const ring = new Array(256);
 for (let round = 0; round < 3072; round += 1) {
   ring[round % ring.length] = Buffer.alloc(256 * 1024);
   const passing = [];
   for (let index = 0; index < 4000; index += 1) passing.push({ index });
 }
-setTimeout(() => process.stdout.write(String(majors)), 50);
 `;
 
-function majorCollections(nodeArguments: string[], script = promotesGarbage): number {
+/** Runs `workload` in a child Node with `nodeArguments` and answers how many major collections it ran. */
+function majorCollections(nodeArguments: string[], workload = promotesGarbage): number {
+  const script = `
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+let majors = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors += 1;
+}).observe({ entryTypes: ['gc'] });
+${workload}
+setTimeout(() => process.stdout.write(String(majors)), 50);
+`;
   const result = spawnSync(process.execPath, [...nodeArguments, '-e', script], { encoding: 'utf8', timeout: 30_000 });
   expect(result.status, result.stderr).toBe(0);
   return Number(result.stdout);
