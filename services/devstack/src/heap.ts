@@ -17,7 +17,7 @@
 export const initialOldSpaceVariable = 'NODE_INITIAL_OLD_SPACE_MB';
 
 /** Not a setting: how V8 counts array buffers from 14.8 on, so every service starts with it. */
-export const externalMemoryArgument = '--external-memory-accounted-in-global-limit';
+const externalMemoryArgument = '--external-memory-accounted-in-global-limit';
 
 /** Local stacks run on a developer's or CI's machine, not in a container with a memory limit. */
 export const initialOldSpaceDefaultMb = 1_024;
