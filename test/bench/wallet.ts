@@ -27,8 +27,9 @@
  *
  * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
  * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_WARMUP (default 10000, 0 for
- * none), BENCH_WALLET_CREDIT_RATE (the open-loop runs' rates per second, default "1000", empty for none), BENCH_WALLET_CREDIT_RATE_SECONDS (each, default
- * 20), BENCH_WALLET_SECONDS (GET run length, default 10), BENCH_WALLET_PROFILE_PHASE (see below),
+ * none), BENCH_WALLET_CREDIT_RATE (the open-loop runs' rates per second, default "1000", empty for none),
+ * BENCH_WALLET_CREDIT_RATE_SECONDS (each, default 20), BENCH_WALLET_SECONDS (GET run length, default 10),
+ * BENCH_WALLET_PROFILE_PHASE (see below),
  * BENCH_WALLET_SPLIT_CREDITING=1 (payments' crediting in a second payments process, PAYMENTS_CREDITING_ENABLED
  * off in the first, which keeps the API and the hook listener).
  */

@@ -40,9 +40,14 @@ new PerformanceObserver((list) => {
 ${workload}
 setTimeout(() => process.stdout.write(String(majors)), 50);
 `;
+  return Number(childOutput(nodeArguments, script));
+}
+
+/** What a child Node started with `nodeArguments` prints running `script`; it must exit cleanly. */
+function childOutput(nodeArguments: string[], script: string): string {
   const result = spawnSync(process.execPath, [...nodeArguments, '-e', script], { encoding: 'utf8', timeout: 30_000 });
   expect(result.status, result.stderr).toBe(0);
-  return Number(result.stdout);
+  return result.stdout;
 }
 
 function commandLine(pid: number): string[] {
@@ -68,9 +73,7 @@ describe('the heap arguments every service starts with', () => {
     const youngCapacityMb = (nodeArguments: string[]) => {
       const script = `const kept = []; for (let i = 0; i < 3e6; i++) kept.push({ i });
         process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1048576))`;
-      const result = spawnSync(process.execPath, [...nodeArguments, '-e', script], { encoding: 'utf8', timeout: 30_000 });
-      expect(result.status, result.stderr).toBe(0);
-      return Number(result.stdout);
+      return Number(childOutput(nodeArguments, script));
     };
     // The young generation's space holds both of its halves.
     expect(youngCapacityMb(heapArguments({}))).toBe(2 * semiSpaceDefaultMb);
