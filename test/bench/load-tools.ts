@@ -1,6 +1,5 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { Pool } from 'undici';
+import { fullCollection } from '../../services/shared/src/idle-collection';
 
 /** Runs `work` over every item with at most `parallel` at once (a closed loop over a fixed list). */
 export async function inParallel<T>(items: T[], parallel: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -12,23 +11,18 @@ export async function inParallel<T>(items: T[], parallel: number, work: (item: T
   );
 }
 
-let collectGarbage: (() => void) | undefined;
 const sweepPauseMs = 500;
 
 /**
  * Collects the load generator's own garbage, fully, before a timed phase. The load generator times every answer,
  * so its own collections are timed as the services' latency: a major collection left over from the phase before
- * (the closed loops' garbage) paused it 30 ms in the first second of an open loop. The services are never
- * collected this way; they are what is measured. The collection's sweeping goes on in the background for a while
- * after it (on the cores the services answer on), so the phase starts after a pause. The scripts start Node with
- * --expose-gc; run otherwise, the function is exposed here.
+ * (the closed loops' garbage) paused it 30 ms in the first second of an open loop. The benchmark never collects
+ * the services: they are what is measured (payments collects its own heap when idle, as it does in production).
+ * The collection's sweeping goes on in the background for a while after it (on the cores the services answer
+ * on), so the phase starts after a pause.
  */
 export async function collectLoadGeneratorGarbage(): Promise<void> {
-  if (!collectGarbage) {
-    if (typeof globalThis.gc !== 'function') v8.setFlagsFromString('--expose-gc');
-    collectGarbage = (globalThis.gc ?? vm.runInNewContext('gc')) as () => void;
-  }
-  collectGarbage();
+  fullCollection()();
   await new Promise((resolve) => setTimeout(resolve, sweepPauseMs));
 }
 

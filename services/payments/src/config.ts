@@ -62,6 +62,11 @@ export const PaymentsConfigSchema = Type.Object({
    */
   PAYMENTS_CREDITING_ENABLED: Type.Boolean({ default: true }),
   /**
+   * A full collection of this process's heap once it has been idle for 0.3 s, if the heap grew this much since the
+   * last one; 0 turns it off. See services/shared/src/idle-collection.ts.
+   */
+  PAYMENTS_IDLE_COLLECTION_GROWTH_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 64 }),
+  /**
    * The sweep: a record left unsettled (a crash between record and credit, a credit the wallet refused) is
    * delivered again this long after its last delivery, to whichever replica asks; the oldest unsettled record's
    * age (`mtx.payments.inbox.oldest_age`) is refreshed on the same interval.

@@ -9,6 +9,7 @@ import { connectNats } from '@mtx/shared/nats';
 import { createPaymentsApp } from './app';
 import { developmentPostbackSecret, loadPaymentsConfig } from './config';
 import { grpcServices } from '@mtx/shared/grpc-services';
+import { defaultIdleCollectionOptions, startIdleCollection } from '@mtx/shared/idle-collection';
 
 const logger = createLogger('payments');
 
@@ -35,11 +36,27 @@ runService(logger, async () => {
     logger.warn({ prefix: config.PAYMENTS_FAULT_CRASH_BEFORE_CREDIT }, 'fault injection armed: crash before credit');
   if (config.POSTBACK_SECRET === developmentPostbackSecret)
     logger.warn('POSTBACK_SECRET is the development default; set your own outside a laptop');
+  const idleCollection =
+    config.PAYMENTS_IDLE_COLLECTION_GROWTH_MB > 0
+      ? startIdleCollection(
+          (report) =>
+            logger.debug(
+              {
+                pause_ms: Math.round(report.pauseMs),
+                heap_before_mb: Math.round(report.heapUsedBeforeBytes / 1_048_576),
+                heap_after_mb: Math.round(report.heapUsedAfterBytes / 1_048_576),
+              },
+              'collected the heap while idle',
+            ),
+          { ...defaultIdleCollectionOptions, growthBytesMin: config.PAYMENTS_IDLE_COLLECTION_GROWTH_MB * 1_048_576 },
+        )
+      : undefined;
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
     onStarted: () => logger.info({ port: app.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening'),
     release: async () => {
+      idleCollection?.stop();
       wallet.close();
       await nats.drain().catch(() => undefined);
       await mongo.close();
