@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { MethodDefinition } from '@grpc/proto-loader';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { AppError, isErrorCode, type ErrorCode } from './errors';
+import './http2-stream-release';
 import { grpcServiceClient } from './proto';
 import type { Logger } from './logger';
 
