@@ -100,6 +100,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     crediting: {
       batchMax: config.PAYMENTS_CREDIT_BATCH_MAX,
       inFlightMax: config.PAYMENTS_CREDIT_IN_FLIGHT_MAX,
+      lingerMs: config.PAYMENTS_CREDIT_LINGER_MS,
       staleAfterMs: 3 * config.PAYMENTS_INBOX_SWEEP_INTERVAL_MS,
       retryAfterMs: config.PAYMENTS_INBOX_SWEEP_INTERVAL_MS,
     },

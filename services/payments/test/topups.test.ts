@@ -12,6 +12,12 @@ import { topupsChangedSubject, type PaymentsApp } from '../src/app';
 import { parseScaledDecimal } from '../src/domain/money';
 import { createPaymentsStore } from '../src/store/payments-store';
 import { startReplica, type Replica, type ReplicaOptions } from './replica';
+import {
+  payThroughSandbox as paySandbox,
+  postbackBody as sandboxPostback,
+  type PayableTopup,
+  type SandboxPayment,
+} from './sandbox-payments';
 
 let stack: WalletStack;
 
@@ -32,35 +38,9 @@ const payments = <T = any>(method: string, request: unknown) => stack.paymentsCl
 const createTronTopup = (customer: string, amountEurCents: number) =>
   payments('CreateTopup', { customer_id: customer, amount_eur_cents: amountEurCents, asset_code: 'USDT', blockchain_code: 'TRON' });
 
-async function payThroughSandbox(topup: { deposit_address: string; asset_code: string; blockchain_code: string }, amount: string) {
-  const response = await stack.sandboxRequest('POST', '/sandbox/deposits', {
-    address: topup.deposit_address,
-    asset_code: topup.asset_code,
-    blockchain_code: topup.blockchain_code,
-    amount,
-    delivery: 'never',
-  });
-  expect(response.status).toBe(201);
-  return response.body as { transaction_id: string; invoice_id: string; received_at: string };
-}
-
-function postbackBody(
-  topup: { id: number; deposit_address: string; asset_code: string; blockchain_code: string },
-  payment: { transaction_id: string; invoice_id: string; received_at: string },
-  amount: string,
-  status = 'confirmed',
-) {
-  return JSON.stringify({
-    type: 'transaction',
-    timestamp: stack.clock.now().toISOString(),
-    invoice_id: payment.invoice_id,
-    order_id: String(topup.id),
-    address: topup.deposit_address,
-    asset_code: topup.asset_code,
-    blockchain_code: topup.blockchain_code,
-    transaction: { id: payment.transaction_id, amount, status, confirmations: 12, received_at: payment.received_at },
-  });
-}
+const payThroughSandbox = (topup: Omit<PayableTopup, 'id'>, amount: string) => paySandbox(stack, topup, amount);
+const postbackBody = (topup: PayableTopup, payment: SandboxPayment, amount: string, status?: string) =>
+  sandboxPostback(stack, topup, payment, amount, status);
 
 const handle = (body: string, provider = 'sandbox', signature = stack.sign(body)) =>
   payments('HandlePostback', {

@@ -30,6 +30,9 @@ export class CreditingWorker {
   private readonly queue: InboxDelivery[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private lingerTimer: NodeJS.Timeout | undefined;
+  /** When the last batch went (performance.now()): the next one waits for more records until lingerMs after it. */
+  private lastBatchAtMs = Number.NEGATIVE_INFINITY;
   readonly stats: CreditingStats = { credited: 0, released: 0, oldestAgeMs: 0, queued: 0 };
 
   constructor(
@@ -66,7 +69,11 @@ export class CreditingWorker {
 
   /** Resolves once nothing is queued or in flight here (tests and a graceful stop wait on it). */
   async whenIdle(): Promise<void> {
-    while (this.inFlight.size > 0 || (this.queue.length > 0 && !this.stopped)) await Promise.allSettled([...this.inFlight]);
+    while (this.inFlight.size > 0 || (this.queue.length > 0 && !this.stopped)) {
+      if (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      // Records waiting out the linger: the batch goes within lingerMs.
+      else await new Promise((resolve) => setTimeout(resolve, this.options.lingerMs ?? 0));
+    }
   }
 
   /**
@@ -75,6 +82,8 @@ export class CreditingWorker {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
     this.stats.released += this.queue.length;
     for (const delivery of this.queue.splice(0)) delivery.release();
     this.stats.queued = 0;
@@ -84,7 +93,9 @@ export class CreditingWorker {
 
   private pump(): void {
     while (!this.stopped && this.queue.length > 0 && this.inFlight.size < this.options.inFlightMax) {
+      if (this.lingering()) return;
       const batch = this.queue.splice(0, this.options.batchMax);
+      this.lastBatchAtMs = performance.now();
       this.stats.queued = this.queue.length;
       const run: Promise<void> = inBatchSpan(
         'payments',
@@ -106,6 +117,24 @@ export class CreditingWorker {
         });
       this.inFlight.add(run);
     }
+  }
+
+  /**
+   * Whether the next batch waits for more records. Each batch costs about the same CreditMany, store commands and
+   * wallet follow-ups whatever its size, so under load a batch that waits a few milliseconds carries several times
+   * the records for the same work. Batches go at most one per `lingerMs` (a full one at once): a postback after a
+   * quiet spell is credited without waiting, and under load each waits at most `lingerMs` more.
+   */
+  private lingering(): boolean {
+    const lingerMs = this.options.lingerMs ?? 0;
+    if (lingerMs <= 0 || this.queue.length >= this.options.batchMax) return false;
+    const waitMs = this.lastBatchAtMs + lingerMs - performance.now();
+    if (waitMs <= 0) return false;
+    this.lingerTimer ??= setTimeout(() => {
+      this.lingerTimer = undefined;
+      this.pump();
+    }, waitMs);
+    return true;
   }
 
   private async creditBatch(batch: InboxDelivery[]): Promise<void> {

@@ -56,6 +56,8 @@ export interface CreditingWorkerOptions {
   batchMax: number;
   /** Batches in flight at once; a record arriving meanwhile joins the next one. */
   inFlightMax: number;
+  /** How long the next batch may wait for more records while another is in flight (0: it goes at once). */
+  lingerMs?: number;
   /** An unsettled record older than this is logged when the age is checked (the inbox redelivers it). */
   staleAfterMs: number;
   /** A record whose credit failed is delivered again after 100 ms, then twice as long each time, up to this. */
