@@ -56,9 +56,9 @@ export const PaymentsConfigSchema = Type.Object({
   PAYMENTS_CREDIT_BATCH_MAX: Type.Integer({ minimum: 1, maximum: 500, default: 256 }),
   PAYMENTS_CREDIT_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /**
-   * While a crediting batch is in flight, how long the next one waits for more records before it goes (it goes
-   * at once when full, and when no batch is in flight). Fewer, larger batches: less CPU per postback under load,
-   * for at most this much more time between acknowledgement and credit. 0: no wait.
+   * Least time between two crediting batches: a batch that is not full waits for more records until this long
+   * after the previous one went (a postback after a quiet spell goes at once). Fewer, larger batches: less CPU per
+   * postback under load, for at most this much more time between acknowledgement and credit. 0: no wait.
    */
   PAYMENTS_CREDIT_LINGER_MS: Type.Integer({ minimum: 0, maximum: 1_000, default: 10 }),
   /**

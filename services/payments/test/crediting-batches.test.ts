@@ -61,8 +61,8 @@ describe('crediting batches', () => {
       expect(performance.now() - firstRecordedAtMs).toBeLessThan(lingerMs);
       expect(creditManyCalls.map((call) => call.entryIds.length)).toEqual([1]);
 
-      // Four more right behind it: three fill a batch, which goes at once; the fourth waits for company until the
-      // linger since that batch is over, then goes alone.
+      // Four more right behind it: three fill a batch, which goes at once; the fourth waits for company until
+      // lingerMs after that batch went, then goes alone.
       const answers = await Promise.all(bodies.slice(1).map(deliver));
       expect(answers.map((answer) => answer.outcome)).toEqual(['recorded', 'recorded', 'recorded', 'recorded']);
       for (const customer of customers) await eventually(async () => expect(await stack.ledgerEntries(customer)).toBe(1), 10_000, 20);

@@ -56,7 +56,7 @@ export interface CreditingWorkerOptions {
   batchMax: number;
   /** Batches in flight at once; a record arriving meanwhile joins the next one. */
   inFlightMax: number;
-  /** How long the next batch may wait for more records while another is in flight (0: it goes at once). */
+  /** Least time between the starts of two batches unless the second is full (0: a batch goes as soon as it can). */
   lingerMs?: number;
   /** An unsettled record older than this is logged when the age is checked (the inbox redelivers it). */
   staleAfterMs: number;
