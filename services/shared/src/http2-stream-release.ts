@@ -27,13 +27,5 @@ function releaseAfterClose(message: unknown): void {
   );
 }
 
-let subscribed = false;
-
-/** Subscribes once per process (idempotent); every module that makes or serves gRPC calls imports this one. */
-export function applyHttp2StreamRelease(): void {
-  if (subscribed) return;
-  subscribed = true;
-  for (const name of streamCreatedChannels) diagnosticsChannel.subscribe(name, releaseAfterClose);
-}
-
-applyHttp2StreamRelease();
+// On import, once per process (a module runs once): every module that makes or serves gRPC calls imports this one.
+for (const name of streamCreatedChannels) diagnosticsChannel.subscribe(name, releaseAfterClose);
