@@ -75,7 +75,7 @@ export interface CreditManyItem {
   error_message: string;
 }
 
-/** Credits in one CreditMany: a crediting worker's batch, each its own ledger insert (group-committed). */
+/** Credits in one CreditMany: a crediting worker's batch, one ledger insert per wallet's run (group-committed). */
 export const creditManyEntriesMax = 500;
 
 /** One entry a FindEntries asks about: applied in this wallet? */

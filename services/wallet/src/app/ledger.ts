@@ -4,7 +4,8 @@ import type { LedgerEntryDocument } from '../store/ledger-store';
 import { createLedgerState, noteReadHead, serialise } from './ledger-state';
 import { entryAt, readHead, recentHead } from './ledger-reads';
 import { validateMovement, applyMovement } from './movements';
-import { applyDebits } from './debit-many';
+import { applyRun } from './movement-runs';
+import { creditRuns, creditItemOf, failedCreditItem } from './credit-runs';
 import { recoverStep, repairWallet } from './recovery';
 import {
   creditManyEntriesMax,
@@ -88,7 +89,7 @@ export function createLedger(options: LedgerOptions) {
         seen.add(movement.entryId);
         return movement;
       });
-      return serialise(state, customerId, () => applyDebits(state, customerId, debits));
+      return serialise(state, customerId, () => applyRun(state, customerId, debits));
     },
 
     /**
@@ -124,40 +125,22 @@ export function createLedger(options: LedgerOptions) {
         seen.add(movement.entryId);
         return movement;
       });
-      // Each credit takes its own wallet's turn; credits of different wallets share the store's group commit.
-      return Promise.all(
-        movements.map(async (movement): Promise<CreditManyItem> => {
+      // A wallet's credits go as runs (one insert of contiguous slots each, in request order), in the wallet's
+      // turn; runs of different wallets share the store's group commit.
+      const items: CreditManyItem[] = new Array(movements.length);
+      await Promise.all(
+        creditRuns(movements).map(async ({ walletId, indexes }) => {
+          const run = indexes.map((index) => movements[index]!);
           try {
-            const outcome = await serialise(state, movement.customerId, () => applyMovement(state, movement));
-            return {
-              entry_id: outcome.entry_id,
-              outcome: outcome.replay ? 'replay' : 'applied',
-              balance_eur_cents: outcome.balance_eur_cents,
-              held_eur_cents: outcome.held_eur_cents,
-              sequence: outcome.sequence,
-              balance_delta_eur_cents: outcome.balance_delta_eur_cents,
-              held_delta_eur_cents: outcome.held_delta_eur_cents,
-              error_code: '',
-              error_message: '',
-            };
+            const outcome = await serialise(state, walletId, () => applyRun(state, walletId, run));
+            for (const [position, item] of outcome.items.entries()) items[indexes[position]!] = creditItemOf(item);
           } catch (error) {
-            const code = error instanceof AppError ? error.code : 'unavailable';
-            const message = error instanceof AppError ? error.message : 'the credit could not be applied now; repeat it';
-            if (!(error instanceof AppError)) state.logger.warn({ err: error, entry_id: movement.entryId }, 'a CreditMany credit failed');
-            return {
-              entry_id: movement.entryId,
-              outcome: 'failed',
-              balance_eur_cents: 0,
-              held_eur_cents: 0,
-              sequence: 0,
-              balance_delta_eur_cents: 0,
-              held_delta_eur_cents: 0,
-              error_code: code,
-              error_message: message,
-            };
+            if (!(error instanceof AppError)) state.logger.warn({ err: error, wallet_id: walletId }, 'CreditMany credits failed');
+            for (const index of indexes) items[index] = failedCreditItem(movements[index]!.entryId, error);
           }
         }),
       );
+      return items;
     },
 
     /**

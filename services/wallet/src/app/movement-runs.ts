@@ -5,10 +5,13 @@ import { noteReadHead } from './ledger-state';
 import { ensureFollowUps, finishRun } from './follow-ups';
 import { entryAt, headForWrite, findApplied } from './ledger-reads';
 import type { LedgerState } from './ledger-state';
-import type { MovementInput, DebitManyItem, DebitManyOutcome } from './ledger-types';
+import { debitManyEntriesMax, type MovementInput, type DebitManyItem, type DebitManyOutcome } from './ledger-types';
 import { entryAfter, figuresOf, headOf, movementAttemptsMax, sameMovement } from './entries';
 
-/** Several debits of one wallet as one ordered insert of contiguous slots (billing's renewals of one customer). */
+/**
+ * Several movements of one wallet as one ordered insert of contiguous slots: a DebitMany (billing's renewals of
+ * one customer) or the credits of one wallet in a CreditMany (a customer's payments credited together).
+ */
 
 export function appliedItem(entry: LedgerEntryDocument): DebitManyItem {
   return { ...figuresOf(entry), outcome: 'applied' };
@@ -33,13 +36,13 @@ export function priorItem(original: LedgerEntryDocument, input: MovementInput, a
 }
 
 /**
- * The entries of a DebitMany against one head, in request order: each is applied if the balance left by the
- * ones before it covers it, else refused; refused and already-resolved entries move nothing.
+ * The movements of a run against one head, in request order: a debit is applied if the balance left by the ones
+ * before it covers it, else refused (a credit never is); refused and already-resolved entries move nothing.
  */
-export function planDebits(
+export function planRun(
   state: LedgerState,
   head: WalletHead,
-  debits: MovementInput[],
+  movements: MovementInput[],
   open: number[],
 ): { steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }>; refused: number[] } {
   const steps: Array<{ index: number; at: WalletHead; entry?: LedgerEntryDocument }> = [];
@@ -47,13 +50,13 @@ export function planDebits(
   const createdAt = state.clock.now();
   let at = head;
   for (const index of open) {
-    const debit = debits[index]!;
-    if (at.balanceEurCents < debit.amountEurCents) {
+    const movement = movements[index]!;
+    if (movement.kind === 'debit' && at.balanceEurCents < movement.amountEurCents) {
       steps.push({ index, at });
       refused.push(index);
       continue;
     }
-    const entry = entryAfter(at, debit, createdAt);
+    const entry = entryAfter(at, movement, createdAt);
     steps.push({ index, at, entry });
     at = headOf(entry);
   }
@@ -61,46 +64,48 @@ export function planDebits(
 }
 
 /**
- * Several debits of one wallet as ONE ledger insert of contiguous slots (and one pointer insert after it),
- * with the same rules as one debit each: planned in request order against the head, a refusal only on a
- * verified head, an entry id applied at most once. When the run collides (ordered, so the entries before the
+ * Several movements of one wallet as ONE ledger insert of contiguous slots (and one pointer insert after it),
+ * with the same rules as one movement each: planned in request order against the head, a refusal only on a
+ * verified head, an entry id applied at most once. At most `debitManyEntriesMax` movements, so a crash leaves
+ * no longer suffix without pointers than the recovery step looks back over. When the run collides (ordered, so the entries before the
  * collision are in and none after it was tried), the landed ones are finished, the collision is resolved like
  * a single movement's (another writer's slot: finish it and re-read; the entry id: a replay) and the rest is
  * planned again against the new head.
  */
-export async function applyDebits(
+export async function applyRun(
   state: LedgerState,
   walletId: string,
-  debits: MovementInput[],
+  movements: MovementInput[],
 ): Promise<{ result: DebitManyOutcome; settled?: Promise<void> }> {
-  const items: Array<DebitManyItem | undefined> = debits.map(() => undefined);
+  if (movements.length > debitManyEntriesMax) throw new Error(`a run holds at most ${debitManyEntriesMax} movements`);
+  const items: Array<DebitManyItem | undefined> = movements.map(() => undefined);
   let final: WalletHead | undefined;
   let moved = false;
   let settled: Promise<void> | undefined;
   for (let attempt = 0; attempt < movementAttemptsMax; attempt++) {
-    const open = debits.flatMap((_, index) => (items[index] === undefined ? [index] : []));
+    const open = movements.flatMap((_, index) => (items[index] === undefined ? [index] : []));
     if (open.length === 0) break;
     const optimistic = attempt === 0 && state.heads.get(walletId) !== undefined;
     let { head, walked } = await headForWrite(state, walletId, optimistic);
-    let plan = planDebits(state, head, debits, open);
+    let plan = planRun(state, head, movements, open);
     if (optimistic && plan.refused.length > 0) {
       // A debit the remembered balance cannot cover is refused only on the true head.
       ({ head, walked } = await headForWrite(state, walletId, false));
-      plan = planDebits(state, head, debits, open);
+      plan = planRun(state, head, movements, open);
     }
     final = head;
     // A refused entry that already applied answers as a replay even if the balance has moved on since.
     await Promise.all(
       plan.refused.map(async (index) => {
-        const existing = await findApplied(state, debits[index]!.entryId, walked);
-        if (existing) items[index] = priorItem(existing, debits[index]!, head);
+        const existing = await findApplied(state, movements[index]!.entryId, walked);
+        if (existing) items[index] = priorItem(existing, movements[index]!, head);
       }),
     );
     const entries = plan.steps.flatMap((step) => (step.entry ? [step.entry] : []));
     const resolveSteps = (until: number) => {
       for (const step of plan.steps.slice(0, until)) {
         if (step.entry) items[step.index] = appliedItem(step.entry);
-        else items[step.index] ??= refusedItem(debits[step.index]!.entryId, 'insufficient_balance', step.at);
+        else items[step.index] ??= refusedItem(movements[step.index]!.entryId, 'insufficient_balance', step.at);
       }
     };
     if (entries.length === 0) {
@@ -155,20 +160,20 @@ export async function applyDebits(
     const original =
       occupant ?? (await findApplied(state, failed.entry_id, walked)) ?? (await state.store.ledger.findOne({ entry_id: failed.entry_id }));
     if (!original) continue;
-    items[failedIndex] = priorItem(original, debits[failedIndex]!, plan.steps[failedStep]!.at);
+    items[failedIndex] = priorItem(original, movements[failedIndex]!, plan.steps[failedStep]!.at);
     // Most likely the repeat of an earlier request: the entries after it are looked up by their pointers at
     // once rather than found by one collision each.
     await Promise.all(
       open
         .filter((index) => index > failedIndex && items[index] === undefined)
         .map(async (index) => {
-          const existing = await findApplied(state, debits[index]!.entryId, []);
-          if (existing) items[index] = priorItem(existing, debits[index]!, plan.steps[failedStep]!.at);
+          const existing = await findApplied(state, movements[index]!.entryId, []);
+          if (existing) items[index] = priorItem(existing, movements[index]!, plan.steps[failedStep]!.at);
         }),
     );
   }
   if (items.some((item) => item === undefined) || !final) {
-    throw new AppError('unavailable', 'the wallet is moving too fast to apply these debits now; retry with the same entry ids');
+    throw new AppError('unavailable', 'the wallet is moving too fast to apply these movements now; retry with the same entry ids');
   }
   if (moved)
     state.publishMoved({
