@@ -146,6 +146,31 @@ describe('local infrastructure', () => {
       await client.close();
     }
   });
+  it('answers a string equality on an indexed field from that index, and still filters exactly (the patched build)', async () => {
+    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
+    if (!store.running()) await store.start();
+    const client = new MongoClient(store.url);
+    try {
+      const collection = client.db('plan').collection<{ _id: string; key: string | number; n: number }>('keyed');
+      await collection.createIndex({ key: 1 }, { unique: true, name: 'key_unique' });
+      await collection.insertMany(Array.from({ length: 200 }, (_, n) => ({ _id: `doc:${n}`, key: n === 7 ? 7 : `k:${n}`, n })));
+      const planOf = async (filter: Record<string, unknown>) =>
+        (((await collection.find(filter).explain()) as { queryPlanner?: { Plan?: string[] } }).queryPlanner?.Plan ?? []).join('\n');
+      const indexed = await planOf({ key: 'k:150' });
+      expect(indexed).toMatch(/SEARCH \S+ USING INDEX \S+_key_unique/);
+      expect(indexed).not.toMatch(/\bSCAN\b/);
+      expect(await collection.findOne({ key: 'k:150' })).toEqual({ _id: 'doc:150', key: 'k:150', n: 150 });
+      expect(await collection.findOne({ key: 'k:missing' })).toBeNull();
+      // Anything else is left to FerretDB's own filtering, as before: other types, unindexed fields, two conditions.
+      expect(await planOf({ n: 150 })).toMatch(/\bSCAN\b/);
+      expect(await collection.findOne({ key: 7 })).toEqual({ _id: 'doc:7', key: 7, n: 7 });
+      expect(await collection.findOne({ n: 150 })).toEqual({ _id: 'doc:150', key: 'k:150', n: 150 });
+      expect(await collection.findOne({ key: 'k:150', n: 151 })).toBeNull();
+      expect(await collection.countDocuments({ key: 'k:3' })).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
   it("skips FerretDB's per-object leak tracking in our build: no object reaches its pprof profiles", async () => {
     const trackedDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-infra-tracked-'));
     const tracked = await startStore(trackedDirectory, undefined, trackedDirectory, { backend: 'sqlite', metrics: true });
