@@ -78,7 +78,7 @@ const sweepIntervalMs = 1_000;
 
 /**
  * Waits until a credit is in the ledger and the customer's top-up shows it (payments asks the wallet, which
- * answers from the entry's pointer: the credit's last write); its wait in ms, or null after 15 s. That the
+ * answers from the ledger by entry id); its wait in ms, or null after 15 s. That the
  * inbox record is settled after it is verifyAfterFault's check (the inbox drains).
  */
 async function creditShown(customer: Customer, topupId: number, entryId: string): Promise<number | null> {
@@ -124,20 +124,15 @@ describe('fault suite: money', () => {
     expect(crashed.body.outcome).toBe('recorded');
     expect(await wallet.exited()).toBe(137);
     expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
+    const credits = await stack.creditAnnouncements();
     await wallet.restart();
     const restartedAtMs = Date.now();
     // The inbox delivers the record again; the wallet answers its credit as a replay and the record is settled.
     const cleared = creditShown(customer, topup.id, entryId).then((sweptMs) => ({ sweptMs, clearedAtMs: Date.now() }));
-    // The start-up sweep finishes what the crash left undone (the entry-id pointer), so the audit passes already.
-    await eventually(
-      async () =>
-        (await stack.mongo
-          .db(databaseName(stack.prefix, 'wallet'))
-          .collection('ledger_entry_ids')
-          .findOne({ _id: entryId as never })) !== null,
-      10_000,
-      200,
-    );
+    // The start-up sweep finishes what the crash left undone: the credit's announcement, which the dead
+    // process never made (a replay of the credit makes none).
+    await eventually(async () => credits.announced.includes(entryId) || undefined, 10_000, 200);
+    credits.stop();
     const auditAfterRecovery = await stack.audit();
     const { sweptMs, clearedAtMs } = await cleared;
     const creditedAfterRestartMs = clearedAtMs - restartedAtMs;

@@ -467,6 +467,23 @@ export class FaultStack {
     return this.inspector;
   }
 
+  /**
+   * Listens to the wallet's credit announcements (`events.wallet.credited`) from now on: `announced` holds the
+   * entry id of each one heard, in order, until `stop`.
+   */
+  async creditAnnouncements(): Promise<{ announced: string[]; stop(): void }> {
+    const nats = await this.natsClient();
+    const announced: string[] = [];
+    const decoder = new TextDecoder();
+    const subscription = nats.subscribe('events.wallet.credited', {
+      callback: (error, message) => {
+        if (!error) announced.push(String((JSON.parse(decoder.decode(message.data)) as { entry_id?: unknown }).entry_id));
+      },
+    });
+    await nats.flush();
+    return { announced, stop: () => subscription.unsubscribe() };
+  }
+
   /** Postback inbox records not credited yet (waiting, or held by a crediting worker). */
   async inboxUnsettled(): Promise<number> {
     return countUnsettled(await this.natsClient(), this.prefix);

@@ -46,8 +46,8 @@ interface PendingRun<T> {
 }
 
 /**
- * Group commit for runs of documents that must go in order (a DebitMany's contiguous ledger slots, then their
- * pointers): the runs of concurrent callers, of different wallets, share one ORDERED insertMany, so the store
+ * Group commit for runs of documents that must go in order (a wallet's contiguous ledger slots, from a DebitMany
+ * or a CreditMany): the runs of concurrent callers, of different wallets, share one ORDERED insertMany, so the store
  * sees one command where each run alone would cost one. An ordered insert stops at its first failure with
  * everything before it in and nothing after it tried, so each run still learns exactly its own landed prefix:
  * runs before the failure are whole, the failing run stopped at the failed document, and the runs after it

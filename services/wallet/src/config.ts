@@ -16,7 +16,7 @@ export const WalletConfigSchema = Type.Object({
    */
   WALLET_READ_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
   /**
-   * How often a recovery step runs: it finishes (announcement, pointer, checkpoint) a movement whose writer,
+   * How often a recovery step runs: it finishes (announcement, checkpoint) a movement whose writer,
    * possibly another replica, died right after its ledger insert. Start-up runs one full sweep at once.
    */
   WALLET_RECOVERY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
@@ -24,7 +24,7 @@ export const WalletConfigSchema = Type.Object({
   WALLET_RECOVERY_BATCH: Type.Integer({ minimum: 1, default: 200 }),
   /**
    * Fault injection for the crash tests: a movement whose entry id starts with this prefix kills the process
-   * (exit 137) right after its ledger insert, before its announcement, pointer and checkpoint are written.
+   * (exit 137) right after its ledger insert, before its announcement and checkpoint.
    * Empty (the default) is off.
    */
   WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE: Type.String({ default: '' }),

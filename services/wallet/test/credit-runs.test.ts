@@ -100,9 +100,12 @@ describe('CreditMany runs', () => {
     const carrying = ledgerInserts().filter((documents) => documents.some((entryId) => busyIds.includes(entryId)));
     expect(carrying.map((documents) => documents.filter((entryId) => busyIds.includes(entryId)))).toEqual([busyIds]);
     expect(await ledger.getWallet(busy, { consistent: true })).toMatchObject({ balance_eur_cents: 1_305, sequence: 4 });
-    // Every credit announced once, with its pointer written after.
+    // Every credit announced once, and found by its entry id.
     expect(announced.map((event) => event.entry_id).sort()).toEqual(credits.map((each) => each.entryId).sort());
-    for (const each of credits) expect(await store.entryIds.findOne({ _id: each.entryId })).not.toBeNull();
+    for (const each of credits)
+      expect(await ledger.findEntries([{ customerId: each.customerId, entryId: each.entryId }])).toEqual([
+        { entry_id: each.entryId, applied: true, sequence: items.find((item) => item.entry_id === each.entryId)!.sequence },
+      ]);
   });
 
   it('answers replays and a reused entry id inside a run, and applies the rest once', async () => {

@@ -116,6 +116,15 @@ export const debitCall = (replica: WalletReplica, customerId: string, entryId: s
     reference: entryId,
   });
 
+/**
+ * A clock one millisecond later at every reading, shared by the ledgers of a test: movements (and runs, which
+ * read it once) get distinct `created_at`, as they do in practice unless two fall in the same millisecond.
+ */
+export function tickingClock(): Clock {
+  let ms = Date.now();
+  return { now: () => new Date(++ms) };
+}
+
 /** What a crashing in-process ledger throws where the real process would have died. */
 export class LedgerCrash extends Error {}
 
@@ -123,10 +132,10 @@ export class LedgerCrash extends Error {}
  * An in-process ledger on `store` that "dies" right after the ledger insert of any entry id starting with
  * `crash:` (the fault injection the real process exits on), by throwing LedgerCrash.
  */
-export function crashingLedger(store: LedgerStore) {
+export function crashingLedger(store: LedgerStore, clock: Clock = systemClock) {
   return createLedger({
     store,
-    clock: systemClock,
+    clock,
     logger: createLogger('wallet', { level: 'silent' }),
     crashAfterLedgerWritePrefix: 'crash:',
     exit: () => {

@@ -154,7 +154,7 @@ async function owedPayments(state: TopupsState, payments: RecordedPayment[]): Pr
  * Credits recorded payments to the wallet, exactly once each (the wallet's entry id), in one CreditMany, and
  * remembers each done. Answers, per payment in order, whether this call moved the money; a payment whose credit
  * failed is rejected in `failures` and left for the next delivery, sweep or poll. What is done is the wallet's
- * record (the entry and its pointer), not one of ours: one durable write less per postback.
+ * record (its ledger entry), not one of ours: one durable write less per postback.
  */
 export async function creditRecorded(
   state: TopupsState,

@@ -6,7 +6,7 @@ import { debitManyEntriesMax, type CreditManyItem, type DebitManyItem, type Move
 /**
  * The credits of each wallet in request order, in runs of at most `debitManyEntriesMax` (the longest suffix the
  * recovery step looks back over). One insert per run instead of one per credit: a wallet's second credit in a
- * batch no longer waits for the first one's insert and pointer before its own insert goes out.
+ * batch no longer waits for the first one's insert and follow-ups before its own insert goes out.
  */
 export function creditRuns(movements: MovementInput[]): Array<{ walletId: string; indexes: number[] }> {
   const byWallet = new Map<string, number[]>();

@@ -3,7 +3,7 @@ import { insertIfAbsent } from '@mtx/shared/mongo';
 import { emptyHead, ledgerSlotId, type WalletHead } from '../domain/movement';
 import { checkpointInterval, type LedgerEntryDocument } from '../store/ledger-store';
 import { noteReadHead } from './ledger-state';
-import { ensureFollowUps } from './follow-ups';
+import { finishForeign, headRun, writeCheckpoint } from './follow-ups';
 import type { LedgerState } from './ledger-state';
 import { headOf } from './entries';
 
@@ -31,8 +31,10 @@ export async function checkpointStart(state: LedgerState, walletId: string): Pro
 
 /**
  * Follows the ledger from `start` until the first free slot: a stale hint only costs lookups. Writers pass
- * `finish`, which completes the follow-up writes of every entry walked past (entries another replica, perhaps a
- * dead one, wrote), keeping the invariant that everything up to a remembered head has its pointer.
+ * `finish`, which finishes what another process (perhaps a dead one) may have left of the entries walked past:
+ * the run at the head is announced again, and every checkpoint owed is written. Only that run can lack its
+ * announcements (whoever wrote on top of an entry finished it first), so everything up to the returned head has
+ * been announced: what a remembered head promises. `repaired` counts the entries finished.
  */
 export async function walkForward(
   state: LedgerState,
@@ -41,15 +43,22 @@ export async function walkForward(
   finish: boolean,
 ): Promise<{ head: WalletHead; walked: LedgerEntryDocument[]; repaired: number }> {
   let head = start;
-  let repaired = 0;
   const walked: LedgerEntryDocument[] = [];
   for (;;) {
     const next = await entryAt(state, walletId, head.sequence + 1);
-    if (!next) return { head, walked, repaired };
-    if (finish && (await ensureFollowUps(state, next))) repaired += 1;
+    if (!next) break;
     walked.push(next);
     head = headOf(next);
   }
+  if (!finish || walked.length === 0) return { head, walked, repaired: 0 };
+  const run = headRun(walked);
+  const below = walked.slice(0, walked.length - run.length);
+  // Below the head's run every entry was announced; a checkpoint its writer did not get to is still owed.
+  let repaired = 0;
+  for (const entry of below) if (await writeCheckpoint(state, entry)) repaired += 1;
+  repaired += run.length;
+  await finishForeign(state, run);
+  return { head, walked, repaired };
 }
 
 export async function headForWrite(
@@ -73,12 +82,9 @@ export async function headForWrite(
   return result;
 }
 
+/** The entry that applied `entryId`, if any: among the entries just walked, else by the unique `entry_id` index. */
 export async function findApplied(state: LedgerState, entryId: string, walked: LedgerEntryDocument[]): Promise<LedgerEntryDocument | null> {
-  const seen = walked.find((entry) => entry.entry_id === entryId);
-  if (seen) return seen;
-  const pointer = await state.store.entryIds.findOne({ _id: entryId });
-  if (!pointer) return null;
-  return entryAt(state, pointer.wallet_id, pointer.seq);
+  return walked.find((entry) => entry.entry_id === entryId) ?? (await state.store.ledger.findOne({ entry_id: entryId }));
 }
 
 /** Reads the true head: linearisable, because it always looks one slot past whatever hint it starts from. */
@@ -89,7 +95,7 @@ export async function readHead(state: LedgerState, walletId: string): Promise<Wa
     head = (await walkForward(state, walletId, remembered, false)).head;
   } else {
     const start = await checkpointStart(state, walletId);
-    // Everything up to a checkpoint has its pointer, so that head is safe to remember; a walked-to one is not.
+    // Everything up to a checkpoint was announced, so that head is safe to remember; a walked-to one is not.
     if (!state.heads.get(walletId)) state.heads.set(walletId, start);
     head = (await walkForward(state, walletId, start, false)).head;
   }

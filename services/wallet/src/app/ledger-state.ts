@@ -23,7 +23,7 @@ export function createLedgerState(options: LedgerOptions) {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const heads = new BoundedCache<WalletHead>(options.headCacheMax ?? 100_000);
   const registered = new BoundedCache<true>(options.headCacheMax ?? 100_000);
-  // Read-side only: unlike `heads`, these carry no promise that the entries up to them have their pointers. Under
+  // Read-side only: unlike `heads`, these carry no promise that the entries up to them were announced. Under
   // the shared freshness rule; no change is ever noted, because every movement's broadcast carries the new head
   // itself (a newer sequence replaces the entry).
   const readHeads = new BoundedCache<{ head: WalletHead; stamp: FreshnessStamp }>(options.headCacheMax ?? 100_000);
@@ -33,12 +33,10 @@ export function createLedgerState(options: LedgerOptions) {
   // the hot path's writes take the database's write lock one command at a time (see WriteGate).
   const writeGate = new WriteGate(1);
   const ledgerInserts = new InsertBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
-  const pointerInserts = new InsertBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
   // A checkpoint is owed by one movement in 16 of a wallet: too few to fill a command alone, so they share them.
   const checkpointInserts = new InsertBatcher(store.checkpoints, { queueMax: queueMax * 10, gate: writeGate });
-  // DebitMany runs (contiguous slots, then their pointers) must go in order; concurrent runs share a command.
+  // Runs of one wallet's movements (contiguous slots) must go in order; concurrent runs share a command.
   const ledgerRuns = new OrderedRunBatcher(store.ledger, { queueMax: queueMax * 10, gate: writeGate });
-  const pointerRuns = new OrderedRunBatcher(store.entryIds, { queueMax: queueMax * 10, gate: writeGate });
   return {
     store,
     clock,
@@ -56,10 +54,8 @@ export function createLedgerState(options: LedgerOptions) {
     queues,
     writeGate,
     ledgerInserts,
-    pointerInserts,
     checkpointInserts,
     ledgerRuns,
-    pointerRuns,
     /** Where the recovery pass resumes: the last wallet id it visited. */
     recoveryCursor: '',
   };

@@ -31,14 +31,14 @@ export type Ledger = ReturnType<typeof createLedger>;
 /**
  * The insert-linearised ledger. A movement is exactly one insert at `<wallet>:<head + 1>`: the `_id` index
  * makes two writers of one slot exclusive (the loser re-reads the head and retries) and the unique `entry_id`
- * makes a movement apply at most once. Nothing is ever updated (FerretDB updates are unisolated and scan the
- * whole collection), so no money can be lost to a race. The head hints (memory, insert-only checkpoints) and
- * the entry-id pointers are written after the insert, verified by every reader (which always looks one slot
- * further) and finished by whoever comes next or by the recovery pass.
+ * makes a movement apply at most once, and finds the original of a replay. Nothing is ever updated (FerretDB
+ * updates are unisolated and scan the whole collection), so no money can be lost to a race. The head hints
+ * (memory, insert-only checkpoints) and the credit announcements follow the insert, verified by every reader
+ * (which always looks one slot further) and finished by whoever comes next or by the recovery pass.
  *
- * Invariant the hints keep: every entry up to a remembered head or a checkpoint has its pointer (and was
- * announced). Whoever walks past, or collides with, an entry it did not write finishes it first, so a replay
- * is found by `_id` lookups, never by a scan.
+ * Invariant the hints keep: every entry up to a remembered head or a checkpoint was announced. Whoever writes
+ * on top of an entry it did not write, or collides with it, announces it first, so only the run at a wallet's
+ * head can lack its announcement (its writer died after the insert), which recovery repeats.
  */
 export function createLedger(options: LedgerOptions) {
   const state = createLedgerState(options);
@@ -144,8 +144,8 @@ export function createLedger(options: LedgerOptions) {
     },
 
     /**
-     * Which entries are applied, each in the wallet named with it: one pointer lookup by `_id` each (FerretDB
-     * scans for `$in`). See FindEntries in proto/wallet/v1/wallet.proto.
+     * Which entries are applied, each in the wallet named with it: one lookup on the unique `entry_id` index each
+     * (FerretDB scans for `$in`). See FindEntries in proto/wallet/v1/wallet.proto.
      */
     async findEntries(keys: EntryKey[]): Promise<FoundEntry[]> {
       if (!Array.isArray(keys) || keys.length === 0 || keys.length > findEntriesMax) {
@@ -163,10 +163,10 @@ export function createLedger(options: LedgerOptions) {
       });
       return Promise.all(
         keys.map(async ({ customerId, entryId }): Promise<FoundEntry> => {
-          const pointer = await state.store.entryIds.findOne({ _id: entryId });
+          const entry = await state.store.ledger.findOne({ entry_id: entryId }, { projection: { wallet_id: 1, seq: 1 } });
           // Another wallet's entry is not this caller's to see, not even as a sequence.
-          const applied = pointer !== null && pointer.wallet_id === customerId;
-          return { entry_id: entryId, applied, sequence: applied ? pointer.seq : 0 };
+          const applied = entry !== null && entry.wallet_id === customerId;
+          return { entry_id: entryId, applied, sequence: applied ? entry.seq : 0 };
         }),
       );
     },

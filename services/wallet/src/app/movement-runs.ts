@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import type { WalletHead } from '../domain/movement';
 import type { LedgerEntryDocument } from '../store/ledger-store';
 import { noteReadHead } from './ledger-state';
-import { ensureFollowUps, finishRun } from './follow-ups';
+import { finishForeign, finishRun } from './follow-ups';
 import { entryAt, headForWrite, findApplied } from './ledger-reads';
 import type { LedgerState } from './ledger-state';
 import { debitManyEntriesMax, type MovementInput, type DebitManyItem, type DebitManyOutcome } from './ledger-types';
@@ -64,10 +64,10 @@ export function planRun(
 }
 
 /**
- * Several movements of one wallet as ONE ledger insert of contiguous slots (and one pointer insert after it),
+ * Several movements of one wallet as ONE ledger insert of contiguous slots,
  * with the same rules as one movement each: planned in request order against the head, a refusal only on a
- * verified head, an entry id applied at most once. At most `debitManyEntriesMax` movements, so a crash leaves
- * no longer suffix without pointers than the recovery step looks back over. When the run collides (ordered, so the entries before the
+ * verified head, an entry id applied at most once. At most `debitManyEntriesMax` movements (one insert batch of
+ * FerretDB's holds a run whole). When the run collides (ordered, so the entries before the
  * collision are in and none after it was tried), the landed ones are finished, the collision is resolved like
  * a single movement's (another writer's slot: finish it and re-read; the entry id: a replay) and the rest is
  * planned again against the new head.
@@ -134,8 +134,8 @@ export async function applyRun(
     }
     if (error === undefined) {
       resolveSteps(plan.steps.length);
-      // The insert is the commit: the caller is answered now, the pointers and checkpoints follow before the
-      // wallet's next movement starts (and recovery finishes them if this process dies).
+      // The insert is the commit: the caller is answered now, the announcements and checkpoints follow before
+      // the wallet's next movement starts (and recovery finishes them if this process dies).
       settled = finishRun(state, run).then(() => undefined);
       break;
     }
@@ -143,7 +143,7 @@ export async function applyRun(
     const failed = entries[landed]!;
     const failedStep = plan.steps.findIndex((step) => step.entry === failed);
     resolveSteps(failedStep);
-    // Finished before anything else is tried: a remembered head promises pointers up to it.
+    // Finished before anything else is tried: a remembered head promises announcements up to it.
     const finished = run.length === 0 || (await finishRun(state, run));
     if (!duplicate) {
       state.heads.delete(walletId);
@@ -152,16 +152,15 @@ export async function applyRun(
     // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
     const occupant = await entryAt(state, walletId, failed.seq);
     if (occupant && occupant.entry_id !== failed.entry_id) {
-      await ensureFollowUps(state, occupant);
+      await finishForeign(state, [occupant]);
       if (finished) state.heads.set(walletId, headOf(occupant));
       continue;
     }
     const failedIndex = plan.steps[failedStep]!.index;
-    const original =
-      occupant ?? (await findApplied(state, failed.entry_id, walked)) ?? (await state.store.ledger.findOne({ entry_id: failed.entry_id }));
+    const original = occupant ?? (await findApplied(state, failed.entry_id, walked));
     if (!original) continue;
     items[failedIndex] = priorItem(original, movements[failedIndex]!, plan.steps[failedStep]!.at);
-    // Most likely the repeat of an earlier request: the entries after it are looked up by their pointers at
+    // Most likely the repeat of an earlier request: the entries after it are looked up by their entry ids at
     // once rather than found by one collision each.
     await Promise.all(
       open

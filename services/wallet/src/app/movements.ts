@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
 import { assertEntryId, assertMovementAmount, assertWalletId } from '../domain/movement';
 import { noteReadHead } from './ledger-state';
-import { ensureFollowUps, finishInsert } from './follow-ups';
+import { finishForeign, finishRun } from './follow-ups';
 import { entryAt, headForWrite, findApplied } from './ledger-reads';
 import type { LedgerState } from './ledger-state';
 import type { MovementInput, MovementOutcome } from './ledger-types';
@@ -49,12 +49,11 @@ export async function applyMovement(
       // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
       const occupant = await entryAt(state, walletId, entry.seq);
       if (occupant && occupant.entry_id !== input.entryId) {
-        await ensureFollowUps(state, occupant);
+        await finishForeign(state, [occupant]);
         state.heads.set(walletId, headOf(occupant));
         continue;
       }
-      const original =
-        occupant ?? (await findApplied(state, input.entryId, walked)) ?? (await state.store.ledger.findOne({ entry_id: input.entryId }));
+      const original = occupant ?? (await findApplied(state, input.entryId, walked));
       if (!original) continue;
       return { result: replayOutcome(original, input) };
     }
@@ -70,11 +69,11 @@ export async function applyMovement(
       balance_eur_cents: entry.balance_after_eur_cents,
       held_eur_cents: entry.held_after_eur_cents,
     });
-    // The insert is the commit: the caller is answered now; the announcement, pointer and checkpoint follow
-    // before the next movement of this wallet starts (and recovery finishes them if this process dies).
+    // The insert is the commit: the caller is answered now; the announcement and checkpoint follow before the
+    // next movement of this wallet starts (and recovery finishes them if this process dies).
     return {
       result: { ...figuresOf(entry), applied: true, replay: false },
-      settled: finishInsert(state, entry),
+      settled: finishRun(state, [entry]).then(() => undefined),
     };
   }
   throw new AppError('unavailable', 'the wallet is moving too fast to apply this movement now; retry with the same entry id');

@@ -1,10 +1,7 @@
-import { checkpointInterval, type LedgerEntryDocument } from '../store/ledger-store';
-import { writeCheckpoint, ensureFollowUps } from './follow-ups';
-import { entryAt, checkpointStart, walkForward } from './ledger-reads';
+import { checkpointStart, entryAt, walkForward } from './ledger-reads';
 import type { LedgerState } from './ledger-state';
-import { debitManyEntriesMax } from './ledger-types';
 
-/** Finishing what a crash left: entries without pointers or checkpoints at a wallet's head. */
+/** Finishing what a crash left: announcements and checkpoints at a wallet's head. */
 
 /**
  * Whether nothing on this wallet can need finishing: it is at the head this replica remembers, and a remembered
@@ -18,45 +15,24 @@ async function finishedHere(state: LedgerState, walletId: string): Promise<boole
 }
 
 /**
- * Finishes what a crash may have left undone on one wallet; returns how many entries needed it. Only the
- * newest entries can lack their follow-ups: whoever wrote any later entry first finished the ones before it
- * (its own follow-ups complete before the wallet's next movement; a foreign one is finished when walked past
- * or hit by E11000). One movement leaves at most the head entry unfinished; a DebitMany run, whose pointers go
- * in one ordered insert after it, leaves a suffix of at most `debitManyEntriesMax` entries without pointers,
- * found by stepping back from the head, and perhaps a checkpoint inside the run, found among the entries
- * walked from the latest checkpoint; a wallet at the head this replica remembers needs none of that. `thorough`
- * re-checks every entry since the latest checkpoint instead (the start-up sweep).
+ * Finishes what a crash may have left undone on one wallet; returns how many entries it finished. Only the run
+ * at the head can lack its announcements (whoever wrote on top of an entry finished it first, see walkForward),
+ * and a checkpoint owed since the latest one may be missing: the walk from that checkpoint announces the head's
+ * run again and writes them. Its writer, if alive, announced that run already; the repeat is harmless and comes
+ * at most once per wallet per pass, because the head is remembered afterwards. A wallet at the head this replica
+ * remembers needs none of it; `thorough` checks it anyway (the start-up sweep).
  */
 export async function repairWallet(state: LedgerState, walletId: string, thorough = false): Promise<number> {
   if (!thorough && (await finishedHere(state, walletId))) return 0;
   const start = await checkpointStart(state, walletId);
-  if (thorough) {
-    const { head, repaired } = await walkForward(state, walletId, start, true);
-    if (repaired > 0)
-      state.logger.info(
-        { wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence },
-        'recovery finished entries a crash left without pointers or checkpoints',
-      );
-    return repaired;
-  }
-  const { head, walked } = await walkForward(state, walletId, start, false);
-  const walkedAt = new Map(walked.map((entry) => [entry.seq, entry]));
-  const unpointed: LedgerEntryDocument[] = [];
-  for (let sequence = head.sequence; sequence >= 1 && unpointed.length < debitManyEntriesMax; sequence--) {
-    const entry = walkedAt.get(sequence) ?? (await entryAt(state, walletId, sequence));
-    if (!entry || (await state.store.entryIds.findOne({ _id: entry.entry_id }, { projection: { _id: 1 } }))) break;
-    unpointed.unshift(entry);
-  }
-  // Oldest first: a checkpoint is written only once every entry up to it has its pointer.
-  const firstUnpointed = unpointed[0]?.seq ?? head.sequence + 1;
-  const boundaries = walked.filter((entry) => entry.seq < firstUnpointed && entry.seq % checkpointInterval === 0);
-  let repaired = 0;
-  for (const entry of boundaries) if (await writeCheckpoint(state, entry)) repaired += 1;
-  for (const entry of unpointed) if (await ensureFollowUps(state, entry, true)) repaired += 1;
+  const { head, repaired } = await walkForward(state, walletId, start, true);
+  // Never behind a head this replica's own movements reached meanwhile.
+  const remembered = state.heads.get(walletId);
+  if (!remembered || remembered.sequence < head.sequence) state.heads.set(walletId, head);
   if (repaired > 0)
-    state.logger.info(
+    state.logger.debug(
       { wallet_id: walletId, repaired_entries: repaired, head_sequence: head.sequence },
-      'recovery finished entries a crash left without their pointers or checkpoints',
+      'recovery finished the entries at a wallet head that another process may have left unannounced',
     );
   return repaired;
 }

@@ -22,17 +22,6 @@ export interface LedgerEntryDocument {
   created_at: Date;
 }
 
-/**
- * Pointer from an entry id to its ledger slot, so a replay finds the original by `_id` (FerretDB answers any
- * other filter with a scan). Written after the entry's credit announcement: an entry with a pointer has been
- * announced, one without may not have been (recovery announces it, then writes the pointer).
- */
-export interface EntryIdDocument {
-  _id: string;
-  wallet_id: string;
-  seq: number;
-}
-
 /** Every wallet that has (or is about to have) ledger entries, so the recovery pass can enumerate them. Never updated. */
 export interface WalletRegistrationDocument {
   _id: string;
@@ -40,10 +29,10 @@ export interface WalletRegistrationDocument {
 }
 
 /**
- * The head after entry `block × checkpointInterval`, inserted once that entry's pointer exists. Insert-only
+ * The head after entry `block × checkpointInterval`, inserted once that entry was announced. Insert-only
  * (FerretDB scans the whole collection on every update), so a cold reader finds a recent head by galloping over
  * block numbers instead of reading one document that every movement rewrites. Invariant: when checkpoint b
- * exists, every entry up to `b × checkpointInterval` has its pointer.
+ * exists, every entry up to `b × checkpointInterval` was announced.
  */
 export interface CheckpointDocument {
   _id: string;
@@ -60,7 +49,6 @@ export const checkpointInterval = 16;
 export interface LedgerStore {
   database: Db;
   ledger: Collection<LedgerEntryDocument>;
-  entryIds: Collection<EntryIdDocument>;
   wallets: Collection<WalletRegistrationDocument>;
   checkpoints: Collection<CheckpointDocument>;
 }
@@ -69,18 +57,18 @@ export function createLedgerStore(database: Db): LedgerStore {
   return {
     database,
     ledger: database.collection<LedgerEntryDocument>('ledger'),
-    entryIds: database.collection<EntryIdDocument>('ledger_entry_ids'),
     wallets: database.collection<WalletRegistrationDocument>('wallets'),
     checkpoints: database.collection<CheckpointDocument>('wallet_checkpoints'),
   };
 }
 
 export async function ensureLedgerIndexes(store: LedgerStore): Promise<void> {
-  for (const collection of [store.ledger, store.entryIds, store.wallets, store.checkpoints]) {
+  for (const collection of [store.ledger, store.wallets, store.checkpoints]) {
     await store.database.createCollection(collection.collectionName).catch((error: { code?: number }) => {
       if (error?.code !== 48) throw error; // 48: NamespaceExists
     });
   }
-  // The uniqueness that makes a movement apply at most once; never queried on the hot path (FerretDB would scan).
+  // The uniqueness that makes a movement apply at most once, and how a replay finds its original: MongoDB's
+  // index, and on the local FerretDB our build's pushdown of an equality on an indexed field (a scan otherwise).
   await store.ledger.createIndex({ entry_id: 1 }, { unique: true, name: 'entry_id_unique' });
 }
