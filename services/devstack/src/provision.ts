@@ -35,6 +35,23 @@ function untrackedInRelease(name: 'Track' | 'Untrack'): { file: string; find: st
   };
 }
 
+/** The source patch that tries `indexedEquality` where the `_id` filter case ends, before `next` (see below). */
+function pushIndexedEquality(next: string): { file: string; find: string; replace: string } {
+  const idCaseEnd = ['\t\t\targs = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}', '\t\t}', '\t}', ''];
+  const call = [
+    '\tif column, value, ok := indexedEquality(meta, params.Filter); whereClause == "" && ok {',
+    '\t\twhereClause = ` WHERE ` + column + ` = ?`',
+    '\t\targs = []any{value}',
+    '\t}',
+    '',
+  ];
+  return {
+    file: 'internal/backends/sqlite/collection.go',
+    find: [...idCaseEnd, next].join('\n'),
+    replace: [...idCaseEnd, ...call, next].join('\n'),
+  };
+}
+
 /**
  * Source fixes applied to a pinned module before it is built; each must match exactly once, so a version bump
  * that moves the code fails the build loudly instead of building an unpatched binary.
@@ -95,52 +112,9 @@ export const sourcePatches: Partial<Record<ToolName, Array<{ file: string; find:
         '\t\tfilter = fmt.Sprintf(sql, metadata.DefaultColumn, operator, p.Next(), p.Next())',
       ].join('\n'),
     },
-    {
-      file: 'internal/backends/sqlite/collection.go',
-      find: [
-        '\t\t\twhereClause = fmt.Sprintf(` WHERE %s = ?`, metadata.IDColumn)',
-        '\t\t\targs = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}',
-        '\t\t}',
-        '\t}',
-        '',
-        '\tq += whereClause',
-      ].join('\n'),
-      replace: [
-        '\t\t\twhereClause = fmt.Sprintf(` WHERE %s = ?`, metadata.IDColumn)',
-        '\t\t\targs = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}',
-        '\t\t}',
-        '\t}',
-        '',
-        '\tif column, value, ok := indexedEquality(meta, params.Filter); whereClause == "" && ok {',
-        '\t\twhereClause = ` WHERE ` + column + ` = ?`',
-        '\t\targs = []any{value}',
-        '\t}',
-        '',
-        '\tq += whereClause',
-      ].join('\n'),
-    },
-    {
-      file: 'internal/backends/sqlite/collection.go',
-      find: [
-        '\t\t\targs = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}',
-        '\t\t}',
-        '\t}',
-        '',
-        '\torderByClause := prepareOrderByClause(params.Sort)',
-      ].join('\n'),
-      replace: [
-        '\t\t\targs = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}',
-        '\t\t}',
-        '\t}',
-        '',
-        '\tif column, value, ok := indexedEquality(meta, params.Filter); whereClause == "" && ok {',
-        '\t\twhereClause = ` WHERE ` + column + ` = ?`',
-        '\t\targs = []any{value}',
-        '\t}',
-        '',
-        '\torderByClause := prepareOrderByClause(params.Sort)',
-      ].join('\n'),
-    },
+    // In Query, and in Explain, so that `explain` shows the plan Query uses.
+    pushIndexedEquality('\tq += whereClause'),
+    pushIndexedEquality('\torderByClause := prepareOrderByClause(params.Sort)'),
     {
       file: 'internal/backends/sqlite/collection.go',
       find: '// InsertAll implements backends.Collection interface.',

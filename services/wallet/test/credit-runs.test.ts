@@ -1,47 +1,21 @@
 import crypto from 'node:crypto';
-import type { CommandStartedEvent, Document } from 'mongodb';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { Document } from 'mongodb';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { debitManyEntriesMax } from '@mtx/shared/service-contract';
-import { testDatabasePrefix } from '@mtx/shared/testing';
-import { auditLedger } from '../src/app';
 import { createLedger, type CreditInput, type CreditedEvent } from '../src/app/ledger';
-import { createLedgerStore, ensureLedgerIndexes, type LedgerStore } from '../src/store/ledger-store';
+import type { LedgerStore } from '../src/store/ledger-store';
+import { watchedStores } from './helpers';
 
 // A CreditMany's credits of one wallet as runs, on the real store, with every ledger insert it sends seen.
 const silent = createLogger('wallet', { level: 'silent' });
-let mongo: MongoClient;
+const stores = watchedStores('walletruns');
 let store: LedgerStore;
-let commands: CommandStartedEvent[] = [];
-const prefixes: string[] = [];
-
-beforeAll(async () => {
-  mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
-  mongo.on('commandStarted', (event) => commands.push(event));
-});
 
 beforeEach(async () => {
-  const prefix = testDatabasePrefix('walletruns');
-  prefixes.push(prefix);
-  store = createLedgerStore(mongo.db(databaseName(prefix, 'wallet')));
-  await ensureLedgerIndexes(store);
-  commands = [];
-});
-
-afterEach(async () => {
-  // Every test moves money: the ledger it leaves is sound.
-  expect((await auditLedger(store.database)).breaches).toEqual([]);
-});
-
-afterAll(async () => {
-  for (const prefix of prefixes)
-    await mongo
-      .db(databaseName(prefix, 'wallet'))
-      .dropDatabase()
-      .catch(() => undefined);
-  await mongo?.close();
+  store = await stores.freshStore();
+  stores.commands.length = 0;
 });
 
 const newWallet = () => `cus_${crypto.randomBytes(6).toString('hex')}`;
@@ -55,7 +29,7 @@ const credit = (customerId: string, entryId: string, amountEurCents: number): Cr
 
 /** The entry ids of each ledger insert command sent since the last reset, in the order they were sent. */
 function ledgerInserts(): string[][] {
-  return commands
+  return stores.commands
     .filter((event) => event.commandName === 'insert' && event.command.insert === 'ledger')
     .map((event) => (event.command.documents as Document[]).map((document) => String(document.entry_id)));
 }

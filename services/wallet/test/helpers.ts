@@ -1,3 +1,4 @@
+import type { CommandStartedEvent } from 'mongodb';
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
@@ -8,7 +9,7 @@ import type { NatsConnection } from '@mtx/shared/nats';
 import { auditLedger, createWalletApp, walletGrpcBinding, type WalletApp } from '../src/app';
 import { loadWalletConfig } from '../src/config';
 import { createLedger, type MovementOutcome } from '../src/app/ledger';
-import type { LedgerStore } from '../src/store/ledger-store';
+import { createLedgerStore, ensureLedgerIndexes, type LedgerStore } from '../src/store/ledger-store';
 
 export interface WalletReplica {
   app: WalletApp;
@@ -123,6 +124,44 @@ export const debitCall = (replica: WalletReplica, customerId: string, entryId: s
 export function tickingClock(): Clock {
   let ms = Date.now();
   return { now: () => new Date(++ms) };
+}
+
+/**
+ * Wallet databases of their own for the tests of one file, on a client that records every command it sends:
+ * `freshStore()` makes one (and makes it `store`), the latest is audited after each test (whatever a test did,
+ * the ledger it leaves is sound), and all are dropped after the file.
+ */
+export function watchedStores(label: string) {
+  const prefixes: string[] = [];
+  const stores = {
+    mongo: undefined as unknown as MongoClient,
+    commands: [] as CommandStartedEvent[],
+    store: undefined as LedgerStore | undefined,
+    async freshStore(): Promise<LedgerStore> {
+      const prefix = testDatabasePrefix(label);
+      prefixes.push(prefix);
+      const fresh = createLedgerStore(stores.mongo.db(databaseName(prefix, 'wallet')));
+      await ensureLedgerIndexes(fresh);
+      stores.store = fresh;
+      return fresh;
+    },
+  };
+  beforeAll(async () => {
+    stores.mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
+    stores.mongo.on('commandStarted', (event) => stores.commands.push(event));
+  });
+  afterEach(async () => {
+    if (stores.store) expect((await auditLedger(stores.store.database)).breaches).toEqual([]);
+  });
+  afterAll(async () => {
+    for (const prefix of prefixes)
+      await stores.mongo
+        .db(databaseName(prefix, 'wallet'))
+        .dropDatabase()
+        .catch(() => undefined);
+    await stores.mongo?.close();
+  });
+  return stores;
 }
 
 /** What a crashing in-process ledger throws where the real process would have died. */

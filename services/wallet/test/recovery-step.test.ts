@@ -1,55 +1,23 @@
 import crypto from 'node:crypto';
-import type { CommandStartedEvent } from 'mongodb';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { testDatabasePrefix } from '@mtx/shared/testing';
-import { auditLedger } from '../src/app';
 import { createLedger, type CreditedEvent } from '../src/app/ledger';
-import { createLedgerStore, ensureLedgerIndexes, type LedgerStore } from '../src/store/ledger-store';
-import { LedgerCrash, crashingLedger, tickingClock } from './helpers';
+import type { LedgerStore } from '../src/store/ledger-store';
+import { LedgerCrash, crashingLedger, tickingClock, watchedStores } from './helpers';
 
 // The periodic recovery step on the real store, with every command it sends seen: each test has its own
 // database, so the step visits exactly the wallets the test made.
 const silent = createLogger('wallet', { level: 'silent' });
-let mongo: MongoClient;
+const stores = watchedStores('walletstep');
 let store: LedgerStore;
-let commands: CommandStartedEvent[] = [];
-const prefixes: string[] = [];
-
-beforeAll(async () => {
-  mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
-  mongo.on('commandStarted', (event) => commands.push(event));
-});
-
-async function freshStore(): Promise<LedgerStore> {
-  const prefix = testDatabasePrefix('walletstep');
-  prefixes.push(prefix);
-  const fresh = createLedgerStore(mongo.db(databaseName(prefix, 'wallet')));
-  await ensureLedgerIndexes(fresh);
-  return fresh;
-}
-
-afterEach(async () => {
-  // Whatever a test did, the ledger it leaves is sound: balances follow the entries, no hint points ahead.
-  expect((await auditLedger(store.database)).breaches).toEqual([]);
-});
-
-afterAll(async () => {
-  for (const prefix of prefixes)
-    await mongo
-      .db(databaseName(prefix, 'wallet'))
-      .dropDatabase()
-      .catch(() => undefined);
-  await mongo?.close();
-});
+const freshStore = () => stores.freshStore();
 
 /** The reads a piece of work sent, as `collection filter-keys` (finds only). */
 async function readsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  commands = [];
+  stores.commands.length = 0;
   await work();
-  return commands
+  return stores.commands
     .filter((event) => event.commandName === 'find')
     .map((event) => `${String(event.command.find)} ${JSON.stringify(event.command.filter ?? {})}`);
 }
