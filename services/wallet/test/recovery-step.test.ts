@@ -70,3 +70,29 @@ describe('the periodic recovery step', () => {
     expect(announced).toEqual([]);
   });
 });
+
+describe('a writer meeting another replica’s entries', () => {
+  it('announces again only the run at the head, which a dead writer may have left, not the entries below it', async () => {
+    store = await freshStore();
+    const clock = tickingClock();
+    const heard: Record<'first' | 'second', string[]> = { first: [], second: [] };
+    const replica = (name: 'first' | 'second') =>
+      createLedger({ store, clock, logger: silent, publishCredited: (event) => heard[name].push(event.entry_id) });
+    const [first, second] = [replica('first'), replica('second')];
+    const customerId = newWallet();
+    const credit = (ledger: ReturnType<typeof createLedger>, entryId: string) =>
+      ledger.credit({ customerId, entryId, amountEurCents: 100, reason: 'topup', reference: '' });
+
+    await credit(second, 't:1');
+    // The first replica moves the wallet twice (remembering nothing of it, it walks to the head first), then a
+    // third process inserts an entry on top and dies before announcing it.
+    await credit(first, 't:2');
+    await credit(first, 't:3');
+    await expect(credit(crashingLedger(store, clock), 'crash:4')).rejects.toBeInstanceOf(LedgerCrash);
+
+    // The second replica still remembers sequence 1: its insert at 2 collides, and it walks to the head.
+    expect(await credit(second, 't:5')).toMatchObject({ applied: true, sequence: 5, balance_eur_cents: 500 });
+    expect(heard.second).toEqual(['t:1', 'crash:4', 't:5']);
+    expect(heard.first).toEqual(['t:1', 't:2', 't:3']);
+  });
+});

@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import type { WalletHead } from '../domain/movement';
 import type { LedgerEntryDocument } from '../store/ledger-store';
 import { noteReadHead } from './ledger-state';
-import { finishForeign, finishRun } from './follow-ups';
+import { finishRun } from './follow-ups';
 import { entryAt, headForWrite, findApplied } from './ledger-reads';
 import type { LedgerState } from './ledger-state';
 import { debitManyEntriesMax, type MovementInput, type DebitManyItem, type DebitManyOutcome } from './ledger-types';
@@ -64,13 +64,12 @@ export function planRun(
 }
 
 /**
- * Several movements of one wallet as ONE ledger insert of contiguous slots,
- * with the same rules as one movement each: planned in request order against the head, a refusal only on a
- * verified head, an entry id applied at most once. At most `debitManyEntriesMax` movements (one insert batch of
- * FerretDB's holds a run whole). When the run collides (ordered, so the entries before the
- * collision are in and none after it was tried), the landed ones are finished, the collision is resolved like
- * a single movement's (another writer's slot: finish it and re-read; the entry id: a replay) and the rest is
- * planned again against the new head.
+ * Several movements of one wallet as ONE ledger insert of contiguous slots, with the same rules as one movement
+ * each: planned in request order against the head, a refusal only on a verified head, an entry id applied at most
+ * once. At most `debitManyEntriesMax` movements (one insert batch of FerretDB's holds a run whole). When the run
+ * collides (ordered, so the entries before the collision are in and none after it was tried), the landed ones
+ * are finished, the collision is resolved like a single movement's (another writer's slot: walk past it to the
+ * head, finishing the run there; the entry id: a replay) and the rest is planned again against the new head.
  */
 export async function applyRun(
   state: LedgerState,
@@ -144,18 +143,15 @@ export async function applyRun(
     const failedStep = plan.steps.findIndex((step) => step.entry === failed);
     resolveSteps(failedStep);
     // Finished before anything else is tried: a remembered head promises announcements up to it.
-    const finished = run.length === 0 || (await finishRun(state, run));
+    if (run.length > 0) await finishRun(state, run);
     if (!duplicate) {
       state.heads.delete(walletId);
       throw error;
     }
     // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
     const occupant = await entryAt(state, walletId, failed.seq);
-    if (occupant && occupant.entry_id !== failed.entry_id) {
-      await finishForeign(state, [occupant]);
-      if (finished) state.heads.set(walletId, headOf(occupant));
-      continue;
-    }
+    // Another writer's: the next attempt walks past it from the remembered head (see applyMovement).
+    if (occupant && occupant.entry_id !== failed.entry_id) continue;
     const failedIndex = plan.steps[failedStep]!.index;
     const original = occupant ?? (await findApplied(state, failed.entry_id, walked));
     if (!original) continue;

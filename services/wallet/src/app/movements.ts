@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
 import { assertEntryId, assertMovementAmount, assertWalletId } from '../domain/movement';
 import { noteReadHead } from './ledger-state';
-import { finishForeign, finishRun } from './follow-ups';
+import { finishRun } from './follow-ups';
 import { entryAt, headForWrite, findApplied } from './ledger-reads';
 import type { LedgerState } from './ledger-state';
 import type { MovementInput, MovementOutcome } from './ledger-types';
@@ -48,11 +48,9 @@ export async function applyMovement(
       }
       // E11000 names either the slot (another writer moved the wallet) or the entry id (already applied).
       const occupant = await entryAt(state, walletId, entry.seq);
-      if (occupant && occupant.entry_id !== input.entryId) {
-        await finishForeign(state, [occupant]);
-        state.heads.set(walletId, headOf(occupant));
-        continue;
-      }
+      // Another writer's: the next attempt walks from the remembered head past it and finishes the run at the
+      // head, where announcing the occupant itself would repeat an announcement whenever it is not that run.
+      if (occupant && occupant.entry_id !== input.entryId) continue;
       const original = occupant ?? (await findApplied(state, input.entryId, walked));
       if (!original) continue;
       return { result: replayOutcome(original, input) };
