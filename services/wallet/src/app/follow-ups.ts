@@ -4,7 +4,8 @@ import type { LedgerState } from './ledger-state';
 /**
  * What follows a ledger insert: the credit announcements, then the checkpoints of the block boundaries it
  * crossed. The writer finishes them before the wallet's next movement starts here; whoever writes on top of an
- * entry it did not write finishes that entry's run first, so only the run at a wallet's head can lack them.
+ * entry it did not write walks to it and finishes the run there first, so only the run at a wallet's head can
+ * lack them.
  */
 
 export function announce(state: LedgerState, entry: LedgerEntryDocument): void {
@@ -43,14 +44,11 @@ export function headRun(entries: LedgerEntryDocument[]): LedgerEntryDocument[] {
 /**
  * Finishes entries another process may have left unfinished (its writer may have died after the insert):
  * announces each credit, then writes the checkpoints owed. Their writer may well have announced them already:
- * a repeat announcement is harmless (delivery is at least once), a lost one is not. Returns how many
- * checkpoints were missing.
+ * a repeat announcement is harmless (delivery is at least once), a lost one is not.
  */
-export async function finishForeign(state: LedgerState, entries: LedgerEntryDocument[]): Promise<number> {
+export async function finishForeign(state: LedgerState, entries: LedgerEntryDocument[]): Promise<void> {
   for (const entry of entries) announce(state, entry);
-  let written = 0;
-  for (const entry of entries) if (await writeCheckpoint(state, entry)) written += 1;
-  return written;
+  for (const entry of entries) await writeCheckpoint(state, entry);
 }
 
 /**

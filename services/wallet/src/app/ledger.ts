@@ -37,8 +37,8 @@ export type Ledger = ReturnType<typeof createLedger>;
  * (which always looks one slot further) and finished by whoever comes next or by the recovery pass.
  *
  * Invariant the hints keep: every entry up to a remembered head or a checkpoint was announced. Whoever writes
- * on top of an entry it did not write, or collides with it, announces it first, so only the run at a wallet's
- * head can lack its announcement (its writer died after the insert), which recovery repeats.
+ * on top of an entry it did not write has walked to it and announced the run at the head first, so only that run
+ * can lack its announcement (its writer died after the insert), which recovery repeats.
  */
 export function createLedger(options: LedgerOptions) {
   const state = createLedgerState(options);
