@@ -4,9 +4,9 @@ import { debitManyEntriesMax, type CreditManyItem, type DebitManyItem, type Move
 /** A CreditMany's credits as runs of one wallet each: how they are grouped, and how a run's items answer. */
 
 /**
- * The credits of each wallet in request order, in runs of at most `debitManyEntriesMax` (the longest suffix the
- * recovery step looks back over). One insert per run instead of one per credit: a wallet's second credit in a
- * batch no longer waits for the first one's insert and follow-ups before its own insert goes out.
+ * The credits of each wallet in request order, in runs of at most `debitManyEntriesMax` (so one of FerretDB's
+ * 100-document insert batches holds a run whole, as a DebitMany's). One insert per run instead of one per credit:
+ * a wallet's second credit in a batch no longer waits for the first one's insert and follow-ups.
  */
 export function creditRuns(movements: MovementInput[]): Array<{ walletId: string; indexes: number[] }> {
   const byWallet = new Map<string, number[]>();
