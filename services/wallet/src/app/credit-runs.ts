@@ -1,4 +1,5 @@
 import { AppError } from '@mtx/shared/errors';
+import { reusedEntryIdError } from './entries';
 import { debitManyEntriesMax, type CreditManyItem, type DebitManyItem, type MovementInput } from './ledger-types';
 
 /** A CreditMany's credits as runs of one wallet each: how they are grouped, and how a run's items answer. */
@@ -27,12 +28,7 @@ export function creditRuns(movements: MovementInput[]): Array<{ walletId: string
 /** A run's item as CreditMany answers it: a reused entry id fails as `Credit` would refuse it. */
 export function creditItemOf(item: DebitManyItem): CreditManyItem {
   if (item.outcome === 'applied' || item.outcome === 'replay') return { ...item, outcome: item.outcome, error_code: '', error_message: '' };
-  if (item.outcome === 'conflict') {
-    return failedCreditItem(
-      item.entry_id,
-      new AppError('conflict', `entry id ${item.entry_id} was already used for a different movement`, { param: 'entry_id' }),
-    );
-  }
+  if (item.outcome === 'conflict') return failedCreditItem(item.entry_id, reusedEntryIdError(item.entry_id));
   // A credit is never refused for the balance; an outcome that says so is a defect, answered as retryable.
   return failedCreditItem(item.entry_id, new Error(`unexpected outcome ${item.outcome} for a credit`));
 }

@@ -52,13 +52,16 @@ export function sameMovement(original: LedgerEntryDocument, input: MovementInput
   return original.wallet_id === input.customerId && original.kind === input.kind && original.amount_eur_cents === input.amountEurCents;
 }
 
+/** The refusal of an entry id another movement already used (`original`, when the caller has it at hand). */
+export function reusedEntryIdError(entryId: string, original?: LedgerEntryDocument): AppError {
+  return new AppError('conflict', `entry id ${entryId} was already used for a different movement`, {
+    param: 'entry_id',
+    ...(original ? { details: { kind: original.kind, amount_eur_cents: original.amount_eur_cents } } : {}),
+  });
+}
+
 /** The answer to a movement whose entry id was already applied: its original figures, or a conflict. */
 export function replayOutcome(original: LedgerEntryDocument, input: MovementInput): MovementOutcome {
-  if (!sameMovement(original, input)) {
-    throw new AppError('conflict', `entry id ${input.entryId} was already used for a different movement`, {
-      param: 'entry_id',
-      details: { kind: original.kind, amount_eur_cents: original.amount_eur_cents },
-    });
-  }
+  if (!sameMovement(original, input)) throw reusedEntryIdError(input.entryId, original);
   return { ...figuresOf(original), applied: false, replay: true };
 }

@@ -42,16 +42,6 @@ export function headRun(entries: LedgerEntryDocument[]): LedgerEntryDocument[] {
 }
 
 /**
- * Finishes entries another process may have left unfinished (its writer may have died after the insert):
- * announces each credit, then writes the checkpoints owed. Their writer may well have announced them already:
- * a repeat announcement is harmless (delivery is at least once), a lost one is not.
- */
-export async function finishForeign(state: LedgerState, entries: LedgerEntryDocument[]): Promise<void> {
-  for (const entry of entries) announce(state, entry);
-  for (const entry of entries) await writeCheckpoint(state, entry);
-}
-
-/**
  * Follow-ups of a run of entries this process inserted together (one movement is a run of one): announcements,
  * then the checkpoints of the block boundaries the run crossed, which promise that everything up to them was
  * announced.

@@ -3,7 +3,7 @@ import { insertIfAbsent } from '@mtx/shared/mongo';
 import { emptyHead, ledgerSlotId, type WalletHead } from '../domain/movement';
 import { checkpointInterval, type LedgerEntryDocument } from '../store/ledger-store';
 import { noteReadHead } from './ledger-state';
-import { finishForeign, headRun, writeCheckpoint } from './follow-ups';
+import { announce, headRun, writeCheckpoint } from './follow-ups';
 import type { LedgerState } from './ledger-state';
 import { headOf } from './entries';
 
@@ -51,13 +51,13 @@ export async function walkForward(
     head = headOf(next);
   }
   if (!finish || walked.length === 0) return { head, walked, repaired: 0 };
+  // Only the head's run can be unannounced; a repeat is harmless (delivery is at least once), a lost one is not.
+  // Then every checkpoint owed, once what it covers is announced.
   const run = headRun(walked);
-  const below = walked.slice(0, walked.length - run.length);
-  // Below the head's run every entry was announced; a checkpoint its writer did not get to is still owed.
-  let repaired = 0;
-  for (const entry of below) if (await writeCheckpoint(state, entry)) repaired += 1;
-  repaired += run.length;
-  await finishForeign(state, run);
+  for (const entry of run) announce(state, entry);
+  let repaired = run.length;
+  const runStart = walked.length - run.length;
+  for (const [index, entry] of walked.entries()) if ((await writeCheckpoint(state, entry)) && index < runStart) repaired += 1;
   return { head, walked, repaired };
 }
 
