@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import Fastify, { LogController } from 'fastify';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
@@ -6,10 +7,12 @@ import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { SandboxConfig } from './config';
-import { createPostbackDispatcher, type PostbackDispatcher } from './delivery';
+import { createPostbackDispatcher, type DeliveryMode, type PostbackDispatcher } from './delivery';
+import type { Personality } from './personalities/personality';
+import { sandboxPostbacks } from './personalities/sandbox';
 import { registerSandboxRoutes, type SandboxHttp } from './handlers/http';
 import { createInvoices, type Invoices } from './invoices';
-import { createSandboxStore, ensureSandboxCollections } from './store/sandbox-store';
+import { createSandboxStore, ensureSandboxCollections, type InvoiceDocument, type TransactionDocument } from './store/sandbox-store';
 
 export { signPostback, signatureHeader } from './domain/signing';
 export { catalog } from './domain/catalog';
@@ -45,8 +48,6 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
   const dispatcher = createPostbackDispatcher({
     clock,
     logger,
-    secret: config.POSTBACK_SECRET,
-    defaultUrl: postbackUrlOf(config),
     timeoutMs: config.POSTBACK_TIMEOUT_MS,
     attempts: config.POSTBACK_ATTEMPTS,
     retryBaseMs: config.POSTBACK_RETRY_BASE_MS,
@@ -79,7 +80,36 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
   });
-  registerSandboxRoutes(app, { invoices, dispatcher, clock, apiKey: config.SANDBOX_API_KEY, rateStepMs: config.RATE_STEP_MS });
+  const sandboxPersonality: Personality = {
+    name: 'sandbox',
+    async postbacks(invoice, transaction, mode) {
+      return {
+        invoiceId: invoice._id,
+        transactionId: transaction.transaction_id,
+        url: invoice.callback_url ?? postbackUrlOf(config),
+        mode,
+        messages: sandboxPostbacks(invoice, transaction, mode, {
+          clock,
+          secret: config.POSTBACK_SECRET,
+          deliveryId: () => `dlv_${crypto.randomBytes(10).toString('hex')}`,
+        }),
+      };
+    },
+  };
+  const personalities = new Map<string, Personality>([[sandboxPersonality.name, sandboxPersonality]]);
+  const postbacksFor = (invoice: InvoiceDocument, transaction: TransactionDocument, mode: DeliveryMode) => {
+    const personality = personalities.get(invoice.personality ?? 'sandbox');
+    if (!personality) throw new AppError('internal', `invoice ${invoice._id} belongs to no personality this sandbox runs`);
+    return personality.postbacks(invoice, transaction, mode);
+  };
+  registerSandboxRoutes(app, {
+    invoices,
+    dispatcher,
+    postbacksFor,
+    clock,
+    apiKey: config.SANDBOX_API_KEY,
+    rateStepMs: config.RATE_STEP_MS,
+  });
   await app.ready();
   return {
     app,

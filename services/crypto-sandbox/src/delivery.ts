@@ -2,36 +2,50 @@ import crypto from 'node:crypto';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
-import { formatUnits } from './domain/catalog';
-import { signatureHeader, signPostback } from './domain/signing';
-import type { InvoiceDocument, TransactionDocument } from './store/sandbox-store';
 
 /**
- * How the postbacks of one payment reach the merchant:
- * - normal: `confirming`, then `confirmed`;
- * - twice: as normal, then `confirmed` once more (a duplicate delivery);
- * - reversed: `confirmed` first, then `confirming` (out of order);
+ * How the postbacks of one payment reach the merchant, whatever the provider's personality (each builds the
+ * messages of a mode in its own format and signature):
+ * - normal: the payment's progress in order (the sandbox: `confirming`, then `confirmed`);
+ * - twice: as normal, with the final message delivered once more (a duplicate delivery);
+ * - reversed: the final message first, then the earlier ones (out of order);
  * - late: as normal, after POSTBACK_LATE_DELAY_MS;
- * - never: nothing is sent (only reconciliation through GET invoice can find the payment).
+ * - never: nothing is sent (only reconciliation through the provider's read API can find the payment).
  */
 export const deliveryModes = ['normal', 'twice', 'reversed', 'late', 'never'] as const;
 export type DeliveryMode = (typeof deliveryModes)[number];
 
-type TransactionStatus = 'confirming' | 'confirmed';
+/** The progress of one payment in delivery order for a mode, from the order the provider would send it in. */
+export function planFor<T>(mode: DeliveryMode, progress: readonly T[]): T[] {
+  const final = progress[progress.length - 1];
+  if (mode === 'never' || final === undefined) return [];
+  if (mode === 'twice') return [...progress, final];
+  if (mode === 'reversed') return [final, ...progress.slice(0, -1)];
+  return [...progress];
+}
 
-const plans: Record<DeliveryMode, TransactionStatus[]> = {
-  normal: ['confirming', 'confirmed'],
-  twice: ['confirming', 'confirmed', 'confirmed'],
-  reversed: ['confirmed', 'confirming'],
-  late: ['confirming', 'confirmed'],
-  never: [],
-};
+/** One message of a payment's delivery; rendered afresh at each attempt (a provider re-signs its timestamps). */
+export interface PostbackMessage {
+  /** What the message says, for the attempt log (`confirmed`, `partially_paid`, `InvoicePaymentSettled`, …). */
+  label: string;
+  render(): { body: string; headers: Record<string, string> };
+}
+
+/** The postbacks of one payment, to send in order. */
+export interface PostbackJob {
+  invoiceId: string;
+  transactionId: string;
+  url: string;
+  mode: DeliveryMode;
+  messages: PostbackMessage[];
+}
 
 export interface DeliveryAttempt {
   delivery_id: string;
   transaction_id: string;
   invoice_id: string;
-  status: TransactionStatus;
+  /** The message's label (`confirmed`, `finished`, `InvoicePaymentSettled`, …). */
+  status: string;
   attempt: number;
   http_status: number | null;
   error: string | null;
@@ -42,8 +56,6 @@ export interface DeliveryAttempt {
 export interface DispatcherOptions {
   clock: Clock;
   logger: Logger;
-  secret: string;
-  defaultUrl: string;
   timeoutMs: number;
   attempts: number;
   retryBaseMs: number;
@@ -58,8 +70,8 @@ const attemptsRememberedMax = 5_000;
 export type PostbackDispatcher = ReturnType<typeof createPostbackDispatcher>;
 
 /**
- * Sends signed postbacks the way a payment processor does: each message re-signed per attempt (its timestamp
- * inside the signed body lets the receiver refuse stale replays), retried with exponential backoff on any
+ * Sends signed postbacks the way a payment processor does: each message rendered and signed afresh per attempt
+ * (a timestamp inside the signed body lets a receiver refuse stale replays), retried with exponential backoff on any
  * failure or non-2xx answer, a bounded number of times. Payments of one transaction go out in plan order.
  * Pending work lives in memory: a sandbox restart drops it, which is what the merchant's reconciliation covers.
  */
@@ -102,48 +114,18 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
     if (attempts.length > attemptsRememberedMax) attempts.splice(0, attempts.length - attemptsRememberedMax);
   }
 
-  function body(invoice: InvoiceDocument, transaction: TransactionDocument, status: TransactionStatus, deliveryId: string): string {
-    return JSON.stringify({
-      type: 'transaction',
-      delivery_id: deliveryId,
-      timestamp: clock.now().toISOString(),
-      invoice_id: invoice._id,
-      order_id: invoice.order_id,
-      address: invoice.address,
-      asset_code: invoice.asset_code,
-      blockchain_code: invoice.blockchain_code,
-      transaction: {
-        id: transaction.transaction_id,
-        amount: transaction.amount,
-        amount_decimal: formatUnits(BigInt(transaction.amount), invoice.decimals),
-        status,
-        confirmations: status === 'confirmed' ? 12 : 1,
-        received_at: transaction.received_at.toISOString(),
-      },
-    });
-  }
-
-  async function deliver(
-    url: string,
-    invoice: InvoiceDocument,
-    transaction: TransactionDocument,
-    status: TransactionStatus,
-  ): Promise<void> {
+  async function deliver(job: PostbackJob, message: PostbackMessage): Promise<void> {
     const deliveryId = `dlv_${crypto.randomBytes(10).toString('hex')}`;
     for (let attempt = 1; attempt <= options.attempts && !closed; attempt++) {
-      const payload = body(invoice, transaction, status, deliveryId);
+      const rendered = message.render();
       let httpStatus: number | null = null;
       let failure: string | null = null;
       await withSlot(async () => {
         try {
-          const response = await fetch(url, {
+          const response = await fetch(job.url, {
             method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              'user-agent': 'mtx-crypto-sandbox/1',
-              [signatureHeader]: signPostback(payload, options.secret),
-            },
-            body: payload,
+            headers: { 'content-type': 'application/json', 'user-agent': 'mtx-crypto-sandbox/1', ...rendered.headers },
+            body: rendered.body,
             signal: AbortSignal.timeout(options.timeoutMs),
           });
           httpStatus = response.status;
@@ -156,9 +138,9 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
       const outcome = delivered ? 'delivered' : attempt === options.attempts ? 'gave_up' : 'retrying';
       remember({
         delivery_id: deliveryId,
-        transaction_id: transaction.transaction_id,
-        invoice_id: invoice._id,
-        status,
+        transaction_id: job.transactionId,
+        invoice_id: job.invoiceId,
+        status: message.label,
         attempt,
         http_status: httpStatus,
         error: failure,
@@ -167,7 +149,7 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
       });
       if (delivered) return;
       logger.warn(
-        { delivery_id: deliveryId, invoice_id: invoice._id, status, attempt, http_status: httpStatus, error: failure },
+        { delivery_id: deliveryId, invoice_id: job.invoiceId, status: message.label, attempt, http_status: httpStatus, error: failure },
         outcome === 'gave_up' ? 'postback gave up' : 'postback failed; retrying',
       );
       if (outcome === 'gave_up') return;
@@ -177,23 +159,21 @@ export function createPostbackDispatcher(options: DispatcherOptions) {
 
   return {
     /** Queues the postbacks of one payment; refuses with 503 when the queue is full. */
-    schedule(invoice: InvoiceDocument, transaction: TransactionDocument, mode: DeliveryMode): void {
+    schedule(job: PostbackJob): void {
       if (closed) throw new AppError('unavailable', 'the sandbox is shutting down');
-      const plan = plans[mode];
-      if (plan.length === 0) return;
+      if (job.messages.length === 0) return;
       if (jobs >= options.queueMax) throw new AppError('unavailable', `postback queue is full (${options.queueMax}); retry shortly`);
       if (jobs === 0) idle = new Promise<void>((resolve) => (markIdle = resolve));
       jobs += 1;
-      const url = invoice.callback_url ?? options.defaultUrl;
       void (async () => {
         try {
-          if (mode === 'late') await sleep(options.lateDelayMs);
-          for (const status of plan) {
+          if (job.mode === 'late') await sleep(options.lateDelayMs);
+          for (const message of job.messages) {
             if (closed) return;
-            await deliver(url, invoice, transaction, status);
+            await deliver(job, message);
           }
         } catch (error) {
-          logger.error({ err: error, invoice_id: invoice._id }, 'postback job failed');
+          logger.error({ err: error, invoice_id: job.invoiceId }, 'postback job failed');
         } finally {
           jobs -= 1;
           if (jobs === 0) markIdle();

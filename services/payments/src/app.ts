@@ -9,7 +9,7 @@ import { announcementSubjects, publishBestEffort, type NatsConnection } from '@m
 import type { PaymentsConfig } from './config';
 import { paymentsGrpcImplementation } from './handlers/grpc';
 import type { PaymentProvider } from './providers/provider';
-import { createSandboxProvider } from './providers/sandbox';
+import { configuredProviders } from './providers/registry';
 import { createPaymentsStore, ensurePaymentsIndexes } from './store/payments-store';
 import { createTopups, type Topups } from './app/topups';
 import { walletPortFromClient } from './clients/wallet';
@@ -37,7 +37,7 @@ export interface PaymentsAppOptions {
    * then reach it within PAYMENTS_PENDING_FRESH_MS (what a lost broadcast costs; tests measure it). Default true.
    */
   announceChanges?: boolean;
-  /** Replaces the configured providers (the sandbox) in tests of other provider behaviour. */
+  /** Replaces the configured providers in tests of other provider behaviour; the first creates new top-ups. */
   providers?: PaymentProvider[];
   /** False leaves the periodic work to the caller (tests drive it on a manual clock); `start` still serves. */
   backgroundWork?: boolean;
@@ -74,20 +74,15 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     logger,
   });
   await ensurePaymentsIndexes(store);
-  const providerList = options.providers ?? [
-    createSandboxProvider({
-      baseUrl: config.CRYPTO_SANDBOX_URL,
-      apiKey: config.SANDBOX_API_KEY,
-      postbackSecret: config.POSTBACK_SECRET,
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
-    }),
-  ];
+  const configured = options.providers
+    ? { providers: options.providers, defaultProvider: options.providers[0]!.name }
+    : configuredProviders(config);
   const topups = createTopups({
     store,
     clock,
     logger,
-    providers: new Map(providerList.map((provider) => [provider.name, provider])),
-    defaultProvider: providerList[0]!.name,
+    providers: new Map(configured.providers.map((provider) => [provider.name, provider])),
+    defaultProvider: configured.defaultProvider,
     wallet: walletPortFromClient(options.wallet, config.WALLET_DEADLINE_MS),
     inbox,
     postbackToleranceMs: config.POSTBACK_TOLERANCE_MS,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, grpcAddressDefaults, listenBacklogProperty, loadConfig } from '@mtx/shared/config';
+import { ConfigError, baseConfigProperties, grpcAddressDefaults, listenBacklogProperty, loadConfig } from '@mtx/shared/config';
 
 /** Local-only defaults shared with the crypto-sandbox, so a laptop works out of the box; deployments set their own. */
 export const developmentPostbackSecret = 'local-only-postback-secret';
@@ -26,6 +26,26 @@ export const PaymentsConfigSchema = Type.Object({
   POSTBACK_SECRET: Type.String({ minLength: 16, default: developmentPostbackSecret }),
   /** A postback whose signed timestamp is further than this from now is refused (replay window). */
   POSTBACK_TOLERANCE_MS: Type.Integer({ minimum: 1_000, default: 5 * 60_000 }),
+  /**
+   * The provider new top-ups are created with. Every provider whose settings are complete also accepts its
+   * callbacks at `POST /v1/hooks/payments/<name>`, so top-ups created before a switch keep being credited.
+   */
+  PAYMENTS_PROVIDER: Type.Union([Type.Literal('sandbox'), Type.Literal('nowpayments'), Type.Literal('btcpay')], { default: 'sandbox' }),
+  /**
+   * The public address providers call back (the ingress in front of the hook listener, or the gateway), without a
+   * trailing slash: NOWPayments is sent `<PUBLIC_BASE_URL>/v1/hooks/payments/nowpayments` with each payment.
+   */
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$', maxLength: 1_024 })),
+  /** NOWPayments' API, with its version (`/v1`); the key is sent as `x-api-key`. Both secrets are never logged. */
+  NOWPAYMENTS_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.nowpayments.io/v1' }),
+  NOWPAYMENTS_API_KEY: Type.Optional(Type.String({ minLength: 8, maxLength: 256 })),
+  /** The IPN secret key of the NOWPayments dashboard: HMAC-SHA512 key of `x-nowpayments-sig`. */
+  NOWPAYMENTS_IPN_SECRET: Type.Optional(Type.String({ minLength: 8, maxLength: 256 })),
+  /** The BTCPay Server's root address, the store, a Greenfield API key of that store, and its webhook's secret. */
+  BTCPAY_URL: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 1_024 })),
+  BTCPAY_STORE_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' })),
+  BTCPAY_API_KEY: Type.Optional(Type.String({ minLength: 8, maxLength: 256 })),
+  BTCPAY_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 8, maxLength: 256 })),
   PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000 }),
   /** How long the provider's asset list and rates are reused before asking again. */
   PROVIDER_ASSETS_CACHE_MS: Type.Integer({ minimum: 0, default: 5_000 }),
@@ -41,7 +61,7 @@ export const PaymentsConfigSchema = Type.Object({
   /** Top-ups whose quote ended longer ago than this are no longer polled (late coin then needs its postback). */
   RECONCILE_LOOKBACK_MS: Type.Integer({ minimum: 60_000, default: 24 * 60 * 60_000 }),
   /**
-   * The postback inbox (DESIGN §5): a JetStream stream (`PAYMENTS_INBOX_<prefix>`) where a postback is recorded
+   * The postback inbox (docs/architecture.md, "Money in"): a JetStream stream (`PAYMENTS_INBOX_<prefix>`) where a postback is recorded
    * before it is acknowledged, shared by every replica's crediting worker. Copies of it (3 on the production
    * cluster: a postback is acknowledged once a majority holds it), how long a transaction's record is kept (a
    * redelivery within it is a `duplicate`; later ones are credited no further, by the wallet's entry id), and its
@@ -88,6 +108,33 @@ export const PaymentsConfigSchema = Type.Object({
 
 export type PaymentsConfig = Static<typeof PaymentsConfigSchema>;
 
+/** Each provider's settings: all present (it is configured), all absent, or a refusal to start naming the rest. */
+export const providerSettings = {
+  nowpayments: ['NOWPAYMENTS_API_KEY', 'NOWPAYMENTS_IPN_SECRET'],
+  btcpay: ['BTCPAY_URL', 'BTCPAY_STORE_ID', 'BTCPAY_API_KEY', 'BTCPAY_WEBHOOK_SECRET'],
+} as const satisfies Record<string, readonly (keyof PaymentsConfig)[]>;
+
+/** Whether a provider's settings are all present. */
+export function providerConfigured(config: PaymentsConfig, provider: keyof typeof providerSettings): boolean {
+  return providerSettings[provider].every((name) => config[name] !== undefined);
+}
+
 export function loadPaymentsConfig(environment: NodeJS.ProcessEnv = process.env): PaymentsConfig {
-  return loadConfig(PaymentsConfigSchema, environment);
+  const config = loadConfig(PaymentsConfigSchema, environment);
+  const problems: string[] = [];
+  for (const [provider, names] of Object.entries(providerSettings) as [
+    keyof typeof providerSettings,
+    readonly (keyof PaymentsConfig)[],
+  ][]) {
+    const missing = names.filter((name) => config[name] === undefined);
+    const chosen = config.PAYMENTS_PROVIDER === provider;
+    if (missing.length > 0 && (chosen || missing.length < names.length))
+      problems.push(
+        `${missing.join(', ')}: required ${chosen ? `with PAYMENTS_PROVIDER=${provider}` : `once any ${provider} setting is given`}`,
+      );
+  }
+  if (config.PAYMENTS_PROVIDER === 'nowpayments' && config.PUBLIC_BASE_URL === undefined)
+    problems.push('PUBLIC_BASE_URL: required with PAYMENTS_PROVIDER=nowpayments (its callback address is sent with each payment)');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eurCentsForUnits, formatUnits, parseScaledDecimal, quotedEurCents, unitsForEurCents } from '../src/domain/money';
+import {
+  eurCentsForUnits,
+  formatUnits,
+  parseScaledDecimal,
+  quotedEurCents,
+  transactionUnits,
+  unitsForEurCents,
+  unitsOfDecimal,
+} from '../src/domain/money';
 import { planPayment, type PaymentProgress } from '../src/domain/payment';
 import { deriveTopupStatus, isAwaitingCoin } from '../src/domain/topup-state';
 
@@ -111,5 +119,23 @@ describe('top-up status', () => {
     expect(isAwaitingCoin('partial', expiresAt, before)).toBe(true);
     expect(isAwaitingCoin('partial', expiresAt, later)).toBe(false);
     expect(isAwaitingCoin('failed', expiresAt, before)).toBe(false);
+  });
+});
+
+describe('coin amounts written as decimals', () => {
+  it('converts plain and exponent forms to smallest units, rounding a fraction of a unit down', () => {
+    expect(unitsOfDecimal('0.0005', 8)).toBe(50_000n);
+    expect(unitsOfDecimal('1e-7', 8)).toBe(10n);
+    expect(unitsOfDecimal('1.5E+2', 6)).toBe(150_000_000n);
+    expect(unitsOfDecimal('12', 0)).toBe(12n);
+    expect(unitsOfDecimal('0.123456789', 6)).toBe(123_456n);
+    expect(unitsOfDecimal('5e-9', 8)).toBe(0n);
+    expect(transactionUnits({ amountUnits: '42' }, 6)).toBe(42n);
+    expect(transactionUnits({ amountDecimal: '0.000042' }, 6)).toBe(42n);
+  });
+
+  it('refuses what is not a non-negative decimal', () => {
+    for (const bad of ['-1', '0x10', '', '1.', '.5', 'NaN', '1e', '1,5']) expect(() => unitsOfDecimal(bad, 8)).toThrow(RangeError);
+    expect(() => transactionUnits({}, 8)).toThrow(RangeError);
   });
 });

@@ -6,7 +6,8 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
 import { catalog, rateEur } from '../domain/catalog';
-import { deliveryModes, type DeliveryMode, type PostbackDispatcher } from '../delivery';
+import { deliveryModes, type DeliveryMode, type PostbackDispatcher, type PostbackJob } from '../delivery';
+import type { InvoiceDocument, TransactionDocument } from '../store/sandbox-store';
 import type { Invoices } from '../invoices';
 
 // The logger is pino's own; fastify's generic defaults name a narrower one.
@@ -15,6 +16,8 @@ export type SandboxHttp = FastifyInstance<Server, IncomingMessage, ServerRespons
 export interface SandboxRouteDependencies {
   invoices: Invoices;
   dispatcher: PostbackDispatcher;
+  /** The postbacks a deposit causes, by the personality of the invoice it pays. */
+  postbacksFor: (invoice: InvoiceDocument, transaction: TransactionDocument, mode: DeliveryMode) => Promise<PostbackJob | null>;
   clock: Clock;
   apiKey: string;
   rateStepMs: number;
@@ -123,7 +126,8 @@ export function registerSandboxRoutes(app: SandboxHttp, dependencies: SandboxRou
       };
       const delivery = body.delivery ?? 'normal';
       const { invoice, transaction } = await invoices.deposit(body);
-      dispatcher.schedule(invoice, transaction, delivery);
+      const job = await dependencies.postbacksFor(invoice, transaction, delivery);
+      if (job) dispatcher.schedule(job);
       return reply.status(201).send({
         transaction_id: transaction.transaction_id,
         invoice_id: invoice._id,

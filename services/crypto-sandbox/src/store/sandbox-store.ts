@@ -2,6 +2,8 @@ import type { Collection, Db } from '@mtx/shared/mongo';
 
 export interface InvoiceDocument {
   _id: string;
+  /** The provider personality whose API created it (`sandbox` when absent): it decides the postbacks' format. */
+  personality?: string;
   address: string;
   asset_code: string;
   blockchain_code: string;

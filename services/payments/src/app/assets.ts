@@ -14,13 +14,23 @@ export function providerNamed(state: TopupsState, name: string): PaymentProvider
   return provider;
 }
 
-export async function assetsOf(state: TopupsState, provider: PaymentProvider): Promise<ProviderAsset[]> {
+/**
+ * A provider's assets, reused for PROVIDER_ASSETS_CACHE_MS: for one amount (a provider may quote each amount
+ * itself), or without one (rates only, for late coin).
+ */
+export async function assetsOf(state: TopupsState, provider: PaymentProvider, amountEurCents?: number): Promise<ProviderAsset[]> {
   const nowMs = state.clock.now().getTime();
-  const cached = state.assetCache.get(provider.name);
+  const cacheKey = amountEurCents === undefined ? provider.name : `${provider.name}:${amountEurCents}`;
+  const cached = state.assetCache.get(cacheKey);
   if (cached && Math.abs(nowMs - cached.loadedAtMs) < state.options.assetsCacheMs) return cached.assets;
-  const assets = await provider.listAssets();
-  state.assetCache.set(provider.name, { loadedAtMs: nowMs, assets });
+  const assets = await provider.listAssets(amountEurCents);
+  state.assetCache.set(cacheKey, { loadedAtMs: nowMs, assets });
   return assets;
+}
+
+/** What `amountEurCents` costs in the asset's smallest unit: the provider's own quote where it gave one. */
+export function quotedUnits(asset: ProviderAsset, amountEurCents: number): bigint {
+  return asset.amountUnits !== undefined ? BigInt(asset.amountUnits) : unitsForEurCents(amountEurCents, asset.rateEur, asset.decimals);
 }
 
 export function assetRow(asset: ProviderAsset, amountEurCents: number): AssetRow {
@@ -31,7 +41,7 @@ export function assetRow(asset: ProviderAsset, amountEurCents: number): AssetRow
     blockchain_name: asset.blockchainName,
     is_evm: asset.isEvm,
     is_stable: asset.isStable,
-    amount: formatUnits(unitsForEurCents(amountEurCents, asset.rateEur, asset.decimals), asset.decimals),
+    amount: formatUnits(quotedUnits(asset, amountEurCents), asset.decimals),
     decimals: asset.decimals,
     display_decimals: asset.displayDecimals,
   };

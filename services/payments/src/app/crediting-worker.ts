@@ -160,8 +160,9 @@ export class CreditingWorker {
             const payment = await recordTransaction(this.state, topup, record.provider, {
               transactionId: record.transaction_id,
               amountUnits: record.amount_units,
-              status: 'confirmed',
               receivedAt: new Date(record.received_at),
+              ...(record.after_expiration !== undefined ? { afterExpiration: record.after_expiration } : {}),
+              ...(record.cumulative_of !== undefined ? { cumulativeOf: record.cumulative_of } : {}),
             });
             payments.push({ delivery, payment });
           } catch (error) {

@@ -1,7 +1,8 @@
 import { customerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
-import { planPayment } from '../domain/payment';
+import { transactionUnits } from '../domain/money';
+import { isAfterQuote, planPayment } from '../domain/payment';
 import type { ProviderTransaction } from '../providers/provider';
 import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
 
@@ -18,7 +19,10 @@ export async function appendEvent(
   state: TopupsState,
   topup: TopupDocument,
   key: string,
-  build: (progress: Progress) => Omit<TopupEventDocument, '_id' | 'topup_id' | 'seq' | 'key' | 'created_at'> | null,
+  build: (
+    progress: Progress,
+    events: readonly TopupEventDocument[],
+  ) => Omit<TopupEventDocument, '_id' | 'topup_id' | 'seq' | 'key' | 'created_at'> | null,
 ): Promise<{ event: TopupEventDocument | null; created: boolean; events: TopupEventDocument[] }> {
   for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
     // First try on the remembered records without reading, or on none when nothing is remembered (a top-up this
@@ -29,7 +33,7 @@ export async function appendEvent(
     const existing = events.find((event) => event.key === key);
     if (existing) return { event: existing, created: false, events };
     const progress = progressOf(events);
-    const fields = build(progress);
+    const fields = build(progress, events);
     if (!fields) return { event: null, created: false, events };
     const seq = progress.seq + 1;
     const event: TopupEventDocument = { _id: `${topup.id}:${seq}`, topup_id: topup.id, seq, key, ...fields, created_at: state.clock.now() };
@@ -70,22 +74,83 @@ export interface RecordedPayment {
 }
 
 /**
+ * A confirmed provider payment as the crediting takes it: its amount in the asset's smallest units (see
+ * `confirmedPaymentOf`), and when and how it reached the address.
+ */
+export interface ConfirmedPayment {
+  transactionId: string;
+  /** Smallest units, decimal integer string; for `cumulativeOf`, the running total of that provider payment. */
+  amountUnits: string;
+  receivedAt: Date;
+  afterExpiration?: boolean;
+  cumulativeOf?: string;
+}
+
+/** A provider's confirmed transaction in the top-up's smallest units; RangeError for an amount that is not one. */
+export function confirmedPaymentOf(transaction: ProviderTransaction, topup: TopupDocument): ConfirmedPayment {
+  return {
+    transactionId: transaction.transactionId,
+    amountUnits: transactionUnits(transaction, topup.decimals).toString(),
+    receivedAt: transaction.receivedAt,
+    ...(transaction.afterExpiration !== undefined ? { afterExpiration: transaction.afterExpiration } : {}),
+    ...(transaction.cumulativeOf !== undefined ? { cumulativeOf: transaction.cumulativeOf } : {}),
+  };
+}
+
+/** The highest running total recorded for one provider payment among a top-up's records (0 when none). */
+function recordedTotal(events: readonly TopupEventDocument[], cumulativeOf: string): bigint {
+  let highest = 0n;
+  for (const event of events) {
+    if (event.cumulative_of === cumulativeOf && event.cumulative_units !== undefined) {
+      const total = BigInt(event.cumulative_units);
+      if (total > highest) highest = total;
+    }
+  }
+  return highest;
+}
+
+/**
  * Records a confirmed provider transaction once (the record decides the amount, at the first arrival); safe to
- * call any number of times, concurrently, from the inbox worker and the reconciliation poller.
+ * call any number of times, concurrently, from the inbox worker and the reconciliation poller. A running total
+ * (`cumulativeOf`) is recorded as its increase over the highest total recorded before it, which is 0 (recorded,
+ * worth nothing) for a report older than one already recorded: records of one top-up are appended in order, so
+ * the increases add up to the highest total whatever order the reports came in.
  */
 export async function recordTransaction(
   state: TopupsState,
   topup: TopupDocument,
   providerName: string,
-  transaction: ProviderTransaction,
+  transaction: ConfirmedPayment,
 ): Promise<RecordedPayment> {
   const key = transactionKey(providerName, transaction.transactionId);
-  const units = BigInt(transaction.amountUnits);
-  const insideWindow = transaction.receivedAt.getTime() < topup.expires_at.getTime();
+  const reported = BigInt(transaction.amountUnits);
+  const afterQuote = isAfterQuote({
+    receivedAt: transaction.receivedAt,
+    expiresAt: topup.expires_at,
+    ...(transaction.afterExpiration !== undefined ? { afterExpiration: transaction.afterExpiration } : {}),
+  });
   let marketRateEur: string | undefined;
-  const build = (progress: Progress) => {
+  const build = (progress: Progress, events: readonly TopupEventDocument[]) => {
+    const cumulative = transaction.cumulativeOf;
+    const units = cumulative === undefined ? reported : reported - recordedTotal(events, cumulative);
+    const runningTotal = cumulative === undefined ? {} : { cumulative_of: cumulative, cumulative_units: transaction.amountUnits };
+    if (units <= 0n) {
+      // A running total no higher than one recorded before: recorded so that repeats find it, worth nothing.
+      return {
+        kind: 'payment' as const,
+        provider_transaction_id: transaction.transactionId,
+        amount_units: '0',
+        received_at: transaction.receivedAt,
+        ...runningTotal,
+        eur_cents: 0,
+        credited_after_eur_cents: progress.creditedEurCents,
+        quoted_units_after: progress.quotedUnits.toString(),
+        quoted_eur_cents_after: progress.quotedEurCents,
+        expired_after: progress.expired,
+      };
+    }
     // Late coin needs the market rate, fetched only when the record does not exist yet.
-    if (!insideWindow && marketRateEur === undefined) return null;
+    if (afterQuote && marketRateEur === undefined) return null;
     const plan = planPayment({
       quoteEurCents: topup.amount_eur_cents,
       quoteUnits: BigInt(topup.deposit_amount),
@@ -94,13 +159,15 @@ export async function recordTransaction(
       progress,
       units,
       receivedAt: transaction.receivedAt,
+      afterExpiration: afterQuote,
       ...(marketRateEur !== undefined ? { marketRateEur } : {}),
     });
     return {
       kind: 'payment' as const,
       provider_transaction_id: transaction.transactionId,
-      amount_units: transaction.amountUnits,
+      amount_units: units.toString(),
       received_at: transaction.receivedAt,
+      ...runningTotal,
       rate: plan.rate,
       ...(plan.rate === 'market' && marketRateEur !== undefined ? { market_rate_eur: marketRateEur } : {}),
       eur_cents: plan.eurCents,
@@ -116,9 +183,10 @@ export async function recordTransaction(
     result = await appendEvent(state, topup, key, build);
   }
   const event = result.event!;
-  if (event.amount_units !== transaction.amountUnits) {
+  const recordedAmount = transaction.cumulativeOf === undefined ? event.amount_units : event.cumulative_units;
+  if (recordedAmount !== transaction.amountUnits) {
     state.logger.error(
-      { topup_id: topup.id, key, recorded: event.amount_units, reported: transaction.amountUnits },
+      { topup_id: topup.id, key, recorded: recordedAmount, reported: transaction.amountUnits },
       'provider reported a different amount for a recorded transaction; the recorded one stands',
     );
   }
@@ -225,7 +293,7 @@ export async function applyConfirmedTransaction(
   providerName: string,
   transaction: ProviderTransaction,
 ): Promise<{ event: TopupEventDocument; newlyCredited: boolean }> {
-  const payment = await recordTransaction(state, topup, providerName, transaction);
+  const payment = await recordTransaction(state, topup, providerName, confirmedPaymentOf(transaction, topup));
   const { newlyCredited, failures } = await creditRecorded(state, [payment]);
   if (failures.has(0)) throw failures.get(0);
   return { event: payment.event, newlyCredited: newlyCredited[0]! };

@@ -49,6 +49,8 @@ export interface PostbackOutcome {
   credited_eur_cents: number;
   /** Whose top-up it was, so the caller can refresh that customer's views before acknowledging. */
   customer_id?: string;
+  /** The provider reported the payment failed, expired or refunded (its own word): counted for the operator. */
+  provider_failure?: string;
 }
 
 export interface CreditingWorkerOptions {

@@ -1,13 +1,12 @@
 import { AppError } from '@mtx/shared/errors';
 import { traceCarrier } from '@mtx/shared/telemetry';
-import { unitsForEurCents } from '../domain/money';
 import { isAwaitingCoin, quoteWindowMs } from '../domain/topup-state';
 import type { TopupDocument } from '../store/payments-store';
 
 import { forget, changed } from './topups-state';
-import { providerNamed, assetsOf, assetRow } from './assets';
+import { providerNamed, assetsOf, assetRow, quotedUnits } from './assets';
 import { readEvents, loadTopup, view, customerProgress, snapshotOf } from './topup-reads';
-import { transactionKey } from './crediting';
+import { transactionKey, confirmedPaymentOf, type ConfirmedPayment } from './crediting';
 import { CreditingWorker } from './crediting-worker';
 import { claimTopupId, customerHead, appendCustomerTopup } from './topup-ids';
 import { expireDue, reconcileStep } from './sweeps';
@@ -42,7 +41,7 @@ export function createTopups(options: TopupsOptions) {
 
     async listAssets(amountEurCents: number): Promise<AssetRow[]> {
       assertTopupAmount(amountEurCents);
-      const assets = await assetsOf(state, providerNamed(state, state.options.defaultProvider));
+      const assets = await assetsOf(state, providerNamed(state, state.options.defaultProvider), amountEurCents);
       return assets.filter((asset) => amountEurCents >= asset.minimumEurCents).map((asset) => assetRow(asset, amountEurCents));
     },
 
@@ -56,7 +55,7 @@ export function createTopups(options: TopupsOptions) {
       assertCustomerId(input.customerId);
       assertTopupAmount(input.amountEurCents);
       const provider = providerNamed(state, state.options.defaultProvider);
-      const asset = (await assetsOf(state, provider)).find(
+      const asset = (await assetsOf(state, provider, input.amountEurCents)).find(
         (candidate) => candidate.assetCode === input.assetCode && candidate.blockchainCode === input.blockchainCode,
       );
       if (!asset || input.amountEurCents < asset.minimumEurCents) {
@@ -90,9 +89,9 @@ export function createTopups(options: TopupsOptions) {
           },
         );
       }
-      const units = unitsForEurCents(input.amountEurCents, asset.rateEur, asset.decimals);
+      const units = quotedUnits(asset, input.amountEurCents);
       const createdAt = state.clock.now();
-      const expiresAt = new Date(createdAt.getTime() + quoteWindowMs);
+      const quoteEndsAt = new Date(createdAt.getTime() + quoteWindowMs);
       const topupId = await claimTopupId(state);
       const invoice = await provider.createInvoice({
         orderId: String(topupId),
@@ -100,9 +99,11 @@ export function createTopups(options: TopupsOptions) {
         assetCode: asset.assetCode,
         blockchainCode: asset.blockchainCode,
         amountUnits: units.toString(),
-        expiresAt,
+        expiresAt: quoteEndsAt,
         isEvm: input.isEvm === true,
       });
+      // Never later than the provider's own quote (NOWPayments' fixed rate holds about 20 minutes).
+      const expiresAt = invoice.expiresAt.getTime() < quoteEndsAt.getTime() ? invoice.expiresAt : quoteEndsAt;
       const topup: TopupDocument = {
         _id: String(topupId),
         id: topupId,
@@ -203,10 +204,20 @@ export function createTopups(options: TopupsOptions) {
       if (body.length > postbackBytesMax) throw new AppError('invalid_request', `postback body exceeds ${postbackBytesMax} bytes`);
       if (!provider.verifyPostback(body, headers)) throw new AppError('unauthenticated', 'postback signature missing or invalid');
       const postback = provider.parsePostback(body);
-      if (Math.abs(state.clock.now().getTime() - postback.sentAt.getTime()) > state.options.postbackToleranceMs) {
+      if (postback.sentAt && Math.abs(state.clock.now().getTime() - postback.sentAt.getTime()) > state.options.postbackToleranceMs) {
         throw new AppError('unauthenticated', 'postback timestamp is outside the accepted window (a replay, or a clock far off)');
       }
-      if (postback.transaction.status !== 'confirmed') return { outcome: 'ignored', credited_eur_cents: 0 };
+      const transaction = postback.transaction;
+      if (!transaction) return { outcome: 'ignored', credited_eur_cents: 0 };
+      if (transaction.status === 'failed') {
+        // Never debited automatically: coin already credited stays credited, and an operator decides.
+        state.logger.warn(
+          { provider: provider.name, invoice_id: postback.invoiceId, provider_status: transaction.providerStatus ?? 'failed' },
+          'the provider reports a payment failed, expired or refunded; nothing more is credited for it',
+        );
+        return { outcome: 'ignored', credited_eur_cents: 0, provider_failure: transaction.providerStatus ?? 'failed' };
+      }
+      if (transaction.status !== 'confirmed') return { outcome: 'ignored', credited_eur_cents: 0 };
       // The order id we gave the provider is our top-up id; it counts only if the invoice matches too.
       let topup = postback.orderId && /^[1-9][0-9]{0,15}$/.test(postback.orderId) ? await loadTopup(state, postback.orderId) : null;
       if (!topup || topup.provider !== provider.name || topup.invoice_id !== postback.invoiceId) {
@@ -223,19 +234,28 @@ export function createTopups(options: TopupsOptions) {
         return { outcome: 'ignored', topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
       }
       const known = { topup_id: topup.id, credited_eur_cents: 0, customer_id: topup.customer_id };
+      let payment: ConfirmedPayment;
+      try {
+        payment = confirmedPaymentOf(transaction, topup);
+      } catch (error) {
+        throw new AppError('invalid_request', `postback amount is not an amount of ${topup.asset_code}`, { cause: error });
+      }
+      // A running total of nothing yet (NOWPayments reports 0 before coin arrives) moves no money.
+      if (BigInt(payment.amountUnits) === 0n) return { outcome: 'ignored', ...known };
       // Known here to be credited: nothing to write.
-      if (state.appliedCache.get(transactionKey(provider.name, postback.transaction.transactionId)))
-        return { outcome: 'duplicate', ...known };
+      if (state.appliedCache.get(transactionKey(provider.name, payment.transactionId))) return { outcome: 'duplicate', ...known };
       // One append, no read: the inbox itself tells a first delivery from a repeat. The crediting worker takes
       // the record from the inbox, on whichever replica asks first.
       const outcome = await state.options.inbox.record({
-        id: `${provider.name}:${postback.transaction.transactionId}`,
+        id: `${provider.name}:${payment.transactionId}`,
         provider: provider.name,
         topup_id: topup.id,
         customer_id: topup.customer_id,
-        transaction_id: postback.transaction.transactionId,
-        amount_units: postback.transaction.amountUnits,
-        received_at: postback.transaction.receivedAt.toISOString(),
+        transaction_id: payment.transactionId,
+        amount_units: payment.amountUnits,
+        received_at: payment.receivedAt.toISOString(),
+        ...(payment.afterExpiration !== undefined ? { after_expiration: payment.afterExpiration } : {}),
+        ...(payment.cumulativeOf !== undefined ? { cumulative_of: payment.cumulativeOf } : {}),
         recorded_at: state.clock.now().toISOString(),
         trace_context: traceCarrier(),
         topup: snapshotOf(topup),

@@ -24,9 +24,14 @@ export interface InboxRecord {
   topup_id: number;
   customer_id: string;
   transaction_id: string;
+  /** Smallest units; for `cumulative_of`, the running total of that provider payment. */
   amount_units: string;
   /** ISO 8601: when the coin reached the address, as the provider reported it. */
   received_at: string;
+  /** The provider said whether the coin came after its quote (BTCPay); absent, `received_at` decides. */
+  after_expiration?: boolean;
+  /** The provider payment whose running total `amount_units` is (NOWPayments). */
+  cumulative_of?: string;
   /** ISO 8601. */
   recorded_at: string;
   /** The postback's trace (W3C `traceparent`), so the credit's span joins it even after a crash and a redelivery. */
@@ -56,7 +61,7 @@ export interface InboxDelivery {
   release(delayMs?: number): void;
 }
 
-/** The postback inbox as payments uses it (DESIGN §5). */
+/** The postback inbox as payments uses it (docs/architecture.md, "Money in"). */
 export interface PostbackInbox {
   /** Stores the record unless one with its id exists: `recorded` once, `duplicate` after. */
   record(record: InboxRecord): Promise<'recorded' | 'duplicate'>;

@@ -57,3 +57,30 @@ export function quotedEurCents(unitsPaid: bigint, quotedEurCents: number, quoted
 export function isUnitAmount(value: unknown): value is string {
   return typeof value === 'string' && /^[1-9][0-9]{0,77}$/.test(value);
 }
+
+const coinAmountPattern = /^([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]{1,3}))?$/;
+
+/**
+ * Smallest units of a coin amount written as a decimal (`"0.0005"`, or `"5e-7"` as JavaScript prints small
+ * numbers), rounded DOWN to the asset's smallest unit: a fraction of a unit never arrived. Throws RangeError for
+ * anything that is not a non-negative decimal.
+ */
+export function unitsOfDecimal(value: string, decimals: number): bigint {
+  const match = coinAmountPattern.exec(value);
+  if (!match) throw new RangeError(`not a non-negative decimal: ${JSON.stringify(value)}`);
+  const [, whole = '0', fraction = '', exponentText] = match;
+  const shift = decimals + Number(exponentText ?? 0);
+  const digits = BigInt(`${whole}${fraction}`);
+  const scale = shift - fraction.length;
+  return scale >= 0 ? digits * 10n ** BigInt(scale) : digits / 10n ** BigInt(-scale);
+}
+
+/** The smallest units of a provider's transaction amount, whichever way the provider wrote it. */
+export function transactionUnits(amount: { amountUnits?: string; amountDecimal?: string }, decimals: number): bigint {
+  if (amount.amountUnits !== undefined) {
+    if (!/^[0-9]{1,78}$/.test(amount.amountUnits)) throw new RangeError(`not a unit amount: ${JSON.stringify(amount.amountUnits)}`);
+    return BigInt(amount.amountUnits);
+  }
+  if (amount.amountDecimal !== undefined) return unitsOfDecimal(amount.amountDecimal, decimals);
+  throw new RangeError('a transaction needs an amount');
+}

@@ -14,8 +14,13 @@ export interface PlannedPayment {
   quotedEurCentsAfter: number;
 }
 
+/** Whether a payment came after its quote window: the provider's word where it gives one, else the times. */
+export function isAfterQuote(input: { receivedAt: Date; expiresAt: Date; afterExpiration?: boolean }): boolean {
+  return input.afterExpiration ?? input.receivedAt.getTime() >= input.expiresAt.getTime();
+}
+
 /**
- * What one confirmed payment is worth (DESIGN.md §4): coin that reached the address inside the quote window is
+ * What one confirmed payment is worth (docs/architecture.md, "Money in"): coin that reached the address inside the quote window is
  * credited at the quoted rate, anything later at the market rate of the moment it is processed. Quoted credits
  * are computed on the running total, rounded down, so two halves credit exactly what one full payment would,
  * an under-payment credits only what arrived and an over-payment credits the extra.
@@ -28,10 +33,12 @@ export function planPayment(input: {
   progress: PaymentProgress;
   units: bigint;
   receivedAt: Date;
+  /** The provider's own word on whether the coin came after its quote ended; decides over `receivedAt` when set. */
+  afterExpiration?: boolean;
   marketRateEur?: string;
 }): PlannedPayment {
   const { progress } = input;
-  if (input.receivedAt.getTime() < input.expiresAt.getTime()) {
+  if (!isAfterQuote(input)) {
     const quotedUnitsAfter = progress.quotedUnits + input.units;
     const quotedEurCentsAfter = quotedEurCents(quotedUnitsAfter, input.quoteEurCents, input.quoteUnits);
     const eurCents = quotedEurCentsAfter - progress.quotedEurCents;

@@ -9,6 +9,11 @@ const signatureFailures = paymentsMeter.createCounter('mtx.payments.postback.sig
     'Postbacks refused because the signature was missing, wrong or outside the replay window (an attack, or a secret out of step)',
 });
 
+const providerFailures = paymentsMeter.createCounter('mtx.payments.provider_failures', {
+  description:
+    'Payments the provider reported failed, expired or refunded, by provider and its status: nothing is debited automatically, an operator looks',
+});
+
 /**
  * A postback handled in one span, counted by outcome, whichever transport brought it (payments' own hook
  * listener, or the gateway over gRPC). The span carries the provider and the outcome only: never the body,
@@ -25,6 +30,7 @@ export function handleObservedPostback(
       const outcome = await topups.handlePostback(provider, body, headers);
       span.setAttribute('mtx.outcome', outcome.outcome);
       postbacks.add(1, { 'mtx.provider': provider, 'mtx.outcome': outcome.outcome });
+      if (outcome.provider_failure) providerFailures.add(1, { 'mtx.provider': provider, 'mtx.provider_status': outcome.provider_failure });
       return outcome;
     } catch (error) {
       if (error instanceof AppError && error.code === 'unauthenticated') signatureFailures.add(1, { 'mtx.provider': provider });

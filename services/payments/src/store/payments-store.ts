@@ -49,6 +49,9 @@ export interface TopupEventDocument {
   provider_transaction_id?: string;
   amount_units?: string;
   received_at?: Date;
+  /** For a running total (NOWPayments' actually_paid): the provider payment it totals, and the total itself. */
+  cumulative_of?: string;
+  cumulative_units?: string;
   rate?: 'quoted' | 'market';
   market_rate_eur?: string;
   eur_cents: number;
