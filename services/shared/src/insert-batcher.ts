@@ -1,10 +1,21 @@
-import { MongoBulkWriteError, MongoServerError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import type { Document } from 'mongodb';
+import { refusedStatements, statementError, duplicateKeyCode, isDuplicateKeyError } from './bulk-write';
+import { AppError } from './errors';
 import { GroupCommit } from './group-commit';
 import type { WriteGate } from './write-gate';
 
+/** What became of one document of a grouped insert. */
+export type InsertOutcome = 'inserted' | 'duplicate';
+
+/** What an insert batcher needs of a collection (a driver Collection, or a store adapter over one). */
+export interface InsertableCollection<T> {
+  readonly collectionName: string;
+  insertMany(documents: T[], options: { ordered: boolean }): Promise<unknown>;
+}
+
 interface Pending<T> {
-  document: T;
-  resolve: () => void;
+  documents: T[];
+  resolve: (outcomes: InsertOutcome[]) => void;
   reject: (error: unknown) => void;
 }
 
@@ -13,18 +24,19 @@ export interface InsertBatcherOptions {
   batchMax?: number;
   /** insertMany commands in flight at once; while they are, new inserts wait and go out together. */
   inFlightMax?: number;
-  /** Documents waiting at most; beyond it an insert is refused at once (the caller answers 503 and retries). */
+  /** Documents waiting at most; beyond it an insert is refused at once with `unavailable` (503; the caller retries). */
   queueMax?: number;
   /** Shared by every writer of one database, so their commands take the store's write lock one after another. */
   gate?: WriteGate;
 }
 
 /**
- * Group commit for single-document inserts into one collection. Each caller still gets its own outcome: resolved
- * when its document is in, rejected with the server's E11000 (a `MongoServerError`, so `isDuplicateKeyError`
- * holds) when a unique index already held its key, or with the command's error when the whole batch failed.
- * The batch is unordered, so one duplicate never keeps the others out; whether an insert won its key is decided
- * by the store exactly as for insertOne, which is all the ledger and the other insert-linearised records rely on.
+ * The one group commit for inserts into one collection. Each caller still gets its own outcome: its documents
+ * inserted, or refused because a unique index already held their key (`insert` rejects with the server's E11000,
+ * so `isDuplicateKeyError` holds; `insertEach` reports `duplicate`), or the command's error when the store did not
+ * say what it stored (see `refusedStatements`). The command is unordered, so one duplicate never keeps the others
+ * out; whether an insert won its key is decided by the store exactly as for insertOne, which is all the ledger and
+ * the other insert-linearised records rely on.
  *
  * At low load a document goes out on the next turn of the event loop, alone; under load, documents queue behind
  * the commands in flight and share the next one (one round trip, one SQLite transaction on FerretDB: ~25,000
@@ -34,18 +46,17 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
   private readonly queueMax: number;
 
   constructor(
-    private readonly collection: Collection<T>,
+    private readonly collection: InsertableCollection<T>,
     options: InsertBatcherOptions = {},
   ) {
     super({ weightMax: options.batchMax ?? 100, inFlightMax: options.inFlightMax ?? 2, gate: options.gate });
     this.queueMax = options.queueMax ?? 10_000;
   }
 
-  insert(document: T): Promise<void> {
-    if (this.waiting.length >= this.queueMax) {
-      return Promise.reject(new Error(`${this.queueMax} inserts into ${this.collection.collectionName} are already waiting for the store`));
-    }
-    return new Promise<void>((resolve, reject) => this.enqueue({ document, resolve, reject }));
+  /** Inserts one document; rejects with E11000 when a unique index already held its key. */
+  async insert(document: T): Promise<void> {
+    const [outcome] = await this.insertEach([document]);
+    if (outcome === 'duplicate') throw statementError({ index: 0, code: duplicateKeyCode, message: 'E11000 duplicate key error' });
   }
 
   /** Resolves to false when a unique index already held the key, like `insertIfAbsent`. */
@@ -54,46 +65,61 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
       await this.insert(document);
       return true;
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === 11000) return false;
+      if (isDuplicateKeyError(error)) return false;
       throw error;
     }
   }
 
-  protected weightOf(): number {
-    return 1;
+  /** Idempotent inserts: a document whose key is already there counts as written. */
+  async insertAll(documents: T[]): Promise<void> {
+    await this.insertEach(documents);
+  }
+
+  /** Inserts that claim: each document's outcome, `duplicate` when its key was taken before. */
+  insertEach(documents: T[]): Promise<InsertOutcome[]> {
+    if (documents.length === 0) return Promise.resolve([]);
+    if (this.waitingWeight + documents.length > this.queueMax) {
+      return Promise.reject(
+        new AppError(
+          'unavailable',
+          `${this.queueMax} inserts into ${this.collection.collectionName} are already waiting for the store; retry shortly`,
+        ),
+      );
+    }
+    return new Promise<InsertOutcome[]>((resolve, reject) => this.enqueue({ documents, resolve, reject }));
+  }
+
+  protected weightOf(entry: Pending<T>): number {
+    return entry.documents.length;
   }
 
   protected async write(batch: Array<Pending<T>>): Promise<void> {
+    const documents = batch.flatMap((entry) => entry.documents);
     try {
-      if (batch.length === 1) await this.collection.insertOne(batch[0]!.document as OptionalUnlessRequiredId<T>);
-      else
-        await this.collection.insertMany(
-          batch.map((entry) => entry.document as OptionalUnlessRequiredId<T>),
-          { ordered: false },
-        );
-      for (const entry of batch) entry.resolve();
+      await this.collection.insertMany(documents, { ordered: false });
+      for (const entry of batch) entry.resolve(entry.documents.map(() => 'inserted'));
     } catch (error) {
-      if (batch.length === 1 || !(error instanceof MongoBulkWriteError)) {
+      const refused = refusedStatements(error, documents.length);
+      if (!refused) {
+        // Nothing says which documents were stored: every caller fails and retries idempotently.
         for (const entry of batch) entry.reject(error);
         return;
       }
-      const failures = new Map<number, unknown>();
-      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-      for (const writeError of writeErrors) {
-        failures.set(
-          writeError.index,
-          new MongoServerError({ message: writeError.errmsg ?? 'write failed', errmsg: writeError.errmsg, code: writeError.code }),
-        );
-      }
-      // An unordered batch with only write errors inserted every other document; anything else (a write concern
-      // error, a lost connection) leaves the rest unknown, so they fail too and their callers retry idempotently.
-      const othersInserted = error.writeConcernError === undefined && writeErrors.length > 0;
-      batch.forEach((entry, index) => {
-        const failure = failures.get(index);
+      const byIndex = new Map(refused.map((statement) => [statement.index, statement]));
+      let offset = 0;
+      for (const entry of batch) {
+        const outcomes: InsertOutcome[] = [];
+        let failure: unknown;
+        entry.documents.forEach((_, position) => {
+          const statement = byIndex.get(offset + position);
+          if (!statement) outcomes.push('inserted');
+          else if (statement.code === duplicateKeyCode) outcomes.push('duplicate');
+          else failure ??= statementError(statement);
+        });
+        offset += entry.documents.length;
         if (failure) entry.reject(failure);
-        else if (othersInserted) entry.resolve();
-        else entry.reject(error);
-      });
+        else entry.resolve(outcomes);
+      }
     }
   }
 }

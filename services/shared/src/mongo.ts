@@ -1,4 +1,5 @@
-import { MongoClient, MongoServerError, type Db, type MongoClientOptions, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoClient, type Db, type MongoClientOptions, type OptionalUnlessRequiredId } from 'mongodb';
+import { isDuplicateKeyError } from './bulk-write';
 import './mongo-drain-fix';
 
 export type { Db, Collection, MongoClient } from 'mongodb';
@@ -38,9 +39,7 @@ export function databaseName(prefix: string, service: string): string {
   return `${prefix}${service.replace(/-/g, '_')}`;
 }
 
-export function isDuplicateKeyError(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === 11000;
-}
+export { isDuplicateKeyError } from './bulk-write';
 
 /** Inserts a document; returns false when a unique index already holds its key (the insert lost the race). */
 export async function insertIfAbsent<T extends { _id: unknown }>(

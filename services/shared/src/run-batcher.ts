@@ -1,7 +1,8 @@
 import { AppError } from './errors';
 import { GroupCommit } from './group-commit';
 import type { WriteGate } from './write-gate';
-import { MongoBulkWriteError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
+import { refusedStatements } from './bulk-write';
 
 /**
  * How one run fared: `landed` documents from its start are in the store, and none after them was written.
@@ -29,15 +30,9 @@ export interface RunBatcherOptions {
  * The first failed document of an ordered insertMany (every document before it is in, none after it was
  * tried), or null when the failure says nothing about which got in.
  */
-export function firstWriteError(error: unknown): { index: number; code: number | undefined } | null {
-  if (!(error instanceof MongoBulkWriteError) || error.writeConcernError !== undefined) return null;
-  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-  let first: { index: number; code: number | undefined } | null = null;
-  for (const writeError of writeErrors) {
-    if (writeError && Number.isInteger(writeError.index) && (first === null || writeError.index < first.index))
-      first = { index: writeError.index, code: writeError.code };
-  }
-  return first;
+export function firstWriteError(error: unknown, statements: number): { index: number; code: number | undefined } | null {
+  const first = refusedStatements(error, statements)?.[0];
+  return first ? { index: first.index, code: first.code } : null;
 }
 
 interface PendingRun<T> {
@@ -85,14 +80,12 @@ export class OrderedRunBatcher<T extends Document> extends GroupCommit<PendingRu
   }
 
   protected async write(batch: Array<PendingRun<T>>): Promise<void> {
+    const documents = batch.flatMap((run) => run.documents as OptionalUnlessRequiredId<T>[]);
     try {
-      await this.collection.insertMany(
-        batch.flatMap((run) => run.documents as OptionalUnlessRequiredId<T>[]),
-        { ordered: true },
-      );
+      await this.collection.insertMany(documents, { ordered: true });
       for (const run of batch) run.resolve({ landed: run.documents.length });
     } catch (error) {
-      const failure = firstWriteError(error);
+      const failure = firstWriteError(error, documents.length);
       if (!failure) {
         for (const run of batch) run.resolve({ landed: null, error });
         return;

@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectMongo, isDuplicateKeyError, type MongoClient } from '../src/mongo';
+import * as grpc from '@grpc/grpc-js';
+import { AppError } from '../src/errors';
+import { toGrpcError } from '../src/grpc';
 import { InsertBatcher } from '../src/insert-batcher';
 import { WriteGate } from '../src/write-gate';
 
@@ -125,15 +128,26 @@ describe('InsertBatcher', () => {
   it('refuses inserts beyond its queue bound at once, writing none of them', async () => {
     const rows = await collection('bounded');
     const batcher = new InsertBatcher(rows, { queueMax: 3 });
+    const refusals: unknown[] = [];
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, (_, n) =>
         batcher.insert({ _id: `b:${n}`, entry_id: `e-b-${n}`, n }).then(
           () => 'in',
-          () => 'refused',
+          (error: unknown) => {
+            refusals.push(error);
+            return 'refused';
+          },
         ),
       ),
     );
     expect(outcomes.filter((outcome) => outcome === 'in').length).toBe(3);
     expect(await rows.countDocuments({})).toBe(3);
+    // A full queue is the service being busy, not a bug: 503 over HTTP, UNAVAILABLE over gRPC, so callers retry.
+    expect(refusals).toHaveLength(7);
+    for (const refusal of refusals) {
+      expect(refusal).toBeInstanceOf(AppError);
+      expect((refusal as AppError).httpStatus).toBe(503);
+      expect(toGrpcError(refusal).code).toBe(grpc.status.UNAVAILABLE);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { MongoBulkWriteError, type Collection } from 'mongodb';
+import { refusedStatements } from '@mtx/shared/bulk-write';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   claimKey,
@@ -326,10 +327,10 @@ export class BillingStore {
       } catch (error) {
         // MongoDB names the statements that failed (the others applied); a failed command (FerretDB reports
         // any failure that way) says nothing about which applied, so none is counted.
-        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+        const refused = refusedStatements(error, chunk.length);
         const failed =
-          error instanceof MongoBulkWriteError && writeErrors.length > 0 && error.result.matchedCount + writeErrors.length === chunk.length
-            ? new Set(writeErrors.map((writeError) => writeError.index))
+          refused && error instanceof MongoBulkWriteError && error.result.matchedCount + refused.length === chunk.length
+            ? new Set(refused.map((statement) => statement.index))
             : null;
         if (failed) for (let index = 0; index < chunk.length; index += 1) applied[start + index] = !failed.has(index);
       }

@@ -1,4 +1,5 @@
 import type { Db, Document } from 'mongodb';
+import { refusedOnlyDuplicates } from '@mtx/shared/bulk-write';
 import type { Logger } from '@mtx/shared/logger';
 import { shardedKinds } from './collections';
 
@@ -12,12 +13,6 @@ export interface ShardMergeReport {
   copied: number;
   /** Documents already present in the single collection (a previous, interrupted merge); the present one wins. */
   alreadyPresent: number;
-}
-
-function isDuplicateKeyOnly(error: unknown): boolean {
-  const writeErrors = (error as { writeErrors?: Array<{ code?: number }> | { code?: number } }).writeErrors;
-  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  return (error as { code?: number }).code === 11000 || (list.length > 0 && list.every((entry) => entry.code === 11000));
 }
 
 function insertedCount(error: unknown): number {
@@ -48,7 +43,7 @@ export async function mergeShardedLayout(database: Db, logger: Logger): Promise<
         try {
           report.copied += (await target.insertMany(documents, { ordered: false })).insertedCount;
         } catch (error) {
-          if (!isDuplicateKeyOnly(error)) throw error;
+          if (!refusedOnlyDuplicates(error, documents.length)) throw error;
           const inserted = insertedCount(error);
           report.copied += inserted;
           report.alreadyPresent += documents.length - inserted;

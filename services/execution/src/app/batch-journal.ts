@@ -1,5 +1,6 @@
 import { customerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
+import { refusedOnlyDuplicates } from '@mtx/shared/bulk-write';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   closeSummary,
@@ -45,10 +46,8 @@ async function insertAll<T extends { _id: string }>(
   try {
     await collection.insertMany(documents, { ordered: false });
   } catch (error) {
-    const writeErrors = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-    const onlyDuplicates =
-      Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((item) => (item.code ?? item.err?.code) === 11000);
-    if (!onlyDuplicates && !isDuplicateKeyError(error)) throw error;
+    // Idempotent inserts: a document whose `_id` is already there was written before.
+    if (!refusedOnlyDuplicates(error, documents.length)) throw error;
   }
 }
 

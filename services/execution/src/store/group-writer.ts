@@ -1,39 +1,14 @@
 import type { Document } from 'mongodb';
 import { AppError } from '@mtx/shared/errors';
 import { GroupCommit } from '@mtx/shared/group-commit';
-import { isDuplicateKeyError } from '@mtx/shared/mongo';
+import { InsertBatcher, type InsertOutcome } from '@mtx/shared/insert-batcher';
 
 interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-/** What became of one document of a grouped insert. */
-export type InsertOutcome = 'inserted' | 'duplicate';
-
-interface InsertWaiter {
-  resolve: (outcomes: InsertOutcome[]) => void;
-  reject: (error: unknown) => void;
-}
-
-interface WriteErrorItem {
-  index?: number;
-  code?: number;
-  err?: { index?: number; code?: number };
-}
-
-/**
- * The write errors of an insert the store answered, or undefined when it did not answer for every document. A
- * lost connection or a timeout in the middle of insertMany also comes as a MongoBulkWriteError, with no write
- * errors: nothing says which documents were stored, so none may be taken as inserted.
- */
-function writeErrorsOf(error: unknown): WriteErrorItem[] | undefined {
-  const reported = (error as { writeErrors?: WriteErrorItem[] | WriteErrorItem }).writeErrors;
-  // The driver reports a single write error as an object, not an array.
-  const writeErrors = Array.isArray(reported) ? reported : reported ? [reported] : [];
-  if (writeErrors.length === 0 || (error as { writeConcernError?: unknown }).writeConcernError !== undefined) return undefined;
-  return writeErrors;
-}
+export type { InsertOutcome };
 
 export interface GroupWriterOptions {
   /** Documents (or deleted ids) in one command. */
@@ -62,69 +37,6 @@ export interface WritableCollection<T> {
 
 function queueFull(collectionName: string, queueMax: number): AppError {
   return new AppError('unavailable', `${queueMax} writes to ${collectionName} are already waiting for the store; retry shortly`);
-}
-
-/**
- * Grouped inserts, each document reported as inserted or already there (a duplicate `_id`): callers that write
- * idempotently treat both as success; callers that claim by insert learn whether they won.
- */
-class GroupedInserts<T extends Document> extends GroupCommit<{ documents: T[]; waiter: InsertWaiter }> {
-  constructor(
-    private readonly collection: WritableCollection<T>,
-    private readonly bounds: Bounds,
-  ) {
-    super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax });
-  }
-
-  insert(documents: T[]): Promise<InsertOutcome[]> {
-    if (documents.length === 0) return Promise.resolve([]);
-    if (this.waitingWeight + documents.length > this.bounds.queueMax)
-      return Promise.reject(queueFull(this.collection.collectionName, this.bounds.queueMax));
-    return new Promise((resolve, reject) => this.enqueue({ documents, waiter: { resolve, reject } }));
-  }
-
-  protected weightOf(entry: { documents: T[] }): number {
-    return entry.documents.length;
-  }
-
-  protected async write(batch: Array<{ documents: T[]; waiter: InsertWaiter }>): Promise<void> {
-    try {
-      await this.collection.insertMany(
-        batch.flatMap((entry) => entry.documents),
-        { ordered: false },
-      );
-      for (const entry of batch) entry.waiter.resolve(entry.documents.map(() => 'inserted'));
-      return;
-    } catch (error) {
-      const writeErrors = writeErrorsOf(error);
-      if (!writeErrors) {
-        if (isDuplicateKeyError(error) && batch.length === 1 && batch[0]!.documents.length === 1) batch[0]!.waiter.resolve(['duplicate']);
-        else for (const entry of batch) entry.waiter.reject(error);
-        return;
-      }
-      // An unordered insert goes on past a failed document: the ones not named in writeErrors are stored.
-      const failures = new Map<number, number | undefined>();
-      for (const item of writeErrors) failures.set(item.index ?? item.err?.index ?? -1, item.code ?? item.err?.code);
-      if (failures.has(-1)) {
-        for (const entry of batch) entry.waiter.reject(error);
-        return;
-      }
-      let offset = 0;
-      for (const entry of batch) {
-        const outcomes: InsertOutcome[] = [];
-        let failed = false;
-        for (let index = 0; index < entry.documents.length; index += 1) {
-          const code = failures.get(offset + index);
-          if (!failures.has(offset + index)) outcomes.push('inserted');
-          else if (code === 11000) outcomes.push('duplicate');
-          else failed = true;
-        }
-        offset += entry.documents.length;
-        if (failed) entry.waiter.reject(error);
-        else entry.waiter.resolve(outcomes);
-      }
-    }
-  }
 }
 
 class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: Waiter }> {
@@ -156,13 +68,13 @@ class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: 
 }
 
 /**
- * Group commit for one collection: inserts (and deletes by `_id`) requested in the same event-loop turn go
+ * Group commit for one collection: inserts (the shared InsertBatcher) and deletes by `_id` requested in the same event-loop turn go
  * to the store as one insertMany (one deleteMany), so concurrent batches share round trips instead of
  * queueing one per document. Each caller still waits for its own write, and learns for each document whether it
  * was inserted or its `_id` was already taken.
  */
 export class GroupWriter<T extends Document & { _id: string }> {
-  private readonly inserts: GroupedInserts<T>;
+  private readonly inserts: InsertBatcher<T>;
   private readonly deletes: DeletesById<T>;
 
   constructor(collection: WritableCollection<T>, options: GroupWriterOptions = {}) {
@@ -172,18 +84,18 @@ export class GroupWriter<T extends Document & { _id: string }> {
       queueMax: options.queueMax ?? 100_000,
       deleteLingerMs: options.deleteLingerMs ?? 0,
     };
-    this.inserts = new GroupedInserts(collection, bounds);
+    this.inserts = new InsertBatcher(collection, { batchMax: bounds.batchMax, inFlightMax: bounds.inFlightMax, queueMax: bounds.queueMax });
     this.deletes = new DeletesById(collection, bounds);
   }
 
   /** Idempotent inserts: a document already there counts as written. */
-  async insert(documents: T[]): Promise<void> {
-    await this.inserts.insert(documents);
+  insert(documents: T[]): Promise<void> {
+    return this.inserts.insertAll(documents);
   }
 
   /** Inserts that claim: each document's outcome, `duplicate` when its `_id` was taken before. */
   insertEach(documents: T[]): Promise<InsertOutcome[]> {
-    return this.inserts.insert(documents);
+    return this.inserts.insertEach(documents);
   }
 
   delete(id: string): Promise<void> {
