@@ -15,14 +15,21 @@ export class ClaimedSequence {
   private readonly heads = new LinkedMap<string, number>();
   private readonly headsMax: number;
   private readonly attemptsMax: number;
+  private readonly idOf: (key: string, number: number) => string;
 
   constructor(
-    /** Whether entry `<key>:<n>` exists. */
+    /** Whether the entry with this id exists. */
     private readonly exists: (id: string) => Promise<boolean>,
-    options: { headsMax?: number; attemptsMax?: number } = {},
+    options: {
+      headsMax?: number;
+      attemptsMax?: number;
+      /** The id of number `n` (from 1) under `key`; `<key>:<n>` unless a layout counts otherwise (from 0, say). */
+      idOf?: (key: string, number: number) => string;
+    } = {},
   ) {
     this.headsMax = options.headsMax ?? headsMaxDefault;
     this.attemptsMax = options.attemptsMax ?? attemptsMaxDefault;
+    this.idOf = options.idOf ?? ((key, number) => `${key}:${number}`);
   }
 
   /** The highest number taken under `key` (0 for none), galloping from the one last known. */
@@ -41,7 +48,7 @@ export class ClaimedSequence {
       if (!this.heads.has(key)) this.raise(key, await this.findHead(key, 0));
       const number = (this.heads.get(key) ?? 0) + 1;
       this.heads.set(key, number);
-      const id = `${key}:${number}`;
+      const id = this.idOf(key, number);
       if (await insert(id, number)) return id;
       this.raise(key, await this.findHead(key, number));
     }
@@ -49,7 +56,7 @@ export class ClaimedSequence {
   }
 
   private findHead(key: string, from: number): Promise<number> {
-    return lastPresent(from, (number) => this.exists(`${key}:${number}`));
+    return lastPresent(from, (number) => this.exists(this.idOf(key, number)));
   }
 
   private raise(key: string, number: number): void {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { MongoBulkWriteError, type Collection } from 'mongodb';
 import { refusedStatements } from '@mtx/shared/bulk-write';
+import { ClaimedSequence } from '@mtx/shared/claimed-sequence';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   claimKey,
@@ -21,7 +22,6 @@ import { claimOccupancy, repairOccupancy } from './occupancy';
 
 export * from './collections';
 
-const pointerProbeLimit = 100_000;
 /** Claim lookups one `withoutPendingClaims` call keeps in flight. */
 const claimLookupsInFlight = 8;
 /**
@@ -49,6 +49,8 @@ export interface BillingStoreOptions {
 export class BillingStore {
   private readonly views: CustomerViewCache;
   private readonly schedulerWrites: WriteGate;
+  /** Each customer's pointer ordinals per kind (`<customer>:<kind>:<ordinal>`, ordinals from 0). */
+  private readonly pointerOrdinals: ClaimedSequence;
 
   constructor(
     readonly collections: BillingCollections,
@@ -56,6 +58,13 @@ export class BillingStore {
   ) {
     this.schedulerWrites = new WriteGate(options.schedulerWritesInFlight ?? 2);
     this.views = new CustomerViewCache(options.cacheCustomers, options.viewFreshMs ?? 0);
+    this.pointerOrdinals = new ClaimedSequence(
+      async (id) => {
+        const customerId = id.slice(0, id.indexOf(':'));
+        return (await collections.pointers(customerId).findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
+      },
+      { headsMax: options.cacheCustomers * 2, idOf: (key, number) => `${key}:${number - 1}` },
+    );
   }
 
   newRevision(): string {
@@ -95,26 +104,23 @@ export class BillingStore {
     this.views.observeRevision(customerId, revision);
   }
 
-  /** Gives `itemId` the customer's next free ordinal of `kind` by exclusive insert of its pointer. */
+  /**
+   * Gives `itemId` the customer's next free ordinal of `kind` by exclusive insert of its pointer. Ordinals are
+   * gapless from 0, so the head is found by galloping (a few `_id` reads) and then held in memory; an ordinal
+   * another replica took first is a duplicate key, after which the head is found again.
+   */
   async allocatePointer(customerId: string, kind: PointerKind, itemId: string, now: Date): Promise<number> {
-    const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
-    const cached = this.views.get(customerId);
-    let ordinal = Math.max(
-      kind === 'seat' ? (customer?.seat_count_hint ?? 0) : (customer?.server_count_hint ?? 0),
-      kind === 'seat' ? (cached?.seatIds.length ?? 0) : (cached?.serverIds.length ?? 0),
-    );
-    for (let attempt = 0; attempt < pointerProbeLimit; attempt += 1, ordinal += 1) {
-      const inserted = await insertIfAbsent(this.collections.pointers(customerId), {
-        _id: pointerKey(customerId, kind, ordinal),
+    const id = await this.pointerOrdinals.claim(`${customerId}:${kind}`, (pointerId, number) =>
+      insertIfAbsent(this.collections.pointers(customerId), {
+        _id: pointerId,
         customer_id: customerId,
         kind,
-        ordinal,
+        ordinal: number - 1,
         item_id: itemId,
         created_at: now,
-      });
-      if (inserted) return ordinal;
-    }
-    throw new Error(`no free ${kind} ordinal for customer after ${pointerProbeLimit} attempts`);
+      }),
+    );
+    return Number(id.slice(id.lastIndexOf(':') + 1));
   }
 
   private async listPointers(customerId: string, kind: PointerKind, known: string[], hint: number): Promise<string[]> {
