@@ -11,7 +11,8 @@ import { startServiceProcess, type ServiceProcess } from '@mtx/devstack/services
 import { freePort } from '@mtx/devstack/ports';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { announcementSubjects, connectNats, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import { announce, announcements } from '@mtx/shared/announcements';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createSandboxApp, signPostback, type SandboxApp } from '../../services/crypto-sandbox/src/app';
 import { loadSandboxConfig } from '../../services/crypto-sandbox/src/config';
@@ -310,11 +311,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       upcoming,
       setUpcoming(customerId, items) {
         upcoming.set(customerId, items);
-        publishBestEffort(
-          nats,
-          announcementSubjects.billingChanged,
-          JSON.stringify({ customer_id: customerId, revision: crypto.randomBytes(6).toString('hex') }),
-        );
+        announce(nats, announcements.billingChanged, { customerId, revision: crypto.randomBytes(6).toString('hex') });
       },
       upcomingCalls: () => upcomingCalls,
       inboxRecord: (id) => readInboxRecord(nats, paymentsDeployment, id),

@@ -5,7 +5,8 @@ import type { Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
-import { announcementSubjects, publishBestEffort, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
+import { announce, announcements, followAnnouncements, following } from '@mtx/shared/announcements';
+import type { NatsConnection } from '@mtx/shared/nats';
 import { parseServerPlans } from '@mtx/shared/server-plans';
 import type { BillingConfig } from './config';
 import { BillingService } from './app/billing';
@@ -21,8 +22,7 @@ import { grpcServices } from '@mtx/shared/grpc-services';
 
 /** Every replica's view cache and every gateway's read model follow these announcements of a new revision. */
 export function announceRevisions(nats: NatsConnection | undefined): (customerId: string, revision: string) => void {
-  return (customerId, revision) =>
-    void publishBestEffort(nats, announcementSubjects.billingChanged, JSON.stringify({ customer_id: customerId, revision }));
+  return (customerId, revision) => void announce(nats, announcements.billingChanged, { customerId, revision });
 }
 
 /** The renewal engine's policy, as configured (shared with tests that build the engine on their own). */
@@ -120,7 +120,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       : undefined,
   );
   let creditEvents: { close(): Promise<void> } | undefined;
-  let revisionAnnouncements: { unsubscribe(): void } | undefined;
+  let revisionAnnouncements: { close(): void } | undefined;
   let server: GrpcServerHandle | undefined;
   return {
     service,
@@ -135,14 +135,13 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,
       );
       if (dependencies.nats && !revisionAnnouncements) {
-        revisionAnnouncements = dependencies.nats.subscribe(announcementSubjects.billingChanged, {
-          callback: (error, message) => {
-            const announcement = error ? null : readAnnouncement(message.data);
-            // Without a revision, the customer alone is enough to distrust its view.
-            if (announcement) store.observeRevision(announcement.customerId, announcement.revision);
-          },
-        });
-        await dependencies.nats.flush();
+        // Without a revision, the customer alone is enough to distrust its view.
+        revisionAnnouncements = await followAnnouncements(
+          dependencies.nats,
+          [following(announcements.billingChanged, ({ customerId, revision }) => store.observeRevision(customerId, revision ?? null))],
+          [store.viewCache],
+          logger,
+        );
       }
       if (dependencies.nats && !creditEvents) {
         creditEvents = subscribeCreditEvents(dependencies.nats, service, logger, {
@@ -158,7 +157,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       await server?.close(graceMs);
       await scheduler.stop();
       await creditEvents?.close();
-      revisionAnnouncements?.unsubscribe();
+      revisionAnnouncements?.close();
       await customerEvents?.flush(Math.min(graceMs, 5_000));
     },
   };

@@ -1,3 +1,4 @@
+import { walletCreditedSubject } from '@mtx/shared/announcements';
 import { Type, type Static } from '@sinclair/typebox';
 import { defaultServerPlans, parseServerPlans } from '@mtx/shared/server-plans';
 import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
@@ -51,7 +52,7 @@ export const BillingConfigSchema = Type.Object({
   FAILURE_BACKOFF_MS: Type.Integer({ minimum: 100, default: 60_000 }),
   /** A purchase whose debit outcome is unknown (wallet timed out) is resolved by the scheduler after this. */
   PENDING_PURCHASE_RECOVERY_MS: Type.Integer({ minimum: 1_000, default: 5 * 60_000 }),
-  WALLET_CREDITED_SUBJECT: Type.String({ default: 'events.wallet.credited' }),
+  WALLET_CREDITED_SUBJECT: Type.String({ default: walletCreditedSubject }),
   /** NATS queue group shared by the replicas of one deployment; defaults to `billing.<database prefix>`. */
   BILLING_QUEUE_GROUP: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' })),
   /** Customers whose seats and servers a replica keeps in memory (validated against a revision on each read). */

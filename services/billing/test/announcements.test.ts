@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { announcementSubjects } from '@mtx/shared/nats';
+import { announcements } from '@mtx/shared/announcements';
 import { eventually } from '@mtx/shared/testing';
 import { customerIdFor, startBillingHarness, type BillingHarness, type BillingReplica } from './helpers';
 
@@ -28,7 +28,7 @@ describe('billing revision announcements', () => {
     const customer = customerIdFor('announce');
     await harness.credit(customer, 5_000);
     const received: Array<{ customer_id: string; revision: string }> = [];
-    const subscription = harness.nats.subscribe(announcementSubjects.billingChanged, {
+    const subscription = harness.nats.subscribe(announcements.billingChanged.subject, {
       callback: (_error, message) => {
         const event = JSON.parse(new TextDecoder().decode(message.data)) as { customer_id: string; revision: string };
         if (event.customer_id === customer) received.push(event);

@@ -22,7 +22,7 @@ import { AuthFailureLimiter } from '@mtx/gateway/src/domain/auth-failures';
 import { createAuthenticator } from '@mtx/gateway/src/app/authenticator';
 import { createIdempotency } from '@mtx/gateway/src/app/idempotency';
 import { createRateLimiter } from '@mtx/gateway/src/app/rate-limiter';
-import { ReadModel } from '@mtx/gateway/src/domain/read-model';
+import { FreshCache } from '@mtx/shared/fresh-cache';
 import { createGatewayStore } from '@mtx/gateway/src/store/gateway-store';
 
 export const clientRoot = path.resolve(__dirname, '..');
@@ -60,7 +60,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     authFailures: new AuthFailureLimiter({ clock: systemClock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE, exemptAddresses: [] }),
     rateLimiter: createRateLimiter({ store, clock: systemClock }),
     idempotency: createIdempotency({ store, clock: systemClock, ttlMs: config.IDEMPOTENCY_TTL_MS }),
-    readModels: { wallet: new ReadModel({ freshMs: 0, entriesMax: 1 }) },
+    readModels: { wallet: new FreshCache({ freshMs: 0, entriesMax: 1 }) },
     readiness: async () => ({}),
   };
   const app = await buildGateway(dependencies);

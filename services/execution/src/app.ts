@@ -6,8 +6,8 @@ import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx
 import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import { accountChangedSubject, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
-import { followAccountChanges } from './handlers/account-announcements';
+import { announce, announcements, followAnnouncements, following } from '@mtx/shared/announcements';
+import type { NatsConnection } from '@mtx/shared/nats';
 import type { ExecutionConfig } from './config';
 import { developmentAccountSecretKey } from './config';
 import { AccountRegistry } from './app/accounts';
@@ -58,7 +58,7 @@ export function createExecutionApp(options: {
     seatsRequired: config.SEATS_REQUIRED,
     cacheMs: config.ACCOUNT_CACHE_MS,
     // Lost, another replica trusts its cached account until ACCOUNT_CACHE_MS ends.
-    announceChange: (accountId) => void publishBestEffort(nats, accountChangedSubject, JSON.stringify({ account_id: accountId })),
+    announceChange: (accountId) => void announce(nats, announcements.accountChanged, { accountId }),
     pingDeadlineMs: config.PING_DEADLINE_MS,
     billingDeadlineMs: config.GRPC_DEADLINE_MS,
   });
@@ -92,10 +92,13 @@ export function createExecutionApp(options: {
     },
     async start() {
       terminals.start();
-      accountChanges = followAccountChanges(nats, registry, logger);
       // Until the server has the subscription, a change could go unheard: nothing is cached from before it.
-      await nats.flush();
-      registry.forgetAll();
+      accountChanges = await followAnnouncements(
+        nats,
+        [following(announcements.accountChanged, ({ accountId }) => registry.observeChange(accountId))],
+        [registry.cache],
+        logger,
+      );
       await batches.prepare();
       server = await startGrpcServer(
         [

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
-import { accountChangedSubject } from '@mtx/shared/nats';
+import { announcements } from '@mtx/shared/announcements';
 import { createExecutionApp, type ExecutionApp } from '../src/app';
 import { loadExecutionConfig } from '../src/config';
 import { eventually } from '@mtx/shared/testing';
@@ -71,7 +71,7 @@ describe('account cache across execution replicas', () => {
     // The replica resolves (and caches) the account with its first batch.
     expect((await placeOn(replicaClient, account.id)).results[0].status).toBe('filled');
     const heard: string[] = [];
-    const listener = stack.nats.subscribe(accountChangedSubject, {
+    const listener = stack.nats.subscribe(announcements.accountChanged.subject, {
       callback: (_, message) => heard.push(new TextDecoder().decode(message.data)),
     });
     try {
@@ -103,7 +103,7 @@ describe('account cache across execution replicas', () => {
     });
     expect((await placeOn(replicaClient, account.id)).results[0].status).toBe('filled');
     const heard: string[] = [];
-    const listener = stack.nats.subscribe(accountChangedSubject, {
+    const listener = stack.nats.subscribe(announcements.accountChanged.subject, {
       callback: (_, message) => heard.push(new TextDecoder().decode(message.data)),
     });
     try {

@@ -15,7 +15,7 @@ import type { AuthFailureLimiter } from './domain/auth-failures';
 import type { Authenticator, Principal } from './app/authenticator';
 import type { Idempotency } from './app/idempotency';
 import type { RateLimiter } from './app/rate-limiter';
-import type { ReadModel } from './domain/read-model';
+import type { FreshCache } from '@mtx/shared/fresh-cache';
 import type { WalletAnswer } from './handlers/wallet-schemas';
 import type { GatewayStore } from './store/gateway-store';
 
@@ -45,7 +45,7 @@ export interface GatewayDependencies {
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
   /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
-  readModels: { wallet: ReadModel<WalletAnswer> };
+  readModels: { wallet: FreshCache<WalletAnswer> };
   /** Answers whether every backend (store, gRPC services) is reachable; /readyz reports it. */
   readiness: () => Promise<Record<string, boolean>>;
 }

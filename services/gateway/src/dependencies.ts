@@ -8,11 +8,12 @@ import type { BackendClients, GatewayDependencies } from './context';
 import type { WalletAnswer } from './handlers/wallet-schemas';
 import type { GatewayConfig } from './config';
 import { AuthFailureLimiter } from './domain/auth-failures';
-import { createAuthenticator } from './app/authenticator';
+import { createAuthenticator, type Authenticator } from './app/authenticator';
 import { createIdempotency } from './app/idempotency';
 import { createRateLimiter } from './app/rate-limiter';
-import { ReadModel } from './domain/read-model';
-import { followAnnouncements, type KeyCache } from './handlers/announcements';
+import { followAnnouncements } from '@mtx/shared/announcements';
+import { FreshCache } from '@mtx/shared/fresh-cache';
+import { gatewayFollowings } from './handlers/announcements';
 import { createGatewayStore, ensureGatewayIndexes } from './store/gateway-store';
 import { connectService } from '@mtx/shared/grpc-services';
 
@@ -29,7 +30,7 @@ export interface ConnectedGateway {
  * (shared a load already in flight), plus invalidations and entries held. A hit ratio falling to zero while
  * traffic is normal means the announcements stopped (NATS down: the models are off) or churn outruns them.
  */
-function observeReadModels(readModels: Record<string, ReadModel<unknown>>): void {
+function observeReadModels(readModels: Record<string, FreshCache<unknown>>): void {
   const gatewayMeter = meter('gateway');
   const reads = gatewayMeter.createObservableCounter('mtx.gateway.read_model.reads', {
     description: 'Reads of a read model by outcome (hit, load, joined)',
@@ -62,11 +63,12 @@ const natsRetryMs = 1_000;
  */
 function followAnnouncementsWhenConnected(
   url: string,
-  readModels: Array<ReadModel<unknown>>,
-  keys: KeyCache,
+  readModels: Array<FreshCache<unknown>>,
+  authenticator: Authenticator,
   logger: Logger,
 ): { ready: Promise<void>; close(): Promise<void> } {
-  for (const model of readModels) model.setEnabled(false);
+  const caches = [...readModels, authenticator.cache];
+  for (const cache of caches) cache.suspend();
   let closed = false;
   let connection: NatsConnection | undefined;
   let following: { close(): void } | undefined;
@@ -89,7 +91,8 @@ function followAnnouncementsWhenConnected(
         });
       }
     }
-    if (connection && !closed) following = await followAnnouncements(connection, readModels, keys, logger);
+    if (connection && !closed)
+      following = await followAnnouncements(connection, gatewayFollowings(readModels, authenticator), caches, logger);
   })();
   return {
     ready,
@@ -126,7 +129,7 @@ export async function connectGatewayDependencies(
     backendServices.map((name) => [name, connectService(name, addresses[name], config.GRPC_DEADLINE_MS)]),
   ) as unknown as BackendClients;
   const readModels = {
-    wallet: new ReadModel<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),
+    wallet: new FreshCache<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),
   };
   observeReadModels(readModels);
   const authenticator = createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS });
@@ -137,7 +140,7 @@ export async function connectGatewayDependencies(
     .addCallback((observer) => observer.observe(authenticator.lookups));
   const announcements = followAnnouncementsWhenConnected(
     config.NATS_URL,
-    Object.values(readModels) as Array<ReadModel<unknown>>,
+    Object.values(readModels) as Array<FreshCache<unknown>>,
     authenticator,
     logger,
   );

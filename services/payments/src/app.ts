@@ -5,7 +5,8 @@ import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx
 import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import { announcementSubjects, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import { announce, announcements, followAnnouncements, following } from '@mtx/shared/announcements';
+import type { NatsConnection } from '@mtx/shared/nats';
 import type { PaymentsConfig } from './config';
 import { paymentsGrpcImplementation } from './handlers/grpc';
 import type { PaymentProvider } from './providers/provider';
@@ -21,8 +22,6 @@ import { JetStreamInbox } from './clients/inbox';
 import { listeningPort } from '@mtx/shared/lifecycle';
 
 export const paymentsGrpcBinding = grpcServices.payments;
-/** NATS subject every payments replica hears (no queue group): a customer's top-ups changed, for the read caches. */
-export const topupsChangedSubject = announcementSubjects.topupsChanged;
 
 export interface PaymentsAppOptions {
   config: PaymentsConfig;
@@ -60,7 +59,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
   // Lost, other replicas catch up within PAYMENTS_PENDING_FRESH_MS.
   const announceChanges = options.announceChanges !== false;
   const publishChanged = (customerId: string) => {
-    if (announceChanges) void publishBestEffort(nats, topupsChangedSubject, customerId);
+    if (announceChanges) void announce(nats, announcements.topupsChanged, { customerId });
   };
   const customerEvents = new CustomerEventPublisher(nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger);
   const store = createPaymentsStore(database);
@@ -101,15 +100,6 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     },
   });
   observeCrediting(topups.crediting);
-  const decoder = new TextDecoder();
-  const changedSubscription = announceChanges
-    ? nats.subscribe(topupsChangedSubject, {
-        callback: (error, message) => {
-          if (!error) topups.observeChanged(decoder.decode(message.data));
-        },
-      })
-    : undefined;
-
   const jobs = [
     new PeriodicJob({
       name: 'expiry',
@@ -133,6 +123,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
 
   const hooks = await createHooksServer(topups, logger);
   let server: GrpcServerHandle | undefined;
+  let announcementFollower: { close(): void } | undefined;
   return {
     topups,
     get port() {
@@ -142,6 +133,14 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       return hooks.server.listening ? listeningPort(hooks.server) : 0;
     },
     async start() {
+      // Other replicas' changes keep this replica's pending top-ups current; while NATS is away, they are computed.
+      if (announceChanges)
+        announcementFollower = await followAnnouncements(
+          nats,
+          [following(announcements.topupsChanged, ({ customerId }) => topups.observeChanged(customerId))],
+          [topups.pendingCache],
+          logger,
+        );
       server = await startGrpcServer(
         [{ ...grpcServices.payments, implementation: paymentsGrpcImplementation(topups, logger) }],
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,
@@ -155,7 +154,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     },
     async stop(graceMs) {
       await Promise.all([server?.close(graceMs), hooks.close()]);
-      changedSubscription?.unsubscribe();
+      announcementFollower?.close();
       await Promise.all(jobs.map((job) => job.stop()));
       await topups.crediting.stop();
       await customerEvents.flush(Math.min(graceMs, 5_000));

@@ -47,6 +47,10 @@ export async function startReplica(stack: WalletStack, options: ReplicaOptions =
     });
   }
   const config = loadPaymentsConfig({
+    // Started below so that it follows the other replicas' announcements; its crediting is the test's to start.
+    PAYMENTS_CREDITING_ENABLED: 'false',
+    GRPC_PORT: '0',
+    GRPC_HOST: '127.0.0.1',
     ...options.environment,
     HOOKS_PORT: '0',
     HOOKS_HOST: '127.0.0.1',
@@ -70,7 +74,9 @@ export async function startReplica(stack: WalletStack, options: ReplicaOptions =
     providers: [options.provider ? options.provider(provider) : provider],
     nats: options.nats ?? stack.nats,
     announceChanges: options.announceChanges !== false,
+    backgroundWork: false,
   });
+  await app.start();
   return {
     app,
     async close() {

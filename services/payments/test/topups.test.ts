@@ -5,10 +5,11 @@ import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
 import { nanos } from 'nats';
 import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
-import { connectNats, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { eventually } from '@mtx/shared/testing';
 import { inboxSweepIntervalMs, startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
-import { topupsChangedSubject, type PaymentsApp } from '../src/app';
+import { announcements } from '@mtx/shared/announcements';
+import type { PaymentsApp } from '../src/app';
 import { parseScaledDecimal } from '../src/domain/money';
 import { createPaymentsStore } from '../src/store/payments-store';
 import { startReplica, type Replica, type ReplicaOptions } from './replica';
@@ -299,9 +300,9 @@ describe('postbacks', () => {
   it("announces a customer's top-ups changed when a view changes: on creation and on the credit, not on the payment's record", async () => {
     const customer = customerId();
     const heard: number[] = [];
-    const subscription = stack.nats.subscribe(topupsChangedSubject, {
+    const subscription = stack.nats.subscribe(announcements.topupsChanged.subject, {
       callback: (error, message) => {
-        if (!error && readAnnouncement(message.data)?.customerId === customer) heard.push(Date.now());
+        if (!error && announcements.topupsChanged.decode(message.data)?.customerId === customer) heard.push(Date.now());
       },
     });
     await stack.nats.flush();
@@ -321,11 +322,11 @@ describe('postbacks', () => {
   });
 
   it('records postbacks on a replica with PAYMENTS_CREDITING_ENABLED=false and leaves their crediting to the others', async () => {
-    const recorder = await secondReplica({ environment: { PAYMENTS_CREDITING_ENABLED: 'false', GRPC_PORT: '0', GRPC_HOST: '127.0.0.1' } });
+    // A started replica (see startReplica) with its crediting switched off.
+    const recorder = await secondReplica({ environment: { PAYMENTS_CREDITING_ENABLED: 'false' } });
     const customer = customerId();
     await stack.payments.topups.crediting.stop();
     try {
-      await recorder.app.start();
       const topup = await recorder.app.topups.createTopup({
         customerId: customer,
         amountEurCents: 1100,

@@ -84,36 +84,3 @@ export function publishBestEffort(nats: NatsConnection | undefined, subject: str
     return false;
   }
 }
-
-/**
- * Announcements every replica of a reader subscribes to (no queue group): each says "this customer's state
- * changed" so read caches drop or refresh it. Wallet movements carry the new head as JSON; top-up and billing
- * changes carry the customer id (billing as JSON `{customer_id, revision}`).
- */
-export const announcementSubjects = {
-  walletMoved: 'events.wallet.moved',
-  topupsChanged: 'events.payments.topups_changed',
-  billingChanged: 'events.billing.changed',
-} as const;
-
-/** Every execution replica hears it (no queue group): `{account_id}` changed (billing status, disconnected). */
-export const accountChangedSubject = 'events.execution.account_changed';
-
-/**
- * What an announcement says: the customer (a JSON object's `customer_id`, or the whole payload as an id) and,
- * where the publisher gave one, the new revision. Null when it names no customer.
- */
-export function readAnnouncement(data: Uint8Array): { customerId: string; revision: string | null } | null {
-  const text = new TextDecoder().decode(data);
-  let customerId: unknown = text;
-  let revision: unknown = null;
-  if (text.startsWith('{')) {
-    try {
-      ({ customer_id: customerId, revision = null } = JSON.parse(text) as { customer_id?: unknown; revision?: unknown });
-    } catch {
-      return null;
-    }
-  }
-  if (typeof customerId !== 'string' || customerId.length === 0 || customerId.length > 128) return null;
-  return { customerId, revision: typeof revision === 'string' && revision.length > 0 ? revision : null };
-}

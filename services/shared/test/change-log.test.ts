@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ChangeLog } from '../src/change-log';
-import { readAnnouncement } from '../src/nats';
 
 describe('change log', () => {
   it("reports each key's latest mark, and a forgotten key as changed as late as the latest mark forgotten", () => {
@@ -19,18 +18,5 @@ describe('change log', () => {
     log.noteAll(12);
     expect(log.lastChange('a')).toBe(12);
     expect(log.lastChange('c')).toBe(12);
-  });
-});
-
-describe('announcements', () => {
-  const bytes = (text: string) => new TextEncoder().encode(text);
-  it('reads the customer (and the revision where given) from a JSON object or a bare id, and nothing from anything else', () => {
-    expect(readAnnouncement(bytes('{"customer_id":"cus_1","revision":"r9"}'))).toEqual({ customerId: 'cus_1', revision: 'r9' });
-    expect(readAnnouncement(bytes('{"customer_id":"cus_1","sequence":4}'))).toEqual({ customerId: 'cus_1', revision: null });
-    expect(readAnnouncement(bytes('cus_2'))).toEqual({ customerId: 'cus_2', revision: null });
-    expect(readAnnouncement(bytes('{"customer_id":'))).toBeNull();
-    expect(readAnnouncement(bytes('{"revision":"r1"}'))).toBeNull();
-    expect(readAnnouncement(bytes(''))).toBeNull();
-    expect(readAnnouncement(bytes('x'.repeat(129)))).toBeNull();
   });
 });

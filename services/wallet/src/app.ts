@@ -1,7 +1,8 @@
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import { announcementSubjects, injectTraceHeaders, natsHeaders, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import { announce, announcements, followAnnouncements, following, walletCreditedSubject } from '@mtx/shared/announcements';
+import { injectTraceHeaders, natsHeaders, publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
 import type { WalletConfig } from './config';
 import { walletGrpcImplementation } from './handlers/grpc';
 import { createLedger, type CreditedEvent, type Ledger, type MovedEvent } from './app/ledger';
@@ -13,11 +14,7 @@ import type { ServiceApp } from '@mtx/shared/lifecycle';
 
 export { auditLedger, type AuditReport } from './audit';
 
-/** NATS subject of applied credits; billing listens to retry past-due renewals. */
-export const walletCreditedSubject = 'events.wallet.credited';
-
-/** NATS subject every wallet replica hears (no queue group): each movement's new head, for the read caches. */
-export const walletMovedSubject = announcementSubjects.walletMoved;
+export { walletCreditedSubject };
 
 export const walletGrpcBinding = grpcServices.wallet;
 
@@ -53,7 +50,13 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
     }
   };
   // Lost, other replicas' reads catch up within WALLET_READ_FRESH_MS.
-  const publishMoved = (event: MovedEvent) => void publishBestEffort(nats, walletMovedSubject, JSON.stringify(event));
+  const publishMoved = (event: MovedEvent) =>
+    void announce(nats, announcements.walletMoved, {
+      customerId: event.customer_id,
+      sequence: event.sequence,
+      balanceEurCents: event.balance_eur_cents,
+      heldEurCents: event.held_eur_cents,
+    });
   const ledger = createLedger({
     store,
     clock,
@@ -66,18 +69,6 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
     recoveryBatch: config.WALLET_RECOVERY_BATCH,
     crashAfterLedgerWritePrefix: config.WALLET_FAULT_CRASH_AFTER_LEDGER_WRITE,
     ...(options.exit ? { exit: options.exit } : {}),
-  });
-
-  const decoder = new TextDecoder();
-  const movedSubscription = nats?.subscribe(walletMovedSubject, {
-    callback: (error, message) => {
-      if (error) return;
-      try {
-        ledger.observeMoved(JSON.parse(decoder.decode(message.data)) as MovedEvent);
-      } catch {
-        logger.warn({ subject: walletMovedSubject }, 'ignored a wallet movement broadcast that is not JSON');
-      }
-    },
   });
 
   // The start-up sweep is thorough (a predecessor may have died mid-movement); the periodic passes are steps.
@@ -93,12 +84,21 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
   });
 
   let server: GrpcServerHandle | undefined;
+  let announcementFollower: { close(): void } | undefined;
   return {
     ledger,
     get port() {
       return server?.port ?? 0;
     },
     async start() {
+      // Other replicas' movements keep this replica's read heads current; while NATS is away, reads go to the store.
+      if (nats)
+        announcementFollower = await followAnnouncements(
+          nats,
+          [following(announcements.walletMoved, (moved) => ledger.observeMoved(moved))],
+          [ledger.readCache],
+          logger,
+        );
       server = await startGrpcServer(
         [{ ...grpcServices.wallet, implementation: walletGrpcImplementation(ledger, database, logger) }],
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,
@@ -107,7 +107,7 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
     },
     async stop(graceMs) {
       await server?.close(graceMs);
-      movedSubscription?.unsubscribe();
+      announcementFollower?.close();
       await recovery.stop();
     },
   };

@@ -93,7 +93,7 @@ describe('wallet read cache', () => {
     await credit(b, customer, `t:${customer}:2`, 300);
     await eventually(async () => expect(await read(a, customer)).toMatchObject({ balance_eur_cents: 1000, sequence: 2 }), 5_000, 10);
     // A broadcast older than what a replica knows never moves its head back.
-    a.app.ledger.observeMoved({ customer_id: customer, sequence: 1, balance_eur_cents: 700, held_eur_cents: 0 });
+    a.app.ledger.observeMoved({ customerId: customer, sequence: 1, balanceEurCents: 700, heldEurCents: 0 });
     expect(await read(a, customer)).toMatchObject({ balance_eur_cents: 1000, sequence: 2 });
   });
 

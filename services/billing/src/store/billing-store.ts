@@ -99,6 +99,11 @@ export class BillingStore {
     this.views.forget(customerId);
   }
 
+  /** The customers' views as cached; suspended while other replicas' announcements may be missed. */
+  get viewCache(): CustomerViewCache['cache'] {
+    return this.views.cache;
+  }
+
   /** Another replica's revision change (its announcement). */
   observeRevision(customerId: string, revision: string | null): void {
     this.views.observeRevision(customerId, revision);
@@ -149,28 +154,31 @@ export class BillingStore {
    */
   async loadView(customerId: string, options: { fresh?: boolean } = {}): Promise<CustomerView> {
     const freshMs = this.options.viewFreshMs ?? 0;
-    const remembered = this.views.get(customerId);
-    if (options.fresh && remembered && this.views.trusted(customerId, remembered)) return remembered.view;
+    const trusted = options.fresh ? this.views.trusted(customerId) : undefined;
+    if (trusted) return trusted.view;
     const verified = this.views.begin();
     const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
     if (!customer) {
       const view = emptyView(customerId);
       // Remembered only for fresh reads: nothing to list, and the first purchase announces a revision.
       if (freshMs > 0)
-        this.views.remember(customerId, {
-          revision: null,
+        this.views.remember(
+          customerId,
+          {
+            revision: null,
+            seatIds: [],
+            serverIds: [],
+            releasedIds: new Set(),
+            endedByCancellation: false,
+            view,
+          },
           verified,
-          seatIds: [],
-          serverIds: [],
-          releasedIds: new Set(),
-          endedByCancellation: false,
-          view,
-        });
+        );
       return view;
     }
     const cached = this.views.get(customerId);
     if (cached && cached.revision === customer.revision) {
-      this.views.confirm(customerId, cached, verified);
+      this.views.remember(customerId, cached, verified);
       return cached.view;
     }
     const [seatIds, serverIds, settings] = await Promise.all([
@@ -211,15 +219,7 @@ export class BillingStore {
       servers,
       ended_by_cancellation: endedByCancellation,
     };
-    this.views.remember(customerId, {
-      revision: customer.revision,
-      verified,
-      seatIds,
-      serverIds,
-      releasedIds,
-      endedByCancellation,
-      view,
-    });
+    this.views.remember(customerId, { revision: customer.revision, seatIds, serverIds, releasedIds, endedByCancellation, view }, verified);
     return view;
   }
 

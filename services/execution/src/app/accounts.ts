@@ -4,12 +4,11 @@ import { AppError } from '@mtx/shared/errors';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
 import type { ServiceClient } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
-import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
+import { FreshCache } from '@mtx/shared/fresh-cache';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { AccountDocument, BillingStatus, ExecutionStore, Platform } from '../store/execution-store';
 import { randomBase62, type SecretBox } from '../domain/secrets';
 import type { TerminalClient } from '../clients/terminals';
-import { LinkedMap } from '@mtx/shared/linked-map';
 
 export interface AccountView {
   id: string;
@@ -77,12 +76,12 @@ export interface AccountRegistryOptions {
  * (AES-256-GCM) and only ever decrypted in memory to hand them to a terminal.
  */
 export class AccountRegistry {
-  private readonly cache = new LinkedMap<string, { entry: ResolvedAccount | null; stamp: FreshnessStamp }>();
+  /** Accounts by id (null: none), in the shared FreshCache; suspended while announcements may be missed. */
+  readonly cache: FreshCache<ResolvedAccount | null>;
   private readonly nextSlotHints = new Map<string, number>();
-  private readonly freshness: Freshness;
 
   constructor(private readonly options: AccountRegistryOptions) {
-    this.freshness = new Freshness(options.cacheMs, cachedAccountsMax, () => options.clock.now().getTime());
+    this.cache = new FreshCache({ freshMs: options.cacheMs, entriesMax: cachedAccountsMax, now: () => options.clock.now().getTime() });
   }
 
   /** This replica changed the account: drop it here and tell the others. */
@@ -93,34 +92,18 @@ export class AccountRegistry {
 
   /** The account changed (here or, by announcement, on another replica): what was read before is not trusted. */
   observeChange(accountId: string): void {
-    this.cache.delete(accountId);
-    this.freshness.noteChange(accountId);
-  }
-
-  /** Announcements may have been missed (NATS was down): nothing cached is trusted any more. */
-  forgetAll(): void {
-    this.cache.clear();
-    this.freshness.noteAllChanged();
+    this.cache.invalidate(accountId);
   }
 
   /** The accounts by id, through the cache; missing or deleted ids map to undefined. */
   async resolve(accountIds: string[]): Promise<Map<string, ResolvedAccount | undefined>> {
     const result = new Map<string, ResolvedAccount | undefined>();
-    const misses: string[] = [];
-    for (const id of accountIds) {
-      const cached = this.cache.get(id);
-      if (cached && this.freshness.trusts(id, cached.stamp)) result.set(id, cached.entry ?? undefined);
-      else misses.push(id);
-    }
     await Promise.all(
-      misses.map(async (id) => {
-        const stamp = this.freshness.begin();
-        const document = /^acc_[0-9A-Za-z]{1,64}$/.test(id) ? await this.options.store.accounts.findOne({ _id: id }) : null;
-        const entry = document ? { document, password: this.options.secrets.open(document.password) } : null;
-        if (this.freshness.enabled && this.freshness.unchangedSince(id, stamp)) {
-          if (this.cache.size >= cachedAccountsMax) this.cache.shift();
-          this.cache.set(id, { entry, stamp });
-        }
+      accountIds.map(async (id) => {
+        const entry = await this.cache.read(id, async () => {
+          const document = /^acc_[0-9A-Za-z]{1,64}$/.test(id) ? await this.options.store.accounts.findOne({ _id: id }) : null;
+          return document ? { document, password: this.options.secrets.open(document.password) } : null;
+        });
         result.set(id, entry ?? undefined);
       }),
     );

@@ -2,9 +2,9 @@ import type { ExecutionServiceDefinition } from '@mtx/shared/generated/proto/mtx
 import type { ServiceClient } from '@mtx/shared/grpc';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
-import { publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import type { NatsConnection } from '@mtx/shared/nats';
 import { createCustomer, issueKey, revokeKey } from '../app/customers';
-import { keyRevokedSubject } from '../handlers/announcements';
+import { announce, announcements } from '@mtx/shared/announcements';
 import type { KeyLevel } from '../domain/keys';
 
 export interface DemoAccount {
@@ -94,7 +94,7 @@ export async function createKey(store: GatewayStore, customerId: string, level: 
  */
 export async function revoke(store: GatewayStore, keyOrId: string, nats?: NatsConnection) {
   const revoked = await revokeKey(store, keyOrId);
-  let announced = publishBestEffort(nats, keyRevokedSubject, JSON.stringify({ key_id: revoked.key_id, customer_id: revoked.customer_id }));
+  let announced = announce(nats, announcements.keyRevoked, { keyId: revoked.key_id, customerId: revoked.customer_id });
   if (announced)
     announced = await nats!.flush().then(
       () => true,

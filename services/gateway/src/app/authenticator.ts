@@ -2,7 +2,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { GatewayStore } from '../store/gateway-store';
 import { digestsEqual, hashKey, keyLevelOf, keyShapeValid, type KeyLevel } from '../domain/keys';
-import { LinkedMap } from '@mtx/shared/linked-map';
+import { FreshCache } from '@mtx/shared/fresh-cache';
 
 export interface Principal {
   customer_id: string;
@@ -10,22 +10,17 @@ export interface Principal {
   level: KeyLevel;
 }
 
-interface CacheEntry {
-  principal: Principal | null;
-  expiresAtMs: number;
-}
-
 const cacheEntriesMax = 10_000;
 
 /**
- * Resolves a bearer key to its customer. Results (including misses) are cached briefly, so a flood of bad keys
- * costs one lookup per key per window, not per request. A revocation is announced to every replica, which
- * forgets the key at once (`forgetKey`); `cacheMs` only bounds a revocation whose announcement was lost.
+ * Resolves a bearer key to its customer. Results (including misses) are kept in the shared FreshCache, so a flood
+ * of bad keys costs one lookup per key per window, not per request. A revocation is announced to every replica,
+ * which then trusts nothing it holds (`forgetKey`: revocations are rare, and a lookup already in flight may have
+ * read the key as valid); `cacheMs` only bounds a revocation whose announcement was lost, and while NATS is
+ * disconnected the cache is suspended with every other (see followAnnouncements).
  */
 export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayStore; clock: Clock; cacheMs: number }) {
-  const cache = new LinkedMap<string, CacheEntry>();
-  // A lookup that began before a revocation may have read the key as valid: its answer is used, never cached.
-  let revocations = 0;
+  const cache = new FreshCache<Principal | null>({ freshMs: cacheMs, entriesMax: cacheEntriesMax, now: () => clock.now().getTime() });
   // Store lookups made (cache misses), for /metrics and the flood tests: a made-up key must make none.
   let lookups = 0;
 
@@ -47,33 +42,20 @@ export function createAuthenticator({ store, clock, cacheMs }: { store: GatewayS
       // A key whose checksum fails was never issued: refused before the cache or the store is touched.
       if (!claimedLevel || !keyShapeValid(key)) throw new AppError('unauthenticated', 'invalid API key');
       const digest = hashKey(key);
-      const nowMs = clock.now().getTime();
-      let entry = cache.get(digest);
-      if (!entry || entry.expiresAtMs <= nowMs) {
-        const revocationsBefore = revocations;
-        entry = { principal: await lookup(digest), expiresAtMs: nowMs + cacheMs };
-        if (revocationsBefore === revocations) {
-          if (cache.size >= cacheEntriesMax) cache.shift();
-          cache.set(digest, entry);
-        }
-      }
-      if (!entry.principal || entry.principal.level !== claimedLevel) throw new AppError('unauthenticated', 'invalid API key');
-      return entry.principal;
+      const principal = await cache.read(digest, () => lookup(digest));
+      if (!principal || principal.level !== claimedLevel) throw new AppError('unauthenticated', 'invalid API key');
+      return principal;
     },
     /** Store lookups made so far (cache misses). */
     get lookups(): number {
       return lookups;
     },
     /** A key was revoked (announced by whoever revoked it): it stops working here now. */
-    forgetKey(keyId: string): void {
-      revocations += 1;
-      for (const [digest, entry] of cache) if (entry.principal?.key_id === keyId) cache.delete(digest);
+    forgetKey(_keyId: string): void {
+      cache.invalidateAll();
     },
-    /** Announcements may have been missed (NATS was down): nothing cached is trusted any more. */
-    forget(): void {
-      revocations += 1;
-      cache.clear();
-    },
+    /** The key cache, for the announcement follower (suspended while revocations may be missed). */
+    cache,
   };
 }
 

@@ -1,7 +1,7 @@
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import { WriteGate } from '@mtx/shared/write-gate';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
-import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
+import { FreshCache } from '@mtx/shared/fresh-cache';
 import type { ProviderAsset } from '../providers/provider';
 import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
 
@@ -23,10 +23,9 @@ export function createTopupsState(options: TopupsOptions) {
   // Concurrent postbacks share store round trips; each record keeps its own insert outcome.
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
-  // Per customer: the open top-ups as last computed, trusted under the shared freshness rule (a computation that
-  // raced a change is not remembered).
-  const pendingCache = new BoundedCache<{ views: TopupView[]; stamp: FreshnessStamp }>(customerHeadsCachedMax);
-  const pendingFreshness = new Freshness(options.pendingFreshMs ?? 0, customerHeadsCachedMax);
+  // Per customer: the open top-ups as last computed, in the shared FreshCache (a computation that raced a change
+  // is never served; suspended while other replicas' announcements may be missed).
+  const pendingCache = new FreshCache<TopupView[]>({ freshMs: options.pendingFreshMs ?? 0, entriesMax: customerHeadsCachedMax });
   // Expired top-ups whose cancellation the provider refused; retried on every expiry pass.
   const owedCancellations = new Set<string>();
   return {
@@ -46,7 +45,6 @@ export function createTopupsState(options: TopupsOptions) {
     writeGate,
     eventInserts,
     pendingCache,
-    pendingFreshness,
     lastTopupId: 0,
     owedCancellations,
     /** The next top-up id the expiry sweep looks at; found a look-back behind now after a restart. */
@@ -59,8 +57,7 @@ export function createTopupsState(options: TopupsOptions) {
 export type TopupsState = ReturnType<typeof createTopupsState>;
 
 export function forget(state: TopupsState, customerId: string) {
-  state.pendingFreshness.noteChange(customerId);
-  state.pendingCache.delete(customerId);
+  state.pendingCache.invalidate(customerId);
 }
 
 export function changed(state: TopupsState, customerId: string) {

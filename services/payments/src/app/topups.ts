@@ -35,9 +35,44 @@ export function createTopups(options: TopupsOptions) {
     retryAfterMs: 10_000,
     ...options.crediting,
   });
+  /** A customer's top-ups whose quote window may be open, computed from the store (through the caches of immutable documents). */
+  async function computePending(customerId: string, now: Date): Promise<TopupView[]> {
+    const head = await customerHead(state, customerId);
+    // Anything created before the last quote window began can no longer be awaiting coin.
+    const oldestOpenMs = now.getTime() - quoteWindowMs - 60_000;
+    const topupIds: number[] = [];
+    for (let n = head; n >= 1 && head - n < pendingScanMax; n--) {
+      const slotKey = `${customerId}:${n}`;
+      let slot = state.customerSlotCache.get(slotKey);
+      if (!slot) {
+        const found = await state.store.customerTopups.findOne({ _id: slotKey });
+        if (!found) continue;
+        slot = { topupId: found.topup_id, createdAt: found.created_at };
+        state.customerSlotCache.set(slotKey, slot);
+      }
+      if (slot.createdAt.getTime() < oldestOpenMs) break;
+      topupIds.push(slot.topupId);
+    }
+    const views = await Promise.all(
+      topupIds.map(async (topupId) => {
+        // Paid stays paid and a quote that has ended awaits nothing: neither needs its records read.
+        if (state.settledCache.get(String(topupId))) return null;
+        const topup = await loadTopup(state, String(topupId));
+        if (!topup || topup.expires_at.getTime() <= now.getTime()) return null;
+        const current = view(state, topup, await customerProgress(state, topup, await readEvents(state, topupId)));
+        if (current.status === 'paid') state.settledCache.set(String(topupId), true);
+        return current;
+      }),
+    );
+    return views.filter((candidate): candidate is TopupView => candidate !== null);
+  }
+
   return {
     /** The inbox's crediting worker: started by the service, its age check run on an interval, its stats metrics. */
     crediting,
+
+    /** Each customer's pending top-ups as last computed; suspended while other replicas' announcements may be missed. */
+    pendingCache: state.pendingCache,
 
     async listAssets(amountEurCents: number): Promise<AssetRow[]> {
       assertTopupAmount(amountEurCents);
@@ -158,40 +193,7 @@ export function createTopups(options: TopupsOptions) {
             new Date(candidate.expires_at).getTime() > now.getTime() &&
             isAwaitingCoin(candidate.status, new Date(candidate.expires_at), now),
         );
-      const known = state.pendingFreshness.enabled ? state.pendingCache.get(customerId) : undefined;
-      if (known && state.pendingFreshness.trusts(customerId, known.stamp)) return open(known.views);
-      const stamp = state.pendingFreshness.begin();
-      const head = await customerHead(state, customerId);
-      // Anything created before the last quote window began can no longer be awaiting coin.
-      const oldestOpenMs = now.getTime() - quoteWindowMs - 60_000;
-      const topupIds: number[] = [];
-      for (let n = head; n >= 1 && head - n < pendingScanMax; n--) {
-        const slotKey = `${customerId}:${n}`;
-        let slot = state.customerSlotCache.get(slotKey);
-        if (!slot) {
-          const found = await state.store.customerTopups.findOne({ _id: slotKey });
-          if (!found) continue;
-          slot = { topupId: found.topup_id, createdAt: found.created_at };
-          state.customerSlotCache.set(slotKey, slot);
-        }
-        if (slot.createdAt.getTime() < oldestOpenMs) break;
-        topupIds.push(slot.topupId);
-      }
-      const views = await Promise.all(
-        topupIds.map(async (topupId) => {
-          // Paid stays paid and a quote that has ended awaits nothing: neither needs its records read.
-          if (state.settledCache.get(String(topupId))) return null;
-          const topup = await loadTopup(state, String(topupId));
-          if (!topup || topup.expires_at.getTime() <= now.getTime()) return null;
-          const current = view(state, topup, await customerProgress(state, topup, await readEvents(state, topupId)));
-          if (current.status === 'paid') state.settledCache.set(String(topupId), true);
-          return current;
-        }),
-      );
-      const candidates = views.filter((candidate): candidate is TopupView => candidate !== null);
-      if (state.pendingFreshness.enabled && state.pendingFreshness.unchangedSince(customerId, stamp))
-        state.pendingCache.set(customerId, { views: candidates, stamp });
-      return open(candidates);
+      return open(await state.pendingCache.read(customerId, () => computePending(customerId, now)));
     },
 
     /** Another replica changed this customer's top-ups (its broadcast): the next read computes them afresh. */

@@ -108,7 +108,5 @@ export async function readHead(state: LedgerState, walletId: string): Promise<Wa
  * movement arrives by broadcast within milliseconds, and a lost broadcast is bounded by the freshness window.
  */
 export async function recentHead(state: LedgerState, walletId: string): Promise<WalletHead> {
-  const known = state.readFreshness.enabled ? state.readHeads.get(walletId) : undefined;
-  if (known && state.readFreshness.trusts(walletId, known.stamp)) return known.head;
-  return readHead(state, walletId);
+  return state.readHeads.get(walletId) ?? readHead(state, walletId);
 }

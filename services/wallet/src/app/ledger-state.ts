@@ -1,5 +1,5 @@
 import { AppError } from '@mtx/shared/errors';
-import { Freshness, type FreshnessStamp } from '@mtx/shared/freshness';
+import { FreshCache } from '@mtx/shared/fresh-cache';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import { WriteGate } from '@mtx/shared/write-gate';
@@ -23,11 +23,9 @@ export function createLedgerState(options: LedgerOptions) {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const heads = new BoundedCache<WalletHead>(options.headCacheMax ?? 100_000);
   const registered = new BoundedCache<true>(options.headCacheMax ?? 100_000);
-  // Read-side only: unlike `heads`, these carry no promise that the entries up to them were announced. Under
-  // the shared freshness rule; no change is ever noted, because every movement's broadcast carries the new head
-  // itself (a newer sequence replaces the entry).
-  const readHeads = new BoundedCache<{ head: WalletHead; stamp: FreshnessStamp }>(options.headCacheMax ?? 100_000);
-  const readFreshness = new Freshness(options.readFreshMs ?? 0, options.headCacheMax ?? 100_000);
+  // Read-side only: unlike `heads`, these carry no promise that the entries up to them were announced. Every
+  // movement's broadcast carries the new head itself, so an announcement sets the entry (a newer sequence wins).
+  const readHeads = new FreshCache<WalletHead>({ freshMs: options.readFreshMs ?? 0, entriesMax: options.headCacheMax ?? 100_000 });
   const queues = new Map<string, WalletQueue>();
   // Movements of different wallets share store round trips under load (each insert keeps its own outcome), and
   // the hot path's writes take the database's write lock one command at a time (see WriteGate).
@@ -43,7 +41,6 @@ export function createLedgerState(options: LedgerOptions) {
     logger,
     publishCredited,
     publishMoved,
-    readFreshness,
     queueMax,
     recoveryBatch,
     crashPrefix,
@@ -64,10 +61,10 @@ export function createLedgerState(options: LedgerOptions) {
 export type LedgerState = ReturnType<typeof createLedgerState>;
 
 export function noteReadHead(state: LedgerState, walletId: string, head: WalletHead) {
-  const known = state.readHeads.get(walletId);
+  const known = state.readHeads.peek(walletId);
   // A late broadcast or a slower read must not move a newer head back.
-  if (known && known.head.sequence > head.sequence) return;
-  state.readHeads.set(walletId, { head, stamp: state.readFreshness.begin() });
+  if (known && known.sequence > head.sequence) return;
+  state.readHeads.set(walletId, head);
 }
 
 /**

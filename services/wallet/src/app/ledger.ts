@@ -1,3 +1,4 @@
+import type { WalletMoved } from '@mtx/shared/announcements';
 import { AppError } from '@mtx/shared/errors';
 import { assertEntryId, assertWalletId, balanceCapEurCents } from '../domain/movement';
 import type { LedgerEntryDocument } from '../store/ledger-store';
@@ -18,7 +19,6 @@ import {
   type DebitInput,
   type DebitManyOutcome,
   type LedgerOptions,
-  type MovedEvent,
   type MovementInput,
   type MovementOutcome,
   type WalletView,
@@ -196,15 +196,18 @@ export function createLedger(options: LedgerOptions) {
     },
 
     /** Another replica's movement (its broadcast): reads here see it without waiting out the freshness window. */
-    observeMoved(event: MovedEvent): void {
-      if (typeof event?.customer_id !== 'string' || !Number.isSafeInteger(event.sequence) || event.sequence < 1) return;
-      if (!Number.isSafeInteger(event.balance_eur_cents) || !Number.isSafeInteger(event.held_eur_cents)) return;
-      noteReadHead(state, event.customer_id, {
-        sequence: event.sequence,
-        balanceEurCents: event.balance_eur_cents,
-        heldEurCents: event.held_eur_cents,
+    /** Another replica's movement (its announcement carries the new head). */
+    observeMoved(moved: WalletMoved): void {
+      if (moved.sequence < 1) return;
+      noteReadHead(state, moved.customerId, {
+        sequence: moved.sequence,
+        balanceEurCents: moved.balanceEurCents,
+        heldEurCents: moved.heldEurCents,
       });
     },
+
+    /** The heads this replica serves reads from; suspended while announcements may be missed. */
+    readCache: state.readHeads,
 
     /** Finishes what a crash left at one wallet's head; `thorough` also looks behind the head's checkpoint. */
     repairWallet(walletId: string, thorough = false): Promise<number> {

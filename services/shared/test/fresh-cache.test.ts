@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReadModel } from '../src/domain/read-model';
+import { FreshCache } from '../src/fresh-cache';
 
 /** A load the test finishes by hand, so reads and invalidations can be interleaved exactly. */
 function controlledLoads() {
@@ -23,10 +23,10 @@ function controlledLoads() {
   };
 }
 
-describe('gateway read model', () => {
+describe('the fresh cache (every read cache of the services)', () => {
   it('serves a stored answer while fresh and loads again once it is older than freshMs', async () => {
     let nowMs = 0;
-    const model = new ReadModel<string>({ freshMs: 1_000, entriesMax: 10, now: () => nowMs });
+    const model = new FreshCache<string>({ freshMs: 1_000, entriesMax: 10, now: () => nowMs });
     let loads = 0;
     const load = async () => `answer ${++loads}`;
     expect(await model.read('cus_a', load)).toBe('answer 1');
@@ -39,7 +39,7 @@ describe('gateway read model', () => {
   });
 
   it('keeps customers apart and loads again after an invalidation of that customer only', async () => {
-    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const model = new FreshCache<string>({ freshMs: 60_000, entriesMax: 10 });
     const counts = new Map<string, number>();
     const loadFor = (customerId: string) => async () => {
       counts.set(customerId, (counts.get(customerId) ?? 0) + 1);
@@ -53,7 +53,7 @@ describe('gateway read model', () => {
   });
 
   it('never stores an answer whose load started before an invalidation, and detaches later readers from it', async () => {
-    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const model = new FreshCache<string>({ freshMs: 60_000, entriesMax: 10 });
     const loads = controlledLoads();
     const first = model.read('cus_a', loads.load);
     const joined = model.read('cus_a', loads.load);
@@ -73,7 +73,7 @@ describe('gateway read model', () => {
   });
 
   it('does not store the older of two overlapping loads when an invalidation separates them, whatever order they end in', async () => {
-    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const model = new FreshCache<string>({ freshMs: 60_000, entriesMax: 10 });
     const loads = controlledLoads();
     const before = model.read('cus_a', loads.load);
     model.invalidate('cus_a');
@@ -87,7 +87,7 @@ describe('gateway read model', () => {
   });
 
   it('passes load failures to every waiting reader and stores nothing', async () => {
-    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 10 });
+    const model = new FreshCache<string>({ freshMs: 60_000, entriesMax: 10 });
     const loads = controlledLoads();
     const first = model.read('cus_a', loads.load);
     const second = model.read('cus_a', loads.load);
@@ -101,7 +101,7 @@ describe('gateway read model', () => {
   });
 
   it('is bounded in entries and forgets invalidation records without ever trusting a load they could have covered', async () => {
-    const model = new ReadModel<string>({ freshMs: 60_000, entriesMax: 3 });
+    const model = new FreshCache<string>({ freshMs: 60_000, entriesMax: 3 });
     for (const customerId of ['cus_1', 'cus_2', 'cus_3', 'cus_4', 'cus_5']) await model.read(customerId, async () => customerId);
     expect(model.stats.size).toBe(3);
     const loads = controlledLoads();
@@ -117,25 +117,52 @@ describe('gateway read model', () => {
     expect(await fresh).toBe('fresh');
   });
 
-  it('answers every read by a load while disabled, and when freshMs is 0', async () => {
+  it('answers every read by a load while suspended (announcements may be missed), and when freshMs is 0', async () => {
     let loads = 0;
     const load = async () => ++loads;
-    const disabled = new ReadModel<number>({ freshMs: 60_000, entriesMax: 10 });
+    const disabled = new FreshCache<number>({ freshMs: 60_000, entriesMax: 10 });
     await disabled.read('cus_a', load);
-    disabled.setEnabled(false);
-    expect(disabled.isEnabled).toBe(false);
+    disabled.suspend();
+    expect(disabled.enabled).toBe(false);
     await disabled.read('cus_a', load);
     await disabled.read('cus_a', load);
     expect(loads).toBe(3);
-    disabled.setEnabled(true);
+    disabled.resume();
     await disabled.read('cus_a', load);
     await disabled.read('cus_a', load);
     expect(loads).toBe(4);
 
-    const off = new ReadModel<number>({ freshMs: 0, entriesMax: 10 });
+    const off = new FreshCache<number>({ freshMs: 0, entriesMax: 10 });
     await off.read('cus_a', load);
     await off.read('cus_a', load);
     expect(loads).toBe(6);
-    expect(off.isEnabled).toBe(false);
+    expect(off.enabled).toBe(false);
+  });
+
+  it('keeps an entry no longer trusted as the base of the next load, and serves a value set by its own writer', async () => {
+    const cache = new FreshCache<string>({ freshMs: 60_000, entriesMax: 10 });
+    const stamp = cache.begin();
+    expect(cache.store('cus_a', 'view 1', stamp)).toBe(true);
+    expect(cache.get('cus_a')).toBe('view 1');
+    cache.distrust('cus_a');
+    expect(cache.get('cus_a')).toBeUndefined();
+    expect(cache.peek('cus_a')).toBe('view 1');
+    cache.set('cus_a', 'view 2');
+    expect(cache.get('cus_a')).toBe('view 2');
+    // A load that began before the set ends later: it never replaces the newer value.
+    expect(cache.store('cus_a', 'view 1 again', stamp)).toBe(false);
+    expect(cache.get('cus_a')).toBe('view 2');
+    cache.invalidate('cus_a');
+    expect(cache.peek('cus_a')).toBeUndefined();
+  });
+
+  it('trusts nothing loaded before a resume: what was read while announcements were missed is loaded again', async () => {
+    const cache = new FreshCache<string>({ freshMs: 60_000, entriesMax: 10 });
+    await cache.read('cus_a', async () => 'before');
+    cache.suspend();
+    cache.resume();
+    expect(cache.get('cus_a')).toBeUndefined();
+    expect(await cache.read('cus_a', async () => 'after')).toBe('after');
+    expect(cache.get('cus_a')).toBe('after');
   });
 });
