@@ -148,7 +148,10 @@ describe('address policy (SSRF) at delivery', () => {
     receiver = http.createServer((request, response) => {
       hosts.push(String(request.headers.host));
       request.resume();
-      request.on('end', () => response.writeHead(204).end());
+      request.on('end', () => {
+        if (request.url === '/moved') response.writeHead(307, { location: `http://127.0.0.1:${port}/inner` }).end();
+        else response.writeHead(204).end();
+      });
     });
     receiver.on('connection', (socket) => connections.push(String(socket.remoteAddress)));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
@@ -187,5 +190,14 @@ describe('address policy (SSRF) at delivery', () => {
     await sender.close();
     expect(outcome).toEqual({ ok: true, status: 204 });
     expect(hosts.at(-1)).toBe(`receiver.example:${port}`);
+  });
+
+  it('does not follow a redirect: a 3xx is a failed delivery', async () => {
+    const sender = createWebhookSender({ allowPrivate: true });
+    const before = hosts.length;
+    const outcome = await post(sender, `http://127.0.0.1:${port}/moved`);
+    await sender.close();
+    expect(outcome).toEqual({ ok: false, status: 307, error: 'answered 307' });
+    expect(hosts.length).toBe(before + 1);
   });
 });
