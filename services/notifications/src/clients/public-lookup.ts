@@ -31,7 +31,7 @@ export function publicOnlyLookup(resolve: Resolve, allowPrivate: boolean): Looku
         if (!allowPrivate)
           for (const { address } of addresses) {
             const verdict = classifyAddress(address);
-            if (!verdict.public) return answer(new Error(`${hostname} resolves to ${refusalReason(address, verdict)}`), []);
+            if (!verdict.public) return answer(new Error(refusalReason(address, verdict, hostname)), []);
           }
         answer(null, addresses);
       },

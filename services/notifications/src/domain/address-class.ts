@@ -77,9 +77,13 @@ export function isPublicAddress(address: string): boolean {
   return classifyAddress(address).public;
 }
 
-/** Why an address is refused, in words: "127.0.0.1 is loopback", "2002:7f00:1:: carries 127.0.0.1 (loopback)". */
-export function refusalReason(address: string, verdict: AddressVerdict): string {
-  if (verdict.public) return `${address} is public`;
-  if (verdict.embedded) return `${address} carries ${verdict.embedded} (${verdict.range}), which is not a public address`;
-  return `${address} is ${verdict.range}, not a public address`;
+/**
+ * Why an address is refused, in words: "2002:7f00:1:: carries 127.0.0.1 (loopback): not a public address", or
+ * with the name that led to it, "intranet.example resolves to 10.0.0.7, which is private: not a public address".
+ */
+export function refusalReason(address: string, verdict: AddressVerdict, host?: string): string {
+  if (verdict.public) return `${address} is a public address`;
+  const why = verdict.embedded ? `carries ${verdict.embedded} (${verdict.range})` : `is ${verdict.range}`;
+  const subject = host && host !== address ? `${host} resolves to ${address}, which` : address;
+  return `${subject} ${why}: not a public address`;
 }

@@ -33,8 +33,7 @@ function refuse(message: string, details?: Record<string, unknown>): AppError {
 function refuseAddress(host: string, address: string): AppError | undefined {
   const verdict = classifyAddress(address);
   if (verdict.public) return undefined;
-  const via = host === address ? '' : `url's host ${host} resolves to `;
-  return refuse(`${via}${refusalReason(address, verdict)}`, {
+  return refuse(`url's host ${refusalReason(address, verdict, host)}`, {
     reason: 'address_not_public',
     address,
     range: verdict.range,
