@@ -210,6 +210,26 @@ export interface StartStackOptions {
 }
 
 /**
+ * The environment every service of a stack starts with: the caller's, then the stack's own options over it.
+ * A local stack delivers webhooks to local receivers, so WEBHOOKS_ALLOW_PRIVATE defaults to 1 (production
+ * refuses private targets); a value set in the environment or in `env` wins, so `WEBHOOKS_ALLOW_PRIVATE=0
+ * npm start` runs the production address policy.
+ */
+export function stackEnvironment(
+  processEnv: NodeJS.ProcessEnv,
+  options: Pick<StartStackOptions, 'env' | 'mongodbUrl' | 'natsUrl' | 'dataDirectory'>,
+): NodeJS.ProcessEnv {
+  return {
+    WEBHOOKS_ALLOW_PRIVATE: '1',
+    ...processEnv,
+    ...options.env,
+    MONGODB_URL: options.mongodbUrl,
+    NATS_URL: options.natsUrl,
+    DATA_DIR: options.dataDirectory,
+  };
+}
+
+/**
  * Starts services in dependency order on free ports, passing every address to every service, and waits for
  * each to answer its health check before starting those that call it.
  */
@@ -221,15 +241,7 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
     ports.set(name, name === 'gateway' && options.gatewayPort !== undefined ? options.gatewayPort : await freePort());
     if (serviceSpecs[name].secondaryPortVariable) secondaryPorts.set(name, await freePort());
   }
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    // A local stack delivers webhooks to local receivers (production refuses private targets).
-    WEBHOOKS_ALLOW_PRIVATE: '1',
-    ...options.env,
-    MONGODB_URL: options.mongodbUrl,
-    NATS_URL: options.natsUrl,
-    DATA_DIR: options.dataDirectory,
-  };
+  const env = stackEnvironment(process.env, options);
   for (const name of serviceNames) {
     const spec = serviceSpecs[name];
     const port = ports.get(name)!;

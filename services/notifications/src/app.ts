@@ -1,4 +1,3 @@
-import dns from 'node:dns';
 import type { Clock } from '@mtx/shared/clock';
 import { systemClock } from '@mtx/shared/clock';
 import { customerEventChannel } from '@mtx/shared/customer-events';
@@ -15,6 +14,7 @@ import { Endpoints } from './app/endpoints';
 import { EventLog } from './app/event-log';
 import { Intake } from './app/intake';
 import { Leadership } from './app/leadership';
+import { systemResolve } from './clients/public-lookup';
 import { createWebhookSender, type WebhookSender } from './clients/webhook-sender';
 import { developmentWebhookSecretKey, type NotificationsConfig } from './config';
 import type { Resolve } from './domain/url-policy';
@@ -28,8 +28,6 @@ export interface NotificationsApp extends ServiceApp {
   dispatcher: Dispatcher;
   readonly port: number;
 }
-
-const systemResolve: Resolve = async (hostname) => (await dns.promises.lookup(hostname, { all: true })).map((entry) => entry.address);
 
 /**
  * Builds the notifier without serving: `start` makes sure the NOTIFY stream and its consumer exist, serves gRPC
@@ -55,7 +53,14 @@ export function createNotificationsApp(options: {
   const store = createNotificationsStore(database);
   const secrets = createSecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY, 'WEBHOOK_SECRET_KEY'));
   const events = new EventLog(store, nowMs);
-  const sender = options.sender ?? createWebhookSender({ allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE });
+  const resolve = options.resolve ?? systemResolve;
+  const sender =
+    options.sender ??
+    createWebhookSender({
+      allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE,
+      resolve,
+      connectionsPerOrigin: config.WEBHOOK_CUSTOMER_DELIVERIES_IN_FLIGHT_MAX,
+    });
   const channel = customerEventChannel(config.MONGODB_DATABASE_PREFIX);
   // Every replica hears of an endpoint changed on any of them; the leader follows it at once.
   const endpointChangedSubject = `${channel.subjectRoot}-endpoints`;
@@ -64,7 +69,7 @@ export function createNotificationsApp(options: {
     store,
     secrets,
     events,
-    resolve: options.resolve ?? systemResolve,
+    resolve,
     allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE,
     endpointsPerCustomerMax: config.WEBHOOK_ENDPOINTS_PER_CUSTOMER_MAX,
     nowMs,
@@ -87,6 +92,7 @@ export function createNotificationsApp(options: {
       retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
       retryForMs: config.WEBHOOK_RETRY_FOR_MS,
       inFlightMax: config.WEBHOOK_DELIVERIES_IN_FLIGHT_MAX,
+      customerInFlightMax: config.WEBHOOK_CUSTOMER_DELIVERIES_IN_FLIGHT_MAX,
     },
     disable: async (endpoint, reason) => {
       logger.warn({ endpoint_id: endpoint._id, customer_id: endpoint.customer_id, reason }, 'webhook endpoint disabled');
@@ -173,7 +179,7 @@ export function createNotificationsApp(options: {
       await rescan.stop();
       endpointChanges?.unsubscribe();
       await leadership.stop();
-      sender.close();
+      await sender.close();
     },
   };
 }

@@ -21,8 +21,13 @@ export const NotificationsConfigSchema = Type.Object({
   WEBHOOK_RETRY_MAX_MS: Type.Integer({ minimum: 10, default: 3_600_000 }),
   /** An endpoint that has failed one event for this long is disabled. */
   WEBHOOK_RETRY_FOR_MS: Type.Integer({ minimum: 1_000, default: 3 * 24 * 3_600_000 }),
-  /** Deliveries in flight at once, over every endpoint. */
+  /** Deliveries in flight at once, over every endpoint; when all are taken, waiting customers take turns. */
   WEBHOOK_DELIVERIES_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, default: 1_000 }),
+  /**
+   * Deliveries one customer may have in flight at once (each endpoint has at most one), and so the connections
+   * it may hold to one host: with the default, every endpoint of a customer delivers without waiting on another.
+   */
+  WEBHOOK_CUSTOMER_DELIVERIES_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 16 }),
   WEBHOOK_ENDPOINTS_PER_CUSTOMER_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 16 }),
   /** Copies of the NOTIFY stream: 3 on a 3-node cluster, 1 on a single server. */
   NOTIFY_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),

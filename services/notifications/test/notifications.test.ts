@@ -13,7 +13,8 @@ import { createWebhookSender, type SendOutcome, type WebhookSender } from '../sr
 import { loadNotificationsConfig } from '../src/config';
 import { retryDelayMs, retriesExhausted } from '../src/domain/retry-schedule';
 import { signatureHeader } from '../src/domain/signature';
-import { isPublicAddress, parseEndpointUrl } from '../src/domain/url-policy';
+import { isPublicAddress } from '../src/domain/address-class';
+import { parseEndpointUrl } from '../src/domain/url-policy';
 
 const logger = createLogger('notifications-test', { level: 'silent' });
 const prefix = testDatabasePrefix('notify');
@@ -111,8 +112,14 @@ describe('address policy (SSRF)', () => {
     expect(await app.endpoints.list('cus_ssrf0000000001')).toEqual([]);
     // A name resolving to loopback (here: localhost itself, as DNS rebinding would) is refused on connection.
     const sender = createWebhookSender({ allowPrivate: false });
-    const outcome = await sender.send('http://localhost:9/hook', '{}', {}, AbortSignal.timeout(5_000));
-    sender.close();
+    const outcome = await sender.send({
+      customerId: 'cus_ssrf0000000001',
+      url: 'http://localhost:9/hook',
+      body: '{}',
+      headers: {},
+      signal: AbortSignal.timeout(5_000),
+    });
+    await sender.close();
     expect(outcome.ok).toBe(false);
     expect(outcome.error).toMatch(/not a public address/);
   });
@@ -135,11 +142,12 @@ describe('delivery', () => {
     const clock = new ManualClock('2026-11-25T10:00:00Z');
     const attempts: string[] = [];
     const failing: WebhookSender = {
-      async send(_url, body): Promise<SendOutcome> {
+      async send({ body }): Promise<SendOutcome> {
         attempts.push(body);
         return { ok: false, status: 503, error: 'answered 503' };
       },
-      close() {},
+      release() {},
+      async close() {},
     };
     const app = appWith({ allowPrivate: true, clock, sender: failing }, 'disable');
     // As the leader does when it takes the lead.

@@ -6,6 +6,7 @@ import type { WebhookSender } from '../clients/webhook-sender';
 import { retriesExhausted, retryDelayMs } from '../domain/retry-schedule';
 import { signatureHeader } from '../domain/signature';
 import type { CursorDocument, EndpointDocument, EventDocument, NotificationsStore } from '../store/notifications-store';
+import { DeliverySlots } from './delivery-slots';
 import type { EventLog } from './event-log';
 
 const tracer = trace.getTracer('mtx-notifications');
@@ -27,6 +28,8 @@ export interface DeliverySettings {
   retryMaxMs: number;
   retryForMs: number;
   inFlightMax: number;
+  /** Deliveries one customer may have in flight (its endpoints deliver one event at a time each). */
+  customerInFlightMax: number;
 }
 
 export interface DeliveryOptions {
@@ -47,32 +50,11 @@ export function deliveryBody(event: EventDocument): string {
   return JSON.stringify({ id: event.event_id, type: event.type, created: event.created, data: event.data });
 }
 
-/** Counts deliveries in flight over every endpoint; a worker waits its turn when the bound is reached. */
-class Slots {
-  private used = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly max: number) {}
-
-  async take(): Promise<void> {
-    if (this.used < this.max) {
-      this.used += 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.used -= 1;
-  }
-}
-
 /**
  * One endpoint's deliveries: its events one at a time, in order, each retried (backoff with jitter) until it is
  * answered 2xx, and the endpoint disabled once one has failed for the whole retry period. Each endpoint runs on
- * its own, so a slow or hanging one holds up nothing but itself.
+ * its own, so a slow or hanging one holds up nothing but itself: its customer's other endpoints deliver beside
+ * it, and other customers' deliveries go over other connections (see clients/webhook-sender.ts).
  */
 class EndpointWorker {
   private running = false;
@@ -86,7 +68,7 @@ class EndpointWorker {
   constructor(
     private endpoint: EndpointDocument,
     private readonly options: DeliveryOptions,
-    private readonly slots: Slots,
+    private readonly slots: DeliverySlots,
   ) {
     this.secret = options.secrets.open(endpoint.secret);
   }
@@ -190,7 +172,7 @@ class EndpointWorker {
 
   private async deliver(event: EventDocument): Promise<{ ok: boolean; error?: string }> {
     const body = deliveryBody(event);
-    await this.slots.take();
+    await this.slots.take(this.customerId);
     const span = tracer.startSpan('notifications.deliver', {
       kind: SpanKind.CLIENT,
       attributes: {
@@ -202,6 +184,7 @@ class EndpointWorker {
       },
     });
     try {
+      // The timeout starts now that the delivery has its slot: the sender never queues it behind another.
       const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.settings.timeoutMs)]);
       const headers = {
         'mtx-signature': signatureHeader(this.secret, body, Math.floor(this.options.nowMs() / 1000)),
@@ -210,7 +193,7 @@ class EndpointWorker {
         'user-agent': 'mtx-webhooks/1',
       };
       const startedAt = performance.now();
-      const outcome = await this.options.sender.send(this.endpoint.url, body, headers, signal);
+      const outcome = await this.options.sender.send({ customerId: this.customerId, url: this.endpoint.url, body, headers, signal });
       deliveryDuration.record(performance.now() - startedAt, { 'mtx.event_type': event.type });
       deliveriesCounter.add(1, { 'mtx.event_type': event.type, 'mtx.outcome': outcome.ok ? 'delivered' : 'failed' });
       if (outcome.status) span.setAttribute('http.response.status_code', outcome.status);
@@ -218,7 +201,7 @@ class EndpointWorker {
       return outcome;
     } finally {
       span.end();
-      this.slots.give();
+      this.slots.give(this.customerId);
     }
   }
 }
@@ -227,11 +210,11 @@ class EndpointWorker {
 export class Dispatcher {
   private readonly workers = new Map<string, EndpointWorker>();
   private readonly byCustomer = new Map<string, Set<string>>();
-  private readonly slots: Slots;
+  private readonly slots: DeliverySlots;
   private active = false;
 
   constructor(private readonly options: DeliveryOptions) {
-    this.slots = new Slots(options.settings.inFlightMax);
+    this.slots = new DeliverySlots(options.settings.inFlightMax, options.settings.customerInFlightMax);
   }
 
   /** Starts delivering to these endpoints (this replica leads). */
@@ -256,7 +239,12 @@ export class Dispatcher {
     if (endpoint.status !== 'enabled' || endpoint.deleted_at) {
       existing?.stop();
       this.workers.delete(endpoint._id);
-      this.byCustomer.get(endpoint.customer_id)?.delete(endpoint._id);
+      const ids = this.byCustomer.get(endpoint.customer_id);
+      ids?.delete(endpoint._id);
+      if (ids?.size === 0) {
+        this.byCustomer.delete(endpoint.customer_id);
+        this.options.sender.release(endpoint.customer_id);
+      }
       return;
     }
     if (existing) return;
@@ -279,6 +267,7 @@ export class Dispatcher {
   stop(): void {
     this.active = false;
     for (const worker of this.workers.values()) worker.stop();
+    for (const customerId of this.byCustomer.keys()) this.options.sender.release(customerId);
     this.workers.clear();
     this.byCustomer.clear();
   }
