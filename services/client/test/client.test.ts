@@ -221,7 +221,7 @@ describe('connection failures', () => {
     const keyed = (await failure(client.orders.place({ orders: [] } as never))) as ApiConnectionError;
     expect(keyed.attempts).toBe(3);
     const unkeyed = (await failure(
-      client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRX' } as never),
+      client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' } as never),
     )) as ApiConnectionError;
     expect(unkeyed.attempts).toBe(1);
     expect(record.sleeps).toHaveLength(4);
@@ -235,7 +235,7 @@ describe('connection failures', () => {
     const read = (await failure(client.wallet.get())) as ApiConnectionError;
     expect(read).toMatchObject({ timedOut: true, attempts: 2 });
     const write = (await failure(
-      client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRX' } as never),
+      client.wallet.createTopup({ amount_eur_cents: 1000, asset_code: 'USDT', blockchain_code: 'TRON' } as never),
     )) as ApiConnectionError;
     expect(write).toMatchObject({ timedOut: true, attempts: 1 });
     expect(Date.now() - startedMs).toBeLessThan(5_000);
