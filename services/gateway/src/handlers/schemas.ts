@@ -49,3 +49,13 @@ export const rateLimitHeaders = {
 export function stringEnum<T extends string>(values: readonly T[], options: { description?: string } = {}) {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
+
+/**
+ * For text that reaches a trading terminal (symbols, comments, login fields): no control characters (U+0000 to
+ * U+001F, U+007F). A terminal would read a NUL as the end of the string and a newline as a new record, so they are
+ * refused with 400 rather than passed on.
+ */
+export const terminalText = {
+  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+  'x-error-message': 'must not contain control characters (U+0000 to U+001F, U+007F)',
+} as const;

@@ -19,7 +19,8 @@ const kibibytes = (bytes: number) => `${(bytes / 1024).toLocaleString('en', { ma
 /** What each public error code means, for the error table of the reference. Keyed by every code the gateway can send. */
 const errorCodeDescriptions = (config: GatewayConfig): Record<ErrorCode, string> => ({
   invalid_request: 'The request is malformed: a wrong type, a missing required field, a bad header value. `param` names the field.',
-  unknown_field: 'The body has a field the endpoint does not accept; nothing is silently dropped. `param` is its dotted path.',
+  unknown_field:
+    'The body has a field the endpoint does not accept; nothing is silently dropped. `param` is its path, written `orders[0].volume`.',
   amount_out_of_range: 'An amount lies outside its bounds (a top-up is 1000 to 50000 cents).',
   balance_cap_exceeded: 'The operation would take the balance above EUR 1,000 (100000 cents).',
   too_many_legs: 'More than 20 legs in one POST /v1/orders batch.',
@@ -72,7 +73,9 @@ function referenceGuide(config: GatewayConfig): string {
 Send \`Authorization: Bearer <key>\`. Full keys start \`sk_\` and may call everything; read-only keys start \`rk_\` and may call every GET. A write with a read-only key is \`403 forbidden\`; no key or an unknown key is \`401 unauthenticated\`.
 
 ## Errors
-Every non-2xx response has the body \`{"error": {"code", "message", "param"?, "details"?}, "request_id"}\`; \`request_id\` is also in the \`X-Request-Id\` header. Branch on \`code\`, never on \`message\`. Bad input is always a 4xx and writes nothing; batches are validated all-or-nothing.
+Every non-2xx response has the body \`{"error": {"code", "message", "param"?, "details"?}, "request_id"}\`; \`request_id\` is also in the \`X-Request-Id\` header. Branch on \`code\`, never on \`message\`. Bad input is always a 4xx and writes nothing; batches are validated all-or-nothing. \`param\` names the field as you sent it, in one format: \`orders[0].volume\`, \`defaults.volume\`, \`accounts[1].tickets[0]\`, a query parameter or a header name.
+
+Bodies are JSON in UTF-8 without a \`Content-Encoding\` (another charset or an encoded body is \`415 unsupported_media_type\`), and an object may not give a key twice (\`400 invalid_request\`). Paths are matched exactly (a trailing slash is \`404\`), integer path and query parameters are plain decimal digits, and text sent on to a trading terminal (symbols, comments, operations, expirations, login fields) may not contain control characters.
 
 | Status | Code | Meaning |
 |---|---|---|
@@ -327,6 +330,8 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
       }
     }
     const paths = (document.paths ?? {}) as Record<string, Record<string, OperationObject>>;
+    writeExclusiveBoundsAsOpenApi30(paths);
+    writeExclusiveBoundsAsOpenApi30(document.components?.schemas);
     nameOperations(paths);
     linkFlows(paths);
     const usedTags = new Set<string>();
@@ -352,6 +357,25 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
     };
     return document;
   };
+}
+
+/**
+ * JSON Schema's numeric `exclusiveMinimum: 0` (what ajv validates) written as OpenAPI 3.0 has it, `minimum: 0,
+ * exclusiveMinimum: true`. The document's schemas are @fastify/swagger's copies, so the routes' own are untouched.
+ */
+function writeExclusiveBoundsAsOpenApi30(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  for (const [bound, flag] of [
+    ['minimum', 'exclusiveMinimum'],
+    ['maximum', 'exclusiveMaximum'],
+  ] as const) {
+    if (typeof schema[flag] === 'number') {
+      schema[bound] = schema[flag];
+      schema[flag] = true;
+    }
+  }
+  for (const child of Object.values(schema)) writeExclusiveBoundsAsOpenApi30(child);
 }
 
 /** Options for @fastify/swagger that complete the generated document; spread into its registration in app.ts. */
