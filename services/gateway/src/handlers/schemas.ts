@@ -37,9 +37,9 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const rateLimitHeaders = {
-  'ratelimit-limit': { type: 'integer', description: 'Requests allowed in the current one-minute window.' },
-  'ratelimit-remaining': { type: 'integer', description: 'Requests left in the window.' },
-  'ratelimit-reset': { type: 'integer', description: 'Seconds until the window resets.' },
+  'ratelimit-limit': { type: 'integer', description: 'Requests allowed in any 60 s.' },
+  'ratelimit-remaining': { type: 'integer', description: 'Requests that may still pass now: the limit less those of the last 60 s.' },
+  'ratelimit-reset': { type: 'integer', description: 'Seconds until the oldest request of the last 60 s leaves them.' },
 } as const;
 
 /**

@@ -87,7 +87,7 @@ Per-leg and per-account failures of a batch are not HTTP errors: they come back 
 POST /v1/orders and POST /v1/orders/close accept an \`Idempotency-Key\` header (1 to 128 printable ASCII characters, for example a UUID). Keys are scoped to the customer, not to the route (a key used on one route is refused on another), and live ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes from their first use. Replaying the same body with the same key returns the original response with \`idempotent_replay: true\` and sends nothing to any terminal; the same key with a different body, or on another route, is \`409 idempotency_key_reused\`; a duplicate that arrives while the first is still running is \`409 idempotency_key_in_progress\`. A retry after a \`5xx\` (a timeout: the batch may have been sent) works on the same batch and its legs' client ids, so it answers with what the first attempt did and never sends a leg twice. After the key's lifetime a request with it is new: a new batch, sent and executed. Generate one key per logical operation and reuse it on every retry.
 
 ## Rate limits
-Each customer has ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute for POST /v1/orders and POST /v1/orders/close together, and a separate ${config.RATE_LIMIT_OTHER_PER_MINUTE} per minute for the rest of the API, shared by every gateway replica. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the window resets). Past the limit the answer is \`429 rate_limited\` with \`Retry-After\` in seconds. \`503 unavailable\` also carries \`Retry-After\`.
+Each customer has ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute for POST /v1/orders and POST /v1/orders/close together, and a separate ${config.RATE_LIMIT_OTHER_PER_MINUTE} per minute for the rest of the API, shared by every gateway replica. The minute slides: the limit holds for any 60 seconds, not per clock minute. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` (requests that may still pass now: the limit less those of the last 60 s) and \`RateLimit-Reset\` (seconds until the oldest request of the last 60 s leaves them). Past the limit the answer is \`429 rate_limited\` with \`Retry-After\`: the seconds until the next request would pass. \`503 unavailable\` also carries \`Retry-After\`.
 
 ## Conventions
 Money is an integer number of EUR cents in fields named \`*_eur_cents\`. Timestamps are ISO 8601 UTC strings. Field names are snake_case. Every path carries the prefix \`/v1\`; fields may be added to responses within a version, so ignore fields you do not know.`;
@@ -302,15 +302,21 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
     document.components.headers = {
       ...document.components.headers,
       'RateLimit-Limit': {
-        description: "Requests allowed in the current one-minute window for this route's bucket.",
+        description: "Requests allowed in any 60 s for this route's bucket.",
         schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE },
       },
       'RateLimit-Remaining': {
-        description: 'Requests left in the current window.',
+        description: 'Requests that may still pass now: the limit less those of the last 60 s.',
         schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE - 1 },
       },
-      'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', example: 42 } },
-      'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', example: 1 } },
+      'RateLimit-Reset': {
+        description: 'Seconds until the oldest request of the last 60 s leaves them.',
+        schema: { type: 'integer', example: 42 },
+      },
+      'Retry-After': {
+        description: 'Seconds to wait before retrying; on 429, until the next request would pass.',
+        schema: { type: 'integer', example: 1 },
+      },
     };
     document.components.parameters = {
       ...document.components.parameters,
