@@ -164,7 +164,7 @@ describe('POST /v1/orders', () => {
     const leg = { account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 };
     const unknownLegField = await call('POST', '/v1/orders', { body: { orders: [{ ...leg, colour: 'red' }] } });
     expect(unknownLegField.statusCode).toBe(400);
-    expect(unknownLegField.json().error).toMatchObject({ code: 'unknown_field', param: 'orders.0.colour' });
+    expect(unknownLegField.json().error).toMatchObject({ code: 'unknown_field', param: 'orders[0].colour' });
     const unknownTop = await call('POST', '/v1/orders', { body: { orders: [leg], dry_run: true } });
     expect(unknownTop.json().error).toMatchObject({ code: 'unknown_field', param: 'dry_run' });
     const tooMany = await call('POST', '/v1/orders', { body: { orders: Array.from({ length: 21 }, () => leg) } });
