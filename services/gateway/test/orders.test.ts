@@ -183,6 +183,26 @@ describe('POST /v1/orders', () => {
     expect(stringVolume.statusCode).toBe(400);
     expect(await received()).toBe(before);
   });
+
+  it('names the field the client sent when execution refuses a value inherited from defaults, sending nothing', async () => {
+    const before = await received();
+    const leg = { account_id: accounts.alpha!.id, symbol: 'EURUSD' };
+    const badOperation = await call('POST', '/v1/orders', { body: { defaults: { operation: 'hold', volume: 0.1 }, orders: [leg] } });
+    expect(badOperation.statusCode).toBe(400);
+    expect(badOperation.json().error).toMatchObject({ code: 'invalid_request', param: 'defaults.operation' });
+    expect(badOperation.json().error.message).toMatch(/^defaults\.operation must be one of/);
+    // Given on the leg itself, the leg is named.
+    const onLeg = await call('POST', '/v1/orders', { body: { defaults: { volume: 0.1 }, orders: [{ ...leg, operation: 'hold' }] } });
+    expect(onLeg.json().error).toMatchObject({ code: 'invalid_request', param: 'orders[0].operation' });
+    const pastExpiry = await call('POST', '/v1/orders', {
+      body: {
+        defaults: { operation: 'buyLimit', volume: 0.1, price: 1, expiration: '2020-01-31T17:00:00Z' },
+        orders: [leg, { ...leg, account_id: accounts.beta!.id }],
+      },
+    });
+    expect(pastExpiry.json().error).toMatchObject({ code: 'invalid_request', param: 'defaults.expiration' });
+    expect(await received()).toBe(before);
+  });
 });
 
 describe('POST /v1/orders/close', () => {
