@@ -7,7 +7,6 @@ import { createLogger } from '@mtx/shared/logger';
 import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
-import { rateLimitBlockSlots } from '../../services/gateway/src/app/rate-limiter';
 
 /**
  * Issue 8, horizontal scale in the code: two gateways (each on its own execution replica), two billing
@@ -113,22 +112,21 @@ const batchBody = () => ({
 
 describe('two of everything', () => {
   it('holds the 60/min execution limit across both gateways', async () => {
-    // Start at the top of a fresh window so the count cannot straddle two minutes.
-    const probe = await call(gateways[0]!, 'GET', '/v1/accounts');
-    const resetSeconds = Number(probe.headers.get('ratelimit-reset'));
-    if (resetSeconds < 20) await new Promise((resolve) => setTimeout(resolve, resetSeconds * 1000 + 200));
+    // The limit slides: any 60 s, wherever the minute turns, so no waiting for a fresh window.
     // An invalid body is refused after the limiter has counted it, so the test sends nothing to a broker.
     const responses = await Promise.all(
       Array.from({ length: 70 }, (_, index) => call(gateways[index % 2]!, 'POST', '/v1/orders', { orders: [] })),
     );
     const limited = responses.filter((response) => response.status === 429);
     const counted = responses.filter((response) => response.status !== 429);
-    // Never more than the limit; fewer by at most what each replica holds unused of its last block (limit/20 - 1).
+    // The limit, whichever gateway each request reached (a claim that lands just after a minute turns is not
+    // admitted yet still counts, which can only admit fewer).
     expect(counted.length).toBeLessThanOrEqual(60);
-    expect(counted.length).toBeGreaterThanOrEqual(60 - gateways.length * (rateLimitBlockSlots(60) - 1));
+    expect(counted.length).toBeGreaterThanOrEqual(58);
     expect(limited.length).toBe(70 - counted.length);
     for (const response of counted) expect(response.status).toBe(400);
-    for (const response of limited) expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+    // The first admitted request leaves the minute in about 60 s: that is when the next one passes.
+    for (const response of limited) expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(55);
   });
 
   it('sends a keyed batch once when duplicates arrive at both gateways at once', async () => {

@@ -164,7 +164,7 @@ describe('POST /v1/orders', () => {
     const leg = { account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 };
     const unknownLegField = await call('POST', '/v1/orders', { body: { orders: [{ ...leg, colour: 'red' }] } });
     expect(unknownLegField.statusCode).toBe(400);
-    expect(unknownLegField.json().error).toMatchObject({ code: 'unknown_field', param: 'orders.0.colour' });
+    expect(unknownLegField.json().error).toMatchObject({ code: 'unknown_field', param: 'orders[0].colour' });
     const unknownTop = await call('POST', '/v1/orders', { body: { orders: [leg], dry_run: true } });
     expect(unknownTop.json().error).toMatchObject({ code: 'unknown_field', param: 'dry_run' });
     const tooMany = await call('POST', '/v1/orders', { body: { orders: Array.from({ length: 21 }, () => leg) } });
@@ -181,6 +181,26 @@ describe('POST /v1/orders', () => {
     expect(readOnly.json().error.code).toBe('forbidden');
     const stringVolume = await call('POST', '/v1/orders', { body: { orders: [{ ...leg, volume: '0.1' }] } });
     expect(stringVolume.statusCode).toBe(400);
+    expect(await received()).toBe(before);
+  });
+
+  it('names the field the client sent when execution refuses a value inherited from defaults, sending nothing', async () => {
+    const before = await received();
+    const leg = { account_id: accounts.alpha!.id, symbol: 'EURUSD' };
+    const badOperation = await call('POST', '/v1/orders', { body: { defaults: { operation: 'hold', volume: 0.1 }, orders: [leg] } });
+    expect(badOperation.statusCode).toBe(400);
+    expect(badOperation.json().error).toMatchObject({ code: 'invalid_request', param: 'defaults.operation' });
+    expect(badOperation.json().error.message).toMatch(/^defaults\.operation must be one of/);
+    // Given on the leg itself, the leg is named.
+    const onLeg = await call('POST', '/v1/orders', { body: { defaults: { volume: 0.1 }, orders: [{ ...leg, operation: 'hold' }] } });
+    expect(onLeg.json().error).toMatchObject({ code: 'invalid_request', param: 'orders[0].operation' });
+    const pastExpiry = await call('POST', '/v1/orders', {
+      body: {
+        defaults: { operation: 'buyLimit', volume: 0.1, price: 1, expiration: '2020-01-31T17:00:00Z' },
+        orders: [leg, { ...leg, account_id: accounts.beta!.id }],
+      },
+    });
+    expect(pastExpiry.json().error).toMatchObject({ code: 'invalid_request', param: 'defaults.expiration' });
     expect(await received()).toBe(before);
   });
 });

@@ -6,6 +6,7 @@ commands:
   assets --amount-eur <EUR>                what a top-up of this size can be paid in
   topup:create --amount-eur <EUR> [--asset <code> --chain <code>] [--wait]
                                            create a top-up (default: the first stablecoin offered)
+                                           (codes as \`assets\` lists them: --asset USDT --chain TRON)
   topup:show <id> [--wait]                 a top-up's status; --wait follows it until paid or failed
   topup:pay-sandbox <id>                   pay a top-up through the local crypto sandbox (npm start only)
   subscription                             plan, seats and what the balance owes next

@@ -452,13 +452,13 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Requests allowed in the current one-minute window for this route's bucket. */
+        /** @description Requests allowed in any 60 s for this route's bucket. */
         "RateLimit-Limit": number;
-        /** @description Requests left in the current window. */
+        /** @description Requests that may still pass now: the limit less those of the last 60 s. */
         "RateLimit-Remaining": number;
-        /** @description Seconds until the window resets. */
+        /** @description Seconds until the oldest request of the last 60 s leaves them. */
         "RateLimit-Reset": number;
-        /** @description Seconds to wait before retrying. */
+        /** @description Seconds to wait before retrying; on 429, until the next request would pass. */
         "Retry-After": number;
     };
     pathItems: never;

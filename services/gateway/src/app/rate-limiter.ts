@@ -6,250 +6,223 @@ import type { GatewayStore } from '../store/gateway-store';
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
+  /** Requests that may still pass in the next instant: the limit less those admitted in the last 60 s. */
   remaining: number;
-  /** Seconds until the window resets. */
+  /** Seconds until the oldest request counted in the last 60 s leaves it (and `remaining` grows). */
   resetSeconds: number;
+  /** Seconds until the next request would pass; refusals send it as Retry-After. */
+  retryAfterSeconds: number;
 }
 
 const windowMs = 60_000;
 const statesMax = 50_000;
-/** Share of the limit in one block, 1/20 = 5 %: what one replica may hold unused when a window ends. */
-const blockShareOfLimit = 20;
+/** Slots one ordered insert claims at most: FerretDB inserts in batches of 100 and goes on past a duplicate beyond. */
+const claimSlotsMax = 100;
 /**
- * FerretDB 1.24 inserts in batches of 100 documents and, when an ordered batch hits a duplicate, still goes on
- * with the next batch (its `n` then counts documents after the failure; measured). Inside one batch it stops at
- * the first duplicate, as MongoDB does, so a reservation of at most 100 blocks is "ours up to the first error"
- * on both stores; a larger one would leave blocks inserted by us that we cannot tell apart from other replicas'.
- */
-const reservationBlocksMax = 100;
-/**
- * Requests of one replica queued for slots of one prefix. Beyond this requests share one block claim at a time
- * instead of queueing: the queue's memory stays bounded, and only a flood of one customer on one replica gets
- * there.
+ * Requests of one replica queued for one customer's bucket. Beyond it they are refused (429, Retry-After 1)
+ * instead of queueing, so the queue's memory stays bounded; only a flood of one customer on one replica gets there.
  */
 export const rateLimitWaitersMax = 1_024;
-/** Consecutive reservations that win no block (other replicas win them all) before the queued requests are refused. */
-const fruitlessReservationsMax = 64;
+/** Claims in a row that win no slot (other replicas win them all) before the queued requests are refused. */
+const fruitlessClaimsMax = 64;
 const duplicateKeyCode = 11_000;
 
-/** Slots in one block for `limit`: max(1, limit/20). */
-export function rateLimitBlockSlots(limit: number): number {
-  return Math.max(1, Math.floor(limit / blockShareOfLimit));
-}
-
-/**
- * How a limit's slots fall into blocks: blocks of limit/20 up to the last two blocks' worth of slots, then
- * blocks of one slot. Near the limit every slot held unused is a request another replica refuses, so there a
- * replica claims exactly what is asked of it (one insert per request, as a slot-by-slot limiter would).
- */
-export class BlockLayout {
-  readonly blockSlots: number;
-  /** Blocks of `blockSlots`; the blocks after them hold one slot each. */
-  readonly fullBlocks: number;
-  readonly blocksMax: number;
-
-  constructor(readonly limit: number) {
-    this.blockSlots = rateLimitBlockSlots(limit);
-    const singleSlotTail = Math.min(limit, 2 * this.blockSlots);
-    this.fullBlocks = this.blockSlots === 1 ? 0 : Math.floor((limit - singleSlotTail) / this.blockSlots);
-    this.blocksMax = this.fullBlocks + (limit - this.fullBlocks * this.blockSlots);
-  }
-
-  slotsOf(block: number): SlotRange {
-    if (block <= this.fullBlocks) return { next: (block - 1) * this.blockSlots + 1, last: block * this.blockSlots };
-    const slot = this.fullBlocks * this.blockSlots + (block - this.fullBlocks);
-    return { next: slot, last: slot };
-  }
-
-  /**
-   * Blocks from `fromBlock` whose slots do not exceed `slots`, at least one: a claim for queued requests holds no
-   * more than they need unless fewer are waiting than one block holds (what a replica holds unused when the
-   * window ends is lost to every replica).
-   */
-  blocksFor(fromBlock: number, slots: number): number {
-    let blocks = 0;
-    let covered = 0;
-    for (let block = fromBlock; block <= this.blocksMax && blocks < reservationBlocksMax; block++) {
-      const range = this.slotsOf(block);
-      covered += range.last - range.next + 1;
-      if (covered > slots) break;
-      blocks++;
-    }
-    return Math.max(1, blocks);
-  }
-}
-
-/** Consecutive slots `next..last` this replica holds and has not handed out. */
-interface SlotRange {
-  next: number;
-  last: number;
-}
-
-/** What one replica knows about one `<bucket>:<customer>:<window>` prefix. */
-interface PrefixState {
-  prefix: string;
+/** The slots of one customer's bucket claimed in one minute: slot j's admission time is `times[j-1]`. */
+interface Chain {
   window: number;
-  /** How the window's slots fall into blocks, from the limit the prefix was first seen with. */
-  layout: BlockLayout;
-  /** Slots of blocks this replica inserted (so exclusively its own), not handed out yet, ascending. */
-  owned: SlotRange[];
-  /** Next block this replica will try to insert; below it, blocks are taken (or were skipped by a gallop). */
-  nextBlock: number;
-  /** Requests waiting for a slot, served first come first served. */
+  /** Highest slot known to be taken (by any replica); slots 1..head are all taken. */
+  head: number;
+  /** Admission times in ms of slots 1..head, where known (other replicas' are read when needed). */
+  times: Array<number | undefined>;
+}
+
+interface PrefixState {
+  key: string;
+  /** The minute before `current`, with its final head: what still counts in a sliding minute. */
+  previous: Chain | undefined;
+  current: Chain;
   waiters: Waiter[];
-  /** Whether the one reservation loop of this prefix is running. */
   reserving: boolean;
-  claimsInFlight: number;
-  /** The one block claim that requests past the queue's bound wait on, if any: resolves to the blocks won. */
-  overflowClaim?: Promise<number>;
 }
 
 interface Waiter {
-  /** A slot, or undefined when the limit is reached. */
-  resolve: (slot: number | undefined) => void;
+  limit: number;
+  resolve: (decision: RateLimitDecision) => void;
   reject: (error: unknown) => void;
 }
 
-interface Claim {
-  /** Blocks won, ascending. */
-  blocks: number[];
-  error?: unknown;
-}
-
 /**
- * Fixed one-minute windows shared by every gateway replica through the store. Each admitted request uses one
- * numbered slot (1..limit) of a block `<bucket>:<customer>:<window>:b<k>` that this replica inserted; block k
- * holds slots (k-1)·B+1 .. k·B with B = max(1, limit/20), and the last 2·B slots are blocks of one slot
- * (`BlockLayout`). The unique `_id` makes a block exclusive even on
- * FerretDB, whose updates are not atomic, so across any number of replicas at most `limit` requests pass per
- * window.
+ * A sliding one-minute limit shared by every gateway replica through the store: at most `limit` requests of a
+ * customer's bucket pass in any 60 s, whatever the replicas. Each admitted request claims the next numbered slot
+ * `<bucket>:<customer>:<minute>:s<k>` by insert, storing its admission time; the unique `_id` makes a slot
+ * exclusive even on FerretDB, whose `findOneAndUpdate`/`$inc` lose updates under concurrency
+ * (test/store-atomicity.test.ts measures it), so a counter or a GCRA state updated in place would over-admit
+ * there. Slots are numbered per minute only so that old ones can be deleted by minute; the order that counts runs
+ * through the previous minute's slots into this minute's.
  *
- * A replica inserts a block when it needs a slot and holds none, then hands the block's slots out from memory:
- * one store write per B requests of a customer, whatever the customer's rate, and concurrent requests queue
- * behind the one reservation in flight per prefix instead of each inserting. The slots a replica holds unused
- * when a window ends are lost, so replicas may together admit up to replicas × (B − 1) fewer than `limit` in a
- * window, never more; one replica alone admits exactly `limit`, since it keeps what it holds until the window
- * ends. After losing a block to another replica it gallops forward by `_id` lookups instead of trying each
- * block in turn.
+ * The next request passes at time t when the request `limit` places back in that order was admitted at or
+ * before t − 60 s; admission times only grow along the order (each claim starts from the latest time it knows), so
+ * this bounds every 60 s span. A request whose claim lands after its minute has ended is not admitted (the next
+ * minute may have counted the previous one's slots without it); it waits for a slot of the new minute.
+ *
+ * One reservation loop per customer's bucket on each replica claims, with one ordered insert, a slot for every
+ * queued request that may pass now; single slots of many customers share one insert (group commit).
  */
 export function createRateLimiter({ store, clock }: { store: GatewayStore; clock: Clock }) {
-  // Blocks claimed one at a time (the usual case) by many customers share one unordered insert (group commit).
-  const singleBlocks = new InsertBatcher(store.rateLimitSlots);
+  const singleSlots = new InsertBatcher(store.rateLimitSlots);
   const states = new Map<string, PrefixState>();
   let lastSweptWindow = 0;
 
-  function blockId(prefix: string, block: number): string {
-    return `${prefix}:b${block}`;
+  const slotId = (key: string, window: number, slot: number) => `${key}:${window}:s${slot}`;
+  const windowOf = (nowMs: number) => Math.floor(nowMs / windowMs);
+
+  async function slotTime(key: string, chain: Chain, slot: number): Promise<number> {
+    const known = chain.times[slot - 1];
+    if (known !== undefined) return known;
+    const document = await store.rateLimitSlots.findOne({ _id: slotId(key, chain.window, slot) }, { projection: { at: 1 } });
+    // A slot without a time (or swept) is older than any that counts.
+    const at = document?.at ?? Number.NEGATIVE_INFINITY;
+    chain.times[slot - 1] = at;
+    return at;
   }
 
-  function stateOf(prefix: string, window: number, limit: number): PrefixState {
-    let state = states.get(prefix);
-    if (state) return state;
-    if (states.size >= statesMax) {
-      // Only idle states go: an in-flight reservation must find its state again. Their unused slots are lost.
-      for (const [key, candidate] of states) {
-        if (!candidate.reserving && candidate.claimsInFlight === 0 && candidate.waiters.length === 0) states.delete(key);
-      }
+  /** Moves `chain.head` forward over slots other replicas took, reading their times on the way. */
+  async function findHead(key: string, chain: Chain): Promise<void> {
+    chain.head = await lastPresent(chain.head, async (slot) => {
+      const document = await store.rateLimitSlots.findOne({ _id: slotId(key, chain.window, slot) }, { projection: { at: 1 } });
+      if (document) chain.times[slot - 1] ??= document.at ?? Number.NEGATIVE_INFINITY;
+      return document !== null;
+    });
+  }
+
+  /** Slots in the order that counts: the previous minute's, then this one's. */
+  function orderLength(state: PrefixState): number {
+    return (state.previous?.head ?? 0) + state.current.head;
+  }
+
+  async function timeAt(state: PrefixState, position: number): Promise<number> {
+    const previousHead = state.previous?.head ?? 0;
+    if (position <= previousHead) return slotTime(state.key, state.previous!, position);
+    return slotTime(state.key, state.current, position - previousHead);
+  }
+
+  /** Starts the minute `window` on this replica: the minute before becomes `previous`, with its head as stored. */
+  async function turnTo(state: PrefixState, window: number): Promise<void> {
+    if (state.current.window === window) return;
+    const previous: Chain = state.current.window === window - 1 ? state.current : { window: window - 1, head: 0, times: [] };
+    await findHead(state.key, previous);
+    state.previous = previous;
+    state.current = { window, head: 0, times: [] };
+  }
+
+  /** How many of the next `wanted` slots may be admitted at `nowMs` (those whose slot `limit` back is old enough). */
+  async function admissibleCount(state: PrefixState, nowMs: number, limit: number, wanted: number): Promise<number> {
+    const length = orderLength(state);
+    let count = 0;
+    while (count < wanted) {
+      const back = length + count + 1 - limit;
+      // A slot of this very claim (limit below the claim's size) is admitted now: it counts for a minute.
+      if (back > length) break;
+      if (back >= 1 && (await timeAt(state, back)) + windowMs > nowMs) break;
+      count++;
     }
-    state = { prefix, window, layout: new BlockLayout(limit), owned: [], nextBlock: 1, waiters: [], reserving: false, claimsInFlight: 0 };
-    states.set(prefix, state);
-    return state;
+    return count;
   }
 
-  function takeOwnedSlot(state: PrefixState): number | undefined {
-    const range = state.owned[0];
-    if (!range) return undefined;
-    const slot = range.next++;
-    if (range.next > range.last) state.owned.shift();
-    return slot;
-  }
-
-  function addOwnedBlocks(state: PrefixState, blocks: number[]): void {
-    for (const block of blocks) state.owned.push(state.layout.slotsOf(block));
-    state.owned.sort((left, right) => left.next - right.next);
-  }
-
-  async function blockTaken(prefix: string, block: number): Promise<boolean> {
-    return (await store.rateLimitSlots.findOne({ _id: blockId(prefix, block) }, { projection: { _id: 1 } })) !== null;
+  /** What the headers say at `nowMs` after the order has `length` slots (the last one possibly this request's). */
+  async function describe(state: PrefixState, nowMs: number, limit: number, allowed: boolean): Promise<RateLimitDecision> {
+    const length = orderLength(state);
+    // The oldest slot still counted: the first of the last `limit` whose time is within 60 s (times grow along it).
+    let low = Math.max(1, length - limit + 1);
+    let high = length + 1;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      if ((await timeAt(state, middle)) + windowMs > nowMs) high = middle;
+      else low = middle + 1;
+    }
+    const counted = length - low + 1;
+    const secondsUntil = async (position: number) =>
+      position < 1 || position > length ? 0 : Math.max(1, Math.ceil(((await timeAt(state, position)) + windowMs - nowMs) / 1000));
+    const resetSeconds = counted === 0 ? 0 : await secondsUntil(low);
+    const retryAfterSeconds = await secondsUntil(length + 1 - limit);
+    return { allowed, limit, remaining: Math.max(0, limit - counted), resetSeconds, retryAfterSeconds };
   }
 
   /**
-   * Inserts up to `count` consecutive blocks from `state.nextBlock` and returns those that are ours: with an
-   * ordered insert exactly the ones before the first write error. A store error comes back in `error` next to
-   * any blocks that were ours before it, so the caller can keep those and still fail.
+   * Inserts slots `first..first+count-1` of the current minute at `atMs` and returns how many are ours: with an
+   * ordered insert exactly those before the first duplicate. A store error comes back next to the slots won.
    */
-  async function claim(state: PrefixState, count: number): Promise<Claim> {
-    const { prefix, window } = state;
-    const blocksMax = state.layout.blocksMax;
-    const first = state.nextBlock;
-    const size = Math.min(count, blocksMax - first + 1, reservationBlocksMax);
-    // Advanced before the insert, so claims running at once on this replica never overlap each other.
-    state.nextBlock = first + size;
-    state.claimsInFlight++;
+  async function claim(state: PrefixState, count: number, atMs: number): Promise<{ won: number; error?: unknown }> {
+    const { current } = state;
+    const first = current.head + 1;
+    const documents = Array.from({ length: count }, (_, offset) => ({
+      _id: slotId(state.key, current.window, first + offset),
+      window: current.window,
+      at: atMs,
+    }));
+    let won = count;
+    let error: unknown;
     try {
-      const documents = Array.from({ length: size }, (_, offset) => ({ _id: blockId(prefix, first + offset), window }));
-      let inserted = size;
-      try {
-        if (size === 1) {
-          if (!(await singleBlocks.insertIfAbsent(documents[0]!))) inserted = 0;
-        } else await store.rateLimitSlots.insertMany(documents, { ordered: true });
-      } catch (error) {
-        const firstError = firstWriteError(error);
-        // Without a write error at a known position (timeout, outage, write concern) nothing is known to be
-        // ours; whatever did get inserted stays unused, which can only admit less.
-        if (!firstError || firstError.index < 0 || firstError.index >= size) return { blocks: [], error };
-        inserted = firstError.index;
-        if (firstError.code !== duplicateKeyCode) return { blocks: consecutive(first, inserted), error };
-      }
-      const blocks = consecutive(first, inserted);
-      if (inserted === size) return { blocks };
-      // Block `first + inserted` went to another replica; the rest of this claim was not inserted.
-      try {
-        const free = Math.min(await lastPresent(first + inserted, (block) => blockTaken(prefix, block), blocksMax), blocksMax) + 1;
-        // Alone, this claim may hand back its uninserted remainder if it is free; with other claims in flight
-        // their blocks lie beyond, and going back would make this replica collide with itself.
-        state.nextBlock = state.claimsInFlight === 1 ? free : Math.max(state.nextBlock, free);
-      } catch (error) {
-        return { blocks, error };
-      }
-      return { blocks };
-    } finally {
-      state.claimsInFlight--;
+      if (count === 1) {
+        if (!(await singleSlots.insertIfAbsent(documents[0]!))) won = 0;
+      } else await store.rateLimitSlots.insertMany(documents, { ordered: true });
+    } catch (caught) {
+      const firstError = firstWriteError(caught);
+      // Without a write error at a known position nothing is known to be ours; whatever was inserted stays
+      // unused, which can only admit less.
+      if (!firstError || firstError.index < 0 || firstError.index >= count) return { won: 0, error: caught };
+      won = firstError.index;
+      if (firstError.code !== duplicateKeyCode) error = caught;
     }
-  }
-
-  function serveWaiters(state: PrefixState): void {
-    while (state.waiters.length > 0) {
-      const slot = takeOwnedSlot(state);
-      if (slot === undefined) return;
-      state.waiters.shift()!.resolve(slot);
+    for (let offset = 0; offset < won; offset++) current.times[first - 1 + offset] = atMs;
+    current.head = first - 1 + won;
+    if (won < count && error === undefined) {
+      try {
+        await findHead(state.key, current);
+      } catch (caught) {
+        error = caught;
+      }
     }
+    return error === undefined ? { won } : { won, error };
   }
 
   /**
-   * The one reservation loop of a prefix on this replica: while requests wait, it inserts as many blocks as
-   * they need with one command at a time and hands the slots out in arrival order, so a burst never starts an
-   * insert per request. It ends when nobody waits; every pass either wins blocks or moves `nextBlock` forward,
-   * so it cannot spin.
+   * The one reservation loop of a customer's bucket on this replica: while requests wait, it claims with one
+   * insert a slot for each that may pass now, hands them out in arrival order, and refuses the rest with the
+   * time the next one would pass.
    */
   async function reserveForWaiters(state: PrefixState): Promise<void> {
     state.reserving = true;
-    let fruitlessReservations = 0;
+    let fruitlessClaims = 0;
     try {
-      for (;;) {
-        serveWaiters(state);
-        if (state.waiters.length === 0) return;
-        if (state.nextBlock > state.layout.blocksMax || fruitlessReservations >= fruitlessReservationsMax) {
-          for (const waiter of state.waiters.splice(0)) waiter.resolve(undefined);
+      while (state.waiters.length > 0) {
+        const nowMs = clock.now().getTime();
+        const window = windowOf(nowMs);
+        await turnTo(state, window);
+        const limit = state.waiters[0]!.limit;
+        const wanted = Math.min(state.waiters.length, claimSlotsMax);
+        const admissible = fruitlessClaims >= fruitlessClaimsMax ? 0 : await admissibleCount(state, nowMs, limit, wanted);
+        if (admissible === 0) {
+          const refusal = await describe(state, nowMs, limit, false);
+          for (const waiter of state.waiters.splice(0)) waiter.resolve({ ...refusal, limit: waiter.limit });
           return;
         }
-        const claimed = await claim(state, state.layout.blocksFor(state.nextBlock, state.waiters.length));
-        addOwnedBlocks(state, claimed.blocks);
-        fruitlessReservations = claimed.blocks.length > 0 ? 0 : fruitlessReservations + 1;
+        // Times grow along the order even if this replica's clock is behind the one that claimed the slot before.
+        const lastTime = state.current.head > 0 ? await timeAt(state, orderLength(state)) : Number.NEGATIVE_INFINITY;
+        const atMs = Math.max(nowMs, lastTime);
+        const claimed = await claim(state, admissible, atMs);
+        fruitlessClaims = claimed.won > 0 ? 0 : fruitlessClaims + 1;
+        // A claim that landed after its minute ended may be missing from the next minute's count: not admitted.
+        const landedInTime = windowOf(clock.now().getTime()) === window;
+        if (landedInTime) {
+          const firstWon = orderLength(state) - claimed.won;
+          for (let offset = 0; offset < claimed.won; offset++) {
+            const waiter = state.waiters.shift()!;
+            waiter.resolve(await describeAt(state, nowMs, waiter.limit, firstWon + offset + 1));
+          }
+        }
         if (claimed.error !== undefined) {
-          serveWaiters(state);
-          // The rest fail with the store's error (the gateway answers 503): none is admitted without a slot, and
-          // none retries into an outage one after another.
+          // The rest fail with the store's error (the gateway answers 503): none is admitted without a slot.
           for (const waiter of state.waiters.splice(0)) waiter.reject(claimed.error);
           return;
         }
@@ -261,79 +234,53 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
     }
   }
 
-  /**
-   * Past the queue's bound: requests take slots of blocks held, and share one block claim at a time while none
-   * is left (a claim per request would insert blocks nobody needs).
-   */
-  async function takeOverflowSlot(state: PrefixState): Promise<number | undefined> {
-    let fruitlessClaims = 0;
-    while (fruitlessClaims < fruitlessReservationsMax) {
-      const owned = takeOwnedSlot(state);
-      if (owned !== undefined) return owned;
-      if (state.nextBlock > state.layout.blocksMax) return undefined;
-      state.overflowClaim ??= claim(state, 1)
-        .then((claimed) => {
-          addOwnedBlocks(state, claimed.blocks);
-          if (claimed.error !== undefined) throw claimed.error;
-          return claimed.blocks.length;
-        })
-        .finally(() => {
-          state.overflowClaim = undefined;
-        });
-      if ((await state.overflowClaim) === 0) fruitlessClaims++;
+  /** The decision of the request admitted at `position` of the order, as the order stood when it was admitted. */
+  async function describeAt(state: PrefixState, nowMs: number, limit: number, position: number): Promise<RateLimitDecision> {
+    const previousHead = state.previous?.head ?? 0;
+    const currentHead = state.current.head;
+    state.current.head = position - previousHead;
+    try {
+      return await describe(state, nowMs, limit, true);
+    } finally {
+      state.current.head = currentHead;
     }
-    return takeOwnedSlot(state);
   }
 
   async function sweep(window: number): Promise<void> {
     if (window <= lastSweptWindow) return;
     lastSweptWindow = window;
-    // No TTL indexes on FerretDB: old windows are deleted by the replica that first sees a new window.
+    // No TTL indexes on FerretDB: minutes before the previous one are deleted by the replica that first sees a
+    // new minute; nothing in them counts any more.
     await store.rateLimitSlots.deleteMany({ window: { $lt: window - 1 } }).catch(() => undefined);
-    for (const key of states.keys()) if (!key.endsWith(`:${window}`)) states.delete(key);
+    for (const [key, state] of states) if (state.current.window < window - 1 && !state.reserving) states.delete(key);
   }
 
-  function windowOf(nowMs: number): number {
-    return Math.floor(nowMs / windowMs);
+  function stateOf(key: string, window: number): PrefixState {
+    let state = states.get(key);
+    if (state) return state;
+    if (states.size >= statesMax) {
+      // Only idle states go: an in-flight reservation must find its state again.
+      for (const [candidate, existing] of states) if (!existing.reserving && existing.waiters.length === 0) states.delete(candidate);
+    }
+    state = { key, previous: undefined, current: { window: window - 2, head: 0, times: [] }, waiters: [], reserving: false };
+    states.set(key, state);
+    return state;
   }
 
   return {
     async take(bucket: string, customerId: string, limit: number): Promise<RateLimitDecision> {
-      const nowMs = clock.now().getTime();
-      const window = windowOf(nowMs);
-      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
-      const prefix = `${bucket}:${customerId}:${window}`;
+      const window = windowOf(clock.now().getTime());
       void sweep(window);
-      const state = stateOf(prefix, window, limit);
-      const admit = (slot: number): RateLimitDecision => ({ allowed: true, limit, remaining: limit - slot, resetSeconds });
-      const refuse = (): RateLimitDecision => ({ allowed: false, limit, remaining: 0, resetSeconds });
-      if (state.waiters.length === 0) {
-        const owned = takeOwnedSlot(state);
-        if (owned !== undefined) return admit(owned);
-        // A reservation in flight may still bring slots below the limit, so only refuse when none is.
-        if (!state.reserving && state.claimsInFlight === 0 && state.nextBlock > state.layout.blocksMax) return refuse();
-      }
+      const state = stateOf(`${bucket}:${customerId}`, window);
       if (state.waiters.length >= rateLimitWaitersMax) {
-        const slot = await takeOverflowSlot(state);
-        return slot === undefined ? refuse() : admit(slot);
+        return { allowed: false, limit, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 };
       }
-      const slot = await new Promise<number | undefined>((resolve, reject) => {
-        state.waiters.push({ resolve, reject });
+      return new Promise<RateLimitDecision>((resolve, reject) => {
+        state.waiters.push({ limit, resolve, reject });
         if (!state.reserving) void reserveForWaiters(state);
       });
-      return slot === undefined ? refuse() : admit(slot);
-    },
-
-    /** Slots this replica holds for the current window and has not handed out (lost if unused when it ends). */
-    reservedSlots(bucket: string, customerId: string): number[] {
-      const prefix = `${bucket}:${customerId}:${windowOf(clock.now().getTime())}`;
-      return (states.get(prefix)?.owned ?? []).flatMap((range) => consecutive(range.next, range.last - range.next + 1));
     },
   };
-}
-
-function consecutive(first: number, count: number): number[] {
-  return Array.from({ length: count }, (_, offset) => first + offset);
 }
 
 /**
@@ -341,7 +288,11 @@ function consecutive(first: number, count: number): number[] {
  * directly). Only the index is trusted: FerretDB's inserted count can include documents after the failure.
  */
 function firstWriteError(error: unknown): { index: number; code: number } | undefined {
-  if (!(error instanceof Error) || error.name !== 'MongoBulkWriteError') return undefined;
+  if (!(error instanceof Error) || error.name !== 'MongoBulkWriteError') {
+    // A single insert through the batcher fails with the server's error itself.
+    const code = (error as { code?: unknown } | undefined)?.code;
+    return error instanceof Error && error.name === 'MongoServerError' && typeof code === 'number' ? { index: 0, code } : undefined;
+  }
   const reported = (error as Error & { writeErrors?: unknown }).writeErrors;
   const writeErrors = Array.isArray(reported) ? reported : reported ? [reported] : [];
   let first: { index: number; code: number } | undefined;

@@ -10,7 +10,7 @@ export class RouteMethods {
     const source = `^${url
       .split('/')
       .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/')}/?$`;
+      .join('/')}$`;
     let route = this.routes.find((entry) => entry.pattern.source === source);
     if (!route) {
       route = {

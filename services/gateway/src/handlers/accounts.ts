@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
-import { errorResponses } from './schemas';
+import { errorResponses, terminalText } from './schemas';
 import type { Account__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/Account';
 
 const Account = Type.Object(
@@ -36,6 +36,7 @@ const CreateAccountBody = Type.Object(
   {
     platform: Type.Union([Type.Literal('mt4'), Type.Literal('mt5')], { description: 'Platform of the trade server.' }),
     server: Type.String({
+      ...terminalText,
       minLength: 1,
       maxLength: 100,
       description: 'Trade server name as the broker gives it.',
@@ -49,6 +50,7 @@ const CreateAccountBody = Type.Object(
       example: '50012345',
     }),
     password: Type.String({
+      ...terminalText,
       minLength: 1,
       maxLength: 128,
       description: 'Trading password. Checked on the trade server, stored encrypted, never returned or logged.',

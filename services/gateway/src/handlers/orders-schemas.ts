@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { stringEnum } from './schemas';
+import { stringEnum, terminalText } from './schemas';
 
 /** The request and response schemas of the trading routes; the OpenAPI document and the client come from them. */
 
 export const orderFieldProperties = {
   symbol: Type.String({
+    ...terminalText,
     minLength: 1,
     maxLength: 64,
     description:
@@ -12,6 +13,7 @@ export const orderFieldProperties = {
     example: 'EURUSD.xx',
   }),
   operation: Type.String({
+    ...terminalText,
     minLength: 1,
     maxLength: 20,
     description:
@@ -19,7 +21,7 @@ export const orderFieldProperties = {
     example: 'buy',
   }),
   volume: Type.Number({
-    minimum: 0,
+    exclusiveMinimum: 0,
     'x-error-message': 'must be greater than 0',
     description: "Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.",
     example: 0.1,
@@ -44,11 +46,12 @@ export const orderFieldProperties = {
     example: 1.0905,
   }),
   expiration: Type.String({
+    ...terminalText,
     maxLength: 40,
     description: 'Expiry of a pending order, ISO 8601 UTC (e.g. 2030-01-31T17:00:00Z); must be in the future.',
     example: '2030-01-31T17:00:00Z',
   }),
-  comment: Type.String({ maxLength: 31, description: 'Order comment, at most 31 characters.', example: 'rebalance' }),
+  comment: Type.String({ ...terminalText, maxLength: 31, description: 'Order comment, at most 31 characters.', example: 'rebalance' }),
   expert_id: Type.Integer({ minimum: 0, description: 'Magic number stored with the order (non-negative integer).', example: 123456 }),
 };
 
@@ -148,6 +151,7 @@ export const PlaceOrdersResponse = Type.Object(
 
 export const closeSelectorProperties = {
   symbol: Type.String({
+    ...terminalText,
     minLength: 1,
     maxLength: 64,
     description:
@@ -166,7 +170,7 @@ export const closeSelectorProperties = {
   }),
   magic: Type.Integer({ minimum: 0, description: 'Only orders with this magic number (expert id).' }),
   volume: Type.Number({
-    minimum: 0,
+    exclusiveMinimum: 0,
     'x-error-message': 'must be greater than 0',
     description:
       "Greater than 0. Partial close of each matched position, rounded DOWN to the symbol's volume step; omit for a full close. A volume that rounds below the symbol's minimum fails that ticket without sending.",

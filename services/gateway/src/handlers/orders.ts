@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
+import { withParamAsSent } from '../domain/param-as-sent';
 import {
   batchSummaryOf,
   closeAccountResult,
@@ -55,19 +56,23 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
         request.headers['idempotency-key'],
         { customerId, scope: 'orders', body, resourcePrefix: 'bat' },
         async (batchId) => {
-          const response = await dependencies.clients.execution.call(
-            'PlaceOrders',
-            {
-              customer_id: customerId,
-              defaults: body.defaults ? pick(body.defaults, orderFieldNames) : undefined,
-              orders: body.orders.map((order) => ({
-                account_id: order.account_id,
-                fields: pick(order as Record<string, unknown>, orderFieldNames),
-              })),
-              ...(batchId ? { batch_id: batchId } : {}),
-            },
-            { deadlineMs },
-          );
+          const response = await dependencies.clients.execution
+            .call(
+              'PlaceOrders',
+              {
+                customer_id: customerId,
+                defaults: body.defaults ? pick(body.defaults, orderFieldNames) : undefined,
+                orders: body.orders.map((order) => ({
+                  account_id: order.account_id,
+                  fields: pick(order as Record<string, unknown>, orderFieldNames),
+                })),
+                ...(batchId ? { batch_id: batchId } : {}),
+              },
+              { deadlineMs },
+            )
+            .catch((error: unknown) => {
+              throw withParamAsSent(error, body, 'orders');
+            });
           return {
             statusCode: 200,
             body: {
@@ -110,22 +115,26 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
         request.headers['idempotency-key'],
         { customerId, scope: 'orders.close', body, resourcePrefix: 'bat' },
         async (batchId) => {
-          const response = await dependencies.clients.execution.call(
-            'CloseOrders',
-            {
-              customer_id: customerId,
-              defaults: { ...defaults, ...topLevel },
-              accounts: body.accounts.map((entry) => ({
-                account_id: entry.account_id,
-                fields: pick(entry as Record<string, unknown>, closeFieldNames),
-                tickets: entry.tickets ?? [],
-                has_tickets: entry.tickets !== undefined,
-              })),
-              require_reachable: body.require_reachable ?? false,
-              ...(batchId ? { batch_id: batchId } : {}),
-            },
-            { deadlineMs: deadlineMs + dependencies.config.EXECUTION_DEADLINE_MS },
-          );
+          const response = await dependencies.clients.execution
+            .call(
+              'CloseOrders',
+              {
+                customer_id: customerId,
+                defaults: { ...defaults, ...topLevel },
+                accounts: body.accounts.map((entry) => ({
+                  account_id: entry.account_id,
+                  fields: pick(entry as Record<string, unknown>, closeFieldNames),
+                  tickets: entry.tickets ?? [],
+                  has_tickets: entry.tickets !== undefined,
+                })),
+                require_reachable: body.require_reachable ?? false,
+                ...(batchId ? { batch_id: batchId } : {}),
+              },
+              { deadlineMs: deadlineMs + dependencies.config.EXECUTION_DEADLINE_MS },
+            )
+            .catch((error: unknown) => {
+              throw withParamAsSent(error, body, 'accounts');
+            });
           return {
             statusCode: 200,
             body: {

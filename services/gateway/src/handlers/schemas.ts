@@ -37,9 +37,9 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const rateLimitHeaders = {
-  'ratelimit-limit': { type: 'integer', description: 'Requests allowed in the current one-minute window.' },
-  'ratelimit-remaining': { type: 'integer', description: 'Requests left in the window.' },
-  'ratelimit-reset': { type: 'integer', description: 'Seconds until the window resets.' },
+  'ratelimit-limit': { type: 'integer', description: 'Requests allowed in any 60 s.' },
+  'ratelimit-remaining': { type: 'integer', description: 'Requests that may still pass now: the limit less those of the last 60 s.' },
+  'ratelimit-reset': { type: 'integer', description: 'Seconds until the oldest request of the last 60 s leaves them.' },
 } as const;
 
 /**
@@ -49,3 +49,13 @@ export const rateLimitHeaders = {
 export function stringEnum<T extends string>(values: readonly T[], options: { description?: string } = {}) {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
+
+/**
+ * For text that reaches a trading terminal (symbols, comments, login fields): no control characters (U+0000 to
+ * U+001F, U+007F). A terminal would read a NUL as the end of the string and a newline as a new record, so they are
+ * refused with 400 rather than passed on.
+ */
+export const terminalText = {
+  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+  'x-error-message': 'must not contain control characters (U+0000 to U+001F, U+007F)',
+} as const;

@@ -43,10 +43,10 @@ export const authPlugin = fp(
       reply.header('ratelimit-remaining', decision.remaining);
       reply.header('ratelimit-reset', decision.resetSeconds);
       if (!decision.allowed) {
-        reply.header('retry-after', decision.resetSeconds);
+        reply.header('retry-after', decision.retryAfterSeconds);
         throw new AppError(
           'rate_limited',
-          `rate limit of ${decision.limit} requests per minute reached; retry in ${decision.resetSeconds} s`,
+          `rate limit of ${decision.limit} requests per minute reached; retry in ${decision.retryAfterSeconds} s`,
         );
       }
     });

@@ -19,7 +19,8 @@ const kibibytes = (bytes: number) => `${(bytes / 1024).toLocaleString('en', { ma
 /** What each public error code means, for the error table of the reference. Keyed by every code the gateway can send. */
 const errorCodeDescriptions = (config: GatewayConfig): Record<ErrorCode, string> => ({
   invalid_request: 'The request is malformed: a wrong type, a missing required field, a bad header value. `param` names the field.',
-  unknown_field: 'The body has a field the endpoint does not accept; nothing is silently dropped. `param` is its dotted path.',
+  unknown_field:
+    'The body has a field the endpoint does not accept; nothing is silently dropped. `param` is its path, written `orders[0].volume`.',
   amount_out_of_range: 'An amount lies outside its bounds (a top-up is 1000 to 50000 cents).',
   balance_cap_exceeded: 'The operation would take the balance above EUR 1,000 (100000 cents).',
   too_many_legs: 'More than 20 legs in one POST /v1/orders batch.',
@@ -72,7 +73,9 @@ function referenceGuide(config: GatewayConfig): string {
 Send \`Authorization: Bearer <key>\`. Full keys start \`sk_\` and may call everything; read-only keys start \`rk_\` and may call every GET. A write with a read-only key is \`403 forbidden\`; no key or an unknown key is \`401 unauthenticated\`.
 
 ## Errors
-Every non-2xx response has the body \`{"error": {"code", "message", "param"?, "details"?}, "request_id"}\`; \`request_id\` is also in the \`X-Request-Id\` header. Branch on \`code\`, never on \`message\`. Bad input is always a 4xx and writes nothing; batches are validated all-or-nothing.
+Every non-2xx response has the body \`{"error": {"code", "message", "param"?, "details"?}, "request_id"}\`; \`request_id\` is also in the \`X-Request-Id\` header. Branch on \`code\`, never on \`message\`. Bad input is always a 4xx and writes nothing; batches are validated all-or-nothing. \`param\` names the field as you sent it, in one format: \`orders[0].volume\`, \`defaults.volume\`, \`accounts[1].tickets[0]\`, a query parameter or a header name.
+
+Bodies are JSON in UTF-8 without a \`Content-Encoding\` (another charset or an encoded body is \`415 unsupported_media_type\`), and an object may not give a key twice (\`400 invalid_request\`). Paths are matched exactly (a trailing slash is \`404\`), integer path and query parameters are plain decimal digits, and text sent on to a trading terminal (symbols, comments, operations, expirations, login fields) may not contain control characters.
 
 | Status | Code | Meaning |
 |---|---|---|
@@ -84,7 +87,7 @@ Per-leg and per-account failures of a batch are not HTTP errors: they come back 
 POST /v1/orders and POST /v1/orders/close accept an \`Idempotency-Key\` header (1 to 128 printable ASCII characters, for example a UUID). Keys are scoped to the customer, not to the route (a key used on one route is refused on another), and live ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes from their first use. Replaying the same body with the same key returns the original response with \`idempotent_replay: true\` and sends nothing to any terminal; the same key with a different body, or on another route, is \`409 idempotency_key_reused\`; a duplicate that arrives while the first is still running is \`409 idempotency_key_in_progress\`. A retry after a \`5xx\` (a timeout: the batch may have been sent) works on the same batch and its legs' client ids, so it answers with what the first attempt did and never sends a leg twice. After the key's lifetime a request with it is new: a new batch, sent and executed. Generate one key per logical operation and reuse it on every retry.
 
 ## Rate limits
-Each customer has ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute for POST /v1/orders and POST /v1/orders/close together, and a separate ${config.RATE_LIMIT_OTHER_PER_MINUTE} per minute for the rest of the API, shared by every gateway replica. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the window resets). Past the limit the answer is \`429 rate_limited\` with \`Retry-After\` in seconds. \`503 unavailable\` also carries \`Retry-After\`.
+Each customer has ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute for POST /v1/orders and POST /v1/orders/close together, and a separate ${config.RATE_LIMIT_OTHER_PER_MINUTE} per minute for the rest of the API, shared by every gateway replica. The minute slides: the limit holds for any 60 seconds, not per clock minute. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` (requests that may still pass now: the limit less those of the last 60 s) and \`RateLimit-Reset\` (seconds until the oldest request of the last 60 s leaves them). Past the limit the answer is \`429 rate_limited\` with \`Retry-After\`: the seconds until the next request would pass. \`503 unavailable\` also carries \`Retry-After\`.
 
 ## Conventions
 Money is an integer number of EUR cents in fields named \`*_eur_cents\`. Timestamps are ISO 8601 UTC strings. Field names are snake_case. Every path carries the prefix \`/v1\`; fields may be added to responses within a version, so ignore fields you do not know.`;
@@ -299,15 +302,21 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
     document.components.headers = {
       ...document.components.headers,
       'RateLimit-Limit': {
-        description: "Requests allowed in the current one-minute window for this route's bucket.",
+        description: "Requests allowed in any 60 s for this route's bucket.",
         schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE },
       },
       'RateLimit-Remaining': {
-        description: 'Requests left in the current window.',
+        description: 'Requests that may still pass now: the limit less those of the last 60 s.',
         schema: { type: 'integer', example: config.RATE_LIMIT_OTHER_PER_MINUTE - 1 },
       },
-      'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', example: 42 } },
-      'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', example: 1 } },
+      'RateLimit-Reset': {
+        description: 'Seconds until the oldest request of the last 60 s leaves them.',
+        schema: { type: 'integer', example: 42 },
+      },
+      'Retry-After': {
+        description: 'Seconds to wait before retrying; on 429, until the next request would pass.',
+        schema: { type: 'integer', example: 1 },
+      },
     };
     document.components.parameters = {
       ...document.components.parameters,
@@ -327,6 +336,8 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
       }
     }
     const paths = (document.paths ?? {}) as Record<string, Record<string, OperationObject>>;
+    writeExclusiveBoundsAsOpenApi30(paths);
+    writeExclusiveBoundsAsOpenApi30(document.components?.schemas);
     nameOperations(paths);
     linkFlows(paths);
     const usedTags = new Set<string>();
@@ -352,6 +363,25 @@ function transformDocument(config: GatewayConfig): SwaggerTransformObject {
     };
     return document;
   };
+}
+
+/**
+ * JSON Schema's numeric `exclusiveMinimum: 0` (what ajv validates) written as OpenAPI 3.0 has it, `minimum: 0,
+ * exclusiveMinimum: true`. The document's schemas are @fastify/swagger's copies, so the routes' own are untouched.
+ */
+function writeExclusiveBoundsAsOpenApi30(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  for (const [bound, flag] of [
+    ['minimum', 'exclusiveMinimum'],
+    ['maximum', 'exclusiveMaximum'],
+  ] as const) {
+    if (typeof schema[flag] === 'number') {
+      schema[bound] = schema[flag];
+      schema[flag] = true;
+    }
+  }
+  for (const child of Object.values(schema)) writeExclusiveBoundsAsOpenApi30(child);
 }
 
 /** Options for @fastify/swagger that complete the generated document; spread into its registration in app.ts. */

@@ -1,17 +1,33 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError, type ErrorCode } from '@mtx/shared/errors';
-import { parseJsonBody } from '../domain/json-body';
+import { parseJsonBody, unreadableBodyReason } from '../domain/json-body';
 import fp from 'fastify-plugin';
 import type { GatewayApp, GatewayDependencies } from '../context';
 
+/**
+ * A field's path in the one format every error `param` uses, the client's and the OpenAPI document's:
+ * `orders[0].volume` (ajv's JSON pointer `/orders/0/volume`, with array indices in brackets).
+ */
+export function fieldPath(instancePath: string, property?: string): string {
+  let path = '';
+  for (const segment of instancePath ? instancePath.slice(1).split('/') : []) {
+    const name = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    // Our schemas have no property named by digits, so a digit segment is an array index.
+    path += /^(0|[1-9][0-9]*)$/.test(name) ? `[${name}]` : path ? `.${name}` : name;
+  }
+  if (property !== undefined) path += path ? `.${property}` : property;
+  return path;
+}
+
 function validationErrorToAppError(errors: ErrorObject[], part: string): AppError {
   const error = errors[0]!;
-  const location = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
   if (error.keyword === 'additionalProperties') {
     const field = (error.params as { additionalProperty: string }).additionalProperty;
-    const param = location ? `${location}.${field}` : field;
-    return new AppError('unknown_field', `unknown field \`${param}\` in ${part}`, { param });
+    const param = fieldPath(error.instancePath, field);
+    // Worded as the request guards word it on routes that declare no query at all.
+    const message = part === 'querystring' ? `unknown query parameter \`${param}\`` : `unknown field \`${param}\` in ${part}`;
+    return new AppError('unknown_field', message, { param });
   }
   // A schema may name the public code for its range errors (amount bounds → amount_out_of_range, more than 20
   // legs → too_many_legs); an empty list is not "too many", and a wrong type stays invalid_request.
@@ -20,12 +36,12 @@ function validationErrorToAppError(errors: ErrorObject[], part: string): AppErro
   const declaredCode = rangeKeywords.includes(error.keyword) ? parentSchema?.['x-error-code'] : undefined;
   const param =
     error.keyword === 'required'
-      ? [location, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.')
-      : location || undefined;
+      ? fieldPath(error.instancePath, (error.params as { missingProperty: string }).missingProperty)
+      : fieldPath(error.instancePath) || undefined;
   const detail =
     error.keyword === 'minItems'
       ? `must have at least ${(error.params as { limit: number }).limit} item(s)`
-      : rangeKeywords.includes(error.keyword) && parentSchema?.['x-error-message']
+      : [...rangeKeywords, 'pattern'].includes(error.keyword) && parentSchema?.['x-error-message']
         ? parentSchema['x-error-message']
         : (error.message ?? 'is invalid');
   return new AppError(declaredCode ?? 'invalid_request', `${param ?? part} ${detail}`, param ? { param } : {});
@@ -58,7 +74,8 @@ function newAjv(coerceTypes: boolean): Ajv {
 
 /**
  * Request validation: every schema compiled by ajv that rejects unknown fields, its first error turned into the
- * public error code, query integers in decimal digits only, and JSON bodies parsed with a depth bound.
+ * public error code, integers in queries and paths in decimal digits only, and JSON bodies (UTF-8, unencoded) parsed with a depth bound
+ * and no key given twice.
  */
 export const validationPlugin = fp(
   async (app: GatewayApp, { dependencies }: { dependencies: GatewayDependencies }) => {
@@ -68,9 +85,9 @@ export const validationPlugin = fp(
     app.setValidatorCompiler(({ schema, httpPart }) => {
       const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
       const validate = ajv.compile(schema);
-      // Query strings are coerced to their types, and coercion would read 1e3, 0x3e8, +1000 and 1000.0 as 1000:
-      // an integer parameter takes decimal digits only.
-      const integerFields = httpPart === 'querystring' ? integerPropertiesOf(schema) : [];
+      // Query strings and path parameters are coerced to their types, and coercion would read 1e3, 0x3e8, +1000
+      // and 1000.0 as 1000: an integer parameter takes decimal digits only.
+      const integerFields = httpPart === 'querystring' || httpPart === 'params' ? integerPropertiesOf(schema) : [];
       return (data: unknown) => {
         for (const field of integerFields) {
           const raw = (data as Record<string, unknown> | null)?.[field];
@@ -91,7 +108,12 @@ export const validationPlugin = fp(
     );
 
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const unreadable = unreadableBodyReason(request.headers);
+      if (unreadable) {
+        done(unreadable, undefined);
+        return;
+      }
       try {
         done(null, parseJsonBody(body as string, config.JSON_DEPTH_MAX));
       } catch (error) {

@@ -52,9 +52,13 @@ export interface IdempotencyResultDocument {
   response: unknown;
 }
 
+/** One admitted request of a customer's bucket: `<bucket>:<customer>:<minute>:s<n>` (app/rate-limiter.ts). */
 export interface RateLimitSlotDocument {
   _id: string;
+  /** The minute it was claimed in, for the sweep. */
   window: number;
+  /** When it was admitted, in ms since the epoch. */
+  at?: number;
 }
 
 export interface GatewayStore {
