@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { eventIdSecretProperty } from '@mtx/shared/customer-events';
 import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 /**
@@ -9,6 +10,8 @@ export const developmentAccountSecretKey = 'ZGV2LW9ubHktYWNjb3VudC1zZWNyZXQta2V5
 
 export const ExecutionConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The key of customer events' ids (see eventIdSecretProperty); the same on every publishing service. Never logged. */
+  EVENT_ID_SECRET: eventIdSecretProperty,
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50054 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   BILLING_GRPC_URL: Type.String({ default: grpcAddressDefaults.BILLING_GRPC_URL }),

@@ -4,7 +4,7 @@ import { AppError } from '@mtx/shared/errors';
 import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
 import { nanos } from 'nats';
-import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
+import { customerEventChannel, customerEventId, developmentEventIdSecret, type CustomerEvent } from '@mtx/shared/customer-events';
 import { connectNats, readAnnouncement, type NatsConnection } from '@mtx/shared/nats';
 import { eventually } from '@mtx/shared/testing';
 import { inboxSweepIntervalMs, startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
@@ -519,7 +519,7 @@ describe('customer events', () => {
       }, 10_000);
       expect(events).toEqual([
         expect.objectContaining({
-          id: customerEventId('topup.expired', `expired:${topup.id}`),
+          id: customerEventId(developmentEventIdSecret, 'topup.expired', `expired:${topup.id}`),
           type: 'topup.expired',
           data: { topup_id: topup.id, amount_eur_cents: 1500 },
         }),
