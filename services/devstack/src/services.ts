@@ -68,6 +68,8 @@ export interface ServiceProcess {
   readonly name: string;
   readonly port: number;
   readonly address: string;
+  /** Its operations listener (METRICS_PORT): `/metrics`, `/healthz`, `/readyz` with each check. */
+  readonly metricsUrl: string;
   readonly pid: number | undefined;
   running(): boolean;
   /** Resolves when the process has exited. */
@@ -115,6 +117,8 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
   const folder = options.folder ?? (options.name as ServiceName);
   const spec = serviceSpecs[folder];
   const port = options.port ?? (await freePort());
+  // A free one of its own (the stack's environment is shared by every service), kept across restarts.
+  const metricsPort = await freePort();
   const address = spec.probe === 'grpc' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
   const entry = path.join(repositoryRoot, 'services', folder, 'src', 'main.ts');
   if (!fs.existsSync(entry)) throw new Error(`service ${folder} has no ${path.relative(repositoryRoot, entry)}`);
@@ -132,7 +136,12 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
     ];
     child = spawn(process.execPath, command, {
       cwd: repositoryRoot,
-      env: { ...options.env, [spec.portVariable]: String(port), OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder },
+      env: {
+        ...options.env,
+        [spec.portVariable]: String(port),
+        METRICS_PORT: String(metricsPort),
+        OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const current = child;
@@ -172,6 +181,7 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
     name: options.name,
     port,
     address,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     get pid() {
       return child?.pid;
     },

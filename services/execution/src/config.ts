@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventIdSecretProperty } from '@mtx/shared/customer-events';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 /**
  * Development key for trading-account passwords (AES-256-GCM). Anything beyond a laptop must set
@@ -10,6 +10,8 @@ export const developmentAccountSecretKey = 'ZGV2LW9ubHktYWNjb3VudC1zZWNyZXQta2V5
 
 export const ExecutionConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9468),
   /** The key of customer events' ids (see eventIdSecretProperty); the same on every publishing service. Never logged. */
   EVENT_ID_SECRET: eventIdSecretProperty,
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50054 }),
