@@ -64,8 +64,8 @@ export interface BootedService {
   /** Runs once the app has started, to log where it serves (ports chosen at start are known by then). */
   onStarted?: () => void;
   /**
-   * The operations listener (metrics, probes) on METRICS_PORT, started before the app so that a probe can tell a
-   * process still starting from one that is gone, and closed after it. Host defaults to 0.0.0.0 (the scraper and
+   * The operations listener (metrics, probes) on METRICS_PORT, started once the app serves (so its /healthz means
+   * the process is up and serving) and closed after the app has stopped. Host defaults to 0.0.0.0 (the scraper and
    * the probes come from outside the pod; the ingress never routes to this port).
    */
   operations?: Omit<OperationsListenerOptions, 'host'> & { host?: string };
@@ -78,12 +78,17 @@ export interface BootedService {
 export function runService(logger: Logger, boot: () => Promise<BootedService>): void {
   const started = async () => {
     const booted = await boot();
+    try {
+      await booted.app.start();
+    } catch (error) {
+      await booted.release?.().catch(() => undefined);
+      throw error;
+    }
     let operations: OperationsListener | undefined;
     try {
       if (booted.operations) operations = await startOperationsListener({ host: '0.0.0.0', ...booted.operations });
-      await booted.app.start();
     } catch (error) {
-      await operations?.close().catch(() => undefined);
+      await booted.app.stop(booted.graceMs).catch(() => undefined);
       await booted.release?.().catch(() => undefined);
       throw error;
     }
