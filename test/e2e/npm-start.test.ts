@@ -11,7 +11,7 @@ import { repositoryRoot } from '@mtx/shared/infra/paths';
 
 /**
  * Runs `npm start` as a newcomer would (with its own data folder and port), then checks what issue 2 promises:
- * dev.json appears, /readyz answers 200, /v1/wallet without a key is a 401 envelope, /openapi.json is valid
+ * dev.json appears, /healthz answers ok and no more (metrics and readiness detail are on the operations port), /v1/wallet without a key is a 401 envelope, /openapi.json is valid
  * OpenAPI 3, a crashed child is reported, and Ctrl-C stops everything cleanly.
  */
 const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-start-'));
