@@ -46,7 +46,8 @@ const services: Record<string, ServiceConvention> = {
   gateway: {
     portVariable: 'PORT',
     port: 8080,
-    probe: { kind: 'http', port: 8080, liveness: '/healthz', readiness: '/readyz' },
+    // Probed on the operations listener (METRICS_PORT): its /readyz names each check, the API port's never does.
+    probe: { kind: 'http', port: 9464, liveness: '/healthz', readiness: '/readyz' },
     simulator: false,
     secrets: [],
   },
@@ -56,15 +57,21 @@ const services: Record<string, ServiceConvention> = {
     port: 50052,
     probe: { kind: 'grpc', port: 50052 },
     simulator: false,
-    secrets: ['POSTBACK_SECRET', 'SANDBOX_API_KEY'],
+    secrets: ['POSTBACK_SECRET', 'SANDBOX_API_KEY', 'EVENT_ID_SECRET'],
   },
-  billing: { portVariable: 'GRPC_PORT', port: 50053, probe: { kind: 'grpc', port: 50053 }, simulator: false, secrets: [] },
+  billing: {
+    portVariable: 'GRPC_PORT',
+    port: 50053,
+    probe: { kind: 'grpc', port: 50053 },
+    simulator: false,
+    secrets: ['EVENT_ID_SECRET'],
+  },
   execution: {
     portVariable: 'GRPC_PORT',
     port: 50054,
     probe: { kind: 'grpc', port: 50054 },
     simulator: false,
-    secrets: ['ACCOUNT_SECRET_KEY'],
+    secrets: ['ACCOUNT_SECRET_KEY', 'EVENT_ID_SECRET'],
   },
   'connector-mt4': {
     portVariable: 'HEALTH_PORT',
@@ -100,7 +107,7 @@ const serviceNames = Object.keys(services);
 const productNames = serviceNames.filter((name) => !services[name]!.simulator);
 const simulatorNames = serviceNames.filter((name) => services[name]!.simulator);
 const autoscaled = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'];
-const secretKeys = ['POSTBACK_SECRET', 'ACCOUNT_SECRET_KEY', 'WEBHOOK_SECRET_KEY', 'SANDBOX_API_KEY'];
+const secretKeys = ['POSTBACK_SECRET', 'ACCOUNT_SECRET_KEY', 'WEBHOOK_SECRET_KEY', 'SANDBOX_API_KEY', 'EVENT_ID_SECRET'];
 
 // ---------------------------------------------------------------------------------------------------------------
 // Loose shapes of the Kubernetes objects the assertions read.
@@ -458,6 +465,28 @@ describe('services: probes, ports, configuration and secrets', () => {
       }
     });
 
+    it(`${output}: metrics on a named port of their own, scraped by annotation, never the port clients reach`, () => {
+      for (const deployment of all(rendered[output], 'Deployment').filter((object) => object.metadata.name in services)) {
+        const name = deployment.metadata.name;
+        const container = mainContainer(deployment);
+        const metricsPort = container.ports?.find((port) => port.name === 'metrics')?.containerPort;
+        expect(metricsPort, name).toBeDefined();
+        expect(metricsPort, name).not.toBe(services[name]!.port);
+        expect(envValue(container, 'METRICS_PORT')?.value, name).toBe(String(metricsPort));
+        expect(deployment.spec.template.metadata.annotations, name).toMatchObject({
+          'prometheus.io/scrape': 'true',
+          'prometheus.io/port': String(metricsPort),
+          'prometheus.io/path': '/metrics',
+        });
+        const service = find(rendered[output], 'Service', name);
+        expect(service.spec.ports, name).toContainEqual({ name: 'metrics', port: metricsPort, targetPort: 'metrics' });
+      }
+      // Nothing publishes the metrics ports outside the cluster.
+      expect(all(rendered[output], 'Ingress')).toEqual([]);
+      for (const service of all(rendered[output], 'Service'))
+        expect(['ClusterIP', undefined], service.metadata.name).toContain(service.spec.type);
+    });
+
     it(`${output}: configuration comes from the ConfigMap, secrets only by reference to mtx-secrets`, () => {
       const configMaps = all(rendered[output], 'ConfigMap');
       expect(configMaps).toHaveLength(1);
@@ -588,6 +617,16 @@ describe('the prod overlay', () => {
     for (const deployment of all(rendered.prod, 'Deployment')) {
       expect(deployment.spec.template.metadata.labels, deployment.metadata.name).toMatchObject(selector);
     }
+    // Clients reach the gateway's API port only; the metrics ports admit the monitoring namespace alone.
+    const clients = policies.find((policy) => policy.metadata.name === 'gateway-allow-clients')!;
+    expect(clients.spec.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 8080 }] }]);
+    const scrape = policies.find((policy) => policy.metadata.name === 'mtx-allow-metrics-scrape')!;
+    expect(scrape.spec.ingress).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ports: [{ protocol: 'TCP', port: 9464, endPort: 9473 }],
+      },
+    ]);
     const dns = policies.find((policy) => policy.metadata.name === 'mtx-allow-dns')!;
     expect(dns.spec.egress[0].ports).toEqual(expect.arrayContaining([{ protocol: 'UDP', port: 53 }]));
     const callersOf = (service: string): string[] => {
@@ -853,8 +892,12 @@ describe('docker-compose.yml', () => {
       const target =
         convention.probe.kind === 'grpc'
           ? `grpc://127.0.0.1:${convention.port}`
-          : `http://127.0.0.1:${convention.port}${convention.probe.readiness}`;
+          : `http://127.0.0.1:${convention.probe.port}${convention.probe.readiness}`;
       expect(service.healthcheck?.test, name).toEqual(['CMD', 'node', '/app/deploy/docker/healthcheck.mjs', target]);
+      // The operations listener is on the compose network only: never published to the host.
+      const metricsPort = Number(service.environment?.METRICS_PORT);
+      expect(metricsPort, name).toBeGreaterThan(0);
+      expect(JSON.stringify(service.ports ?? []), name).not.toContain(String(metricsPort));
       const dependencies = Object.entries(service.depends_on ?? {});
       expect(service.depends_on?.mongo, name).toEqual({ condition: 'service_healthy', required: true });
       expect(service.depends_on?.nats, name).toEqual({ condition: 'service_healthy', required: true });

@@ -259,7 +259,7 @@ describe('webhooks against the stack', () => {
     });
     const result = await listening;
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`batch\\.settled\\s+evt_[0-9a-f]{24} → ${forwardTo} 204`));
+    expect(result.stdout).toMatch(new RegExp(`batch\\.settled\\s+evt_[0-9a-f]{32} → ${forwardTo} 204`));
     expect(result.stderr).toMatch(/endpoint we_\w+ deleted; 1 event\(s\) received/);
     expect(forwarded).toHaveLength(1);
     expect(JSON.parse(forwarded[0]!.body).data.batch_id).toBe(batch.batch_id);

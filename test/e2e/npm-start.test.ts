@@ -11,7 +11,7 @@ import { repositoryRoot } from '@mtx/shared/infra/paths';
 
 /**
  * Runs `npm start` as a newcomer would (with its own data folder and port), then checks what issue 2 promises:
- * dev.json appears, /readyz answers 200, /v1/wallet without a key is a 401 envelope, /openapi.json is valid
+ * dev.json appears, /healthz answers ok and no more (metrics and readiness detail are on the operations port), /v1/wallet without a key is a 401 envelope, /openapi.json is valid
  * OpenAPI 3, a crashed child is reported, and Ctrl-C stops everything cleanly.
  */
 const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-start-'));
@@ -75,8 +75,15 @@ describe('npm start', () => {
 
   it('is ready, refuses keyless calls in the envelope and serves valid OpenAPI 3', async () => {
     const devFile = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'dev.json'), 'utf8')) as DevFile;
-    const ready = await fetch(`${devFile.base_url}/readyz`, { headers: { authorization: `Bearer ${devFile.read_key}` } });
-    expect(ready.status).toBe(200);
+    const health = await fetch(`${devFile.base_url}/healthz`);
+    expect(health.status).toBe(200);
+    // Ok or not, nothing more: the checks by name and the metrics are on each service's operations port.
+    expect(await health.json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${devFile.base_url}/metrics`)).status).toBe(404);
+    const run = JSON.parse(fs.readFileSync(path.join(dataDirectory, 'run.json'), 'utf8')) as {
+      services: Record<string, { metrics_url: string }>;
+    };
+    expect((await fetch(`${run.services.gateway!.metrics_url}/readyz`)).status).toBe(200);
     const keyless = await fetch(`${devFile.base_url}/v1/wallet`);
     expect(keyless.status).toBe(401);
     const body = (await keyless.json()) as { error: { code: string }; request_id: string };

@@ -264,14 +264,36 @@ describe('one trace per request', () => {
     expect(ancestors(credit, creditSpans).some((ancestor) => ancestor.spanId === batch.spanId)).toBe(true);
   });
 
+  it('serves metrics and readiness detail on the operations port only; the API port says ok or not and nothing more', async () => {
+    const operations = stack.services.get('gateway')!.metricsUrl;
+    const onApi = await fetch(`${stack.gatewayUrl}/metrics`);
+    expect(onApi.status).toBe(404);
+    expect(await onApi.text()).not.toMatch(/process_command|host_name|process_pid/);
+    expect((await fetch(`${stack.gatewayUrl}/readyz`)).status).toBe(404);
+    const health = await fetch(`${stack.gatewayUrl}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const scraped = await fetch(`${operations}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/mtx_gateway_request_duration/);
+    const ready = await fetch(`${operations}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ready: true, checks: { store: true, wallet: true, payments: true } });
+    // Every other service has its own operations listener.
+    for (const [name, service] of stack.services) {
+      const answer = await fetch(`${service.metricsUrl}/healthz`);
+      expect(answer.status, name).toBe(200);
+    }
+  });
+
   it('exports metrics over OTLP and serves them as Prometheus text on the gateway', async () => {
-    const text = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+    const text = await (await fetch(`${stack.services.get('gateway')!.metricsUrl}/metrics`)).text();
     expect(text).toMatch(/mtx_gateway_request_duration/);
     // The read model's answers by outcome: a second read in a row (no change announced between) is a hit.
     const readModelHits = async () => {
       await api('GET', '/v1/wallet');
       await api('GET', '/v1/wallet');
-      const metrics = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+      const metrics = await (await fetch(`${stack.services.get('gateway')!.metricsUrl}/metrics`)).text();
       const line = metrics
         .split('\n')
         .find(

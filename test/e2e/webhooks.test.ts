@@ -230,6 +230,6 @@ describe('webhook endpoints', () => {
     expect(listed).toContain(mine.body.id);
     expect(JSON.stringify((await e2e.api('GET', '/v1/webhook_endpoints')).body)).not.toContain('whsec_');
     await e2e.api('DELETE', `/v1/webhook_endpoints/${mine.body.id}`);
-    expect((await e2e.api('GET', '/v1/events?starting_after=evt_000000000000000000000000')).status).toBe(400);
+    expect((await e2e.api('GET', '/v1/events?starting_after=evt_00000000000000000000000000000000')).status).toBe(400);
   });
 });

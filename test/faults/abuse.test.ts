@@ -732,7 +732,7 @@ describe('fault suite: bad input and security', () => {
       return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
     };
     const lookups = async () => {
-      const text = await (await fetch(`${gateway.address}/metrics`)).text();
+      const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
       const line = text.split('\n').find((entry) => entry.startsWith('mtx_gateway_auth_lookups'));
       return Number(line?.split(' ').pop() ?? Number.NaN);
     };

@@ -356,13 +356,15 @@ describe('fault suite: processes and infrastructure', () => {
   });
 
   it('3. store (FerretDB) restart under load: no acknowledged credit or debit lost, /readyz false then true, 503 not 500', async () => {
+    // The gateway's readiness by check, on its operations listener (METRICS_PORT).
+    const readyzUrl = `${stack.service('gateway').metricsUrl}/readyz`;
     const seed = seedFromEnvironment('store restart');
     const startedAtMs = Date.now();
     const readiness: Array<{ atMs: number; status: number }> = [];
     let polling = true;
     const poller = (async () => {
       while (polling) {
-        const answer = await stack.request('GET', `${stack.gatewayUrl}/readyz`, { timeoutMs: 3_000 });
+        const answer = await stack.request('GET', readyzUrl, { timeoutMs: 3_000 });
         readiness.push({ atMs: Date.now(), status: answer.status });
         await sleep(150);
       }
@@ -379,7 +381,7 @@ describe('fault suite: processes and infrastructure', () => {
     await sleep(3_000);
     await stack.store.start();
     const restartedAtMs = Date.now();
-    await eventually(async () => (await stack.request('GET', `${stack.gatewayUrl}/readyz`)).status === 200, 20_000, 200);
+    await eventually(async () => (await stack.request('GET', readyzUrl)).status === 200, 20_000, 200);
     await sleep(2_000);
     const report = await load.stop();
     polling = false;

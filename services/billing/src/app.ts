@@ -1,4 +1,4 @@
-import { CustomerEventPublisher, customerEventChannel, type CustomerEvent } from '@mtx/shared/customer-events';
+import { CustomerEventPublisher, customerEventChannel, type CustomerEventDraft } from '@mtx/shared/customer-events';
 import crypto from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
@@ -72,9 +72,9 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   });
   const queue = new KeyedSerialQueue(config.CUSTOMER_QUEUE_LIMIT);
   const customerEvents = dependencies.nats
-    ? new CustomerEventPublisher(dependencies.nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger)
+    ? new CustomerEventPublisher(dependencies.nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger, config.EVENT_ID_SECRET)
     : undefined;
-  const publishEvent = customerEvents ? (event: CustomerEvent) => customerEvents.publish(event) : undefined;
+  const publishEvent = customerEvents ? (event: CustomerEventDraft) => customerEvents.publish(event) : undefined;
   const renewals = new RenewalEngine(
     store,
     dependencies.wallet,

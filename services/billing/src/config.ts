@@ -1,10 +1,15 @@
 import { walletCreditedSubject } from '@mtx/shared/announcements';
 import { Type, type Static } from '@sinclair/typebox';
+import { eventIdSecretProperty } from '@mtx/shared/customer-events';
 import { defaultServerPlans, parseServerPlans } from '@mtx/shared/server-plans';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 export const BillingConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9467),
+  /** The key of customer events' ids (see eventIdSecretProperty); the same on every publishing service. Never logged. */
+  EVENT_ID_SECRET: eventIdSecretProperty,
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50053 }),
   GRPC_HOST: Type.String({ default: '0.0.0.0' }),
   WALLET_GRPC_URL: Type.String({ default: grpcAddressDefaults.WALLET_GRPC_URL }),

@@ -1,6 +1,12 @@
 import { nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
+import {
+  customerEventChannel,
+  customerEventId,
+  customerEventIdPattern,
+  developmentEventIdSecret,
+  type CustomerEvent,
+} from '@mtx/shared/customer-events';
 import { eventually } from '@mtx/shared/testing';
 import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
 
@@ -64,16 +70,16 @@ describe('billing customer events', () => {
     const periodEnd = '2030-04-10T08:00:00.000Z';
     expect(byType('seat.past_due')).toHaveLength(1);
     expect(byType('seat.past_due')[0]).toMatchObject({
-      id: customerEventId('seat.past_due', `${seat.id}:${periodEnd}`),
+      id: customerEventId(developmentEventIdSecret, 'seat.past_due', `${seat.id}:${periodEnd}`),
       data: { seat_id: seat.id, account_id: 'acc_events', period_end: periodEnd, grace_ends_at: '2030-04-13T08:00:00.000Z' },
     });
     expect(byType('seat.suspended')).toHaveLength(1);
-    expect(byType('seat.suspended')[0]!.id).toBe(customerEventId('seat.suspended', `${seat.id}:${periodEnd}`));
+    expect(byType('seat.suspended')[0]!.id).toBe(customerEventId(developmentEventIdSecret, 'seat.suspended', `${seat.id}:${periodEnd}`));
     // The balance (0 after the first period) does not cover the 1,200 due within 7 days; once a day at most.
     const low = byType('wallet.low_balance');
     expect(low.length).toBeGreaterThanOrEqual(1);
     expect(low[0]!.data).toEqual({ balance_eur_cents: 0, due_next_7_days_eur_cents: 1200 });
-    for (const event of low) expect(event.id).toMatch(/^evt_[0-9a-f]{24}$/);
+    for (const event of low) expect(event.id).toMatch(customerEventIdPattern);
     expect(new Set(low.map((event) => event.id)).size).toBe(low.length);
   });
 });

@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import path from 'node:path';
-import { baseConfigProperties, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, loadConfig } from '@mtx/shared/config';
 import { defaultDataDirectory } from '@mtx/shared/infra/paths';
 
 export const BrokerSimConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9472),
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50060 }),
   HTTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50061 }),
   HOST: Type.String({ default: '0.0.0.0' }),

@@ -12,6 +12,7 @@ runService(logger, async () => {
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    operations: { port: config.METRICS_PORT },
     onStarted: () =>
       logger.info(
         { grpc_port: app.ports.grpcPort, http_port: app.ports.httpPort, latency_ms: config.BROKER_SIM_LATENCY_MS },

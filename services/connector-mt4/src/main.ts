@@ -12,6 +12,7 @@ runService(logger, async () => {
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    operations: { port: config.METRICS_PORT },
     onStarted: () => logger.info({ health_port: app.healthPort, broker: config.BROKER_SIM_GRPC_URL }, 'connector-mt4 ready'),
   };
 });

@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
   return Type.Object({
     ...baseConfigProperties,
     HEALTH_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: platform === 'mt4' ? 50070 : 50071 }),
+    /** The operations listener: metrics, never published (see metricsPortProperty). */
+    METRICS_PORT: metricsPortProperty(platform === 'mt4' ? 9470 : 9471),
     HOST: Type.String({ default: '0.0.0.0' }),
     BROKER_SIM_GRPC_URL: Type.String({ default: grpcAddressDefaults.BROKER_SIM_GRPC_URL }),
     /** First token of the terminal subjects (`<root>.<platform>.<account_id>.<op>`); tests use their own. */

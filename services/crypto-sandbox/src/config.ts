@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, loadConfig } from '@mtx/shared/config';
 
 /** Shared with payments' default so a laptop works out of the box; every real deployment sets its own. */
 export const developmentPostbackSecret = 'local-only-postback-secret';
@@ -7,6 +7,8 @@ export const developmentMerchantApiKey = 'local-only-sandbox-api-key';
 
 export const SandboxConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9473),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8090 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   /**

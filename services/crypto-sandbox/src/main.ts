@@ -22,6 +22,7 @@ runService(logger, async () => {
   return {
     app: sandbox,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    operations: { port: config.METRICS_PORT },
     onStarted: () => logger.info({ port: sandbox.port, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening'),
     release: () => mongo.close(),
   };

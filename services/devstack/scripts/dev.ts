@@ -35,7 +35,10 @@ async function gatewayPort(): Promise<number> {
 /** Where each process runs, for operators and for the tests that kill one on purpose. */
 function writeRunFile(stack: Stack, infrastructure: Awaited<ReturnType<typeof startLocalInfrastructure>>): void {
   const services = Object.fromEntries(
-    [...stack.services.entries()].map(([name, handle]) => [name, { pid: handle.pid, address: handle.address }]),
+    [...stack.services.entries()].map(([name, handle]) => [
+      name,
+      { pid: handle.pid, address: handle.address, metrics_url: handle.metricsUrl },
+    ]),
   );
   const run = { pid: process.pid, mongodb_url: infrastructure.mongodbUrl, nats_url: infrastructure.natsUrl, services };
   fs.writeFileSync(path.join(dataDirectory, 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
@@ -108,6 +111,7 @@ async function main(): Promise<void> {
       `  full_key     ${devFile.full_key}`,
       `  read_key     ${devFile.read_key}`,
       `  sandbox_url  ${devFile.sandbox_url}`,
+      `  metrics      ${stack.services.get('gateway')?.metricsUrl}/metrics (each service's in the run file, metrics_url)`,
       `  accounts     ${devFile.accounts.map((account) => `${account.id} (${account.platform}, ${account.server}, suffix "${account.symbol_suffix}")`).join('\n               ')}`,
       `  written to   ${path.relative(process.cwd(), path.join(dataDirectory, 'dev.json'))}`,
       '',

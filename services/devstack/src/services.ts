@@ -68,6 +68,8 @@ export interface ServiceProcess {
   readonly name: string;
   readonly port: number;
   readonly address: string;
+  /** Its operations listener (METRICS_PORT): `/metrics`, `/healthz`, `/readyz` with each check. */
+  readonly metricsUrl: string;
   readonly pid: number | undefined;
   running(): boolean;
   /** Resolves when the process has exited. */
@@ -101,10 +103,15 @@ function runsCompiled(env: NodeJS.ProcessEnv): boolean {
 // Node itself with tsx's loader, for MTX_RUN_TYPESCRIPT=1.
 const tsxLoader = pathToFileURL(path.join(repositoryRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
-async function probe(spec: ServiceSpec, address: string): Promise<boolean> {
+/**
+ * gRPC services by grpc.health.v1 on their port; HTTP ones on their operations listener's /healthz, which answers
+ * once the app serves (the gateway's public /healthz also waits for every backend, and some stacks run without
+ * some of them).
+ */
+async function probe(spec: ServiceSpec, address: string, metricsUrl: string): Promise<boolean> {
   if (spec.probe === 'grpc') return checkGrpcHealth(address, 500);
   try {
-    const response = await fetch(`${address}/healthz`, { signal: AbortSignal.timeout(500) });
+    const response = await fetch(`${metricsUrl}/healthz`, { signal: AbortSignal.timeout(500) });
     return response.ok;
   } catch {
     return false;
@@ -115,6 +122,9 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
   const folder = options.folder ?? (options.name as ServiceName);
   const spec = serviceSpecs[folder];
   const port = options.port ?? (await freePort());
+  // A free one of its own (the stack's environment is shared by every service), kept across restarts.
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}`;
   const address = spec.probe === 'grpc' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
   const entry = path.join(repositoryRoot, 'services', folder, 'src', 'main.ts');
   if (!fs.existsSync(entry)) throw new Error(`service ${folder} has no ${path.relative(repositoryRoot, entry)}`);
@@ -132,7 +142,12 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
     ];
     child = spawn(process.execPath, command, {
       cwd: repositoryRoot,
-      env: { ...options.env, [spec.portVariable]: String(port), OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder },
+      env: {
+        ...options.env,
+        [spec.portVariable]: String(port),
+        METRICS_PORT: String(metricsPort),
+        OTEL_SERVICE_NAME: options.env.OTEL_SERVICE_NAME ?? folder,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const current = child;
@@ -149,7 +164,7 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
     const deadline = Date.now() + (options.readyDeadlineMs ?? 60_000);
     let exitedEarly = false;
     void exitPromise.then(() => (exitedEarly = true));
-    while (!(await probe(spec, address))) {
+    while (!(await probe(spec, address, metricsUrl))) {
       if (exitedEarly) throw new Error(`${options.name} exited before it was ready`);
       if (Date.now() > deadline) throw new Error(`${options.name} was not ready within ${options.readyDeadlineMs ?? 60_000} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -172,6 +187,7 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
     name: options.name,
     port,
     address,
+    metricsUrl,
     get pid() {
       return child?.pid;
     },

@@ -62,7 +62,12 @@ export function createExecutionApp(options: {
     pingDeadlineMs: config.PING_DEADLINE_MS,
     billingDeadlineMs: config.GRPC_DEADLINE_MS,
   });
-  const customerEvents = new CustomerEventPublisher(nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger);
+  const customerEvents = new CustomerEventPublisher(
+    nats,
+    customerEventChannel(config.MONGODB_DATABASE_PREFIX),
+    logger,
+    config.EVENT_ID_SECRET,
+  );
   const batches = new BatchService({
     store,
     registry,

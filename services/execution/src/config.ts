@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { eventIdSecretProperty } from '@mtx/shared/customer-events';
+import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 /**
  * Development key for trading-account passwords (AES-256-GCM). Anything beyond a laptop must set
@@ -9,6 +10,10 @@ export const developmentAccountSecretKey = 'ZGV2LW9ubHktYWNjb3VudC1zZWNyZXQta2V5
 
 export const ExecutionConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9468),
+  /** The key of customer events' ids (see eventIdSecretProperty); the same on every publishing service. Never logged. */
+  EVENT_ID_SECRET: eventIdSecretProperty,
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50054 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   BILLING_GRPC_URL: Type.String({ default: grpcAddressDefaults.BILLING_GRPC_URL }),

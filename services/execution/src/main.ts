@@ -16,6 +16,7 @@ runService(logger, async () => {
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    operations: { port: config.METRICS_PORT },
     onStarted: () =>
       logger.info(
         { port: app.port, deadline_ms: config.EXECUTION_DEADLINE_MS, seats_required: config.SEATS_REQUIRED },

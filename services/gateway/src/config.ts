@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defaultServerPlans } from '@mtx/shared/server-plans';
-import { baseConfigProperties, grpcAddressDefaults, listenBacklogProperty, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, listenBacklogProperty, loadConfig } from '@mtx/shared/config';
 
 export const GatewayConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9464),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: '127.0.0.1' }),
   /** Connections waiting to be accepted; see listenBacklogProperty. */

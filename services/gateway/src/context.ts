@@ -46,7 +46,7 @@ export interface GatewayDependencies {
   idempotency: Idempotency;
   /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
   readModels: { wallet: FreshCache<WalletAnswer> };
-  /** Answers whether every backend (store, gRPC services) is reachable; /readyz reports it. */
+  /** Whether each backend (store, gRPC services) is reachable: by name on the operations listener's /readyz, as ok or not on the public /healthz. */
   readiness: () => Promise<Record<string, boolean>>;
 }
 

@@ -14,6 +14,7 @@ runService(logger, async () => {
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    operations: { port: config.METRICS_PORT, readiness: connected.dependencies.readiness },
     onStarted: () => logger.info({ port: app.port }, 'gateway listening'),
     release: () => connected.close(),
   };

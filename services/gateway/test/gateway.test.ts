@@ -2,6 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
+import { startOperationsListener } from '@mtx/shared/operations-listener';
 import { principalOf } from '../src/context';
 import { revokeKey } from '../src/app/customers';
 import { hashKey } from '../src/domain/keys';
@@ -208,15 +209,24 @@ describe('system routes', () => {
     expect(document.paths['/v1/test-echo'].post.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
   });
 
-  it('reports not ready while backends are down, with each check named', async () => {
+  it('says only "unavailable" on the API port while backends are down; each check by name is on the operations port', async () => {
     const health = await harness.app.inject({ method: 'GET', url: '/healthz' });
-    expect(health.statusCode).toBe(200);
-    const ready = await harness.app.inject({ method: 'GET', url: '/readyz' });
-    expect(ready.statusCode).toBe(503);
-    const body = ready.json();
-    expect(body.ready).toBe(false);
-    expect(body.checks.store).toBe(true);
-    expect(body.checks.wallet).toBe(false);
+    expect(health.statusCode).toBe(503);
+    expect(health.json()).toEqual({ status: 'unavailable' });
+    // Neither readiness detail nor metrics (host name, pid, command line) are routed on the API port.
+    expect((await harness.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(404);
+    expect((await harness.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+    const operations = await startOperationsListener({ port: 0, host: '127.0.0.1', readiness: harness.connected.dependencies.readiness });
+    try {
+      const ready = await fetch(`http://127.0.0.1:${operations.port}/readyz`);
+      expect(ready.status).toBe(503);
+      const body = (await ready.json()) as { ready: boolean; checks: Record<string, boolean> };
+      expect(body.ready).toBe(false);
+      expect(body.checks.store).toBe(true);
+      expect(body.checks.wallet).toBe(false);
+    } finally {
+      await operations.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, loadConfig } from '@mtx/shared/config';
 
 /**
  * Development key for webhook signing secrets at rest (AES-256-GCM). Anything beyond a laptop must set
@@ -9,6 +9,8 @@ export const developmentWebhookSecretKey = 'ZGV2LW9ubHktd2ViaG9vay1zZWNyZXQta2V5
 
 export const NotificationsConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9469),
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50055 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   WEBHOOK_SECRET_KEY: Type.String({ default: developmentWebhookSecretKey }),

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { customerEvent } from '@mtx/shared/customer-events';
+import { customerEvent, developmentEventIdSecret, identifiedCustomerEvent } from '@mtx/shared/customer-events';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
@@ -102,7 +102,10 @@ describe('delivery isolation between customers', () => {
   async function customerBLagsMs(customerId: string, label: string, count: number): Promise<number[]> {
     const recordedAt = new Map<string, number>();
     for (let index = 0; index < count; index++) {
-      const event = customerEvent('topup.expired', `expired:${label}:${index}`, customerId, { topup_id: index });
+      const event = identifiedCustomerEvent(
+        developmentEventIdSecret,
+        customerEvent('topup.expired', `expired:${label}:${index}`, customerId, { topup_id: index }),
+      );
       recordedAt.set(event.id, performance.now());
       await app.events.record(event);
       app.dispatcher.wakeCustomer(customerId);
@@ -122,7 +125,9 @@ describe('delivery isolation between customers', () => {
     const slowEndpoints = 16;
     for (let index = 0; index < slowEndpoints; index++)
       await app.endpoints.create(slowCustomer, { url: `${base}/slow/${index}`, enabled_events: ['*'], description: '' });
-    await app.events.record(customerEvent('topup.expired', 'expired:slow', slowCustomer, { topup_id: 1 }));
+    await app.events.record(
+      identifiedCustomerEvent(developmentEventIdSecret, customerEvent('topup.expired', 'expired:slow', slowCustomer, { topup_id: 1 })),
+    );
     app.dispatcher.wakeCustomer(slowCustomer);
     // Every one of A's deliveries is at the receiver, holding a connection, before B's events are made.
     await eventually(async () => receiver.held.length === slowEndpoints, 20_000);

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '@mtx/shared/clock';
-import { customerEvent } from '@mtx/shared/customer-events';
+import { customerEvent, developmentEventIdSecret, identifiedCustomerEvent } from '@mtx/shared/customer-events';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
@@ -154,7 +154,10 @@ describe('delivery', () => {
     app.dispatcher.start([]);
     const customerId = 'cus_disable000001';
     const endpoint = await app.endpoints.create(customerId, { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'], description: '' });
-    const event = customerEvent('topup.expired', 'expired:41', customerId, { topup_id: 41 }, clock.now());
+    const event = identifiedCustomerEvent(
+      developmentEventIdSecret,
+      customerEvent('topup.expired', 'expired:41', customerId, { topup_id: 41 }, clock.now()),
+    );
     expect(await app.events.record(event)).toBe(true);
     expect(await app.events.record(event)).toBe(false);
     app.dispatcher.wakeCustomer(customerId);
@@ -192,8 +195,15 @@ describe('delivery', () => {
       enabled_events: ['topup.credited'],
       description: '',
     });
-    await app.events.record(customerEvent('topup.expired', 'expired:1', customerId, { topup_id: 1 }));
-    await app.events.record(customerEvent('topup.credited', 'sandbox:tx1', customerId, { topup_id: 2, amount_eur_cents: 2_500 }));
+    await app.events.record(
+      identifiedCustomerEvent(developmentEventIdSecret, customerEvent('topup.expired', 'expired:1', customerId, { topup_id: 1 })),
+    );
+    await app.events.record(
+      identifiedCustomerEvent(
+        developmentEventIdSecret,
+        customerEvent('topup.credited', 'sandbox:tx1', customerId, { topup_id: 2, amount_eur_cents: 2_500 }),
+      ),
+    );
     app.dispatcher.wakeCustomer(customerId);
     await eventually(async () => received.length === 1);
     const event = verifyWebhook(received[0]!.body, received[0]!.signature, endpoint.secret!);

@@ -61,7 +61,12 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
   const publishChanged = (customerId: string) => {
     if (announceChanges) void announce(nats, announcements.topupsChanged, { customerId });
   };
-  const customerEvents = new CustomerEventPublisher(nats, customerEventChannel(config.MONGODB_DATABASE_PREFIX), logger);
+  const customerEvents = new CustomerEventPublisher(
+    nats,
+    customerEventChannel(config.MONGODB_DATABASE_PREFIX),
+    logger,
+    config.EVENT_ID_SECRET,
+  );
   const store = createPaymentsStore(database);
   const inbox = await JetStreamInbox.open(nats, {
     deployment: config.MONGODB_DATABASE_PREFIX,

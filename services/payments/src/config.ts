@@ -1,5 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, baseConfigProperties, grpcAddressDefaults, listenBacklogProperty, loadConfig } from '@mtx/shared/config';
+import { eventIdSecretProperty } from '@mtx/shared/customer-events';
+import {
+  ConfigError,
+  baseConfigProperties,
+  metricsPortProperty,
+  grpcAddressDefaults,
+  listenBacklogProperty,
+  loadConfig,
+} from '@mtx/shared/config';
 
 /** Local-only defaults shared with the crypto-sandbox, so a laptop works out of the box; deployments set their own. */
 export const developmentPostbackSecret = 'local-only-postback-secret';
@@ -7,6 +15,10 @@ export const developmentSandboxApiKey = 'local-only-sandbox-api-key';
 
 export const PaymentsConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9466),
+  /** The key of customer events' ids (see eventIdSecretProperty); the same on every publishing service. Never logged. */
+  EVENT_ID_SECRET: eventIdSecretProperty,
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: Number(grpcAddressDefaults.PAYMENTS_GRPC_URL.split(':')[1]) }),
   GRPC_HOST: Type.String({ default: '0.0.0.0' }),
   /**

@@ -54,6 +54,7 @@ runService(logger, async () => {
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    operations: { port: config.METRICS_PORT },
     onStarted: () => logger.info({ port: app.port, provider_url: config.CRYPTO_SANDBOX_URL }, 'payments listening'),
     release: async () => {
       idleCollection?.stop();

@@ -4,7 +4,7 @@ import { AppError } from '@mtx/shared/errors';
 import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
 import { nanos } from 'nats';
-import { customerEventChannel, customerEventId, type CustomerEvent } from '@mtx/shared/customer-events';
+import { customerEventChannel, customerEventId, developmentEventIdSecret, type CustomerEvent } from '@mtx/shared/customer-events';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { eventually } from '@mtx/shared/testing';
 import { inboxSweepIntervalMs, startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
@@ -155,6 +155,31 @@ describe('creating top-ups', () => {
     } finally {
       await replica.close();
     }
+  });
+
+  it('gives random ids across the safe-integer range that say nothing of volume or order; the sweeps walk a private gapless sequence', async () => {
+    const customer = customerId();
+    const ids: number[] = [];
+    for (let index = 0; index < 16; index++) ids.push(Number((await createTronTopup(customer, 1000 + index)).id));
+    expect(new Set(ids).size).toBe(16);
+    expect(ids.every((id) => Number.isSafeInteger(id) && id >= 1)).toBe(true);
+    // Sequential ids would differ by one; random ones over 2^53 spread far (16 draws within 2^40 of each other:
+    // about one chance in 2^200) and come in no order.
+    expect(Math.max(...ids) - Math.min(...ids)).toBeGreaterThan(2 ** 40);
+    expect([...ids].sort((a, b) => a - b)).not.toEqual(ids);
+    // The next integer after a top-up's id is nobody's top-up.
+    await expect(payments('GetTopup', { customer_id: customer, id: ids[0]! + 1 })).rejects.toMatchObject({ code: 'not_found' });
+    // The creation sequence: one entry per top-up, in creation order, gapless.
+    const positions: number[] = [];
+    for (const id of ids) {
+      const entries = await store().topupSequence.find({ topup_id: id }).toArray();
+      expect(entries).toHaveLength(1);
+      positions.push(Number(entries[0]!._id));
+    }
+    expect(positions).toEqual(positions.map((_, index) => positions[0]! + index));
+    // Nothing of the sequence is in what the customer sees.
+    const seen = JSON.stringify(await payments('GetTopup', { customer_id: customer, id: ids[5] }));
+    expect(seen).not.toContain(`:${positions[5]},`);
   });
 });
 
@@ -520,7 +545,7 @@ describe('customer events', () => {
       }, 10_000);
       expect(events).toEqual([
         expect.objectContaining({
-          id: customerEventId('topup.expired', `expired:${topup.id}`),
+          id: customerEventId(developmentEventIdSecret, 'topup.expired', `expired:${topup.id}`),
           type: 'topup.expired',
           data: { topup_id: topup.id, amount_eur_cents: 1500 },
         }),

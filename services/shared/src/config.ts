@@ -55,6 +55,15 @@ export const baseConfigProperties = {
  */
 export const listenBacklogProperty = Type.Integer({ minimum: 1, maximum: 65_535, default: 4_096 });
 
+/**
+ * METRICS_PORT: the service's operations listener (`/metrics`, `/healthz`, `/readyz` with each check; see
+ * operations-listener.ts), never published by the ingress. Each service has its own default so that services run
+ * side by side on one host do not collide; 0 picks a free port (tests).
+ */
+export function metricsPortProperty(defaultPort: number) {
+  return Type.Integer({ minimum: 0, maximum: 65535, default: defaultPort });
+}
+
 export const grpcAddressDefaults = {
   WALLET_GRPC_URL: '127.0.0.1:50051',
   PAYMENTS_GRPC_URL: '127.0.0.1:50052',

@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import type { JetStreamClient, NatsConnection } from 'nats';
 import type { Logger } from './logger';
 
 /**
- * The events a customer's webhooks receive (DESIGN §7), as the services that cause them publish them. Each has a
+ * The events a customer's webhooks receive, as the services that cause them publish them. Each has a
  * deterministic id (from what happened, not when it was noticed), so a service that announces one twice, or
- * two replicas that both notice it, make one event.
+ * two replicas that both notice it, make one event; the id is keyed by a deployment secret, so nobody can work
+ * it out from what they know of the occurrence (a batch id, a top-up id, a day).
  */
 export const customerEventTypes = [
   'batch.settled',
@@ -27,6 +29,51 @@ export interface CustomerEvent {
   data: Record<string, unknown>;
 }
 
+/** An event as its cause describes it: what identifies the occurrence, not yet its id (the publisher derives it). */
+export interface CustomerEventDraft extends Omit<CustomerEvent, 'id'> {
+  /** What identifies the occurrence within its type (`<seat>:<period end>`, `expired:<topup>`, …); never published. */
+  occurrence: string;
+}
+
+/** Local-only key for event ids, so a laptop works out of the box; every deployment sets its own EVENT_ID_SECRET. */
+export const developmentEventIdSecret = 'local-only-event-id-secret';
+
+/**
+ * EVENT_ID_SECRET, a setting of every service that publishes customer events: the HMAC key of their ids. Every
+ * replica of every publisher must share it (else one occurrence announced twice gets two ids). Never logged.
+ */
+export const eventIdSecretProperty = Type.String({ minLength: 16, maxLength: 256, default: developmentEventIdSecret });
+
+/** Hex characters of the MAC an id keeps: 32 × 4 = 128 bits, past guessing and past any chance collision. */
+const eventIdMacChars = 32;
+
+/** What every event id looks like; receivers of ids (the notifier, the gateway's cursor) check it. */
+export const customerEventIdPattern = /^evt_[0-9a-f]{32}$/;
+
+/**
+ * `evt_` and the first 128 bits, in hex, of HMAC-SHA256(secret, type NUL occurrence): the same occurrence always
+ * gets the same id, and without the secret an id can be neither derived from the occurrence nor traced back to it.
+ */
+export function customerEventId(secret: string, type: CustomerEventType, occurrence: string): string {
+  return `evt_${crypto.createHmac('sha256', secret).update(`${type}\u0000${occurrence}`).digest('hex').slice(0, eventIdMacChars)}`;
+}
+
+export function customerEvent(
+  type: CustomerEventType,
+  occurrence: string,
+  customerId: string,
+  data: Record<string, unknown>,
+  at: Date = new Date(),
+): CustomerEventDraft {
+  return { type, occurrence, customer_id: customerId, created: Math.floor(at.getTime() / 1000), data };
+}
+
+/** The event as published: its id derived, the occurrence left out. */
+export function identifiedCustomerEvent(secret: string, draft: CustomerEventDraft): CustomerEvent {
+  const { occurrence, ...rest } = draft;
+  return { id: customerEventId(secret, draft.type, occurrence), ...rest };
+}
+
 /**
  * Where a deployment's events travel: published on `events.notify.<deployment>.<type>` and held by the stream
  * `NOTIFY_<deployment>` until the notifier records them. The deployment is its database prefix
@@ -45,21 +92,6 @@ export function customerEventChannel(databasePrefix: string): CustomerEventChann
 
 export function customerEventSubject(channel: CustomerEventChannel, type: CustomerEventType): string {
   return `${channel.subjectRoot}.${type}`;
-}
-
-/** `evt_` and 24 hex characters of the SHA-256 of the type and what identifies the occurrence. */
-export function customerEventId(type: CustomerEventType, occurrence: string): string {
-  return `evt_${crypto.hash('sha256', `${type}\u0000${occurrence}`, 'hex').slice(0, 24)}`;
-}
-
-export function customerEvent(
-  type: CustomerEventType,
-  occurrence: string,
-  customerId: string,
-  data: Record<string, unknown>,
-  at: Date = new Date(),
-): CustomerEvent {
-  return { id: customerEventId(type, occurrence), type, customer_id: customerId, created: Math.floor(at.getTime() / 1000), data };
 }
 
 const publishTimeoutMs = 2_000;
@@ -85,12 +117,17 @@ export class CustomerEventPublisher {
     nats: NatsConnection,
     private readonly channel: CustomerEventChannel,
     private readonly logger: Logger,
+    /** EVENT_ID_SECRET: the key of the events' ids. */
+    private readonly eventIdSecret: string,
   ) {
     this.jetstream = nats.jetstream({ timeout: publishTimeoutMs });
+    if (eventIdSecret === developmentEventIdSecret)
+      logger.warn('EVENT_ID_SECRET is the development default; set your own outside a laptop, the same on every publisher');
   }
 
-  publish(event: CustomerEvent): void {
+  publish(draft: CustomerEventDraft): void {
     if (Date.now() < this.noStreamUntilMs) return;
+    const event = identifiedCustomerEvent(this.eventIdSecret, draft);
     if (this.pending >= pendingMax) {
       this.logger.error({ event_id: event.id, type: event.type }, `customer event dropped: ${pendingMax} are waiting for NATS`);
       return;

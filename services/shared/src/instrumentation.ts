@@ -30,6 +30,7 @@ import {
   SynchronousContextManager,
   untracedHttpPaths,
 } from './telemetry';
+import { exposeMetrics } from './metrics-exposition';
 
 function serviceNameFromEntryPoint(): string {
   const entry = process.argv[1] ?? '';
@@ -46,12 +47,6 @@ function serviceNameFromEntryPoint(): string {
 const perLegServices = new Set(['connector-mt4', 'connector-mt5', 'broker-sim']);
 
 let sdk: NodeSDK | undefined;
-let prometheus: PrometheusExporter | undefined;
-
-/** The Prometheus reader, when this process serves /metrics (the gateway, or PROMETHEUS_METRICS=true). */
-export function prometheusExporter(): PrometheusExporter | undefined {
-  return prometheus;
-}
 
 export function startInstrumentation(): NodeSDK | undefined {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return sdk;
@@ -93,8 +88,10 @@ export function startInstrumentation(): NodeSDK | undefined {
       }),
     );
   if (process.env.PROMETHEUS_METRICS === 'true' || (process.env.PROMETHEUS_METRICS !== 'false' && serviceName === 'gateway')) {
-    // Served by the app's own HTTP server at /metrics rather than a second port.
-    prometheus = new PrometheusExporter({ preventServerStart: true });
+    // Served at /metrics by the operations listener (METRICS_PORT, operations-listener.ts), not the API port:
+    // its text names the host, the process id and the command line.
+    const prometheus = new PrometheusExporter({ preventServerStart: true });
+    exposeMetrics((request, response) => prometheus.getMetricsRequestHandler(request, response));
     metricReaders.push(prometheus);
   }
 

@@ -1,6 +1,7 @@
 import type { Server } from 'node:net';
 import type { Logger } from './logger';
 import { shutdownInstrumentation } from './instrumentation';
+import { startOperationsListener, type OperationsListener, type OperationsListenerOptions } from './operations-listener';
 
 /**
  * Runs `close` on SIGTERM or SIGINT, once, and exits. A second signal or a close that overruns the grace
@@ -62,6 +63,12 @@ export interface BootedService {
   release?: () => Promise<void>;
   /** Runs once the app has started, to log where it serves (ports chosen at start are known by then). */
   onStarted?: () => void;
+  /**
+   * The operations listener (metrics, probes) on METRICS_PORT, started once the app serves (so its /healthz means
+   * the process is up and serving) and closed after the app has stopped. Host defaults to 0.0.0.0 (the scraper and
+   * the probes come from outside the pod; the ingress never routes to this port).
+   */
+  operations?: Omit<OperationsListenerOptions, 'host'> & { host?: string };
 }
 
 /**
@@ -77,15 +84,25 @@ export function runService(logger: Logger, boot: () => Promise<BootedService>): 
       await booted.release?.().catch(() => undefined);
       throw error;
     }
-    return booted;
+    let operations: OperationsListener | undefined;
+    try {
+      if (booted.operations) operations = await startOperationsListener({ host: '0.0.0.0', ...booted.operations });
+    } catch (error) {
+      await booted.app.stop(booted.graceMs).catch(() => undefined);
+      await booted.release?.().catch(() => undefined);
+      throw error;
+    }
+    return { booted, operations };
   };
   started().then(
-    (booted) => {
+    ({ booted, operations }) => {
       booted.onStarted?.();
+      if (operations) logger.info({ metrics_port: operations.port }, 'operations listener (metrics, probes) started');
       handleShutdownSignals(
         logger,
         async () => {
           await booted.app.stop(booted.graceMs);
+          await operations?.close();
           await booted.release?.();
         },
         booted.graceMs,

@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
 
 export const WalletConfigSchema = Type.Object({
   ...baseConfigProperties,
+  /** The operations listener: metrics and readiness detail, never published by the ingress (see metricsPortProperty). */
+  METRICS_PORT: metricsPortProperty(9465),
   GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: Number(grpcAddressDefaults.WALLET_GRPC_URL.split(':')[1]) }),
   GRPC_HOST: Type.String({ default: '0.0.0.0' }),
   /** Movements waiting for one wallet in this process; beyond it callers get 503 and retry. */

@@ -26,6 +26,7 @@ runService(logger, async () => {
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    operations: { port: config.METRICS_PORT },
     onStarted: () => logger.info({ port: app.port }, 'wallet listening'),
     release: async () => {
       await nats.drain().catch(() => undefined);

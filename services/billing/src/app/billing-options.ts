@@ -1,4 +1,4 @@
-import type { CustomerEvent } from '@mtx/shared/customer-events';
+import type { CustomerEventDraft } from '@mtx/shared/customer-events';
 import type { ServerPlans } from '@mtx/shared/server-plans';
 
 /** What billing charges and shows, from its configuration. */
@@ -9,5 +9,5 @@ export interface BillingOptions {
   horizonDays: number;
   pendingPurchaseRecoveryMs: number;
   /** Tells the customer's webhooks (wallet.low_balance); optional. */
-  publishEvent?: (event: CustomerEvent) => void;
+  publishEvent?: (event: CustomerEventDraft) => void;
 }

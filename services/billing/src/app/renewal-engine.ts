@@ -1,4 +1,4 @@
-import { customerEvent, type CustomerEvent } from '@mtx/shared/customer-events';
+import { customerEvent, type CustomerEventDraft } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
@@ -34,7 +34,7 @@ export class RenewalEngine {
     private readonly policy: RenewalPolicy,
     private readonly logger: Logger,
     /** Tells the customer's webhooks (seat.past_due, seat.suspended); optional. */
-    private readonly publishEvent?: (event: CustomerEvent) => void,
+    private readonly publishEvent?: (event: CustomerEventDraft) => void,
   ) {
     this.servers = new ServerRenewals(store, wallet, clock, policy, logger);
   }

@@ -1,4 +1,4 @@
-import type { CustomerEvent } from '@mtx/shared/customer-events';
+import type { CustomerEventDraft } from '@mtx/shared/customer-events';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import type { AccountRegistry, ResolvedAccount } from './accounts';
@@ -18,7 +18,7 @@ export interface BatchServiceConfig {
 
 export interface BatchServiceOptions {
   /** Tells the customer's webhooks (batch.settled); optional. */
-  publishEvent?: (event: CustomerEvent) => void;
+  publishEvent?: (event: CustomerEventDraft) => void;
   store: ExecutionStore;
   registry: AccountRegistry;
   terminals: TerminalClient;

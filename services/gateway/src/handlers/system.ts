@@ -1,42 +1,39 @@
 import { Type } from '@sinclair/typebox';
-import { prometheusExporter } from '@mtx/shared/instrumentation';
 import type { GatewayApp, GatewayDependencies } from '../context';
 
+/** How long one readiness answer serves the public /healthz: probes and monitors never multiply backend checks. */
+const healthReuseMs = 1_000;
+
+/**
+ * What the API port says about the gateway's health: ok or not, nothing else (no versions, no dependency names).
+ * The checks by name, the metrics and the liveness probe are on the operations listener (METRICS_PORT), which
+ * the ingress does not publish.
+ */
+function publicHealth(dependencies: GatewayDependencies): () => Promise<boolean> {
+  let last: { atMs: number; healthy: Promise<boolean> } | undefined;
+  return () => {
+    const nowMs = Date.now();
+    if (!last || nowMs - last.atMs >= healthReuseMs) {
+      const healthy = dependencies.readiness().then(
+        (checks) => Object.values(checks).every(Boolean),
+        () => false,
+      );
+      last = { atMs: nowMs, healthy };
+    }
+    return last.healthy;
+  };
+}
+
+const HealthAnswer = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) });
+
 export async function registerSystemRoutes(app: GatewayApp, dependencies: GatewayDependencies): Promise<void> {
+  const healthy = publicHealth(dependencies);
   app.get(
     '/healthz',
-    { config: { auth: 'public' }, schema: { hide: true, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
-    async () => ({ status: 'ok' as const }),
+    { config: { auth: 'public' }, schema: { hide: true, response: { 200: HealthAnswer, 503: HealthAnswer } } },
+    async (_request, reply) =>
+      (await healthy()) ? reply.status(200).send({ status: 'ok' }) : reply.status(503).send({ status: 'unavailable' }),
   );
-
-  app.get(
-    '/readyz',
-    {
-      config: { auth: 'public' },
-      schema: {
-        hide: true,
-        response: {
-          200: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Type.Boolean()) }),
-          503: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Type.Boolean()) }),
-        },
-      },
-    },
-    async (_request, reply) => {
-      const checks = await dependencies.readiness();
-      const ready = Object.values(checks).every(Boolean);
-      return reply.status(ready ? 200 : 503).send({ ready, checks });
-    },
-  );
-
-  // Prometheus text exposition of the gateway's OpenTelemetry metrics, for scrapers inside the cluster.
-  app.get('/metrics', { config: { auth: 'public', rateLimit: 'none' }, schema: { hide: true } }, async (request, reply) => {
-    const exporter = prometheusExporter();
-    if (!exporter)
-      return reply.status(503).type('text/plain').send('metrics are disabled (PROMETHEUS_METRICS=false or OTEL_SDK_DISABLED=true)\n');
-    reply.hijack();
-    exporter.getMetricsRequestHandler(request.raw, reply.raw);
-    return reply;
-  });
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { customerEventTypes } from '@mtx/shared/customer-events';
+import { customerEventIdPattern, customerEventTypes } from '@mtx/shared/customer-events';
 import type { Endpoint__Output } from '@mtx/shared/generated/proto/mtx/notifications/v1/Endpoint';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { errorResponses, stringEnum } from './schemas';
@@ -72,7 +72,7 @@ const EventsQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Events per page, 1 to 100 (default 10).' })),
     starting_after: Type.Optional(
       Type.String({
-        pattern: '^evt_[0-9a-f]{24}$',
+        pattern: customerEventIdPattern.source,
         description: 'An event id from the previous page (its last): the page continues after it.',
       }),
     ),

@@ -1,4 +1,4 @@
-import type { CustomerEvent } from '@mtx/shared/customer-events';
+import { customerEventIdPattern, type CustomerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
 import { ClaimedSequence } from '@mtx/shared/claimed-sequence';
 import { insertIfAbsent } from '@mtx/shared/mongo';
@@ -69,7 +69,7 @@ export class EventLog {
   ): Promise<{ data: ListedEvent[]; has_more: boolean }> {
     let number = await this.head(customerId);
     if (query.startingAfter) {
-      const cursor = /^evt_[0-9a-f]{24}$/.test(query.startingAfter)
+      const cursor = customerEventIdPattern.test(query.startingAfter)
         ? await this.store.eventIds.findOne({ _id: query.startingAfter })
         : null;
       if (!cursor || cursor.customer_id !== customerId)

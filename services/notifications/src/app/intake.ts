@@ -1,5 +1,5 @@
 import { DeliverPolicy, nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
-import { customerEventTypes, type CustomerEvent, type CustomerEventChannel } from '@mtx/shared/customer-events';
+import { customerEventIdPattern, customerEventTypes, type CustomerEvent, type CustomerEventChannel } from '@mtx/shared/customer-events';
 import { ensureStream } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 import type { NotificationsStore } from '../store/notifications-store';
@@ -17,7 +17,7 @@ function parseEvent(message: JsMsg): CustomerEvent | undefined {
     const event = JSON.parse(new TextDecoder().decode(message.data)) as CustomerEvent;
     const valid =
       typeof event.id === 'string' &&
-      /^evt_[0-9a-f]{24}$/.test(event.id) &&
+      customerEventIdPattern.test(event.id) &&
       (customerEventTypes as readonly string[]).includes(event.type) &&
       typeof event.customer_id === 'string' &&
       event.customer_id.length > 0 &&

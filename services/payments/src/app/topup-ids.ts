@@ -1,32 +1,77 @@
+import crypto from 'node:crypto';
 import { lastPresent } from '@mtx/shared/gallop';
 import { AppError } from '@mtx/shared/errors';
 import { insertIfAbsent } from '@mtx/shared/mongo';
+import type { TopupSequenceDocument } from '../store/payments-store';
 
 import type { TopupsState } from './topups-state';
 import { slotAttemptsMax, customerHeadsCachedMax } from './topup-rules';
 
-/** Integer top-up ids and each customer's list of top-ups, both claimed by insert. */
+/**
+ * Top-up ids, the private creation sequence and each customer's list of top-ups, all claimed by insert.
+ *
+ * The public id is a random integer in [1, 2^53 - 1], so that nothing outside can count top-ups from ids, guess
+ * another's id, or tell two customers' order. Why all 53 bits: they are the most a JSON number carries exactly to
+ * every client (the API's `id` is an integer), the provider sees the id as our order id, and at that width even
+ * 10^8 top-ups make a draw collide about once in 10^8, so uniqueness by insert almost never draws twice; fewer bits
+ * would make ids guessable by walking the space and collisions frequent as volume grows.
+ *
+ * The sweeps need what random ids cannot give: every top-up in creation order, and the newest found without a
+ * scan. That is the creation sequence, private to this service: `topup_sequence` `_id: "<n>"`, n gapless from 1
+ * and claimed by insert (so its last is found by galloping), each pointing at the public id it was claimed for.
+ */
 
-export async function idClaimed(state: TopupsState, n: number) {
-  return (await state.store.topupIdClaims.findOne({ _id: String(n) }, { projection: { _id: 1 } })) !== null;
+/** Draws of a public id before giving up: at 53 bits a draw collides with an existing id almost never. */
+const publicIdDrawsMax = 8;
+
+/** A uniformly random integer in [1, 2^53 - 1]: the top 53 bits of 64 random ones, drawn again on 0. */
+export function randomTopupId(): number {
+  for (;;) {
+    const id = Number(crypto.randomBytes(8).readBigUInt64BE() >> 11n);
+    if (id > 0) return id;
+  }
 }
 
-/** The highest id claimed so far (0 when none), found by galloping from the last one this replica knows. */
-export async function lastClaimedId(state: TopupsState): Promise<number> {
-  const last = await lastPresent(state.lastTopupId, (n) => idClaimed(state, n));
-  state.lastTopupId = Math.max(state.lastTopupId, last);
+/** The creation sequence's entry at `position`; entries are immutable, so a found one is remembered. */
+export async function sequenceEntry(state: TopupsState, position: number): Promise<TopupSequenceDocument | null> {
+  const key = String(position);
+  const cached = state.sequenceCache.get(key);
+  if (cached) return cached;
+  const entry = await state.store.topupSequence.findOne({ _id: key });
+  if (entry) state.sequenceCache.set(key, entry);
+  return entry;
+}
+
+async function positionClaimed(state: TopupsState, position: number): Promise<boolean> {
+  if (state.sequenceCache.get(String(position))) return true;
+  return (await state.store.topupSequence.findOne({ _id: String(position) }, { projection: { _id: 1 } })) !== null;
+}
+
+/** The last position of the creation sequence (0 when none), found by galloping from the last one this replica knows. */
+export async function lastSequencePosition(state: TopupsState): Promise<number> {
+  const last = await lastPresent(state.lastSequencePosition, (n) => positionClaimed(state, n));
+  state.lastSequencePosition = Math.max(state.lastSequencePosition, last);
   return last;
 }
 
-/** Claims the next integer id by inserting it; ids stay gapless, so the last one is found by galloping. */
+/** Claims a random public id by inserting it (a collision draws again), then its place in the creation sequence. */
 export async function claimTopupId(state: TopupsState): Promise<number> {
-  let candidate = (await lastClaimedId(state)) + 1;
+  const claimedAt = state.clock.now();
+  let topupId = 0;
+  for (let draw = 0; draw < publicIdDrawsMax && topupId === 0; draw++) {
+    const candidate = randomTopupId();
+    if (await insertIfAbsent(state.store.topupIdClaims, { _id: String(candidate), claimed_at: claimedAt })) topupId = candidate;
+  }
+  if (topupId === 0) throw new AppError('unavailable', 'could not allocate a top-up id; retry shortly');
+  let position = (await lastSequencePosition(state)) + 1;
   for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
-    if (await insertIfAbsent(state.store.topupIdClaims, { _id: String(candidate), claimed_at: state.clock.now() })) {
-      state.lastTopupId = Math.max(state.lastTopupId, candidate);
-      return candidate;
+    const entry = { _id: String(position), topup_id: topupId, claimed_at: claimedAt };
+    if (await insertIfAbsent(state.store.topupSequence, entry)) {
+      state.sequenceCache.set(entry._id, entry);
+      state.lastSequencePosition = Math.max(state.lastSequencePosition, position);
+      return topupId;
     }
-    candidate = (await lastPresent(candidate, (n) => idClaimed(state, n))) + 1;
+    position = (await lastPresent(position, (n) => positionClaimed(state, n))) + 1;
   }
   throw new AppError('unavailable', 'could not allocate a top-up id; retry shortly');
 }

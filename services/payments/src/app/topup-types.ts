@@ -1,4 +1,4 @@
-import type { CustomerEvent } from '@mtx/shared/customer-events';
+import type { CustomerEventDraft } from '@mtx/shared/customer-events';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import type { TopupStatus } from '../domain/topup-state';
@@ -89,7 +89,7 @@ export interface TopupsOptions {
   /** Tells the other replicas a customer's top-ups changed (NATS broadcast); optional. */
   publishChanged?: (customerId: string) => void;
   /** Tells the customer's webhooks (topup.credited, topup.expired); optional. */
-  publishEvent?: (event: CustomerEvent) => void;
+  publishEvent?: (event: CustomerEventDraft) => void;
   /** The inbox worker's bounds; defaults suit one replica under a 1,000 postbacks/s load. */
   crediting?: Partial<CreditingWorkerOptions>;
   /** Fault injection: a newly recorded payment whose wallet entry id starts with this kills the process before the credit. */

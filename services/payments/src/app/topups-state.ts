@@ -3,7 +3,7 @@ import { WriteGate } from '@mtx/shared/write-gate';
 import { BoundedCache } from '@mtx/shared/bounded-cache';
 import { FreshCache } from '@mtx/shared/fresh-cache';
 import type { ProviderAsset } from '../providers/provider';
-import type { TopupDocument, TopupEventDocument } from '../store/payments-store';
+import type { TopupDocument, TopupEventDocument, TopupSequenceDocument } from '../store/payments-store';
 
 import type { TopupsOptions, TopupView } from './topup-types';
 import { cachedDocumentsMax, customerHeadsCachedMax } from './topup-rules';
@@ -20,6 +20,7 @@ export function createTopupsState(options: TopupsOptions) {
   const appliedCache = new BoundedCache<true>(cachedDocumentsMax);
   const customerSlotCache = new BoundedCache<{ topupId: number; createdAt: Date }>(cachedDocumentsMax);
   const settledCache = new BoundedCache<true>(cachedDocumentsMax);
+  const sequenceCache = new BoundedCache<TopupSequenceDocument>(cachedDocumentsMax);
   // Concurrent postbacks share store round trips; each record keeps its own insert outcome.
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
@@ -42,15 +43,17 @@ export function createTopupsState(options: TopupsOptions) {
     appliedCache,
     customerSlotCache,
     settledCache,
+    sequenceCache,
     writeGate,
     eventInserts,
     pendingCache,
-    lastTopupId: 0,
+    /** The last position of the creation sequence this replica knows of (app/topup-ids.ts). */
+    lastSequencePosition: 0,
     owedCancellations,
-    /** The next top-up id the expiry sweep looks at; found a look-back behind now after a restart. */
-    expiryNextId: undefined as number | undefined,
-    /** The next top-up id reconciliation asks about; found again after each round. */
-    reconcileNextId: undefined as number | undefined,
+    /** The next position of the creation sequence the expiry sweep looks at; found a look-back behind now after a restart. */
+    expiryNextPosition: undefined as number | undefined,
+    /** The next position of the creation sequence reconciliation asks about; found again after each round. */
+    reconcileNextPosition: undefined as number | undefined,
   };
 }
 

@@ -22,9 +22,22 @@ export interface TopupDocument {
   expires_at: Date;
 }
 
-/** Exclusive claim of a top-up id (`_id` its decimal string), taken before the provider invoice so the invoice can carry it. Ids are claimed without gaps. */
+/**
+ * Exclusive claim of a top-up id (`_id` its decimal string), taken before the provider invoice so the invoice can
+ * carry it. Ids are random (app/topup-ids.ts says why), so a collision draws another.
+ */
 export interface TopupIdClaimDocument {
   _id: string;
+  claimed_at: Date;
+}
+
+/**
+ * The private creation sequence the sweeps walk: `_id` is `"<n>"`, n gapless from 1 in the order top-ups are
+ * created, pointing at the public id claimed for it. Never shown outside the service.
+ */
+export interface TopupSequenceDocument {
+  _id: string;
+  topup_id: number;
   claimed_at: Date;
 }
 
@@ -86,6 +99,7 @@ export interface PaymentsStore {
   database: Db;
   topups: Collection<TopupDocument>;
   topupIdClaims: Collection<TopupIdClaimDocument>;
+  topupSequence: Collection<TopupSequenceDocument>;
   events: Collection<TopupEventDocument>;
   cancelledInvoices: Collection<CancelledInvoiceDocument>;
   providerInvoices: Collection<ProviderInvoiceDocument>;
@@ -97,6 +111,7 @@ export function createPaymentsStore(database: Db): PaymentsStore {
     database,
     topups: database.collection<TopupDocument>('topups'),
     topupIdClaims: database.collection<TopupIdClaimDocument>('topup_id_claims'),
+    topupSequence: database.collection<TopupSequenceDocument>('topup_sequence'),
     events: database.collection<TopupEventDocument>('topup_events'),
     cancelledInvoices: database.collection<CancelledInvoiceDocument>('cancelled_invoices'),
     providerInvoices: database.collection<ProviderInvoiceDocument>('provider_invoices'),
@@ -108,6 +123,7 @@ export async function ensurePaymentsIndexes(store: PaymentsStore): Promise<void>
   for (const collection of [
     store.topups,
     store.topupIdClaims,
+    store.topupSequence,
     store.events,
     store.cancelledInvoices,
     store.providerInvoices,
