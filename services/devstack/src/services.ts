@@ -210,6 +210,25 @@ export interface StartStackOptions {
 }
 
 /**
+ * `PAYMENTS_PROVIDER=nowpayments` on a laptop: payments talks to the crypto-sandbox's fake NOWPayments
+ * (`/nowpayments/v1`) with the development key and IPN secret both sides default to (crypto-sandbox's config), and
+ * the fake calls back payments' hook listener. Only settings not given are filled in, so a real NOWPayments account
+ * can be used by setting them all.
+ */
+function useFakeNowPayments(env: NodeJS.ProcessEnv): void {
+  if (env.PAYMENTS_PROVIDER !== 'nowpayments') return;
+  const fake = env.NOWPAYMENTS_API_URL === undefined;
+  env.NOWPAYMENTS_API_URL ??= `${env.CRYPTO_SANDBOX_URL}/nowpayments/v1`;
+  env.NOWPAYMENTS_API_KEY ??= 'local-only-nowpayments-api-key';
+  env.NOWPAYMENTS_IPN_SECRET ??= 'local-only-nowpayments-ipn-secret';
+  env.PUBLIC_BASE_URL ??= env.PAYMENTS_HOOKS_URL;
+  if (fake)
+    process.stdout.write(
+      `[devstack] PAYMENTS_PROVIDER=nowpayments uses a FAKE NOWPayments at ${env.NOWPAYMENTS_API_URL} (no real money); pay through POST ${env.CRYPTO_SANDBOX_URL}/sandbox/deposits\n`,
+    );
+}
+
+/**
  * Starts services in dependency order on free ports, passing every address to every service, and waits for
  * each to answer its health check before starting those that call it.
  */
@@ -238,6 +257,7 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
     if (spec.secondaryPortVariable && spec.secondaryAddressVariable)
       env[spec.secondaryAddressVariable] = `http://127.0.0.1:${secondaryPorts.get(name)}`;
   }
+  useFakeNowPayments(env);
   const services = new Map<string, ServiceProcess>();
   const stopAll = async () => {
     // Reverse order: the gateway first, so no new work arrives while the backends drain.
