@@ -209,22 +209,29 @@ export interface StartStackOptions {
   onExit?: StartServiceOptions['onExit'];
 }
 
+/** The crypto-sandbox's development NOWPayments key and IPN secret (its config): published, so only ever the fake's. */
+const developmentNowPaymentsApiKey = 'local-only-nowpayments-api-key';
+const developmentNowPaymentsIpnSecret = 'local-only-nowpayments-ipn-secret';
+
 /**
- * `PAYMENTS_PROVIDER=nowpayments` on a laptop: payments talks to the crypto-sandbox's fake NOWPayments
- * (`/nowpayments/v1`) with the development key and IPN secret both sides default to (crypto-sandbox's config), and
- * the fake calls back payments' hook listener. Only settings not given are filled in, so a real NOWPayments account
- * can be used by setting them all.
+ * `PAYMENTS_PROVIDER=nowpayments` on a laptop, or the development NOWPayments key given (the fault suite's
+ * payments that take NOWPayments' callbacks beside the sandbox's): payments talks to the crypto-sandbox's fake
+ * NOWPayments (`/nowpayments/v1`) with the development key and IPN secret both sides default to, and the fake
+ * calls back through the gateway. Only settings not given are filled in, so a real NOWPayments account is
+ * used by setting them all.
  */
 function useFakeNowPayments(env: NodeJS.ProcessEnv): void {
-  if (env.PAYMENTS_PROVIDER !== 'nowpayments') return;
+  if (env.PAYMENTS_PROVIDER !== 'nowpayments' && env.NOWPAYMENTS_API_KEY !== developmentNowPaymentsApiKey) return;
   const fake = env.NOWPAYMENTS_API_URL === undefined;
   env.NOWPAYMENTS_API_URL ??= `${env.CRYPTO_SANDBOX_URL}/nowpayments/v1`;
-  env.NOWPAYMENTS_API_KEY ??= 'local-only-nowpayments-api-key';
-  env.NOWPAYMENTS_IPN_SECRET ??= 'local-only-nowpayments-ipn-secret';
-  env.PUBLIC_BASE_URL ??= env.PAYMENTS_HOOKS_URL;
+  env.NOWPAYMENTS_API_KEY ??= developmentNowPaymentsApiKey;
+  env.NOWPAYMENTS_IPN_SECRET ??= developmentNowPaymentsIpnSecret;
+  // The gateway's address: it has the same callback route (forwarded over gRPC), and it is what its own
+  // PUBLIC_BASE_URL means (the address of the API documents).
+  env.PUBLIC_BASE_URL ??= env.GATEWAY_URL;
   if (fake)
     process.stdout.write(
-      `[devstack] PAYMENTS_PROVIDER=nowpayments uses a FAKE NOWPayments at ${env.NOWPAYMENTS_API_URL} (no real money); pay through POST ${env.CRYPTO_SANDBOX_URL}/sandbox/deposits\n`,
+      `[devstack] NOWPayments is a FAKE here: ${env.NOWPAYMENTS_API_URL} (no real money); pay through POST ${env.CRYPTO_SANDBOX_URL}/sandbox/deposits\n`,
     );
 }
 
