@@ -24,6 +24,28 @@ const networks: Record<string, NetworkFacts> = {
   doge: { blockchainCode: 'DOGE', blockchainName: 'Dogecoin', isEvm: false },
 };
 
+/** Other spellings of a network NOWPayments has used or may use, to the table's. */
+const networkAliases: Record<string, string> = {
+  trx: 'trx',
+  tron: 'trx',
+  trc20: 'trx',
+  eth: 'eth',
+  ethereum: 'eth',
+  erc20: 'eth',
+  bsc: 'bsc',
+  bep20: 'bsc',
+  matic: 'matic',
+  polygon: 'matic',
+  btc: 'btc',
+  bitcoin: 'btc',
+  ltc: 'ltc',
+  litecoin: 'ltc',
+  sol: 'sol',
+  solana: 'sol',
+  doge: 'doge',
+  dogecoin: 'doge',
+};
+
 interface TickerFacts {
   assetCode: string;
   assetName: string;
@@ -86,8 +108,9 @@ export function offeredCurrencies(currencies: readonly NowPaymentsCurrency[], me
     const code = String(currency?.code ?? '').toLowerCase();
     const facts = nowPaymentsTickers[code];
     if (!facts || !enabled.has(code) || currency.enable === false || currency.extra_id_exists === true) continue;
-    const network = networks[String(currency.network ?? facts.network).toLowerCase()];
-    if (!network || String(currency.network ?? facts.network).toLowerCase() !== facts.network) continue;
+    const networkCode = networkAliases[String(currency.network ?? facts.network).toLowerCase()] ?? String(currency.network).toLowerCase();
+    const network = networks[networkCode];
+    if (!network || networkCode !== facts.network) continue;
     offered.push({
       code,
       asset: {
