@@ -306,12 +306,12 @@ describe('fault suite: money', () => {
   });
 
   const storms = [
-    ['sandbox', () => sandboxStorm(stack)],
-    ['nowpayments', () => nowPaymentsStorm(stack)],
-  ] as const;
+    { name: 'sandbox', personalityOf: () => sandboxStorm(stack) },
+    { name: 'nowpayments', personalityOf: () => nowPaymentsStorm(stack) },
+  ];
   it.each(storms)(
-    '5. postback storm (%s): 1000 postbacks, duplicates, reversed order, 10%% bad signatures → exactly the right credits, every bad one 401',
-    async (name, personalityOf) => {
+    '5. postback storm ($name): 1000 postbacks, duplicates, reversed order, 100 bad signatures → exactly the right credits, every bad one 401',
+    async ({ name, personalityOf }) => {
       const personality = personalityOf();
       onTestFinished(() => personality.close());
       const seed = seedFromEnvironment(`postback storm ${name}`);
