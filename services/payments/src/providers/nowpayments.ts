@@ -193,7 +193,7 @@ export function createNowPaymentsProvider(options: NowPaymentsProviderOptions): 
       if (options.callbackUrl === undefined)
         throw new AppError('internal', 'PUBLIC_BASE_URL is not set: NOWPayments has nowhere to call back');
       const payment = await request<
-        NowPaymentsPayment & { pay_address?: unknown; pay_amount?: unknown; expiration_estimate_date?: unknown }
+        NowPaymentsPayment & { pay_address?: unknown; pay_amount?: unknown; expiration_estimate_date?: unknown; payin_extra_id?: unknown }
       >('POST', '/payment', {
         price_amount: input.amountEurCents / 100,
         price_currency: 'eur',
@@ -209,6 +209,9 @@ export function createNowPaymentsProvider(options: NowPaymentsProviderOptions): 
       const units = payAmount === undefined ? 0n : unitsOfDecimal(payAmount, assetOfTicker(code)!.decimals);
       if (!paymentId || typeof payment.pay_address !== 'string' || payment.pay_address.length === 0 || units <= 0n)
         throw new AppError('unavailable', 'NOWPayments created a payment without an id, an address or an amount');
+      // A memo coin slipped through (NOWPayments changed the coin): a top-up cannot show the memo, so no top-up.
+      if (typeof payment.payin_extra_id === 'string' && payment.payin_extra_id.length > 0)
+        throw new AppError('unavailable', `NOWPayments asks for a memo with ${code}; it is not offered now`);
       const quoteEnds = new Date(String(payment.expiration_estimate_date ?? ''));
       return {
         invoiceId: paymentId,
