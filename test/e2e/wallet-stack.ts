@@ -101,7 +101,8 @@ export interface WalletStackOptions {
   /** Billing stand-in: `stub` answers GetUpcoming from `upcoming`; `unimplemented` has no methods; `down` is not started. */
   billing?: 'stub' | 'unimplemented' | 'down';
   sandboxEnv?: Record<string, string>;
-  paymentsEnv?: Record<string, string>;
+  /** Payments' settings; a function is given the sandbox's and the hook listener's addresses (a provider API under the sandbox). */
+  paymentsEnv?: Record<string, string> | ((addresses: { sandboxUrl: string; paymentsHooksUrl: string }) => Record<string, string>);
   gatewayEnv?: Record<string, string>;
   /**
    * Keep the gateway's GET /v1/wallet read model on (it is off by default here: tests change state behind the
@@ -243,7 +244,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       HOOKS_HOST: '127.0.0.1',
       HOOKS_PORT: String(hooksPort),
       PAYMENTS_INBOX_SWEEP_INTERVAL_MS: String(inboxSweepIntervalMs),
-      ...options.paymentsEnv,
+      ...(typeof options.paymentsEnv === 'function' ? options.paymentsEnv({ sandboxUrl, paymentsHooksUrl }) : options.paymentsEnv),
     });
     const paymentsWallet = createUnaryClient<any>(
       grpcServices.wallet.protoFile,

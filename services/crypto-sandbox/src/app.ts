@@ -10,6 +10,9 @@ import type { SandboxConfig } from './config';
 import { createPostbackDispatcher, type DeliveryMode, type PostbackDispatcher } from './delivery';
 import type { Personality } from './personalities/personality';
 import { sandboxPostbacks } from './personalities/sandbox';
+import { createNowPayments } from './personalities/nowpayments/payments';
+import { createNowPaymentsPersonality } from './personalities/nowpayments/personality';
+import { registerNowPaymentsRoutes } from './personalities/nowpayments/routes';
 import { registerSandboxRoutes, type SandboxHttp } from './handlers/http';
 import { createInvoices, type Invoices } from './invoices';
 import { createSandboxStore, ensureSandboxCollections, type InvoiceDocument, type TransactionDocument } from './store/sandbox-store';
@@ -96,7 +99,27 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
       };
     },
   };
-  const personalities = new Map<string, Personality>([[sandboxPersonality.name, sandboxPersonality]]);
+  const nowPayments = createNowPayments({
+    database,
+    invoices,
+    clock,
+    rateStepMs: config.RATE_STEP_MS,
+    quoteMs: config.NOWPAYMENTS_QUOTE_MS,
+  });
+  await nowPayments.ensureCollections();
+  const nowPaymentsPersonality = createNowPaymentsPersonality({ payments: nowPayments, ipnSecret: config.NOWPAYMENTS_IPN_SECRET });
+  registerNowPaymentsRoutes(app, {
+    payments: nowPayments,
+    dispatcher,
+    statusJob: nowPaymentsPersonality.statusJob,
+    clock,
+    apiKey: config.NOWPAYMENTS_API_KEY,
+    rateStepMs: config.RATE_STEP_MS,
+  });
+  const personalities = new Map<string, Personality>([
+    [sandboxPersonality.name, sandboxPersonality],
+    [nowPaymentsPersonality.name, nowPaymentsPersonality],
+  ]);
   const postbacksFor = (invoice: InvoiceDocument, transaction: TransactionDocument, mode: DeliveryMode) => {
     const personality = personalities.get(invoice.personality ?? 'sandbox');
     if (!personality) throw new AppError('internal', `invoice ${invoice._id} belongs to no personality this sandbox runs`);

@@ -4,6 +4,9 @@ import { baseConfigProperties, metricsPortProperty, loadConfig } from '@mtx/shar
 /** Shared with payments' default so a laptop works out of the box; every real deployment sets its own. */
 export const developmentPostbackSecret = 'local-only-postback-secret';
 export const developmentMerchantApiKey = 'local-only-sandbox-api-key';
+/** The NOWPayments personality's API key and IPN secret: shared with payments' development settings (devstack). */
+export const developmentNowPaymentsApiKey = 'local-only-nowpayments-api-key';
+export const developmentNowPaymentsIpnSecret = 'local-only-nowpayments-ipn-secret';
 
 export const SandboxConfigSchema = Type.Object({
   ...baseConfigProperties,
@@ -33,6 +36,11 @@ export const SandboxConfigSchema = Type.Object({
   /** Postbacks in flight at once, and waiting; a full queue refuses new deposits with 503. */
   POSTBACK_CONCURRENCY: Type.Integer({ minimum: 1, default: 32 }),
   POSTBACK_QUEUE_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** The NOWPayments personality (`/nowpayments/v1`): the key it expects in `x-api-key`, and its IPN secret. Never logged. */
+  NOWPAYMENTS_API_KEY: Type.String({ minLength: 8, default: developmentNowPaymentsApiKey }),
+  NOWPAYMENTS_IPN_SECRET: Type.String({ minLength: 8, default: developmentNowPaymentsIpnSecret }),
+  /** How long a NOWPayments payment's fixed rate holds (`expiration_estimate_date`); NOWPayments' own is about 20 minutes. */
+  NOWPAYMENTS_QUOTE_MS: Type.Integer({ minimum: 60_000, default: 20 * 60_000 }),
   /** Rates move one step per this period (a deterministic random walk, so a given instant has one rate). */
   RATE_STEP_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
 });

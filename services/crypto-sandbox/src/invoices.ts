@@ -46,6 +46,9 @@ export interface CreateInvoiceInput {
   expires_at: string;
   is_evm?: boolean;
   callback_url?: string;
+  /** The personality whose API creates it (`sandbox` when absent), and the id it chose (a random one when absent). */
+  personality?: string;
+  id?: string;
 }
 
 // Confirmations the sandbox reports for a confirmed payment; real chains differ, the receiver only reads the status.
@@ -130,7 +133,7 @@ export function createInvoices({ store, clock }: { store: SandboxStore; clock: C
       }
       if (input.is_evm && !asset.chain.isEvm)
         throw new AppError('invalid_request', `${asset.chain.name} is not an EVM chain`, { param: 'is_evm' });
-      const invoiceId = `inv_${crypto.randomBytes(12).toString('hex')}`;
+      const invoiceId = input.id ?? `inv_${crypto.randomBytes(12).toString('hex')}`;
       let address = newDepositAddress(asset.chain.addressStyle);
       // The address is claimed first: a deposit is matched to its invoice by address alone.
       while (!(await insertIfAbsent(store.addresses, { _id: address, invoice_id: invoiceId })))
@@ -138,6 +141,7 @@ export function createInvoices({ store, clock }: { store: SandboxStore; clock: C
       const paymentUri = input.is_evm ? evmPaymentUri(asset, address, input.amount) : undefined;
       const invoice: InvoiceDocument = {
         _id: invoiceId,
+        ...(input.personality ? { personality: input.personality } : {}),
         address,
         asset_code: asset.coin.code,
         blockchain_code: asset.chain.code,

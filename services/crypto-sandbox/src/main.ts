@@ -23,7 +23,13 @@ runService(logger, async () => {
     app: sandbox,
     graceMs: config.SHUTDOWN_GRACE_MS,
     operations: { port: config.METRICS_PORT },
-    onStarted: () => logger.info({ port: sandbox.port, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening'),
+    onStarted: () => {
+      logger.info({ port: sandbox.port, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening');
+      logger.info(
+        { api_url: `http://127.0.0.1:${sandbox.port}/nowpayments/v1` },
+        'a FAKE of NOWPayments is served under /nowpayments/v1: no real money moves through it',
+      );
+    },
     release: () => mongo.close(),
   };
 });

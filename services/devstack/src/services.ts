@@ -225,6 +225,32 @@ export interface StartStackOptions {
   onExit?: StartServiceOptions['onExit'];
 }
 
+/** The crypto-sandbox's development NOWPayments key and IPN secret (its config): published, so only ever the fake's. */
+const developmentNowPaymentsApiKey = 'local-only-nowpayments-api-key';
+const developmentNowPaymentsIpnSecret = 'local-only-nowpayments-ipn-secret';
+
+/**
+ * `PAYMENTS_PROVIDER=nowpayments` on a laptop, or the development NOWPayments key given (the fault suite's
+ * payments that take NOWPayments' callbacks beside the sandbox's): payments talks to the crypto-sandbox's fake
+ * NOWPayments (`/nowpayments/v1`) with the development key and IPN secret both sides default to, and the fake
+ * calls back through the gateway. Only settings not given are filled in, so a real NOWPayments account is
+ * used by setting them all.
+ */
+function useFakeNowPayments(env: NodeJS.ProcessEnv): void {
+  if (env.PAYMENTS_PROVIDER !== 'nowpayments' && env.NOWPAYMENTS_API_KEY !== developmentNowPaymentsApiKey) return;
+  const fake = env.NOWPAYMENTS_API_URL === undefined;
+  env.NOWPAYMENTS_API_URL ??= `${env.CRYPTO_SANDBOX_URL}/nowpayments/v1`;
+  env.NOWPAYMENTS_API_KEY ??= developmentNowPaymentsApiKey;
+  env.NOWPAYMENTS_IPN_SECRET ??= developmentNowPaymentsIpnSecret;
+  // The gateway's address: it has the same callback route (forwarded over gRPC), and it is what its own
+  // PUBLIC_BASE_URL means (the address of the API documents).
+  env.PUBLIC_BASE_URL ??= env.GATEWAY_URL;
+  if (fake)
+    process.stdout.write(
+      `[devstack] NOWPayments is a FAKE here: ${env.NOWPAYMENTS_API_URL} (no real money); pay through POST ${env.CRYPTO_SANDBOX_URL}/sandbox/deposits\n`,
+    );
+}
+
 /**
  * The environment every service of a stack starts with: the caller's, then the stack's own options over it.
  * A local stack delivers webhooks to local receivers, so WEBHOOKS_ALLOW_PRIVATE defaults to 1 (production
@@ -266,6 +292,7 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
     if (spec.secondaryPortVariable && spec.secondaryAddressVariable)
       env[spec.secondaryAddressVariable] = `http://127.0.0.1:${secondaryPorts.get(name)}`;
   }
+  useFakeNowPayments(env);
   const services = new Map<string, ServiceProcess>();
   const stopAll = async () => {
     // Reverse order: the gateway first, so no new work arrives while the backends drain.

@@ -1,5 +1,6 @@
 import type { PaymentsConfig } from '../config';
-import { developmentPostbackSecret } from '../config';
+import { developmentPostbackSecret, providerConfigured } from '../config';
+import { createNowPaymentsProvider } from './nowpayments';
 import type { PaymentProvider } from './provider';
 import { createSandboxProvider } from './sandbox';
 
@@ -32,6 +33,18 @@ export function configuredProviders(config: PaymentsConfig): ConfiguredProviders
         apiKey: config.SANDBOX_API_KEY,
         postbackSecret: config.POSTBACK_SECRET,
         timeoutMs: config.PROVIDER_TIMEOUT_MS,
+      }),
+    );
+  }
+  if (providerConfigured(config, 'nowpayments')) {
+    providers.push(
+      createNowPaymentsProvider({
+        apiUrl: config.NOWPAYMENTS_API_URL,
+        apiKey: config.NOWPAYMENTS_API_KEY!,
+        ipnSecret: config.NOWPAYMENTS_IPN_SECRET!,
+        callbackUrl: callbackUrlOf(config, 'nowpayments'),
+        timeoutMs: config.PROVIDER_TIMEOUT_MS,
+        estimateCacheMs: config.PROVIDER_ASSETS_CACHE_MS,
       }),
     );
   }

@@ -1,0 +1,301 @@
+/**
+ * The postback storm of the money faults (row 5) in each provider's own format: the crypto-sandbox's postbacks
+ * (one message per on-chain transaction, HMAC-SHA256 of the raw body with a signed timestamp) and NOWPayments'
+ * IPNs (the payment's running total `actually_paid`, HMAC-SHA512 of the recursively key-sorted JSON, no
+ * timestamp) from the crypto-sandbox's fake NOWPayments. Each builds the good deliveries (every status of every
+ * payment, then duplicates), the forged ones, and says which ledger entries are genuine.
+ */
+import crypto from 'node:crypto';
+import { freePort } from '@mtx/devstack/ports';
+import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
+import { databaseName } from '@mtx/shared/mongo';
+import type { Customer, FaultStack, HttpAnswer, TopupForPostbacks } from './stack';
+
+export interface StormDelivery {
+  body: string;
+  signature: string | null;
+  expected: 'ok' | 'unauthenticated';
+  variant: string;
+  /** The payment the message is about (a transaction, or a NOWPayments payment), and where it stands in its order. */
+  group: string;
+  rank: number;
+}
+
+export interface StormPlan {
+  deliveries: StormDelivery[];
+  /** Payments (transactions, or running totals) the storm reports. */
+  reports: number;
+  /** Entry-id prefixes the credits must carry, each with what it is worth (a transaction's, or a top-up's whole). */
+  creditPrefixes: Array<{ topup: TopupForPostbacks; prefix: string; amountEurCents: number }>;
+  /** Transaction ids that may be recorded or credited; anything else under `entryPattern` is a forgery let through. */
+  genuine: Set<string>;
+  /** Wallet entry ids and payments' record keys of this storm, as a regex over the transaction id part. */
+  transactionPattern: string;
+}
+
+export interface StormPersonality {
+  readonly name: 'sandbox' | 'nowpayments';
+  createTopup(customer: Customer, amountEurCents: number): Promise<TopupForPostbacks>;
+  plan(topups: TopupForPostbacks[], seed: number, random: () => number): StormPlan;
+  post(delivery: StormDelivery): Promise<HttpAnswer>;
+  /** Stops what the personality started. */
+  close(): Promise<void>;
+}
+
+/** How each top-up is paid: exactly, in one to three transactions. */
+function splits(topup: TopupForPostbacks, random: () => number): bigint[] {
+  const parts = 1 + Math.floor(random() * 3);
+  const amounts: bigint[] = [];
+  let left = topup.depositUnits;
+  for (let part = 0; part < parts; part++) {
+    const units = part === parts - 1 ? left : (topup.depositUnits * BigInt(1 + Math.floor(random() * 40))) / 100n;
+    left -= units;
+    amounts.push(units);
+  }
+  return amounts;
+}
+
+const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)]!;
+
+export function sandboxStorm(stack: FaultStack): StormPersonality {
+  return {
+    name: 'sandbox',
+    createTopup: (customer, amountEurCents) => stack.createTopup(customer, amountEurCents),
+    plan(topups, seed, random) {
+      const transactions = topups.flatMap((topup) =>
+        splits(topup, random).map((units, part) => ({ topup, id: `storm-${seed}-${topup.id}-${part}`, units })),
+      );
+      const deliveries: StormDelivery[] = [];
+      for (const transaction of transactions)
+        for (const [rank, status] of (['confirming', 'confirmed'] as const).entries()) {
+          const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, status);
+          deliveries.push({ body, signature: stack.sign(body), expected: 'ok', variant: status, group: transaction.id, rank });
+        }
+      while (deliveries.length < 900) {
+        const transaction = pick(transactions, random);
+        const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
+        deliveries.push({ body, signature: stack.sign(body), expected: 'ok', variant: 'duplicate', group: transaction.id, rank: 1 });
+      }
+      const variants = [
+        'wrong secret',
+        'body changed after signing',
+        'no signature',
+        'malformed signature',
+        'signature of another body',
+        'stale timestamp',
+      ] as const;
+      for (let index = 0; deliveries.length < 1_000; index++) {
+        const transaction = pick(transactions, random);
+        const variant = variants[index % variants.length]!;
+        const genuine = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
+        const forgedId = `forged-${seed}-${index}`;
+        let body = genuine;
+        let signature: string | null = stack.sign(genuine);
+        if (variant === 'wrong secret') {
+          body = stack.postbackBody(transaction.topup, forgedId, transaction.topup.depositUnits * 10n, 'confirmed');
+          signature = `sha256=${crypto.createHmac('sha256', 'not-the-provider-secret-0123456789').update(body).digest('hex')}`;
+        } else if (variant === 'body changed after signing') {
+          body = genuine.replace(`"amount":"${transaction.units}"`, `"amount":"${transaction.units * 10n}"`);
+        } else if (variant === 'no signature') {
+          signature = null;
+        } else if (variant === 'malformed signature') {
+          signature = [`sha256=${'z'.repeat(64)}`, signature.slice(0, 40), `md5=${signature.slice(7, 39)}`, ''][index % 4]!;
+        } else if (variant === 'signature of another body') {
+          body = stack.postbackBody(transaction.topup, forgedId, transaction.units, 'confirmed');
+        } else {
+          const parsed = JSON.parse(genuine) as Record<string, unknown>;
+          body = JSON.stringify({
+            ...parsed,
+            timestamp: new Date(Date.now() - 10 * 60_000).toISOString(),
+            transaction: { ...(parsed.transaction as object), id: forgedId },
+          });
+          signature = stack.sign(body);
+        }
+        deliveries.push({ body, signature, expected: 'unauthenticated', variant, group: transaction.id, rank: 1 });
+      }
+      return {
+        deliveries,
+        reports: transactions.length,
+        creditPrefixes: transactions.map((transaction) => ({
+          topup: transaction.topup,
+          prefix: `topup:sandbox:${transaction.id}`,
+          amountEurCents: Number((BigInt(transaction.topup.amountEurCents) * transaction.units) / transaction.topup.depositUnits),
+        })),
+        genuine: new Set(transactions.map((transaction) => transaction.id)),
+        transactionPattern: `^(storm|forged)-${seed}-`,
+      };
+    },
+    post: (delivery) => stack.postback(delivery.body, delivery.signature),
+    close: async () => undefined,
+  };
+}
+
+/** The key-sorted JSON NOWPayments signs (nested objects too). */
+function sortedJson(value: unknown): string {
+  const sort = (node: unknown): unknown =>
+    Array.isArray(node)
+      ? node.map(sort)
+      : node && typeof node === 'object'
+        ? Object.fromEntries(
+            Object.keys(node)
+              .sort()
+              .map((key) => [key, sort((node as Record<string, unknown>)[key])]),
+          )
+        : node;
+  return JSON.stringify(sort(value));
+}
+
+/** The development IPN secret the fault stack's services share with the fake (crypto-sandbox's config). */
+const ipnSecret = 'local-only-nowpayments-ipn-secret';
+const signIpn = (parsed: unknown, secret = ipnSecret) => crypto.createHmac('sha512', secret).update(sortedJson(parsed)).digest('hex');
+/** USDT on TRON (6 decimals) as NOWPayments writes it: a JSON number, and the normalized decimal payments keys it by. */
+const coins = (units: bigint) => Number(units) / 1e6;
+
+/**
+ * NOWPayments: top-ups created by a payments replica whose provider is NOWPayments (the stack's own payments
+ * creates sandbox top-ups and takes the callbacks of both), IPNs delivered through the gateway's route.
+ */
+export function nowPaymentsStorm(stack: FaultStack): StormPersonality {
+  let client: UnaryClient<any> | undefined;
+  const creator = async () => {
+    if (client) return client;
+    const replica = await stack.startReplica('payments', 'payments-nowpayments', {
+      PAYMENTS_PROVIDER: 'nowpayments',
+      HOOKS_PORT: String(await freePort()),
+    });
+    client = createUnaryClient<any>('payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', replica.address, 10_000);
+    return client;
+  };
+  const ipn = (topup: TopupForPostbacks, totalUnits: bigint, status: string) => ({
+    payment_id: Number(topup.invoiceId),
+    parent_payment_id: null,
+    payment_status: status,
+    pay_address: topup.address,
+    price_amount: topup.amountEurCents / 100,
+    price_currency: 'eur',
+    pay_amount: coins(topup.depositUnits),
+    actually_paid: coins(totalUnits),
+    pay_currency: 'usdttrc20',
+    order_id: String(topup.id),
+    purchase_id: '5000000001',
+    outcome_amount: coins(totalUnits),
+    outcome_currency: 'usdttrc20',
+    fee: { currency: 'usdttrc20', depositFee: 1e-7, withdrawalFee: 0, serviceFee: 0 },
+    created_at: topup.createdAt.toISOString(),
+    updated_at: new Date(topup.createdAt.getTime() + 1_000).toISOString(),
+  });
+  return {
+    name: 'nowpayments',
+    async createTopup(customer, amountEurCents) {
+      const view = await (await creator()).call<any>('CreateTopup', {
+        customer_id: customer.id,
+        amount_eur_cents: amountEurCents,
+        asset_code: 'USDT',
+        blockchain_code: 'TRON',
+      });
+      const document = await stack.mongo
+        .db(databaseName(stack.prefix, 'payments'))
+        .collection<{ _id: string; invoice_id: string }>('topups')
+        .findOne({ _id: String(view.id) });
+      return {
+        id: Number(view.id),
+        customerId: customer.id,
+        invoiceId: document!.invoice_id,
+        address: view.deposit_address,
+        assetCode: view.asset_code,
+        blockchainCode: view.blockchain_code,
+        amountEurCents,
+        depositUnits: BigInt(view.deposit_amount),
+        createdAt: new Date(view.created_at),
+      };
+    },
+    plan(topups, _seed, random) {
+      // Each top-up's payment reports its running total after each transaction.
+      const totals = topups.flatMap((topup) => {
+        let total = 0n;
+        return splits(topup, random).map((units, index, all) => {
+          total += units;
+          return { topup, total, index, last: index === all.length - 1 };
+        });
+      });
+      const key = (topup: TopupForPostbacks, total: bigint) => `${topup.invoiceId}@${coins(total)}`;
+      const good = (report: (typeof totals)[number], status: string, variant: string, rank: number): StormDelivery => {
+        const parsed = ipn(report.topup, report.total, status);
+        return { body: JSON.stringify(parsed), signature: signIpn(parsed), expected: 'ok', variant, group: report.topup.invoiceId, rank };
+      };
+      const deliveries: StormDelivery[] = [];
+      for (const report of totals) {
+        deliveries.push(good(report, 'confirming', 'confirming', 2 * report.index));
+        deliveries.push(good(report, report.last ? 'finished' : 'partially_paid', 'credited', 2 * report.index + 1));
+      }
+      while (deliveries.length < 900) {
+        const report = pick(totals, random);
+        deliveries.push(
+          good(
+            report,
+            report.last ? pick(['confirmed', 'sending', 'finished'], random) : 'partially_paid',
+            'duplicate',
+            2 * report.index + 1,
+          ),
+        );
+      }
+      const variants = [
+        'wrong secret',
+        'body changed after signing',
+        'no signature',
+        'malformed signature',
+        'signature of another body',
+        'raw bytes signed',
+      ] as const;
+      for (let index = 0; deliveries.length < 1_000; index++) {
+        const report = pick(totals, random);
+        const variant = variants[index % variants.length]!;
+        const genuine = ipn(report.topup, report.total, 'finished');
+        let body = JSON.stringify(genuine);
+        let signature: string | null = signIpn(genuine);
+        if (variant === 'wrong secret') {
+          const forged = ipn(report.topup, report.topup.depositUnits * 10n, 'finished');
+          body = JSON.stringify(forged);
+          signature = signIpn(forged, 'not-the-ipn-secret-0123456789');
+        } else if (variant === 'body changed after signing') {
+          body = JSON.stringify({ ...genuine, actually_paid: coins(report.total * 10n) });
+        } else if (variant === 'no signature') {
+          signature = null;
+        } else if (variant === 'malformed signature') {
+          signature = ['z'.repeat(128), signature.slice(0, 40), `sha512=${signature}`, ''][index % 4]!;
+        } else if (variant === 'signature of another body') {
+          body = JSON.stringify(ipn(report.topup, report.topup.depositUnits * 3n, 'finished'));
+        } else {
+          // Signed as the bytes came, not as NOWPayments signs (sorted keys): a receiver doing so would be wrong too.
+          signature = crypto.createHmac('sha512', ipnSecret).update(body).digest('hex');
+        }
+        deliveries.push({ body, signature, expected: 'unauthenticated', variant, group: report.topup.invoiceId, rank: 0 });
+      }
+      return {
+        deliveries,
+        reports: totals.length,
+        creditPrefixes: topups.map((topup) => ({
+          topup,
+          prefix: `topup:nowpayments:${topup.invoiceId}@`,
+          amountEurCents: topup.amountEurCents,
+        })),
+        genuine: new Set(totals.map((report) => key(report.topup, report.total))),
+        transactionPattern: `^(${topups.map((topup) => topup.invoiceId).join('|')})@`,
+      };
+    },
+    post: (delivery) =>
+      stack.request('POST', `${stack.gatewayUrl}/v1/hooks/payments/nowpayments`, {
+        rawBody: delivery.body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'NOWPayments',
+          ...(delivery.signature === null ? {} : { 'x-nowpayments-sig': delivery.signature }),
+        },
+      }),
+    async close() {
+      client?.close();
+      if (client) await stack.stopReplica('payments-nowpayments');
+      client = undefined;
+    },
+  };
+}
