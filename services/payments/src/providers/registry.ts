@@ -1,5 +1,6 @@
 import type { PaymentsConfig } from '../config';
-import { developmentPostbackSecret } from '../config';
+import { developmentPostbackSecret, providerConfigured } from '../config';
+import { createBtcpayProvider } from './btcpay';
 import type { PaymentProvider } from './provider';
 import { createSandboxProvider } from './sandbox';
 
@@ -31,6 +32,17 @@ export function configuredProviders(config: PaymentsConfig): ConfiguredProviders
         baseUrl: config.CRYPTO_SANDBOX_URL,
         apiKey: config.SANDBOX_API_KEY,
         postbackSecret: config.POSTBACK_SECRET,
+        timeoutMs: config.PROVIDER_TIMEOUT_MS,
+      }),
+    );
+  }
+  if (providerConfigured(config, 'btcpay')) {
+    providers.push(
+      createBtcpayProvider({
+        baseUrl: config.BTCPAY_URL!,
+        storeId: config.BTCPAY_STORE_ID!,
+        apiKey: config.BTCPAY_API_KEY!,
+        webhookSecret: config.BTCPAY_WEBHOOK_SECRET!,
         timeoutMs: config.PROVIDER_TIMEOUT_MS,
       }),
     );
