@@ -10,6 +10,7 @@ import type { SandboxConfig } from './config';
 import { createPostbackDispatcher, type DeliveryMode, type PostbackDispatcher } from './delivery';
 import type { Personality } from './personalities/personality';
 import { sandboxPostbacks } from './personalities/sandbox';
+import { createBtcpayPersonality, type BtcpayPersonality } from './personalities/btcpay';
 import { registerSandboxRoutes, type SandboxHttp } from './handlers/http';
 import { createInvoices, type Invoices } from './invoices';
 import { createSandboxStore, ensureSandboxCollections, type InvoiceDocument, type TransactionDocument } from './store/sandbox-store';
@@ -30,6 +31,8 @@ export interface SandboxApp extends ServiceApp {
   app: SandboxHttp;
   invoices: Invoices;
   dispatcher: PostbackDispatcher;
+  /** The BTCPay Server personality (its expiry check runs between start and stop). */
+  btcpay: BtcpayPersonality;
   /** The HTTP port it serves on, once started. */
   readonly port: number;
 }
@@ -96,7 +99,12 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
       };
     },
   };
-  const personalities = new Map<string, Personality>([[sandboxPersonality.name, sandboxPersonality]]);
+  const btcpay = await createBtcpayPersonality({ config, database, invoices, dispatcher, clock, logger });
+  btcpay.registerRoutes(app);
+  const personalities = new Map<string, Personality>([
+    [sandboxPersonality.name, sandboxPersonality],
+    [btcpay.name, btcpay],
+  ]);
   const postbacksFor = (invoice: InvoiceDocument, transaction: TransactionDocument, mode: DeliveryMode) => {
     const personality = personalities.get(invoice.personality ?? 'sandbox');
     if (!personality) throw new AppError('internal', `invoice ${invoice._id} belongs to no personality this sandbox runs`);
@@ -115,13 +123,16 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     app,
     invoices,
     dispatcher,
+    btcpay,
     get port() {
       return listeningPort(app.server);
     },
     async start() {
       await app.listen({ port: config.PORT, host: config.HOST });
+      btcpay.start();
     },
     async stop() {
+      await btcpay.stop();
       // Postback deliveries end at their own timeout (POSTBACK_TIMEOUT_MS), under any grace the caller allows.
       await dispatcher.close();
       await app.close();

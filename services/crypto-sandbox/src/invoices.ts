@@ -46,6 +46,8 @@ export interface CreateInvoiceInput {
   expires_at: string;
   is_evm?: boolean;
   callback_url?: string;
+  /** The personality whose API creates it (`sandbox` when absent). */
+  personality?: string;
 }
 
 // Confirmations the sandbox reports for a confirmed payment; real chains differ, the receiver only reads the status.
@@ -138,6 +140,7 @@ export function createInvoices({ store, clock }: { store: SandboxStore; clock: C
       const paymentUri = input.is_evm ? evmPaymentUri(asset, address, input.amount) : undefined;
       const invoice: InvoiceDocument = {
         _id: invoiceId,
+        ...(input.personality ? { personality: input.personality } : {}),
         address,
         asset_code: asset.coin.code,
         blockchain_code: asset.chain.code,

@@ -22,7 +22,13 @@ runService(logger, async () => {
   return {
     app: sandbox,
     graceMs: config.SHUTDOWN_GRACE_MS,
-    onStarted: () => logger.info({ port: sandbox.port, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening'),
+    onStarted: () => {
+      logger.info({ port: sandbox.port, postback_url: postbackUrlOf(config) }, 'crypto-sandbox listening');
+      logger.info(
+        { btcpay_url: `http://127.0.0.1:${sandbox.port}/btcpay`, store_id: config.BTCPAY_STORE_ID },
+        'a FAKE BTCPay Server (Greenfield API) is served under /btcpay: for development and tests, it moves no real money',
+      );
+    },
     release: () => mongo.close(),
   };
 });
