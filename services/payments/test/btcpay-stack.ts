@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { freePort } from '@mtx/devstack/ports';
 import { startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
 
