@@ -4,7 +4,7 @@
  * order and bad signatures, and seeded races of credits and debits on one wallet across two wallet replicas.
  */
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createUnaryClient } from '@mtx/shared/grpc';
 import { databaseName } from '@mtx/shared/mongo';
 import { eventually } from '@mtx/shared/testing';
@@ -12,6 +12,7 @@ import { redeliver, startLoad, type LoadOptions } from './load';
 import { errorKind, FaultStack, sleep, walletCapEurCents, type Customer, type HttpAnswer, type TopupForPostbacks } from './stack';
 import { printSummary, seededRandom, seedFromEnvironment } from './summary';
 import { recordAndAssert, tally, verifyAfterFault } from './verify';
+import { btcpayStorm, sandboxStorm, type StormPersonality } from './storm-personalities';
 
 const walletCrashPrefix = 'topup:sandbox:walletcrash-';
 const paymentsCrashPrefix = 'topup:sandbox:paymentscrash-';
@@ -301,8 +302,16 @@ describe('fault suite: money', () => {
     expect((await stack.ledgerEntries({ wallet_id: customer.id, kind: 'debit' })).length).toBe(1);
   });
 
-  it('5. postback storm: 1000 postbacks, duplicates, reversed order, 10% bad signatures → exactly the right credits, every bad one 401', async () => {
-    const seed = seedFromEnvironment('postback storm');
+  // Row 5 runs once per provider personality (1000 postbacks: duplicates, reversed order, 10% bad signatures →
+  // exactly the right credits, every bad one 401): the sandbox's postbacks, and BTCPay Server's webhooks.
+  const storms: Array<[string, () => Promise<StormPersonality>]> = [
+    ['sandbox', async () => sandboxStorm(stack)],
+    ['btcpay', () => btcpayStorm(stack)],
+  ];
+  it.each(storms)('5. postback storm (%s): 1000, dups, reversed, 10%% forged → exact credits, forged 401', async (personality, open) => {
+    const storm = await open();
+    onTestFinished(() => storm.close());
+    const seed = seedFromEnvironment(personality === 'sandbox' ? 'postback storm' : `postback storm ${personality}`);
     const startedAtMs = Date.now();
     const random = seededRandom(seed);
     const customers: Customer[] = [];
@@ -312,7 +321,7 @@ describe('fault suite: money', () => {
       Array.from({ length: 10 }, () => ({ customer, amount: 1_000 + 100 * Math.floor(random() * 71) })),
     );
     for (let start = 0; start < pool.length; start += 4)
-      topups.push(...(await Promise.all(pool.slice(start, start + 4).map(({ customer, amount }) => stack.createTopup(customer, amount)))));
+      topups.push(...(await Promise.all(pool.slice(start, start + 4).map(({ customer, amount }) => storm.createTopup(customer, amount)))));
 
     // Every top-up is paid exactly, in one to three transactions.
     interface Transaction {
@@ -341,14 +350,14 @@ describe('fault suite: money', () => {
     const good: Delivery[] = [];
     for (const transaction of transactions) {
       for (const status of ['confirming', 'confirmed'] as const) {
-        const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, status);
-        good.push({ body, signature: stack.sign(body), expected: 'ok', variant: status, transaction, status });
+        const body = storm.body(transaction.topup, transaction.id, transaction.units, status);
+        good.push({ body, signature: storm.sign(body), expected: 'ok', variant: status, transaction, status });
       }
     }
     while (good.length < 900) {
       const transaction = transactions[Math.floor(random() * transactions.length)]!;
-      const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
-      good.push({ body, signature: stack.sign(body), expected: 'ok', variant: 'duplicate', transaction, status: 'confirmed' });
+      const body = storm.body(transaction.topup, transaction.id, transaction.units, 'confirmed');
+      good.push({ body, signature: storm.sign(body), expected: 'ok', variant: 'duplicate', transaction, status: 'confirmed' });
     }
     const bad: Delivery[] = [];
     const forgedIds: string[] = [];
@@ -358,21 +367,21 @@ describe('fault suite: money', () => {
       'no signature',
       'malformed signature',
       'signature of another body',
-      'stale timestamp',
-    ] as const;
+      storm.ownForgery.variant,
+    ];
     for (let index = 0; bad.length < 100; index++) {
       const transaction = transactions[Math.floor(random() * transactions.length)]!;
       const variant = variants[index % variants.length]!;
-      const genuine = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
+      const genuine = storm.body(transaction.topup, transaction.id, transaction.units, 'confirmed');
       let body = genuine;
-      let signature: string | null = stack.sign(genuine);
+      let signature: string | null = storm.sign(genuine);
       if (variant === 'wrong secret') {
         const forgedId = `forged-${seed}-${index}`;
         forgedIds.push(forgedId);
-        body = stack.postbackBody(transaction.topup, forgedId, transaction.topup.depositUnits * 10n, 'confirmed');
+        body = storm.body(transaction.topup, forgedId, transaction.topup.depositUnits * 10n, 'confirmed');
         signature = `sha256=${crypto.createHmac('sha256', 'not-the-provider-secret-0123456789').update(body).digest('hex')}`;
       } else if (variant === 'body changed after signing') {
-        body = genuine.replace(`"amount":"${transaction.units}"`, `"amount":"${transaction.units * 10n}"`);
+        body = storm.tamper(genuine, transaction.units);
       } else if (variant === 'no signature') {
         signature = null;
       } else if (variant === 'malformed signature') {
@@ -380,17 +389,11 @@ describe('fault suite: money', () => {
       } else if (variant === 'signature of another body') {
         const forgedId = `forged-${seed}-${index}`;
         forgedIds.push(forgedId);
-        body = stack.postbackBody(transaction.topup, forgedId, transaction.units, 'confirmed');
-        signature = stack.sign(genuine);
+        body = storm.body(transaction.topup, forgedId, transaction.units, 'confirmed');
+        signature = storm.sign(genuine);
       } else {
-        const parsed = JSON.parse(genuine) as Record<string, unknown>;
-        body = JSON.stringify({
-          ...parsed,
-          timestamp: new Date(Date.now() - 10 * 60_000).toISOString(),
-          transaction: { ...(parsed.transaction as object), id: `forged-${seed}-${index}` },
-        });
         forgedIds.push(`forged-${seed}-${index}`);
-        signature = stack.sign(body);
+        ({ body, signature } = storm.ownForgery.forge(genuine, `forged-${seed}-${index}`));
       }
       bad.push({ body, signature, expected: 'unauthenticated', variant, transaction, status: 'confirmed' });
     }
@@ -413,7 +416,7 @@ describe('fault suite: money', () => {
       Array.from({ length: 16 }, async () => {
         while (next < deliveries.length) {
           const index = next++;
-          answers[index] = await stack.postback(deliveries[index]!.body, deliveries[index]!.signature);
+          answers[index] = await storm.post(deliveries[index]!.body, deliveries[index]!.signature);
         }
       }),
     );
@@ -439,20 +442,20 @@ describe('fault suite: money', () => {
         ...loadRedelivered,
         ...transactions.map((transaction) => ({
           customerId: transaction.topup.customerId,
-          entryId: `topup:sandbox:${transaction.id}`,
+          entryId: `topup:${storm.provider}:${transaction.id}`,
           amountEurCents: Number((BigInt(transaction.topup.amountEurCents) * transaction.units) / transaction.topup.depositUnits),
         })),
       ],
       debits: report.acknowledgedDebits,
     });
     // Exactly the right credits: one ledger entry per transaction, every top-up paid to the cent, balances the sums.
-    const stormEntries = await stack.ledgerEntries({ entry_id: { $regex: `^topup:sandbox:(storm|forged)-${seed}-` } });
+    const stormEntries = await stack.ledgerEntries({ entry_id: { $regex: `^topup:${storm.provider}:(storm|forged)-${seed}-` } });
     const perEntry = new Map<string, number>();
     for (const entry of stormEntries) perEntry.set(entry.entry_id, (perEntry.get(entry.entry_id) ?? 0) + 1);
     const events = await stack.mongo
       .db(databaseName(stack.prefix, 'payments'))
       .collection<{ key: string }>('topup_events')
-      .find({ key: { $regex: `^tx:sandbox:forged-${seed}-` } })
+      .find({ key: { $regex: `^tx:${storm.provider}:forged-${seed}-` } })
       .toArray();
     const balances = await Promise.all(customers.map((customer) => stack.balance(customer.id)));
     const expectedBalances = customers.map((customer) =>
@@ -468,7 +471,7 @@ describe('fault suite: money', () => {
     verdict.moneyLostEurCents += moneyDifference;
     const ledgerAfter = (await stack.ledgerEntries()).length;
     recordAndAssert(stack, {
-      fault: '5. postback storm (1000: dups, reversed, 10% bad signatures)',
+      fault: `5. postback storm${personality === 'sandbox' ? '' : `, ${personality}`} (1000: dups, reversed, 10% bad signatures)`,
       seed,
       startedAtMs,
       load: report,
