@@ -245,6 +245,27 @@ describe('crediting from webhooks', () => {
     await expectBalance(customer, 4000, 1);
   });
 
+  it('credits InvoiceReceivedPayment whose payment is already Settled, and its later InvoicePaymentSettled not again', async () => {
+    const customer = customerId();
+    const topup = await createBtcTopup(customer, 1800);
+    const paid = await deposit(topup, BigInt(topup.deposit_amount), 'never');
+    const [method] = (await btcpay.greenfield('GET', `/invoices/${paid.invoice_id}/payment-methods`)).body;
+    const event = {
+      invoiceId: paid.invoice_id,
+      metadata: { orderId: String(topup.id) },
+      afterExpiration: false,
+      paymentMethodId: 'BTC-CHAIN',
+      payment: method.payments[0],
+    };
+    expect(method.payments[0]).toMatchObject({ status: 'Settled' });
+    expect((await btcpay.postWebhook(webhookEvent({ type: 'InvoiceReceivedPayment', ...event }))).body).toMatchObject({
+      outcome: 'recorded',
+    });
+    await expectBalance(customer, 1800, 1);
+    expect((await btcpay.postWebhook(webhookEvent({ type: 'InvoicePaymentSettled', ...event }))).status).toBe(200);
+    await expectBalance(customer, 1800, 1);
+  });
+
   it('is answered 503 while the store is down, and credited once when BTCPay retries', async () => {
     const storeUrl = new URL(inject('mongodbUrl'));
     const proxy = await startTcpProxy(storeUrl.hostname, Number(storeUrl.port));

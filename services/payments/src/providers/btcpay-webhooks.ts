@@ -54,8 +54,8 @@ export function createBtcpayWebhooks(options: { storeId: string; webhookSecret: 
       if (typeof raw.invoiceId !== 'string' || raw.invoiceId.length === 0 || raw.invoiceId.length > 128 || raw.storeId === undefined)
         throw new AppError('invalid_request', 'webhook names no store or invoice');
       if (!isPayment) return ignored(raw);
-      const cryptoCode = onChainCryptoCode(raw.paymentMethodId) ?? String(raw.paymentMethodId ?? '').split('-')[0] ?? '';
-      const coin = coinOfCryptoCode(cryptoCode);
+      const cryptoCode = onChainCryptoCode(raw.paymentMethodId);
+      const coin = cryptoCode ? coinOfCryptoCode(cryptoCode) : undefined;
       const metadata = raw.metadata as { orderId?: unknown } | undefined;
       const orderId = metadata?.orderId;
       return {
@@ -64,7 +64,7 @@ export function createBtcpayWebhooks(options: { storeId: string; webhookSecret: 
         // A coin outside the table (or Lightning) cannot be ours: it reaches the crediting as a mismatch an operator sees.
         assetCode: coin?.assetCode ?? String(raw.paymentMethodId),
         blockchainCode: coin?.blockchainCode ?? String(raw.paymentMethodId),
-        transaction: transactionOf(raw.payment, raw.type === 'InvoicePaymentSettled', raw.afterExpiration),
+        transaction: transactionOf(raw.payment, raw.type === 'InvoicePaymentSettled', raw.afterExpiration, dateOfBtcpay(raw.timestamp)),
       };
     },
   };
@@ -79,11 +79,30 @@ function ignored(raw: Record<string, unknown>): ProviderPostback {
   };
 }
 
-/** A payment of BTCPay's API (webhook `payment`, or an entry of an invoice payment method's `payments`). */
-export function transactionOf(raw: unknown, settledEvent = false, afterExpiration?: unknown): ProviderTransaction {
+/** A Greenfield timestamp (unix seconds; an ISO 8601 string is taken too), or null. */
+export function dateOfBtcpay(value: unknown): Date | null {
+  const date =
+    typeof value === 'number' || (typeof value === 'string' && /^[0-9]{1,12}$/.test(value))
+      ? new Date(Number(value) * 1000)
+      : typeof value === 'string' && value.length <= 64
+        ? new Date(value)
+        : null;
+  return date && !Number.isNaN(date.getTime()) ? date : null;
+}
+
+/**
+ * A payment of BTCPay's API (webhook `payment`, or an entry of an invoice payment method's `payments`). Without a
+ * `receivedDate`, `receivedAtOtherwise` stands in (the event's time, or the invoice's creation for a read).
+ */
+export function transactionOf(
+  raw: unknown,
+  settledEvent = false,
+  afterExpiration?: unknown,
+  receivedAtOtherwise?: Date | null,
+): ProviderTransaction {
   const payment = raw as { id?: unknown; value?: unknown; status?: unknown; receivedDate?: unknown } | null;
   const value = typeof payment?.value === 'number' ? String(payment.value) : payment?.value;
-  const receivedAt = new Date(Number(payment?.receivedDate) * 1000);
+  const receivedAt = dateOfBtcpay(payment?.receivedDate) ?? receivedAtOtherwise ?? null;
   const providerStatus = typeof payment?.status === 'string' ? payment.status : undefined;
   const status = settledEvent ? 'confirmed' : providerStatus ? paymentStatuses[providerStatus] : undefined;
   if (
@@ -93,8 +112,7 @@ export function transactionOf(raw: unknown, settledEvent = false, afterExpiratio
     payment.id.length > 128 ||
     typeof value !== 'string' ||
     !/^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]{1,3})?$/.test(value) ||
-    typeof payment.receivedDate !== 'number' ||
-    Number.isNaN(receivedAt.getTime()) ||
+    receivedAt === null ||
     status === undefined
   ) {
     throw new AppError('invalid_request', 'BTCPay payment is malformed');

@@ -10,7 +10,7 @@ import {
   rateOfBtcpay,
   type BtcpayCoin,
 } from './btcpay-assets';
-import { createBtcpayWebhooks, transactionOf } from './btcpay-webhooks';
+import { createBtcpayWebhooks, dateOfBtcpay, transactionOf } from './btcpay-webhooks';
 import type { CreateInvoiceInput, PaymentProvider, ProviderAsset, ProviderInvoice, ProviderTransaction } from './provider';
 
 export interface BtcpayProviderOptions {
@@ -25,6 +25,7 @@ export interface BtcpayProviderOptions {
 /** A store's payment method, as `GET /api/v1/stores/{storeId}/payment-methods` lists it. */
 interface StorePaymentMethod {
   paymentMethodId?: unknown;
+  paymentMethod?: unknown;
   enabled?: unknown;
 }
 
@@ -40,6 +41,7 @@ interface InvoicePaymentMethod {
 
 interface InvoiceData {
   id?: unknown;
+  createdTime?: unknown;
   expirationTime?: unknown;
   status?: unknown;
 }
@@ -56,12 +58,6 @@ function unitsRoundedUp(value: string, decimals: number): bigint {
   const fine = unitsOfDecimal(value, decimals + extraDigits);
   const step = 10n ** BigInt(extraDigits);
   return (fine + step - 1n) / step;
-}
-
-function unixSeconds(value: unknown, what: string): Date {
-  const date = new Date(Number(value) * 1000);
-  if (typeof value !== 'number' || Number.isNaN(date.getTime())) throw new AppError('unavailable', `BTCPay sent no valid ${what}`);
-  return date;
 }
 
 /**
@@ -125,9 +121,11 @@ export function createBtcpayProvider(options: BtcpayProviderOptions): PaymentPro
     if (!Array.isArray(listed)) throw new AppError('unavailable', 'BTCPay Server listed no payment methods');
     const methodIds = new Map<string, string>();
     for (const method of listed.slice(0, 1_000)) {
-      const cryptoCode = onChainCryptoCode(method?.paymentMethodId);
+      // BTCPay 1 named the field `paymentMethod`.
+      const methodId = method?.paymentMethodId ?? method?.paymentMethod;
+      const cryptoCode = onChainCryptoCode(methodId);
       if (method?.enabled === false || !cryptoCode || !coinOfCryptoCode(cryptoCode)) continue;
-      if (!methodIds.has(cryptoCode)) methodIds.set(cryptoCode, String(method.paymentMethodId));
+      if (!methodIds.has(cryptoCode)) methodIds.set(cryptoCode, String(methodId));
     }
     storeMethods = { loadedAtMs: nowMs, methodIds };
     return methodIds;
@@ -148,11 +146,14 @@ export function createBtcpayProvider(options: BtcpayProviderOptions): PaymentPro
     return null;
   }
 
-  async function readInvoice(invoiceId: string, knownCoin?: BtcpayCoin, knownExpiry?: Date): Promise<ProviderInvoice> {
+  async function readInvoice(invoiceId: string, knownCoin?: BtcpayCoin, known?: InvoiceData): Promise<ProviderInvoice> {
     const [invoice, methods] = await Promise.all([
-      knownExpiry ? Promise.resolve(undefined) : request<InvoiceData>('GET', `${store}/invoices/${encodeURIComponent(invoiceId)}`),
+      known ? Promise.resolve(known) : request<InvoiceData>('GET', `${store}/invoices/${encodeURIComponent(invoiceId)}`),
       invoicePaymentMethods(invoiceId),
     ]);
+    const expiresAt = dateOfBtcpay(invoice?.expirationTime);
+    if (!expiresAt) throw new AppError('unavailable', `BTCPay invoice ${invoiceId} has no expirationTime`);
+    const createdAt = dateOfBtcpay(invoice?.createdTime);
     const found = onChainMethodOf(methods, knownCoin);
     if (!found) throw new AppError('unavailable', `BTCPay invoice ${invoiceId} has no on-chain payment method payments can take`);
     const { method, coin } = found;
@@ -167,7 +168,7 @@ export function createBtcpayProvider(options: BtcpayProviderOptions): PaymentPro
     const transactions: ProviderTransaction[] = [];
     for (const payment of Array.isArray(method.payments) ? method.payments.slice(0, 1_000) : []) {
       try {
-        transactions.push(transactionOf(payment));
+        transactions.push(transactionOf(payment, false, undefined, createdAt));
       } catch {
         // One malformed entry does not hide the others from reconciliation.
       }
@@ -178,7 +179,7 @@ export function createBtcpayProvider(options: BtcpayProviderOptions): PaymentPro
       assetCode: coin.assetCode,
       blockchainCode: coin.blockchainCode,
       amountUnits: amountUnits.toString(),
-      expiresAt: knownExpiry ?? unixSeconds(invoice?.expirationTime, 'expirationTime'),
+      expiresAt,
       transactions,
     };
   }
@@ -234,7 +235,11 @@ export function createBtcpayProvider(options: BtcpayProviderOptions): PaymentPro
       });
       if (typeof created?.id !== 'string' || created.id.length === 0 || created.id.length > 128)
         throw new AppError('unavailable', 'BTCPay Server created an invoice without an id');
-      return readInvoice(created.id, coin, unixSeconds(created.expirationTime, 'expirationTime'));
+      // An answer without its expiry is read as the quote's end: the top-up never outlives it either way.
+      return readInvoice(created.id, coin, {
+        ...created,
+        expirationTime: dateOfBtcpay(created.expirationTime) ? created.expirationTime : input.expiresAt.toISOString(),
+      });
     },
 
     getInvoice: (invoiceId: string) => readInvoice(invoiceId),
