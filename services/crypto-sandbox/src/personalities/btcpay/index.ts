@@ -51,11 +51,7 @@ export async function createBtcpayPersonality(options: {
       ...(redeliveryOf ? { redeliveryOf } : {}),
     });
 
-  const baseOf = (invoice: InvoiceDocument, data: BtcpayInvoiceDocument) => ({
-    storeId: data.store_id,
-    invoiceId: invoice._id,
-    metadata: data.metadata,
-  });
+  const baseOf = (data: BtcpayInvoiceDocument) => ({ storeId: data.store_id, invoiceId: data._id, metadata: data.metadata });
 
   /**
    * A payment's webhooks in BTCPay's order: `InvoiceReceivedPayment` (payment Processing), `InvoiceProcessing` when
@@ -72,7 +68,7 @@ export async function createBtcpayPersonality(options: {
     const expected = BigInt(invoice.amount);
     const afterExpiration = transaction.received_at.getTime() >= invoice.expires_at.getTime();
     const completes = !afterExpiration && before < expected && after >= expected;
-    const base = baseOf(invoice, data);
+    const base = baseOf(data);
     const payment = (status: 'Processing' | 'Settled') => ({
       id: paymentIdOf(transaction.transaction_id),
       receivedDate: Math.floor(transaction.received_at.getTime() / 1000),
@@ -114,15 +110,12 @@ export async function createBtcpayPersonality(options: {
       const view = await invoices.get(data._id);
       const { status } = invoiceStatusOf(view, now);
       if (status === 'Expired') {
-        const invoice = { _id: view.id } as InvoiceDocument;
         dispatcher.schedule({
           invoiceId: view.id,
           transactionId: '',
           url: webhookUrl,
           mode: 'normal',
-          messages: [
-            message('InvoiceExpired', { type: 'InvoiceExpired', ...baseOf(invoice, data), partiallyPaid: BigInt(view.paid_amount) > 0n }),
-          ],
+          messages: [message('InvoiceExpired', { type: 'InvoiceExpired', ...baseOf(data), partiallyPaid: BigInt(view.paid_amount) > 0n })],
         });
         sent += 1;
       }
