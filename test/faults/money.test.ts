@@ -11,7 +11,7 @@ import { eventually } from '@mtx/shared/testing';
 import { redeliver, startLoad, type LoadOptions } from './load';
 import { errorKind, FaultStack, sleep, walletCapEurCents, type Customer, type HttpAnswer, type TopupForPostbacks } from './stack';
 import { printSummary, seededRandom, seedFromEnvironment } from './summary';
-import { nowPaymentsStorm, sandboxStorm } from './storm';
+import { btcpayStorm, nowPaymentsStorm, sandboxStorm } from './storm';
 import { recordAndAssert, tally, verifyAfterFault } from './verify';
 
 const walletCrashPrefix = 'topup:sandbox:walletcrash-';
@@ -306,13 +306,14 @@ describe('fault suite: money', () => {
   });
 
   const storms = [
-    { name: 'sandbox', personalityOf: () => sandboxStorm(stack) },
-    { name: 'nowpayments', personalityOf: () => nowPaymentsStorm(stack) },
+    { name: 'sandbox', personalityOf: async () => sandboxStorm(stack) },
+    { name: 'nowpayments', personalityOf: async () => nowPaymentsStorm(stack) },
+    { name: 'btcpay', personalityOf: () => btcpayStorm(stack) },
   ];
   it.each(storms)(
     '5. postback storm ($name): 1000 postbacks, duplicates, reversed order, 100 bad signatures → exactly the right credits, every bad one 401',
     async ({ name, personalityOf }) => {
-      const personality = personalityOf();
+      const personality = await personalityOf();
       onTestFinished(() => personality.close());
       const seed = seedFromEnvironment(`postback storm ${name}`);
       const startedAtMs = Date.now();

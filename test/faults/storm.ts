@@ -1,6 +1,7 @@
 /**
  * The postback storm of the money faults (row 5) in each provider's own format: the crypto-sandbox's postbacks
- * (one message per on-chain transaction, HMAC-SHA256 of the raw body with a signed timestamp) and NOWPayments'
+ * (one message per on-chain transaction, HMAC-SHA256 of the raw body with a signed timestamp), BTCPay Server's
+ * webhooks (one per payment, HMAC-SHA256 of the raw body, no timestamp to trust) and NOWPayments'
  * IPNs (the payment's running total `actually_paid`, HMAC-SHA512 of the recursively key-sorted JSON, no
  * timestamp) from the crypto-sandbox's fake NOWPayments. Each builds the good deliveries (every status of every
  * payment, then duplicates), the forged ones, and says which ledger entries are genuine.
@@ -9,6 +10,12 @@ import crypto from 'node:crypto';
 import { freePort } from '@mtx/devstack/ports';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { databaseName } from '@mtx/shared/mongo';
+import {
+  developmentBtcpayApiKey,
+  developmentBtcpayStoreId,
+  developmentBtcpayWebhookSecret,
+} from '../../services/crypto-sandbox/src/config';
+import { btcpayWebhooks } from './btcpay-webhooks';
 import type { Customer, FaultStack, HttpAnswer, TopupForPostbacks } from './stack';
 
 export interface StormDelivery {
@@ -34,7 +41,7 @@ export interface StormPlan {
 }
 
 export interface StormPersonality {
-  readonly name: 'sandbox' | 'nowpayments';
+  readonly name: 'sandbox' | 'nowpayments' | 'btcpay';
   createTopup(customer: Customer, amountEurCents: number): Promise<TopupForPostbacks>;
   plan(topups: TopupForPostbacks[], seed: number, random: () => number): StormPlan;
   post(delivery: StormDelivery): Promise<HttpAnswer>;
@@ -57,76 +64,164 @@ function splits(topup: TopupForPostbacks, random: () => number): bigint[] {
 
 const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)]!;
 
+/** A provider that reports each on-chain transaction on its own: how one report looks, and how it is signed. */
+interface TransactionReports {
+  provider: 'sandbox' | 'btcpay';
+  /** A report of one transaction of a top-up: `confirming` is seen on chain, `confirmed` is settled. */
+  body(topup: TopupForPostbacks, transactionId: string, units: bigint, status: 'confirming' | 'confirmed'): string;
+  sign(body: string): string;
+  /** `genuine` with its amount raised tenfold, to be sent under the genuine body's signature. */
+  tamper(genuine: string, units: bigint): string;
+  /** A forgery of this provider's own kind (the sandbox: a stale signed timestamp). */
+  ownForgery: { variant: string; forge(genuine: string, forgedId: string): { body: string; signature: string } };
+}
+
+/** The storm of a provider that reports transactions one by one: every status of each, duplicates, forgeries. */
+function transactionStormPlan(reports: TransactionReports, topups: TopupForPostbacks[], seed: number, random: () => number): StormPlan {
+  const transactions = topups.flatMap((topup) =>
+    splits(topup, random).map((units, part) => ({ topup, id: `storm-${seed}-${topup.id}-${part}`, units })),
+  );
+  const deliveries: StormDelivery[] = [];
+  for (const transaction of transactions)
+    for (const [rank, status] of (['confirming', 'confirmed'] as const).entries()) {
+      const body = reports.body(transaction.topup, transaction.id, transaction.units, status);
+      deliveries.push({ body, signature: reports.sign(body), expected: 'ok', variant: status, group: transaction.id, rank });
+    }
+  while (deliveries.length < 900) {
+    const transaction = pick(transactions, random);
+    const body = reports.body(transaction.topup, transaction.id, transaction.units, 'confirmed');
+    deliveries.push({ body, signature: reports.sign(body), expected: 'ok', variant: 'duplicate', group: transaction.id, rank: 1 });
+  }
+  const variants = [
+    'wrong secret',
+    'body changed after signing',
+    'no signature',
+    'malformed signature',
+    'signature of another body',
+    reports.ownForgery.variant,
+  ] as const;
+  for (let index = 0; deliveries.length < 1_000; index++) {
+    const transaction = pick(transactions, random);
+    const variant = variants[index % variants.length]!;
+    const genuine = reports.body(transaction.topup, transaction.id, transaction.units, 'confirmed');
+    const forgedId = `forged-${seed}-${index}`;
+    let body = genuine;
+    let signature: string | null = reports.sign(genuine);
+    if (variant === 'wrong secret') {
+      body = reports.body(transaction.topup, forgedId, transaction.topup.depositUnits * 10n, 'confirmed');
+      signature = `sha256=${crypto.createHmac('sha256', 'not-the-provider-secret-0123456789').update(body).digest('hex')}`;
+    } else if (variant === 'body changed after signing') {
+      body = reports.tamper(genuine, transaction.units);
+    } else if (variant === 'no signature') {
+      signature = null;
+    } else if (variant === 'malformed signature') {
+      signature = [`sha256=${'z'.repeat(64)}`, signature.slice(0, 40), `md5=${signature.slice(7, 39)}`, ''][index % 4]!;
+    } else if (variant === 'signature of another body') {
+      body = reports.body(transaction.topup, forgedId, transaction.units, 'confirmed');
+    } else {
+      ({ body, signature } = reports.ownForgery.forge(genuine, forgedId));
+    }
+    deliveries.push({ body, signature, expected: 'unauthenticated', variant, group: transaction.id, rank: 1 });
+  }
+  return {
+    deliveries,
+    reports: transactions.length,
+    creditPrefixes: transactions.map((transaction) => ({
+      topup: transaction.topup,
+      prefix: `topup:${reports.provider}:${transaction.id}`,
+      amountEurCents: Number((BigInt(transaction.topup.amountEurCents) * transaction.units) / transaction.topup.depositUnits),
+    })),
+    genuine: new Set(transactions.map((transaction) => transaction.id)),
+    transactionPattern: `^(storm|forged)-${seed}-`,
+  };
+}
+
+/** The crypto-sandbox's own postbacks, delivered through the gateway's hook route. */
 export function sandboxStorm(stack: FaultStack): StormPersonality {
+  const reports: TransactionReports = {
+    provider: 'sandbox',
+    body: (topup, transactionId, units, status) => stack.postbackBody(topup, transactionId, units, status),
+    sign: (body) => stack.sign(body),
+    tamper: (genuine, units) => genuine.replace(`"amount":"${units}"`, `"amount":"${units * 10n}"`),
+    ownForgery: {
+      variant: 'stale timestamp',
+      forge(genuine, forgedId) {
+        const parsed = JSON.parse(genuine) as Record<string, unknown>;
+        const body = JSON.stringify({
+          ...parsed,
+          timestamp: new Date(Date.now() - 10 * 60_000).toISOString(),
+          transaction: { ...(parsed.transaction as object), id: forgedId },
+        });
+        return { body, signature: stack.sign(body) };
+      },
+    },
+  };
   return {
     name: 'sandbox',
     createTopup: (customer, amountEurCents) => stack.createTopup(customer, amountEurCents),
-    plan(topups, seed, random) {
-      const transactions = topups.flatMap((topup) =>
-        splits(topup, random).map((units, part) => ({ topup, id: `storm-${seed}-${topup.id}-${part}`, units })),
-      );
-      const deliveries: StormDelivery[] = [];
-      for (const transaction of transactions)
-        for (const [rank, status] of (['confirming', 'confirmed'] as const).entries()) {
-          const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, status);
-          deliveries.push({ body, signature: stack.sign(body), expected: 'ok', variant: status, group: transaction.id, rank });
-        }
-      while (deliveries.length < 900) {
-        const transaction = pick(transactions, random);
-        const body = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
-        deliveries.push({ body, signature: stack.sign(body), expected: 'ok', variant: 'duplicate', group: transaction.id, rank: 1 });
-      }
-      const variants = [
-        'wrong secret',
-        'body changed after signing',
-        'no signature',
-        'malformed signature',
-        'signature of another body',
-        'stale timestamp',
-      ] as const;
-      for (let index = 0; deliveries.length < 1_000; index++) {
-        const transaction = pick(transactions, random);
-        const variant = variants[index % variants.length]!;
-        const genuine = stack.postbackBody(transaction.topup, transaction.id, transaction.units, 'confirmed');
-        const forgedId = `forged-${seed}-${index}`;
-        let body = genuine;
-        let signature: string | null = stack.sign(genuine);
-        if (variant === 'wrong secret') {
-          body = stack.postbackBody(transaction.topup, forgedId, transaction.topup.depositUnits * 10n, 'confirmed');
-          signature = `sha256=${crypto.createHmac('sha256', 'not-the-provider-secret-0123456789').update(body).digest('hex')}`;
-        } else if (variant === 'body changed after signing') {
-          body = genuine.replace(`"amount":"${transaction.units}"`, `"amount":"${transaction.units * 10n}"`);
-        } else if (variant === 'no signature') {
-          signature = null;
-        } else if (variant === 'malformed signature') {
-          signature = [`sha256=${'z'.repeat(64)}`, signature.slice(0, 40), `md5=${signature.slice(7, 39)}`, ''][index % 4]!;
-        } else if (variant === 'signature of another body') {
-          body = stack.postbackBody(transaction.topup, forgedId, transaction.units, 'confirmed');
-        } else {
-          const parsed = JSON.parse(genuine) as Record<string, unknown>;
-          body = JSON.stringify({
-            ...parsed,
-            timestamp: new Date(Date.now() - 10 * 60_000).toISOString(),
-            transaction: { ...(parsed.transaction as object), id: forgedId },
-          });
-          signature = stack.sign(body);
-        }
-        deliveries.push({ body, signature, expected: 'unauthenticated', variant, group: transaction.id, rank: 1 });
-      }
-      return {
-        deliveries,
-        reports: transactions.length,
-        creditPrefixes: transactions.map((transaction) => ({
-          topup: transaction.topup,
-          prefix: `topup:sandbox:${transaction.id}`,
-          amountEurCents: Number((BigInt(transaction.topup.amountEurCents) * transaction.units) / transaction.topup.depositUnits),
-        })),
-        genuine: new Set(transactions.map((transaction) => transaction.id)),
-        transactionPattern: `^(storm|forged)-${seed}-`,
-      };
-    },
+    plan: (topups, seed, random) => transactionStormPlan(reports, topups, seed, random),
     post: (delivery) => stack.postback(delivery.body, delivery.signature),
     close: async () => undefined,
+  };
+}
+
+/** A top-up made through a payments replica's gRPC API, with the invoice id payments stored for it. */
+async function replicaTopup(
+  stack: FaultStack,
+  client: UnaryClient<any>,
+  customer: Customer,
+  amountEurCents: number,
+  asset: { asset_code: string; blockchain_code: string },
+): Promise<TopupForPostbacks> {
+  const view = await client.call<any>('CreateTopup', { customer_id: customer.id, amount_eur_cents: amountEurCents, ...asset });
+  const document = await stack.mongo
+    .db(databaseName(stack.prefix, 'payments'))
+    .collection<{ _id: string; invoice_id: string }>('topups')
+    .findOne({ _id: String(view.id) });
+  if (!document) throw new Error(`top-up ${view.id} is not in the payments store`);
+  return {
+    id: Number(view.id),
+    customerId: customer.id,
+    invoiceId: document.invoice_id,
+    address: view.deposit_address,
+    assetCode: view.asset_code,
+    blockchainCode: view.blockchain_code,
+    amountEurCents,
+    depositUnits: BigInt(view.deposit_amount),
+    createdAt: new Date(view.created_at),
+  };
+}
+
+/**
+ * BTCPay Server's webhooks (the crypto-sandbox's fake store, with its development settings), for BTC top-ups made
+ * by a payments replica of the stack with PAYMENTS_PROVIDER=btcpay, delivered to that replica's hook listener.
+ */
+export async function btcpayStorm(stack: FaultStack): Promise<StormPersonality> {
+  const hooksPort = await freePort();
+  const replica = await stack.startReplica('payments', 'payments-btcpay', {
+    PAYMENTS_PROVIDER: 'btcpay',
+    BTCPAY_URL: `${stack.sandboxUrl}/btcpay`,
+    BTCPAY_STORE_ID: developmentBtcpayStoreId,
+    BTCPAY_API_KEY: developmentBtcpayApiKey,
+    BTCPAY_WEBHOOK_SECRET: developmentBtcpayWebhookSecret,
+    HOOKS_PORT: String(hooksPort),
+  });
+  const client = createUnaryClient<any>('payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', replica.address, 10_000);
+  const reports: TransactionReports = { provider: 'btcpay', ...btcpayWebhooks() };
+  return {
+    name: 'btcpay',
+    createTopup: (customer, amountEurCents) =>
+      replicaTopup(stack, client, customer, amountEurCents, { asset_code: 'BTC', blockchain_code: 'BTC' }),
+    plan: (topups, seed, random) => transactionStormPlan(reports, topups, seed, random),
+    post(delivery) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'BTCPayServer' };
+      if (delivery.signature !== null) headers['btcpay-sig'] = delivery.signature;
+      return stack.request('POST', `http://127.0.0.1:${hooksPort}/v1/hooks/payments/btcpay`, { rawBody: delivery.body, headers });
+    },
+    async close() {
+      client.close();
+      await stack.stopReplica('payments-btcpay');
+    },
   };
 }
 

@@ -13,6 +13,7 @@ import { sandboxPostbacks } from './personalities/sandbox';
 import { createNowPayments } from './personalities/nowpayments/payments';
 import { createNowPaymentsPersonality } from './personalities/nowpayments/personality';
 import { registerNowPaymentsRoutes } from './personalities/nowpayments/routes';
+import { createBtcpayPersonality, type BtcpayPersonality } from './personalities/btcpay';
 import { registerSandboxRoutes, type SandboxHttp } from './handlers/http';
 import { createInvoices, type Invoices } from './invoices';
 import { createSandboxStore, ensureSandboxCollections, type InvoiceDocument, type TransactionDocument } from './store/sandbox-store';
@@ -33,6 +34,8 @@ export interface SandboxApp extends ServiceApp {
   app: SandboxHttp;
   invoices: Invoices;
   dispatcher: PostbackDispatcher;
+  /** The BTCPay Server personality (its expiry check runs between start and stop). */
+  btcpay: BtcpayPersonality;
   /** The HTTP port it serves on, once started. */
   readonly port: number;
 }
@@ -116,9 +119,12 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     apiKey: config.NOWPAYMENTS_API_KEY,
     rateStepMs: config.RATE_STEP_MS,
   });
+  const btcpay = await createBtcpayPersonality({ config, database, invoices, dispatcher, clock, logger });
+  btcpay.registerRoutes(app);
   const personalities = new Map<string, Personality>([
     [sandboxPersonality.name, sandboxPersonality],
     [nowPaymentsPersonality.name, nowPaymentsPersonality],
+    [btcpay.name, btcpay],
   ]);
   const postbacksFor = (invoice: InvoiceDocument, transaction: TransactionDocument, mode: DeliveryMode) => {
     const personality = personalities.get(invoice.personality ?? 'sandbox');
@@ -138,13 +144,16 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     app,
     invoices,
     dispatcher,
+    btcpay,
     get port() {
       return listeningPort(app.server);
     },
     async start() {
       await app.listen({ port: config.PORT, host: config.HOST });
+      btcpay.start();
     },
     async stop() {
+      await btcpay.stop();
       // Postback deliveries end at their own timeout (POSTBACK_TIMEOUT_MS), under any grace the caller allows.
       await dispatcher.close();
       await app.close();

@@ -7,6 +7,10 @@ export const developmentMerchantApiKey = 'local-only-sandbox-api-key';
 /** The NOWPayments personality's API key and IPN secret: shared with payments' development settings (devstack). */
 export const developmentNowPaymentsApiKey = 'local-only-nowpayments-api-key';
 export const developmentNowPaymentsIpnSecret = 'local-only-nowpayments-ipn-secret';
+/** The BTCPay personality's store, Greenfield key and webhook secret on a laptop (the devstack gives payments the same). */
+export const developmentBtcpayStoreId = 'LocalOnlyBtcpayStore';
+export const developmentBtcpayApiKey = 'local-only-btcpay-api-key';
+export const developmentBtcpayWebhookSecret = 'local-only-btcpay-webhook-secret';
 
 export const SandboxConfigSchema = Type.Object({
   ...baseConfigProperties,
@@ -43,6 +47,18 @@ export const SandboxConfigSchema = Type.Object({
   NOWPAYMENTS_QUOTE_MS: Type.Integer({ minimum: 60_000, default: 20 * 60_000 }),
   /** Rates move one step per this period (a deterministic random walk, so a given instant has one rate). */
   RATE_STEP_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
+  /**
+   * The BTCPay Server personality (docs/providers/btcpay.md), served under `/btcpay/api/v1`: its one store, the
+   * Greenfield API key it accepts (`Authorization: token <key>`), and its webhook's secret (`BTCPay-Sig`). Never
+   * logged. Webhooks go to BTCPAY_WEBHOOK_URL, else `${PAYMENTS_HOOKS_URL or GATEWAY_URL}/v1/hooks/payments/btcpay`.
+   */
+  BTCPAY_STORE_ID: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$', default: developmentBtcpayStoreId }),
+  BTCPAY_API_KEY: Type.String({ minLength: 8, default: developmentBtcpayApiKey }),
+  BTCPAY_WEBHOOK_SECRET: Type.String({ minLength: 8, default: developmentBtcpayWebhookSecret }),
+  BTCPAY_WEBHOOK_URL: Type.Optional(Type.String()),
+  /** How often the personality looks for invoices whose time passed (to send `InvoiceExpired`), and how many per look. */
+  BTCPAY_EXPIRY_CHECK_MS: Type.Integer({ minimum: 10, default: 1_000 }),
+  BTCPAY_EXPIRY_BATCH: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
 });
 
 export type SandboxConfig = Static<typeof SandboxConfigSchema>;

@@ -29,6 +29,10 @@ runService(logger, async () => {
         { api_url: `http://127.0.0.1:${sandbox.port}/nowpayments/v1` },
         'a FAKE of NOWPayments is served under /nowpayments/v1: no real money moves through it',
       );
+      logger.info(
+        { btcpay_url: `http://127.0.0.1:${sandbox.port}/btcpay`, store_id: config.BTCPAY_STORE_ID },
+        'a FAKE BTCPay Server (Greenfield API) is served under /btcpay: for development and tests, it moves no real money',
+      );
     },
     release: () => mongo.close(),
   };

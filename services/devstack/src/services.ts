@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { useBtcpayFake } from './btcpay-fake';
 import { bundlePath, ensureBuilt } from './build';
 import { checkGrpcHealth } from '@mtx/shared/grpc';
 import { heapArguments } from './heap';
@@ -293,6 +294,8 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
       env[spec.secondaryAddressVariable] = `http://127.0.0.1:${secondaryPorts.get(name)}`;
   }
   useFakeNowPayments(env);
+  const btcpayFake = useBtcpayFake(env);
+  if (btcpayFake) options.onLine?.('devstack', btcpayFake, 'stdout');
   const services = new Map<string, ServiceProcess>();
   const stopAll = async () => {
     // Reverse order: the gateway first, so no new work arrives while the backends drain.

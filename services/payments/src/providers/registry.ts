@@ -1,6 +1,7 @@
 import type { PaymentsConfig } from '../config';
 import { developmentPostbackSecret, providerConfigured } from '../config';
 import { createNowPaymentsProvider } from './nowpayments';
+import { createBtcpayProvider } from './btcpay';
 import type { PaymentProvider } from './provider';
 import { createSandboxProvider } from './sandbox';
 
@@ -45,6 +46,17 @@ export function configuredProviders(config: PaymentsConfig): ConfiguredProviders
         callbackUrl: callbackUrlOf(config, 'nowpayments'),
         timeoutMs: config.PROVIDER_TIMEOUT_MS,
         estimateCacheMs: config.PROVIDER_ASSETS_CACHE_MS,
+      }),
+    );
+  }
+  if (providerConfigured(config, 'btcpay')) {
+    providers.push(
+      createBtcpayProvider({
+        baseUrl: config.BTCPAY_URL!,
+        storeId: config.BTCPAY_STORE_ID!,
+        apiKey: config.BTCPAY_API_KEY!,
+        webhookSecret: config.BTCPAY_WEBHOOK_SECRET!,
+        timeoutMs: config.PROVIDER_TIMEOUT_MS,
       }),
     );
   }
