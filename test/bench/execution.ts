@@ -750,7 +750,7 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
           `  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`,
         );
     }
-    // The issue's targets, per shape: unloaded latency (and what the project adds over the bare fan-out), then
+    // The targets (docs/performance.md, "The targets"), per shape: unloaded latency (and what the project adds over the bare fan-out), then
     // throughput with the CPU it costs.
     const first = byConcurrency.get(1);
     if (first) {
