@@ -1,6 +1,7 @@
 /**
  * `npm run bench:billing`: billing's two performance promises, measured on real processes (wallet, payments,
- * billing, gateway) over the real store and NATS, and written to test/bench/results/billing.json.
+ * billing, gateway) over the real store and NATS, and written to test/bench/results/billing.json (with `--baseline`
+ * or BENCH_WRITE_BASELINE=1 also its baseline in test/bench/baselines/).
  *
  * 1. GET /v1/subscription and GET /v1/wallet for one customer with 500 seats and 20 servers: p50/p90/p99 of
  *    sequential requests through the gateway after a warm-up, plus billing's own share (GetSubscription and
@@ -32,7 +33,8 @@ import { createCustomer, issueKey } from '../../services/gateway/src/app/custome
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { inParallel } from './load-tools';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
-import { currentMachine, defaultResultsDirectory, percentile, roundTo, type BenchResult, type BenchRun } from './report';
+import { writeBenchResult } from './baseline';
+import { currentMachine, percentile, roundTo, type BenchResult, type BenchRun } from './report';
 
 const seatCount = Number(process.env.BENCH_BILLING_SEATS ?? 10_000);
 const customerCount = Number(process.env.BENCH_BILLING_CUSTOMERS ?? 1_000);
@@ -433,9 +435,7 @@ async function main(): Promise<void> {
     runs,
     ...(notes.length > 0 ? { notes: notes.join('\n') } : {}),
   };
-  fs.mkdirSync(defaultResultsDirectory, { recursive: true });
-  fs.writeFileSync(path.join(defaultResultsDirectory, 'billing.json'), `${JSON.stringify(result, null, 2)}\n`);
-  log(`results written to ${path.relative(process.cwd(), path.join(defaultResultsDirectory, 'billing.json'))}`);
+  for (const file of writeBenchResult(result)) log(`written: ${path.relative(process.cwd(), file)}`);
 }
 
 main().then(

@@ -10,7 +10,7 @@
  *   2. gRPC: ExecutionService.PlaceOrders called directly, to show what the gateway adds.
  *   3. Floor: the same 20 NATS requests sent straight to the connectors and awaited together (no gateway,
  *      no gRPC, no execution), measured in the same run on the same processes.
- * Writes test/bench/results/execution.json (format: /work/notes/bench-format.md) and prints a summary.
+ * Writes test/bench/results/execution.json (format: docs/performance.md, "Result and baseline files"; with `--baseline` or BENCH_WRITE_BASELINE=1 also test/bench/baselines/execution.json) and prints a summary.
  * Knobs: BENCH_EXECUTION_SECONDS (per run, default 10), BENCH_EXECUTION_CONCURRENCY (default "1,16,64"),
  * BENCH_EXECUTION_OUTPUT (another results file, for exploratory runs), BENCH_EXECUTION_PROFILE=<dir>: every service writes a V8 CPU profile there, summarised per service at the end
  * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle), BENCH_EXECUTION_SERIES=rest (REST series
@@ -43,6 +43,7 @@ import { createGatewayStore } from '../../services/gateway/src/store/gateway-sto
 import { createHttpPool, restCall, type HttpMethod } from './load-tools';
 import { namedProcessCpuMs } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
+import { writeBenchResult } from './baseline';
 import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const runSeconds = Number(process.env.BENCH_EXECUTION_SECONDS ?? 10);
@@ -749,7 +750,7 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
           `  floor p50 ${entry.floor.p50_ms} ms, p99 ${entry.floor.p99_ms} ms, ${entry.floor.throughput_per_s} batches/s, errors ${entry.floor.errors}`,
         );
     }
-    // The issue's targets, per shape: unloaded latency (and what the project adds over the bare fan-out), then
+    // The targets (docs/performance.md, "The targets"), per shape: unloaded latency (and what the project adds over the bare fan-out), then
     // throughput with the CPU it costs.
     const first = byConcurrency.get(1);
     if (first) {
@@ -875,9 +876,7 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
     runs,
     notes: notes.join(' '),
   };
-  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
-  log(`wrote ${path.relative(process.cwd(), resultsFile)}`);
+  for (const file of writeBenchResult(result, { file: resultsFile })) log(`wrote ${path.relative(process.cwd(), file)}`);
   for (const note of notes) log(note);
 }
 

@@ -1,10 +1,11 @@
 /**
  * Builds test/bench/results/report.html (one self-contained page: inline CSS and SVG plots, nothing
  * fetched) and a Markdown table of the latest figures (stdout and results/report.md) from the
- * results/<name>.json files the benchmarks write. The shape is documented in /work/notes/bench-format.md
- * (also in the README). Missing or unreadable files leave a gap and a note, never a failed report.
+ * results/<name>.json files the benchmarks write. The shape is documented in docs/performance.md ("Result and
+ * baseline files"). Missing or unreadable files leave a gap and a note, never a failed report.
  *
- * `tsx test/bench/report.ts [results-directory]`
+ * `tsx test/bench/report.ts [results-directory]`; `tsx test/bench/report.ts test/bench/baselines` renders the
+ * committed baselines (without latency curves: a baseline keeps no samples).
  */
 import fs from 'node:fs';
 import os from 'node:os';

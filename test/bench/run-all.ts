@@ -7,9 +7,11 @@
  *   npm run bench                      every benchmark, then the report
  *   npm run bench -- execution wallet  only those, then the report (of everything in results/)
  *   npm run bench -- --report-only     just rebuild the report
+ *   npm run bench -- --baseline        also write each benchmark's baseline (test/bench/baselines/<name>.json)
  *
  * BENCH_TIMEOUT_MINUTES bounds each benchmark (default 30). The exit status is 1 when any benchmark failed
- * or timed out; the report is written either way.
+ * or timed out; the report is written either way. The raw runs and the report stay in the git-ignored results/;
+ * the baselines are what is committed (docs/performance.md, "Result and baseline files").
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,10 +20,14 @@ import { defaultResultsDirectory, definedBenchmarks, runStatusFile, writeReport,
 
 const repositoryRoot = path.resolve(__dirname, '..', '..');
 
-function runScript(script: string, timeoutMs: number): Promise<{ status: 'ok' | 'failed' | 'timeout'; exitCode: number | null }> {
+function runScript(
+  script: string,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: 'ok' | 'failed' | 'timeout'; exitCode: number | null }> {
   return new Promise((resolve) => {
     // Its own process group, so a timeout stops the benchmark and every service it started.
-    const child = spawn('npm', ['run', '--silent', script], { cwd: repositoryRoot, stdio: 'inherit', detached: true, env: process.env });
+    const child = spawn('npm', ['run', '--silent', script], { cwd: repositoryRoot, stdio: 'inherit', detached: true, env });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -60,6 +66,8 @@ function runScript(script: string, timeoutMs: number): Promise<{ status: 'ok' | 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const reportOnly = args.includes('--report-only');
+  // Each benchmark writes its own baseline when this is set (baseline.ts).
+  const env = args.includes('--baseline') ? { ...process.env, BENCH_WRITE_BASELINE: '1' } : process.env;
   const requested = args.filter((arg) => !arg.startsWith('--'));
   const defined = definedBenchmarks();
   const unknown = requested.filter((name) => !defined.includes(name));
@@ -75,7 +83,7 @@ async function main(): Promise<number> {
     const script = `bench:${name}`;
     process.stderr.write(`\n[bench] (${index + 1}/${selected.length}) npm run ${script}\n`);
     const startedMs = Date.now();
-    const outcome = await runScript(script, timeoutMs);
+    const outcome = await runScript(script, timeoutMs, env);
     const durationS = (Date.now() - startedMs) / 1000;
     status.benchmarks.push({
       name,

@@ -15,7 +15,7 @@
  * Reports p50/p99 and throughput of both phases, the CPU per batch of the project's own processes (gateway,
  * execution, connectors, nats-server, FerretDB) in both, their ratios (target: within 10 %), and how the
  * connectors' resident memory and the terminal streams they hold grow per registered account.
- * Writes test/bench/results/scale.json. Knobs: BENCH_SCALE_ACCOUNTS, BENCH_SCALE_CUSTOMERS, BENCH_SCALE_SECONDS
+ * Writes test/bench/results/scale.json (and, with `--baseline` or BENCH_WRITE_BASELINE=1, its baseline). Knobs: BENCH_SCALE_ACCOUNTS, BENCH_SCALE_CUSTOMERS, BENCH_SCALE_SECONDS
  * (each measured phase, default 60: the rate limiter's windows are minutes, and at the turn of one every active
  * customer claims a block of slots and the last window's are removed, 1,000 customers' worth at once; a phase of
  * a whole window carries exactly one turn, as a long run does, where a shorter one carries a whole turn or none),
@@ -35,7 +35,8 @@ import { createGatewayStore } from '../../services/gateway/src/store/gateway-sto
 import { createHttpPool, inParallel, restCall, type HttpMethod } from './load-tools';
 import { measureProcessCpu } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
-import { currentMachine, defaultResultsDirectory, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
+import { writeBenchResult } from './baseline';
+import { currentMachine, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const accountCount = Number(process.env.BENCH_SCALE_ACCOUNTS ?? 10_000);
 const customerCount = Number(process.env.BENCH_SCALE_CUSTOMERS ?? 1_000);
@@ -403,9 +404,7 @@ async function main(): Promise<number> {
     runs,
     notes: notes.join('\n'),
   };
-  fs.mkdirSync(defaultResultsDirectory, { recursive: true });
-  fs.writeFileSync(path.join(defaultResultsDirectory, 'scale.json'), `${JSON.stringify(result, null, 2)}\n`);
-  log('results written to test/bench/results/scale.json');
+  for (const file of writeBenchResult(result)) log(`written: ${path.relative(process.cwd(), file)}`);
   return 0;
 }
 

@@ -6,7 +6,7 @@
  * of throughput, ≤ 1 ms at p50) at each concurrency, the CPU time and instructions every process spent per batch,
  * and, at a fixed offered load, the same for both modes (CPU per batch at equal throughput). broker-sim stands in
  * for the brokers' trade servers, so its SDK is off in both stacks (its span per leg is not the project's cost).
- * Writes test/bench/results/tracing.json.
+ * Writes test/bench/results/tracing.json (and, with `--baseline` or BENCH_WRITE_BASELINE=1, test/bench/baselines/tracing.json).
  *
  * Method: paired and interleaved. Two stacks run side by side, each a bench:execution in serve mode (forked, with
  * its own FerretDB, NATS, data directory and services, so every process's CPU belongs to one mode): one with
@@ -41,6 +41,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecutionRun, ServeCommand, ServeCounters, ServeReply } from './execution';
+import { writeBenchResult } from './baseline';
 import { currentMachine, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 type Mode = 'off' | 'export';
@@ -485,8 +486,7 @@ async function main(stacks: ServedStack[]): Promise<void> {
     log(`${phaseName(phase)}: p50 off ${round(p50('off'))} ms, exported ${round(p50('export'))} ms; ${pairedNote(differences)}`);
   }
   const { result, notes } = buildResult(measurements, loadAtStart);
-  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
+  writeBenchResult(result, { file: resultsFile });
   for (const note of notes) process.stdout.write(`[bench:tracing] ${note}\n`);
 }
 

@@ -25,7 +25,7 @@
  * 2. Duplicate deliveries: the same postbacks again (all `duplicate`): the replay path's cost.
  * 3. GET /v1/wallet requests per second with read-only keys, closed loop, at two concurrencies.
  *
- * Writes test/bench/results/wallet.json (format: /work/notes/bench-format.md) and prints a summary.
+ * Writes test/bench/results/wallet.json (format: docs/performance.md, "Result and baseline files"; with `--baseline` or BENCH_WRITE_BASELINE=1 also its baseline in test/bench/baselines/) and prints a summary.
  * Knobs: BENCH_WALLET_TOPUPS (closed-loop credits, default 2000), BENCH_WALLET_WARMUP (default 10000, 0 for
  * none), BENCH_WALLET_CREDIT_RATE (the open-loop runs' rates per second, default "1000", empty for none),
  * BENCH_WALLET_CREDIT_RATE_SECONDS (each, default 20), BENCH_WALLET_SECONDS (GET run length, default 10),
@@ -50,6 +50,7 @@ import { auditLedger } from '../../services/wallet/src/audit';
 import { collectLoadGeneratorGarbage, createHttpPool, type HttpMethod } from './load-tools';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
 import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
+import { writeBenchResult } from './baseline';
 import { currentMachine, p99BySecond, percentile, roundTo, runFromLatencies, type BenchResult, type BenchRun } from './report';
 
 const closedLoopTopupCount = Number(process.env.BENCH_WALLET_TOPUPS ?? 2000);
@@ -674,9 +675,7 @@ async function main(): Promise<void> {
           .join(' / ')} at the end). ` +
         `Sequential p50 of the backends GET /v1/wallet calls, in ms: ${JSON.stringify(backendLatency)}. ${cpuNotes.join(' ')}`,
     };
-    fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-    fs.writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
-    log(`results written to ${path.relative(process.cwd(), resultsFile)}`);
+    for (const file of writeBenchResult(result, { file: resultsFile })) log(`written: ${path.relative(process.cwd(), file)}`);
   } finally {
     await stack?.stop().catch(() => undefined);
     for (const service of ['wallet', 'payments', 'billing', 'crypto-sandbox', 'gateway'])

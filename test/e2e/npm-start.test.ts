@@ -10,7 +10,7 @@ import { freePort } from '@mtx/devstack/ports';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
 
 /**
- * Runs `npm start` as a newcomer would (with its own data folder and port), then checks what issue 2 promises:
+ * Runs `npm start` as a newcomer would (with its own data folder and port), then checks what the README promises:
  * dev.json appears, /healthz answers ok and no more (metrics and readiness detail are on the operations port), /v1/wallet without a key is a 401 envelope, /openapi.json is valid
  * OpenAPI 3, a crashed child is reported, and Ctrl-C stops everything cleanly.
  */

@@ -1,6 +1,6 @@
 /**
  * The wallet slice of the system for tests and the benchmark: wallet, payments, crypto-sandbox and gateway on
- * the real store over real sockets, plus a billing stand-in (billing is another service's issue; only its
+ * the real store over real sockets, plus a billing stand-in (billing is tested on its own; only its
  * GetUpcoming answer matters here). Payments, sandbox and gateway share one ManualClock so quote windows and
  * expiry are tested without waiting; the wallet runs in-process or as a real process (crash tests).
  */

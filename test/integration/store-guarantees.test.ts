@@ -3,7 +3,7 @@ import { connectMongo, insertIfAbsent, isDuplicateKeyError, type Db, type MongoC
 import { testDatabasePrefix } from '@mtx/shared/testing';
 
 /**
- * The storage guarantees every service builds on (README, design notes), checked against the real store the
+ * The storage guarantees every service builds on (docs/architecture.md, "Storage rules"), checked against the real store the
  * suite runs on — FerretDB locally, MongoDB wherever MONGODB_URL points. If one of these ever fails, the
  * money and idempotency code above it is no longer safe.
  */

@@ -4,7 +4,7 @@ import { claimKeyPattern, type ClaimStore } from './claims';
 export type ClaimState = 'claimed' | 'duplicate' | 'unavailable';
 
 /**
- * One claim for a whole account message instead of one per leg or ticket (DESIGN §5): a JetStream round trip
+ * One claim for a whole account message instead of one per leg or ticket (docs/architecture.md, "An order batch"): a JetStream round trip
  * per message. Safe because a message is a unit: execution sends all of an account's legs of a batch in one
  * message, and the same batch again (an Idempotency-Key retry) as the same message. A message that was claimed
  * before sends nothing at all, so even a leg it carried that the first did not could only be left unsent,

@@ -19,7 +19,7 @@ export function ticketClosedBy(code: number): boolean {
   return code === retcode.DONE || code === retcode.DONE_PARTIAL;
 }
 
-/** Per-account close status from its tickets (DESIGN.md §4). */
+/** Per-account close status from its tickets (docs/architecture.md, "API rules"). */
 export function closeAccountStatus(results: Array<Pick<TicketResultMessage, 'status'>>): CloseAccountStatus {
   const matched = results.length;
   const closed = results.filter((result) => result.status === 'closed').length;

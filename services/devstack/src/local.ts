@@ -109,7 +109,7 @@ export type StoreBackend = 'sqlite' | 'postgresql';
 /**
  * FERRETDB_BACKEND: FerretDB's storage for the local store, `sqlite` (the default) or `postgresql` (a local
  * PostgreSQL server started next to it, its cluster in `<data>/postgres`). SQLite measured cheaper on both
- * write-heavy benchmarks (README, Benchmarks); production runs MongoDB, which neither touches.
+ * write-heavy benchmarks (docs/performance.md, "The store"); production runs MongoDB, which neither touches.
  */
 export function storeBackendFromEnvironment(environment: NodeJS.ProcessEnv = process.env): StoreBackend {
   const text = (environment.FERRETDB_BACKEND?.trim() || 'sqlite').toLowerCase();

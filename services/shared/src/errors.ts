@@ -1,7 +1,7 @@
 /**
  * One error type crosses every boundary: domain code throws AppError, gRPC carries its code and details in
  * trailing metadata, and the gateway turns it into the public envelope. Codes are the public ones from
- * DESIGN.md §4, so no layer has to translate names.
+ * docs/architecture.md ("API rules"), so no layer has to translate names.
  */
 export const errorHttpStatus = {
   invalid_request: 400,

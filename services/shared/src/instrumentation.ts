@@ -34,7 +34,7 @@ import { exposeMetrics } from './metrics-exposition';
 
 function serviceNameFromEntryPoint(): string {
   const entry = process.argv[1] ?? '';
-  // services/<name>/src/main.ts → <name>: the folder name is the service name, as DESIGN.md §6 fixes.
+  // services/<name>/src/main.ts → <name>: the folder name is the service name (docs/architecture.md, "Code layout").
   const parts = entry.split(path.sep);
   const index = parts.lastIndexOf('services');
   return index >= 0 && parts[index + 1] ? parts[index + 1]! : 'unknown';

@@ -5,7 +5,7 @@ import './mongo-drain-fix';
 export type { Db, Collection, MongoClient } from 'mongodb';
 
 /**
- * Storage rules that hold on FerretDB 1.x (SQLite) as well as on MongoDB 7; see the README's design notes:
+ * Storage rules that hold on FerretDB 1.x (SQLite) as well as on MongoDB 7; see docs/architecture.md, "Storage rules":
  * - updates there are read-modify-write without isolation, so a conditional update is NOT a compare-and-set;
  * - inserts are linearised by unique indexes (of 100 racing inserts of one key exactly one wins);
  * - only `_id` equality is answered from an index; any other filter scans the collection.

@@ -1,7 +1,7 @@
 /**
  * Trading vocabulary shared by execution, the connectors and broker-sim: MT5 trade result codes (the names
  * every API answer uses on both platforms), the mapping of MT4 error numbers onto them, order operations,
- * the symbol `base` match of DESIGN.md §4 and volume-step arithmetic.
+ * the symbol `base` match of docs/architecture.md ("API rules") and volume-step arithmetic.
  */
 
 /** MT5 TRADE_RETCODE_* values. */
@@ -253,11 +253,12 @@ function baseMatcher(base: string): RegExp {
 }
 
 /**
- * DESIGN.md §4. `exact` compares the whole name case-sensitively, as the broker names the symbol. `base` takes
- * the base `B` (case-insensitively) followed by nothing, by a separator and alphanumerics (EURUSD.xx,
- * EURUSD-ecn) or by one or two alphanumerics (EURUSDm), and only when `B` itself names a symbol on the broker:
- * `B` or `B` + the account's suffix is in its symbol list. Without that second rule, `EURUS` would take `SD` as
- * a suffix and close EURUSD; with it, a shorter prefix never matches a longer name. `*` matches every symbol.
+ * How a symbol matches (docs/architecture.md, "API rules"). `exact` compares the whole name case-sensitively, as the
+ * broker names the symbol. `base` takes the base `B` (case-insensitively) followed by nothing, by a separator and
+ * alphanumerics (EURUSD.xx, EURUSD-ecn) or by one or two alphanumerics (EURUSDm), and only when `B` itself names a
+ * symbol on the broker: `B` or `B` + the account's suffix is in its symbol list. Without that second rule, `EURUS`
+ * would take `SD` as a suffix and close EURUSD; with it, a shorter prefix never matches a longer name. `*` matches
+ * every symbol.
  */
 export function symbolMatches(candidate: string, wanted: string, mode: 'exact' | 'base', broker: BrokerSymbols): boolean {
   if (wanted === '*') return true;

@@ -1,5 +1,5 @@
 /**
- * `npm run audit:ledger`: checks every wallet's ledger against the money invariants (DESIGN.md §3) and exits
+ * `npm run audit:ledger`: checks every wallet's ledger against the money invariants (docs/architecture.md, "Money invariants") and exits
  * non-zero on any breach, printing each. The store is MONGODB_URL / MONGODB_DATABASE_PREFIX from the
  * environment, else `mongodb_url` / `mongodb_database_prefix` from the running stack's .data/dev.json, else the
  * configuration defaults.

@@ -14,7 +14,7 @@ export interface AuditReport {
 const breachesReportedMax = 1_000;
 
 /**
- * Audits every wallet in the wallet service's database (DESIGN.md §3): contiguous sequences, each entry's
+ * Audits every wallet in the wallet service's database (docs/architecture.md, "Money invariants"): contiguous sequences, each entry's
  * after-values equal to the previous ones plus its deltas, 0 ≤ balance ≤ cap, held ≥ 0 and only while the
  * balance is full, credits moving exactly their amount, no debit overdrawing, entry ids unique, every wallet
  * registered, and checkpoints (the cached heads) never ahead of the ledger and equal to it. It reads by full

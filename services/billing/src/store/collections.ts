@@ -18,13 +18,13 @@ import type {
  * found through pointer documents `<customer>:seat:<n>`, and a reader keeps each customer's joined view in memory
  * for as long as the customer's revision token is unchanged.
  *
- * On MongoDB each kind is one collection, and an `$in` is an index lookup per id. On FerretDB (a development and
- * test stand-in, shared/DESIGN.md §2) only `_id` equality is answered from an index; an `$in` scans its whole
- * collection (187 ms for 20 ids among 10,000 documents). There, and only there, documents updated in place are
- * spread over `ferretDbShards` collections by a hash of their customer id (`seats_07`, ...), so a customer's
- * reads and the scheduler's per-shard scans stay small: reading a 500-seat customer takes 184 ms this way and
- * 612 ms by one `_id` lookup per document over single collections (bench:billing, 2026-11-24). Insert-only
- * collections (claims, leases, cancellations) are never sharded and are only read by `_id`.
+ * On MongoDB each kind is one collection, and an `$in` is an index lookup per id. On FerretDB (a development and test
+ * stand-in, docs/architecture.md, "Storage rules") only `_id` equality is answered from an index; an `$in` scans its
+ * whole collection (187 ms for 20 ids among 10,000 documents). There, and only there, documents updated in place are
+ * spread over `ferretDbShards` collections by a hash of their customer id (`seats_07`, ...), so a customer's reads and
+ * the scheduler's per-shard scans stay small: reading a 500-seat customer takes 184 ms this way and 612 ms by one `_id`
+ * lookup per document over single collections (bench:billing, docs/performance.md). Insert-only collections (claims,
+ * leases, cancellations) are never sharded and are only read by `_id`.
  */
 /** Every accessor takes the customer id: a customer's documents of one kind all live in one shard. */
 export interface BillingCollections {

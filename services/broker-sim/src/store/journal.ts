@@ -43,7 +43,7 @@ export interface JournalOptions {
 /**
  * broker-sim's durable state: an append-only file of JSON lines (accounts, then each operation's effects),
  * replayed in order at start. broker-sim stands in for a broker's trade server, so it keeps its books itself
- * and never spends the project's store (DESIGN §2). Writes are group-committed: the operations of one event-loop
+ * and never spends the project's store (docs/architecture.md, "Storage rules"). Writes are group-committed: the operations of one event-loop
  * turn become one write and one fdatasync, and each caller answers only once its line is on disk, so a restart
  * keeps every position and ticket it ever reported. A torn last line (a crash mid-write) is dropped at load.
  */

@@ -2,7 +2,7 @@ import { AppError } from '@mtx/shared/errors';
 import { isPendingOperation, isStopLimitOperation, normalizeOperation, operations, type Operation } from '@mtx/shared/trading';
 
 /**
- * Batch validation, all or nothing (DESIGN.md §4): the whole request is checked before anything is sent,
+ * Batch validation, all or nothing (docs/architecture.md, "API rules"): the whole request is checked before anything is sent,
  * and the first problem rejects it with a 400 naming the field. Defaults are inherited per leg; an override
  * that is present wins even when falsy (slippage 0 means zero).
  */

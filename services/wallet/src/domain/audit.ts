@@ -23,7 +23,7 @@ export interface AuditedCheckpoint {
 const isCents = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
 
 /**
- * Checks one wallet's ledger (entries in sequence order) against every money invariant of DESIGN.md §3 and the
+ * Checks one wallet's ledger (entries in sequence order) against every money invariant of docs/architecture.md ("Money invariants") and the
  * hint rules of the ledger design (registration, checkpoints never ahead of the ledger and equal to it). Returns
  * one readable line per breach; an empty list means sound.
  */
