@@ -350,7 +350,7 @@ describe('docs/terminal-bridge.md', () => {
   });
 
   it('maps MT4 errors to retcodes as the connector does', () => {
-    const rows = [...document.matchAll(/^\| (\d+) \| ERR_\w+ \| (\d+) \| (TRADE_RETCODE_\w+) \|$/gm)];
+    const rows = [...document.matchAll(/^\| +(\d+) +\| +ERR_\w+ +\| +(\d+) +\| +(TRADE_RETCODE_\w+) +\|$/gm)];
     expect(rows.length).toBeGreaterThanOrEqual(30);
     for (const [, error, code, name] of rows) {
       expect(mt4ErrorToRetcode(Number(error))).toBe(Number(code));
