@@ -40,13 +40,41 @@ string Escape(string v)
    StringReplace(v, "\n", "%0A"); StringReplace(v, "\r", "%0D");
    return v;
   }
-string Unescape(string v)
+int HexValue(ushort c)
   {
-   StringReplace(v, "%09", "\t"); StringReplace(v, "%0A", "\n"); StringReplace(v, "%0a", "\n");
-   StringReplace(v, "%0D", "\r"); StringReplace(v, "%0d", "\r"); StringReplace(v, "%25", "%");
-   return v;
+   if(c >= '0' && c <= '9') return c - '0';
+   if(c >= 'A' && c <= 'F') return c - 'A' + 10;
+   if(c >= 'a' && c <= 'f') return c - 'a' + 10;
+   return -1;
   }
+// Decodes %XX left to right, so "%2509" is the text "%09" and not a TAB; false when a % lacks two hex digits.
+// The connector escapes only NUL, TAB, LF, CR and %, all ASCII, so each escape is one character here.
+bool Unescape(string v, string &out)
+  {
+   out = "";
+   int n = StringLen(v), from = 0;
+   for(int i = StringFind(v, "%"); i >= 0; i = StringFind(v, "%", from))
+     {
+      int high = i + 2 < n ? HexValue(StringGetCharacter(v, i + 1)) : -1;
+      int low = i + 2 < n ? HexValue(StringGetCharacter(v, i + 2)) : -1;
+      if(high < 0 || low < 0) return false;
+      out += StringSubstr(v, from, i - from) + ShortToString((ushort)(high * 16 + low));
+      from = i + 3;
+     }
+   out += StringSubstr(v, from);
+   return true;
+  }
+// Prices with the symbol's digits; volumes and money with at most 8 decimals, trailing zeros dropped.
+// DoubleToString never writes an exponent for a non-negative digit count (docs/terminal-bridge.md, "Numbers").
 string Num(double v, int digits) { return DoubleToString(v, digits); }
+string Dec(double v)
+  {
+   string text = DoubleToString(v, 8);
+   int end = StringLen(text);
+   while(end > 0 && StringGetCharacter(text, end - 1) == '0') end--;
+   if(end > 0 && StringGetCharacter(text, end - 1) == '.') end--;
+   return StringSubstr(text, 0, end);
+  }
 bool   Has(string key) { for(int i = 0; i < ArraySize(g_keys); i++) if(g_keys[i] == key) return true; return false; }
 string Arg(string key, string fallback = "")
   {
@@ -57,9 +85,11 @@ double ArgD(string key, double fallback = 0) { return Has(key) ? StringToDouble(
 long   ArgL(string key, long fallback = 0)   { return Has(key) ? StringToInteger(Arg(key)) : fallback; }
 void   Put(string key, string v) { g_out += "\t" + key + "=" + Escape(v); }
 void   PutL(string key, long v)  { g_out += "\t" + key + "=" + IntegerToString(v); }
-void   PutD(string key, double v, int digits = 8) { g_out += "\t" + key + "=" + Num(v, digits); }
+void   PutD(string key, double v)             { g_out += "\t" + key + "=" + Dec(v); }
+void   PutP(string key, double v, int digits) { g_out += "\t" + key + "=" + Num(v, digits); }
 
-// A frame's type, its fields in g_keys/g_values; false when malformed.
+// A frame's type, its fields in g_keys/g_values; false when malformed (no type, a field without "=",
+// a repeated key, a bad escape).
 bool ParseFrame(string line, string &type)
   {
    string parts[];
@@ -71,8 +101,11 @@ bool ParseFrame(string line, string &type)
      {
       int eq = StringFind(parts[i], "=");
       if(eq <= 0) return false;
-      g_keys[i - 1] = StringSubstr(parts[i], 0, eq);
-      g_values[i - 1] = Unescape(StringSubstr(parts[i], eq + 1));
+      string key = StringSubstr(parts[i], 0, eq);
+      for(int k = 0; k < i - 1; k++) if(g_keys[k] == key) return false;
+      string value;
+      if(!Unescape(StringSubstr(parts[i], eq + 1), value)) return false;
+      g_keys[i - 1] = key; g_values[i - 1] = value;
      }
    return true;
   }
@@ -80,15 +113,17 @@ bool ParseFrame(string line, string &type)
 //--- connection -------------------------------------------------------
 bool IsLoopback(string host) { return host == "127.0.0.1" || host == "::1" || host == "localhost"; }
 
-void SendLine(string line)
+// False when the line was not sent: over the frame bound (the connection stays) or a failed write (dropped).
+bool SendLine(string line)
   {
-   if(g_socket == INVALID_HANDLE) return;
+   if(g_socket == INVALID_HANDLE) return false;
    uchar data[];
    int n = StringToCharArray(line + "\n", data, 0, WHOLE_ARRAY, CP_UTF8) - 1; // without the terminating 0
-   if(n > MAX_FRAME) { Print("bridge: answer over the frame bound, not sent"); return; }
+   if(n > MAX_FRAME) { Print("bridge: answer over the frame bound, not sent"); return false; }
    int sent = g_tls ? SocketTlsSend(g_socket, data, n) : SocketSend(g_socket, data, n);
-   if(sent != n) { Drop("write failed"); return; }
+   if(sent != n) { Drop("write failed"); return false; }
    g_last_out = GetTickCount64();
+   return true;
   }
 
 void Drop(string why)
@@ -145,7 +180,7 @@ void ReadAvailable()
       if(readable > 0) got = SocketRead(g_socket, chunk, readable, 10);
      }
    if(got < 0) { Drop("read error " + IntegerToString(GetLastError())); return; }
-   if(got == 0) return;
+   if(got == 0) { if(!SocketIsConnected(g_socket)) Drop("closed by the connector"); return; }
    int held = ArraySize(g_rx);
    ArrayResize(g_rx, held + got);
    ArrayCopy(g_rx, chunk, held, 0, got);
@@ -177,8 +212,10 @@ void HandleLine(string line)
    if(type == "refuse") { PrintFormat("bridge: refused (%s) %s", Arg("reason"), Arg("message")); Drop("refused"); return; }
    if(type == "bye" || type == "error") { PrintFormat("bridge: %s %s%s %s", type, Arg("reason"), Arg("code"), Arg("message")); Drop(type); return; }
    if(type == "hb") return;
+   if(type == "hello" || type == "res") { CloseWith("error", "code", "unexpected_frame", type + " is sent by the EA"); return; }
    if(type != "req") return; // unknown frame types are ignored
    if(!g_welcomed) { CloseWith("error", "code", "unexpected_frame", "request before welcome"); return; }
+   if(!Has("id") || !Has("cmd") || StringToInteger(Arg("id")) < 1) { CloseWith("error", "code", "malformed", "request without id or cmd"); return; }
    long id = StringToInteger(Arg("id"));
    if(id <= g_last_id) { CloseWith("error", "code", "duplicate_id", "request id " + Arg("id") + " is not above " + IntegerToString(g_last_id)); return; }
    g_last_id = id;
@@ -213,7 +250,9 @@ int OnInit()
 void OnDeinit(const int reason)
   {
    EventKillTimer();
-   if(g_socket != INVALID_HANDLE) { g_out = "bye"; Put("reason", "deinit"); Put("message", "EA removed"); SendLine(g_out); SocketClose(g_socket); }
+   // Before welcome the EA sends nothing but hello, so a connection still waiting for it just closes.
+   if(g_socket != INVALID_HANDLE && g_welcomed) { g_out = "bye"; Put("reason", "deinit"); Put("message", "EA removed"); SendLine(g_out); }
+   if(g_socket != INVALID_HANDLE) SocketClose(g_socket);
    g_socket = INVALID_HANDLE;
   }
 
@@ -223,11 +262,12 @@ void OnTimer()
    if(g_socket == INVALID_HANDLE) { if(now >= g_next_dial) Dial(); return; }
    ReadAvailable();
    if(g_socket == INVALID_HANDLE) return;
+   now = GetTickCount64(); // after the read: g_last_in may now be later than the tick taken above
    if(!g_welcomed && now - g_hello_at > HELLO_WAIT_MS) { Drop("no welcome"); return; }
    if(now - g_last_in > g_idle_ms) { g_out = "bye"; Put("reason", "idle"); Put("message", "nothing received"); SendLine(g_out); Drop("idle"); return; }
    // One request per tick keeps the timer short; the rest wait in the queue, bounded by max_inflight.
    if(ArraySize(g_queue) > 0) ExecuteFirst();
-   if(g_socket != INVALID_HANDLE && GetTickCount64() - g_last_out >= g_hb_ms)
+   if(g_socket != INVALID_HANDLE && g_welcomed && GetTickCount64() - g_last_out >= g_hb_ms)
      {
       g_out = "hb"; PutL("server_time", (long)TimeTradeServer()); PutL("gmt_time", (long)TimeGMT()); SendLine(g_out);
      }
@@ -251,8 +291,8 @@ void ExecuteFirst()
    string problem = "";
    if(cmd == "account") DoAccount();
    else if(cmd == "symbol") problem = DoSymbol();
-   else if(cmd == "positions") DoPositions();
-   else if(cmd == "orders") DoOrders();
+   else if(cmd == "positions") problem = DoPositions();
+   else if(cmd == "orders") problem = DoOrders();
    else if(cmd == "ticket") problem = DoTicket();
    else if(cmd == "send") problem = DoSend();
    else if(cmd == "close") problem = DoClose();
@@ -262,7 +302,12 @@ void ExecuteFirst()
    else if(cmd == "history") problem = DoHistory();
    else if(cmd == "find") problem = DoFind();
    else problem = "unsupported:command " + cmd + " is not part of protocol v1";
-   if(problem == "") { SendLine(g_out); return; }
+   if(problem == "")
+     {
+      // Lists are bounded at 500 items, so this stays far below 1 MiB; the fallback keeps every request answered.
+      if(!SendLine(g_out) && g_socket != INVALID_HANDLE) Refuse(id, "internal", "answer exceeds the frame bound");
+      return;
+     }
    int colon = StringFind(problem, ":");
    Refuse(id, StringSubstr(problem, 0, colon), StringSubstr(problem, colon + 1));
   }
