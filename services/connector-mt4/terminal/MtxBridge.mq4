@@ -324,3 +324,4 @@ void ExecuteFirst()
   }
 
 #include "MtxBridgeCommands.mqh"
+#include "MtxBridgeHistory.mqh"

@@ -313,3 +313,5 @@ void ExecuteFirst()
   }
 
 #include "MtxBridgeCommands.mqh"
+#include "MtxBridgeTrades.mqh"
+#include "MtxBridgeHistory.mqh"
