@@ -1,3 +1,4 @@
+import { duplicateKeyCode, refusedStatements } from '@mtx/shared/bulk-write';
 import { lastPresent } from '@mtx/shared/gallop';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import type { Clock } from '@mtx/shared/clock';
@@ -25,7 +26,6 @@ const claimSlotsMax = 100;
 export const rateLimitWaitersMax = 1_024;
 /** Claims in a row that win no slot (other replicas win them all) before the queued requests are refused. */
 const fruitlessClaimsMax = 64;
-const duplicateKeyCode = 11_000;
 
 /** The slots of one customer's bucket claimed in one minute: slot j's admission time is `times[j-1]`. */
 interface Chain {
@@ -167,10 +167,10 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
         if (!(await singleSlots.insertIfAbsent(documents[0]!))) won = 0;
       } else await store.rateLimitSlots.insertMany(documents, { ordered: true });
     } catch (caught) {
-      const firstError = firstWriteError(caught);
+      const firstError = refusedStatements(caught, count)?.[0];
       // Without a write error at a known position nothing is known to be ours; whatever was inserted stays
       // unused, which can only admit less.
-      if (!firstError || firstError.index < 0 || firstError.index >= count) return { won: 0, error: caught };
+      if (!firstError) return { won: 0, error: caught };
       won = firstError.index;
       if (firstError.code !== duplicateKeyCode) error = caught;
     }
@@ -281,26 +281,6 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       });
     },
   };
-}
-
-/**
- * The lowest-index write error of a failed insertMany. Duck-typed (the gateway does not depend on the driver
- * directly). Only the index is trusted: FerretDB's inserted count can include documents after the failure.
- */
-function firstWriteError(error: unknown): { index: number; code: number } | undefined {
-  if (!(error instanceof Error) || error.name !== 'MongoBulkWriteError') {
-    // A single insert through the batcher fails with the server's error itself.
-    const code = (error as { code?: unknown } | undefined)?.code;
-    return error instanceof Error && error.name === 'MongoServerError' && typeof code === 'number' ? { index: 0, code } : undefined;
-  }
-  const reported = (error as Error & { writeErrors?: unknown }).writeErrors;
-  const writeErrors = Array.isArray(reported) ? reported : reported ? [reported] : [];
-  let first: { index: number; code: number } | undefined;
-  for (const writeError of writeErrors as Array<{ index?: unknown; code?: unknown }>) {
-    if (typeof writeError?.index !== 'number' || !Number.isInteger(writeError.index)) continue;
-    if (!first || writeError.index < first.index) first = { index: writeError.index, code: Number(writeError.code) };
-  }
-  return first;
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
