@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { fullCollection } from '../../services/shared/src/idle-collection';
+import { fullCollection } from '../../services/payments/src/app/idle-collection';
 
 /** Runs `work` over every item with at most `parallel` at once (a closed loop over a fixed list). */
 export async function inParallel<T>(items: T[], parallel: number, work: (item: T) => Promise<void>): Promise<void> {

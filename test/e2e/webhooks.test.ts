@@ -207,7 +207,7 @@ describe('webhook endpoints', () => {
       [{ url: 'ftp://example.com/hook' }, 'url'],
       [{ url: 'not a url' }, 'url'],
       [{ url: 'https://user:pass@example.com/hook' }, 'url'],
-      [{ url: 'https://example.com/hook', enabled_events: ['batch.exploded'] }, 'enabled_events.0'],
+      [{ url: 'https://example.com/hook', enabled_events: ['batch.exploded'] }, 'enabled_events[0]'],
       [{ url: 'https://example.com/hook', extra: true }, 'extra'],
     ] as const) {
       const refused = await e2e.api('POST', '/v1/webhook_endpoints', body);

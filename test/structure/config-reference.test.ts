@@ -33,7 +33,7 @@ describe('the configuration reference', () => {
       .readdirSync(servicesDirectory)
       .filter((folder) => folder !== 'shared' && fs.existsSync(path.join(servicesDirectory, folder, 'src', 'config.ts')));
     expect(new Set(tables.map((table) => table.source))).toEqual(
-      new Set(['services/shared/src/config.ts', ...withConfig.map((folder) => `services/${folder}/src/config.ts`)]),
+      new Set(['services/shared/src/service/config.ts', ...withConfig.map((folder) => `services/${folder}/src/config.ts`)]),
     );
     const wallet = tables.find((table) => table.source === 'services/wallet/src/config.ts')!;
     const { WalletConfigSchema } = await import('../../services/wallet/src/config');

@@ -13,7 +13,8 @@ import {
 } from '@mtx/shared/connector/messages';
 import { closeAccountStatus } from '@mtx/connector-runtime/runtime';
 import { createLogger } from '@mtx/shared/logger';
-import { brokerSymbols, mt4ErrorToRetcode, retcodeDescription, roundVolumeDown, symbolMatches } from '@mtx/shared/trading';
+import { brokerSymbols, retcodeDescription, roundVolumeDown, symbolMatches } from '@mtx/shared/trading';
+import { mt4ErrorToRetcode } from '@mtx/connector-runtime/mt4-errors';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
 import { createConnectorMt5 } from '../src/app';
 

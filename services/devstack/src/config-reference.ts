@@ -185,7 +185,7 @@ function rowsOf(
 /** Every table, in a stable order: the shared settings, then each service folder alphabetically. */
 export async function configTables(servicesDirectory: string): Promise<ConfigTable[]> {
   const load = (file: string) => import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
-  const sharedFile = path.join(servicesDirectory, 'shared', 'src', 'config.ts');
+  const sharedFile = path.join(servicesDirectory, 'shared', 'src', 'service', 'config.ts');
   const shared = await load(sharedFile);
   const baseProperties = shared.baseConfigProperties as Record<string, PropertySchema>;
   const baseNames = new Set(Object.keys(baseProperties));
@@ -193,7 +193,7 @@ export async function configTables(servicesDirectory: string): Promise<ConfigTab
   const tables: ConfigTable[] = [
     {
       title: 'Every service',
-      source: 'services/shared/src/config.ts',
+      source: 'services/shared/src/service/config.ts',
       rows: rowsOf([{ label: 'every service', schema: { properties: baseProperties } }], sharedComments, new Set()),
     },
   ];

@@ -101,7 +101,7 @@ export const PaymentsConfigSchema = Type.Object({
   PAYMENTS_CREDITING_ENABLED: Type.Boolean({ default: true }),
   /**
    * A full collection of this process's heap once it has been idle for 0.3 s, if the heap grew this much since the
-   * last one; 0 turns it off. See services/shared/src/idle-collection.ts.
+   * last one; 0 turns it off. See src/app/idle-collection.ts.
    */
   PAYMENTS_IDLE_COLLECTION_GROWTH_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 64 }),
   /**

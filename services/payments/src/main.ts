@@ -9,7 +9,7 @@ import { connectNats } from '@mtx/shared/nats';
 import { createPaymentsApp } from './app';
 import { developmentPostbackSecret, loadPaymentsConfig } from './config';
 import { grpcServices } from '@mtx/shared/grpc-services';
-import { defaultIdleCollectionOptions, startIdleCollection } from '@mtx/shared/idle-collection';
+import { defaultIdleCollectionOptions, startIdleCollection } from './app/idle-collection';
 
 const logger = createLogger('payments');
 

@@ -161,9 +161,9 @@ describe('IPN delivery', () => {
 describe('failures on our side', () => {
   it('answers 503 while the inbox is down, so NOWPayments retries, and credits the retry once', async () => {
     const nats = await connectNats(inject('natsUrl'), 'payments-inbox-down', createLogger('nats', { level: 'silent' }));
+    // A started replica (see startReplica): its hook listener is what NOWPayments calls.
     const replica = await startReplica(stack, { provider: nowPaymentsProvider, nats, announceChanges: false });
     try {
-      await replica.app.start();
       const topup = await createTopup(1_300);
       const paymentId = await invoiceIdOf(topup);
       const total = BigInt(topup.deposit_amount);

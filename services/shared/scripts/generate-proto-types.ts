@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repositoryRoot } from '../src/infra/paths';
-import { protoRoot } from '../src/proto';
+import { protoRoot } from '../src/rpc/proto';
 
 /**
  * TypeScript types for every message and service in proto/, made by proto-loader's own generator with the same

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startNats } from '@mtx/devstack/local';
-import { announce, announcements, followAnnouncements, following } from '../src/announcements';
-import { FreshCache } from '../src/fresh-cache';
-import { createLogger } from '../src/logger';
-import { connectNats } from '../src/nats';
+import { announce, announcements, followAnnouncements, following } from '../src/messaging/announcements';
+import { FreshCache } from '../src/cache/fresh-cache';
+import { createLogger } from '../src/telemetry/logger';
+import { connectNats } from '../src/messaging/nats';
 import { eventually } from '../src/testing';
 
 describe('following announcements', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { announcements } from '../src/announcements';
+import { announcements } from '../src/messaging/announcements';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedCache } from '../src/bounded-cache';
+import { BoundedCache } from '../src/cache/bounded-cache';
 
 describe('BoundedCache', () => {
   it('never holds more than its bound, and evicts an entry not used since it was stored before one that was', () => {

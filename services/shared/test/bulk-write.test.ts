@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { refusedOnlyDuplicates, refusedStatements } from '../src/bulk-write';
-import { connectMongo, type MongoClient } from '../src/mongo';
+import { refusedOnlyDuplicates, refusedStatements } from '../src/store/bulk-write';
+import { connectMongo, type MongoClient } from '../src/store/mongo';
 
 let mongo: MongoClient;
 const database = `bulk_${crypto.randomBytes(4).toString('hex')}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChangeLog } from '../src/change-log';
+import { ChangeLog } from '../src/cache/change-log';
 
 describe('change log', () => {
   it("reports each key's latest mark, and a forgotten key as changed as late as the latest mark forgotten", () => {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, baseConfigProperties, loadConfig } from '../src/config';
+import { ConfigError, baseConfigProperties, loadConfig } from '../src/service/config';
 
 const schema = Type.Object({
   ...baseConfigProperties,

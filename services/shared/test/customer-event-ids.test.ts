@@ -6,8 +6,8 @@ import {
   customerEventIdPattern,
   eventIdSecretProperty,
   identifiedCustomerEvent,
-} from '../src/customer-events';
-import { loadConfig } from '../src/config';
+} from '../src/messaging/customer-events';
+import { loadConfig } from '../src/service/config';
 import { Type } from '@sinclair/typebox';
 
 const secret = 'a-deployment-secret-of-some-length';

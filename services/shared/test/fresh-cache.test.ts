@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FreshCache } from '../src/fresh-cache';
+import { FreshCache } from '../src/cache/fresh-cache';
 
 /** A load the test finishes by hand, so reads and invalidations can be interleaved exactly. */
 function controlledLoads() {

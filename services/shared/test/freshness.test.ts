@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Freshness } from '../src/freshness';
+import { Freshness } from '../src/cache/freshness';
 
 describe('freshness', () => {
   it('trusts an answer within the window until a change of its key comes after its load began', () => {

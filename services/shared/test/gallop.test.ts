@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lastPresent } from '../src/gallop';
+import { lastPresent } from '../src/store/gallop';
 
 describe('lastPresent', () => {
   it('finds the end of a gapless run from any present start, within the bound, in O(log n) lookups', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../src/errors';
-import { checkGrpcHealth, createUnaryClient, grpc, startGrpcServer, unaryHandlers, type GrpcServerHandle } from '../src/grpc';
-import { grpcServiceClient } from '../src/proto';
+import { AppError } from '../src/service/errors';
+import { checkGrpcHealth, createUnaryClient, grpc, startGrpcServer, unaryHandlers, type GrpcServerHandle } from '../src/rpc/grpc';
+import { grpcServiceClient } from '../src/rpc/proto';
 
 let server: GrpcServerHandle;
 let failingServer: grpc.Server;
@@ -105,7 +105,7 @@ describe('gRPC helpers', () => {
 
 describe('store outage classification', () => {
   it('treats driver network errors and raw socket errors of a dying store as unavailable, and nothing else', async () => {
-    const { isStoreUnavailable } = await import('../src/grpc');
+    const { isStoreUnavailable } = await import('../src/rpc/grpc');
     const ended = Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
     const selection = Object.assign(new Error('Server selection timed out after 3000 ms'), { name: 'MongoServerSelectionError' });
     expect(isStoreUnavailable(ended)).toBe(true);

@@ -3,10 +3,10 @@ import http2 from 'node:http2';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import '../src/http2-stream-release';
+import '../src/patches/http2-stream-release';
 
 const tsxLoader = pathToFileURL(path.resolve(__dirname, '../../../node_modules/tsx/dist/loader.mjs')).href;
-const releaseModule = pathToFileURL(path.resolve(__dirname, '../src/http2-stream-release.ts')).href;
+const releaseModule = pathToFileURL(path.resolve(__dirname, '../src/patches/http2-stream-release.ts')).href;
 
 // 20,000 HTTP/2 requests over one session, each request's listeners holding ~7 KB of objects until it ends, the
 // way a gRPC call's callbacks hold what the caller passed it. Prints the bytes the scavenges promoted.

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectMongo, isDuplicateKeyError, type MongoClient } from '../src/mongo';
+import { connectMongo, isDuplicateKeyError, type MongoClient } from '../src/store/mongo';
 import * as grpc from '@grpc/grpc-js';
-import { AppError } from '../src/errors';
-import { toGrpcError } from '../src/grpc';
-import { InsertBatcher } from '../src/insert-batcher';
-import { WriteGate } from '../src/write-gate';
+import { AppError } from '../src/service/errors';
+import { toGrpcError } from '../src/rpc/grpc';
+import { InsertBatcher } from '../src/store/insert-batcher';
+import { WriteGate } from '../src/store/write-gate';
 
 interface Row {
   _id: string;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DiscardPolicy, ErrorCode, StorageType } from 'nats';
-import { isAlreadyStored, publishCreateOnly } from '../src/jetstream-create-only';
-import { createLogger } from '../src/logger';
-import { connectNats, type NatsConnection } from '../src/nats';
+import { isAlreadyStored, publishCreateOnly } from '../src/messaging/jetstream-create-only';
+import { createLogger } from '../src/telemetry/logger';
+import { connectNats, type NatsConnection } from '../src/messaging/nats';
 
 let connection: NatsConnection;
 const stream = `CREATE_ONLY_${process.pid}`;

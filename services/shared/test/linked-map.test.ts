@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LinkedMap } from '../src/linked-map';
+import { LinkedMap } from '../src/cache/linked-map';
 
 /** A deterministic stream of small integers, so a failure replays. */
 function randomSource(seed: number) {

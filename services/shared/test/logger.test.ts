@@ -1,8 +1,8 @@
 import { context, trace, type SpanContext, INVALID_SPAN_CONTEXT } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeferredChildLogger } from '../src/logger';
+import { DeferredChildLogger } from '../src/telemetry/logger';
 import { capturedLogger } from '../src/testing/captured-logger';
-import { SynchronousContextManager } from '../src/telemetry';
+import { SynchronousContextManager } from '../src/telemetry/telemetry';
 
 beforeAll(() => {
   context.setGlobalContextManager(new SynchronousContextManager().enable());

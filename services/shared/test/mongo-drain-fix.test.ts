@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MongoNetworkError } from 'mongodb';
-import { connectMongo, type MongoClient } from '../src/mongo';
+import { connectMongo, type MongoClient } from '../src/store/mongo';
 
 // The driver's internals the fix is about: the utils module whose `once` it wraps, and the connection factory
 // its pool uses. Both are plain CommonJS modules of the driver package.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../src/logger';
-import { connectNats, type NatsConnection } from '../src/nats';
-import { requestSettlingApplied } from '../src/nats-request-settling';
+import { createLogger } from '../src/telemetry/logger';
+import { connectNats, type NatsConnection } from '../src/messaging/nats';
+import { requestSettlingApplied } from '../src/patches/nats-request-settling';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const core = require('nats/lib/nats-base-client/core') as { NatsError: { errorForCode: (...parts: unknown[]) => Error } };

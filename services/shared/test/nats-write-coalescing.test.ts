@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../src/logger';
-import { connectNats, type NatsConnection } from '../src/nats';
-import { writesCoalesced } from '../src/nats-write-coalescing';
+import { createLogger } from '../src/telemetry/logger';
+import { connectNats, type NatsConnection } from '../src/messaging/nats';
+import { writesCoalesced } from '../src/patches/nats-write-coalescing';
 
 const logger = createLogger('test', { level: 'silent' });
 let publisher: NatsConnection;

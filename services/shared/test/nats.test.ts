@@ -3,8 +3,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../src/logger';
-import { connectNats, extractTraceContext, injectTraceHeaders, natsHeaders, type NatsConnection } from '../src/nats';
+import { createLogger } from '../src/telemetry/logger';
+import { connectNats, extractTraceContext, injectTraceHeaders, natsHeaders, type NatsConnection } from '../src/messaging/nats';
 
 let connection: NatsConnection;
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { exposeMetrics, metricsHandler, type MetricsHandler } from '../src/metrics-exposition';
-import { startOperationsListener, type OperationsListener } from '../src/operations-listener';
+import { exposeMetrics, metricsHandler, type MetricsHandler } from '../src/telemetry/metrics-exposition';
+import { startOperationsListener, type OperationsListener } from '../src/telemetry/operations-listener';
 
 let listener: OperationsListener | undefined;
 const previousHandler = metricsHandler();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger';
-import { PeriodicJob } from '../src/periodic-job';
+import { createLogger } from '../src/telemetry/logger';
+import { PeriodicJob } from '../src/service/periodic-job';
 
 function capturingLogger() {
   const lines: Array<Record<string, unknown>> = [];

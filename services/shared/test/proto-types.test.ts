@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { protoRoot } from '../src/proto';
+import { protoRoot } from '../src/rpc/proto';
 import { generatedProtoDirectory, generateProtoTypes, protoFiles, readTree } from '../scripts/generate-proto-types';
 
 const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-proto-types-test-'));

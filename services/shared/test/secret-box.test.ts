@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base62Alphabet, randomBase62 } from '../src/secret-box';
+import { base62Alphabet, randomBase62 } from '../src/service/secret-box';
 
 describe('randomBase62', () => {
   it('makes ids of the asked length from the base62 alphabet, none repeated, across many refills of its pool', () => {

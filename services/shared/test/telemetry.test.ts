@@ -22,7 +22,7 @@ import {
   SynchronousContextManager,
   traceHttpServer,
   withoutHttpAutoInstrumentation,
-} from '../src/telemetry';
+} from '../src/telemetry/telemetry';
 
 describe('statementShape (db.query.text of database spans)', () => {
   it('keeps the fields of a command two levels deep and replaces every value, so no data reaches a span', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnBatcher } from '../src/turn-batcher';
+import { TurnBatcher } from '../src/messaging/turn-batcher';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

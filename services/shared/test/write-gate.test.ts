@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WriteGate } from '../src/write-gate';
+import { WriteGate } from '../src/store/write-gate';
 
 function deferred() {
   let resolve!: () => void;

@@ -7,15 +7,8 @@ import {
 } from '@mtx/connector-runtime/adapter';
 import type { BrokerSession } from '@mtx/connector-runtime/broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
-import {
-  expirationSeconds,
-  isPendingOperation,
-  isStopLimitOperation,
-  mt4ErrorName,
-  mt4ErrorToRetcode,
-  normalizeOperation,
-  orderTypeNumber,
-} from '@mtx/shared/trading';
+import { expirationSeconds, isPendingOperation, isStopLimitOperation, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
+import { mt4ErrorName, mt4ErrorToRetcode } from '@mtx/connector-runtime/mt4-errors';
 
 interface Mt4Result {
   error: number;

@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import { lastPresent } from '@mtx/shared/gallop';
 import { AppError } from '@mtx/shared/errors';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { TopupSequenceDocument } from '../store/payments-store';
 
 import type { TopupsState } from './topups-state';
-import { slotAttemptsMax, customerHeadsCachedMax } from './topup-rules';
+import { creationSequenceKey } from './topups-state';
 
 /**
  * Top-up ids, the private creation sequence and each customer's list of top-ups, all claimed by insert.
@@ -42,16 +41,9 @@ export async function sequenceEntry(state: TopupsState, position: number): Promi
   return entry;
 }
 
-async function positionClaimed(state: TopupsState, position: number): Promise<boolean> {
-  if (state.sequenceCache.get(String(position))) return true;
-  return (await state.store.topupSequence.findOne({ _id: String(position) }, { projection: { _id: 1 } })) !== null;
-}
-
 /** The last position of the creation sequence (0 when none), found by galloping from the last one this replica knows. */
-export async function lastSequencePosition(state: TopupsState): Promise<number> {
-  const last = await lastPresent(state.lastSequencePosition, (n) => positionClaimed(state, n));
-  state.lastSequencePosition = Math.max(state.lastSequencePosition, last);
-  return last;
+export function lastSequencePosition(state: TopupsState): Promise<number> {
+  return state.creationSequence.head(creationSequenceKey);
 }
 
 /** Claims a random public id by inserting it (a collision draws again), then its place in the creation sequence. */
@@ -63,42 +55,24 @@ export async function claimTopupId(state: TopupsState): Promise<number> {
     if (await insertIfAbsent(state.store.topupIdClaims, { _id: String(candidate), claimed_at: claimedAt })) topupId = candidate;
   }
   if (topupId === 0) throw new AppError('unavailable', 'could not allocate a top-up id; retry shortly');
-  let position = (await lastSequencePosition(state)) + 1;
-  for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
-    const entry = { _id: String(position), topup_id: topupId, claimed_at: claimedAt };
-    if (await insertIfAbsent(state.store.topupSequence, entry)) {
-      state.sequenceCache.set(entry._id, entry);
-      state.lastSequencePosition = Math.max(state.lastSequencePosition, position);
-      return topupId;
-    }
-    position = (await lastPresent(position, (n) => positionClaimed(state, n))) + 1;
-  }
-  throw new AppError('unavailable', 'could not allocate a top-up id; retry shortly');
+  await state.creationSequence.claim(creationSequenceKey, async (position) => {
+    const entry = { _id: position, topup_id: topupId, claimed_at: claimedAt };
+    if (!(await insertIfAbsent(state.store.topupSequence, entry))) return false;
+    state.sequenceCache.set(entry._id, entry);
+    return true;
+  });
+  return topupId;
 }
 
-export async function customerHead(state: TopupsState, customerId: string): Promise<number> {
-  const head = await lastPresent(
-    state.customerHeads.get(customerId) ?? 0,
-    async (n) => (await state.store.customerTopups.findOne({ _id: `${customerId}:${n}` }, { projection: { _id: 1 } })) !== null,
-  );
-  rememberCustomerHead(state, customerId, head);
-  return head;
-}
-
-export function rememberCustomerHead(state: TopupsState, customerId: string, head: number): void {
-  if (!state.customerHeads.has(customerId) && state.customerHeads.size >= customerHeadsCachedMax) state.customerHeads.shift();
-  state.customerHeads.set(customerId, Math.max(head, state.customerHeads.get(customerId) ?? 0));
+/** How many top-ups the customer has (its list `<customer>:<n>` is gapless from 1). */
+export function customerHead(state: TopupsState, customerId: string): Promise<number> {
+  return state.customerTopupNumbers.head(customerId);
 }
 
 export async function appendCustomerTopup(state: TopupsState, customerId: string, topupId: number, createdAt: Date): Promise<void> {
-  let n = await customerHead(state, customerId);
-  for (let attempt = 0; attempt < slotAttemptsMax; attempt++) {
-    n += 1;
-    if (await insertIfAbsent(state.store.customerTopups, { _id: `${customerId}:${n}`, topup_id: topupId, created_at: createdAt })) {
-      state.customerSlotCache.set(`${customerId}:${n}`, { topupId, createdAt });
-      rememberCustomerHead(state, customerId, n);
-      return;
-    }
-  }
-  throw new AppError('unavailable', 'could not record the top-up for the customer; retry shortly');
+  await state.customerTopupNumbers.claim(customerId, async (slot) => {
+    if (!(await insertIfAbsent(state.store.customerTopups, { _id: slot, topup_id: topupId, created_at: createdAt }))) return false;
+    state.customerSlotCache.set(slot, { topupId, createdAt });
+    return true;
+  });
 }

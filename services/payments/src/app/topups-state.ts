@@ -6,14 +6,13 @@ import type { ProviderAsset } from '../providers/provider';
 import type { TopupDocument, TopupEventDocument, TopupSequenceDocument } from '../store/payments-store';
 
 import type { TopupsOptions, TopupView } from './topup-types';
-import { cachedDocumentsMax, customerHeadsCachedMax } from './topup-rules';
-import { LinkedMap } from '@mtx/shared/linked-map';
+import { cachedDocumentsMax, customerHeadsCachedMax, slotAttemptsMax } from './topup-rules';
+import { ClaimedSequence } from '@mtx/shared/claimed-sequence';
 
 /** Everything the top-ups keep between calls: ports, caches, batchers, cursors and counters. */
 export function createTopupsState(options: TopupsOptions) {
   const { store, clock, logger, providers, wallet } = options;
   const assetCache = new Map<string, { loadedAtMs: number; assets: ProviderAsset[] }>();
-  const customerHeads = new LinkedMap<string, number>();
   // Caches of immutable documents (insert-only collections, so never stale; freshness comes from probing the next `_id`): top-ups, their records, credits the wallet has, customer slots.
   const topupCache = new BoundedCache<TopupDocument>(cachedDocumentsMax);
   const eventCache = new BoundedCache<TopupEventDocument[]>(cachedDocumentsMax);
@@ -21,6 +20,17 @@ export function createTopupsState(options: TopupsOptions) {
   const customerSlotCache = new BoundedCache<{ topupId: number; createdAt: Date }>(cachedDocumentsMax);
   const settledCache = new BoundedCache<true>(cachedDocumentsMax);
   const sequenceCache = new BoundedCache<TopupSequenceDocument>(cachedDocumentsMax);
+  // The private creation sequence (`topup_sequence` `_id: "<n>"`) and each customer's list (`<customer>:<n>`), both
+  // gapless from 1 and claimed by insert; their heads are found by galloping and then held in memory.
+  const creationSequence = new ClaimedSequence(
+    async (id) =>
+      sequenceCache.get(id) !== undefined || (await store.topupSequence.findOne({ _id: id }, { projection: { _id: 1 } })) !== null,
+    { headsMax: 1, attemptsMax: slotAttemptsMax, idOf: (_key, position) => String(position) },
+  );
+  const customerTopupNumbers = new ClaimedSequence(
+    async (id) => (await store.customerTopups.findOne({ _id: id }, { projection: { _id: 1 } })) !== null,
+    { headsMax: customerHeadsCachedMax, attemptsMax: slotAttemptsMax },
+  );
   // Concurrent postbacks share store round trips; each record keeps its own insert outcome.
   const writeGate = new WriteGate(1);
   const eventInserts = new InsertBatcher(store.events, { gate: writeGate });
@@ -37,18 +47,18 @@ export function createTopupsState(options: TopupsOptions) {
     providers,
     wallet,
     assetCache,
-    customerHeads,
     topupCache,
     eventCache,
     appliedCache,
     customerSlotCache,
     settledCache,
     sequenceCache,
+    creationSequence,
+    customerTopupNumbers,
     writeGate,
     eventInserts,
     pendingCache,
     /** The last position of the creation sequence this replica knows of (app/topup-ids.ts). */
-    lastSequencePosition: 0,
     owedCancellations,
     /** The next position of the creation sequence the expiry sweep looks at; found a look-back behind now after a restart. */
     expiryNextPosition: undefined as number | undefined,
@@ -58,6 +68,9 @@ export function createTopupsState(options: TopupsOptions) {
 }
 
 export type TopupsState = ReturnType<typeof createTopupsState>;
+
+/** The creation sequence has one key: every top-up of the deployment. */
+export const creationSequenceKey = 'topups';
 
 export function forget(state: TopupsState, customerId: string) {
   state.pendingCache.invalidate(customerId);

@@ -1,4 +1,4 @@
-import { messageCodec } from '../proto';
+import { messageCodec } from '../rpc/proto';
 
 /**
  * TypeScript shapes of proto/connector/v1/connector.proto (the NATS protocol between execution and the

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../logger';
+import { createLogger, type Logger } from '../telemetry/logger';
 
 /**
  * A logger whose lines tests read back parsed, and which counts the child loggers made from it or from any of its

@@ -1,4 +1,4 @@
-import { AppError } from './errors';
+import { AppError } from '../service/errors';
 import { GroupCommit } from './group-commit';
 import type { WriteGate } from './write-gate';
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';

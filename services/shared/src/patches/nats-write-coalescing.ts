@@ -1,6 +1,10 @@
 import type { Socket } from 'node:net';
 
 /**
+ * Patch of: nats (nats.js) 2.x, checked on 2.29.3; it checks the transport's shape and changes nothing on another.
+ * Upstream: no issue found; nats.js v3 (the @nats-io/* packages) has its own transport. Goes with the move to
+ * v3, or when nats.js writes one turn's frames in one call: test/nats-write-coalescing.test.ts counts the writes.
+ *
  * nats.js writes its outbound buffer to the socket in a microtask after the first command queued into it. Node
  * drains the microtask queue after every callback it makes into JavaScript, and a process that answers many
  * requests in one event-loop turn (a connector whose trade server answered ten legs in one read, execution taking

@@ -1,5 +1,5 @@
 import type { NatsConnection, Subscription } from 'nats';
-import type { Logger } from './logger';
+import type { Logger } from '../telemetry/logger';
 import { publishBestEffort } from './nats';
 
 /**

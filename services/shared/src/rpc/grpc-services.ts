@@ -1,9 +1,9 @@
-import type { BillingServiceDefinition } from './generated/proto/mtx/billing/v1/BillingService';
-import type { BrokerSimServiceDefinition } from './generated/proto/mtx/brokersim/v1/BrokerSimService';
-import type { ExecutionServiceDefinition } from './generated/proto/mtx/execution/v1/ExecutionService';
-import type { NotificationsServiceDefinition } from './generated/proto/mtx/notifications/v1/NotificationsService';
-import type { PaymentsServiceDefinition } from './generated/proto/mtx/payments/v1/PaymentsService';
-import type { WalletServiceDefinition } from './generated/proto/mtx/wallet/v1/WalletService';
+import type { BillingServiceDefinition } from '../generated/proto/mtx/billing/v1/BillingService';
+import type { BrokerSimServiceDefinition } from '../generated/proto/mtx/brokersim/v1/BrokerSimService';
+import type { ExecutionServiceDefinition } from '../generated/proto/mtx/execution/v1/ExecutionService';
+import type { NotificationsServiceDefinition } from '../generated/proto/mtx/notifications/v1/NotificationsService';
+import type { PaymentsServiceDefinition } from '../generated/proto/mtx/payments/v1/PaymentsService';
+import type { WalletServiceDefinition } from '../generated/proto/mtx/wallet/v1/WalletService';
 import { createServiceClient, type ServiceClient } from './grpc';
 
 /** Where each of our gRPC services is declared: its file under proto/ and its full name. The one list. */

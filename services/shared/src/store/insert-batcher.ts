@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb';
 import { refusedStatements, statementError, duplicateKeyCode, isDuplicateKeyError } from './bulk-write';
-import { AppError } from './errors';
+import { AppError } from '../service/errors';
 import { GroupCommit } from './group-commit';
 import type { WriteGate } from './write-gate';
 

@@ -1,6 +1,6 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { IdleCollectionRule, startIdleCollection, type IdleCollectionReport } from '../src/idle-collection';
+import { IdleCollectionRule, startIdleCollection, type IdleCollectionReport } from '../src/app/idle-collection';
 
 const megabyte = 1024 * 1024;
 const rule = () => new IdleCollectionRule({ idleChecks: 3, idleUtilizationMax: 0.02, growthBytesMin: 64 * megabyte }, 100 * megabyte);

@@ -1,4 +1,4 @@
-import { ConfigError } from './config';
+import { ConfigError } from '../service/config';
 
 /**
  * The private-server plans, `SERVER_PLANS`: a JSON object of plan name → monthly price in EUR cents. Billing

@@ -1,6 +1,6 @@
 import { MongoClient, type Db, type MongoClientOptions, type OptionalUnlessRequiredId } from 'mongodb';
 import { isDuplicateKeyError } from './bulk-write';
-import './mongo-drain-fix';
+import '../patches/mongo-drain-fix';
 
 export type { Db, Collection, MongoClient } from 'mongodb';
 

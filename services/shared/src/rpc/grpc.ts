@@ -1,10 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import type { MethodDefinition } from '@grpc/proto-loader';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
-import { AppError, isErrorCode, type ErrorCode } from './errors';
-import './http2-stream-release';
+import { AppError, isErrorCode, type ErrorCode } from '../service/errors';
+import '../patches/http2-stream-release';
 import { grpcServiceClient } from './proto';
-import type { Logger } from './logger';
+import type { Logger } from '../telemetry/logger';
 
 export { grpc };
 

@@ -1,4 +1,4 @@
-import type { Logger } from './logger';
+import type { Logger } from '../telemetry/logger';
 
 export interface PeriodicJobOptions {
   /** Named in the log line of a failed pass. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { JetStreamClient, NatsConnection } from 'nats';
-import type { Logger } from './logger';
+import type { Logger } from '../telemetry/logger';
 
 /**
  * The events a customer's webhooks receive, as the services that cause them publish them. Each has a

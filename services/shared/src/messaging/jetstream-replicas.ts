@@ -1,5 +1,5 @@
 import type { JetStreamManager, StreamConfig } from 'nats';
-import type { Logger } from './logger';
+import type { Logger } from '../telemetry/logger';
 
 /** JetStream's answers to more replicas than it has servers for: no cluster at all, or too few peers. */
 const replicasNotSupported = new Set([10074, 10023]);

@@ -1,5 +1,6 @@
+import { AppError } from '../service/errors';
 import { lastPresent } from './gallop';
-import { LinkedMap } from './linked-map';
+import { LinkedMap } from '../cache/linked-map';
 
 const headsMaxDefault = 100_000;
 const attemptsMaxDefault = 8;
@@ -52,7 +53,8 @@ export class ClaimedSequence {
       if (await insert(id, number)) return id;
       this.raise(key, await this.findHead(key, number));
     }
-    throw new Error(`no number of ${key} could be claimed after ${this.attemptsMax} attempts`);
+    // Others keep taking the next number first: the store is busy, and the caller retries.
+    throw new AppError('unavailable', `no number of ${key} could be claimed after ${this.attemptsMax} attempts; retry shortly`);
   }
 
   private findHead(key: string, from: number): Promise<number> {

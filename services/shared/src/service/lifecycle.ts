@@ -1,7 +1,7 @@
 import type { Server } from 'node:net';
-import type { Logger } from './logger';
-import { shutdownInstrumentation } from './instrumentation';
-import { startOperationsListener, type OperationsListener, type OperationsListenerOptions } from './operations-listener';
+import type { Logger } from '../telemetry/logger';
+import { shutdownInstrumentation } from '../telemetry/instrumentation';
+import { startOperationsListener, type OperationsListener, type OperationsListenerOptions } from '../telemetry/operations-listener';
 
 /**
  * Runs `close` on SIGTERM or SIGINT, once, and exits. A second signal or a close that overruns the grace

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { repositoryRoot } from './infra/paths';
+import { repositoryRoot } from '../infra/paths';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';

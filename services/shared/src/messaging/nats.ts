@@ -1,8 +1,8 @@
 import { context, propagation, type Context } from '@opentelemetry/api';
 import { connect, headers as natsHeaders, type ConnectionOptions, type MsgHdrs, type NatsConnection } from 'nats';
-import './nats-write-coalescing';
-import './nats-request-settling';
-import type { Logger } from './logger';
+import '../patches/nats-write-coalescing';
+import '../patches/nats-request-settling';
+import type { Logger } from '../telemetry/logger';
 
 export type { NatsConnection, MsgHdrs } from 'nats';
 

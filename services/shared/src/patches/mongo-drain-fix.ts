@@ -2,6 +2,11 @@ import { Socket } from 'node:net';
 import { MongoNetworkError } from 'mongodb';
 
 /**
+ * Patch of: mongodb (node-mongodb-native) 6.x, checked on 6.22.0 and 7.8. Upstream: no issue for this race found
+ * (NODE-6370, fixed in 6.10, was a different drain hang: the response listener attached too late). Goes when a
+ * release settles writeCommand's `drain` wait on the socket's `close`: test/mongo-drain-fix.test.ts, which hangs
+ * on an unpatched driver, then passes without this module.
+ *
  * A fix for a hang in the mongodb driver (6.x and 7.8 alike): when `socket.write` answers false, the driver's
  * Connection.writeCommand awaits the socket's `drain` (or `error`) event. A socket the server closed with a FIN
  * (a killed store process) is ended and destroyed before its `close` event is handled; a write in that window
