@@ -52,7 +52,7 @@ describe('key revocation across gateway replicas', () => {
       expect(await statusWith(replica, doomed.key)).toBe(401);
       expect(await statusWith(replica, kept.key)).not.toBe(401);
     }
-    // DESIGN: within 100 ms on every replica. Measured here on a shared machine with a wider margin.
+    // A revoked key stops working within 100 ms on every replica; measured here on a shared machine with a wider margin.
     expect(Math.max(...refusedAfterMs)).toBeLessThan(1_000);
   });
 

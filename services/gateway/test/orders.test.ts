@@ -274,7 +274,7 @@ describe('Idempotency-Key', () => {
     });
     expect(different.statusCode).toBe(409);
     expect(different.json().error.code).toBe('idempotency_key_reused');
-    // A key names one request of the customer, whatever the route (DESIGN §4): on /close it is refused.
+    // A key names one request of the customer, whatever the route (docs/architecture.md, "API rules"): on /close it is refused.
     const openPositions = async () =>
       (await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}`)).body.positions.length as number;
     const openBefore = await openPositions();

@@ -6,7 +6,8 @@ import { grpcServices } from '@mtx/shared/grpc-services';
 import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
-import { publishBestEffort, type NatsConnection } from '@mtx/shared/nats';
+import type { NatsConnection } from '@mtx/shared/nats';
+import { announce, endpointChanged } from '@mtx/shared/announcements';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { createSecretBox, parseSecretKey } from '@mtx/shared/secret-box';
 import { Dispatcher } from './app/delivery';
@@ -63,7 +64,7 @@ export function createNotificationsApp(options: {
     });
   const channel = customerEventChannel(config.MONGODB_DATABASE_PREFIX);
   // Every replica hears of an endpoint changed on any of them; the leader follows it at once.
-  const endpointChangedSubject = `${channel.subjectRoot}-endpoints`;
+  const endpointAnnouncement = endpointChanged(channel);
   let dispatcher: Dispatcher | undefined;
   const endpoints = new Endpoints({
     store,
@@ -75,7 +76,7 @@ export function createNotificationsApp(options: {
     nowMs,
     onChange: (endpoint) => {
       dispatcher?.follow(endpoint);
-      publishBestEffort(nats, endpointChangedSubject, endpoint._id);
+      announce(nats, endpointAnnouncement, { endpointId: endpoint._id });
     },
   });
   dispatcher = new Dispatcher({
@@ -150,11 +151,12 @@ export function createNotificationsApp(options: {
     },
     async start() {
       await newIntake().ensureStream();
-      endpointChanges = nats.subscribe(endpointChangedSubject, {
+      endpointChanges = nats.subscribe(endpointAnnouncement.subject, {
         callback: (error, message) => {
-          if (error || !leadership.isLeader) return;
+          const changed = error ? null : endpointAnnouncement.decode(message.data);
+          if (!changed || !leadership.isLeader) return;
           void store.endpoints
-            .findOne({ _id: new TextDecoder().decode(message.data) })
+            .findOne({ _id: changed.endpointId })
             .then((endpoint) => endpoint && deliveries.follow(endpoint))
             .catch((failure: unknown) => logger.warn({ err: failure }, 'could not follow an endpoint change; the rescan will'));
         },

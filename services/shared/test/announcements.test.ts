@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { announcements } from '../src/messaging/announcements';
+import { announcements, endpointChanged } from '../src/messaging/announcements';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -25,6 +25,10 @@ describe('the announcement registry', () => {
     expect(roundTrip(announcements.walletMoved, moved)).toEqual(moved);
     expect(roundTrip(announcements.accountChanged, { accountId: 'acc_1x' })).toEqual({ accountId: 'acc_1x' });
     expect(roundTrip(announcements.keyRevoked, { keyId: 'key_1', customerId: 'cus_a' })).toEqual({ keyId: 'key_1', customerId: 'cus_a' });
+    const endpoints = endpointChanged({ subjectRoot: 'events.notify.test' });
+    expect(endpoints.subject).toBe('events.notify.test-endpoints');
+    expect(roundTrip(endpoints, { endpointId: 'we_abc' })).toEqual({ endpointId: 'we_abc' });
+    expect(endpoints.decode(bytes('not-an-endpoint'))).toBeNull();
   });
 
   it('refuses a wallet movement without whole numbers and an account change that names no account', () => {

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
-/** The error body every non-2xx response has (DESIGN.md §4). */
+/** The error body every non-2xx response has (docs/architecture.md, "API rules"). */
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object(

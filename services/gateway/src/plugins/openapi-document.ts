@@ -5,7 +5,7 @@ import type { OpenAPIV3 } from 'openapi-types';
 import type { GatewayConfig } from '../config';
 import { pathParameterLengthMax } from './errors';
 
-/** Operations that honour the Idempotency-Key header (DESIGN.md §4). */
+/** Operations that honour the Idempotency-Key header (docs/architecture.md, "API rules"). */
 export const idempotentOperations: ReadonlySet<string> = new Set(['POST /v1/orders', 'POST /v1/orders/close']);
 
 /** Vendor key the per-route transform leaves on an operation so the whole-document pass knows its rate-limit bucket. */

@@ -111,6 +111,28 @@ export const announcements = {
 } as const;
 
 /**
+ * Within one deployment's notifier replicas: a webhook endpoint changed (created, updated, disabled), so the
+ * delivering leader follows it at once instead of at its next rescan. `<customer events root>-endpoints`.
+ */
+export function endpointChanged(channel: { subjectRoot: string }): Announcement<{ endpointId: string }> {
+  return {
+    subject: `${channel.subjectRoot}-endpoints`,
+    encode: ({ endpointId }) => endpointId,
+    decode(data) {
+      const endpointId = decoder.decode(data);
+      return /^we_[0-9A-Za-z]{1,64}$/.test(endpointId) ? { endpointId } : null;
+    },
+  };
+}
+
+/*
+ * The other subjects are families with their own codecs, each defined once: customer events for webhooks
+ * (`events.notify.<deployment>.<type>`, JetStream, customer-events.ts), the connectors' requests
+ * (`<root>.<platform>.<account>.<op>`, connector/messages.ts) and payments' postback inbox
+ * (`payments.inbox.<deployment>.<transaction>`, JetStream, services/payments/src/clients/inbox.ts).
+ */
+
+/**
  * Where the wallet announces every applied credit (JSON `{entry_id, customer_id, …}` with the trace in the
  * headers, at least once): billing retries past-due renewals on it. An event stream of its own, not a cache's
  * announcement, so its codec lives with its one reader (billing's credit-events handler).
