@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect, inject } from 'vitest';
 import { eventually } from '@mtx/shared/testing';
 import { startWalletStack, type WalletStack } from '../../../test/e2e/wallet-stack';
+import type { TopupView } from '../src/app/topup-types';
 
 /** The NOWPayments settings payments and the sandbox's fake NOWPayments share in these tests. */
 export const nowPaymentsApiKey = 'test-nowpayments-api-key';
@@ -25,21 +26,8 @@ export function startNowPaymentsStack(): Promise<WalletStack> {
   });
 }
 
-export interface NowPaymentsTopup {
-  id: number;
-  customer_id: string;
-  status: string;
-  amount_eur_cents: number;
-  credited_eur_cents: number;
-  deposit_address: string;
-  deposit_amount: string;
-  deposit_amount_decimal: string;
-  asset_code: string;
-  blockchain_code: string;
-  expires_at: string;
-  created_at: string;
-  decimals: number;
-}
+/** A top-up as payments answers it (the API's view). */
+export type NowPaymentsTopup = TopupView;
 
 /** NOWPayments' merchant API on the fake, as payments calls it. */
 export async function nowPaymentsApi(stack: WalletStack, path: string): Promise<{ status: number; body: any }> {
