@@ -111,9 +111,9 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       concurrency: config.SCHEDULER_CONCURRENCY,
     },
     publishEvent
-      ? (customerId) =>
+      ? (customerId, balanceEurCents) =>
           void service
-            .checkLowBalance(customerId)
+            .checkLowBalance(customerId, balanceEurCents)
             .catch((error: unknown) => logger.warn({ err: error, customer_id: customerId }, 'low-balance check failed'))
       : undefined,
   );

@@ -70,11 +70,12 @@ export class BillingService {
 
   /**
    * wallet.low_balance when the balance no longer covers the charges of the next 7 days; at most once a day per
-   * customer (the day is in the event's id). Run after renewals charge the balance.
+   * customer (the day is in the event's id). Run after renewals charge the balance; `balanceEurCents` is the
+   * balance the wallet answered the charges with, which spares asking it again.
    */
-  async checkLowBalance(customerId: string): Promise<void> {
+  async checkLowBalance(customerId: string, balanceEurCents?: number): Promise<void> {
     if (!this.options.publishEvent || !this.options.walletFeatureEnabled) return;
-    const [view, balance] = await Promise.all([this.store.loadView(customerId), this.wallet.balance(customerId)]);
+    const [view, balance] = await Promise.all([this.store.loadView(customerId), balanceEurCents ?? this.wallet.balance(customerId)]);
     const now = this.clock.now();
     const upcoming = projectUpcoming(view, now, { horizonDays: lowBalanceHorizonDays, seatPriceEurCents: this.options.seatPriceEurCents });
     if (balance >= upcoming.total_eur_cents) return;

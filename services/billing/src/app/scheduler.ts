@@ -7,7 +7,7 @@ import type { BillingStore } from '../store/billing-store';
 import type { KeyedSerialQueue } from '../domain/keyed-queue';
 import type { SeatDocument } from '../domain/model';
 import type { RenewalEngine } from './renewal-engine';
-import { SeatRenewalWrites, type RenewalOutcome } from '../domain/renewals';
+import { SeatRenewalWrites, type Precharge, type RenewalOutcome } from '../domain/renewals';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 
 /** Per kind: whether this tick's scan found everything due (see `dueIn`). */
@@ -68,8 +68,11 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: SchedulerOptions,
-    /** Told of each customer whose balance the tick charged (for wallet.low_balance); not awaited. */
-    private readonly afterCharges?: (customerId: string) => void,
+    /**
+     * Told of each customer whose balance the tick charged (for wallet.low_balance), with the balance after the
+     * charges when the wallet's answer gave it; not awaited.
+     */
+    private readonly afterCharges?: (customerId: string, balanceEurCents: number | undefined) => void,
   ) {}
 
   private async acquireLease(slot: number, now: Date): Promise<boolean> {
@@ -172,12 +175,14 @@ export class Scheduler {
     const prefetched = new Map(verified.map((state) => [state.seat._id, state]));
     const done: RenewalOutcome[] = [];
     const grouped = new SeatRenewalWrites();
+    let balanceAfter: number | undefined;
     let failure: unknown = null;
     try {
       // Every seat the engine is about to charge, debited in one wallet call (in the seats' order, as the loop
       // below would); each seat then takes its own entry's result instead of a call of its own.
       const orderedStates = seatIds.flatMap((seatId) => prefetched.get(seatId) ?? []);
       const precharged = await this.renewals.prechargeSeats(customerId, orderedStates, cancel);
+      balanceAfter = balanceAfterDebits(precharged);
       for (const seatId of seatIds) {
         const state = prefetched.get(seatId);
         done.push(
@@ -200,7 +205,9 @@ export class Scheduler {
     }
     // A failure may come after changes, so readers are told in that case too.
     if (failure !== null || done.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevisionScheduled(customerId);
-    if (done.some((outcome) => outcome === 'charged' || outcome === 'past_due' || outcome === 'suspended')) this.afterCharges?.(customerId);
+    if (done.some((outcome) => outcome === 'charged' || outcome === 'past_due' || outcome === 'suspended'))
+      // A server renewal debits on its own, after the seats' debits, so their answer is not the balance then.
+      this.afterCharges?.(customerId, items.servers.length === 0 ? balanceAfter : undefined);
     if (failure !== null) throw failure;
     return done;
   }
@@ -278,4 +285,15 @@ export class Scheduler {
     this.stopped = true;
     await this.job?.stop();
   }
+}
+
+/**
+ * The balance the wallet reported after the last debit it applied of a DebitMany (it applies them in order), or
+ * undefined when it applied none.
+ */
+function balanceAfterDebits(precharged: Map<string, Precharge>): number | undefined {
+  let balance: number | undefined;
+  for (const result of precharged.values())
+    if (typeof result === 'object' && 'replay' in result && !result.replay) balance = result.balance_eur_cents;
+  return balance;
 }

@@ -6,6 +6,7 @@ import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   claimKey,
   pointerKey,
+  type CustomerDocument,
   type CustomerView,
   type OccupancyDocument,
   type PointerKind,
@@ -17,7 +18,7 @@ import {
 import { WriteGate } from '@mtx/shared/write-gate';
 
 import type { BillingCollections } from './collections';
-import { CustomerViewCache } from './view-cache';
+import { CustomerViewCache, type CachedView } from './view-cache';
 import { lookUpEach } from './id-lookups';
 import { claimOccupancy, repairOccupancy } from './occupancy';
 
@@ -127,21 +128,46 @@ export class BillingStore {
   }
 
   /**
-   * The customer's item ids of `kind` in ordinal order: `known` (a cached view's) and then the pointers after it.
-   * A few missing pointers are read by `_id`; more (a cold load) by the customer's indexed `customer_id`, one
-   * command for all of them. An `$in` over the one pointers collection would scan it on FerretDB.
+   * The customer's seat and server ids in ordinal order. With no cached view, or many pointers missing, every
+   * pointer of the customer is read in one command by its indexed `customer_id`: that read holds each pointer
+   * written before it, and one written later is followed by a revision change, so the view this builds is reloaded.
+   * Otherwise the cached ids are extended by `_id` reads (see `extendPointers`). An `$in` over the one pointers
+   * collection would scan it on FerretDB.
    */
-  private async listPointers(customerId: string, kind: PointerKind, known: string[], hint: number): Promise<string[]> {
+  private async listItemIds(
+    customer: CustomerDocument,
+    cached: CachedView | undefined,
+  ): Promise<{ seatIds: string[]; serverIds: string[] }> {
+    const known = { seat: cached?.seatIds ?? [], server: cached?.serverIds ?? [] };
+    const hints = { seat: customer.seat_count_hint ?? 0, server: customer.server_count_hint ?? 0 };
+    if (!cached || hints.seat - known.seat.length + hints.server - known.server.length > idLookupsInFlight) {
+      const itemByOrdinal = { seat: new Map<number, string>(), server: new Map<number, string>() };
+      for (const pointer of await this.collections.pointers.find({ customer_id: customer._id }).toArray())
+        itemByOrdinal[pointer.kind]?.set(pointer.ordinal, pointer.item_id);
+      // Ordinals are gapless from 0; the first gap ends the list, as for `_id` reads.
+      const gapless = (kind: PointerKind) => {
+        const ids = [...known[kind]];
+        for (let itemId = itemByOrdinal[kind].get(ids.length); itemId !== undefined; itemId = itemByOrdinal[kind].get(ids.length))
+          ids.push(itemId);
+        return ids;
+      };
+      return { seatIds: gapless('seat'), serverIds: gapless('server') };
+    }
+    const [seatIds, serverIds] = await Promise.all([
+      this.extendPointers(customer._id, 'seat', known.seat, hints.seat),
+      this.extendPointers(customer._id, 'server', known.server, hints.server),
+    ]);
+    return { seatIds, serverIds };
+  }
+
+  /**
+   * `known` and then the pointers of `kind` after it, read by `_id` up to the hint, a few in flight, and then
+   * one by one until the first gap: the hint can lag behind (its updates may be lost).
+   */
+  private async extendPointers(customerId: string, kind: PointerKind, known: string[], hint: number): Promise<string[]> {
     const ids = [...known];
     const collection = this.collections.pointers;
-    if (hint - ids.length > idLookupsInFlight) {
-      const itemByOrdinal = new Map(
-        (await collection.find({ customer_id: customerId }).toArray())
-          .filter((pointer) => pointer.kind === kind)
-          .map((pointer) => [pointer.ordinal, pointer.item_id]),
-      );
-      for (let itemId = itemByOrdinal.get(ids.length); itemId !== undefined; itemId = itemByOrdinal.get(ids.length)) ids.push(itemId);
-    } else if (hint > ids.length) {
+    if (hint > ids.length) {
       const wanted = Array.from({ length: hint - ids.length }, (_, index) => pointerKey(customerId, kind, ids.length + index));
       const found = await lookUpEach(wanted, idLookupsInFlight, async (key) => (await collection.findOne({ _id: key }))?.item_id);
       for (const itemId of found) {
@@ -149,7 +175,6 @@ export class BillingStore {
         ids.push(itemId);
       }
     }
-    // The hint can lag behind (its updates may be lost); walk on until the first gap.
     for (;;) {
       const pointer = await collection.findOne({ _id: pointerKey(customerId, kind, ids.length) });
       if (!pointer) return ids;
@@ -159,7 +184,7 @@ export class BillingStore {
 
   /**
    * The customer's seats and servers, joined. Served from memory while the revision token is the one the
-   * memory was built under; otherwise rebuilt from `_id` reads (pointers, then each non-released item).
+   * memory was built under; otherwise rebuilt from the customer's pointers, then each non-released item.
    */
   async loadView(customerId: string, options: { fresh?: boolean } = {}): Promise<CustomerView> {
     const freshMs = this.options.viewFreshMs ?? 0;
@@ -190,9 +215,8 @@ export class BillingStore {
       this.views.remember(customerId, cached, verified);
       return cached.view;
     }
-    const [seatIds, serverIds, settings] = await Promise.all([
-      this.listPointers(customerId, 'seat', cached?.seatIds ?? [], customer.seat_count_hint ?? 0),
-      this.listPointers(customerId, 'server', cached?.serverIds ?? [], customer.server_count_hint ?? 0),
+    const [{ seatIds, serverIds }, settings] = await Promise.all([
+      this.listItemIds(customer, cached),
       this.collections.settings.findOne({ _id: customerId }),
     ]);
     const releasedIds = new Set(cached?.releasedIds ?? []);
