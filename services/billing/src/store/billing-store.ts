@@ -1,12 +1,10 @@
 import crypto from 'node:crypto';
-import { MongoBulkWriteError, type Collection, type Filter } from 'mongodb';
+import { MongoBulkWriteError } from 'mongodb';
 import { refusedStatements } from '@mtx/shared/bulk-write';
 import { ClaimedSequence } from '@mtx/shared/claimed-sequence';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   claimKey,
-  pointerKey,
-  type CustomerDocument,
   type CustomerView,
   type OccupancyDocument,
   type PointerKind,
@@ -18,14 +16,13 @@ import {
 import { WriteGate } from '@mtx/shared/write-gate';
 
 import type { BillingCollections } from './collections';
-import { CustomerViewCache, type CachedView } from './view-cache';
-import { lookUpEach } from './id-lookups';
+import { CustomerViewCache } from './view-cache';
+import { byCustomer, idLookupsInFlight, lookUpEach } from './many-reads';
+import { listItemIds } from './pointer-lists';
 import { claimOccupancy, repairOccupancy } from './occupancy';
 
 export * from './collections';
 
-/** `_id` lookups one read (pointers, seats, claims) keeps in flight. */
-const idLookupsInFlight = 8;
 /**
  * Statements per `update` command of grouped seat writes. FerretDB 1.24 keeps each statement's query cursor (and
  * its SQLite connection, of 100 per database) open until the whole command ends, plus one for the write: 32
@@ -128,61 +125,6 @@ export class BillingStore {
   }
 
   /**
-   * The customer's seat and server ids in ordinal order. With no cached view, or many pointers missing, every
-   * pointer of the customer is read in one command by its indexed `customer_id`: that read holds each pointer
-   * written before it, and one written later is followed by a revision change, so the view this builds is reloaded.
-   * Otherwise the cached ids are extended by `_id` reads (see `extendPointers`). An `$in` over the one pointers
-   * collection would scan it on FerretDB.
-   */
-  private async listItemIds(
-    customer: CustomerDocument,
-    cached: CachedView | undefined,
-  ): Promise<{ seatIds: string[]; serverIds: string[] }> {
-    const known = { seat: cached?.seatIds ?? [], server: cached?.serverIds ?? [] };
-    const hints = { seat: customer.seat_count_hint ?? 0, server: customer.server_count_hint ?? 0 };
-    if (!cached || hints.seat - known.seat.length + hints.server - known.server.length > idLookupsInFlight) {
-      const itemByOrdinal = { seat: new Map<number, string>(), server: new Map<number, string>() };
-      for (const pointer of await this.collections.pointers.find({ customer_id: customer._id }).toArray())
-        itemByOrdinal[pointer.kind]?.set(pointer.ordinal, pointer.item_id);
-      // Ordinals are gapless from 0; the first gap ends the list, as for `_id` reads.
-      const gapless = (kind: PointerKind) => {
-        const ids = [...known[kind]];
-        for (let itemId = itemByOrdinal[kind].get(ids.length); itemId !== undefined; itemId = itemByOrdinal[kind].get(ids.length))
-          ids.push(itemId);
-        return ids;
-      };
-      return { seatIds: gapless('seat'), serverIds: gapless('server') };
-    }
-    const [seatIds, serverIds] = await Promise.all([
-      this.extendPointers(customer._id, 'seat', known.seat, hints.seat),
-      this.extendPointers(customer._id, 'server', known.server, hints.server),
-    ]);
-    return { seatIds, serverIds };
-  }
-
-  /**
-   * `known` and then the pointers of `kind` after it, read by `_id` up to the hint, a few in flight, and then
-   * one by one until the first gap: the hint can lag behind (its updates may be lost).
-   */
-  private async extendPointers(customerId: string, kind: PointerKind, known: string[], hint: number): Promise<string[]> {
-    const ids = [...known];
-    const collection = this.collections.pointers;
-    if (hint > ids.length) {
-      const wanted = Array.from({ length: hint - ids.length }, (_, index) => pointerKey(customerId, kind, ids.length + index));
-      const found = await lookUpEach(wanted, idLookupsInFlight, async (key) => (await collection.findOne({ _id: key }))?.item_id);
-      for (const itemId of found) {
-        if (itemId === undefined) return ids;
-        ids.push(itemId);
-      }
-    }
-    for (;;) {
-      const pointer = await collection.findOne({ _id: pointerKey(customerId, kind, ids.length) });
-      if (!pointer) return ids;
-      ids.push(pointer.item_id);
-    }
-  }
-
-  /**
    * The customer's seats and servers, joined. Served from memory while the revision token is the one the
    * memory was built under; otherwise rebuilt from the customer's pointers, then each non-released item.
    */
@@ -216,7 +158,7 @@ export class BillingStore {
       return cached.view;
     }
     const [{ seatIds, serverIds }, settings] = await Promise.all([
-      this.listItemIds(customer, cached),
+      listItemIds(this.collections.pointers, customer, cached),
       this.collections.settings.findOne({ _id: customerId }),
     ]);
     const releasedIds = new Set(cached?.releasedIds ?? []);
@@ -400,21 +342,4 @@ export class BillingStore {
 
 export function emptyView(customerId: string): CustomerView {
   return { customer_id: customerId, revision: null, cancel_at_period_end: false, seats: [], servers: [], ended_by_cancellation: false };
-}
-
-/**
- * The documents of `ids` among one customer's, by `customer_id` (an indexed equality: a search of the index on
- * MongoDB and on the repo's FerretDB, where an `$in` over the whole collection would scan it). It also returns the
- * customer's other documents of that kind, released seats included, which are left out here.
- */
-async function byCustomer<T extends { _id: string; customer_id: string }>(
-  collection: Collection<T>,
-  customerId: string,
-  ids: string[],
-): Promise<Map<string, T>> {
-  const wanted = new Set(ids);
-  const found = new Map<string, T>();
-  for (const document of (await collection.find({ customer_id: customerId } as Filter<T>).toArray()) as T[])
-    if (wanted.has(document._id)) found.set(document._id, document);
-  return found;
 }
