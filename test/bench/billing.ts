@@ -27,12 +27,13 @@ import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo'
 import { BillingConfigSchema } from '../../services/billing/src/config';
 import { addMonthsClamped } from '../../services/billing/src/domain/calendar';
 import { pointerKey, type ServerDocument } from '../../services/billing/src/domain/model';
-import { openBillingCollections } from '../../services/billing/src/store/billing-store';
-import { insertSharded, seedSeats, type SeedSeat } from '../../services/billing/test/seed';
+import { billingCollections } from '../../services/billing/src/store/billing-store';
+import { insertInChunks, seedSeats, type SeedSeat } from '../../services/billing/test/seed';
 import { createCustomer, issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { inParallel } from './load-tools';
 import { describeCpuPerUnit, measureProcessCpu } from './process-cpu';
+import { describeStoreCommandsPerUnit, readStoreCommands } from './store-commands';
 import { writeBenchResult } from './baseline';
 import { currentMachine, percentile, roundTo, type BenchResult, type BenchRun } from './report';
 
@@ -48,7 +49,7 @@ const round = roundTo;
 
 async function main(): Promise<void> {
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-billing-'));
-  const infrastructure = await startLocalInfrastructure({ dataDirectory, log });
+  const infrastructure = await startLocalInfrastructure({ dataDirectory, log, storeMetrics: true });
   const prefix = `benchbill${crypto.randomBytes(3).toString('hex')}_`;
   const baseEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
     const billingClient = createUnaryClient<any>('billing/v1/billing.proto', 'mtx.billing.v1.BillingService', billing.address, 600_000);
     clients.push(walletClient, billingClient);
     mongo = await connectMongo(infrastructure.mongodbUrl, { socketTimeoutMS: 600_000 });
-    const collections = await openBillingCollections(mongo.db(databaseName(prefix, 'billing')));
+    const collections = billingCollections(mongo.db(databaseName(prefix, 'billing')));
 
     const now = new Date();
     // ---- 1. reads for a customer with 500 seats and 20 servers ----
@@ -147,8 +148,8 @@ async function main(): Promise<void> {
         updated_at: now,
       };
     });
-    await insertSharded(collections.servers, servers);
-    await collections.pointers(customerId).insertMany(
+    await insertInChunks(collections.servers, servers);
+    await collections.pointers.insertMany(
       servers.map((server) => ({
         _id: pointerKey(customerId, 'server', server.ordinal),
         customer_id: customerId,
@@ -158,12 +159,10 @@ async function main(): Promise<void> {
         created_at: now,
       })),
     );
-    await collections
-      .customers(customerId)
-      .updateOne(
-        { _id: customerId },
-        { $set: { revision: crypto.randomBytes(9).toString('base64url'), server_count_hint: 20, updated_at: now } },
-      );
+    await collections.customers.updateOne(
+      { _id: customerId },
+      { $set: { revision: crypto.randomBytes(9).toString('base64url'), server_count_hint: 20, updated_at: now } },
+    );
 
     // The first read of a customer builds billing's in-memory view of it (a cold load); time it on its own.
     const coldStarted = performance.now();
@@ -349,6 +348,7 @@ async function main(): Promise<void> {
       cpuProcesses.set('nats-server', infrastructure.nats?.pid);
       cpuProcesses.set('benchmark client', process.pid);
       const loadBefore = os.loadavg()[0]!;
+      const commandsBefore = await readStoreCommands(infrastructure.store?.metricsUrl);
       const stopCpu = measureProcessCpu(cpuProcesses);
       const tickDurations: number[] = [];
       let charged = 0;
@@ -374,10 +374,9 @@ async function main(): Promise<void> {
       }
       const elapsedS = (performance.now() - started) / 1000;
       const cpuSpent = stopCpu();
+      const commandsAfter = await readStoreCommands(infrastructure.store?.metricsUrl);
       // The store is the truth: a customer whose tick failed half-way may have renewals the reports missed.
-      const renewed = (
-        await Promise.all(collections.seatShards.map((collection) => collection.countDocuments({ cycle: 2, status: 'active' })))
-      ).reduce((sum, count) => sum + count, 0);
+      const renewed = await collections.seats.countDocuments({ cycle: 2, status: 'active' });
       log(`seats renewed in the store: ${renewed}`);
       charged = renewed;
       const audit = await walletClient.call<{ ok: boolean; breaches: string[]; entries_checked: number }>(
@@ -394,6 +393,11 @@ async function main(): Promise<void> {
       if (charged !== seatCount) notes.push(`only ${charged} of ${seatCount} seats were charged (${deferred} deferred)`);
       const cpu = describeCpuPerUnit(cpuSpent, charged, elapsedS);
       log(`scheduler part: ${cpu}`);
+      const storeCommands = describeStoreCommandsPerUnit(commandsBefore, commandsAfter, charged);
+      if (storeCommands) {
+        log(`scheduler part: ${storeCommands}`);
+        notes.push(`Scheduler part: ${storeCommands} (FerretDB's own counters; the benchmark's checks come after).`);
+      }
       notes.push(
         `Scheduler part: ${cpu}; 1-minute load average ${loadBefore.toFixed(1)} before and ${os.loadavg()[0]!.toFixed(1)} after on ${os.cpus().length} cores ` +
           '(other work shares this machine, so the charges per second move with it more than the CPU per charge does).',

@@ -16,8 +16,7 @@ import { RenewalEngine } from './app/renewal-engine';
 import { Scheduler } from './app/scheduler';
 import { subscribeCreditEvents } from './handlers/credit-events';
 import { billingGrpcImplementation } from './handlers/grpc';
-import { BillingStore, ensureBillingIndexes, openBillingCollections } from './store/billing-store';
-import { mergeShardedLayout } from './store/shard-migration';
+import { BillingStore, billingCollections, ensureBillingIndexes } from './store/billing-store';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
 /** Every replica's view cache and every gateway's read model follow these announcements of a new revision. */
@@ -61,8 +60,7 @@ export interface BillingApp extends ServiceApp {
 /** Builds billing without listening or starting anything, so tests can run several on one store. */
 export async function createBillingApp(dependencies: BillingAppDependencies): Promise<BillingApp> {
   const { config, clock, logger } = dependencies;
-  const collections = await openBillingCollections(dependencies.database);
-  if (collections.seatShards.length === 1) await mergeShardedLayout(dependencies.database, logger);
+  const collections = billingCollections(dependencies.database);
   await ensureBillingIndexes(collections);
   const store = new BillingStore(collections, {
     cacheCustomers: config.VIEW_CACHE_CUSTOMERS,
@@ -113,9 +111,9 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       concurrency: config.SCHEDULER_CONCURRENCY,
     },
     publishEvent
-      ? (customerId) =>
+      ? (customerId, balanceEurCents) =>
           void service
-            .checkLowBalance(customerId)
+            .checkLowBalance(customerId, balanceEurCents)
             .catch((error: unknown) => logger.warn({ err: error, customer_id: customerId }, 'low-balance check failed'))
       : undefined,
   );

@@ -31,9 +31,9 @@ export const BillingConfigSchema = Type.Object({
   /** Length of one lease slot: one replica works per slot, and stops before the slot ends. */
   SCHEDULER_LEASE_MS: Type.Integer({ minimum: 1_000, default: 60_000 }),
   /**
-   * Due seats (and as many due servers) taken per batch, split evenly over the store's shards where it has them
-   * (FerretDB). A large batch keeps a customer's renewals in one batch and one write, and on FerretDB spreads each
-   * scan over many charges. Bounds the scheduler's memory (about 1 KB per item).
+   * Due seats (and as many due servers) taken per batch. A large batch keeps a customer's renewals in one batch
+   * and one write, and on FerretDB, which scans for the due query, spreads each scan over many charges. Bounds the
+   * scheduler's memory (about 1 KB per item).
    */
   SCHEDULER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 50_000, default: 12_800 }),
   /**

@@ -38,7 +38,7 @@ describe('billing revision announcements', () => {
       await harness.nats.flush();
       await harness.billing.client.call('AssignSeat', { customer_id: customer, account_id: 'acc_1', label: 'Account 1', bonus: false });
       await eventually(async () => expect(received.length).toBeGreaterThanOrEqual(1), 5_000);
-      const stored = await harness.billing.app.store.collections.customers(customer).findOne({ _id: customer });
+      const stored = await harness.billing.app.store.collections.customers.findOne({ _id: customer });
       expect(received.at(-1)!.revision).toBe(stored!.revision);
     } finally {
       subscription.unsubscribe();
@@ -55,7 +55,7 @@ describe('billing revision announcements', () => {
     expect(await seatCount(second, customer, true)).toBe(1);
 
     // A change written behind the replicas' backs, unannounced: fresh reads keep the view, checked reads do not.
-    const customers = harness.billing.app.store.collections.customers(customer);
+    const customers = harness.billing.app.store.collections.customers;
     const before = await customers.findOne({ _id: customer });
     await customers.updateOne({ _id: customer }, { $set: { revision: 'unannounced' } });
     const cachedView = await second.app.store.loadView(customer, { fresh: true });

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('pointer ordinals', () => {
   it('are gapless from 0 across replicas, and a cold replica claims the next with one insert, not one per taken ordinal', async () => {
-    const collections = billingCollections(mongo.db(name), 1);
+    const collections = billingCollections(mongo.db(name));
     const first = new BillingStore(collections, { cacheCustomers: 10 });
     const now = new Date('2027-01-01T00:00:00Z');
     const ordinals: number[] = [];
@@ -46,6 +46,6 @@ describe('pointer ordinals', () => {
     ]);
     expect(racing.slice(0, 10).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, n) => 41 + n));
     expect(racing[10]).toBe(0);
-    expect(await collections.pointers('cus_p').countDocuments({ kind: 'seat' })).toBe(51);
+    expect(await collections.pointers.countDocuments({ kind: 'seat' })).toBe(51);
   });
 });

@@ -9,7 +9,7 @@ import { claimKey, type SeatDocument } from '../src/domain/model';
 import { walletPortFromClient } from '../src/clients/wallet';
 import { RenewalEngine } from '../src/app/renewal-engine';
 import { Scheduler, type SchedulerReport } from '../src/app/scheduler';
-import { BillingStore, openBillingCollections, type BillingCollections } from '../src/store/billing-store';
+import { BillingStore, billingCollections, type BillingCollections } from '../src/store/billing-store';
 import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
 
 /**
@@ -58,8 +58,8 @@ function failingOn(collection: Collection<SeatDocument>): Collection<SeatDocumen
 beforeAll(async () => {
   harness = await startBillingHarness({ start: '2030-06-05T10:00:00Z', execution: { setAccountBillingStatus: async () => undefined } });
   const config = loadBillingConfig({ MONGODB_URL: 'mongodb://unused', MONGODB_DATABASE_PREFIX: harness.prefix });
-  collections = await openBillingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')));
-  const faulty: BillingCollections = { ...collections, seats: (customerId) => failingOn(collections.seats(customerId)) };
+  collections = billingCollections(harness.mongo.db(databaseName(harness.prefix, 'billing')));
+  const faulty: BillingCollections = { ...collections, seats: failingOn(collections.seats) };
   // A second replica: it announces its revisions as every replica does.
   const store = new BillingStore(faulty, {
     cacheCustomers: 0,
@@ -114,10 +114,7 @@ describe('grouped seat renewals', () => {
     expect(first.outcomes).toMatchObject({ charged: 0, deferred: 6 });
     const renewedEntries = seats.map((seat) => `seat:${seat.id}:2030-07-05`);
     expect((await seatDebitIds(customer)).filter((entryId) => entryId.endsWith(':2030-07-05')).sort()).toEqual([...renewedEntries].sort());
-    const stored = await collections
-      .seats(customer)
-      .find({ _id: { $in: seats.map((seat) => seat.id) } })
-      .toArray();
+    const stored = await collections.seats.find({ _id: { $in: seats.map((seat) => seat.id) } }).toArray();
     const renewedByFirst = stored.filter((seat) => seat.paid_until.toISOString() === '2030-08-05T10:00:00.000Z').map((seat) => seat._id);
     // The failing seat is still due with its old dates; the writes the command made before it landed.
     expect(stored.find((seat) => seat._id === seats[2]!.id)).toMatchObject({
@@ -183,7 +180,7 @@ describe('grouped seat renewals', () => {
     const kept = await assign(customer, 'acc_kept');
     const left = await assign(customer, 'acc_left');
     // A disconnect whose writer died after winning its claim and before updating the occupancy document.
-    const occupancy = (await collections.occupancy(customer).findOne({ _id: left.id }))!;
+    const occupancy = (await collections.occupancy.findOne({ _id: left.id }))!;
     await collections.claims.insertOne({
       _id: claimKey(left.id, occupancy.generation + 1),
       seat_id: left.id,

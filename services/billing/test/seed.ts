@@ -1,28 +1,16 @@
 import crypto from 'node:crypto';
 import type { Collection } from 'mongodb';
-import { claimKey, pointerKey, seatKey, type CustomerDocument, type SeatDocument } from '../src/domain/model';
+import { claimKey, pointerKey, seatKey, type SeatDocument } from '../src/domain/model';
 import type { BillingCollections } from '../src/store/billing-store';
 
 /**
  * Seeds seats straight into billing's store, document for document as billing writes them, for benchmarks
  * and load tests that need thousands of seats without buying each one through the API.
  */
-/** Groups documents by the shard collection they belong to and inserts each group in one command. */
-export async function insertSharded<T extends { _id: string; customer_id: string }>(
-  pick: (customerId: string) => Collection<T>,
-  documents: T[],
-): Promise<void> {
-  const groups = new Map<Collection<T>, T[]>();
-  for (const document of documents) {
-    const collection = pick(document.customer_id);
-    const group = groups.get(collection) ?? [];
-    group.push(document);
-    groups.set(collection, group);
-  }
-  for (const [collection, group] of groups) {
-    for (let index = 0; index < group.length; index += 2_000)
-      await collection.insertMany(group.slice(index, index + 2_000) as any, { ordered: false });
-  }
+/** Inserts the documents 2,000 per command. */
+export async function insertInChunks<T extends { _id: string }>(collection: Collection<T>, documents: T[]): Promise<void> {
+  for (let index = 0; index < documents.length; index += 2_000)
+    await collection.insertMany(documents.slice(index, index + 2_000) as any, { ordered: false });
 }
 
 export interface SeedSeat {
@@ -96,18 +84,16 @@ export async function seedSeats(collections: BillingCollections, seats: SeedSeat
       created_at: now,
     });
   }
-  await insertSharded(collections.seats, seatDocuments);
-  await insertSharded(collections.occupancy, occupancy);
-  await insertSharded(collections.accounts, accounts);
-  for (let index = 0; index < claims.length; index += 2_000)
-    await collections.claims.insertMany(claims.slice(index, index + 2_000), { ordered: false });
-  await insertSharded(collections.pointers, pointers);
+  await insertInChunks(collections.seats, seatDocuments);
+  await insertInChunks(collections.occupancy, occupancy);
+  await insertInChunks(collections.accounts, accounts);
+  await insertInChunks(collections.claims, claims);
+  await insertInChunks(collections.pointers, pointers);
   // A customer document's `_id` is the customer id.
-  await insertSharded(
-    (customerId) => collections.customers(customerId) as unknown as Collection<CustomerDocument & { customer_id: string }>,
+  await insertInChunks(
+    collections.customers,
     [...ordinals].map(([customerId, count]) => ({
       _id: customerId,
-      customer_id: customerId,
       revision: crypto.randomBytes(9).toString('base64url'),
       seat_count_hint: count,
       server_count_hint: 0,

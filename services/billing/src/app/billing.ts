@@ -70,11 +70,12 @@ export class BillingService {
 
   /**
    * wallet.low_balance when the balance no longer covers the charges of the next 7 days; at most once a day per
-   * customer (the day is in the event's id). Run after renewals charge the balance.
+   * customer (the day is in the event's id). Run after renewals charge the balance; `balanceEurCents` is the
+   * balance the wallet answered the charges with, which spares asking it again.
    */
-  async checkLowBalance(customerId: string): Promise<void> {
+  async checkLowBalance(customerId: string, balanceEurCents?: number): Promise<void> {
     if (!this.options.publishEvent || !this.options.walletFeatureEnabled) return;
-    const [view, balance] = await Promise.all([this.store.loadView(customerId), this.wallet.balance(customerId)]);
+    const [view, balance] = await Promise.all([this.store.loadView(customerId), balanceEurCents ?? this.wallet.balance(customerId)]);
     const now = this.clock.now();
     const upcoming = projectUpcoming(view, now, { horizonDays: lowBalanceHorizonDays, seatPriceEurCents: this.options.seatPriceEurCents });
     if (balance >= upcoming.total_eur_cents) return;
@@ -110,11 +111,11 @@ export class BillingService {
       await this.queue.run(customerId, async () => {
         const update = { $set: { cancel_at_period_end: cancelAtPeriodEnd, updated_at: this.clock.now() } };
         try {
-          await this.store.collections.settings(customerId).updateOne({ _id: customerId }, update, { upsert: true });
+          await this.store.collections.settings.updateOne({ _id: customerId }, update, { upsert: true });
         } catch (error) {
           // A concurrent first upsert won; the document exists now.
           if (!isDuplicateKeyError(error)) throw error;
-          await this.store.collections.settings(customerId).updateOne({ _id: customerId }, update);
+          await this.store.collections.settings.updateOne({ _id: customerId }, update);
         }
         await this.store.bumpRevision(customerId);
       });
@@ -139,14 +140,12 @@ export class BillingService {
       for (const state of view.seats) {
         const overdue = state.seat.paid_until.getTime() <= now.getTime();
         const actionDue = state.seat.next_action_at !== null && state.seat.next_action_at.getTime() <= now.getTime();
-        if (overdue || actionDue)
-          outcomes.push(await this.renewals.processSeat(customerId, state.seat._id, view.cancel_at_period_end, options));
+        if (overdue || actionDue) outcomes.push(await this.renewals.processSeat(state.seat._id, view.cancel_at_period_end, options));
       }
       for (const state of view.servers) {
         const overdue = state.server.paid_until.getTime() <= now.getTime();
         const actionDue = state.server.next_action_at !== null && state.server.next_action_at.getTime() <= now.getTime();
-        if (overdue || actionDue)
-          outcomes.push(await this.renewals.processServer(customerId, state.server._id, view.cancel_at_period_end, options));
+        if (overdue || actionDue) outcomes.push(await this.renewals.processServer(state.server._id, view.cancel_at_period_end, options));
       }
       if (outcomes.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevision(customerId);
       return outcomes;
@@ -172,16 +171,16 @@ export class BillingService {
     const waitUntil = Date.now() + assignmentWaitMs;
     for (let attempt = 0; attempt < 50; attempt += 1) {
       const now = this.clock.now();
-      let marker = await this.store.collections.accounts(customerId).findOne({ _id: key });
+      let marker = await this.store.collections.accounts.findOne({ _id: key });
       let ownMarker = false;
       if (!marker) {
         const fresh: AccountDocument = { _id: key, customer_id: customerId, account_id: accountId, seat_id: null, created_at: new Date() };
-        if (!(await insertIfAbsent(this.store.collections.accounts(customerId), fresh))) continue;
+        if (!(await insertIfAbsent(this.store.collections.accounts, fresh))) continue;
         marker = fresh;
         ownMarker = true;
       }
       if (marker.seat_id) {
-        const state = await this.store.readSeat(customerId, marker.seat_id);
+        const state = await this.store.readSeat(marker.seat_id);
         const settings = await this.store.readSettings(customerId);
         if (state) {
           if (state.occupancy.account_id === accountId && isSeatLive(state, now, settings?.cancel_at_period_end ?? false)) return state;
@@ -197,13 +196,13 @@ export class BillingService {
           }
         }
         // The marker points at a seat the account no longer holds (released, cancelled): start over.
-        await this.store.collections.accounts(customerId).deleteOne({ _id: key, seat_id: marker.seat_id });
+        await this.store.collections.accounts.deleteOne({ _id: key, seat_id: marker.seat_id });
         continue;
       }
       if (!ownMarker) {
         // Another replica is assigning this account right now; wait for it, unless it died mid-way.
         if (Date.now() - marker.created_at.getTime() > abandonedAssignmentMs) {
-          await this.store.collections.accounts(customerId).deleteOne({ _id: key, seat_id: null });
+          await this.store.collections.accounts.deleteOne({ _id: key, seat_id: null });
           continue;
         }
         if (Date.now() > waitUntil) throw new AppError('unavailable', 'this account is being connected by another request; retry shortly');
@@ -214,10 +213,7 @@ export class BillingService {
         return await this.takeOrBuySeat(customerId, accountId, label, bonus, key);
       } catch (error) {
         // Leave no marker behind a failed assignment, so the next attempt starts clean.
-        await this.store.collections
-          .accounts(customerId)
-          .deleteOne({ _id: key, seat_id: null })
-          .catch(() => undefined);
+        await this.store.collections.accounts.deleteOne({ _id: key, seat_id: null }).catch(() => undefined);
         throw error;
       }
     }
@@ -248,7 +244,7 @@ export class BillingService {
         this.store.forget(customerId);
         continue;
       }
-      await this.store.collections.accounts(customerId).updateOne({ _id: key }, { $set: { seat_id: slot.seat._id } });
+      await this.store.collections.accounts.updateOne({ _id: key }, { $set: { seat_id: slot.seat._id } });
       await this.store.bumpRevision(customerId);
       this.logger.info({ customer_id: customerId, account_id: accountId, seat_id: slot.seat._id }, 'account took a free seat');
       return { seat: slot.seat, occupancy: claimed };
@@ -281,11 +277,11 @@ export class BillingService {
       released: false,
       updated_at: now,
     };
-    await this.store.collections.seats(customerId).insertOne(seat);
-    await this.store.collections.occupancy(customerId).insertOne(occupancy);
-    await this.store.collections.accounts(customerId).updateOne({ _id: key }, { $set: { seat_id: seatId } });
+    await this.store.collections.seats.insertOne(seat);
+    await this.store.collections.occupancy.insertOne(occupancy);
+    await this.store.collections.accounts.updateOne({ _id: key }, { $set: { seat_id: seatId } });
     seat.ordinal = await this.store.allocatePointer(customerId, 'seat', seatId, now);
-    await this.store.collections.seats(customerId).updateOne({ _id: seatId }, { $set: { ordinal: seat.ordinal } });
+    await this.store.collections.seats.updateOne({ _id: seatId }, { $set: { ordinal: seat.ordinal } });
     if (bonus) {
       const claimed = await this.store.claimOccupancy(occupancy, { account_id: accountId, label, released: false }, now);
       await this.store.bumpRevision(customerId, { seatCount: seat.ordinal + 1 });
@@ -309,13 +305,11 @@ export class BillingService {
     } catch (error) {
       const now = this.clock.now();
       if (error instanceof AppError && error.code === 'insufficient_balance') {
-        await this.store.collections
-          .seats(seat.customer_id)
-          .updateOne(
-            { _id: seat._id },
-            { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
-          );
-        await this.store.collections.accounts(seat.customer_id).deleteOne({ _id: key, seat_id: seat._id });
+        await this.store.collections.seats.updateOne(
+          { _id: seat._id },
+          { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
+        );
+        await this.store.collections.accounts.deleteOne({ _id: key, seat_id: seat._id });
         await this.store.bumpRevision(seat.customer_id);
         throw new AppError(
           'insufficient_balance',
@@ -330,9 +324,10 @@ export class BillingService {
       throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
     }
     const now = this.clock.now();
-    await this.store.collections
-      .seats(seat.customer_id)
-      .updateOne({ _id: seat._id }, { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } });
+    await this.store.collections.seats.updateOne(
+      { _id: seat._id },
+      { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } },
+    );
     let occupancy = state.occupancy;
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const claimed = await this.store.claimOccupancy(occupancy, { account_id: accountId, label, released: false }, now);
@@ -340,7 +335,7 @@ export class BillingService {
         occupancy = claimed;
         break;
       }
-      occupancy = (await this.store.readSeat(seat.customer_id, seat._id))?.occupancy ?? occupancy;
+      occupancy = (await this.store.readSeat(seat._id))?.occupancy ?? occupancy;
       if (occupancy.account_id === accountId) break;
     }
     await this.store.bumpRevision(seat.customer_id, { seatCount: seat.ordinal + 1 });
@@ -354,9 +349,9 @@ export class BillingService {
     requireIdentifier(accountId, 'account_id');
     return this.queue.run(customerId, async () => {
       const key = seatKey(customerId, accountId);
-      const marker = await this.store.collections.accounts(customerId).findOne({ _id: key });
+      const marker = await this.store.collections.accounts.findOne({ _id: key });
       if (!marker?.seat_id) throw new AppError('not_found', 'this account holds no seat', { param: 'account_id' });
-      let state = await this.store.readSeat(customerId, marker.seat_id);
+      let state = await this.store.readSeat(marker.seat_id);
       for (let attempt = 0; state && attempt < 10 && state.occupancy.account_id === accountId && !state.occupancy.released; attempt += 1) {
         const claimed = await this.store.claimOccupancy(
           state.occupancy,
@@ -367,9 +362,9 @@ export class BillingService {
           state = { seat: state.seat, occupancy: claimed };
           break;
         }
-        state = await this.store.readSeat(customerId, marker.seat_id);
+        state = await this.store.readSeat(marker.seat_id);
       }
-      await this.store.collections.accounts(customerId).deleteOne({ _id: key });
+      await this.store.collections.accounts.deleteOne({ _id: key });
       await this.store.bumpRevision(customerId);
       if (!state) throw new AppError('not_found', 'this account holds no seat', { param: 'account_id' });
       this.logger.info({ customer_id: customerId, account_id: accountId, seat_id: state.seat._id }, 'seat emptied');

@@ -57,13 +57,8 @@ export class RenewalEngine {
   private readonly servers: ServerRenewals;
 
   /** Brings one server up to date (see ServerRenewals). */
-  processServer(
-    customerId: string,
-    serverId: string,
-    cancelAtPeriodEnd: boolean,
-    options: { retryOverdue?: boolean } = {},
-  ): Promise<RenewalOutcome> {
-    return this.servers.processServer(customerId, serverId, cancelAtPeriodEnd, options);
+  processServer(serverId: string, cancelAtPeriodEnd: boolean, options: { retryOverdue?: boolean } = {}): Promise<RenewalOutcome> {
+    return this.servers.processServer(serverId, cancelAtPeriodEnd, options);
   }
 
   /**
@@ -109,7 +104,6 @@ export class RenewalEngine {
 
   /** Brings one seat up to date. `cancelAtPeriodEnd` is the customer's setting, read once per batch. */
   async processSeat(
-    customerId: string,
     seatId: string,
     cancelAtPeriodEnd: boolean,
     options: {
@@ -121,7 +115,7 @@ export class RenewalEngine {
   ): Promise<RenewalOutcome> {
     for (let attempt = 0; attempt < 4; attempt += 1) {
       // The scheduler's batch read is used once; a conflict (a lost claim) re-reads the seat by `_id`.
-      const state = attempt === 0 && options.prefetched ? options.prefetched : await this.store.readSeat(customerId, seatId);
+      const state = attempt === 0 && options.prefetched ? options.prefetched : await this.store.readSeat(seatId);
       if (!state) return 'unchanged';
       const { seat, occupancy } = state;
       const now = this.clock.now();
@@ -129,7 +123,7 @@ export class RenewalEngine {
         case 'settle_released':
           if (seat.notice) await this.deliverNotice(seat, now);
           else if (seat.next_action_at !== null)
-            await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: { next_action_at: null } });
+            await this.store.collections.seats.updateOne({ _id: seat._id }, { $set: { next_action_at: null } });
           return 'unchanged';
         case 'recover_pending':
           return this.recoverPendingSeat(seat, now);
@@ -143,9 +137,10 @@ export class RenewalEngine {
         case 'not_due':
           if (seat.notice) await this.deliverNotice(seat, now);
           else if (seat.next_action_at === null || seat.next_action_at.getTime() <= now.getTime()) {
-            await this.store.collections
-              .seats(seat.customer_id)
-              .updateOne({ _id: seat._id }, { $set: { next_action_at: nextActionAt(seat, now, this.policy), updated_at: now } });
+            await this.store.collections.seats.updateOne(
+              { _id: seat._id },
+              { $set: { next_action_at: nextActionAt(seat, now, this.policy), updated_at: now } },
+            );
           }
           return 'unchanged';
         case 'release': {
@@ -154,7 +149,7 @@ export class RenewalEngine {
           if (!claimed) continue;
           if (evicted) {
             const key = seatKey(seat.customer_id, evicted);
-            await this.store.collections.accounts(seat.customer_id).deleteOne({ _id: key, seat_id: seat._id });
+            await this.store.collections.accounts.deleteOne({ _id: key, seat_id: seat._id });
           }
           return this.finishSeatRelease(
             seat,
@@ -188,7 +183,7 @@ export class RenewalEngine {
   /** A renewal that needs nothing after it: held back in `deferred` when the caller groups writes, else written now. */
   private async writeRenewal(seat: SeatDocument, set: Partial<SeatDocument>, deferred: SeatRenewalWrites | undefined): Promise<void> {
     if (deferred) deferred.add(seat._id, set);
-    else await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: set });
+    else await this.store.collections.seats.updateOne({ _id: seat._id }, { $set: set });
   }
 
   /** The period's debit: the group's result for exactly this entry id when there is one, else a debit of its own. */
@@ -223,7 +218,7 @@ export class RenewalEngine {
       if (now.getTime() >= graceEndsAt.getTime()) {
         const notice: ExecutionNotice | null = seat.status === 'suspended' ? seat.notice : { account_id: accountId, status: 'suspended' };
         const updated = { ...seat, status: 'suspended' as const, grace_ends_at: graceEndsAt, notice };
-        await this.store.collections.seats(seat.customer_id).updateOne(
+        await this.store.collections.seats.updateOne(
           { _id: seat._id },
           {
             $set: {
@@ -241,7 +236,7 @@ export class RenewalEngine {
       }
       const notice: ExecutionNotice | null = seat.status === 'past_due' ? seat.notice : { account_id: accountId, status: 'past_due' };
       const updated = { ...seat, status: 'past_due' as const, grace_ends_at: graceEndsAt, notice };
-      await this.store.collections.seats(seat.customer_id).updateOne(
+      await this.store.collections.seats.updateOne(
         { _id: seat._id },
         {
           $set: {
@@ -270,7 +265,7 @@ export class RenewalEngine {
     };
     if (notice) {
       // Execution is told only once the seat says so, so this write cannot wait for the group.
-      await this.store.collections.seats(seat.customer_id).updateOne({ _id: seat._id }, { $set: set });
+      await this.store.collections.seats.updateOne({ _id: seat._id }, { $set: set });
       await this.deliverNotice({ ...seat, ...period, status: 'active', grace_ends_at: null, notice }, now);
     } else {
       await this.writeRenewal(seat, set, deferred);
@@ -284,9 +279,10 @@ export class RenewalEngine {
       { seat_id: seat._id, err: { message: (error as Error)?.message, code: (error as AppError)?.code } },
       'seat renewal deferred: the wallet did not answer',
     );
-    await this.store.collections
-      .seats(seat.customer_id)
-      .updateOne({ _id: seat._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } });
+    await this.store.collections.seats.updateOne(
+      { _id: seat._id },
+      { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } },
+    );
     return 'deferred';
   }
 
@@ -305,7 +301,7 @@ export class RenewalEngine {
       grace_ends_at: null,
       notice: pending,
     };
-    await this.store.collections.seats(seat.customer_id).updateOne(
+    await this.store.collections.seats.updateOne(
       { _id: seat._id },
       {
         $set: {
@@ -340,24 +336,20 @@ export class RenewalEngine {
         { seat_id: seat._id, account_id: notice.account_id, status: notice.status, err: { message: (error as Error)?.message } },
         'could not tell execution the account billing status; will retry',
       );
-      await this.store.collections
-        .seats(seat.customer_id)
-        .updateOne(
-          { _id: seat._id },
-          { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } },
-        );
+      await this.store.collections.seats.updateOne(
+        { _id: seat._id },
+        { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } },
+      );
       return;
     }
     this.logger.info(
       { seat_id: seat._id, account_id: notice.account_id, status: notice.status },
       'execution told the account billing status',
     );
-    await this.store.collections
-      .seats(seat.customer_id)
-      .updateOne(
-        { _id: seat._id, 'notice.account_id': notice.account_id, 'notice.status': notice.status },
-        { $set: { notice: null, next_action_at: nextActionAt(seat, now, this.policy), updated_at: now } },
-      );
+    await this.store.collections.seats.updateOne(
+      { _id: seat._id, 'notice.account_id': notice.account_id, 'notice.status': notice.status },
+      { $set: { notice: null, next_action_at: nextActionAt(seat, now, this.policy), updated_at: now } },
+    );
   }
 
   /**
@@ -374,16 +366,15 @@ export class RenewalEngine {
       return this.deferSeat(seat, error, now);
     }
     if (charged) {
-      await this.store.collections
-        .seats(seat.customer_id)
-        .updateOne({ _id: seat._id }, { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } });
+      await this.store.collections.seats.updateOne(
+        { _id: seat._id },
+        { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } },
+      );
     } else {
-      await this.store.collections
-        .seats(seat.customer_id)
-        .updateOne(
-          { _id: seat._id },
-          { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
-        );
+      await this.store.collections.seats.updateOne(
+        { _id: seat._id },
+        { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
+      );
     }
     return 'recovered';
   }

@@ -5,10 +5,16 @@ import { insertIfAbsent } from '@mtx/shared/mongo';
 import { meter } from '@mtx/shared/telemetry';
 import type { BillingStore } from '../store/billing-store';
 import type { KeyedSerialQueue } from '../domain/keyed-queue';
-import type { SeatState } from '../domain/model';
+import type { SeatDocument } from '../domain/model';
 import type { RenewalEngine } from './renewal-engine';
-import { SeatRenewalWrites, type RenewalOutcome } from '../domain/renewals';
+import { SeatRenewalWrites, type Precharge, type RenewalOutcome } from '../domain/renewals';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
+
+/** Per kind: whether this tick's scan found everything due (see `dueIn`). */
+interface Drained {
+  seats: boolean;
+  servers: boolean;
+}
 
 export interface SchedulerOptions {
   instanceId: string;
@@ -62,8 +68,11 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: SchedulerOptions,
-    /** Told of each customer whose balance the tick charged (for wallet.low_balance); not awaited. */
-    private readonly afterCharges?: (customerId: string) => void,
+    /**
+     * Told of each customer whose balance the tick charged (for wallet.low_balance), with the balance after the
+     * charges when the wallet's answer gave it; not awaited.
+     */
+    private readonly afterCharges?: (customerId: string, balanceEurCents: number | undefined) => void,
   ) {}
 
   private async acquireLease(slot: number, now: Date): Promise<boolean> {
@@ -75,100 +84,67 @@ export class Scheduler {
   }
 
   /**
-   * Up to its share of `batchSize` due items of one shard, so one busy shard cannot starve the rest (in one
-   * command: the share is the limit). A shard that returned less than that had nothing more due at that instant; it is
-   * added to `drained` and not scanned again in this tick (whatever falls due meanwhile waits for the next
-   * tick), which spares a full round of scans after the last batch.
+   * Up to `batchSize` due items of one kind (in one command: the batch is the limit). A scan that returned less
+   * than that had nothing more due at that instant; the kind is then marked drained and not scanned again in
+   * this tick (whatever falls due meanwhile waits for the next tick), which spares a round of scans after the
+   * last batch.
    */
   private async dueIn<T extends { _id: string; customer_id: string; next_action_at: Date | null }>(
-    collection: Collection<T> | undefined,
-    shard: number,
-    shardCount: number,
-    drained: Set<number>,
+    collection: Collection<T>,
+    kind: keyof Drained,
+    drained: Drained,
     now: Date,
   ): Promise<T[]> {
-    if (!collection || drained.has(shard)) return [];
-    const perShard = Math.ceil(this.options.batchSize / shardCount);
+    if (drained[kind]) return [];
+    const { batchSize } = this.options;
     const found = (await collection
       .find({ next_action_at: { $lte: now } } as Filter<T>)
-      .limit(perShard)
-      .batchSize(perShard)
+      .limit(batchSize)
+      .batchSize(batchSize)
       .toArray()) as T[];
-    if (found.length < perShard) drained.add(shard);
+    if (found.length < batchSize) drained[kind] = true;
     return found;
   }
 
   /**
-   * One batch: every shard's due items, each shard's customers handed to the workers as soon as that shard's
-   * scan and occupancy join are back rather than after all of them, so the charging starts at once and the
-   * scans of slow shards overlap it. A customer's seats and servers share a shard index, so a customer is
-   * never split between two shards' work. Returns how many items it took on.
+   * One batch: the due seats and servers, grouped by customer and worked through by `concurrency` workers, each
+   * customer inside its queue. Returns how many items it took on.
    */
-  private async runBatch(
-    now: Date,
-    seen: Set<string>,
-    drained: { seats: Set<number>; servers: Set<number> },
-    report: SchedulerReport,
-  ): Promise<number> {
-    const { seatShards, serverShards } = this.store.collections;
-    const shardCount = Math.max(seatShards.length, serverShards.length);
-    const ready: Array<{ customerId: string; items: { seats: string[]; servers: string[] }; joined: Map<string, SeatState> }> = [];
-    let producing = shardCount;
+  private async runBatch(now: Date, seen: Set<string>, drained: Drained, report: SchedulerReport): Promise<number> {
+    const [seats, servers] = await Promise.all([
+      this.dueIn(this.store.collections.seats, 'seats', drained, now),
+      this.dueIn(this.store.collections.servers, 'servers', drained, now),
+    ]);
+    const byCustomer = new Map<string, { seats: SeatDocument[]; servers: string[] }>();
     let taken = 0;
-    let failure: unknown;
-    let sleepers: Array<() => void> = [];
-    const wake = () => {
-      const woken = sleepers;
-      sleepers = [];
-      for (const resume of woken) resume();
-    };
-    const produce = async (shard: number) => {
-      try {
-        const [seats, servers] = await Promise.all([
-          this.dueIn(seatShards[shard], shard, shardCount, drained.seats, now),
-          this.dueIn(serverShards[shard], shard, shardCount, drained.servers, now),
-        ]);
-        const fresh = { seats: seats.filter((seat) => !seen.has(seat._id)), servers: servers.filter((server) => !seen.has(server._id)) };
-        const joined = await this.store.joinOccupancy(fresh.seats);
-        const byCustomer = new Map<string, { seats: string[]; servers: string[] }>();
-        for (const [kind, documents] of [
-          ['seats', fresh.seats],
-          ['servers', fresh.servers],
-        ] as const) {
-          for (const document of documents as Array<{ _id: string; customer_id: string; next_action_at: Date | null }>) {
-            seen.add(document._id);
-            if (document.next_action_at)
-              schedulerLag.record(Math.max(0, now.getTime() - document.next_action_at.getTime()), {
-                'mtx.kind': kind === 'seats' ? 'seat' : 'server',
-              });
-            let entry = byCustomer.get(document.customer_id);
-            if (!entry) {
-              entry = { seats: [], servers: [] };
-              byCustomer.set(document.customer_id, entry);
-            }
-            entry[kind].push(document._id);
-            taken += 1;
-          }
-        }
-        for (const [customerId, items] of byCustomer) ready.push({ customerId, items, joined });
-      } catch (error) {
-        failure ??= error;
-      } finally {
-        producing -= 1;
-        wake();
+    const entryOf = (customerId: string) => {
+      let entry = byCustomer.get(customerId);
+      if (!entry) {
+        entry = { seats: [], servers: [] };
+        byCustomer.set(customerId, entry);
       }
+      return entry;
     };
+    for (const [kind, documents] of [
+      ['seat', seats],
+      ['server', servers],
+    ] as const) {
+      for (const document of documents) {
+        if (seen.has(document._id)) continue;
+        seen.add(document._id);
+        if (document.next_action_at)
+          schedulerLag.record(Math.max(0, now.getTime() - document.next_action_at.getTime()), { 'mtx.kind': kind });
+        if (kind === 'seat') entryOf(document.customer_id).seats.push(document as SeatDocument);
+        else entryOf(document.customer_id).servers.push(document._id);
+        taken += 1;
+      }
+    }
+    const ready = [...byCustomer];
     const work = async () => {
-      for (;;) {
-        const next = ready.shift();
-        if (!next) {
-          if (producing === 0) return;
-          await new Promise<void>((resume) => sleepers.push(resume));
-          continue;
-        }
-        const { customerId, items, joined } = next;
+      for (let next = ready.shift(); next; next = ready.shift()) {
+        const [customerId, items] = next;
         try {
-          const results = await this.queue.run(customerId, () => this.processCustomer(customerId, items, joined));
+          const results = await this.queue.run(customerId, () => this.processCustomer(customerId, items));
           for (const outcome of results) report.outcomes[outcome] += 1;
           report.processed += results.length;
         } catch (error) {
@@ -177,12 +153,7 @@ export class Scheduler {
         }
       }
     };
-    await Promise.all([
-      ...Array.from({ length: shardCount }, (_, shard) => produce(shard)),
-      ...Array.from({ length: this.options.concurrency }, work),
-    ]);
-    // A shard that could not be scanned fails the tick, as it always did, after the others' work is done.
-    if (failure !== undefined) throw failure;
+    await Promise.all(Array.from({ length: this.options.concurrency }, work));
     return taken;
   }
 
@@ -192,29 +163,30 @@ export class Scheduler {
    * one command each; a seat whose write fails is reported `deferred` and, still due with its old dates, is
    * charged again next time through the same entry id, which the wallet answers as a replay.
    */
-  private async processCustomer(
-    customerId: string,
-    items: { seats: string[]; servers: string[] },
-    joined: Map<string, SeatState>,
-  ): Promise<RenewalOutcome[]> {
+  private async processCustomer(customerId: string, items: { seats: SeatDocument[]; servers: string[] }): Promise<RenewalOutcome[]> {
     const [settings, verified] = await Promise.all([
       this.store.readSettings(customerId),
-      this.store.withoutPendingClaims(items.seats.flatMap((seatId) => joined.get(seatId) ?? [])),
+      this.store
+        .joinOccupancy(customerId, items.seats)
+        .then((joined) => this.store.withoutPendingClaims(items.seats.flatMap((seat) => joined.get(seat._id) ?? []))),
     ]);
+    const seatIds = items.seats.map((seat) => seat._id);
     const cancel = settings?.cancel_at_period_end ?? false;
     const prefetched = new Map(verified.map((state) => [state.seat._id, state]));
     const done: RenewalOutcome[] = [];
     const grouped = new SeatRenewalWrites();
+    let balanceAfter: number | undefined;
     let failure: unknown = null;
     try {
       // Every seat the engine is about to charge, debited in one wallet call (in the seats' order, as the loop
       // below would); each seat then takes its own entry's result instead of a call of its own.
-      const orderedStates = items.seats.flatMap((seatId) => prefetched.get(seatId) ?? []);
+      const orderedStates = seatIds.flatMap((seatId) => prefetched.get(seatId) ?? []);
       const precharged = await this.renewals.prechargeSeats(customerId, orderedStates, cancel);
-      for (const seatId of items.seats) {
+      balanceAfter = balanceAfterDebits(precharged);
+      for (const seatId of seatIds) {
         const state = prefetched.get(seatId);
         done.push(
-          await this.renewals.processSeat(customerId, seatId, cancel, {
+          await this.renewals.processSeat(seatId, cancel, {
             deferredWrites: grouped,
             precharged,
             ...(state ? { prefetched: state } : {}),
@@ -225,16 +197,17 @@ export class Scheduler {
       failure = error;
     }
     // Written even after a failure half-way, so the renewals already charged are not left for a replay.
-    await this.writeGroupedRenewals(customerId, items.seats, grouped, done);
+    await this.writeGroupedRenewals(customerId, seatIds, grouped, done);
     try {
-      if (failure === null)
-        for (const serverId of items.servers) done.push(await this.renewals.processServer(customerId, serverId, cancel));
+      if (failure === null) for (const serverId of items.servers) done.push(await this.renewals.processServer(serverId, cancel));
     } catch (error) {
       failure = error;
     }
     // A failure may come after changes, so readers are told in that case too.
     if (failure !== null || done.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevisionScheduled(customerId);
-    if (done.some((outcome) => outcome === 'charged' || outcome === 'past_due' || outcome === 'suspended')) this.afterCharges?.(customerId);
+    if (done.some((outcome) => outcome === 'charged' || outcome === 'past_due' || outcome === 'suspended'))
+      // A server renewal debits on its own, after the seats' debits, so their answer is not the balance then.
+      this.afterCharges?.(customerId, items.servers.length === 0 ? balanceAfter : undefined);
     if (failure !== null) throw failure;
     return done;
   }
@@ -247,7 +220,7 @@ export class Scheduler {
     done: RenewalOutcome[],
   ): Promise<void> {
     if (grouped.writes.length === 0) return;
-    const applied = await this.store.writeSeatRenewals(customerId, grouped.writes);
+    const applied = await this.store.writeSeatRenewals(grouped.writes);
     const failed = grouped.writes.filter((_, index) => !applied[index]).map((write) => write.seatId);
     if (failed.length === 0) return;
     const position = new Map(seatIds.map((seatId, index) => [seatId, index]));
@@ -278,7 +251,7 @@ export class Scheduler {
     // Work stops well before the slot ends, so the next slot's holder never overlaps with this one.
     const budgetMs = this.options.leaseMs * 0.8;
     const seen = new Set<string>();
-    const drained = { seats: new Set<number>(), servers: new Set<number>() };
+    const drained: Drained = { seats: false, servers: false };
     while (!this.stopped && performance.now() - startedMs < budgetMs) {
       if ((await this.runBatch(this.clock.now(), seen, drained, report)) === 0) break;
       report.batches += 1;
@@ -312,4 +285,15 @@ export class Scheduler {
     this.stopped = true;
     await this.job?.stop();
   }
+}
+
+/**
+ * The balance the wallet reported after the last debit it applied of a DebitMany (it applies them in order), or
+ * undefined when it applied none.
+ */
+function balanceAfterDebits(precharged: Map<string, Precharge>): number | undefined {
+  let balance: number | undefined;
+  for (const result of precharged.values())
+    if (typeof result === 'object' && 'replay' in result && !result.replay) balance = result.balance_eur_cents;
+  return balance;
 }

@@ -80,12 +80,10 @@ export class ServerPurchases {
       } catch (error) {
         if (error instanceof AppError && error.code === 'insufficient_balance') {
           const now = this.clock.now();
-          await this.store.collections
-            .servers(customerId)
-            .updateOne(
-              { _id: existing._id },
-              { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
-            );
+          await this.store.collections.servers.updateOne(
+            { _id: existing._id },
+            { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
+          );
           throw new AppError(
             'insufficient_balance',
             `the balance cannot pay for plan ${existing.plan}; top up and retry with a new Idempotency-Key`,
@@ -94,12 +92,10 @@ export class ServerPurchases {
         }
         throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
       }
-      await this.store.collections
-        .servers(customerId)
-        .updateOne(
-          { _id: existing._id },
-          { $set: { status: 'active', next_action_at: existing.paid_until, updated_at: this.clock.now() } },
-        );
+      await this.store.collections.servers.updateOne(
+        { _id: existing._id },
+        { $set: { status: 'active', next_action_at: existing.paid_until, updated_at: this.clock.now() } },
+      );
       await this.store.bumpRevision(customerId, { serverCount: existing.ordinal + 1 });
       return serverView({ server: { ...existing, status: 'active' }, cancel_at_period_end: false });
     }
@@ -124,7 +120,7 @@ export class ServerPurchases {
       const now = this.clock.now();
       const serverId = requestedServerId ?? newId('srv');
       if (requestedServerId) {
-        const existing = await this.store.collections.servers(customerId).findOne({ _id: serverId });
+        const existing = await this.store.collections.servers.findOne({ _id: serverId });
         if (existing) return this.finishExistingPurchase(customerId, existing);
       }
       const server: ServerDocument = {
@@ -146,15 +142,15 @@ export class ServerPurchases {
         updated_at: now,
       };
       try {
-        await this.store.collections.servers(customerId).insertOne(server);
+        await this.store.collections.servers.insertOne(server);
       } catch (error) {
         // Another replica is buying the same keyed server right now: answer with that purchase.
-        const existing = isDuplicateKeyError(error) ? await this.store.collections.servers(customerId).findOne({ _id: serverId }) : null;
+        const existing = isDuplicateKeyError(error) ? await this.store.collections.servers.findOne({ _id: serverId }) : null;
         if (existing) return this.finishExistingPurchase(customerId, existing);
         throw error;
       }
       server.ordinal = await this.store.allocatePointer(customerId, 'server', serverId, now);
-      await this.store.collections.servers(customerId).updateOne({ _id: serverId }, { $set: { ordinal: server.ordinal } });
+      await this.store.collections.servers.updateOne({ _id: serverId }, { $set: { ordinal: server.ordinal } });
       try {
         await this.wallet.debit({
           customer_id: customerId,
@@ -165,12 +161,10 @@ export class ServerPurchases {
         });
       } catch (error) {
         if (error instanceof AppError && error.code === 'insufficient_balance') {
-          await this.store.collections
-            .servers(customerId)
-            .updateOne(
-              { _id: serverId },
-              { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
-            );
+          await this.store.collections.servers.updateOne(
+            { _id: serverId },
+            { $set: { status: 'released', release_reason: 'payment_failed', released_at: now, next_action_at: null, updated_at: now } },
+          );
           await this.store.bumpRevision(customerId, { serverCount: server.ordinal + 1 });
           throw new AppError(
             'insufficient_balance',
@@ -184,9 +178,10 @@ export class ServerPurchases {
         );
         throw error instanceof AppError ? error : new AppError('unavailable', 'the wallet did not answer; retry', { cause: error });
       }
-      await this.store.collections
-        .servers(customerId)
-        .updateOne({ _id: serverId }, { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } });
+      await this.store.collections.servers.updateOne(
+        { _id: serverId },
+        { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } },
+      );
       await this.store.bumpRevision(customerId, { serverCount: server.ordinal + 1 });
       this.logger.info({ customer_id: customerId, server_id: serverId, plan }, 'server bought from the balance');
       return serverView({ server: { ...server, status: 'active' }, cancel_at_period_end: false });
@@ -199,7 +194,7 @@ export class ServerPurchases {
     if (typeof serverId !== 'string' || !identifierPattern.test(serverId))
       throw new AppError('not_found', 'no such server', { param: 'id' });
     return this.queue.run(customerId, async () => {
-      const state = await this.store.readServer(customerId, serverId);
+      const state = await this.store.readServer(serverId);
       const now = this.clock.now();
       if (!state || state.server.customer_id !== customerId) throw new AppError('not_found', 'no such server', { param: 'id' });
       const settings = await this.store.readSettings(customerId);

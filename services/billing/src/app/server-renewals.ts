@@ -24,32 +24,28 @@ export class ServerRenewals {
   ) {}
 
   /** Brings one server up to date: renewed from the balance on its own date unless its renewal was stopped. */
-  async processServer(
-    customerId: string,
-    serverId: string,
-    cancelAtPeriodEnd: boolean,
-    options: { retryOverdue?: boolean } = {},
-  ): Promise<RenewalOutcome> {
-    const state = await this.store.readServer(customerId, serverId);
+  async processServer(serverId: string, cancelAtPeriodEnd: boolean, options: { retryOverdue?: boolean } = {}): Promise<RenewalOutcome> {
+    const state = await this.store.readServer(serverId);
     if (!state) return 'unchanged';
     const { server } = state;
     const now = this.clock.now();
     if (server.status === 'released') {
       if (server.next_action_at !== null)
-        await this.store.collections.servers(server.customer_id).updateOne({ _id: server._id }, { $set: { next_action_at: null } });
+        await this.store.collections.servers.updateOne({ _id: server._id }, { $set: { next_action_at: null } });
       return 'unchanged';
     }
     if (server.status === 'pending') return this.recoverPendingServer(server, now);
     if (server.paid_until.getTime() > now.getTime()) {
       if (server.next_action_at === null || server.next_action_at.getTime() <= now.getTime()) {
-        await this.store.collections
-          .servers(server.customer_id)
-          .updateOne({ _id: server._id }, { $set: { next_action_at: nextActionAt(server, now, this.policy), updated_at: now } });
+        await this.store.collections.servers.updateOne(
+          { _id: server._id },
+          { $set: { next_action_at: nextActionAt(server, now, this.policy), updated_at: now } },
+        );
       }
       return 'unchanged';
     }
     if (state.cancel_at_period_end || cancelAtPeriodEnd) {
-      await this.store.collections.servers(server.customer_id).updateOne(
+      await this.store.collections.servers.updateOne(
         { _id: server._id },
         {
           $set: {
@@ -81,17 +77,15 @@ export class ServerRenewals {
           { server_id: server._id, err: { message: (error as Error)?.message } },
           'server renewal deferred: the wallet did not answer',
         );
-        await this.store.collections
-          .servers(server.customer_id)
-          .updateOne(
-            { _id: server._id },
-            { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } },
-          );
+        await this.store.collections.servers.updateOne(
+          { _id: server._id },
+          { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs), updated_at: now } },
+        );
         return 'deferred';
       }
       const graceEndsAt = server.grace_ends_at ?? addHours(server.paid_until, this.policy.gracePeriodHours);
       const status = now.getTime() >= graceEndsAt.getTime() ? ('suspended' as const) : ('past_due' as const);
-      await this.store.collections.servers(server.customer_id).updateOne(
+      await this.store.collections.servers.updateOne(
         { _id: server._id },
         {
           $set: {
@@ -105,12 +99,10 @@ export class ServerRenewals {
       return status;
     }
     const period = advancePeriod(server.anchor_at, server.cycle, now);
-    await this.store.collections
-      .servers(server.customer_id)
-      .updateOne(
-        { _id: server._id },
-        { $set: { ...period, status: 'active', grace_ends_at: null, next_action_at: period.paid_until, updated_at: now } },
-      );
+    await this.store.collections.servers.updateOne(
+      { _id: server._id },
+      { $set: { ...period, status: 'active', grace_ends_at: null, next_action_at: period.paid_until, updated_at: now } },
+    );
     return replay ? 'already_charged' : 'charged';
   }
 
@@ -120,19 +112,18 @@ export class ServerRenewals {
     try {
       charged = (await this.wallet.recentEntryIds(server.customer_id, 200)).includes(serverEntryId(server._id, server.anchor_at));
     } catch {
-      await this.store.collections
-        .servers(server.customer_id)
-        .updateOne({ _id: server._id }, { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs) } });
+      await this.store.collections.servers.updateOne(
+        { _id: server._id },
+        { $set: { next_action_at: new Date(now.getTime() + this.policy.failureBackoffMs) } },
+      );
       return 'deferred';
     }
-    await this.store.collections
-      .servers(server.customer_id)
-      .updateOne(
-        { _id: server._id },
-        charged
-          ? { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } }
-          : { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
-      );
+    await this.store.collections.servers.updateOne(
+      { _id: server._id },
+      charged
+        ? { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } }
+        : { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
+    );
     return 'recovered';
   }
 }

@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import { MongoBulkWriteError, type Collection } from 'mongodb';
+import { MongoBulkWriteError } from 'mongodb';
 import { refusedStatements } from '@mtx/shared/bulk-write';
 import { ClaimedSequence } from '@mtx/shared/claimed-sequence';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
 import {
   claimKey,
-  pointerKey,
   type CustomerView,
   type OccupancyDocument,
   type PointerKind,
@@ -18,12 +17,12 @@ import { WriteGate } from '@mtx/shared/write-gate';
 
 import type { BillingCollections } from './collections';
 import { CustomerViewCache } from './view-cache';
+import { byCustomer, idLookupsInFlight, lookUpEach } from './many-reads';
+import { listItemIds } from './pointer-lists';
 import { claimOccupancy, repairOccupancy } from './occupancy';
 
 export * from './collections';
 
-/** Claim lookups one `withoutPendingClaims` call keeps in flight. */
-const claimLookupsInFlight = 8;
 /**
  * Statements per `update` command of grouped seat writes. FerretDB 1.24 keeps each statement's query cursor (and
  * its SQLite connection, of 100 per database) open until the whole command ends, plus one for the write: 32
@@ -59,10 +58,7 @@ export class BillingStore {
     this.schedulerWrites = new WriteGate(options.schedulerWritesInFlight ?? 2);
     this.views = new CustomerViewCache(options.cacheCustomers, options.viewFreshMs ?? 0);
     this.pointerOrdinals = new ClaimedSequence(
-      async (id) => {
-        const customerId = id.slice(0, id.indexOf(':'));
-        return (await collections.pointers(customerId).findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
-      },
+      async (id) => (await collections.pointers.findOne({ _id: id }, { projection: { _id: 1 } })) !== null,
       { headsMax: options.cacheCustomers * 2, idOf: (key, number) => `${key}:${number - 1}` },
     );
   }
@@ -83,11 +79,11 @@ export class BillingStore {
       $max: { seat_count_hint: hints.seatCount ?? 0, server_count_hint: hints.serverCount ?? 0 },
     };
     try {
-      await this.collections.customers(customerId).updateOne({ _id: customerId }, update, { upsert: true });
+      await this.collections.customers.updateOne({ _id: customerId }, update, { upsert: true });
     } catch (error) {
       // Two first-ever upserts raced; the document exists now, so a plain update does it.
       if (!isDuplicateKeyError(error)) throw error;
-      await this.collections.customers(customerId).updateOne({ _id: customerId }, update);
+      await this.collections.customers.updateOne({ _id: customerId }, update);
     }
     // A read that raced the write may have cached the old view meanwhile.
     this.views.forget(customerId);
@@ -116,7 +112,7 @@ export class BillingStore {
    */
   async allocatePointer(customerId: string, kind: PointerKind, itemId: string, now: Date): Promise<number> {
     const id = await this.pointerOrdinals.claim(`${customerId}:${kind}`, (pointerId, number) =>
-      insertIfAbsent(this.collections.pointers(customerId), {
+      insertIfAbsent(this.collections.pointers, {
         _id: pointerId,
         customer_id: customerId,
         kind,
@@ -128,36 +124,16 @@ export class BillingStore {
     return Number(id.slice(id.lastIndexOf(':') + 1));
   }
 
-  private async listPointers(customerId: string, kind: PointerKind, known: string[], hint: number): Promise<string[]> {
-    const ids = [...known];
-    const collection = this.collections.pointers(customerId);
-    if (hint > ids.length) {
-      const wanted = Array.from({ length: hint - ids.length }, (_, index) => pointerKey(customerId, kind, ids.length + index));
-      const found = new Map((await collection.find({ _id: { $in: wanted } }).toArray()).map((pointer) => [pointer._id, pointer.item_id]));
-      for (const key of wanted) {
-        const itemId = found.get(key);
-        if (itemId === undefined) return ids;
-        ids.push(itemId);
-      }
-    }
-    // The hint can lag behind (its updates may be lost); walk on until the first gap.
-    for (;;) {
-      const pointer = await collection.findOne({ _id: pointerKey(customerId, kind, ids.length) });
-      if (!pointer) return ids;
-      ids.push(pointer.item_id);
-    }
-  }
-
   /**
    * The customer's seats and servers, joined. Served from memory while the revision token is the one the
-   * memory was built under; otherwise rebuilt from `_id` reads (pointers, then each non-released item).
+   * memory was built under; otherwise rebuilt from the customer's pointers, then each non-released item.
    */
   async loadView(customerId: string, options: { fresh?: boolean } = {}): Promise<CustomerView> {
     const freshMs = this.options.viewFreshMs ?? 0;
     const trusted = options.fresh ? this.views.trusted(customerId) : undefined;
     if (trusted) return trusted.view;
     const verified = this.views.begin();
-    const customer = await this.collections.customers(customerId).findOne({ _id: customerId });
+    const customer = await this.collections.customers.findOne({ _id: customerId });
     if (!customer) {
       const view = emptyView(customerId);
       // Remembered only for fresh reads: nothing to list, and the first purchase announces a revision.
@@ -181,10 +157,9 @@ export class BillingStore {
       this.views.remember(customerId, cached, verified);
       return cached.view;
     }
-    const [seatIds, serverIds, settings] = await Promise.all([
-      this.listPointers(customerId, 'seat', cached?.seatIds ?? [], customer.seat_count_hint ?? 0),
-      this.listPointers(customerId, 'server', cached?.serverIds ?? [], customer.server_count_hint ?? 0),
-      this.collections.settings(customerId).findOne({ _id: customerId }),
+    const [{ seatIds, serverIds }, settings] = await Promise.all([
+      listItemIds(this.collections.pointers, customer, cached),
+      this.collections.settings.findOne({ _id: customerId }),
     ]);
     const releasedIds = new Set(cached?.releasedIds ?? []);
     let endedByCancellation = cached?.endedByCancellation ?? false;
@@ -193,7 +168,7 @@ export class BillingStore {
         customerId,
         seatIds.filter((id) => !releasedIds.has(id)),
       ),
-      Promise.all(serverIds.filter((id) => !releasedIds.has(id)).map((id) => this.readServer(customerId, id))),
+      Promise.all(serverIds.filter((id) => !releasedIds.has(id)).map((id) => this.readServer(id))),
     ]);
     const seats: SeatState[] = [];
     for (const state of seatStates) {
@@ -224,51 +199,29 @@ export class BillingStore {
   }
 
   /**
-   * Many seats of one customer at once, in the order given: one `$in` query per document kind, on the
-   * customer's shard. On MongoDB that is an index lookup; on FerretDB it scans the shard, which is small, and
-   * beats hundreds of round trips. Occupancy left one generation behind by a crashed writer is repaired by the
-   * next writer that claims it.
+   * Many seats of one customer at once, in the order given, each joined with its occupancy. Occupancy left one
+   * generation behind by a crashed writer is repaired by the next writer that claims it.
    */
   async readSeats(customerId: string, seatIds: string[]): Promise<Array<SeatState | null>> {
     if (seatIds.length === 0) return [];
-    const [seats, occupancies] = await Promise.all([
-      this.collections
-        .seats(customerId)
-        .find({ _id: { $in: seatIds } })
-        .toArray(),
-      this.collections
-        .occupancy(customerId)
-        .find({ _id: { $in: seatIds } })
-        .toArray(),
-    ]);
-    const seatById = new Map(seats.map((seat) => [seat._id, seat]));
-    const occupancyById = new Map(occupancies.map((occupancy) => [occupancy._id, occupancy]));
+    const [seats, occupancies] = await Promise.all([this.customerSeats(customerId, seatIds), this.customerOccupancy(customerId, seatIds)]);
     return seatIds.map((id) => {
-      const seat = seatById.get(id);
-      const occupancy = occupancyById.get(id);
+      const seat = seats.get(id);
+      const occupancy = occupancies.get(id);
       return seat && occupancy ? { seat, occupancy } : null;
     });
   }
 
   /**
-   * Joins the seats a scheduler batch found with their occupancy: one `$in` query per occupancy shard instead
-   * of a lookup per seat. The join is not yet safe to act on: a claim may be pending repair, which
-   * `withoutPendingClaims` checks.
+   * The seats of one customer a scheduler batch found, joined with their occupancy. The join is not yet safe to
+   * act on: a claim may be pending repair, which `withoutPendingClaims` checks.
    */
-  async joinOccupancy(seats: SeatDocument[]): Promise<Map<string, SeatState>> {
+  async joinOccupancy(customerId: string, seats: SeatDocument[]): Promise<Map<string, SeatState>> {
     const joined = new Map<string, SeatState>();
     if (seats.length === 0) return joined;
-    const groups = new Map<Collection<OccupancyDocument>, string[]>();
-    for (const seat of seats) {
-      const collection = this.collections.occupancy(seat.customer_id);
-      const group = groups.get(collection) ?? [];
-      group.push(seat._id);
-      groups.set(collection, group);
-    }
-    const occupancies = new Map(
-      (await Promise.all([...groups].map(([collection, ids]) => collection.find({ _id: { $in: ids } }).toArray())))
-        .flat()
-        .map((document) => [document._id, document]),
+    const occupancies = await this.customerOccupancy(
+      customerId,
+      seats.map((seat) => seat._id),
     );
     for (const seat of seats) {
       const occupancy = occupancies.get(seat._id);
@@ -277,31 +230,32 @@ export class BillingStore {
     return joined;
   }
 
+  /** The listed seats of one customer: one indexed `customer_id` equality (see `byCustomer`). */
+  private async customerSeats(customerId: string, seatIds: string[]): Promise<Map<string, SeatDocument>> {
+    return byCustomer(this.collections.seats, customerId, seatIds);
+  }
+
+  private async customerOccupancy(customerId: string, seatIds: string[]): Promise<Map<string, OccupancyDocument>> {
+    return byCustomer(this.collections.occupancy, customerId, seatIds);
+  }
+
   /**
-   * The joined states whose occupancy has no next-generation claim waiting (a writer that died between its claim
-   * and the occupancy update leaves one); the others are left out, so the renewal reads them the careful way,
-   * which repairs them. One `_id` probe per seat: the claims collection keeps every claim ever made, and a
-   * `$in` over it is a full scan per listed id on FerretDB (3 s for 10,000 seats).
+   * The states whose occupancy has no next-generation claim waiting (a writer that died between its claim and
+   * the occupancy update leaves one); the others are left out, so the renewal reads them the careful way, which
+   * repairs them. One `_id` probe per seat: the claims collection keeps every claim ever made, and an `$in` over it
+   * scans it on FerretDB.
    */
   async withoutPendingClaims(states: SeatState[]): Promise<SeatState[]> {
-    const pending = new Array<boolean>(states.length);
-    let next = 0;
-    const lookups = async () => {
-      while (next < states.length) {
-        const index = next++;
-        const { occupancy } = states[index]!;
-        pending[index] = await this.claimExists(claimKey(occupancy._id, occupancy.generation + 1));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(claimLookupsInFlight, states.length) }, lookups));
+    const pending = await lookUpEach(states, idLookupsInFlight, ({ occupancy }) =>
+      this.claimExists(claimKey(occupancy._id, occupancy.generation + 1)),
+    );
     return states.filter((_, index) => !pending[index]);
   }
 
   /**
    * Whether the claim exists, by a `count` of its `_id` rather than a find: FerretDB answers every `find` after
-   * copying and sorting the metadata of all the database's collections (450 here, with 64 shards), which made a
-   * find by `_id` cost three times this probe (0.31 against 0.10 ms of store CPU, measured). On MongoDB, a count
-   * with an `_id` predicate is an exact index lookup.
+   * copying and sorting the metadata of all the database's collections, which made a find by `_id` cost more than
+   * this probe. On MongoDB, a count with an `_id` predicate is an exact index lookup.
    */
   private async claimExists(claimId: string): Promise<boolean> {
     const answer = await this.collections.database.command({
@@ -318,13 +272,13 @@ export class BillingStore {
    * whose write failed is still due with its old dates, so the next pass charges it again through the same
    * entry id (a replay) and writes it then.
    */
-  async writeSeatRenewals(customerId: string, writes: ReadonlyArray<{ seatId: string; set: Partial<SeatDocument> }>): Promise<boolean[]> {
+  async writeSeatRenewals(writes: ReadonlyArray<{ seatId: string; set: Partial<SeatDocument> }>): Promise<boolean[]> {
     const applied = new Array<boolean>(writes.length).fill(false);
     for (let start = 0; start < writes.length; start += seatWritesPerCommand) {
       const chunk = writes.slice(start, start + seatWritesPerCommand);
       try {
         await this.schedulerWrites.run(() =>
-          this.collections.seats(customerId).bulkWrite(
+          this.collections.seats.bulkWrite(
             chunk.map((write) => ({ updateOne: { filter: { _id: write.seatId }, update: { $set: write.set } } })),
             { ordered: false },
           ),
@@ -349,18 +303,18 @@ export class BillingStore {
     await this.schedulerWrites.run(() => this.bumpRevision(customerId));
   }
 
-  async readSeat(customerId: string, seatId: string): Promise<SeatState | null> {
+  async readSeat(seatId: string): Promise<SeatState | null> {
     const [seat, occupancy] = await Promise.all([
-      this.collections.seats(customerId).findOne({ _id: seatId }),
-      this.collections.occupancy(customerId).findOne({ _id: seatId }),
+      this.collections.seats.findOne({ _id: seatId }),
+      this.collections.occupancy.findOne({ _id: seatId }),
     ]);
     if (!seat || !occupancy) return null;
     return { seat, occupancy: await this.repairOccupancy(occupancy) };
   }
 
-  async readServer(customerId: string, serverId: string): Promise<ServerState | null> {
+  async readServer(serverId: string): Promise<ServerState | null> {
     const [server, cancellation] = await Promise.all([
-      this.collections.servers(customerId).findOne({ _id: serverId }),
+      this.collections.servers.findOne({ _id: serverId }),
       this.collections.serverCancellations.findOne({ _id: serverId }),
     ]);
     if (!server) return null;
@@ -382,7 +336,7 @@ export class BillingStore {
   }
 
   async readSettings(customerId: string): Promise<SettingsDocument | null> {
-    return this.collections.settings(customerId).findOne({ _id: customerId });
+    return this.collections.settings.findOne({ _id: customerId });
   }
 }
 

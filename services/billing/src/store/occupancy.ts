@@ -20,7 +20,7 @@ export async function repairOccupancy(collections: BillingCollections, occupancy
       released: next.released,
       updated_at: next.created_at,
     };
-    await collections.occupancy(current.customer_id).updateOne(
+    await collections.occupancy.updateOne(
       { _id: current._id, generation: { $lt: current.generation } },
       {
         $set: {
@@ -59,11 +59,9 @@ export async function claimOccupancy(
     return null;
   }
   const occupancy: OccupancyDocument = { ...from, generation, ...next, updated_at: now };
-  await collections
-    .occupancy(from.customer_id)
-    .updateOne(
-      { _id: from._id },
-      { $set: { generation, account_id: next.account_id, label: next.label, released: next.released, updated_at: now } },
-    );
+  await collections.occupancy.updateOne(
+    { _id: from._id },
+    { $set: { generation, account_id: next.account_id, label: next.label, released: next.released, updated_at: now } },
+  );
   return occupancy;
 }
