@@ -1,13 +1,15 @@
 /**
- * The postback storm of the money faults (row 5) in each provider's own format: the crypto-sandbox's postbacks
- * (one message per on-chain transaction, HMAC-SHA256 of the raw body with a signed timestamp), BTCPay Server's
- * webhooks (one per payment, HMAC-SHA256 of the raw body, no timestamp to trust) and NOWPayments'
- * IPNs (the payment's running total `actually_paid`, HMAC-SHA512 of the recursively key-sorted JSON, no
- * timestamp) from the crypto-sandbox's fake NOWPayments. Each builds the good deliveries (every status of every
- * payment, then duplicates), the forged ones, and says which ledger entries are genuine.
+ * The postback storm of the money faults (row 5), and the full payment the crash row (4b) dies on, in each
+ * provider's own format: the crypto-sandbox's postbacks (one message per on-chain transaction, HMAC-SHA256 of the
+ * raw body with a signed timestamp), BTCPay Server's webhooks (one per payment, HMAC-SHA256 of the raw body, no
+ * timestamp to trust) and NOWPayments' IPNs (the payment's running total `actually_paid`, HMAC-SHA512 of the
+ * recursively key-sorted JSON, no timestamp) from the crypto-sandbox's fake NOWPayments. Each builds the good
+ * deliveries (every status of every payment, then duplicates), the forged ones, and says which ledger entries are
+ * genuine.
  */
 import crypto from 'node:crypto';
 import { freePort } from '@mtx/devstack/ports';
+import type { ServiceProcess } from '@mtx/devstack/services';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { databaseName } from '@mtx/shared/mongo';
 import {
@@ -16,7 +18,7 @@ import {
   developmentBtcpayWebhookSecret,
 } from '../../services/crypto-sandbox/src/config';
 import { btcpayWebhooks } from './btcpay-webhooks';
-import type { ServiceProcess } from '@mtx/devstack/services';
+import { coins, ipn, ipnSecret, signIpn } from './nowpayments-ipns';
 import type { Customer, FaultStack, HttpAnswer, TopupForPostbacks } from './stack';
 
 export interface StormDelivery {
@@ -265,30 +267,10 @@ export async function btcpayStorm(stack: FaultStack, replicaEnv: ReplicaEnvironm
   };
 }
 
-/** The key-sorted JSON NOWPayments signs (nested objects too). */
-function sortedJson(value: unknown): string {
-  const sort = (node: unknown): unknown =>
-    Array.isArray(node)
-      ? node.map(sort)
-      : node && typeof node === 'object'
-        ? Object.fromEntries(
-            Object.keys(node)
-              .sort()
-              .map((key) => [key, sort((node as Record<string, unknown>)[key])]),
-          )
-        : node;
-  return JSON.stringify(sort(value));
-}
-
-/** The development IPN secret the fault stack's services share with the fake (crypto-sandbox's config). */
-const ipnSecret = 'local-only-nowpayments-ipn-secret';
-const signIpn = (parsed: unknown, secret = ipnSecret) => crypto.createHmac('sha512', secret).update(sortedJson(parsed)).digest('hex');
-/** USDT on TRON (6 decimals) as NOWPayments writes it: a JSON number, and the normalized decimal payments keys it by. */
-const coins = (units: bigint) => Number(units) / 1e6;
-
 /**
  * NOWPayments: top-ups created by a payments replica whose provider is NOWPayments (the stack's own payments
- * creates sandbox top-ups and takes the callbacks of both), IPNs delivered through the gateway's route.
+ * creates sandbox top-ups and takes the callbacks of both), IPNs delivered through the gateway's route, or (the
+ * crash row) to the replica's own hook listener.
  */
 export function nowPaymentsStorm(stack: FaultStack, replicaEnv: ReplicaEnvironment = {}): StormPersonality {
   let client: UnaryClient<any> | undefined;
@@ -314,24 +296,6 @@ export function nowPaymentsStorm(stack: FaultStack, replicaEnv: ReplicaEnvironme
         ...(delivery.signature === null ? {} : { 'x-nowpayments-sig': delivery.signature }),
       },
     });
-  const ipn = (topup: TopupForPostbacks, totalUnits: bigint, status: string) => ({
-    payment_id: Number(topup.invoiceId),
-    parent_payment_id: null,
-    payment_status: status,
-    pay_address: topup.address,
-    price_amount: topup.amountEurCents / 100,
-    price_currency: 'eur',
-    pay_amount: coins(topup.depositUnits),
-    actually_paid: coins(totalUnits),
-    pay_currency: 'usdttrc20',
-    order_id: String(topup.id),
-    purchase_id: '5000000001',
-    outcome_amount: coins(totalUnits),
-    outcome_currency: 'usdttrc20',
-    fee: { currency: 'usdttrc20', depositFee: 1e-7, withdrawalFee: 0, serviceFee: 0 },
-    created_at: topup.createdAt.toISOString(),
-    updated_at: new Date(topup.createdAt.getTime() + 1_000).toISOString(),
-  });
   return {
     name: 'nowpayments',
     async createTopup(customer, amountEurCents) {
