@@ -207,7 +207,7 @@ describe('fault suite: money', () => {
         if (stackCreditingOff) await stack.restartServiceWith('payments', {});
         await personality.close();
       });
-      const seed = seedFromEnvironment(`payments crash ${name}`);
+      const seed = seedFromEnvironment(name === 'sandbox' ? 'payments crash' : `payments crash ${name}`);
       const startedAtMs = Date.now();
       const customer = await stack.newCustomer('paycrash', { balanceEurCents: 1_000 });
       const topup = await personality.createTopup(customer, 7_000);
