@@ -97,17 +97,22 @@ async function creditShown(customer: Customer, topupId: number, entryId: string)
   }
 }
 
-/** Delivers a postback until it is accepted (the provider's retry), for the recovery step of a crash. */
-async function deliverUntilAccepted(body: string, deadlineMs = 30_000): Promise<HttpAnswer> {
+/** Delivers a callback until it is accepted (the provider's retry), for the recovery step of a crash. */
+async function untilAccepted(deliver: () => Promise<HttpAnswer>, deadlineMs = 30_000): Promise<HttpAnswer> {
   return eventually(
     async () => {
-      const parsed = JSON.parse(body) as Record<string, unknown>;
-      const answer = await stack.postback(JSON.stringify({ ...parsed, timestamp: new Date().toISOString() }));
+      const answer = await deliver();
       return answer.status === 200 ? answer : undefined;
     },
     deadlineMs,
     250,
   );
+}
+
+/** A sandbox postback delivered again until accepted, with a fresh signed timestamp each time, as the sandbox does. */
+function deliverUntilAccepted(body: string): Promise<HttpAnswer> {
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  return untilAccepted(() => stack.postback(JSON.stringify({ ...parsed, timestamp: new Date().toISOString() })));
 }
 
 describe('fault suite: money', () => {
@@ -175,71 +180,94 @@ describe('fault suite: money', () => {
     expect(await topupView(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: topup.amountEurCents });
   });
 
-  it('4b. crediting worker SIGKILL between the inbox record and the wallet credit: the sweep credits it once', async () => {
-    const seed = seedFromEnvironment('payments crash');
-    const startedAtMs = Date.now();
-    const customer = await stack.newCustomer('paycrash', { balanceEurCents: 1_000 });
-    const topup = await stack.createTopup(customer, 7_000);
-    const load = startLoad(stack, loadOptions(seed));
-    await sleep(1_000);
-    const payments = stack.service('payments');
-    const body = stack.postbackBody(
-      topup,
-      `paymentscrash-${seed}-${crypto.randomBytes(3).toString('hex')}`,
-      topup.depositUnits,
-      'confirmed',
-    );
-    const entryId = `topup:sandbox:${JSON.parse(body).transaction.id}`;
-    const transactionId = JSON.parse(body).transaction.id as string;
-    // The worker records the payment and dies before the credit, a store round trip after the inbox insert: the
-    // acknowledgement has usually left by then; if not, the gateway answers 503 and the provider retries.
-    const crashed = await stack.postback(body);
-    expect([200, 503], JSON.stringify(crashed.body)).toContain(crashed.status);
-    if (crashed.status === 200) expect(crashed.body.outcome).toBe('recorded');
-    expect(await payments.exited()).toBe(137);
-    expect(await stack.inboxRecord(`sandbox:${transactionId}`)).toMatchObject({ transaction_id: transactionId });
-    expect(await stack.inboxUnsettled()).toBeGreaterThanOrEqual(1);
-    // Nothing is half-visible: no credit yet, and the top-up does not claim one.
-    expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(0);
-    await payments.restart();
-    const restartedAtMs = Date.now();
-    const cleared = creditShown(customer, topup.id, entryId).then((sweptMs) => ({ sweptMs, clearedAtMs: Date.now() }));
-    // A provider retry meanwhile finds the record in the inbox (or, once credited, the credit): a duplicate.
-    const redelivered = await deliverUntilAccepted(body);
-    expect(redelivered.body.outcome).toBe('duplicate');
-    const { sweptMs, clearedAtMs } = await cleared;
-    const creditedAfterRestartMs = clearedAtMs - restartedAtMs;
-    const report = await load.stop();
-    const loadRedelivered = await redeliver(stack, report.undelivered);
-    const verdict = await verifyAfterFault(stack, {
-      customers: [...loadCustomers, customer],
-      batchIds: report.batchIds,
-      credits: [
-        ...report.acknowledgedCredits,
-        ...loadRedelivered,
-        { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents },
-      ],
-      debits: report.acknowledgedDebits,
+  // Each personality's payments process armed to die on its own provider's entry ids: the stack's own for the
+  // sandbox (armed when the stack starts), a replica started for the row with that provider for the others.
+  const crashRuns = [
+    { name: 'sandbox', personalityOf: async () => sandboxStorm(stack) },
+    {
+      name: 'nowpayments',
+      // NOWPayments names the transaction itself (`<payment_id>@<total>`): the replica exists for this run only.
+      personalityOf: async () => nowPaymentsStorm(stack, { PAYMENTS_FAULT_CRASH_BEFORE_CREDIT: 'topup:nowpayments:' }),
+    },
+    {
+      name: 'btcpay',
+      personalityOf: () => btcpayStorm(stack, { PAYMENTS_FAULT_CRASH_BEFORE_CREDIT: 'topup:btcpay:paymentscrash-' }),
+    },
+  ];
+  // The sandbox's run keeps the row's name; the providers' name theirs.
+  for (const { name, personalityOf } of crashRuns)
+    it(`4b. crediting worker SIGKILL between the inbox record and the wallet credit: the sweep credits it once${name === 'sandbox' ? '' : ` (${name})`}`, async () => {
+      const personality = await personalityOf();
+      const crediting = await personality.process();
+      // The inbox hands a record to whichever replica asks first: for a provider's replica to be the one that takes
+      // the record it dies on, the stack's own payments stops crediting for the run (it still serves and records).
+      let stackCreditingOff = crediting !== stack.service('payments');
+      if (stackCreditingOff) await stack.restartServiceWith('payments', { PAYMENTS_CREDITING_ENABLED: 'false' });
+      onTestFinished(async () => {
+        if (stackCreditingOff) await stack.restartServiceWith('payments', {});
+        await personality.close();
+      });
+      const seed = seedFromEnvironment(name === 'sandbox' ? 'payments crash' : `payments crash ${name}`);
+      const startedAtMs = Date.now();
+      const customer = await stack.newCustomer('paycrash', { balanceEurCents: 1_000 });
+      const topup = await personality.createTopup(customer, 7_000);
+      const load = startLoad(stack, loadOptions(seed));
+      await sleep(1_000);
+      const payment = personality.fullPayment(topup, `paymentscrash-${seed}-${crypto.randomBytes(3).toString('hex')}`);
+      const entryId = `topup:${name}:${payment.transactionId}`;
+      // The worker records the payment and dies before the credit, a store round trip after the inbox insert: the
+      // acknowledgement has usually left by then; if not, the answer is a 503 and the provider retries.
+      const crashed = await personality.deliverToProcess(payment.delivery());
+      expect([200, 503], JSON.stringify(crashed.body)).toContain(crashed.status);
+      if (crashed.status === 200) expect(crashed.body.outcome).toBe('recorded');
+      expect(await crediting.exited()).toBe(137);
+      expect(await stack.inboxRecord(`${name}:${payment.transactionId}`)).toMatchObject({ transaction_id: payment.transactionId });
+      expect(await stack.inboxUnsettled()).toBeGreaterThanOrEqual(1);
+      // Nothing is half-visible: no credit yet, and the top-up does not claim one.
+      expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(0);
+      await crediting.restart();
+      const restartedAtMs = Date.now();
+      const cleared = creditShown(customer, topup.id, entryId).then((sweptMs) => ({ sweptMs, clearedAtMs: Date.now() }));
+      // A provider retry meanwhile finds the record in the inbox (or, once credited, the credit): a duplicate.
+      const redelivered = await untilAccepted(() => personality.deliverToProcess(payment.delivery()));
+      expect(redelivered.body.outcome).toBe('duplicate');
+      const { sweptMs, clearedAtMs } = await cleared;
+      const creditedAfterRestartMs = clearedAtMs - restartedAtMs;
+      const report = await load.stop();
+      if (stackCreditingOff) {
+        await stack.restartServiceWith('payments', {});
+        stackCreditingOff = false;
+      }
+      const loadRedelivered = await redeliver(stack, report.undelivered);
+      const verdict = await verifyAfterFault(stack, {
+        customers: [...loadCustomers, customer],
+        batchIds: report.batchIds,
+        credits: [
+          ...report.acknowledgedCredits,
+          ...loadRedelivered,
+          { customerId: customer.id, entryId, amountEurCents: topup.amountEurCents },
+        ],
+        debits: report.acknowledgedDebits,
+      });
+      const balance = await stack.balance(customer.id);
+      recordAndAssert(stack, {
+        fault: `4b. crediting worker SIGKILL after the inbox record${name === 'sandbox' ? '' : `, ${name}`} (hook)`,
+        seed,
+        startedAtMs,
+        load: report,
+        scenarioRequests: 2 + loadRedelivered.length,
+        scenarioErrors: crashed.status === 200 ? {} : { [errorKind(crashed)]: 1 },
+        verdict,
+        notes: `credited by the sweep ${creditedAfterRestartMs} ms after the restart (unsettled records delivered again ${sweepIntervalMs} ms after their last delivery); redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
+      });
+      expect(sweptMs).not.toBeNull();
+      // The inbox delivers the unsettled record again one interval after the crashed delivery, to the restarted
+      // process (or at once if it took longer than that to start), so the credit lands within an interval.
+      expect(creditedAfterRestartMs).toBeLessThanOrEqual(sweepIntervalMs + 1_500);
+      expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
+      expect(balance.balance_eur_cents).toBe(1_000 + topup.amountEurCents);
+      expect(await topupView(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: topup.amountEurCents });
     });
-    const balance = await stack.balance(customer.id);
-    recordAndAssert(stack, {
-      fault: '4b. crediting worker SIGKILL after the inbox record (hook)',
-      seed,
-      startedAtMs,
-      load: report,
-      scenarioRequests: 2 + loadRedelivered.length,
-      scenarioErrors: crashed.status === 200 ? {} : { [errorKind(crashed)]: 1 },
-      verdict,
-      notes: `credited by the sweep ${creditedAfterRestartMs} ms after the restart (unsettled records delivered again ${sweepIntervalMs} ms after their last delivery); redelivery answered ${redelivered.body.outcome}; balance ${balance.balance_eur_cents}`,
-    });
-    expect(sweptMs).not.toBeNull();
-    // The inbox delivers the unsettled record again one interval after the crashed delivery, to the restarted
-    // replica (or at once if it took longer than that to start), so the credit lands within an interval.
-    expect(creditedAfterRestartMs).toBeLessThanOrEqual(sweepIntervalMs + 1_500);
-    expect(await stack.ledgerEntries({ entry_id: entryId })).toHaveLength(1);
-    expect(balance.balance_eur_cents).toBe(1_000 + topup.amountEurCents);
-    expect(await topupView(customer, topup.id)).toMatchObject({ status: 'paid', credited_eur_cents: topup.amountEurCents });
-  });
 
   it('4c. billing SIGKILL between the wallet debit and its record: recovery keeps the paid server, charged once', async () => {
     const seed = seedFromEnvironment('billing crash');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { startNats, startNatsCluster, startStore, type LocalNatsCluster, type LocalProcess } from '@mtx/devstack/local';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
-import { startServiceProcess, startStack, type ServiceName, type ServiceProcess, type Stack } from '@mtx/devstack/services';
+import { serviceSpecs, startServiceProcess, startStack, type ServiceName, type ServiceProcess, type Stack } from '@mtx/devstack/services';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { eventually } from '@mtx/shared/testing';
 import { createLogger } from '@mtx/shared/logger';
@@ -237,6 +237,22 @@ export class FaultStack {
   /** Starts one more replica of a service (same environment, a port of its own), stopped with the stack. */
   async startReplica(folder: ServiceName, name: string, extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
     const handle = await startServiceProcess({ name, folder, env: { ...this.stack.env, ...extraEnv }, onLine: this.onLine });
+    this.stack.services.set(name, handle);
+    return handle;
+  }
+
+  /**
+   * Stops a service of the stack and starts it again on its own ports (every other service keeps reaching it) with
+   * `extraEnv` over the stack's environment; `{}` puts the stack's own environment back.
+   */
+  async restartServiceWith(name: ServiceName, extraEnv: Record<string, string>): Promise<ServiceProcess> {
+    const current = this.service(name);
+    await current.stop();
+    const spec = serviceSpecs[name];
+    const env: NodeJS.ProcessEnv = { ...this.stack.env, ...extraEnv };
+    if (spec.secondaryPortVariable && spec.secondaryAddressVariable)
+      env[spec.secondaryPortVariable] = new URL(this.stack.env[spec.secondaryAddressVariable]!).port;
+    const handle = await startServiceProcess({ name, folder: name, env, port: current.port, onLine: this.onLine });
     this.stack.services.set(name, handle);
     return handle;
   }

@@ -1,13 +1,15 @@
 /**
- * The postback storm of the money faults (row 5) in each provider's own format: the crypto-sandbox's postbacks
- * (one message per on-chain transaction, HMAC-SHA256 of the raw body with a signed timestamp), BTCPay Server's
- * webhooks (one per payment, HMAC-SHA256 of the raw body, no timestamp to trust) and NOWPayments'
- * IPNs (the payment's running total `actually_paid`, HMAC-SHA512 of the recursively key-sorted JSON, no
- * timestamp) from the crypto-sandbox's fake NOWPayments. Each builds the good deliveries (every status of every
- * payment, then duplicates), the forged ones, and says which ledger entries are genuine.
+ * The postback storm of the money faults (row 5), and the full payment the crash row (4b) dies on, in each
+ * provider's own format: the crypto-sandbox's postbacks (one message per on-chain transaction, HMAC-SHA256 of the
+ * raw body with a signed timestamp), BTCPay Server's webhooks (one per payment, HMAC-SHA256 of the raw body, no
+ * timestamp to trust) and NOWPayments' IPNs (the payment's running total `actually_paid`, HMAC-SHA512 of the
+ * recursively key-sorted JSON, no timestamp) from the crypto-sandbox's fake NOWPayments. Each builds the good
+ * deliveries (every status of every payment, then duplicates), the forged ones, and says which ledger entries are
+ * genuine.
  */
 import crypto from 'node:crypto';
 import { freePort } from '@mtx/devstack/ports';
+import type { ServiceProcess } from '@mtx/devstack/services';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
 import { databaseName } from '@mtx/shared/mongo';
 import {
@@ -16,6 +18,7 @@ import {
   developmentBtcpayWebhookSecret,
 } from '../../services/crypto-sandbox/src/config';
 import { btcpayWebhooks } from './btcpay-webhooks';
+import { coins, ipn, ipnSecret, signIpn } from './nowpayments-ipns';
 import type { Customer, FaultStack, HttpAnswer, TopupForPostbacks } from './stack';
 
 export interface StormDelivery {
@@ -40,11 +43,28 @@ export interface StormPlan {
   transactionPattern: string;
 }
 
+/** A top-up paid in full in one confirmed payment, as the provider reports it (the crash row, 4b). */
+export interface FullPayment {
+  /** The transaction id as the provider's adapter names it: the wallet entry is `topup:<provider>:<it>`. */
+  transactionId: string;
+  /** The provider's genuine signed callback; each call is a fresh delivery of it, as a provider's retry is. */
+  delivery(): StormDelivery;
+}
+
 export interface StormPersonality {
   readonly name: 'sandbox' | 'nowpayments' | 'btcpay';
   createTopup(customer: Customer, amountEurCents: number): Promise<TopupForPostbacks>;
   plan(topups: TopupForPostbacks[], seed: number, random: () => number): StormPlan;
   post(delivery: StormDelivery): Promise<HttpAnswer>;
+  /**
+   * The payment of `topup` in full; `label` names the transaction where the provider lets the payer's side choose
+   * it (a sandbox transaction, a BTCPay payment), NOWPayments names its running total itself.
+   */
+  fullPayment(topup: TopupForPostbacks, label: string): FullPayment;
+  /** The payments process that creates this personality's top-ups: the stack's own, or the replica it started. */
+  process(): Promise<ServiceProcess>;
+  /** Delivers a callback to the hook listener of `process()` itself (the crash row: it takes what it dies on). */
+  deliverToProcess(delivery: StormDelivery): Promise<HttpAnswer>;
   /** Stops what the personality started. */
   close(): Promise<void>;
 }
@@ -161,9 +181,26 @@ export function sandboxStorm(stack: FaultStack): StormPersonality {
     createTopup: (customer, amountEurCents) => stack.createTopup(customer, amountEurCents),
     plan: (topups, seed, random) => transactionStormPlan(reports, topups, seed, random),
     post: (delivery) => stack.postback(delivery.body, delivery.signature),
+    fullPayment: (topup, label) => fullTransaction(reports, topup, label),
+    process: async () => stack.service('payments'),
+    deliverToProcess: (delivery) => stack.postback(delivery.body, delivery.signature),
     close: async () => undefined,
   };
 }
+
+/** One transaction paying the whole top-up, confirmed: a fresh signed report of it at each call. */
+function fullTransaction(reports: TransactionReports, topup: TopupForPostbacks, transactionId: string): FullPayment {
+  return {
+    transactionId,
+    delivery() {
+      const body = reports.body(topup, transactionId, topup.depositUnits, 'confirmed');
+      return { body, signature: reports.sign(body), expected: 'ok', variant: 'confirmed', group: transactionId, rank: 1 };
+    },
+  };
+}
+
+/** Extra environment of the payments replica a provider personality starts (the crash row arms its fault hook). */
+export type ReplicaEnvironment = Record<string, string>;
 
 /** A top-up made through a payments replica's gRPC API, with the invoice id payments stored for it. */
 async function replicaTopup(
@@ -196,9 +233,10 @@ async function replicaTopup(
  * BTCPay Server's webhooks (the crypto-sandbox's fake store, with its development settings), for BTC top-ups made
  * by a payments replica of the stack with PAYMENTS_PROVIDER=btcpay, delivered to that replica's hook listener.
  */
-export async function btcpayStorm(stack: FaultStack): Promise<StormPersonality> {
+export async function btcpayStorm(stack: FaultStack, replicaEnv: ReplicaEnvironment = {}): Promise<StormPersonality> {
   const hooksPort = await freePort();
   const replica = await stack.startReplica('payments', 'payments-btcpay', {
+    ...replicaEnv,
     PAYMENTS_PROVIDER: 'btcpay',
     BTCPAY_URL: `${stack.sandboxUrl}/btcpay`,
     BTCPAY_STORE_ID: developmentBtcpayStoreId,
@@ -208,16 +246,20 @@ export async function btcpayStorm(stack: FaultStack): Promise<StormPersonality> 
   });
   const client = createUnaryClient<any>('payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', replica.address, 10_000);
   const reports: TransactionReports = { provider: 'btcpay', ...btcpayWebhooks() };
+  const post = (delivery: StormDelivery) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'BTCPayServer' };
+    if (delivery.signature !== null) headers['btcpay-sig'] = delivery.signature;
+    return stack.request('POST', `http://127.0.0.1:${hooksPort}/v1/hooks/payments/btcpay`, { rawBody: delivery.body, headers });
+  };
   return {
     name: 'btcpay',
     createTopup: (customer, amountEurCents) =>
       replicaTopup(stack, client, customer, amountEurCents, { asset_code: 'BTC', blockchain_code: 'BTC' }),
     plan: (topups, seed, random) => transactionStormPlan(reports, topups, seed, random),
-    post(delivery) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'BTCPayServer' };
-      if (delivery.signature !== null) headers['btcpay-sig'] = delivery.signature;
-      return stack.request('POST', `http://127.0.0.1:${hooksPort}/v1/hooks/payments/btcpay`, { rawBody: delivery.body, headers });
-    },
+    post,
+    fullPayment: (topup, label) => fullTransaction(reports, topup, label),
+    process: async () => replica,
+    deliverToProcess: post,
     async close() {
       client.close();
       await stack.stopReplica('payments-btcpay');
@@ -225,60 +267,35 @@ export async function btcpayStorm(stack: FaultStack): Promise<StormPersonality> 
   };
 }
 
-/** The key-sorted JSON NOWPayments signs (nested objects too). */
-function sortedJson(value: unknown): string {
-  const sort = (node: unknown): unknown =>
-    Array.isArray(node)
-      ? node.map(sort)
-      : node && typeof node === 'object'
-        ? Object.fromEntries(
-            Object.keys(node)
-              .sort()
-              .map((key) => [key, sort((node as Record<string, unknown>)[key])]),
-          )
-        : node;
-  return JSON.stringify(sort(value));
-}
-
-/** The development IPN secret the fault stack's services share with the fake (crypto-sandbox's config). */
-const ipnSecret = 'local-only-nowpayments-ipn-secret';
-const signIpn = (parsed: unknown, secret = ipnSecret) => crypto.createHmac('sha512', secret).update(sortedJson(parsed)).digest('hex');
-/** USDT on TRON (6 decimals) as NOWPayments writes it: a JSON number, and the normalized decimal payments keys it by. */
-const coins = (units: bigint) => Number(units) / 1e6;
-
 /**
  * NOWPayments: top-ups created by a payments replica whose provider is NOWPayments (the stack's own payments
- * creates sandbox top-ups and takes the callbacks of both), IPNs delivered through the gateway's route.
+ * creates sandbox top-ups and takes the callbacks of both), IPNs delivered through the gateway's route, or (the
+ * crash row) to the replica's own hook listener.
  */
-export function nowPaymentsStorm(stack: FaultStack): StormPersonality {
+export function nowPaymentsStorm(stack: FaultStack, replicaEnv: ReplicaEnvironment = {}): StormPersonality {
   let client: UnaryClient<any> | undefined;
+  let replica: ServiceProcess | undefined;
+  let hooksPort = 0;
   const creator = async () => {
     if (client) return client;
-    const replica = await stack.startReplica('payments', 'payments-nowpayments', {
+    hooksPort = await freePort();
+    replica = await stack.startReplica('payments', 'payments-nowpayments', {
+      ...replicaEnv,
       PAYMENTS_PROVIDER: 'nowpayments',
-      HOOKS_PORT: String(await freePort()),
+      HOOKS_PORT: String(hooksPort),
     });
     client = createUnaryClient<any>('payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', replica.address, 10_000);
     return client;
   };
-  const ipn = (topup: TopupForPostbacks, totalUnits: bigint, status: string) => ({
-    payment_id: Number(topup.invoiceId),
-    parent_payment_id: null,
-    payment_status: status,
-    pay_address: topup.address,
-    price_amount: topup.amountEurCents / 100,
-    price_currency: 'eur',
-    pay_amount: coins(topup.depositUnits),
-    actually_paid: coins(totalUnits),
-    pay_currency: 'usdttrc20',
-    order_id: String(topup.id),
-    purchase_id: '5000000001',
-    outcome_amount: coins(totalUnits),
-    outcome_currency: 'usdttrc20',
-    fee: { currency: 'usdttrc20', depositFee: 1e-7, withdrawalFee: 0, serviceFee: 0 },
-    created_at: topup.createdAt.toISOString(),
-    updated_at: new Date(topup.createdAt.getTime() + 1_000).toISOString(),
-  });
+  const deliveryTo = (url: string, delivery: StormDelivery) =>
+    stack.request('POST', url, {
+      rawBody: delivery.body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'NOWPayments',
+        ...(delivery.signature === null ? {} : { 'x-nowpayments-sig': delivery.signature }),
+      },
+    });
   return {
     name: 'nowpayments',
     async createTopup(customer, amountEurCents) {
@@ -378,19 +395,26 @@ export function nowPaymentsStorm(stack: FaultStack): StormPersonality {
         transactionPattern: `^(${topups.map((topup) => topup.invoiceId).join('|')})@`,
       };
     },
-    post: (delivery) =>
-      stack.request('POST', `${stack.gatewayUrl}/v1/hooks/payments/nowpayments`, {
-        rawBody: delivery.body,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'NOWPayments',
-          ...(delivery.signature === null ? {} : { 'x-nowpayments-sig': delivery.signature }),
-        },
-      }),
+    post: (delivery) => deliveryTo(`${stack.gatewayUrl}/v1/hooks/payments/nowpayments`, delivery),
+    fullPayment(topup) {
+      // The payment's running total reaches the whole amount: `finished`, keyed by that total.
+      const parsed = ipn(topup, topup.depositUnits, 'finished');
+      const body = JSON.stringify(parsed);
+      return {
+        transactionId: `${topup.invoiceId}@${coins(topup.depositUnits)}`,
+        delivery: () => ({ body, signature: signIpn(parsed), expected: 'ok', variant: 'finished', group: topup.invoiceId, rank: 1 }),
+      };
+    },
+    async process() {
+      await creator();
+      return replica!;
+    },
+    deliverToProcess: (delivery) => deliveryTo(`http://127.0.0.1:${hooksPort}/v1/hooks/payments/nowpayments`, delivery),
     async close() {
       client?.close();
       if (client) await stack.stopReplica('payments-nowpayments');
       client = undefined;
+      replica = undefined;
     },
   };
 }
