@@ -31,13 +31,14 @@ export class ScriptedTerminal {
     );
   }
 
-  static connect(port: number, secure?: { ca: Buffer; servername: string }): Promise<ScriptedTerminal> {
+  /** `halfOpen`: the EA keeps its end open after the connector's FIN, as a hung terminal would. */
+  static connect(port: number, secure?: { ca: Buffer; servername: string }, halfOpen = false): Promise<ScriptedTerminal> {
     return new Promise((resolve, reject) => {
       const socket = secure
         ? tls.connect({ port, host: '127.0.0.1', ca: secure.ca, servername: secure.servername }, () =>
             resolve(new ScriptedTerminal(socket)),
           )
-        : net.connect({ port, host: '127.0.0.1' }, () => resolve(new ScriptedTerminal(socket)));
+        : net.connect({ port, host: '127.0.0.1', allowHalfOpen: halfOpen }, () => resolve(new ScriptedTerminal(socket)));
       socket.once('error', reject);
     });
   }
