@@ -5,6 +5,8 @@ import path from 'node:path';
 import { createLogger } from '@mtx/shared/logger';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TerminalServer } from '../src/bridge/terminal-server';
+import { terminalServerSettings } from '../src/bridge/terminal-server-settings';
+import { loadConnectorConfig } from '../src/config';
 import { ScriptedTerminal } from './scripted-terminal';
 import { directory, failure, settings, startServer, stopServers, welcomed } from './terminal-server-harness';
 
@@ -85,11 +87,13 @@ describe('terminal server: TLS', () => {
   let directoryPath = '';
   let key: Buffer;
   let cert: Buffer;
+  let keyFile = '';
+  let certFile = '';
 
   beforeAll(() => {
     directoryPath = fs.mkdtempSync(path.join(os.tmpdir(), 'terminal-tls-'));
-    const keyFile = path.join(directoryPath, 'key.pem');
-    const certFile = path.join(directoryPath, 'cert.pem');
+    keyFile = path.join(directoryPath, 'key.pem');
+    certFile = path.join(directoryPath, 'cert.pem');
     execFileSync(
       'openssl',
       [
@@ -121,6 +125,22 @@ describe('terminal server: TLS', () => {
   it('refuses to start without TLS on an address other than loopback', () => {
     const logger = createLogger('terminal-server-test', { level: 'silent' });
     expect(() => new TerminalServer({ ...settings, host: '0.0.0.0' }, { directory, logger })).toThrow(/needs TLS/);
+  });
+
+  it('takes its TLS key and certificate from the configured files, and needs both', () => {
+    const logger = createLogger('terminal-server-test', { level: 'silent' });
+    const environment = { TERMINAL_LISTEN_HOST: '0.0.0.0', TERMINAL_LISTEN_PORT: '0' };
+    const plainConfig = loadConnectorConfig('mt5', environment);
+    expect(() => new TerminalServer(terminalServerSettings(plainConfig), { directory, logger })).toThrow(/needs TLS/);
+    const halfConfig = loadConnectorConfig('mt5', { ...environment, TERMINAL_TLS_KEY_FILE: keyFile });
+    expect(() => terminalServerSettings(halfConfig)).toThrow(/set together/);
+    const tlsConfig = loadConnectorConfig('mt5', { ...environment, TERMINAL_TLS_KEY_FILE: keyFile, TERMINAL_TLS_CERT_FILE: certFile });
+    const tlsSettings = terminalServerSettings(tlsConfig);
+    expect(tlsSettings.tls?.cert.toString()).toBe(cert.toString());
+    expect([tlsSettings.maxInFlight, tlsSettings.heartbeatMs, tlsSettings.idleMs, tlsSettings.helloDeadlineMs]).toEqual([
+      8, 10_000, 30_000, 10_000,
+    ]);
+    expect(() => new TerminalServer(tlsSettings, { directory, logger })).not.toThrow();
   });
 
   it('admits a terminal over TLS on 0.0.0.0 and closes a plain-TCP one before any frame', async () => {

@@ -132,7 +132,6 @@ export class TerminalSession {
 
   private receive(chunk: Buffer): void {
     if (this.state === 'closing' || this.state === 'closed') return;
-    this.lastReceivedAt = Date.now();
     let frames: DecodedFrame[];
     try {
       frames = this.reader.push(chunk).map(decodeFrame);
@@ -140,6 +139,8 @@ export class TerminalSession {
       this.violation(error);
       return;
     }
+    // Frames count for the idle bound, not bytes: a line trickled in without its LF keeps nothing alive.
+    if (frames.length > 0) this.lastReceivedAt = Date.now();
     for (const frame of frames) {
       if ((this.state as SessionState) === 'closing') return;
       try {
