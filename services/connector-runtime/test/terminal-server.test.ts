@@ -146,6 +146,20 @@ describe('terminal server: calls', () => {
     expect((await next).status).toBe('ok');
   });
 
+  it('fails a request it cannot write as unavailable, without taking a slot', async () => {
+    const { server, port } = await startServer();
+    const terminal = await welcomed(port);
+    for (const args of [[['Bad Key', 'x']], [['comment', 'x'.repeat(1_048_576)]]] as Array<Array<[string, string]>>) {
+      const error = await failure(server.call('acc_one', 'send', args, { deadlineMs: 1_000 }));
+      expect([error.code, error.sent]).toEqual(['unavailable', false]);
+    }
+    // Both in-flight slots are still free: two calls go out at once.
+    const calls = [1, 2].map(() => server.call('acc_one', 'account', [], { deadlineMs: 1_000 }));
+    const ids = [(await terminal.next()).fields.get('id')!, (await terminal.next()).fields.get('id')!];
+    for (const id of ids) terminal.send('res', { id, status: 'ok' });
+    expect((await Promise.all(calls)).map((answer) => answer.status)).toEqual(['ok', 'ok']);
+  });
+
   it('answers unavailable at once for an account without a terminal', async () => {
     const { server } = await startServer();
     const error = await failure(server.call('acc_one', 'account', [], { deadlineMs: 1_000 }));

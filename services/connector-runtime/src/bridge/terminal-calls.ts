@@ -187,6 +187,13 @@ export class CallTable {
     const id = ++this.lastId;
     const frame: RequestFrame = { type: 'req', id, command: call.command, args: call.args };
     if (trade) frame.ttlMs = ttlMs;
+    try {
+      this.send(frame);
+    } catch (error) {
+      // A frame that cannot be written (a bad argument name, past the frame bound) never left: nothing to reconcile.
+      call.reject(new TerminalCallError('unavailable', `${call.command} not sent: ${(error as Error).message}`));
+      return;
+    }
     const entry: Outstanding = { call, sentAt: Date.now(), late: false };
     call.timer = setTimeout(() => {
       entry.late = true;
@@ -194,6 +201,5 @@ export class CallTable {
       this.notifyDrained();
     }, leftMs);
     this.outstanding.set(id, entry);
-    this.send(frame);
   }
 }

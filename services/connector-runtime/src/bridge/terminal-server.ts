@@ -136,7 +136,9 @@ export class TerminalServer {
           { connection: from.connection, accountId: from.accountId, command: late.command, id: late.answer.id },
           'terminal answered after the deadline',
         );
-        this.dependencies.events?.lateAnswer?.({ ...late, accountId: from.accountId ?? '', connection: from.connection });
+        this.notify('lateAnswer', () =>
+          this.dependencies.events?.lateAnswer?.({ ...late, accountId: from.accountId ?? '', connection: from.connection }),
+        );
       },
     });
     this.sessions.add(session);
@@ -148,7 +150,9 @@ export class TerminalServer {
     this.byAccount.set(accountId, session);
     // The older connection goes first, so a restarted terminal need not wait for its idle bound.
     if (older) older.bye('replaced', `a newer connection of account ${accountId} replaced this one`);
-    this.dependencies.events?.attached?.({ accountId, connection: session.connection, replaced: Boolean(older) });
+    this.notify('attached', () =>
+      this.dependencies.events?.attached?.({ accountId, connection: session.connection, replaced: Boolean(older) }),
+    );
   }
 
   private detach(session: TerminalSession): void {
@@ -157,6 +161,15 @@ export class TerminalServer {
     if (accountId === undefined || this.byAccount.get(accountId) !== session) return;
     this.byAccount.delete(accountId);
     this.dependencies.logger.info({ connection: session.connection, accountId }, 'terminal detached');
-    this.dependencies.events?.detached?.({ accountId, connection: session.connection });
+    this.notify('detached', () => this.dependencies.events?.detached?.({ accountId, connection: session.connection }));
+  }
+
+  /** A caller's event handler that throws must not break the connection that raised the event. */
+  private notify(event: keyof TerminalServerEvents, handle: () => void): void {
+    try {
+      handle();
+    } catch (error) {
+      this.dependencies.logger.error({ event, err: (error as Error).message }, 'terminal event handler failed');
+    }
   }
 }
