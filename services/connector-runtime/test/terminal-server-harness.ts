@@ -13,7 +13,7 @@ export const settings: TerminalServerSettings = {
   maxConnections: 16,
   helloDeadlineMs: 400,
   heartbeatMs: 150,
-  idleMs: 500,
+  idleMs: 2_000,
   maxInFlight: 2,
   maxQueued: 1,
   maxFrameBytes: 4_096,

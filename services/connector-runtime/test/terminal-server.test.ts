@@ -18,7 +18,7 @@ describe('terminal server: admission', () => {
     terminal.hello();
     const welcome = await terminal.next();
     expect(welcome.type).toBe('welcome');
-    expect(Object.fromEntries(welcome.fields)).toMatchObject({ v: '1', max_inflight: '2', hb_ms: '150', idle_ms: '500' });
+    expect(Object.fromEntries(welcome.fields)).toMatchObject({ v: '1', max_inflight: '2', hb_ms: '150', idle_ms: '2000' });
     expect(events).toEqual(['attached acc_one']);
     expect(server.isAttached('acc_one')).toBe(true);
     // 1767261600 − 1767254400 = 7200 s: the example's UTC+2 server.
@@ -181,7 +181,7 @@ describe('terminal server: calls', () => {
 
 describe('terminal server: liveness', () => {
   it('sends heartbeats with its clock, takes the offset from the EA’s, and closes a silent terminal', async () => {
-    const { server, port, events } = await startServer();
+    const { server, port, events } = await startServer({ idleMs: 600 });
     const terminal = await welcomed(port);
     const heartbeat = await terminal.next({ heartbeats: true });
     expect(heartbeat.type).toBe('hb');
