@@ -39,6 +39,35 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     CONNECTOR_TERMINAL_STREAMS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
     /** A terminal stream unused this long is closed; the next call opens a new one. */
     CONNECTOR_TERMINAL_IDLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
+    /**
+     * Address the terminal listener binds (EAs dial in, docs/terminal-bridge.md). Any address other than loopback
+     * (`127.0.0.1`, `::1`, `localhost`) needs TERMINAL_TLS_KEY_FILE and TERMINAL_TLS_CERT_FILE.
+     */
+    TERMINAL_LISTEN_HOST: Type.String({ default: '127.0.0.1' }),
+    /** Port of the terminal listener. */
+    TERMINAL_LISTEN_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: platform === 'mt4' ? 50080 : 50081 }),
+    /** PEM private key of the terminal listener's TLS certificate; empty: plain TCP, loopback only. */
+    TERMINAL_TLS_KEY_FILE: Type.String({ default: '' }),
+    /** PEM certificate (chain) the EAs verify against the host name they dial; empty: plain TCP, loopback only. */
+    TERMINAL_TLS_CERT_FILE: Type.String({ default: '' }),
+    /** Terminal connections held at once; the listener refuses more. */
+    TERMINAL_CONNECTIONS_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
+    /** A connection that has not delivered its `hello` this long after the accept (TLS included) is closed. */
+    TERMINAL_HELLO_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+    /** `hb_ms` in `welcome`: either side sends a heartbeat after this long without sending anything. */
+    TERMINAL_HEARTBEAT_MS: Type.Integer({ minimum: 1_000, maximum: 60_000, default: 10_000 }),
+    /** `idle_ms` in `welcome`: a terminal silent this long gets `bye reason=idle` and is closed. */
+    TERMINAL_IDLE_MS: Type.Integer({ minimum: 3_000, maximum: 180_000, default: 30_000 }),
+    /** `max_inflight` in `welcome`: unanswered requests per terminal; further calls wait in the queue below. */
+    TERMINAL_INFLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
+    /** Calls waiting per terminal for an in-flight slot; beyond it a call fails `unavailable` and sends nothing. */
+    TERMINAL_QUEUE_MAX: Type.Integer({ minimum: 0, default: 64 }),
+    /** Largest frame accepted from a terminal, LF included; a longer line closes that connection. */
+    TERMINAL_FRAME_MAX_BYTES: Type.Integer({ minimum: 1_024, maximum: 1_048_576, default: 1_048_576 }),
+    /** Deadline of the terminal directory's lookup during a hello; past it the terminal is refused `unavailable`. */
+    TERMINAL_LOOKUP_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+    /** One-way trip allowed for a request: a trade request's `ttl_ms` is its time left less this. */
+    TERMINAL_LATENCY_ALLOWANCE_MS: Type.Integer({ minimum: 0, default: 250 }),
     /** Requests handled at once; beyond it the connector answers 503 at once and sends nothing. */
     CONNECTOR_CONCURRENCY_MAX: Type.Integer({ minimum: 1, default: 2_000 }),
     /** Closes per account and request; matches beyond it come back skipped. */
