@@ -120,3 +120,19 @@ export function listeningPort(server: Server): number {
   const address = server.address();
   return typeof address === 'object' && address ? address.port : 0;
 }
+
+/**
+ * Closes an HTTP app (Fastify) within `graceMs`: it stops accepting, requests in flight finish, and whatever
+ * connection is still open when the grace ends is cut, so `stop(graceMs)` never waits on a slow client.
+ */
+export async function closeHttpWithin(
+  app: { close(): PromiseLike<unknown>; server: { closeAllConnections(): void } },
+  graceMs: number,
+): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
+}
