@@ -1,6 +1,5 @@
 import { CustomerEventPublisher, customerEventChannel, type CustomerEventDraft } from '@mtx/shared/customer-events';
 import crypto from 'node:crypto';
-import type { Db } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import type { ServiceApp } from '@mtx/shared/lifecycle';
@@ -16,7 +15,7 @@ import { RenewalEngine } from './app/renewal-engine';
 import { Scheduler } from './app/scheduler';
 import { subscribeCreditEvents } from './handlers/credit-events';
 import { billingGrpcImplementation } from './handlers/grpc';
-import { BillingStore, ensureBillingIndexes, openBillingCollections } from './store/billing-store';
+import { BillingStore, ensureBillingIndexes, type BillingCollections } from './store/billing-store';
 import { mergeShardedLayout } from './store/shard-migration';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
@@ -39,7 +38,11 @@ export function renewalPolicy(config: BillingConfig) {
 
 export interface BillingAppDependencies {
   config: BillingConfig;
-  database: Db;
+  /**
+   * Billing's collections in the layout of the store that answers (`openBillingCollections`, which asks the
+   * store its engine, is the caller's): building the app sends the store nothing.
+   */
+  collections: BillingCollections;
   clock: Clock;
   logger: Logger;
   wallet: WalletPort;
@@ -49,7 +52,10 @@ export interface BillingAppDependencies {
   instanceId?: string;
 }
 
-/** `start` serves gRPC, subscribes to credit events and revision announcements, and starts the scheduler (if enabled). */
+/**
+ * `start` moves a former sharded layout over and makes sure of the indexes, serves gRPC, subscribes to credit
+ * events and revision announcements, and starts the scheduler (if enabled).
+ */
 export interface BillingApp extends ServiceApp {
   service: BillingService;
   scheduler: Scheduler;
@@ -58,12 +64,9 @@ export interface BillingApp extends ServiceApp {
   readonly port: number;
 }
 
-/** Builds billing without listening or starting anything, so tests can run several on one store. */
-export async function createBillingApp(dependencies: BillingAppDependencies): Promise<BillingApp> {
-  const { config, clock, logger } = dependencies;
-  const collections = await openBillingCollections(dependencies.database);
-  if (collections.seatShards.length === 1) await mergeShardedLayout(dependencies.database, logger);
-  await ensureBillingIndexes(collections);
+/** Builds billing without touching the store or NATS, listening or starting anything, so tests can run several on one store. */
+export function createBillingApp(dependencies: BillingAppDependencies): BillingApp {
+  const { config, clock, logger, collections } = dependencies;
   const store = new BillingStore(collections, {
     cacheCustomers: config.VIEW_CACHE_CUSTOMERS,
     schedulerWritesInFlight: config.SCHEDULER_WRITES_IN_FLIGHT,
@@ -122,6 +125,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   let creditEvents: { close(): Promise<void> } | undefined;
   let revisionAnnouncements: { close(): void } | undefined;
   let server: GrpcServerHandle | undefined;
+  let storePrepared = false;
   return {
     service,
     scheduler,
@@ -130,6 +134,11 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       return server?.port ?? 0;
     },
     async start() {
+      if (!storePrepared) {
+        if (collections.seatShards.length === 1) await mergeShardedLayout(collections.database, logger);
+        await ensureBillingIndexes(collections);
+        storePrepared = true;
+      }
       server = await startGrpcServer(
         [{ ...grpcServices.billing, implementation: billingGrpcImplementation(service, scheduler, logger) }],
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,

@@ -1,5 +1,5 @@
 import Fastify, { LogController } from 'fastify';
-import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
 import { deferredChildLoggerFactory } from '@mtx/shared/logger';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { traceHttpServer } from '@mtx/shared/telemetry';
@@ -84,11 +84,11 @@ export async function createGatewayService(dependencies: GatewayDependencies): P
       await http.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
       idempotencySweep.start();
     },
-    async stop() {
+    async stop(graceMs) {
       await idempotencySweep.stop();
-      // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones;
-      // the grace is enforced by the caller.
-      await http.close();
+      // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones
+      // until the grace ends; then what is still open is cut.
+      await closeHttpWithin(http, graceMs);
     },
   };
 }
