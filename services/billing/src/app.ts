@@ -2,7 +2,7 @@ import { CustomerEventPublisher, customerEventChannel, type CustomerEventDraft }
 import crypto from 'node:crypto';
 import type { Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import { announce, announcements, followAnnouncements, following } from '@mtx/shared/announcements';
 import type { NatsConnection } from '@mtx/shared/nats';
@@ -162,12 +162,13 @@ export function createBillingApp(dependencies: BillingAppDependencies): BillingA
       if (config.SCHEDULER_ENABLED) scheduler.start(config.SCHEDULER_INTERVAL_MS);
     },
     async stop(graceMs) {
-      // Stop taking calls first, then let the scheduler finish its batch and drain the credit events.
-      await server?.close(graceMs);
-      await scheduler.stop();
-      await creditEvents?.close();
+      const grace = startGrace(graceMs);
+      // Stop taking calls first, then let the scheduler finish its batch and drain the credit events, within the grace.
+      await server?.close(grace.remainingMs);
+      await grace.within(scheduler.stop());
+      await grace.within(creditEvents?.close());
       revisionAnnouncements?.close();
-      await customerEvents?.flush(Math.min(graceMs, 5_000));
+      await customerEvents?.flush(Math.min(grace.remainingMs, 5_000));
     },
   };
 }

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
-import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { BrokerSimConfig } from './config';
 import { Broker } from './app/broker';
@@ -75,10 +75,12 @@ export async function createBrokerSimApp(options: {
       ports = { grpcPort: grpcServer.port, httpPort: listeningPort(control.server) };
     },
     async stop(graceMs) {
-      await market.stop();
+      const grace = startGrace(graceMs);
+      await grace.within(market.stop());
       // Together: the server stops taking new calls and streams while the open terminal streams are ended.
-      await Promise.all([grpcServer?.close(graceMs), grpcService.drainTerminals(graceMs)]);
-      await control.close();
+      await Promise.all([grpcServer?.close(grace.remainingMs), grpcService.drainTerminals(grace.remainingMs)]);
+      await closeHttpWithin(control, grace.remainingMs);
+      // Not cut: what is queued is written (each line answers only once on disk), and a restart reopens the file.
       await journal.close();
     },
   };

@@ -3,7 +3,7 @@ import Fastify, { LogController } from 'fastify';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
-import { closeHttpWithin, listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { SandboxConfig } from './config';
@@ -157,10 +157,11 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
       btcpay.start();
     },
     async stop(graceMs) {
-      await btcpay.stop();
+      const grace = startGrace(graceMs);
+      await grace.within(btcpay.stop());
       // Postback deliveries end at their own timeout (POSTBACK_TIMEOUT_MS); past the grace they are left to it.
-      await Promise.race([dispatcher.close(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
-      await closeHttpWithin(app, graceMs);
+      await grace.within(dispatcher.close());
+      await closeHttpWithin(app, grace.remainingMs);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { systemClock } from '@mtx/shared/clock';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
 import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import { announce, announcements, followAnnouncements, following } from '@mtx/shared/announcements';
@@ -122,13 +122,14 @@ export function createExecutionApp(options: {
       }
     },
     async stop(graceMs) {
+      const grace = startGrace(graceMs);
       const reconciliationStopped = reconciliation.stop();
       // In-flight batches finish (their deadline is shorter than the grace) before the inbox goes away.
-      await server?.close(graceMs);
-      await reconciliationStopped;
+      await server?.close(grace.remainingMs);
+      await grace.within(reconciliationStopped);
       accountChanges?.close();
-      await terminals.close();
-      await customerEvents.flush(Math.min(graceMs, 5_000));
+      await grace.within(terminals.close());
+      await customerEvents.flush(Math.min(grace.remainingMs, 5_000));
     },
   };
 }

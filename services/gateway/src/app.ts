@@ -1,5 +1,5 @@
 import Fastify, { LogController } from 'fastify';
-import { closeHttpWithin, listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import { deferredChildLoggerFactory } from '@mtx/shared/logger';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { traceHttpServer } from '@mtx/shared/telemetry';
@@ -85,10 +85,12 @@ export async function createGatewayService(dependencies: GatewayDependencies): P
       idempotencySweep.start();
     },
     async stop(graceMs) {
-      await idempotencySweep.stop();
+      const grace = startGrace(graceMs);
+      // Expired keys a cut sweep leaves are taken by the next one.
+      await grace.within(idempotencySweep.stop());
       // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones
       // until the grace ends; then what is still open is cut.
-      await closeHttpWithin(http, graceMs);
+      await closeHttpWithin(http, grace.remainingMs);
     },
   };
 }

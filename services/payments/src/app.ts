@@ -19,7 +19,7 @@ import { grpcServices } from '@mtx/shared/grpc-services';
 import { observeCrediting } from './handlers/metrics';
 import { createHooksServer } from './handlers/hooks-http';
 import { JetStreamInbox } from './clients/inbox';
-import { closeHttpWithin, listeningPort } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace } from '@mtx/shared/lifecycle';
 
 export const paymentsGrpcBinding = grpcServices.payments;
 
@@ -160,11 +160,13 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       }
     },
     async stop(graceMs) {
+      const grace = startGrace(graceMs);
       await Promise.all([server?.close(graceMs), closeHttpWithin(hooks, graceMs)]);
       announcementFollower?.close();
-      await Promise.all(jobs.map((job) => job.stop()));
+      await grace.within(Promise.all(jobs.map((job) => job.stop())));
+      // Not cut: it hands what it holds back to the inbox at once, and its batches in flight end at the wallet's deadline.
       await topups.crediting.stop();
-      await customerEvents.flush(Math.min(graceMs, 5_000));
+      await customerEvents.flush(Math.min(grace.remainingMs, 5_000));
     },
   };
 }

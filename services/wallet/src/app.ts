@@ -10,7 +10,7 @@ import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 
 export { auditLedger, type AuditReport } from './audit';
 
@@ -107,9 +107,11 @@ export function createWalletApp(options: WalletAppOptions): WalletApp {
       if (options.backgroundWork !== false) recovery.start();
     },
     async stop(graceMs) {
-      await server?.close(graceMs);
+      const grace = startGrace(graceMs);
+      await server?.close(grace.remainingMs);
       announcementFollower?.close();
-      await recovery.stop();
+      // A recovery pass cut short is finished by the next replica's start-up sweep.
+      await grace.within(recovery.stop());
     },
   };
 }
