@@ -255,6 +255,19 @@ describe('one app contract', () => {
     expect({ connectAttempts, storeEvents }).toEqual({ connectAttempts: [], storeEvents: [] });
   });
 
+  it('broker-sim: building the app neither reads nor creates its journal', async () => {
+    const journalFile = path.join(dataDirectory, 'untouched', 'journal.ndjson');
+    const app = createBrokerSimApp({
+      config: loadBrokerSimConfig({ ...baseEnvironment(), DATA_DIR: dataDirectory }),
+      journalFile,
+      logger: silent,
+    });
+    expect(fs.existsSync(path.dirname(journalFile))).toBe(false);
+    await app.stop(200);
+    expect(fs.existsSync(path.dirname(journalFile))).toBe(false);
+  });
+
+  // Last: it makes the store client connect.
   it('notices a build that sends a store command, dials a gRPC service or calls NATS', async () => {
     // The instruments themselves: each kind of use the contract forbids shows up in what is checked above.
     const { nats, calls } = recordingNats();
