@@ -1,9 +1,8 @@
 import { CustomerEventPublisher, customerEventChannel, type CustomerEventDraft } from '@mtx/shared/customer-events';
 import crypto from 'node:crypto';
-import type { Db } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import { announce, announcements, followAnnouncements, following } from '@mtx/shared/announcements';
 import type { NatsConnection } from '@mtx/shared/nats';
@@ -16,7 +15,7 @@ import { RenewalEngine } from './app/renewal-engine';
 import { Scheduler } from './app/scheduler';
 import { subscribeCreditEvents } from './handlers/credit-events';
 import { billingGrpcImplementation } from './handlers/grpc';
-import { BillingStore, billingCollections, ensureBillingIndexes } from './store/billing-store';
+import { BillingStore, ensureBillingIndexes, type BillingCollections } from './store/billing-store';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
 /** Every replica's view cache and every gateway's read model follow these announcements of a new revision. */
@@ -38,7 +37,8 @@ export function renewalPolicy(config: BillingConfig) {
 
 export interface BillingAppDependencies {
   config: BillingConfig;
-  database: Db;
+  /** Billing's collections (`billingCollections(database)`: one layout on every store); building sends the store nothing. */
+  collections: BillingCollections;
   clock: Clock;
   logger: Logger;
   wallet: WalletPort;
@@ -48,7 +48,10 @@ export interface BillingAppDependencies {
   instanceId?: string;
 }
 
-/** `start` serves gRPC, subscribes to credit events and revision announcements, and starts the scheduler (if enabled). */
+/**
+ * `start` moves a former sharded layout over and makes sure of the indexes, serves gRPC, subscribes to credit
+ * events and revision announcements, and starts the scheduler (if enabled).
+ */
 export interface BillingApp extends ServiceApp {
   service: BillingService;
   scheduler: Scheduler;
@@ -57,11 +60,9 @@ export interface BillingApp extends ServiceApp {
   readonly port: number;
 }
 
-/** Builds billing without listening or starting anything, so tests can run several on one store. */
-export async function createBillingApp(dependencies: BillingAppDependencies): Promise<BillingApp> {
-  const { config, clock, logger } = dependencies;
-  const collections = billingCollections(dependencies.database);
-  await ensureBillingIndexes(collections);
+/** Builds billing without touching the store or NATS, listening or starting anything, so tests can run several on one store. */
+export function createBillingApp(dependencies: BillingAppDependencies): BillingApp {
+  const { config, clock, logger, collections } = dependencies;
   const store = new BillingStore(collections, {
     cacheCustomers: config.VIEW_CACHE_CUSTOMERS,
     schedulerWritesInFlight: config.SCHEDULER_WRITES_IN_FLIGHT,
@@ -120,6 +121,7 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
   let creditEvents: { close(): Promise<void> } | undefined;
   let revisionAnnouncements: { close(): void } | undefined;
   let server: GrpcServerHandle | undefined;
+  let storePrepared = false;
   return {
     service,
     scheduler,
@@ -128,6 +130,10 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       return server?.port ?? 0;
     },
     async start() {
+      if (!storePrepared) {
+        await ensureBillingIndexes(collections);
+        storePrepared = true;
+      }
       server = await startGrpcServer(
         [{ ...grpcServices.billing, implementation: billingGrpcImplementation(service, scheduler, logger) }],
         `${config.GRPC_HOST}:${config.GRPC_PORT}`,
@@ -151,12 +157,13 @@ export async function createBillingApp(dependencies: BillingAppDependencies): Pr
       if (config.SCHEDULER_ENABLED) scheduler.start(config.SCHEDULER_INTERVAL_MS);
     },
     async stop(graceMs) {
-      // Stop taking calls first, then let the scheduler finish its batch and drain the credit events.
-      await server?.close(graceMs);
-      await scheduler.stop();
-      await creditEvents?.close();
+      const grace = startGrace(graceMs);
+      // Stop taking calls first, then let the scheduler finish its batch and drain the credit events, within the grace.
+      await server?.close(grace.remainingMs);
+      await grace.within(scheduler.stop());
+      await grace.within(creditEvents?.close());
       revisionAnnouncements?.close();
-      await customerEvents?.flush(Math.min(graceMs, 5_000));
+      await customerEvents?.flush(Math.min(grace.remainingMs, 5_000));
     },
   };
 }

@@ -5,6 +5,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
 import { createBillingApp } from './app';
+import { billingCollections } from './store/billing-store';
 import { loadBillingConfig } from './config';
 import { executionPortFromClient } from './clients/execution';
 import { walletPortFromClient } from './clients/wallet';
@@ -52,9 +53,10 @@ runService(logger, async () => {
   const walletClient = connectService('wallet', config.WALLET_GRPC_URL, config.WALLET_DEADLINE_MS);
   const executionClient = connectService('execution', config.EXECUTION_GRPC_URL, config.EXECUTION_DEADLINE_MS);
   const nats = await connectNats(config.NATS_URL, 'billing', logger);
-  const app = await createBillingApp({
+  const collections = billingCollections(database);
+  const app = createBillingApp({
     config,
-    database,
+    collections,
     clock: systemClock,
     logger,
     wallet: withCrashAfterDebit(walletPortFromClient(walletClient, config.WALLET_DEADLINE_MS), config.BILLING_FAULT_CRASH_AFTER_DEBIT),

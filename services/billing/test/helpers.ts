@@ -8,6 +8,7 @@ import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createWalletApp, walletGrpcBinding, type WalletApp } from '../../wallet/src/app';
 import { loadWalletConfig } from '../../wallet/src/config';
 import { createBillingApp, type BillingApp } from '../src/app';
+import { billingCollections } from '../src/store/billing-store';
 import { loadBillingConfig } from '../src/config';
 import { executionPortFromClient } from '../src/clients/execution';
 import { walletPortFromClient } from '../src/clients/wallet';
@@ -90,9 +91,9 @@ export async function startBillingHarness(
       GRPC_PORT: '0',
       ...options.env,
     });
-    const app = await createBillingApp({
+    const app = createBillingApp({
       config,
-      database: mongo.db(databaseName(prefix, 'billing')),
+      collections: billingCollections(mongo.db(databaseName(prefix, 'billing'))),
       clock: replicaOptions.clock ?? clock,
       logger: createLogger('billing', { level: 'silent' }),
       wallet: (options.wrapWallet ?? ((wallet: WalletPort) => wallet))(walletPortFromClient(walletClient, 5_000)),

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '@mtx/shared/clock';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
-import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { BrokerSimConfig } from './config';
 import { Broker } from './app/broker';
@@ -11,7 +11,7 @@ import { FileJournal } from './store/journal';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
-/** `start` serves gRPC and the control API on HOST (the journal was loaded at creation); ports 0 pick free ones. */
+/** `start` loads the journal, then serves gRPC and the control API on HOST; ports 0 pick free ones. */
 export interface BrokerSimApp extends ServiceApp {
   broker: Broker;
   control: ControlApi;
@@ -19,17 +19,20 @@ export interface BrokerSimApp extends ServiceApp {
   readonly ports: { grpcPort: number; httpPort: number };
 }
 
-/** Opens the journal at `journalFile` and rebuilds the brokers' state from it; nothing listens yet. */
-export async function createBrokerSimApp(options: {
+/**
+ * Wires broker-sim over the journal at `journalFile` without reading it; `start` rebuilds the brokers' state from
+ * it before serving.
+ */
+export function createBrokerSimApp(options: {
   config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS' | 'GRPC_PORT' | 'HTTP_PORT' | 'HOST'> &
     Partial<Pick<BrokerSimConfig, 'BROKER_SIM_SESSION_IDLE_MS'>>;
   journalFile: string;
   logger: Logger;
   clock?: Clock;
   prices?: PriceFeed;
-}): Promise<BrokerSimApp> {
+}): BrokerSimApp {
   const { config, logger } = options;
-  const journal = await FileJournal.open(options.journalFile, logger);
+  const journal = new FileJournal(options.journalFile, logger);
   const broker = new Broker({
     journal,
     clock: options.clock ?? systemClock,
@@ -38,12 +41,12 @@ export async function createBrokerSimApp(options: {
     ...(config.BROKER_SIM_SESSION_IDLE_MS ? { sessionIdleMs: config.BROKER_SIM_SESSION_IDLE_MS } : {}),
     ...(options.prices ? { prices: options.prices } : {}),
   });
-  broker.load();
   const grpcService = createBrokerSimGrpcImplementation(broker, logger);
   const control = buildControlApi(broker, logger, async () => journal.healthy, {
     stats: grpcService.terminalStats,
     disconnect: () => grpcService.drainTerminals(0),
   });
+  let loaded = false;
   let grpcServer: GrpcServerHandle | undefined;
   let ports = { grpcPort: 0, httpPort: 0 };
   // A slow journal must not pile ticks up: the next tick is scheduled once the previous one has applied.
@@ -64,6 +67,11 @@ export async function createBrokerSimApp(options: {
       return ports;
     },
     async start() {
+      if (!loaded) {
+        await journal.load();
+        broker.load();
+        loaded = true;
+      }
       grpcServer = await startGrpcServer(
         [{ ...grpcServices.brokerSim, implementation: grpcService.implementation }],
         `${config.HOST}:${config.GRPC_PORT}`,
@@ -75,10 +83,12 @@ export async function createBrokerSimApp(options: {
       ports = { grpcPort: grpcServer.port, httpPort: listeningPort(control.server) };
     },
     async stop(graceMs) {
-      await market.stop();
+      const grace = startGrace(graceMs);
+      await grace.within(market.stop());
       // Together: the server stops taking new calls and streams while the open terminal streams are ended.
-      await Promise.all([grpcServer?.close(graceMs), grpcService.drainTerminals(graceMs)]);
-      await control.close();
+      await Promise.all([grpcServer?.close(grace.remainingMs), grpcService.drainTerminals(grace.remainingMs)]);
+      await closeHttpWithin(control, grace.remainingMs);
+      // Not cut: what is queued is written (each line answers only once on disk), and a restart reopens the file.
       await journal.close();
     },
   };

@@ -8,7 +8,7 @@ const logger = createLogger('broker-sim');
 
 runService(logger, async () => {
   const config = loadBrokerSimConfig();
-  const app = await createBrokerSimApp({ config, journalFile: journalFileOf(config), logger });
+  const app = createBrokerSimApp({ config, journalFile: journalFileOf(config), logger });
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,

@@ -2,14 +2,21 @@ import { createConnectorApp, type ConnectorApp } from '@mtx/connector-runtime/ap
 import type { ClaimStore } from '@mtx/connector-runtime/claims';
 import type { ConnectorConfig } from '@mtx/connector-runtime/config';
 import type { Logger } from '@mtx/shared/logger';
+import type { NatsConnection } from '@mtx/shared/nats';
 import { Mt5Adapter } from './domain/mt5-adapter';
 
 /** The MT5 connector: the shared connector runtime with the MT5 platform adapter, not yet serving. */
-export function createConnectorMt5(options: { config: ConnectorConfig; logger: Logger; claims?: ClaimStore }): Promise<ConnectorApp> {
+export function createConnectorMt5(options: {
+  config: ConnectorConfig;
+  logger: Logger;
+  nats: NatsConnection;
+  claims?: ClaimStore;
+}): ConnectorApp {
   return createConnectorApp({
     platform: 'mt5',
     config: options.config,
     logger: options.logger,
+    nats: options.nats,
     adapterFactory: (client) => new Mt5Adapter(client),
     ...(options.claims ? { claims: options.claims } : {}),
   });

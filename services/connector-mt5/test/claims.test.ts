@@ -130,7 +130,8 @@ describe('claims per account message', () => {
       CONNECTOR_CLAIMS_BUCKET: `claims_r3_${process.pid}`,
       CONNECTOR_CLAIMS_REPLICAS: '3',
     });
-    await expect(createConnectorMt5({ config: tooMany, logger: silent })).rejects.toThrow(
+    // The bucket is opened by start: building the connector asks NATS nothing.
+    await expect(createConnectorMt5({ config: tooMany, logger: silent, nats: stack.nats }).start()).rejects.toThrow(
       /CONNECTOR_CLAIMS_REPLICAS=3 is more than this NATS deployment holds/,
     );
 

@@ -13,6 +13,7 @@ import {
 } from '@mtx/shared/connector/messages';
 import { closeAccountStatus } from '@mtx/connector-runtime/runtime';
 import { createLogger } from '@mtx/shared/logger';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { brokerSymbols, retcodeDescription, roundVolumeDown, symbolMatches } from '@mtx/shared/trading';
 import { mt4ErrorToRetcode } from '@mtx/connector-runtime/mt4-errors';
 import { startExecutionStack, type ExecutionStack } from '../../execution/test/stack';
@@ -112,6 +113,7 @@ describe('trading vocabulary', () => {
 describe('connectors over NATS', () => {
   let stack: ExecutionStack;
   let secondMt5: ConnectorApp | undefined;
+  let secondNats: NatsConnection | undefined;
   let sequence = 0;
 
   beforeAll(async () => {
@@ -123,6 +125,7 @@ describe('connectors over NATS', () => {
 
   afterAll(async () => {
     await secondMt5?.stop(1_000);
+    await secondNats?.drain().catch(() => undefined);
     await stack?.close();
   });
 
@@ -261,10 +264,9 @@ describe('connectors over NATS', () => {
   });
 
   it('never sends a client id twice, across concurrent duplicates, replicas and a restart', async () => {
-    secondMt5 = await createConnectorMt5({
-      config: loadConnectorConfig('mt5', stack.connectorEnv),
-      logger: createLogger('second', { level: 'silent' }),
-    });
+    const secondLogger = createLogger('second', { level: 'silent' });
+    secondNats = await connectNats(stack.connectorEnv.NATS_URL!, 'connector-mt5-second', secondLogger);
+    secondMt5 = createConnectorMt5({ config: loadConnectorConfig('mt5', stack.connectorEnv), logger: secondLogger, nats: secondNats });
     await secondMt5.start();
     await place('mt5', 'acc_m5c', 'AlphaFX-Live', '9003', [{}]);
     const before = await received('AlphaFX-Live', '9003');
@@ -294,6 +296,8 @@ describe('connectors over NATS', () => {
     expect(deals.filter((deal) => deal.clientId === leg.client_id)).toHaveLength(1);
     await secondMt5.stop(1_000);
     secondMt5 = undefined;
+    await secondNats.drain();
+    secondNats = undefined;
   });
 
   describe('close by selector', () => {

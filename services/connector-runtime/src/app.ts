@@ -2,7 +2,6 @@ import os from 'node:os';
 import type { NatsConnection } from 'nats';
 import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
-import { connectNats } from '@mtx/shared/nats';
 import type { AdapterFactory } from './adapter';
 import { BrokerClient, SessionPool } from './broker-client';
 import { KvClaimStore, type ClaimStore } from './claims';
@@ -10,8 +9,8 @@ import type { ConnectorConfig } from './config';
 import { ConnectorRuntime, startHealthServer } from './runtime';
 
 /**
- * `start` serves the NATS service and the health endpoint; `stop` stops taking requests, lets the ones in hand
- * finish within the grace, then drains the NATS connection the connector opened.
+ * `start` opens the claim bucket, serves the NATS service and the health endpoint; `stop` stops taking requests
+ * and lets the ones in hand finish within the grace. The NATS connection is the caller's: it stays open.
  */
 export interface ConnectorApp extends ServiceApp {
   runtime: ConnectorRuntime;
@@ -22,37 +21,28 @@ export interface ConnectorApp extends ServiceApp {
 }
 
 /**
- * Wires a connector: NATS connection, JetStream claim bucket (refused here when its settings do not fit the
- * cluster), broker-sim client and session pool. Nothing is served until `start`.
+ * Wires a connector over the NATS connection it is given: the broker-sim client and session pool, and the
+ * JetStream claim bucket, opened by `start` (which refuses settings that do not fit the cluster). Building it
+ * asks NATS nothing and dials nothing.
  */
-export async function createConnectorApp(options: {
+export function createConnectorApp(options: {
   platform: 'mt4' | 'mt5';
   config: ConnectorConfig;
   logger: Logger;
+  nats: NatsConnection;
   adapterFactory: AdapterFactory;
   claims?: ClaimStore;
-}): Promise<ConnectorApp> {
-  const { platform, config, logger } = options;
-  const nats = await connectNats(config.NATS_URL, `connector-${platform}`, logger);
+}): ConnectorApp {
+  const { platform, config, logger, nats } = options;
   let connected = true;
-  void (async () => {
-    for await (const status of nats.status()) {
-      if (status.type === 'disconnect' || status.type === 'error') connected = false;
-      if (status.type === 'reconnect') connected = true;
-    }
-  })().catch(() => undefined);
-  const claims =
-    options.claims ??
-    (await KvClaimStore.open(nats, {
-      bucket: config.CONNECTOR_CLAIMS_BUCKET,
-      ttlMs: config.CONNECTOR_CLAIM_TTL_MS,
-      owner: `${platform}@${os.hostname()}:${process.pid}`,
-      replicas: config.CONNECTOR_CLAIMS_REPLICAS,
-      logger,
-    }).catch(async (error: unknown) => {
-      await nats.close().catch(() => undefined);
-      throw error;
-    }));
+  let bucket: ClaimStore | undefined = options.claims;
+  // The runtime claims only while serving, which `start` begins once the bucket is open.
+  const claims: ClaimStore = {
+    claim(clientId, retryUntilUnixMs) {
+      if (!bucket) return Promise.reject(new Error('the claims bucket is not open: start the connector first'));
+      return bucket.claim(clientId, retryUntilUnixMs);
+    },
+  };
   const client = new BrokerClient(config.BROKER_SIM_GRPC_URL, {
     terminalIdleMs: config.CONNECTOR_TERMINAL_IDLE_MS,
     terminalStreamCount: config.CONNECTOR_TERMINAL_STREAMS,
@@ -65,6 +55,7 @@ export async function createConnectorApp(options: {
   });
   const runtime = new ConnectorRuntime({ platform, config, nats, logger, adapter: options.adapterFactory(client), sessions, claims });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
+  let watchingStatus = false;
   return {
     runtime,
     sessions,
@@ -73,13 +64,28 @@ export async function createConnectorApp(options: {
       return health?.port ?? 0;
     },
     async start() {
+      if (!watchingStatus) {
+        watchingStatus = true;
+        void (async () => {
+          for await (const status of nats.status()) {
+            if (status.type === 'disconnect' || status.type === 'error') connected = false;
+            if (status.type === 'reconnect') connected = true;
+          }
+        })().catch(() => undefined);
+      }
+      bucket ??= await KvClaimStore.open(nats, {
+        bucket: config.CONNECTOR_CLAIMS_BUCKET,
+        ttlMs: config.CONNECTOR_CLAIM_TTL_MS,
+        owner: `${platform}@${os.hostname()}:${process.pid}`,
+        replicas: config.CONNECTOR_CLAIMS_REPLICAS,
+        logger,
+      });
       await runtime.start();
       health = await startHealthServer(config.HEALTH_PORT, config.HOST, () => connected && !nats.isClosed() && runtime.running);
     },
     async stop(graceMs) {
       await runtime.stop(graceMs);
       await health?.close();
-      await nats.drain().catch(() => undefined);
       sessions.close();
       client.close();
     },

@@ -3,7 +3,7 @@ import Fastify, { LogController } from 'fastify';
 import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
-import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { SandboxConfig } from './config';
@@ -45,11 +45,13 @@ export function postbackUrlOf(config: SandboxConfig): string {
   return config.POSTBACK_URL ?? `${base.replace(/\/+$/, '')}/v1/hooks/payments/sandbox`;
 }
 
-/** Builds the sandbox provider without listening, so tests can run it in-process on a ManualClock. */
+/**
+ * Builds the sandbox provider without touching the store or listening, so tests can run it in-process on a
+ * ManualClock; `start` creates the collections, then serves.
+ */
 export async function createSandboxApp(options: SandboxAppOptions): Promise<SandboxApp> {
   const { config, database, clock, logger } = options;
   const store = createSandboxStore(database);
-  await ensureSandboxCollections(store);
   const invoices = createInvoices({ store, clock });
   const dispatcher = createPostbackDispatcher({
     clock,
@@ -109,7 +111,6 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     rateStepMs: config.RATE_STEP_MS,
     quoteMs: config.NOWPAYMENTS_QUOTE_MS,
   });
-  await nowPayments.ensureCollections();
   const nowPaymentsPersonality = createNowPaymentsPersonality({ payments: nowPayments, ipnSecret: config.NOWPAYMENTS_IPN_SECRET });
   registerNowPaymentsRoutes(app, {
     payments: nowPayments,
@@ -119,7 +120,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
     apiKey: config.NOWPAYMENTS_API_KEY,
     rateStepMs: config.RATE_STEP_MS,
   });
-  const btcpay = await createBtcpayPersonality({ config, database, invoices, dispatcher, clock, logger });
+  const btcpay = createBtcpayPersonality({ config, database, invoices, dispatcher, clock, logger });
   btcpay.registerRoutes(app);
   const personalities = new Map<string, Personality>([
     [sandboxPersonality.name, sandboxPersonality],
@@ -149,14 +150,18 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Sand
       return listeningPort(app.server);
     },
     async start() {
+      await ensureSandboxCollections(store);
+      await nowPayments.ensureCollections();
+      await btcpay.ensureCollections();
       await app.listen({ port: config.PORT, host: config.HOST });
       btcpay.start();
     },
-    async stop() {
-      await btcpay.stop();
-      // Postback deliveries end at their own timeout (POSTBACK_TIMEOUT_MS), under any grace the caller allows.
-      await dispatcher.close();
-      await app.close();
+    async stop(graceMs) {
+      const grace = startGrace(graceMs);
+      await grace.within(btcpay.stop());
+      // Postback deliveries end at their own timeout (POSTBACK_TIMEOUT_MS); past the grace they are left to it.
+      await grace.within(dispatcher.close());
+      await closeHttpWithin(app, grace.remainingMs);
     },
   };
 }

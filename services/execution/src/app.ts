@@ -3,7 +3,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { systemClock } from '@mtx/shared/clock';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
 import { startGrpcServer, type GrpcServerHandle, type ServiceClient } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import { announce, announcements, followAnnouncements, following } from '@mtx/shared/announcements';
@@ -19,7 +19,6 @@ import { createExecutionGrpcImplementation } from './handlers/grpc';
 import { createExecutionStore, type ExecutionStore } from './store/execution-store';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
-import { connectService } from '@mtx/shared/grpc-services';
 
 /** `start` serves gRPC on HOST:GRPC_PORT (0 picks a free port) and starts the reconciliation timer. */
 export interface ExecutionApp extends ServiceApp {
@@ -31,13 +30,17 @@ export interface ExecutionApp extends ServiceApp {
   readonly port: number;
 }
 
-/** Builds the execution service over a database and a NATS connection, without listening. */
+/**
+ * Builds the execution service over a database, a NATS connection and a billing client, touching none of them:
+ * `start` makes sure of the stores and streams, follows account changes and serves.
+ */
 export function createExecutionApp(options: {
   config: ExecutionConfig;
   database: Db;
   nats: NatsConnection;
   logger: Logger;
   clock?: Clock;
+  /** Seat checks (SEATS_REQUIRED) and billing status go through it; the caller opened it and closes it. */
   billing?: ServiceClient<BillingServiceDefinition>;
 }): ExecutionApp {
   const { config, database, nats, logger } = options;
@@ -46,8 +49,8 @@ export function createExecutionApp(options: {
     logger.warn('ACCOUNT_SECRET_KEY is the development key; set your own outside development');
   const store = createExecutionStore(database);
   const terminals = new TerminalClient(nats, config.TERMINAL_SUBJECT_ROOT, logger);
-  const billing =
-    options.billing ?? (config.SEATS_REQUIRED ? connectService('billing', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS) : undefined);
+  const { billing } = options;
+  if (config.SEATS_REQUIRED && !billing) throw new Error('SEATS_REQUIRED needs a billing client');
   const registry = new AccountRegistry({
     store,
     clock,
@@ -119,14 +122,14 @@ export function createExecutionApp(options: {
       }
     },
     async stop(graceMs) {
+      const grace = startGrace(graceMs);
       const reconciliationStopped = reconciliation.stop();
       // In-flight batches finish (their deadline is shorter than the grace) before the inbox goes away.
-      await server?.close(graceMs);
-      await reconciliationStopped;
+      await server?.close(grace.remainingMs);
+      await grace.within(reconciliationStopped);
       accountChanges?.close();
-      await terminals.close();
-      await customerEvents.flush(Math.min(graceMs, 5_000));
-      if (!options.billing) billing?.close();
+      await grace.within(terminals.close());
+      await customerEvents.flush(Math.min(grace.remainingMs, 5_000));
     },
   };
 }

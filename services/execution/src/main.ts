@@ -3,6 +3,7 @@ import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName } from '@mtx/shared/mongo';
 import { connectNats } from '@mtx/shared/nats';
+import { connectService } from '@mtx/shared/grpc-services';
 import { createExecutionApp } from './app';
 import { loadExecutionConfig } from './config';
 
@@ -12,7 +13,15 @@ runService(logger, async () => {
   const config = loadExecutionConfig();
   const mongo = await connectMongo(config.MONGODB_URL);
   const nats = await connectNats(config.NATS_URL, 'execution', logger);
-  const app = createExecutionApp({ config, database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'execution')), nats, logger });
+  // Creating the client dials nothing; seat checks are its only use.
+  const billing = config.SEATS_REQUIRED ? connectService('billing', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS) : undefined;
+  const app = createExecutionApp({
+    config,
+    database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'execution')),
+    nats,
+    logger,
+    ...(billing ? { billing } : {}),
+  });
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,
@@ -23,6 +32,7 @@ runService(logger, async () => {
         'execution listening',
       ),
     release: async () => {
+      billing?.close();
       await nats.drain().catch(() => undefined);
       await mongo.close();
     },

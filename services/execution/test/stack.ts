@@ -68,13 +68,26 @@ export async function startExecutionStack(options: {
     ...options.connectorEnv,
   };
   const connectors: ExecutionStack['connectors'] = {};
+  // Each connector has its own NATS connection, as its process would: stopping one drops it.
+  const connectorConnections: { mt4?: NatsConnection; mt5?: NatsConnection } = {};
   const startConnector = async (platform: 'mt4' | 'mt5') => {
     const config = loadConnectorConfig(platform, connectorEnv);
-    const app =
-      platform === 'mt4' ? await createConnectorMt4({ config, logger: silent }) : await createConnectorMt5({ config, logger: silent });
-    await app.start();
+    const connection = await connectNats(natsUrl, `connector-${platform}`, silent);
+    const create = platform === 'mt4' ? createConnectorMt4 : createConnectorMt5;
+    const app = create({ config, logger: silent, nats: connection });
+    await app.start().catch(async (error: unknown) => {
+      await connection.close();
+      throw error;
+    });
     connectors[platform] = app;
+    connectorConnections[platform] = connection;
     return app;
+  };
+  const stopConnector = async (platform: 'mt4' | 'mt5') => {
+    await connectors[platform]?.stop(1_000);
+    await connectorConnections[platform]?.drain().catch(() => undefined);
+    delete connectors[platform];
+    delete connectorConnections[platform];
   };
   await Promise.all([startConnector('mt4'), startConnector('mt5')]);
   const nats = await connectNats(natsUrl, 'execution-test', silent);
@@ -119,14 +132,11 @@ export async function startExecutionStack(options: {
       return { status: response.status, body: (await response.json()) as any };
     },
     startConnector,
-    async stopConnector(platform) {
-      await connectors[platform]?.stop(1_000);
-      delete connectors[platform];
-    },
+    stopConnector,
     async close() {
       client.close();
       await execution.stop(1_000);
-      for (const platform of ['mt4', 'mt5'] as const) await connectors[platform]?.stop(1_000);
+      for (const platform of ['mt4', 'mt5'] as const) await stopConnector(platform);
       await broker.stop(1_000);
       await nats.close();
       for (const name of executionDatabaseNames(databaseName(prefix, 'execution')))

@@ -1,5 +1,5 @@
 import Fastify, { LogController } from 'fastify';
-import { listeningPort, type ServiceApp } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import { deferredChildLoggerFactory } from '@mtx/shared/logger';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { traceHttpServer } from '@mtx/shared/telemetry';
@@ -84,11 +84,13 @@ export async function createGatewayService(dependencies: GatewayDependencies): P
       await http.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
       idempotencySweep.start();
     },
-    async stop() {
-      await idempotencySweep.stop();
-      // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones;
-      // the grace is enforced by the caller.
-      await http.close();
+    async stop(graceMs) {
+      const grace = startGrace(graceMs);
+      // Expired keys a cut sweep leaves are taken by the next one.
+      await grace.within(idempotencySweep.stop());
+      // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones
+      // until the grace ends; then what is still open is cut.
+      await closeHttpWithin(http, grace.remainingMs);
     },
   };
 }

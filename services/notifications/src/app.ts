@@ -3,7 +3,7 @@ import { systemClock } from '@mtx/shared/clock';
 import { customerEventChannel } from '@mtx/shared/customer-events';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
 import { grpcServices } from '@mtx/shared/grpc-services';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
 import type { Db } from '@mtx/shared/mongo';
 import type { NatsConnection } from '@mtx/shared/nats';
@@ -177,11 +177,13 @@ export function createNotificationsApp(options: {
       );
     },
     async stop(graceMs) {
-      await server?.close(graceMs);
-      await rescan.stop();
+      const grace = startGrace(graceMs);
+      await server?.close(grace.remainingMs);
+      await grace.within(rescan.stop());
       endpointChanges?.unsubscribe();
-      await leadership.stop();
-      await sender.close();
+      // Deliveries cut short are retried by the next leader: an event is marked delivered only once it was.
+      await grace.within(leadership.stop());
+      await grace.within(sender.close());
     },
   };
 }

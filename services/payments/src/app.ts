@@ -19,7 +19,7 @@ import { grpcServices } from '@mtx/shared/grpc-services';
 import { observeCrediting } from './handlers/metrics';
 import { createHooksServer } from './handlers/hooks-http';
 import { JetStreamInbox } from './clients/inbox';
-import { listeningPort } from '@mtx/shared/lifecycle';
+import { closeHttpWithin, listeningPort, startGrace } from '@mtx/shared/lifecycle';
 
 export const paymentsGrpcBinding = grpcServices.payments;
 
@@ -51,8 +51,9 @@ export interface PaymentsApp extends ServiceApp {
 }
 
 /**
- * Builds payments (top-ups, provider, sweeps) without listening, so tests can run it in-process. `start` serves
- * gRPC and runs the expiry sweep and the reconciliation poller on their intervals.
+ * Builds payments (top-ups, provider, sweeps) without touching the store or NATS, so tests can run it in-process.
+ * `start` prepares the postback inbox and the indexes, follows the change announcements, serves gRPC and the hook
+ * listener, and runs the expiry sweep and the reconciliation poller on their intervals.
  */
 export async function createPaymentsApp(options: PaymentsAppOptions): Promise<PaymentsApp> {
   const { config, database, clock, logger, nats } = options;
@@ -68,7 +69,7 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     config.EVENT_ID_SECRET,
   );
   const store = createPaymentsStore(database);
-  const inbox = await JetStreamInbox.open(nats, {
+  const inbox = new JetStreamInbox(nats, {
     deployment: config.MONGODB_DATABASE_PREFIX,
     replicas: config.PAYMENTS_INBOX_REPLICAS,
     retentionMs: config.PAYMENTS_INBOX_RETENTION_MS,
@@ -77,7 +78,6 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
     bytesMax: config.PAYMENTS_INBOX_BYTES_MAX,
     logger,
   });
-  await ensurePaymentsIndexes(store);
   const configured = options.providers
     ? { providers: options.providers, defaultProvider: options.providers[0]!.name }
     : configuredProviders(config);
@@ -138,6 +138,8 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       return hooks.server.listening ? listeningPort(hooks.server) : 0;
     },
     async start() {
+      await inbox.prepare();
+      await ensurePaymentsIndexes(store);
       // Other replicas' changes keep this replica's pending top-ups current; while NATS is away, they are computed.
       if (announceChanges)
         announcementFollower = await followAnnouncements(
@@ -158,11 +160,13 @@ export async function createPaymentsApp(options: PaymentsAppOptions): Promise<Pa
       }
     },
     async stop(graceMs) {
-      await Promise.all([server?.close(graceMs), hooks.close()]);
+      const grace = startGrace(graceMs);
+      await Promise.all([server?.close(graceMs), closeHttpWithin(hooks, graceMs)]);
       announcementFollower?.close();
-      await Promise.all(jobs.map((job) => job.stop()));
+      await grace.within(Promise.all(jobs.map((job) => job.stop())));
+      // Not cut: it hands what it holds back to the inbox at once, and its batches in flight end at the wallet's deadline.
       await topups.crediting.stop();
-      await customerEvents.flush(Math.min(graceMs, 5_000));
+      await customerEvents.flush(Math.min(grace.remainingMs, 5_000));
     },
   };
 }

@@ -10,7 +10,7 @@ import { createLedgerStore, ensureLedgerIndexes } from './store/ledger-store';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 import { startGrpcServer, type GrpcServerHandle } from '@mtx/shared/grpc';
-import type { ServiceApp } from '@mtx/shared/lifecycle';
+import { startGrace, type ServiceApp } from '@mtx/shared/lifecycle';
 
 export { auditLedger, type AuditReport } from './audit';
 
@@ -36,13 +36,13 @@ export interface WalletApp extends ServiceApp {
 }
 
 /**
- * Builds the wallet (ledger, gRPC handlers, recovery) without listening, so tests can run it in-process. `start`
- * serves gRPC and runs the start-up recovery sweep in the background, then the periodic one.
+ * Builds the wallet (ledger, gRPC handlers, recovery) without touching the store or NATS, so tests can run it
+ * in-process. `start` makes sure of the ledger's indexes, follows the movement announcements, serves gRPC and runs
+ * the start-up recovery sweep in the background, then the periodic one.
  */
-export async function createWalletApp(options: WalletAppOptions): Promise<WalletApp> {
+export function createWalletApp(options: WalletAppOptions): WalletApp {
   const { config, database, clock, logger, nats } = options;
   const store = createLedgerStore(database);
-  await ensureLedgerIndexes(store);
   const publishCredited = (event: CreditedEvent) => {
     // The credit stands; billing also retries on its own schedule, so a lost announcement only delays it.
     if (nats && !publishBestEffort(nats, walletCreditedSubject, JSON.stringify(event), injectTraceHeaders(natsHeaders()))) {
@@ -91,6 +91,7 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
       return server?.port ?? 0;
     },
     async start() {
+      await ensureLedgerIndexes(store);
       // Other replicas' movements keep this replica's read heads current; while NATS is away, reads go to the store.
       if (nats)
         announcementFollower = await followAnnouncements(
@@ -106,9 +107,11 @@ export async function createWalletApp(options: WalletAppOptions): Promise<Wallet
       if (options.backgroundWork !== false) recovery.start();
     },
     async stop(graceMs) {
-      await server?.close(graceMs);
+      const grace = startGrace(graceMs);
+      await server?.close(grace.remainingMs);
       announcementFollower?.close();
-      await recovery.stop();
+      // A recovery pass cut short is finished by the next replica's start-up sweep.
+      await grace.within(recovery.stop());
     },
   };
 }

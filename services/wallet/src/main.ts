@@ -14,7 +14,7 @@ runService(logger, async () => {
   const mongo = await connectMongo(config.MONGODB_URL);
   // noEcho: the server would hand back its own movement broadcasts (every credit and debit) to parse, whose heads it noted already.
   const nats = await connectNats(config.NATS_URL, 'wallet', logger, { noEcho: true });
-  const app = await createWalletApp({
+  const app = createWalletApp({
     config,
     database: mongo.db(databaseName(config.MONGODB_DATABASE_PREFIX, 'wallet')),
     clock: systemClock,

@@ -54,23 +54,33 @@ export class FileJournal {
   private failing = false;
   private readonly queueMax: number;
 
-  private constructor(
-    private readonly handle: fs.promises.FileHandle,
+  private handle: fs.promises.FileHandle | undefined;
+  /** What the file held when loaded: every account, then every operation's effects, in order. */
+  readonly accounts: AccountDocument[] = [];
+  readonly events: EventDocument[] = [];
+
+  /** The journal at `file`, not read yet: nothing touches the file until `load`. */
+  constructor(
     readonly file: string,
     private readonly logger: Logger,
-    readonly accounts: AccountDocument[],
-    readonly events: EventDocument[],
-    options: JournalOptions,
+    options: JournalOptions = {},
   ) {
     this.queueMax = options.queueMax ?? 100_000;
   }
 
   /** Opens (or creates) the journal and reads what it holds. */
   static async open(file: string, logger: Logger, options: JournalOptions = {}): Promise<FileJournal> {
+    const journal = new FileJournal(file, logger, options);
+    await journal.load();
+    return journal;
+  }
+
+  /** Reads what the file holds (dropping a torn last line) and opens it for appending. */
+  async load(): Promise<void> {
+    if (this.handle) return;
+    const file = this.file;
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     const content = fs.existsSync(file) ? await fs.promises.readFile(file, 'utf8') : '';
-    const accounts: AccountDocument[] = [];
-    const events: EventDocument[] = [];
     let goodLength = 0;
     let offset = 0;
     while (offset < content.length) {
@@ -83,23 +93,22 @@ export class FileJournal {
       } catch {
         break;
       }
-      if ('account' in line) accounts.push({ ...line.account, created_at: new Date(line.account.created_at) });
-      else events.push({ ...line.event, at: new Date(line.event.at) });
+      if ('account' in line) this.accounts.push({ ...line.account, created_at: new Date(line.account.created_at) });
+      else this.events.push({ ...line.event, at: new Date(line.event.at) });
       offset = end + 1;
       goodLength = Buffer.byteLength(content.slice(0, offset));
     }
     const size = Buffer.byteLength(content);
     if (goodLength < size) {
-      logger.warn({ file, dropped_bytes: size - goodLength }, 'journal ended in a torn line (a crash mid-write); dropped it');
+      this.logger.warn({ file, dropped_bytes: size - goodLength }, 'journal ended in a torn line (a crash mid-write); dropped it');
       await fs.promises.truncate(file, goodLength);
     }
-    const handle = await fs.promises.open(file, 'a');
-    return new FileJournal(handle, file, logger, accounts, events, options);
+    this.handle = await fs.promises.open(file, 'a');
   }
 
   /** False while writes are failing (the disk is full or gone): readiness reports it. */
   get healthy(): boolean {
-    return !this.closed && !this.failing;
+    return this.handle !== undefined && !this.closed && !this.failing;
   }
 
   appendAccount(account: AccountDocument): Promise<void> {
@@ -112,6 +121,7 @@ export class FileJournal {
 
   private enqueue(line: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
+    if (!this.handle) return Promise.reject(new Error('journal is not loaded'));
     if (this.queue.length >= this.queueMax)
       return Promise.reject(new Error(`${this.queueMax} journal lines are waiting for the disk; not executed`));
     return new Promise<void>((resolve, reject) => {
@@ -127,8 +137,8 @@ export class FileJournal {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.queue.length);
       try {
-        await this.handle.write(batch.map((item) => item.line).join(''));
-        await this.handle.datasync();
+        await this.handle!.write(batch.map((item) => item.line).join(''));
+        await this.handle!.datasync();
         this.failing = false;
         failures = 0;
         for (const item of batch) item.resolve();
@@ -157,6 +167,6 @@ export class FileJournal {
   async close(): Promise<void> {
     this.closed = true;
     await this.drain();
-    await this.handle.close();
+    await this.handle?.close();
   }
 }

@@ -146,28 +146,46 @@ export class JetStreamInbox implements PostbackInbox {
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
-  private constructor(
+  // Made on first use: building the inbox asks NATS nothing (docs/architecture.md, "Code layout").
+  private jetstreamClient: JetStreamClient | undefined;
+  private manager: JetStreamManager | undefined;
+
+  /** The inbox, not yet prepared: nothing is asked of NATS until `prepare` (or a first record). */
+  constructor(
     private readonly connection: NatsConnection,
-    private readonly jetstream: JetStreamClient,
-    private readonly manager: JetStreamManager,
     private readonly options: JetStreamInboxOptions,
   ) {
     this.channel = inboxChannel(options.deployment);
   }
 
-  /** Creates the stream and its consumer when missing; refuses a replica count the deployment cannot hold. */
+  /** A prepared inbox, for tools and tests that use one on its own. */
   static async open(nats: NatsConnection, options: JetStreamInboxOptions): Promise<JetStreamInbox> {
-    const manager = await nats.jetstreamManager({ timeout: managerTimeoutMs });
-    const inbox = new JetStreamInbox(nats, nats.jetstream({ timeout: recordTimeoutMs }), manager, options);
-    await inbox.ensure();
+    const inbox = new JetStreamInbox(nats, options);
+    await inbox.prepare();
     return inbox;
+  }
+
+  /** Creates the stream and its consumer when missing; refuses a replica count the deployment cannot hold. */
+  async prepare(): Promise<void> {
+    await this.ensure();
+  }
+
+  private get jetstream(): JetStreamClient {
+    this.jetstreamClient ??= this.connection.jetstream({ timeout: recordTimeoutMs });
+    return this.jetstreamClient;
+  }
+
+  private async jetstreamManager(): Promise<JetStreamManager> {
+    this.manager ??= await this.connection.jetstreamManager({ timeout: managerTimeoutMs });
+    return this.manager;
   }
 
   private async ensure(): Promise<void> {
     const { stream, subjectRoot } = this.channel;
     const { replicas, logger } = this.options;
+    const manager = await this.jetstreamManager();
     await ensureStream(
-      this.manager,
+      manager,
       {
         name: stream,
         subjects: [`${subjectRoot}.>`],
@@ -188,11 +206,11 @@ export class JetStreamInbox implements PostbackInbox {
       max_ack_pending: this.options.pendingMax,
       max_deliver: -1,
     };
-    const existing = await this.manager.consumers.info(stream, consumerName).catch(() => undefined);
-    if (!existing) await this.manager.consumers.add(stream, consumer);
+    const existing = await manager.consumers.info(stream, consumerName).catch(() => undefined);
+    if (!existing) await manager.consumers.add(stream, consumer);
     else if (existing.config.ack_wait !== consumer.ack_wait || existing.config.max_ack_pending !== consumer.max_ack_pending)
       // Settings a deployment changed: the consumer takes them without losing its position.
-      await this.manager.consumers.update(stream, consumerName, { ack_wait: consumer.ack_wait, max_ack_pending: consumer.max_ack_pending });
+      await manager.consumers.update(stream, consumerName, { ack_wait: consumer.ack_wait, max_ack_pending: consumer.max_ack_pending });
   }
 
   async record(record: InboxRecord): Promise<'recorded' | 'duplicate'> {
@@ -286,12 +304,11 @@ export class JetStreamInbox implements PostbackInbox {
   }
 
   async oldestUnsettledAgeMs(): Promise<number> {
-    const info = await this.manager.consumers.info(this.channel.stream, consumerName);
+    const manager = await this.jetstreamManager();
+    const info = await manager.consumers.info(this.channel.stream, consumerName);
     if (info.num_pending + info.num_ack_pending === 0) return 0;
     // The first sequence past the acknowledgement floor is the oldest record not settled.
-    const oldest = await this.manager.streams
-      .getMessage(this.channel.stream, { seq: info.ack_floor.stream_seq + 1 })
-      .catch(() => undefined);
+    const oldest = await manager.streams.getMessage(this.channel.stream, { seq: info.ack_floor.stream_seq + 1 }).catch(() => undefined);
     // Against the wall clock: the stream stamps records with its servers' time.
     return oldest ? Math.max(0, Date.now() - oldest.time.getTime()) : 0;
   }

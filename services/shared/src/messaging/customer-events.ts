@@ -108,21 +108,26 @@ const noStreamPauseMs = 5_000;
  * round trip each (a benchmark or a test stack without a notifier would otherwise pay one per batch).
  */
 export class CustomerEventPublisher {
-  private readonly jetstream: JetStreamClient;
+  // Made at the first publish: building a publisher asks nothing of the connection (docs/architecture.md, "Code layout").
+  private jetstreamClient: JetStreamClient | undefined;
   private pending = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private noStreamUntilMs = 0;
 
   constructor(
-    nats: NatsConnection,
+    private readonly nats: NatsConnection,
     private readonly channel: CustomerEventChannel,
     private readonly logger: Logger,
     /** EVENT_ID_SECRET: the key of the events' ids. */
     private readonly eventIdSecret: string,
   ) {
-    this.jetstream = nats.jetstream({ timeout: publishTimeoutMs });
     if (eventIdSecret === developmentEventIdSecret)
       logger.warn('EVENT_ID_SECRET is the development default; set your own outside a laptop, the same on every publisher');
+  }
+
+  private get jetstream(): JetStreamClient {
+    this.jetstreamClient ??= this.nats.jetstream({ timeout: publishTimeoutMs });
+    return this.jetstreamClient;
   }
 
   publish(draft: CustomerEventDraft): void {

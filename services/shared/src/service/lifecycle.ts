@@ -120,3 +120,52 @@ export function listeningPort(server: Server): number {
   const address = server.address();
   return typeof address === 'object' && address ? address.port : 0;
 }
+
+/**
+ * Closes an HTTP app (Fastify) within `graceMs`: it stops accepting, requests in flight finish, and whatever
+ * connection is still open when the grace ends is cut, so `stop(graceMs)` never waits on a slow client.
+ */
+export async function closeHttpWithin(
+  app: { close(): PromiseLike<unknown>; server: { closeAllConnections(): void } },
+  graceMs: number,
+): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
+}
+
+/** A stop's grace as a deadline shared by its steps, so the stop as a whole keeps to it. */
+export interface Grace {
+  /** What is left of the grace (0 once it has ended): the bound to hand the next step that takes one. */
+  readonly remainingMs: number;
+  /**
+   * Waits for `work` while the grace lasts; once it has ended, the work is left to finish (or fail) on its own.
+   * A failure within the grace is thrown, as the work's own.
+   */
+  within(work: PromiseLike<unknown> | undefined): Promise<void>;
+}
+
+export function startGrace(graceMs: number): Grace {
+  const endsAtMs = performance.now() + graceMs;
+  const remaining = () => Math.max(0, endsAtMs - performance.now());
+  return {
+    get remainingMs() {
+      return remaining();
+    },
+    async within(work) {
+      if (!work) return;
+      let timer: NodeJS.Timeout | undefined;
+      const ended = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, remaining());
+      });
+      try {
+        await Promise.race([work, ended]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

@@ -19,6 +19,8 @@ import { btcpayMessage, type BtcpayEvent } from './webhooks';
  */
 export interface BtcpayPersonality extends Personality {
   registerRoutes(app: SandboxHttp): void;
+  /** Creates its collections when missing (before `start`: building the personality sends the store nothing). */
+  ensureCollections(): Promise<void>;
   /** Starts the expiry check (`InvoiceExpired` once an invoice's time passes without full payment). */
   start(): void;
   stop(): Promise<void>;
@@ -26,16 +28,15 @@ export interface BtcpayPersonality extends Personality {
   checkExpiries(): Promise<number>;
 }
 
-export async function createBtcpayPersonality(options: {
+export function createBtcpayPersonality(options: {
   config: SandboxConfig;
   database: Db;
   invoices: Invoices;
   dispatcher: PostbackDispatcher;
   clock: Clock;
   logger: Logger;
-}): Promise<BtcpayPersonality> {
+}): BtcpayPersonality {
   const { config, invoices, dispatcher, clock, logger } = options;
-  await ensureBtcpayCollections(options.database);
   const collection = btcpayInvoices(options.database);
   const webhookId = `wh_${crypto.createHash('sha256').update(config.BTCPAY_STORE_ID).digest('hex').slice(0, 16)}`;
   const webhookUrl =
@@ -128,6 +129,7 @@ export async function createBtcpayPersonality(options: {
     name: 'btcpay',
     postbacks,
     checkExpiries,
+    ensureCollections: () => ensureBtcpayCollections(options.database),
     registerRoutes(app) {
       registerGreenfieldRoutes(app, {
         invoices,
