@@ -1,0 +1,363 @@
+import { systemClock } from '@mtx/shared/clock';
+import { createLogger } from '@mtx/shared/logger';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Broker } from '../src/app/broker';
+import { PriceFeed } from '../src/domain/prices';
+import { FileJournal } from '../src/store/journal';
+import { TerminalFleet } from '../src/terminal/terminal-fleet';
+
+const logger = createLogger('terminal-emulator-test', { level: 'silent' });
+const token = 'tk_9f3Kq2LmX8vB7nR4tY6wZ1aC5dE0gH2j';
+const tag = '~b4x4ouvrv6';
+
+interface Received {
+  type: string;
+  fields: Record<string, string>;
+}
+
+/** The test's own reading of a frame line (the values here carry no escapes). */
+function parse(line: string): Received {
+  const [type, ...parts] = line.split('\t');
+  const fields: Record<string, string> = {};
+  for (const part of parts) {
+    const equals = part.indexOf('=');
+    fields[part.slice(0, equals)] = part.slice(equals + 1);
+  }
+  return { type: type!, fields };
+}
+
+/** One connection the scripted connector accepted: frames read in order, and a writer. */
+class ScriptedConnection {
+  private readonly frames: Received[] = [];
+  private waiting: ((frame: Received) => void) | undefined;
+  private held = '';
+  closed = false;
+  private nextId = 1;
+
+  constructor(readonly socket: net.Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      this.held += chunk;
+      for (let end = this.held.indexOf('\n'); end >= 0; end = this.held.indexOf('\n')) {
+        const frame = parse(this.held.slice(0, end));
+        this.held = this.held.slice(end + 1);
+        if (this.waiting) {
+          const resolve = this.waiting;
+          this.waiting = undefined;
+          resolve(frame);
+        } else this.frames.push(frame);
+      }
+    });
+    socket.on('close', () => (this.closed = true));
+    socket.on('error', () => undefined);
+  }
+
+  next(timeoutMs = 5000): Promise<Received> {
+    const ready = this.frames.shift();
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no frame in time')), timeoutMs);
+      this.waiting = (frame) => {
+        clearTimeout(timer);
+        resolve(frame);
+      };
+    });
+  }
+
+  write(line: string): void {
+    this.socket.write(`${line}\n`);
+  }
+
+  welcome(maxInflight = 8, heartbeatMs = 10_000): void {
+    this.write(`welcome\tv=1\tconnection=c-test\tmax_inflight=${maxInflight}\thb_ms=${heartbeatMs}\tidle_ms=30000`);
+  }
+
+  send(cmd: string, args: Record<string, string | number> = {}): number {
+    const id = this.nextId++;
+    const fields = Object.entries(args).map(([key, value]) => `\t${key}=${value}`);
+    this.write(`req\tid=${id}\tcmd=${cmd}${fields.join('')}`);
+    return id;
+  }
+
+  /** Sends a request and reads the answer, which must carry its id. */
+  async ask(cmd: string, args: Record<string, string | number> = {}): Promise<Record<string, string>> {
+    const id = this.send(cmd, args);
+    const answer = await this.next();
+    expect(answer.type, JSON.stringify(answer.fields)).toBe('res');
+    expect(answer.fields.id).toBe(String(id));
+    return answer.fields;
+  }
+
+  async closedWithin(timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (!this.closed && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    return this.closed;
+  }
+}
+
+/** A TCP server standing in for a connector; hands out the connections it accepts. */
+class ScriptedConnector {
+  private readonly server = net.createServer((socket) => this.accepted(new ScriptedConnection(socket)));
+  private readonly pending: ScriptedConnection[] = [];
+  private waiting: ((connection: ScriptedConnection) => void) | undefined;
+  address = '';
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.address = `127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
+  }
+
+  private accepted(connection: ScriptedConnection): void {
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve(connection);
+    } else this.pending.push(connection);
+  }
+
+  connection(): Promise<ScriptedConnection> {
+    const ready = this.pending.shift();
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.emit('close');
+    });
+  }
+}
+
+describe('emulated terminal (bridge protocol v1)', () => {
+  let directory: string;
+  let journal: FileJournal;
+  let broker: Broker;
+  let fleet: TerminalFleet;
+  let connector: ScriptedConnector;
+
+  beforeAll(async () => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'terminal-emulator-'));
+    journal = await FileJournal.open(path.join(directory, 'journal.ndjson'), logger);
+    const prices = new PriceFeed(() => 0.5);
+    broker = new Broker({ journal, clock: systemClock, logger, latencyMs: 0, prices });
+    broker.load();
+  });
+
+  afterEach(async () => {
+    await fleet?.close(500);
+    await connector?.close();
+  });
+
+  afterAll(async () => {
+    await journal.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  async function started(server: string, login: string, addresses?: string[]) {
+    connector = new ScriptedConnector();
+    await connector.listen();
+    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
+    const link = fleet.start({ server, login, password: 'secret', addresses: addresses ?? [connector.address], token });
+    const connection = await connector.connection();
+    return { link, connection };
+  }
+
+  it('says hello as the MT5 EA, then trades: buy, modify, partial close, close, pending, history, find', async () => {
+    const { connection } = await started('AlphaFX-Live', '5001234');
+    const hello = await connection.next();
+    expect(hello.type).toBe('hello');
+    expect(hello.fields).toMatchObject({ v: '1', platform: 'mt5', login: '5001234', server: 'AlphaFX-Live', ea: '1.0.0', token });
+    expect(Number(hello.fields.build)).toBeGreaterThan(0);
+    expect(Math.abs(Number(hello.fields.server_time) - Date.now() / 1000)).toBeLessThan(5);
+    expect(Number(hello.fields.gmt_time)).toBeGreaterThan(0);
+    connection.welcome();
+
+    const account = await connection.ask('account');
+    expect(account).toMatchObject({ status: 'ok', login: '5001234', server: 'AlphaFX-Live', currency: 'USD', margin_mode: 'hedging' });
+    expect(account.balance).toBe('10000');
+    const symbol = await connection.ask('symbol', { symbol: 'EURUSD' });
+    expect(symbol).toMatchObject({ status: 'ok', symbol: 'EURUSD', digits: '5', volume_min: '0.01' });
+    expect(Number(symbol.ask)).toBeGreaterThan(Number(symbol.bid));
+    expect((await connection.ask('symbol', { symbol: 'NOPE' })).error).toBe('bad_request');
+
+    const buy = await connection.ask('send', {
+      ttl_ms: 5000,
+      action: 1,
+      type: 0,
+      symbol: 'EURUSD',
+      volume: '0.10',
+      comment: `hedge leg A${tag}`,
+    });
+    expect(buy).toMatchObject({ status: 'ok', retcode: '10009', volume: '0.1', retcode_external: '0' });
+    expect(buy.price).toBe(symbol.ask);
+    const positions = await connection.ask('positions');
+    expect(positions).toMatchObject({ positions: '1', more: '0', 'positions.0.type': '0', 'positions.0.comment': `hedge leg A${tag}` });
+    const ticket = positions['positions.0.ticket']!;
+    expect(positions['positions.0.identifier']).toBe(ticket);
+
+    const stopLoss = (Number(symbol.bid) - 0.005).toFixed(5);
+    const modified = await connection.ask('modify', { ttl_ms: 5000, ticket, sl: stopLoss });
+    expect(modified.retcode).toBe('10009');
+    expect((await connection.ask('ticket', { ticket })).sl).toBe(stopLoss);
+    expect((await connection.ask('modify', { ttl_ms: 5000, ticket, sl: stopLoss })).retcode).toBe('10025');
+
+    const partial = await connection.ask('close', { ttl_ms: 5000, ticket, volume: '0.04' });
+    expect(partial).toMatchObject({ retcode: '10009', volume: '0.04' });
+    expect((await connection.ask('ticket', { ticket })).volume).toBe('0.06');
+    const closed = await connection.ask('close', { ttl_ms: 5000, ticket });
+    expect(closed).toMatchObject({ retcode: '10009', volume: '0.06' });
+    expect((await connection.ask('positions')).positions).toBe('0');
+    expect((await connection.ask('close', { ttl_ms: 5000, ticket })).error).toBe('not_found');
+
+    const limitPrice = (Number(symbol.ask) - 0.01).toFixed(5);
+    const placed = await connection.ask('send', { ttl_ms: 5000, action: 5, type: 2, symbol: 'EURUSD', volume: '0.2', price: limitPrice });
+    expect(placed.retcode).toBe('10008');
+    const orders = await connection.ask('orders');
+    expect(orders).toMatchObject({ orders: '1', 'orders.0.ticket': placed.order, 'orders.0.type': '2', 'orders.0.price_open': limitPrice });
+    expect((await connection.ask('delete', { ttl_ms: 5000, ticket: placed.order! })).retcode).toBe('10009');
+    expect((await connection.ask('orders')).orders).toBe('0');
+
+    const now = Math.floor(Date.now() / 1000);
+    const deals = await connection.ask('history', { kind: 'deals', from: now - 60, to: now + 60 });
+    expect(deals).toMatchObject({
+      deals: '3',
+      total: '3',
+      more: '0',
+      'deals.0.entry': '0',
+      'deals.1.entry': '1',
+      'deals.2.volume': '0.06',
+    });
+    expect(deals['deals.0.comment']).toBe(`hedge leg A${tag}`);
+    const paged = await connection.ask('history', { kind: 'deals', from: now - 60, to: now + 60, limit: 2 });
+    expect(paged).toMatchObject({ deals: '2', total: '3', more: '1' });
+    const historyOrders = await connection.ask('history', { kind: 'orders', from: now - 60, to: now + 60 });
+    expect(historyOrders.total).toBe('4');
+
+    const found = await connection.ask('find', { tags: `${tag},~aaaaaaaaaa`, from: now - 60 });
+    expect(Number(found.matches)).toBeGreaterThanOrEqual(2);
+    const places = Object.entries(found)
+      .filter(([key]) => key.endsWith('.where'))
+      .map(([, value]) => value);
+    expect(places).toContain('deal');
+    expect(places).toContain('history_order');
+    expect((await connection.ask('find', { tags: 'not-a-tag', from: 0 })).error).toBe('bad_request');
+    expect((await connection.ask('quote', { symbol: 'EURUSD' })).error).toBe('unsupported');
+    expect((await connection.ask('send', { action: 1 })).error).toBe('bad_request');
+  });
+
+  it('passes MT4 error numbers through raw and re-tickets a partial close as MT4 does', async () => {
+    const { connection } = await started('OmegaCapital-Demo', '7001');
+    expect((await connection.next()).fields.platform).toBe('mt4');
+    connection.welcome();
+    // MT4 `send` names its order type `cmd`, the key `req` itself uses: such a frame repeats a key and is
+    // malformed by docs/terminal-bridge.md, so the MT4 position is opened on the server directly.
+    const opened = await broker.seedPosition('OmegaCapital-Demo', '7001', {
+      symbol: 'EURUSD',
+      type: 'buy',
+      volume: 0.3,
+      comment: `mt4 leg${tag}`,
+    });
+    const ticket = String(opened.ticket);
+    expect(await connection.ask('close', { ttl_ms: 5000, ticket, volume: '0.001' })).toMatchObject({
+      status: 'ok',
+      error: '131',
+      ticket: '-1',
+    });
+    broker.setFaults('OmegaCapital-Demo', '7001', { reject_code: 146, remaining: 1 });
+    expect(await connection.ask('close', { ttl_ms: 5000, ticket, volume: '0.1' })).toMatchObject({
+      status: 'ok',
+      error: '146',
+      ticket: '-1',
+    });
+
+    const partial = await connection.ask('close', { ttl_ms: 5000, ticket, volume: '0.1' });
+    expect(partial).toMatchObject({ error: '0', ticket, volume: '0.1' });
+    expect(Number(partial.new_ticket)).toBeGreaterThan(opened.ticket);
+    const positions = await connection.ask('positions');
+    expect(positions).toMatchObject({ positions: '1', 'positions.0.ticket': partial.new_ticket, 'positions.0.volume': '0.2' });
+    expect(positions['positions.0.comment']).toBe(`from #${ticket}`);
+
+    const now = Math.floor(Date.now() / 1000);
+    expect((await connection.ask('history', { kind: 'deals', from: 0, to: now + 60 })).error).toBe('bad_request');
+    const history = await connection.ask('history', { kind: 'orders', from: now - 60, to: now + 60 });
+    expect(history).toMatchObject({ orders: '1', 'orders.0.ticket': ticket, 'orders.0.volume': '0.1', 'orders.0.type': '0' });
+    expect((await connection.ask('find', { tags: tag, from: now - 60 })).matches).toBe('0');
+  });
+
+  it('backs off after a refusal and dials the next address', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (probe.address() as net.AddressInfo).port;
+        probe.close(() => resolve(port));
+      });
+    });
+    connector = new ScriptedConnector();
+    await connector.listen();
+    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
+    const startedAt = Date.now();
+    const link = fleet.start({
+      server: 'AlphaFX-Live',
+      login: '5002',
+      password: 'secret',
+      addresses: [`127.0.0.1:${closedPort}`, connector.address],
+      token,
+    });
+    const first = await connector.connection();
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(50);
+    expect((await first.next()).type).toBe('hello');
+    first.write('refuse\treason=bad_token\tmessage=token not accepted\tv=1');
+    expect(await first.closedWithin(2000)).toBe(true);
+    const second = await connector.connection();
+    expect((await second.next()).type).toBe('hello');
+    expect(link.stats.refusals).toEqual(['bad_token']);
+    expect(link.stats.dials).toBeGreaterThanOrEqual(3);
+    second.welcome();
+    expect((await second.ask('account')).login).toBe('5002');
+  });
+
+  it('sends heartbeats with the server time after hb_ms of silence', async () => {
+    const { connection } = await started('AlphaFX-Live', '5003');
+    await connection.next();
+    connection.welcome(8, 1000);
+    const heartbeat = await connection.next(3000);
+    expect(heartbeat.type).toBe('hb');
+    expect(Math.abs(Number(heartbeat.fields.server_time) - Date.now() / 1000)).toBeLessThan(5);
+  });
+
+  it('answers busy past max_inflight while a trade is in hand', async () => {
+    const { connection } = await started('AlphaFX-Live', '5004');
+    await connection.next();
+    connection.welcome(1);
+    broker.setFaults('AlphaFX-Live', '5004', { delay_ms: 300, remaining: 1 });
+    const slow = connection.send('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' });
+    const extra = connection.send('account');
+    const answers = [await connection.next(), await connection.next()];
+    const byId = new Map(answers.map((answer) => [answer.fields.id, answer.fields]));
+    expect(byId.get(String(extra))).toMatchObject({ status: 'error', error: 'busy' });
+    expect(byId.get(String(slow))).toMatchObject({ status: 'ok', retcode: '10009' });
+    expect((await connection.ask('positions')).positions).toBe('1');
+  });
+
+  it('closes with error code=malformed on a frame it cannot parse, and on a duplicate id', async () => {
+    const { connection } = await started('AlphaFX-Live', '5005');
+    await connection.next();
+    connection.welcome();
+    connection.write('req\tid=1\tcmd=account\tbroken');
+    const error = await connection.next();
+    expect(error).toMatchObject({ type: 'error', fields: { code: 'malformed' } });
+    expect(await connection.closedWithin(2000)).toBe(true);
+
+    const again = await connector.connection();
+    await again.next();
+    again.welcome();
+    expect((await again.ask('account')).status).toBe('ok');
+    again.write('req\tid=1\tcmd=account');
+    expect(await again.next()).toMatchObject({ type: 'error', fields: { code: 'duplicate_id' } });
+    expect(await again.closedWithin(2000)).toBe(true);
+  });
+});
