@@ -1,5 +1,7 @@
 import { systemClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -9,129 +11,11 @@ import { Broker } from '../src/app/broker';
 import { PriceFeed } from '../src/domain/prices';
 import { FileJournal } from '../src/store/journal';
 import { TerminalFleet } from '../src/terminal/terminal-fleet';
+import { type Received, ScriptedConnector } from './scripted-connector';
 
 const logger = createLogger('terminal-emulator-test', { level: 'silent' });
 const token = 'tk_9f3Kq2LmX8vB7nR4tY6wZ1aC5dE0gH2j';
 const tag = '~b4x4ouvrv6';
-
-interface Received {
-  type: string;
-  fields: Record<string, string>;
-}
-
-/** The test's own reading of a frame line (the values here carry no escapes). */
-function parse(line: string): Received {
-  const [type, ...parts] = line.split('\t');
-  const fields: Record<string, string> = {};
-  for (const part of parts) {
-    const equals = part.indexOf('=');
-    fields[part.slice(0, equals)] = part.slice(equals + 1);
-  }
-  return { type: type!, fields };
-}
-
-/** One connection the scripted connector accepted: frames read in order, and a writer. */
-class ScriptedConnection {
-  private readonly frames: Received[] = [];
-  private waiting: ((frame: Received) => void) | undefined;
-  private held = '';
-  closed = false;
-  private nextId = 1;
-
-  constructor(readonly socket: net.Socket) {
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      this.held += chunk;
-      for (let end = this.held.indexOf('\n'); end >= 0; end = this.held.indexOf('\n')) {
-        const frame = parse(this.held.slice(0, end));
-        this.held = this.held.slice(end + 1);
-        if (this.waiting) {
-          const resolve = this.waiting;
-          this.waiting = undefined;
-          resolve(frame);
-        } else this.frames.push(frame);
-      }
-    });
-    socket.on('close', () => (this.closed = true));
-    socket.on('error', () => undefined);
-  }
-
-  next(timeoutMs = 5000): Promise<Received> {
-    const ready = this.frames.shift();
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no frame in time')), timeoutMs);
-      this.waiting = (frame) => {
-        clearTimeout(timer);
-        resolve(frame);
-      };
-    });
-  }
-
-  write(line: string): void {
-    this.socket.write(`${line}\n`);
-  }
-
-  welcome(maxInflight = 8, heartbeatMs = 10_000): void {
-    this.write(`welcome\tv=1\tconnection=c-test\tmax_inflight=${maxInflight}\thb_ms=${heartbeatMs}\tidle_ms=30000`);
-  }
-
-  send(cmd: string, args: Record<string, string | number> = {}): number {
-    const id = this.nextId++;
-    const fields = Object.entries(args).map(([key, value]) => `\t${key}=${value}`);
-    this.write(`req\tid=${id}\tcmd=${cmd}${fields.join('')}`);
-    return id;
-  }
-
-  /** Sends a request and reads the answer, which must carry its id. */
-  async ask(cmd: string, args: Record<string, string | number> = {}): Promise<Record<string, string>> {
-    const id = this.send(cmd, args);
-    const answer = await this.next();
-    expect(answer.type, JSON.stringify(answer.fields)).toBe('res');
-    expect(answer.fields.id).toBe(String(id));
-    return answer.fields;
-  }
-
-  async closedWithin(timeoutMs: number): Promise<boolean> {
-    const until = Date.now() + timeoutMs;
-    while (!this.closed && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-    return this.closed;
-  }
-}
-
-/** A TCP server standing in for a connector; hands out the connections it accepts. */
-class ScriptedConnector {
-  private readonly server = net.createServer((socket) => this.accepted(new ScriptedConnection(socket)));
-  private readonly pending: ScriptedConnection[] = [];
-  private waiting: ((connection: ScriptedConnection) => void) | undefined;
-  address = '';
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.address = `127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
-  }
-
-  private accepted(connection: ScriptedConnection): void {
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve(connection);
-    } else this.pending.push(connection);
-  }
-
-  connection(): Promise<ScriptedConnection> {
-    const ready = this.pending.shift();
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.emit('close');
-    });
-  }
-}
 
 describe('emulated terminal (bridge protocol v1)', () => {
   let directory: string;
@@ -256,6 +140,11 @@ describe('emulated terminal (bridge protocol v1)', () => {
     connection.welcome();
     // MT4 `send` names its order type `cmd`, the key `req` itself uses: such a frame repeats a key and is
     // malformed by docs/terminal-bridge.md, so the MT4 position is opened on the server directly.
+    expect(await connection.ask('send', { ttl_ms: 5000, symbol: 'EURUSD', volume: '0.1' })).toMatchObject({
+      status: 'error',
+      error: 'bad_request',
+      message: 'cmd is not an integer',
+    });
     const opened = await broker.seedPosition('OmegaCapital-Demo', '7001', {
       symbol: 'EURUSD',
       type: 'buy',
@@ -359,5 +248,118 @@ describe('emulated terminal (bridge protocol v1)', () => {
     again.write('req\tid=1\tcmd=account');
     expect(await again.next()).toMatchObject({ type: 'error', fields: { code: 'duplicate_id' } });
     expect(await again.closedWithin(2000)).toBe(true);
+  });
+  it('refuses a trade whose ttl_ms passed while it waited, and sends nothing for it', async () => {
+    const { connection } = await started('AlphaFX-Live', '5006');
+    await connection.next();
+    connection.welcome();
+    broker.setFaults('AlphaFX-Live', '5006', { delay_ms: 300, remaining: 1 });
+    connection.send('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' });
+    connection.send('send', { ttl_ms: 100, action: 1, type: 0, symbol: 'EURUSD', volume: '0.2' });
+    expect((await connection.next()).fields.retcode).toBe('10009');
+    expect((await connection.next()).fields).toMatchObject({ status: 'error', error: 'expired' });
+    const positions = await connection.ask('positions');
+    expect(positions).toMatchObject({ positions: '1', 'positions.0.volume': '0.1' });
+    expect(broker.accountSnapshot('AlphaFX-Live', '5006').trade_requests_received).toBe(1);
+  });
+
+  it('closes with frame_too_large once a frame reaches the bound without an LF', async () => {
+    const { connection } = await started('AlphaFX-Live', '5007');
+    await connection.next();
+    connection.welcome();
+    connection.socket.write(`req\tid=1\tcmd=account\tpad=${'x'.repeat(1_048_576)}`);
+    expect(await connection.next()).toMatchObject({ type: 'error', fields: { code: 'frame_too_large' } });
+    expect(await connection.closedWithin(2000)).toBe(true);
+  });
+
+  it('says bye reason=idle when the connector stays silent for idle_ms', async () => {
+    const { connection } = await started('AlphaFX-Live', '5008');
+    await connection.next();
+    connection.write('welcome\tv=1\tconnection=c-idle\tmax_inflight=8\thb_ms=1000\tidle_ms=3000');
+    let frame = await connection.next(5000);
+    while (frame.type === 'hb') frame = await connection.next(5000);
+    expect(frame).toMatchObject({ type: 'bye', fields: { reason: 'idle' } });
+    expect(await connection.closedWithin(2000)).toBe(true);
+  });
+
+  it('says bye reason=deinit when the fleet closes', async () => {
+    const { connection } = await started('AlphaFX-Live', '5009');
+    await connection.next();
+    connection.welcome();
+    expect((await connection.ask('account')).status).toBe('ok');
+    await fleet.close(500);
+    expect(await connection.next()).toMatchObject({ type: 'bye', fields: { reason: 'deinit' } });
+    expect(await connection.closedWithin(2000)).toBe(true);
+  });
+
+  it('dials over TLS with a CA or a pinned fingerprint, and never in plain TCP beyond loopback', async () => {
+    const key = path.join(directory, 'key.pem');
+    const certificate = path.join(directory, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        certificate,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const secure = { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(certificate, 'utf8') };
+    connector = new ScriptedConnector(secure);
+    await connector.listen();
+    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 200 });
+    fleet.start({
+      server: 'AlphaFX-Live',
+      login: '5010',
+      password: 'secret',
+      addresses: [connector.address],
+      token,
+      tls: { ca: secure.cert },
+    });
+    const trusted = await connector.connection();
+    expect((await trusted.next()).fields.login).toBe('5010');
+
+    const wrongPin = fleet.start({
+      server: 'AlphaFX-Live',
+      login: '5011',
+      password: 'secret',
+      addresses: [connector.address],
+      token,
+      tls: { fingerprint256: Array.from({ length: 32 }, () => 'AB').join(':') },
+    });
+    const rightPin = fleet.start({
+      server: 'AlphaFX-Live',
+      login: '5012',
+      password: 'secret',
+      addresses: [connector.address],
+      token,
+      tls: { fingerprint256: new X509Certificate(secure.cert).fingerprint256 },
+    });
+    // The wrongly pinned terminal's connections end before their hello; the first hello is the rightly pinned one's.
+    let hello: Received | undefined;
+    while (!hello) hello = await (await connector.connection()).next(1000).catch(() => undefined);
+    expect(hello.fields.login).toBe('5012');
+    expect(rightPin.stats.dials).toBeGreaterThanOrEqual(1);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(wrongPin.stats.dials).toBeGreaterThanOrEqual(2);
+    expect(wrongPin.stats.welcomes).toBe(0);
+
+    const plain = fleet.start({ server: 'AlphaFX-Live', login: '5013', password: 'secret', addresses: ['192.0.2.1:7450'], token });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(plain.stats.dials).toBe(0);
   });
 });

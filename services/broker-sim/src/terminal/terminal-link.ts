@@ -129,24 +129,25 @@ class Connection {
     port: number,
   ) {
     const timeoutMs = options.connectTimeoutMs ?? 3000;
+    // A fingerprint alone pins a self-signed certificate; with a CA the chain and host name are checked too.
     this.socket = options.tls
       ? tls.connect({
           host,
           port,
           servername: net.isIP(host) ? undefined : host,
           ca: options.tls.ca,
+          rejectUnauthorized: options.tls.ca !== undefined || options.tls.fingerprint256 === undefined,
           minVersion: 'TLSv1.2',
-          checkServerIdentity: (name, certificate) => {
-            const expected = options.tls?.fingerprint256;
-            if (expected && certificate.fingerprint256 !== expected.toUpperCase())
-              return new Error('connector certificate fingerprint does not match');
-            return options.tls?.ca ? tls.checkServerIdentity(name, certificate) : undefined;
-          },
         })
       : net.connect({ host, port });
     this.socket.setTimeout(timeoutMs, () => this.end(`connect to ${host}:${port} timed out`));
     this.socket.once(options.tls ? 'secureConnect' : 'connect', () => {
       this.socket.setTimeout(0);
+      const expected = options.tls?.fingerprint256?.toUpperCase();
+      if (expected && (this.socket as tls.TLSSocket).getPeerCertificate().fingerprint256 !== expected) {
+        this.end('connector certificate fingerprint does not match');
+        return;
+      }
       void this.hello();
     });
     this.socket.on('data', (chunk: Buffer) => this.read(chunk));
