@@ -362,4 +362,15 @@ describe('emulated terminal (bridge protocol v1)', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(plain.stats.dials).toBe(0);
   });
+  it('answers internal, sending nothing, while the trade server is unreachable, and trades again once it is back', async () => {
+    const { connection } = await started('AlphaFX-Live', '5014');
+    await connection.next();
+    connection.welcome();
+    broker.setFaults('AlphaFX-Live', '5014', { disconnect: true });
+    const refused = await connection.ask('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' });
+    expect(refused).toMatchObject({ status: 'error', error: 'internal' });
+    expect(broker.accountSnapshot('AlphaFX-Live', '5014').trade_requests_received).toBe(0);
+    broker.setFaults('AlphaFX-Live', '5014', {});
+    expect((await connection.ask('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' })).retcode).toBe('10009');
+  });
 });

@@ -156,22 +156,33 @@ class Connection {
     this.timer = setInterval(() => this.tick(), tickMs);
   }
 
+  /**
+   * The terminal logs in to its trade server first (broker-sim creates the account on a first login); when the
+   * server is unreachable the EA still says hello with the account it is set up for, as a terminal whose trade
+   * server connection is down still runs its EA.
+   */
   private async hello(): Promise<void> {
     const terminal = this.options.terminal;
-    let state: Awaited<ReturnType<TerminalAccount['state']>>;
+    const { server, login } = terminal.credentials;
+    let platform: string;
+    let serverName: string;
     try {
-      state = await terminal.state();
+      const definition = terminal.broker.serverInfo(server);
+      platform = definition.platform;
+      serverName = definition.name;
     } catch (error) {
-      this.end(`not logged in to the trade server: ${(error as Error).message}`);
+      this.end(`no trade server: ${(error as Error).message}`);
       return;
     }
-    const platform = state.record.platform;
+    await terminal
+      .state()
+      .catch((error: Error) => this.options.logger.warn({ err: error.message }, 'terminal: trade server not reachable'));
     const serverSeconds = Math.floor(terminal.broker.market.serverTimeMs() / 1000);
     this.send('hello', [
       ['v', '1'],
       ['platform', platform],
-      ['login', state.record.login],
-      ['server', state.server.name],
+      ['login', login],
+      ['server', serverName],
       ['ea', this.options.eaVersion ?? '1.0.0'],
       ['build', String(this.options.build ?? (platform === 'mt5' ? 4410 : 1420))],
       ['token', this.options.token],
@@ -348,7 +359,11 @@ class Connection {
 
   /** The orderly end: waits up to `graceMs` for the request in hand, then `bye reason=deinit`. */
   async finish(graceMs: number): Promise<void> {
-    if (this.running) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+    if (this.running) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.running, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    }
     if (this.welcomed) this.closeWith('bye', 'reason', 'deinit', 'EA removed');
     else this.end('stopping');
   }
