@@ -50,10 +50,13 @@ function mt5Answer(
     .answer();
 }
 
-/** MT4: `error` (0 or the raw MT4 error number) and `ticket` (-1 on failure), then the call's own results. */
+/**
+ * MT4: `error` (0 or the raw MT4 error number) and `ticket`: what `OrderSend` returned (-1 on failure), or the
+ * ticket `OrderClose`, `OrderDelete` and `OrderModify` were given.
+ */
 function mt4Answer(outcome: TradeOutcome, ticket: number): ResultFields {
   const error = noChanges(outcome) ? mt4ErrorNoResult : mt4Result(outcome).error;
-  return new ResultFields().integer('error', error).integer('ticket', error === 0 ? ticket : -1);
+  return new ResultFields().integer('error', error).integer('ticket', ticket);
 }
 
 export async function sendCommand(terminal: TerminalAccount, args: RequestArguments): Promise<Answer> {
@@ -133,7 +136,10 @@ async function sendMt4(terminal: TerminalAccount, account: AccountState, args: R
   const spec = findSymbol(account.server, symbol);
   if (!spec) return refusal('bad_request', `unknown symbol ${symbol}`);
   const cmd = args.integer('cmd');
-  const price = args.decimal('price');
+  if (cmd < 0 || cmd > 5) return refusal('bad_request', 'cmd must be 0-5');
+  // A market order without a price takes the current Ask or Bid, as the EA does after RefreshRates().
+  const quote = terminal.broker.prices.quote(spec);
+  const price = args.decimal('price') || (cmd === 0 ? quote.ask : cmd === 1 ? quote.bid : 0);
   const call = await terminal.tradeCall(args.text('comment'));
   const { record } = await terminal.broker.openOrder(call, {
     clientId: call.clientId,
@@ -144,13 +150,13 @@ async function sendMt4(terminal: TerminalAccount, account: AccountState, args: R
     stopLimitPrice: 0,
     sl: args.decimal('stoploss'),
     tp: args.decimal('takeprofit'),
-    deviationPoints: price > 0 && cmd <= 1 ? args.integer('slippage') : undefined,
+    deviationPoints: cmd <= 1 ? args.integer('slippage') : undefined,
     magic: args.integer('magic'),
     comment: args.text('comment'),
     expirationMs: args.integer('expiration') * 1000,
   });
   const outcome = record.outcome!;
-  const fields = mt4Answer(outcome, outcome.order);
+  const fields = mt4Answer(outcome, outcome.ok ? outcome.order : -1);
   if (!outcome.ok) return fields.answer();
   const digits = spec.instrument.digits;
   return fields
@@ -175,8 +181,10 @@ export async function closeCommand(terminal: TerminalAccount, args: RequestArgum
     return notFound(args.text('ticket'));
   }
   const symbol = position.symbol;
-  const price = args.decimal('price');
-  const deviation = price > 0 ? args.integer(mt5 ? 'deviation' : 'slippage') : undefined;
+  // Without a price the EA sends the current one: a long position closes at the bid, a short one at the ask.
+  const quote = terminal.broker.prices.quote(findSymbol(account.server, symbol)!);
+  const price = args.decimal('price') || (position.type === 0 ? quote.bid : quote.ask);
+  const deviation = args.integer(mt5 ? 'deviation' : 'slippage');
   // MT4's OrderClose sends no comment; MT5's close carries the connector's comment with the client tag.
   const call = await terminal.tradeCall(mt5 ? args.text('comment') : '');
   const { record } = await terminal.broker.closePosition(call, ticket, args.decimal('volume'), price, deviation);
