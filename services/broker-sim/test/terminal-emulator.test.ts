@@ -75,6 +75,7 @@ describe('emulated terminal (bridge protocol v1)', () => {
       type: 0,
       symbol: 'EURUSD',
       volume: '0.10',
+      magic: 77,
       comment: `hedge leg A${tag}`,
     });
     expect(buy).toMatchObject({ status: 'ok', retcode: '10009', volume: '0.1', retcode_external: '0' });
@@ -117,13 +118,14 @@ describe('emulated terminal (bridge protocol v1)', () => {
       'deals.2.volume': '0.06',
     });
     expect(deals['deals.0.comment']).toBe(`hedge leg A${tag}`);
+    expect([deals['deals.0.magic'], deals['deals.1.magic']]).toEqual(['77', '77']);
     const paged = await connection.ask('history', { kind: 'deals', from: now - 60, to: now + 60, limit: 2 });
     expect(paged).toMatchObject({ deals: '2', total: '3', more: '1' });
     const historyOrders = await connection.ask('history', { kind: 'orders', from: now - 60, to: now + 60 });
     expect(historyOrders.total).toBe('4');
 
     const found = await connection.ask('find', { tags: `${tag},~aaaaaaaaaa`, from: now - 60 });
-    expect(Number(found.matches)).toBeGreaterThanOrEqual(2);
+    expect(found).toMatchObject({ matches: '2', more: '0', 'matches.0.tag': tag, 'matches.0.magic': '77' });
     const places = Object.entries(found)
       .filter(([key]) => key.endsWith('.where'))
       .map(([, value]) => value);

@@ -1,13 +1,14 @@
 import type { AccountState, Deal } from '../domain/engine';
 import { type Answer, refusal, type RequestArguments, ResultFields } from './answer';
 import { digitsOf, maxListItems, serverTimeSeconds } from './read-commands';
-import { commentOfClientId, type TerminalAccount } from './terminal-account';
+import { sentWith, type TerminalAccount } from './terminal-account';
 
 /**
  * `history` and `find` (docs/terminal-bridge.md), read from broker-sim's account: its deals as the MT5 history
  * deals, and the history orders derived from them (the order each deal filled, and the pending orders deleted,
- * from the request records) as MT5 history orders and MT4's closed orders. broker-sim keeps no stops or magic
- * of closed items, so history orders show them as 0.
+ * from the request records) as MT5 history orders and MT4's closed orders. The magic and comment of a deal are
+ * the ones its trade call sent (see `TerminalAccount.tradeCall`); broker-sim keeps no stops of closed items, so
+ * history orders show them as 0.
  */
 
 const dealEntry = { in: 0, out: 1, inout: 2 } as const;
@@ -30,6 +31,7 @@ interface HistoryOrder {
   position: number;
   profit: number;
   swap: number;
+  magic: number;
   comment: string;
   reason: number;
 }
@@ -52,7 +54,7 @@ function mt5HistoryOrders(account: AccountState): HistoryOrder[] {
       position: deal.position,
       profit: 0,
       swap: 0,
-      comment: commentOfClientId(deal.clientId),
+      ...sentWith(deal.clientId),
       reason: dealReason[deal.reason],
     }));
   return [...orders, ...deletedOrders(account)].sort((a, b) => a.timeDone - b.timeDone || a.ticket - b.ticket);
@@ -74,6 +76,7 @@ function deletedOrders(account: AccountState): HistoryOrder[] {
       position: 0,
       profit: 0,
       swap: 0,
+      magic: 0,
       comment: '',
       reason: 3,
     }));
@@ -100,7 +103,7 @@ function mt4HistoryOrders(account: AccountState): HistoryOrder[] {
         position: deal.position,
         profit: deal.profit,
         swap: deal.swap ?? 0,
-        comment: commentOfClientId(opened?.clientId ?? ''),
+        ...sentWith(opened?.clientId ?? ''),
         reason: 0,
       };
     });
@@ -124,8 +127,8 @@ function dealFields(account: AccountState, deal: Deal): ResultFields {
     .decimal('swap', deal.swap ?? 0)
     .decimal('commission', 0)
     .decimal('fee', 0)
-    .integer('magic', 0)
-    .text('comment', commentOfClientId(deal.clientId))
+    .integer('magic', sentWith(deal.clientId).magic)
+    .text('comment', sentWith(deal.clientId).comment)
     .integer('reason', dealReason[deal.reason]);
 }
 
@@ -145,7 +148,7 @@ function orderFields(account: AccountState, order: HistoryOrder): ResultFields {
       .integer('time_setup', order.timeOpen)
       .integer('time_done', order.timeDone)
       .integer('position', order.position)
-      .integer('magic', 0)
+      .integer('magic', order.magic)
       .text('comment', order.comment)
       .integer('reason', order.reason);
   return new ResultFields()
@@ -162,7 +165,7 @@ function orderFields(account: AccountState, order: HistoryOrder): ResultFields {
     .decimal('profit', order.profit)
     .decimal('swap', order.swap)
     .decimal('commission', 0)
-    .integer('magic', 0)
+    .integer('magic', order.magic)
     .text('comment', order.comment)
     .integer('expiration', 0);
 }
@@ -206,15 +209,16 @@ export async function findCommand(terminal: TerminalAccount, args: RequestArgume
   if (!tags.every((tag) => tagPattern.test(tag))) return refusal('bad_request', 'a tag is ~ and 10 base32 characters');
   const account = await terminal.state();
   const from = args.integer('from');
-  const now = serverTimeSeconds(terminal);
+  // Nothing lies in the future: a day past the server's clock keeps a deal done this second inside the range.
+  const until = serverTimeSeconds(terminal) + 86_400;
   const matches: ResultFields[] = [];
   let more = false;
+  // One match per item, under the first tag its comment holds, as the reference EAs do.
   const consider = (comment: string, build: (tag: string) => ResultFields) => {
-    for (const tag of tags) {
-      if (!comment.includes(tag)) continue;
-      if (matches.length >= maxListItems) more = true;
-      else matches.push(build(tag));
-    }
+    const tag = tags.find((candidate) => comment.includes(candidate));
+    if (!tag) return;
+    if (matches.length >= maxListItems) more = true;
+    else matches.push(build(tag));
   };
   const item = (
     tag: string,
@@ -271,10 +275,21 @@ export async function findCommand(terminal: TerminalAccount, args: RequestArgume
     );
   if (account.record.platform === 'mt5')
     for (const deal of account.deals) {
-      if (seconds(deal.timeMs) < from || seconds(deal.timeMs) > now) continue;
-      const comment = commentOfClientId(deal.clientId);
+      if (seconds(deal.timeMs) < from || seconds(deal.timeMs) > until) continue;
+      const comment = sentWith(deal.clientId).comment;
       consider(comment, (tag) =>
-        item(tag, 'deal', deal.ticket, deal.symbol, deal.type, deal.volume, deal.price, seconds(deal.timeMs), comment)
+        item(
+          tag,
+          'deal',
+          deal.ticket,
+          deal.symbol,
+          deal.type,
+          deal.volume,
+          deal.price,
+          seconds(deal.timeMs),
+          comment,
+          sentWith(deal.clientId).magic,
+        )
           .integer('order', deal.order)
           .integer('position', deal.position)
           .integer('entry', dealEntry[deal.entry]),
@@ -282,9 +297,20 @@ export async function findCommand(terminal: TerminalAccount, args: RequestArgume
     }
   const history = account.record.platform === 'mt5' ? mt5HistoryOrders(account) : mt4HistoryOrders(account);
   for (const order of history) {
-    if (order.timeDone < from || order.timeDone > now) continue;
+    if (order.timeDone < from || order.timeDone > until) continue;
     consider(order.comment, (tag) =>
-      item(tag, 'history_order', order.ticket, order.symbol, order.type, order.volume, order.priceOpen, order.timeDone, order.comment),
+      item(
+        tag,
+        'history_order',
+        order.ticket,
+        order.symbol,
+        order.type,
+        order.volume,
+        order.priceOpen,
+        order.timeDone,
+        order.comment,
+        order.magic,
+      ),
     );
   }
   return new ResultFields().list('matches', matches, more).answer();

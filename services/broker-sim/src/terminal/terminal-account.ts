@@ -38,11 +38,11 @@ export class TerminalAccount {
 
   /**
    * A trade call for one trade function. The terminal has no client id of its own: each call gets a fresh
-   * one, which also carries the comment sent so that history deals can show it (see `commentOfClientId`).
+   * one, which also carries the magic and comment sent, so that history deals can show them (`sentWith`).
    */
-  async tradeCall(comment: string): Promise<TradeCall> {
+  async tradeCall(comment: string, magic = 0): Promise<TradeCall> {
     await this.state();
-    return { sessionId: this.sessionId!, clientId: `ea:${randomUUID()}:${comment}`, deadlineUnixMs: 0 };
+    return { sessionId: this.sessionId!, clientId: `ea:${randomUUID()}:${magic}:${comment}`, deadlineUnixMs: 0 };
   }
 
   /** MqlTradeResult.request_id: the terminal numbers its trade requests. */
@@ -52,9 +52,9 @@ export class TerminalAccount {
   }
 }
 
-/** The comment a trade call sent, from the client id `tradeCall` gave it; empty for any other client id. */
-export function commentOfClientId(clientId: string): string {
-  if (!clientId.startsWith('ea:')) return '';
-  const second = clientId.indexOf(':', 3);
-  return second < 0 ? '' : clientId.slice(second + 1);
+/** The magic and comment a trade call sent, from the client id `tradeCall` gave it; 0 and empty for any other. */
+export function sentWith(clientId: string): { magic: number; comment: string } {
+  const match = /^ea:[0-9a-f-]{36}:(\d+):/.exec(clientId);
+  if (!match) return { magic: 0, comment: '' };
+  return { magic: Number(match[1]), comment: clientId.slice(match[0].length) };
 }

@@ -74,7 +74,7 @@ async function sendMt5(terminal: TerminalAccount, account: AccountState, args: R
   const action = args.integer('action');
   const type = args.integer('type');
   const price = args.decimal('price');
-  const call = await terminal.tradeCall(args.text('comment'));
+  const call = await terminal.tradeCall(args.text('comment'), args.integer('magic'));
   const broker = terminal.broker;
   if (action === actionRemove) {
     const { record } = await broker.deleteOrder(call, args.integer('order'));
@@ -140,7 +140,7 @@ async function sendMt4(terminal: TerminalAccount, account: AccountState, args: R
   // A market order without a price takes the current Ask or Bid, as the EA does after RefreshRates().
   const quote = terminal.broker.prices.quote(spec);
   const price = args.decimal('price') || (cmd === 0 ? quote.ask : cmd === 1 ? quote.bid : 0);
-  const call = await terminal.tradeCall(args.text('comment'));
+  const call = await terminal.tradeCall(args.text('comment'), args.integer('magic'));
   const { record } = await terminal.broker.openOrder(call, {
     clientId: call.clientId,
     symbol,
@@ -186,7 +186,7 @@ export async function closeCommand(terminal: TerminalAccount, args: RequestArgum
   const price = args.decimal('price') || (position.type === 0 ? quote.bid : quote.ask);
   const deviation = args.integer(mt5 ? 'deviation' : 'slippage');
   // MT4's OrderClose sends no comment; MT5's close carries the connector's comment with the client tag.
-  const call = await terminal.tradeCall(mt5 ? args.text('comment') : '');
+  const call = await terminal.tradeCall(mt5 ? args.text('comment') : '', position.magic);
   const { record } = await terminal.broker.closePosition(call, ticket, args.decimal('volume'), price, deviation);
   const outcome = record.outcome!;
   if (mt5) return mt5Answer(terminal, account, symbol, outcome, false);
