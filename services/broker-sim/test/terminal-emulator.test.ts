@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Broker } from '../src/app/broker';
 import { PriceFeed } from '../src/domain/prices';
 import { FileJournal } from '../src/store/journal';
+import { encodeFrame, FrameReader, formatDecimal, formatPrice, parseFrame, parseInteger } from '../src/terminal/frames';
 import { TerminalFleet } from '../src/terminal/terminal-fleet';
 import { type Received, ScriptedConnector } from './scripted-connector';
 
@@ -374,5 +375,43 @@ describe('emulated terminal (bridge protocol v1)', () => {
     expect(broker.accountSnapshot('AlphaFX-Live', '5014').trade_requests_received).toBe(0);
     broker.setFaults('AlphaFX-Live', '5014', {});
     expect((await connection.ask('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' })).retcode).toBe('10009');
+  });
+});
+
+describe('the emulated EA frame codec (docs/terminal-bridge.md, "Wire format")', () => {
+  const document = fs.readFileSync(path.join(__dirname, '../../../docs/terminal-bridge.md'), 'utf8');
+  const examples = [...document.matchAll(/```bridge-(?:ea|connector)\n([\s\S]*?)```/g)].flatMap((block) =>
+    block[1]!.split('\n').filter((line) => line !== ''),
+  );
+
+  it('reads every example frame of the document and writes it back byte for byte', () => {
+    expect(examples.length).toBeGreaterThan(10);
+    for (const line of examples) {
+      const frame = parseFrame(Buffer.from(line, 'utf8'));
+      expect(frame, line).toBeDefined();
+      expect(encodeFrame(frame!.type, frame!.fields)).toBe(`${line}\n`);
+    }
+    const escaped = examples.find((line) => line.includes('50%25'))!;
+    expect(parseFrame(Buffer.from(escaped))!.fields.get('comment')).toBe(`50% off\tx${tag}`);
+  });
+
+  it('decodes escapes left to right and refuses what the document calls malformed', () => {
+    expect(parseFrame(Buffer.from('res\tmessage=%2509%0a'))!.fields.get('message')).toBe('%09\n');
+    for (const bad of ['', 'Res', 'res\tid', 'res\tid=1\tid=2', 'res\tmessage=%G1', 'res\tmessage=50%', 'res\tBad=1', 'res\tmessage=a\rb'])
+      expect(parseFrame(Buffer.from(bad)), bad).toBeUndefined();
+    expect(parseFrame(Buffer.from([0x72, 0x65, 0x73, 0x09, 0x6d, 0x3d, 0xff]))).toBeUndefined();
+  });
+
+  it('hands out frames as their LF arrives and reports a bound reached without one', () => {
+    const reader = new FrameReader(64);
+    expect(reader.push(Buffer.from('hb\tutc_ms=1\nbye\treason='))).toEqual([{ frame: { type: 'hb', fields: new Map([['utc_ms', '1']]) } }]);
+    expect(reader.push(Buffer.from('shutdown\n'))).toEqual([{ frame: { type: 'bye', fields: new Map([['reason', 'shutdown']]) } }]);
+    expect(reader.push(Buffer.alloc(64, 0x61))).toEqual([{ tooLarge: true }]);
+  });
+
+  it('writes numbers as the reference EAs do', () => {
+    expect([formatDecimal(0.1), formatDecimal(10_000), formatDecimal(-0.3), formatDecimal(12.5)]).toEqual(['0.1', '10000', '-0.3', '12.5']);
+    expect(formatPrice(1.0845, 5)).toBe('1.08450');
+    expect([parseInteger('12'), parseInteger('1.5'), parseInteger('9007199254740993')]).toEqual([12, undefined, undefined]);
   });
 });
