@@ -252,6 +252,20 @@ describe('emulated terminal (bridge protocol v1)', () => {
     expect(await again.next()).toMatchObject({ type: 'error', fields: { code: 'duplicate_id' } });
     expect(await again.closedWithin(2000)).toBe(true);
   });
+  it('answers a request before welcome, or a welcome in a version it did not offer, with unexpected_frame', async () => {
+    const { connection } = await started('AlphaFX-Live', '5015');
+    await connection.next();
+    connection.write('req\tid=1\tcmd=account');
+    expect(await connection.next()).toMatchObject({ type: 'error', fields: { code: 'unexpected_frame' } });
+    expect(await connection.closedWithin(2000)).toBe(true);
+
+    const again = await connector.connection();
+    await again.next();
+    again.write('welcome\tv=2\tconnection=c-v2\tmax_inflight=8\thb_ms=10000\tidle_ms=30000');
+    expect(await again.next()).toMatchObject({ type: 'error', fields: { code: 'unexpected_frame' } });
+    expect(await again.closedWithin(2000)).toBe(true);
+  });
+
   it('refuses a trade whose ttl_ms passed while it waited, and sends nothing for it', async () => {
     const { connection } = await started('AlphaFX-Live', '5006');
     await connection.next();
