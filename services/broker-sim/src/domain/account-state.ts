@@ -89,7 +89,7 @@ export interface TradeOutcome {
   newTicket?: number;
 }
 
-export type RequestAction = 'open' | 'close' | 'delete';
+export type RequestAction = 'open' | 'close' | 'delete' | 'modify';
 
 export interface RequestRecord {
   clientId: string;
