@@ -141,18 +141,16 @@ describe('emulated terminal (bridge protocol v1)', () => {
     const { connection } = await started('OmegaCapital-Demo', '7001');
     expect((await connection.next()).fields.platform).toBe('mt4');
     connection.welcome();
-    // MT4 `send` names its order type `cmd`, the key `req` itself uses: such a frame repeats a key and is
-    // malformed by docs/terminal-bridge.md, so the MT4 position is opened on the server directly.
-    expect(await connection.ask('send', { ttl_ms: 5000, symbol: 'EURUSD', volume: '0.1' })).toMatchObject({
-      status: 'error',
-      error: 'bad_request',
-      message: 'cmd is not an integer',
-    });
-    const opened = await broker.seedPosition('OmegaCapital-Demo', '7001', {
-      symbol: 'EURUSD',
-      type: 'buy',
-      volume: 0.3,
-      comment: `mt4 leg${tag}`,
+    // MT4's OrderSend order type travels as `op` (`cmd` names the request's command).
+    const sent = await connection.ask('send', { ttl_ms: 5000, symbol: 'EURUSD', op: 0, volume: '0.3', comment: `mt4 leg${tag}` });
+    expect(sent).toMatchObject({ status: 'ok', error: '0' });
+    const opened = { ticket: Number(sent.ticket) };
+    expect(opened.ticket).toBeGreaterThan(0);
+    // An MT4 error comes back raw from OrderSend too: the connector maps it, not the EA.
+    expect(await connection.ask('send', { ttl_ms: 5000, symbol: 'EURUSD', op: 0, volume: '0.001' })).toMatchObject({
+      status: 'ok',
+      error: '131',
+      ticket: '-1',
     });
     const ticket = String(opened.ticket);
     expect(await connection.ask('close', { ttl_ms: 5000, ticket, volume: '0.001' })).toMatchObject({
@@ -178,7 +176,8 @@ describe('emulated terminal (bridge protocol v1)', () => {
     expect((await connection.ask('history', { kind: 'deals', from: 0, to: now + 60 })).error).toBe('bad_request');
     const history = await connection.ask('history', { kind: 'orders', from: now - 60, to: now + 60 });
     expect(history).toMatchObject({ orders: '1', 'orders.0.ticket': ticket, 'orders.0.volume': '0.1', 'orders.0.type': '0' });
-    expect((await connection.ask('find', { tags: tag, from: now - 60 })).matches).toBe('0');
+    // The order was sent through the EA with the connector's tag in its comment, so lookup by tag finds it.
+    expect((await connection.ask('find', { tags: tag, from: now - 60 })).matches).toBe('1');
   });
 
   it('backs off after a refusal and dials the next address', async () => {

@@ -37,7 +37,7 @@ bool IsDecimalText(string v)
    return dot - from <= 40 && StringLen(v) - dot - 1 <= 40 && IsDigits(v, from, dot) && IsDigits(v, dot + 1, StringLen(v));
   }
 
-// Checks the request against a spec such as "symbol:t!,volume:d!,cmd:i!": each argument's kind (i integer,
+// Checks the request against a spec such as "symbol:t!,volume:d!,op:i!": each argument's kind (i integer,
 // d decimal, t text), "!" when required. The same table as the connector's commands.ts; checked again here
 // because a trade function must never be handed a value the EA could not read.
 string ArgsProblem(string spec)
@@ -216,11 +216,11 @@ string DoTicket()
 //--- trade commands ---------------------------------------------------
 string DoSend()
   {
-   string problem = ArgsProblem("symbol:t!,cmd:i!,volume:d!,price:d,slippage:i,stoploss:d,takeprofit:d,comment:t,magic:i,expiration:i");
+   string problem = ArgsProblem("symbol:t!,op:i!,volume:d!,price:d,slippage:i,stoploss:d,takeprofit:d,comment:t,magic:i,expiration:i");
    if(problem != "") return problem;
    string symbol = Arg("symbol");
-   int cmd = (int)ArgL("cmd");
-   if(cmd < OP_BUY || cmd > OP_SELLSTOP) return "bad_request:cmd must be 0-5";
+   int cmd = (int)ArgL("op"); // OrderSend's `cmd`; `op` on the wire, since `cmd` names the request's command
+   if(cmd < OP_BUY || cmd > OP_SELLSTOP) return "bad_request:op must be 0-5";
    if(!SymbolSelect(symbol, true)) return "bad_request:unknown symbol " + symbol;
    double price = ArgD("price");
    if(price == 0 && IsMarket(cmd))
@@ -317,10 +317,10 @@ string DoModify()
 //--- check ------------------------------------------------------------
 string DoCheck()
   {
-   string problem = ArgsProblem("symbol:t!,cmd:i!,volume:d!");
+   string problem = ArgsProblem("symbol:t!,op:i!,volume:d!");
    if(problem != "") return problem;
    string symbol = Arg("symbol");
-   int cmd = (int)ArgL("cmd");
+   int cmd = (int)ArgL("op"); // OrderSend's `cmd`; `op` on the wire, since `cmd` names the request's command
    if(cmd != OP_BUY && cmd != OP_SELL) return "bad_request:cmd must be 0 or 1";
    if(!SymbolSelect(symbol, true)) return "bad_request:unknown symbol " + symbol;
    double volume = ArgD("volume");

@@ -173,10 +173,10 @@ function answerWithKind(kind: string, fields: ResultFields): Answer {
 export async function checkCommand(terminal: TerminalAccount, args: RequestArguments): Promise<Answer> {
   const account = await terminal.state();
   const mt4 = account.record.platform === 'mt4';
-  const problem = args.problem(mt4 ? 'symbol:t!,cmd:i!,volume:d!' : 'symbol:t!,type:i!,volume:d!,price:d');
+  const problem = args.problem(mt4 ? 'symbol:t!,op:i!,volume:d!' : 'symbol:t!,type:i!,volume:d!,price:d');
   if (problem) return problem;
-  const type = args.integer(mt4 ? 'cmd' : 'type');
-  if (type < 0 || type > (mt4 ? 1 : 7)) return refusal('bad_request', mt4 ? 'cmd must be 0 or 1' : 'type must be 0-7');
+  const type = args.integer(mt4 ? 'op' : 'type');
+  if (type < 0 || type > (mt4 ? 1 : 7)) return refusal('bad_request', mt4 ? 'op must be 0 or 1' : 'type must be 0-7');
   const spec = findSymbol(account.server, args.text('symbol'));
   if (!spec) return refusal('bad_request', `unknown symbol ${args.text('symbol')}`);
   const buy = type % 2 === 0;

@@ -130,13 +130,13 @@ async function sendMt5(terminal: TerminalAccount, account: AccountState, args: R
 }
 
 async function sendMt4(terminal: TerminalAccount, account: AccountState, args: RequestArguments): Promise<Answer> {
-  const problem = args.problem('symbol:t!,cmd:i!,volume:d!,price:d,slippage:i,stoploss:d,takeprofit:d,comment:t,magic:i,expiration:i');
+  const problem = args.problem('symbol:t!,op:i!,volume:d!,price:d,slippage:i,stoploss:d,takeprofit:d,comment:t,magic:i,expiration:i');
   if (problem) return problem;
   const symbol = args.text('symbol');
   const spec = findSymbol(account.server, symbol);
   if (!spec) return refusal('bad_request', `unknown symbol ${symbol}`);
-  const cmd = args.integer('cmd');
-  if (cmd < 0 || cmd > 5) return refusal('bad_request', 'cmd must be 0-5');
+  const cmd = args.integer('op');
+  if (cmd < 0 || cmd > 5) return refusal('bad_request', 'op must be 0-5');
   // A market order without a price takes the current Ask or Bid, as the EA does after RefreshRates().
   const quote = terminal.broker.prices.quote(spec);
   const price = args.decimal('price') || (cmd === 0 ? quote.ask : cmd === 1 ? quote.bid : 0);

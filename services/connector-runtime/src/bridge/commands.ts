@@ -54,7 +54,7 @@ export const commands = {
       },
       mt4: {
         symbol: required('text'),
-        cmd: required('integer'),
+        op: required('integer'),
         volume: required('decimal'),
         price: optional('decimal'),
         slippage: optional('integer'),
@@ -106,7 +106,7 @@ export const commands = {
     trade: false,
     args: {
       mt5: { symbol: required('text'), type: required('integer'), volume: required('decimal'), price: optional('decimal') },
-      mt4: { symbol: required('text'), cmd: required('integer'), volume: required('decimal') },
+      mt4: { symbol: required('text'), op: required('integer'), volume: required('decimal') },
     },
   },
   history: {
