@@ -298,29 +298,8 @@ export function nowPaymentsStorm(stack: FaultStack, replicaEnv: ReplicaEnvironme
     });
   return {
     name: 'nowpayments',
-    async createTopup(customer, amountEurCents) {
-      const view = await (await creator()).call<any>('CreateTopup', {
-        customer_id: customer.id,
-        amount_eur_cents: amountEurCents,
-        asset_code: 'USDT',
-        blockchain_code: 'TRON',
-      });
-      const document = await stack.mongo
-        .db(databaseName(stack.prefix, 'payments'))
-        .collection<{ _id: string; invoice_id: string }>('topups')
-        .findOne({ _id: String(view.id) });
-      return {
-        id: Number(view.id),
-        customerId: customer.id,
-        invoiceId: document!.invoice_id,
-        address: view.deposit_address,
-        assetCode: view.asset_code,
-        blockchainCode: view.blockchain_code,
-        amountEurCents,
-        depositUnits: BigInt(view.deposit_amount),
-        createdAt: new Date(view.created_at),
-      };
-    },
+    createTopup: async (customer, amountEurCents) =>
+      replicaTopup(stack, await creator(), customer, amountEurCents, { asset_code: 'USDT', blockchain_code: 'TRON' }),
     plan(topups, _seed, random) {
       // Each top-up's payment reports its running total after each transaction.
       const totals = topups.flatMap((topup) => {
