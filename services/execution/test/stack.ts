@@ -1,3 +1,4 @@
+import { connectService } from '@mtx/shared/grpc-services';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { inject } from 'vitest';
@@ -106,7 +107,15 @@ export async function startExecutionStack(options: {
     GRPC_PORT: '0',
     ...options.executionEnv,
   });
-  const execution = createExecutionApp({ config, database: mongo.db(databaseName(prefix, 'execution')), nats, logger: silent });
+  // As execution's main does: with seats required, the billing client is the caller's to make and close.
+  const billing = config.SEATS_REQUIRED ? connectService('billing', config.BILLING_GRPC_URL, config.GRPC_DEADLINE_MS) : undefined;
+  const execution = createExecutionApp({
+    config,
+    database: mongo.db(databaseName(prefix, 'execution')),
+    nats,
+    logger: silent,
+    ...(billing ? { billing } : {}),
+  });
   await execution.start();
   const executionAddress = `127.0.0.1:${execution.port}`;
   const client = createUnaryClient<any>('execution/v1/execution.proto', 'mtx.execution.v1.ExecutionService', executionAddress, 10_000);
@@ -136,6 +145,7 @@ export async function startExecutionStack(options: {
     async close() {
       client.close();
       await execution.stop(1_000);
+      billing?.close();
       for (const platform of ['mt4', 'mt5'] as const) await stopConnector(platform);
       await broker.stop(1_000);
       await nats.close();
