@@ -16,7 +16,7 @@ import { runReads, type TerminalIdentity } from './bridge-check-reads';
 import { CheckRun, type CheckRow } from './bridge-check-steps';
 import { runTrades } from './bridge-check-trades';
 
-export const bridgeCheckDefaults = { listen: '127.0.0.1:7360', waitSeconds: 300, symbol: 'EURUSD' } as const;
+export const bridgeCheckDefaults = { listen: '127.0.0.1:7450', waitSeconds: 300, symbol: 'EURUSD' } as const;
 
 const tokenPattern = /^[A-Za-z0-9_-]{32,256}$/;
 const readDeadlineMs = 10_000;
@@ -41,7 +41,7 @@ interface CheckOptions {
 function parseListen(text: string): { host: string; port: number } {
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text);
   const port = Number(match?.[2]);
-  if (!match || port > 65_535) throw new UsageError('--listen must be host:port, such as 127.0.0.1:7360 or [::1]:7360');
+  if (!match || port > 65_535) throw new UsageError('--listen must be host:port, such as 127.0.0.1:7450 or [::1]:7450');
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
