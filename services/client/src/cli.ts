@@ -7,6 +7,7 @@ import { MtxClient } from './client';
 import { accounts, batchShow, ordersClose, ordersPlace } from './cli/trading-commands';
 import { accountState, batches, positions } from './cli/portfolio-commands';
 import { webhooksListen } from './cli/webhooks-listen';
+import { bridgeCheck } from './cli/bridge-check';
 import { assets, subscription, topupCreate, topupPaySandbox, topupShow, wallet } from './cli/money-commands';
 import { type CliIo, type CommandContext, options, UsageError } from './cli/context';
 import { usage } from './cli/usage';
@@ -41,6 +42,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${usage}\n`);
     return 0;
   }
+  // Talks to a terminal, not to the API: it needs no key nor base URL.
+  if (command === 'bridge:check') return bridgeCheck(flags, io);
   const environment = { ...io.environment };
   if (flags['base-url']) environment.MTX_BASE_URL = flags['base-url'];
   if (flags.key) environment.MTX_API_KEY = flags.key;

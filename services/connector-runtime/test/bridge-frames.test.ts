@@ -7,7 +7,7 @@ import { mt4ErrorToRetcode } from '../src/mt4-errors';
 import { clientTag, tagOfComment, tradeComment } from '../src/bridge/client-tag';
 import { requestProblem } from '../src/bridge/commands';
 import { FrameReader } from '../src/bridge/frame-reader';
-import { type BridgeFrame, decodeFrame, encodeFrame, type RequestFrame } from '../src/bridge/frames';
+import { type AnswerFrame, type BridgeFrame, decodeFrame, encodeFrame, type RequestFrame } from '../src/bridge/frames';
 import { decodeList, encodeList } from '../src/bridge/lists';
 import { formatDecimal, parseDecimal } from '../src/bridge/numbers';
 import { BridgeProtocolError, decodeLine, encodeLine, maxFrameBytes } from '../src/bridge/wire';
@@ -185,13 +185,28 @@ describe('bridge frames', () => {
     ['an id past 2^53', 'req\tid=9007199254740993\tcmd=account'],
     ['an answer with an unknown status', 'res\tid=1\tstatus=maybe'],
     ['an error answer without its error', 'res\tid=1\tstatus=error'],
-    ['an ok answer with an error', 'res\tid=1\tstatus=ok\terror=busy'],
+    ['an ok answer whose MT4 error number is not a number', 'res\tid=1\tstatus=ok\terror=busy'],
     ['an error answer with an unknown error', 'res\tid=1\tstatus=error\terror=nope'],
     ['welcome with max_inflight 0', 'welcome\tv=1\tconnection=c\tmax_inflight=0\thb_ms=10000\tidle_ms=30000'],
     ['a message past 1024 characters', `bye\treason=idle\tmessage=${'x'.repeat(1025)}`],
     ['a heartbeat with a negative time', 'hb\tserver_time=-5'],
   ])('refuses %s', (_, line) => {
     expect(protocolError(() => readAll([bytes(`${line}\n`)])).code).toBe('malformed');
+  });
+
+  it("keeps an ok answer's error as a result: the MT4 EA's error number, written back as read", () => {
+    const [answer] = readAll([bytes('res\tid=3\tstatus=ok\terror=131\tticket=-1\n')]);
+    expect(answer).toEqual({
+      type: 'res',
+      id: 3,
+      status: 'ok',
+      message: '',
+      fields: new Map([
+        ['error', '131'],
+        ['ticket', '-1'],
+      ]),
+    });
+    expect(readAll([encodeFrame(answer as AnswerFrame)])).toEqual([answer]);
   });
 
   it('ignores unknown fields and answers unknown frame types as unknown', () => {

@@ -38,6 +38,15 @@ export const options = {
   'max-events': { type: 'string' },
   'idempotency-key': { type: 'string' },
   'timeout-seconds': { type: 'string' },
+  listen: { type: 'string' },
+  token: { type: 'string' },
+  login: { type: 'string' },
+  server: { type: 'string' },
+  platform: { type: 'string' },
+  'tls-key': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'wait-seconds': { type: 'string' },
+  trade: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

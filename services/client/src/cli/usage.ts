@@ -28,6 +28,11 @@ commands:
   webhooks:listen [--forward-to <url>] [--events <type,…>] [--port <n>] [--public-url <url>] [--max-events <n>]
                                            a local receiver: makes an endpoint pointing here, checks each delivery's
                                            signature, prints the event and forwards it; deletes the endpoint on exit
+  bridge:check --token <t> [--listen host:port] [--login <n> --server <name>] [--platform mt4|mt5]
+               [--tls-key <pem> --tls-cert <pem>] [--wait-seconds <s>] [--trade] [--symbol <s>] [--volume <lots>]
+                                           conformance of a terminal's EA (docs/terminal-bridge.md): waits for it,
+                                           runs every command; --trade (demo account) trades --volume through
+                                           open, modify, partial close, close; exit 1 a row failed, 2 no terminal
 
 flags for every command:
   --json                 print the API's JSON instead of tables

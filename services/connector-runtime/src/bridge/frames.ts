@@ -211,7 +211,9 @@ export function decodeFrame(raw: RawFrame): DecodedFrame {
         fields: new Map([...f].filter(([key]) => !answerKeys.has(key))),
       };
       if (status === 'error') frame.error = oneOf(f, 'error', answerErrors);
-      else if (f.has('error')) malformed('an ok answer has no error field');
+      // In an ok answer `error` is a result: the MT4 EA's error number from its trade function (`send`,
+      // `close`, `modify`, `check`), kept with the other results.
+      else if (f.has('error')) frame.fields.set('error', formatInteger(integer(f, 'error', 0, maxId)));
       return frame;
     }
     case 'hb': {
@@ -282,7 +284,8 @@ function frameFields(frame: BridgeFrame): Array<[string, string]> {
       ];
       if (frame.status === 'error') head.push(['error', frame.error ?? 'internal']);
       if (frame.message) head.push(['message', boundedMessage(frame.message)]);
-      return [...head, ...[...frame.fields].filter(([key]) => !answerKeys.has(key))];
+      const results = [...frame.fields].filter(([key]) => !answerKeys.has(key) || (key === 'error' && frame.status === 'ok'));
+      return [...head, ...results];
     }
     case 'hb': {
       const fields: Array<[string, string]> = [];
