@@ -246,11 +246,17 @@ describe('one app contract', () => {
     expect(typeof app.stop).toBe('function');
     expect({ connectAttempts, storeEvents, natsCalls: calls }).toEqual({ connectAttempts: [], storeEvents: [], natsCalls: [] });
 
-    // Never started, it has nothing to wait for: a stop returns well within its grace and still dials nothing.
-    const graceMs = 200;
-    const startedAtMs = performance.now();
-    await app.stop(graceMs);
-    expect(performance.now() - startedAtMs).toBeLessThan(graceMs + 500);
+    // Never started, it has nothing to wait for: a stop settles (it waits on nothing that never comes) and still
+    // dials nothing. Not a timing test: the bound only tells a hang from a stop on a loaded machine.
+    let hangTimer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      app.stop(200).then(() => 'stopped'),
+      new Promise<string>((resolve) => {
+        hangTimer = setTimeout(() => resolve('still stopping'), 15_000);
+      }),
+    ]);
+    clearTimeout(hangTimer);
+    expect(outcome).toBe('stopped');
     await settle();
     expect({ connectAttempts, storeEvents }).toEqual({ connectAttempts: [], storeEvents: [] });
   });
