@@ -186,7 +186,8 @@ describe('terminal server: close', () => {
     await terminal.next();
     const startedAt = Date.now();
     await server.close(300);
-    expect(Date.now() - startedAt).toBeLessThan(1_500);
+    // The grace (300 ms) ends it, not the terminal's own wait (5 s): the bound tells the two apart on a loaded machine.
+    expect(Date.now() - startedAt).toBeLessThan(4_000);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(290);
     expect((await stuck).code).toBe('unknown');
     const bye = await terminal.next();
