@@ -1,3 +1,4 @@
+import { MongoBulkWriteError } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/service/errors';
 import { checkGrpcHealth, createUnaryClient, grpc, startGrpcServer, unaryHandlers, type GrpcServerHandle } from '../src/rpc/grpc';
@@ -112,5 +113,22 @@ describe('store outage classification', () => {
     expect(isStoreUnavailable(selection)).toBe(true);
     expect(isStoreUnavailable(new Error('duplicate key'))).toBe(false);
     expect(isStoreUnavailable(new TypeError('x is undefined'))).toBe(false);
+  });
+
+  it('treats a batched write lost with its connection as unavailable, and one that names refused documents as not', async () => {
+    const { isStoreUnavailable } = await import('../src/rpc/grpc');
+    // The driver builds these itself; its constructor takes a command error and the bulk result it had so far.
+    const result = { insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0 };
+    const bulkError = (error: Record<string, unknown>) =>
+      new MongoBulkWriteError(error as unknown as ConstructorParameters<typeof MongoBulkWriteError>[0], result as never);
+    // What the driver threw when FerretDB was killed under the wallet's batched inserts.
+    const lost = bulkError({ message: 'the connection closed before the command was written', code: 0 });
+    expect(isStoreUnavailable(lost)).toBe(true);
+    const refused = bulkError({
+      message: 'E11000 duplicate key error',
+      code: 11000,
+      writeErrors: [{ index: 0, code: 11000, errmsg: 'E11000' }],
+    });
+    expect(isStoreUnavailable(refused)).toBe(false);
   });
 });

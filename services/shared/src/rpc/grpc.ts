@@ -3,6 +3,7 @@ import type { MethodDefinition } from '@grpc/proto-loader';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { AppError, isErrorCode, type ErrorCode } from '../service/errors';
 import '../patches/http2-stream-release';
+import { refusedStatements } from '../store/bulk-write';
 import { grpcServiceClient } from './proto';
 import type { Logger } from '../telemetry/logger';
 
@@ -86,7 +87,10 @@ export function isStoreUnavailable(error: unknown): boolean {
     ['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ERR_STREAM_WRITE_AFTER_END'].includes(
       String((error as NodeJS.ErrnoException).code),
     ) ||
-    /connection .* closed|ECONNREFUSED|ECONNRESET|socket has been ended|socket hang up/.test(error.message)
+    /connection (.* )?closed|ECONNREFUSED|ECONNRESET|socket has been ended|socket hang up/.test(error.message) ||
+    // A batched write whose command failed as a whole (a lost connection mid-command) comes as a bulk-write error
+    // that names no refused document: nothing is known to be stored, and the caller retries idempotently.
+    (name === 'MongoBulkWriteError' && refusedStatements(error, Number.MAX_SAFE_INTEGER) === null)
   );
 }
 

@@ -11,6 +11,7 @@ export type InsertOutcome = 'inserted' | 'duplicate';
 export interface InsertableCollection<T> {
   readonly collectionName: string;
   insertMany(documents: T[], options: { ordered: boolean }): Promise<unknown>;
+  insertOne?(document: T): Promise<unknown>;
 }
 
 interface Pending<T> {
@@ -96,7 +97,10 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
   protected async write(batch: Array<Pending<T>>): Promise<void> {
     const documents = batch.flatMap((entry) => entry.documents);
     try {
-      await this.collection.insertMany(documents, { ordered: false });
+      // One document goes as insertOne where the collection has it: a failure then comes as the server's or the
+      // network's own error, not one wrapped in a bulk-write error.
+      if (documents.length === 1 && this.collection.insertOne) await this.collection.insertOne(documents[0]!);
+      else await this.collection.insertMany(documents, { ordered: false });
       for (const entry of batch) entry.resolve(entry.documents.map(() => 'inserted'));
     } catch (error) {
       const refused = refusedStatements(error, documents.length);
