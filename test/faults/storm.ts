@@ -276,16 +276,21 @@ export function nowPaymentsStorm(stack: FaultStack, replicaEnv: ReplicaEnvironme
   let client: UnaryClient<any> | undefined;
   let replica: ServiceProcess | undefined;
   let hooksPort = 0;
-  const creator = async () => {
-    if (client) return client;
-    hooksPort = await freePort();
-    replica = await stack.startReplica('payments', 'payments-nowpayments', {
-      ...replicaEnv,
-      PAYMENTS_PROVIDER: 'nowpayments',
-      HOOKS_PORT: String(hooksPort),
-    });
-    client = createUnaryClient<any>('payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', replica.address, 10_000);
-    return client;
+  // One replica, however many top-ups ask for it at once: the storm creates four at a time, and each used to start
+  // a replica of its own, of which close() stopped one.
+  let starting: Promise<UnaryClient<any>> | undefined;
+  const creator = () => {
+    starting ??= (async () => {
+      hooksPort = await freePort();
+      replica = await stack.startReplica('payments', 'payments-nowpayments', {
+        ...replicaEnv,
+        PAYMENTS_PROVIDER: 'nowpayments',
+        HOOKS_PORT: String(hooksPort),
+      });
+      client = createUnaryClient<any>('payments/v1/payments.proto', 'mtx.payments.v1.PaymentsService', replica.address, 10_000);
+      return client;
+    })();
+    return starting;
   };
   const deliveryTo = (url: string, delivery: StormDelivery) =>
     stack.request('POST', url, {
@@ -390,10 +395,12 @@ export function nowPaymentsStorm(stack: FaultStack, replicaEnv: ReplicaEnvironme
     },
     deliverToProcess: (delivery) => deliveryTo(`http://127.0.0.1:${hooksPort}/v1/hooks/payments/nowpayments`, delivery),
     async close() {
+      await starting?.catch(() => undefined);
       client?.close();
       if (client) await stack.stopReplica('payments-nowpayments');
       client = undefined;
       replica = undefined;
+      starting = undefined;
     },
   };
 }
