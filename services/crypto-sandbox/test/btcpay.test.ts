@@ -1,13 +1,8 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { ManualClock } from '@mtx/shared/clock';
-import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { eventually, testDatabasePrefix } from '@mtx/shared/testing';
-import { createSandboxApp, type SandboxApp } from '../src/app';
-import { loadSandboxConfig } from '../src/config';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '@mtx/shared/clock';
+import { eventually } from '@mtx/shared/testing';
+import { type SandboxHarness, startSandboxHarness } from './sandbox-harness';
 import { catalog, rateEur } from '../src/domain/catalog';
 
 /** A webhook as the receiver got it: the raw bytes, the signature header, the parsed event. */
@@ -22,62 +17,33 @@ const apiKey = 'test-btcpay-api-key';
 const webhookSecret = 'test-btcpay-webhook-secret';
 const token = { authorization: `token ${apiKey}` };
 
-let mongo: MongoClient;
-let prefix: string;
+let harness: SandboxHarness;
 let clock: ManualClock;
-let sandbox: SandboxApp;
 let baseUrl: string;
-let receiver: http.Server;
 let received: Received[] = [];
 let scriptedAnswers: number[] = [];
 
 beforeAll(async () => {
-  mongo = await connectMongo(inject('mongodbUrl'));
-  prefix = testDatabasePrefix('btcpayfake');
-  clock = new ManualClock('2027-03-01T10:00:00Z');
-  receiver = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ body, signature: request.headers['btcpay-sig'] as string | undefined, event: JSON.parse(body) });
-      response.statusCode = scriptedAnswers.shift() ?? 200;
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const config = loadSandboxConfig({
-    MONGODB_URL: inject('mongodbUrl'),
-    MONGODB_DATABASE_PREFIX: prefix,
-    BTCPAY_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/btcpay-hook`,
-    BTCPAY_STORE_ID: storeId,
-    BTCPAY_API_KEY: apiKey,
-    BTCPAY_WEBHOOK_SECRET: webhookSecret,
-    BTCPAY_EXPIRY_CHECK_MS: '50',
-    POSTBACK_RETRY_BASE_MS: '20',
-    POSTBACK_LATE_DELAY_MS: '200',
-    LOG_LEVEL: 'silent',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  });
-  sandbox = await createSandboxApp({
-    config,
-    database: mongo.db(databaseName(prefix, 'crypto-sandbox')),
-    clock,
-    logger: createLogger('crypto-sandbox', { level: 'silent' }),
-  });
-  await sandbox.start();
-  baseUrl = `http://127.0.0.1:${sandbox.port}`;
+  harness = await startSandboxHarness(
+    'btcpayfake',
+    (receiverUrl) => ({
+      BTCPAY_WEBHOOK_URL: `${receiverUrl}/btcpay-hook`,
+      BTCPAY_STORE_ID: storeId,
+      BTCPAY_API_KEY: apiKey,
+      BTCPAY_WEBHOOK_SECRET: webhookSecret,
+      BTCPAY_EXPIRY_CHECK_MS: '50',
+      POSTBACK_LATE_DELAY_MS: '200',
+    }),
+    ({ body, headers }) => {
+      received.push({ body, signature: headers['btcpay-sig'] as string | undefined, event: JSON.parse(body) });
+      return scriptedAnswers.shift() ?? 200;
+    },
+  );
+  ({ clock, baseUrl } = harness);
 });
 
 afterAll(async () => {
-  await sandbox?.stop(1_000);
-  await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await mongo
-    ?.db(databaseName(prefix, 'crypto-sandbox'))
-    .dropDatabase()
-    .catch(() => undefined);
-  await mongo?.close();
+  await harness?.stop();
 });
 
 beforeEach(() => {
@@ -185,7 +151,7 @@ describe('the Greenfield API', () => {
   });
 
   it('refuses invoices it cannot make, writing nothing', async () => {
-    const before = await mongo.db(databaseName(prefix, 'crypto-sandbox')).collection('btcpay_invoices').countDocuments();
+    const before = await harness.database.collection('btcpay_invoices').countDocuments();
     for (const [amount, extra, checkout] of [
       ['0', {}, {}],
       ['1.234', {}, {}],
@@ -198,7 +164,7 @@ describe('the Greenfield API', () => {
       expect(refused.status, JSON.stringify([amount, extra, checkout])).toBe(400);
       expect(refused.body[0]).toMatchObject({ path: expect.any(String), message: expect.any(String) });
     }
-    expect(await mongo.db(databaseName(prefix, 'crypto-sandbox')).collection('btcpay_invoices').countDocuments()).toBe(before);
+    expect(await harness.database.collection('btcpay_invoices').countDocuments()).toBe(before);
   });
 });
 

@@ -1,13 +1,8 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { ManualClock } from '@mtx/shared/clock';
-import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { eventually, testDatabasePrefix } from '@mtx/shared/testing';
-import { createSandboxApp, type SandboxApp } from '../src/app';
-import { loadSandboxConfig } from '../src/config';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '@mtx/shared/clock';
+import { eventually } from '@mtx/shared/testing';
+import { type SandboxHarness, startSandboxHarness } from './sandbox-harness';
 
 interface Ipn {
   body: string;
@@ -18,58 +13,27 @@ interface Ipn {
 const apiKey = 'fake-nowpayments-key-0123';
 const ipnSecret = 'fake-nowpayments-ipn-secret-0123';
 
-let mongo: MongoClient;
-let prefix: string;
+let harness: SandboxHarness;
 let clock: ManualClock;
-let sandbox: SandboxApp;
 let baseUrl: string;
-let receiver: http.Server;
 let callbackUrl: string;
 let received: Ipn[] = [];
 
 beforeAll(async () => {
-  mongo = await connectMongo(inject('mongodbUrl'));
-  prefix = testDatabasePrefix('nowpay');
-  clock = new ManualClock('2027-03-01T10:00:00Z');
-  receiver = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ body, signature: request.headers['x-nowpayments-sig'] as string | undefined, parsed: JSON.parse(body) });
-      response.end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/hooks/payments/nowpayments`;
-  const config = loadSandboxConfig({
-    MONGODB_URL: inject('mongodbUrl'),
-    MONGODB_DATABASE_PREFIX: prefix,
-    NOWPAYMENTS_API_KEY: apiKey,
-    NOWPAYMENTS_IPN_SECRET: ipnSecret,
-    POSTBACK_RETRY_BASE_MS: '20',
-    LOG_LEVEL: 'silent',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  });
-  sandbox = await createSandboxApp({
-    config,
-    database: mongo.db(databaseName(prefix, 'crypto-sandbox')),
-    clock,
-    logger: createLogger('crypto-sandbox', { level: 'silent' }),
-  });
-  await sandbox.start();
-  baseUrl = `http://127.0.0.1:${sandbox.port}`;
+  harness = await startSandboxHarness(
+    'nowpay',
+    () => ({ NOWPAYMENTS_API_KEY: apiKey, NOWPAYMENTS_IPN_SECRET: ipnSecret }),
+    ({ body, headers }) => {
+      received.push({ body, signature: headers['x-nowpayments-sig'] as string | undefined, parsed: JSON.parse(body) });
+      return 200;
+    },
+  );
+  ({ clock, baseUrl } = harness);
+  callbackUrl = `${harness.receiverUrl}/v1/hooks/payments/nowpayments`;
 });
 
 afterAll(async () => {
-  await sandbox?.stop(1_000);
-  await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await mongo
-    ?.db(databaseName(prefix, 'crypto-sandbox'))
-    .dropDatabase()
-    .catch(() => undefined);
-  await mongo?.close();
+  await harness?.stop();
 });
 
 beforeEach(() => {

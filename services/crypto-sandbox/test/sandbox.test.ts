@@ -1,13 +1,11 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { ManualClock } from '@mtx/shared/clock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
-import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
-import { eventually, testDatabasePrefix } from '@mtx/shared/testing';
-import { createSandboxApp, type SandboxApp } from '../src/app';
-import { loadSandboxConfig, type SandboxConfig } from '../src/config';
+import { eventually } from '@mtx/shared/testing';
+import { createSandboxApp } from '../src/app';
+import { type SandboxHarness, startSandboxHarness } from './sandbox-harness';
+import { type SandboxConfig } from '../src/config';
 
 interface Received {
   body: string;
@@ -15,62 +13,33 @@ interface Received {
   parsed: { timestamp: string; invoice_id: string; transaction: { id: string; status: string; amount: string } };
 }
 
-let mongo: MongoClient;
-let prefix: string;
+let harness: SandboxHarness;
 let clock: ManualClock;
 let config: SandboxConfig;
-let sandbox: SandboxApp;
 let baseUrl: string;
-let receiver: http.Server;
 let received: Received[] = [];
 // Status codes the receiver answers with, consumed in order; 200 once empty.
 let scriptedAnswers: number[] = [];
 
 beforeAll(async () => {
-  mongo = await connectMongo(inject('mongodbUrl'));
-  prefix = testDatabasePrefix('sandbox');
-  clock = new ManualClock('2027-03-01T10:00:00Z');
-  receiver = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ body, signature: request.headers['x-signature'] as string | undefined, parsed: JSON.parse(body) });
-      response.statusCode = scriptedAnswers.shift() ?? 200;
-      response.end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  config = loadSandboxConfig({
-    MONGODB_URL: inject('mongodbUrl'),
-    MONGODB_DATABASE_PREFIX: prefix,
-    POSTBACK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-    POSTBACK_SECRET: 'test-secret-0123456789',
-    POSTBACK_RETRY_BASE_MS: '20',
-    POSTBACK_LATE_DELAY_MS: '400',
-    POSTBACK_TIMEOUT_MS: '2000',
-    LOG_LEVEL: 'silent',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  });
-  sandbox = await createSandboxApp({
-    config,
-    database: mongo.db(databaseName(prefix, 'crypto-sandbox')),
-    clock,
-    logger: createLogger('crypto-sandbox', { level: 'silent' }),
-  });
-  await sandbox.start();
-  baseUrl = `http://127.0.0.1:${sandbox.port}`;
+  harness = await startSandboxHarness(
+    'sandbox',
+    (receiverUrl) => ({
+      POSTBACK_URL: `${receiverUrl}/hook`,
+      POSTBACK_SECRET: 'test-secret-0123456789',
+      POSTBACK_LATE_DELAY_MS: '400',
+      POSTBACK_TIMEOUT_MS: '2000',
+    }),
+    ({ body, headers }) => {
+      received.push({ body, signature: headers['x-signature'] as string | undefined, parsed: JSON.parse(body) });
+      return scriptedAnswers.shift() ?? 200;
+    },
+  );
+  ({ clock, config, baseUrl } = harness);
 });
 
 afterAll(async () => {
-  await sandbox?.stop(1_000);
-  await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await mongo
-    ?.db(databaseName(prefix, 'crypto-sandbox'))
-    .dropDatabase()
-    .catch(() => undefined);
-  await mongo?.close();
+  await harness?.stop();
 });
 
 beforeEach(() => {
@@ -274,7 +243,7 @@ describe('deposits and postbacks', () => {
     const invoice = (await createInvoice('LTC', 'LTC')).body;
     const second = await createSandboxApp({
       config,
-      database: mongo.db(databaseName(prefix, 'crypto-sandbox')),
+      database: harness.database,
       clock,
       logger: createLogger('crypto-sandbox', { level: 'silent' }),
     });
