@@ -5,7 +5,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { eventually } from '@mtx/shared/testing';
 import { createSandboxApp } from '../src/app';
 import { type SandboxHarness, startSandboxHarness } from './sandbox-harness';
-import { type SandboxConfig } from '../src/config';
+import type { SandboxConfig } from '../src/config';
 
 interface Received {
   body: string;
