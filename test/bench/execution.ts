@@ -511,7 +511,6 @@ async function setUp(state: BenchState): Promise<Bench> {
               terminalSubject(subjectRoot, account.platform, account.id, 'place'),
               connectorCodecs.placeRequest.encode({
                 account_id: account.id,
-                credentials: { server: account.server, login: account.login, password: account.password },
                 legs: Array.from({ length: shape.legsPerAccount }, (_, legIndex) => {
                   const index = accountIndex * shape.legsPerAccount + legIndex;
                   return { client_id: `${batchId}-${index}`, leg_index: index, symbol: account.symbol, operation, volume: 0.1 };
@@ -575,7 +574,6 @@ async function setUp(state: BenchState): Promise<Bench> {
             terminalSubject(subjectRoot, account.platform, account.id, 'positions'),
             connectorCodecs.positionsRequest.encode({
               account_id: account.id,
-              credentials: { server: account.server, login: account.login, password: account.password },
               selector: { symbol: '*', symbol_match: 'exact', side: 'any', kind: 'any' },
               deadline_unix_ms: deadline,
             }),

@@ -104,7 +104,6 @@ describe('a connector killed with SIGKILL in the middle of a batch', () => {
       const indexes = legs.map((leg, index) => ({ leg, index })).filter(({ leg }) => leg.account_id === account.id);
       const payload = connectorCodecs.placeRequest.encode({
         account_id: account.id,
-        credentials: { server: account.server, login: account.login, password: account.password },
         legs: indexes.map(({ leg, index }) => ({
           client_id: `${batchId}-${index}`,
           leg_index: index,

@@ -61,11 +61,18 @@ beforeAll(async () => {
     dataDirectory: inject('infrastructureDirectory'),
     env,
     services: ['wallet', 'billing', 'execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
+    connectorReplicas: { mt5: 2 },
   });
   const execution2 = await startServiceProcess({ name: 'execution-2', folder: 'execution', env: stack.env });
   extra.push(execution2);
   extra.push(await startServiceProcess({ name: 'billing-2', folder: 'billing', env: stack.env }));
-  extra.push(await startServiceProcess({ name: 'connector-mt5-2', folder: 'connector-mt5', env: stack.env }));
+  extra.push(
+    await startServiceProcess({
+      name: 'connector-mt5-2',
+      folder: 'connector-mt5',
+      env: { ...stack.env, TERMINAL_LISTEN_PORT: String(stack.terminalPorts.mt5[1]) },
+    }),
+  );
   const gateway2 = await startServiceProcess({
     name: 'gateway-2',
     folder: 'gateway',

@@ -212,7 +212,12 @@ const builds: Record<string, Build> = {
     }),
   'broker-sim': () => {
     const config = loadBrokerSimConfig({ ...baseEnvironment(), DATA_DIR: dataDirectory });
-    return createBrokerSimApp({ config, journalFile: path.join(dataDirectory, 'journal.ndjson'), logger: silent });
+    return createBrokerSimApp({
+      config,
+      journalFile: path.join(dataDirectory, 'journal.ndjson'),
+      terminalsFile: path.join(dataDirectory, 'terminals.json'),
+      logger: silent,
+    });
   },
   'crypto-sandbox': () =>
     createSandboxApp({
@@ -266,6 +271,7 @@ describe('one app contract', () => {
     const app = createBrokerSimApp({
       config: loadBrokerSimConfig({ ...baseEnvironment(), DATA_DIR: dataDirectory }),
       journalFile,
+      terminalsFile: path.join(path.dirname(journalFile), 'terminals.json'),
       logger: silent,
     });
     expect(fs.existsSync(path.dirname(journalFile))).toBe(false);

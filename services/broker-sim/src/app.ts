@@ -8,13 +8,27 @@ import type { PriceFeed } from './domain/prices';
 import { createBrokerSimGrpcImplementation } from './handlers/grpc';
 import { buildControlApi, type ControlApi } from './handlers/http';
 import { FileJournal } from './store/journal';
+import { HostedTerminalFile } from './store/hosted-terminals';
+import { TerminalHost } from './app/terminal-host';
+import { serveTerminalHost } from './handlers/terminal-host';
+import { TerminalFleet } from './terminal/terminal-fleet';
+import { addressList } from './config';
+import { createHostSeal } from '@mtx/shared/connector/terminal-host';
+import { connectNats, type NatsConnection } from '@mtx/shared/nats';
+import type { Subscription } from 'nats';
 import { PeriodicJob } from '@mtx/shared/periodic-job';
 import { grpcServices } from '@mtx/shared/grpc-services';
 
-/** `start` loads the journal, then serves gRPC and the control API on HOST; ports 0 pick free ones. */
+/**
+ * `start` loads the journal, then serves gRPC and the control API on HOST (ports 0 pick free ones), connects to
+ * NATS, resumes the terminals it hosts and answers the terminal host protocol.
+ */
 export interface BrokerSimApp extends ServiceApp {
   broker: Broker;
   control: ControlApi;
+  /** The development terminal host: the emulated terminals it runs, one per connected account. */
+  host: TerminalHost;
+  fleet: TerminalFleet;
   /** The ports it serves on, once started. */
   readonly ports: { grpcPort: number; httpPort: number };
 }
@@ -24,9 +38,24 @@ export interface BrokerSimApp extends ServiceApp {
  * it before serving.
  */
 export function createBrokerSimApp(options: {
-  config: Pick<BrokerSimConfig, 'BROKER_SIM_LATENCY_MS' | 'PRICE_TICK_MS' | 'GRPC_PORT' | 'HTTP_PORT' | 'HOST'> &
+  config: Pick<
+    BrokerSimConfig,
+    | 'BROKER_SIM_LATENCY_MS'
+    | 'PRICE_TICK_MS'
+    | 'GRPC_PORT'
+    | 'HTTP_PORT'
+    | 'HOST'
+    | 'NATS_URL'
+    | 'TERMINAL_SUBJECT_ROOT'
+    | 'TERMINAL_HOST_SEAL_KEY'
+    | 'TERMINAL_CONNECTOR_MT4_ADDRESSES'
+    | 'TERMINAL_CONNECTOR_MT5_ADDRESSES'
+    | 'TERMINAL_RECONNECT_MAX_MS'
+  > &
     Partial<Pick<BrokerSimConfig, 'BROKER_SIM_SESSION_IDLE_MS'>>;
   journalFile: string;
+  /** Where the hosted terminals are kept (terminalsFileOf). */
+  terminalsFile: string;
   logger: Logger;
   clock?: Clock;
   prices?: PriceFeed;
@@ -42,10 +71,26 @@ export function createBrokerSimApp(options: {
     ...(options.prices ? { prices: options.prices } : {}),
   });
   const grpcService = createBrokerSimGrpcImplementation(broker, logger);
-  const control = buildControlApi(broker, logger, async () => journal.healthy, {
-    stats: grpcService.terminalStats,
-    disconnect: () => grpcService.drainTerminals(0),
+  const fleet = new TerminalFleet(broker, logger, { backoffMaxMs: config.TERMINAL_RECONNECT_MAX_MS });
+  const host = new TerminalHost({
+    broker,
+    fleet,
+    seal: createHostSeal(config.TERMINAL_HOST_SEAL_KEY),
+    store: new HostedTerminalFile(options.terminalsFile),
+    connectorAddresses: {
+      mt4: addressList(config.TERMINAL_CONNECTOR_MT4_ADDRESSES),
+      mt5: addressList(config.TERMINAL_CONNECTOR_MT5_ADDRESSES),
+    },
+    logger,
   });
+  const control = buildControlApi(broker, logger, async () => journal.healthy, {
+    stats: () => fleetStats(fleet),
+    disconnect: async () => {
+      for (const link of fleet.links.values()) link.cut();
+    },
+  });
+  let nats: NatsConnection | undefined;
+  let hostSubscriptions: Subscription[] = [];
   let loaded = false;
   let grpcServer: GrpcServerHandle | undefined;
   let ports = { grpcPort: 0, httpPort: 0 };
@@ -63,6 +108,8 @@ export function createBrokerSimApp(options: {
   return {
     broker,
     control,
+    host,
+    fleet,
     get ports() {
       return ports;
     },
@@ -73,7 +120,7 @@ export function createBrokerSimApp(options: {
         loaded = true;
       }
       grpcServer = await startGrpcServer(
-        [{ ...grpcServices.brokerSim, implementation: grpcService.implementation }],
+        [{ ...grpcServices.brokerSim, implementation: grpcService }],
         `${config.HOST}:${config.GRPC_PORT}`,
       );
       await control.listen({ port: config.HTTP_PORT, host: config.HOST });
@@ -81,15 +128,32 @@ export function createBrokerSimApp(options: {
         market.start();
       }
       ports = { grpcPort: grpcServer.port, httpPort: listeningPort(control.server) };
+      const resumed = await host.resume();
+      if (resumed > 0) logger.info({ terminals: resumed }, 'hosted terminals resumed');
+      nats = await connectNats(config.NATS_URL, 'broker-sim', logger);
+      hostSubscriptions = serveTerminalHost(nats, config.TERMINAL_SUBJECT_ROOT, host, logger);
     },
     async stop(graceMs) {
       const grace = startGrace(graceMs);
       await grace.within(market.stop());
-      // Together: the server stops taking new calls and streams while the open terminal streams are ended.
-      await Promise.all([grpcServer?.close(grace.remainingMs), grpcService.drainTerminals(grace.remainingMs)]);
+      // The host protocol first: a start in hand is answered before the terminals end.
+      await grace.within(Promise.all(hostSubscriptions.map((subscription) => subscription.drain())));
+      await Promise.all([grpcServer?.close(grace.remainingMs), fleet.close(grace.remainingMs)]);
+      await grace.within(nats?.close() ?? Promise.resolve());
       await closeHttpWithin(control, grace.remainingMs);
       // Not cut: what is queued is written (each line answers only once on disk), and a restart reopens the file.
       await journal.close();
     },
+  };
+}
+
+/** What the control API's stats show of the hosted terminals. */
+function fleetStats(fleet: TerminalFleet): Record<string, number> {
+  const links = [...fleet.links.values()];
+  return {
+    terminals_hosted: links.length,
+    terminals_connected: links.filter((link) => link.stats.connected).length,
+    terminal_dials: links.reduce((sum, link) => sum + link.stats.dials, 0),
+    terminal_welcomes: links.reduce((sum, link) => sum + link.stats.welcomes, 0),
   };
 }

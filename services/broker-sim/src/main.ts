@@ -2,13 +2,13 @@ import '@mtx/shared/instrumentation';
 import { runService } from '@mtx/shared/lifecycle';
 import { createLogger } from '@mtx/shared/logger';
 import { createBrokerSimApp } from './app';
-import { journalFileOf, loadBrokerSimConfig } from './config';
+import { journalFileOf, loadBrokerSimConfig, terminalsFileOf } from './config';
 
 const logger = createLogger('broker-sim');
 
 runService(logger, async () => {
   const config = loadBrokerSimConfig();
-  const app = createBrokerSimApp({ config, journalFile: journalFileOf(config), logger });
+  const app = createBrokerSimApp({ config, journalFile: journalFileOf(config), terminalsFile: terminalsFileOf(config), logger });
   return {
     app,
     graceMs: config.SHUTDOWN_GRACE_MS,

@@ -205,6 +205,12 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
 
 export interface Stack {
   env: NodeJS.ProcessEnv;
+  /**
+   * The terminal listener ports (TERMINAL_LISTEN_PORT) of each platform's connector replicas: the first is the
+   * stack's own connector's, the others are for replicas the caller starts (see `connectorReplicas`). broker-sim's
+   * hosted EAs dial them all.
+   */
+  terminalPorts: Record<'mt4' | 'mt5', number[]>;
   services: Map<string, ServiceProcess>;
   gatewayUrl: string;
   sandboxUrl: string;
@@ -222,6 +228,8 @@ export interface StartStackOptions {
   /** Which services to run; default all. */
   services?: readonly ServiceName[];
   gatewayPort?: number;
+  /** Connector replicas per platform the caller will run (the stack starts one): broker-sim's EAs dial every one. */
+  connectorReplicas?: Partial<Record<'mt4' | 'mt5', number>>;
   onLine?: StartServiceOptions['onLine'];
   onExit?: StartServiceOptions['onExit'];
 }
@@ -285,6 +293,15 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
     if (serviceSpecs[name].secondaryPortVariable) secondaryPorts.set(name, await freePort());
   }
   const env = stackEnvironment(process.env, options);
+  // Every connector replica's terminal listener, known before anything starts: broker-sim (the development terminal
+  // host) is started first, and its EAs keep dialling until the connectors listen (docs/terminal-bridge.md).
+  const terminalPorts: Stack['terminalPorts'] = { mt4: [], mt5: [] };
+  for (const platform of ['mt4', 'mt5'] as const) {
+    for (let replica = 0; replica < Math.max(1, options.connectorReplicas?.[platform] ?? 1); replica++)
+      terminalPorts[platform].push(await freePort());
+    const variable = platform === 'mt4' ? 'TERMINAL_CONNECTOR_MT4_ADDRESSES' : 'TERMINAL_CONNECTOR_MT5_ADDRESSES';
+    env[variable] ??= terminalPorts[platform].map((port) => `127.0.0.1:${port}`).join(',');
+  }
   for (const name of serviceNames) {
     const spec = serviceSpecs[name];
     const port = ports.get(name)!;
@@ -307,6 +324,8 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
       const spec = serviceSpecs[name];
       const serviceEnv = { ...env, ...options.serviceEnv?.[name] };
       if (spec.secondaryPortVariable) serviceEnv[spec.secondaryPortVariable] = String(secondaryPorts.get(name));
+      if (name === 'connector-mt4' || name === 'connector-mt5')
+        serviceEnv.TERMINAL_LISTEN_PORT = String(terminalPorts[name === 'connector-mt4' ? 'mt4' : 'mt5'][0]);
       const handle = await startServiceProcess({
         name,
         env: serviceEnv,
@@ -322,6 +341,7 @@ export async function startStack(options: StartStackOptions): Promise<Stack> {
   }
   return {
     env,
+    terminalPorts,
     services,
     gatewayUrl: env.GATEWAY_URL!,
     sandboxUrl: env.CRYPTO_SANDBOX_URL!,

@@ -11,6 +11,10 @@ import type { NatsConnection } from '@mtx/shared/nats';
 import type { ExecutionConfig } from './config';
 import { developmentAccountSecretKey } from './config';
 import { AccountRegistry } from './app/accounts';
+import { AccountTerminals, type TerminalRegistryPort } from './app/account-terminals';
+import { developmentHostSealKey, createHostSeal } from '@mtx/shared/connector/terminal-host';
+import { TerminalHostClient } from './clients/terminal-hosts';
+import { TerminalRegistryWriter } from './clients/terminal-registry';
 import { BatchService } from './app/batches';
 import { Portfolio } from './app/portfolio';
 import { createSecretBox, parseSecretKey } from './domain/secrets';
@@ -47,22 +51,41 @@ export function createExecutionApp(options: {
   const clock = options.clock ?? systemClock;
   if (config.ACCOUNT_SECRET_KEY === developmentAccountSecretKey)
     logger.warn('ACCOUNT_SECRET_KEY is the development key; set your own outside development');
+  if (config.TERMINAL_HOST_SEAL_KEY === developmentHostSealKey)
+    logger.warn('TERMINAL_HOST_SEAL_KEY is the development key; set your own (on execution and the terminal hosts) outside development');
   const store = createExecutionStore(database);
   const terminals = new TerminalClient(nats, config.TERMINAL_SUBJECT_ROOT, logger);
   const { billing } = options;
   if (config.SEATS_REQUIRED && !billing) throw new Error('SEATS_REQUIRED needs a billing client');
+  // The registry bucket is opened in start(); nothing connects or disconnects an account before the server serves.
+  let registryWriter: TerminalRegistryWriter | undefined;
+  const openedRegistry = (): TerminalRegistryWriter => {
+    if (!registryWriter) throw new Error('the terminal registry is not open (execution not started)');
+    return registryWriter;
+  };
+  const terminalRegistry: TerminalRegistryPort = {
+    put: (entry) => openedRegistry().put(entry),
+    delete: (platform, login, server) => openedRegistry().delete(platform, login, server),
+  };
+  const accountTerminals = new AccountTerminals({
+    hosts: new TerminalHostClient(nats, config.TERMINAL_SUBJECT_ROOT),
+    registry: terminalRegistry,
+    seal: createHostSeal(config.TERMINAL_HOST_SEAL_KEY),
+    logger,
+    startDeadlineMs: config.TERMINAL_START_DEADLINE_MS,
+    askDeadlineMs: config.PING_DEADLINE_MS,
+  });
   const registry = new AccountRegistry({
     store,
     clock,
     logger,
     secrets: createSecretBox(parseSecretKey(config.ACCOUNT_SECRET_KEY)),
-    terminals,
+    terminals: accountTerminals,
     billing,
     seatsRequired: config.SEATS_REQUIRED,
     cacheMs: config.ACCOUNT_CACHE_MS,
     // Lost, another replica trusts its cached account until ACCOUNT_CACHE_MS ends.
     announceChange: (accountId) => void announce(nats, announcements.accountChanged, { accountId }),
-    pingDeadlineMs: config.PING_DEADLINE_MS,
     billingDeadlineMs: config.GRPC_DEADLINE_MS,
   });
   const customerEvents = new CustomerEventPublisher(
@@ -100,6 +123,10 @@ export function createExecutionApp(options: {
     },
     async start() {
       terminals.start();
+      registryWriter = await TerminalRegistryWriter.open(nats, {
+        bucket: config.TERMINAL_REGISTRY_BUCKET,
+        replicas: config.TERMINAL_REGISTRY_REPLICAS,
+      });
       // Until the server has the subscription, a change could go unheard: nothing is cached from before it.
       accountChanges = await followAnnouncements(
         nats,

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventIdSecretProperty } from '@mtx/shared/customer-events';
 import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { developmentHostSealKey } from '@mtx/shared/connector/terminal-host';
+import { terminalRegistryBucketDefault } from '@mtx/shared/connector/terminal-registry';
 
 /**
  * Development key for trading-account passwords (AES-256-GCM). Anything beyond a laptop must set
@@ -28,6 +30,18 @@ export const ExecutionConfigSchema = Type.Object({
   /** Connecting an account takes a billing seat (false until billing runs, and in tests of execution alone). */
   SEATS_REQUIRED: Type.Boolean({ default: true }),
   TERMINAL_SUBJECT_ROOT: Type.String({ default: 'term', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
+  /**
+   * The key sealing the password and the EA token handed to a terminal host (docs/terminal-bridge.md, "Terminal
+   * hosts"): 32 random bytes, base64 or hex, the same on execution and every host and nowhere else. The default is
+   * the development key (the service warns at boot when it is in use). Never logged.
+   */
+  TERMINAL_HOST_SEAL_KEY: Type.String({ default: developmentHostSealKey }),
+  /** How long a host has to log a new account's terminal in and get its EA admitted by a connector; later, the account is connected anyway (its EA keeps dialling). */
+  TERMINAL_START_DEADLINE_MS: Type.Integer({ minimum: 500, default: 10_000 }),
+  /** The JetStream key-value bucket of the terminal registry (EA token digests), read by the connectors. */
+  TERMINAL_REGISTRY_BUCKET: Type.String({ default: terminalRegistryBucketDefault, pattern: '^[A-Za-z0-9_-]+$' }),
+  /** Copies of the registry bucket (3 on a 3-node NATS cluster); used when the bucket is created. */
+  TERMINAL_REGISTRY_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
   /**
    * How long a replica trusts an account it resolved (its document, billing status, opened password). Every change
    * is announced to every replica over NATS (events.execution.account_changed) and the cache is dropped while NATS

@@ -2,6 +2,7 @@ import { connectService } from '@mtx/shared/grpc-services';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { inject } from 'vitest';
+import { freePort } from '@mtx/devstack/ports';
 import type { ConnectorApp } from '@mtx/connector-runtime/app';
 import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import { createUnaryClient, type UnaryClient } from '@mtx/shared/grpc';
@@ -9,6 +10,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { testDatabasePrefix } from '@mtx/shared/testing';
+import { developmentHostSealKey } from '@mtx/shared/connector/terminal-host';
 import { createBrokerSimApp, type BrokerSimApp } from '../../broker-sim/src/app';
 import { createConnectorMt4 } from '../../connector-mt4/src/app';
 import { createConnectorMt5 } from '../../connector-mt5/src/app';
@@ -51,9 +53,25 @@ export async function startExecutionStack(options: {
   const mongo = await connectMongo(inject('mongodbUrl'));
   const natsUrl = inject('natsUrl');
   const journalFile = path.join(inject('infrastructureDirectory'), 'broker-sim', `${prefix}journal.ndjson`);
-  const broker = await createBrokerSimApp({
-    config: { BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0, PRICE_TICK_MS: 0, GRPC_PORT: 0, HTTP_PORT: 0, HOST: '127.0.0.1' },
+  // Each connector's terminal listener gets its port up front: broker-sim, the terminal host, dials them.
+  const terminalPorts = { mt4: await freePort(), mt5: await freePort() };
+  const broker = createBrokerSimApp({
+    config: {
+      BROKER_SIM_LATENCY_MS: options.latencyMs ?? 0,
+      PRICE_TICK_MS: 0,
+      GRPC_PORT: 0,
+      HTTP_PORT: 0,
+      HOST: '127.0.0.1',
+      NATS_URL: natsUrl,
+      TERMINAL_SUBJECT_ROOT: subjectRoot,
+      TERMINAL_HOST_SEAL_KEY: developmentHostSealKey,
+      TERMINAL_CONNECTOR_MT4_ADDRESSES: `127.0.0.1:${terminalPorts.mt4}`,
+      TERMINAL_CONNECTOR_MT5_ADDRESSES: `127.0.0.1:${terminalPorts.mt5}`,
+      // A connector the tests stop and start again is rejoined within a second.
+      TERMINAL_RECONNECT_MAX_MS: 500,
+    },
     journalFile,
+    terminalsFile: path.join(path.dirname(journalFile), `${prefix}terminals.json`),
     logger: silent,
   });
   await broker.start();
@@ -61,7 +79,6 @@ export async function startExecutionStack(options: {
   const brokerGrpcAddress = `127.0.0.1:${ports.grpcPort}`;
   const connectorEnv = {
     NATS_URL: natsUrl,
-    BROKER_SIM_GRPC_URL: brokerGrpcAddress,
     HEALTH_PORT: '0',
     HOST: '127.0.0.1',
     TERMINAL_SUBJECT_ROOT: subjectRoot,
@@ -72,7 +89,7 @@ export async function startExecutionStack(options: {
   // Each connector has its own NATS connection, as its process would: stopping one drops it.
   const connectorConnections: { mt4?: NatsConnection; mt5?: NatsConnection } = {};
   const startConnector = async (platform: 'mt4' | 'mt5') => {
-    const config = loadConnectorConfig(platform, connectorEnv);
+    const config = loadConnectorConfig(platform, { ...connectorEnv, TERMINAL_LISTEN_PORT: String(terminalPorts[platform]) });
     const connection = await connectNats(natsUrl, `connector-${platform}`, silent);
     const create = platform === 'mt4' ? createConnectorMt4 : createConnectorMt5;
     const app = create({ config, logger: silent, nats: connection });
@@ -97,8 +114,8 @@ export async function startExecutionStack(options: {
     SEATS_REQUIRED: 'false',
     TERMINAL_SUBJECT_ROOT: subjectRoot,
     EXECUTION_DEADLINE_MS: '1500',
-    // Connecting an account pings its terminal, and broker-sim's first login of a login runs scrypt twice (create,
-    // then check): on a loaded two-core CI machine 800 ms was missed once. No test here waits for a ping to time out.
+    // broker-sim's first login of a login runs scrypt twice (create, then check): on a loaded two-core CI machine
+    // 800 ms was missed once by a ping. No test here waits for a ping to time out.
     PING_DEADLINE_MS: '3000',
     RECONCILE_INTERVAL_MS: '0',
     RECONCILE_SETTLE_AFTER_MS: '200',

@@ -36,10 +36,10 @@ interface AccountParams {
  * faults and latency, seed positions and pending orders, move prices, and read back every deal and every
  * request an account received, so a test can prove that nothing executed twice.
  */
-/** What the control API can see and do of the terminals' connections (the gRPC side). */
+/** What the control API can see and do of the hosted terminals' connections to the connectors. */
 export interface TerminalControl {
   stats(): Record<string, number>;
-  /** Ends every terminal stream at once, as a network cut would. */
+  /** Cuts every EA's connection at once, as a network cut would; each dials again after its backoff. */
   disconnect(): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ export function buildControlApi(
   app.get('/control/servers', async () => ({ servers: broker.listServers().map(renderServer) }));
   app.get('/control/stats', async () => ({ ...broker.stats(), ...terminals?.stats() }));
   app.post('/control/terminals/disconnect', async () => {
-    const before = terminals?.stats().terminal_streams_open ?? 0;
+    const before = terminals?.stats().terminals_connected ?? 0;
     await terminals?.disconnect();
     return { disconnected: before };
   });

@@ -5,6 +5,8 @@ import { TerminalLink, type TerminalLinkOptions } from './terminal-link';
 
 /** One emulated terminal to run: the account it is logged in to and its EA's settings. */
 export interface TerminalSpec extends TerminalLogin {
+  /** What the fleet knows the terminal by; `<server>:<login>` unless given. */
+  key?: string;
   addresses: string[];
   token: string;
   tls?: TerminalLinkOptions['tls'];
@@ -24,7 +26,7 @@ export class TerminalFleet {
   ) {}
 
   start(spec: TerminalSpec): TerminalLink {
-    const key = `${spec.server}:${spec.login}`;
+    const key = spec.key ?? `${spec.server}:${spec.login}`;
     if (this.links.has(key)) throw new Error(`a terminal for ${key} is already running`);
     const link = new TerminalLink({
       ...this.defaults,
@@ -37,6 +39,15 @@ export class TerminalFleet {
     this.links.set(key, link);
     link.start();
     return link;
+  }
+
+  /** Ends one terminal (its EA says `bye reason=deinit`); false when none ran under that key. */
+  async stop(key: string, graceMs: number): Promise<boolean> {
+    const link = this.links.get(key);
+    if (!link) return false;
+    this.links.delete(key);
+    await link.close(graceMs);
+    return true;
   }
 
   async close(graceMs: number): Promise<void> {

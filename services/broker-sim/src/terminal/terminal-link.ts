@@ -46,9 +46,16 @@ export class TerminalLink {
   private failures = 0;
   private dialTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private admit: (() => void) | undefined;
   readonly stats: TerminalLinkStats = { dials: 0, welcomes: 0, refusals: [], connected: false };
+  /** Settles when a connector first answers `welcome` (the EA was admitted); never rejects. */
+  readonly admitted: Promise<void>;
 
-  constructor(private readonly options: TerminalLinkOptions) {}
+  constructor(private readonly options: TerminalLinkOptions) {
+    this.admitted = new Promise((resolve) => {
+      this.admit = resolve;
+    });
+  }
 
   start(): void {
     this.dial();
@@ -59,6 +66,11 @@ export class TerminalLink {
     this.stopped = true;
     clearTimeout(this.dialTimer);
     await this.connection?.finish(graceMs);
+  }
+
+  /** Drops the connection in hand as a network cut would (no `bye`); the EA dials again after its backoff. */
+  cut(): void {
+    this.connection?.end('cut');
   }
 
   private dial(): void {
@@ -95,6 +107,7 @@ export class TerminalLink {
     this.failures = 0;
     this.stats.welcomes += 1;
     this.stats.connected = true;
+    this.admit?.();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Clock } from '@mtx/shared/clock';
-import { connectorCodecs, directoryToken, type PingReplyMessage, type ServerEntryMessage } from '@mtx/shared/connector/messages';
+import type { ServerEntryMessage } from '@mtx/shared/connector/terminal-host';
 import { AppError } from '@mtx/shared/errors';
 import type { BillingServiceDefinition } from '@mtx/shared/generated/proto/mtx/billing/v1/BillingService';
 import type { ServiceClient } from '@mtx/shared/grpc';
@@ -8,7 +8,7 @@ import { FreshCache } from '@mtx/shared/fresh-cache';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import type { AccountDocument, BillingStatus, ExecutionStore, Platform } from '../store/execution-store';
 import { randomBase62, type SecretBox } from '../domain/secrets';
-import type { TerminalClient } from '../clients/terminals';
+import type { AccountTerminals, StartedTerminal } from './account-terminals';
 
 export interface AccountView {
   id: string;
@@ -24,10 +24,12 @@ export interface AccountView {
   bonus_seat: boolean;
 }
 
-/** An account as the hot path needs it: its document and the password, decrypted once per cache entry. */
+/**
+ * An account as the hot path needs it. The password stays sealed in the document: the connectors hold none (the
+ * terminal is logged in by its host), and only connecting hands it, sealed for the hosts, to a terminal host.
+ */
 export interface ResolvedAccount {
   document: AccountDocument;
-  password: string;
 }
 
 export function accountView(document: AccountDocument): AccountView {
@@ -50,7 +52,7 @@ const platforms: readonly Platform[] = ['mt4', 'mt5'];
 const billingStatuses: readonly BillingStatus[] = ['active', 'past_due', 'suspended'];
 const slotReadChunk = 16;
 const slotsMax = 10_000;
-/** Accounts a replica keeps resolved (document and opened password); the oldest entry makes room. */
+/** Accounts a replica keeps resolved; the oldest entry makes room. */
 const cachedAccountsMax = 100_000;
 
 export interface AccountRegistryOptions {
@@ -58,14 +60,13 @@ export interface AccountRegistryOptions {
   clock: Clock;
   logger: Logger;
   secrets: SecretBox;
-  terminals: TerminalClient;
+  terminals: AccountTerminals;
   billing: ServiceClient<BillingServiceDefinition> | undefined;
   seatsRequired: boolean;
   /** How long a resolved account is trusted; changes are announced to every replica, so this bounds a missed one. */
   cacheMs: number;
   /** Tells the other replicas an account changed (their caches drop it). */
   announceChange?: (accountId: string) => void;
-  pingDeadlineMs: number;
   billingDeadlineMs: number;
 }
 
@@ -73,7 +74,7 @@ export interface AccountRegistryOptions {
  * The trading-account registry. Listing walks per-customer slot documents (`<customer>:<n>`) by `_id`;
  * the hot path reads accounts by `_id` through a cache kept under the shared freshness rule (every change is
  * announced to every replica, and a read that raced a change is not kept); passwords are stored sealed
- * (AES-256-GCM) and only ever decrypted in memory to hand them to a terminal.
+ * (AES-256-GCM) and only ever opened to seal them again for a terminal host.
  */
 export class AccountRegistry {
   /** Accounts by id (null: none), in the shared FreshCache; suspended while announcements may be missed. */
@@ -102,7 +103,7 @@ export class AccountRegistry {
       accountIds.map(async (id) => {
         const entry = await this.cache.read(id, async () => {
           const document = /^acc_[0-9A-Za-z]{1,64}$/.test(id) ? await this.options.store.accounts.findOne({ _id: id }) : null;
-          return document ? { document, password: this.options.secrets.open(document.password) } : null;
+          return document ? { document } : null;
         });
         result.set(id, entry ?? undefined);
       }),
@@ -169,54 +170,14 @@ export class AccountRegistry {
     throw new AppError('conflict', 'too many accounts for this customer');
   }
 
-  private async ping(
-    platform: Platform,
-    accountId: string,
-    credentials: { server: string; login: string; password: string },
-  ): Promise<PingReplyMessage> {
-    const response = await this.options.terminals.request(
-      platform,
-      accountId,
-      'ping',
-      connectorCodecs.pingRequest.encode({ account_id: accountId, credentials }),
-      { timeoutMs: this.options.pingDeadlineMs },
-    );
-    if (response.kind === 'no_responders')
-      throw new AppError('unavailable', `no ${platform} terminal is running; the account cannot be checked now`);
-    if (response.kind === 'timeout')
-      throw new AppError('unavailable', `the ${platform} terminal did not answer within ${this.options.pingDeadlineMs} ms`);
-    if (response.kind === 'service_error')
-      throw new AppError('unavailable', `the ${platform} terminal refused the check: ${response.message}`);
-    return connectorCodecs.pingReply.decode(response.data);
+  /** The trade servers the terminal hosts reach, asked of each platform's hosts; none answering at all is 503. */
+  listServers(): Promise<ServerEntryMessage[]> {
+    return this.options.terminals.listServers();
   }
 
   /**
-   * The trade servers the running terminals reach, asked of each platform's connectors. A platform without a
-   * running terminal contributes nothing; with none at all the answer is 503.
-   */
-  async listServers(): Promise<ServerEntryMessage[]> {
-    const answers = await Promise.all(
-      platforms.map(async (platform) => {
-        const response = await this.options.terminals.request(
-          platform,
-          directoryToken,
-          'servers',
-          connectorCodecs.serversRequest.encode({}),
-          { timeoutMs: this.options.pingDeadlineMs },
-        );
-        return response.kind === 'reply' ? connectorCodecs.serversReply.decode(response.data).servers : undefined;
-      }),
-    );
-    if (answers.every((answer) => answer === undefined))
-      throw new AppError('unavailable', 'no terminal is running to list the trade servers');
-    return answers
-      .flatMap((answer) => answer ?? [])
-      .map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
-  }
-
-  /**
-   * Connects an account: the login is checked on the trade server through a terminal (which also tells the
-   * server's symbol suffix), then a seat is taken, then the account is stored. The `<customer>:<platform>:
+   * Connects an account: a terminal host starts its terminal, which logs in to the trade server (and tells the
+   * server's symbol suffix; see AccountTerminals.start), then a seat is taken, then the account is stored. The `<customer>:<platform>:
    * <server>:<login>` key is claimed first, so the same login cannot be connected twice concurrently.
    */
   async create(input: {
@@ -251,20 +212,9 @@ export class AccountRegistry {
       });
     }
     let seatTaken = false;
+    let started: StartedTerminal | undefined;
     try {
-      const credentials = { server, login, password: input.password };
-      const ping = await this.ping(platform, accountId, credentials);
-      if (!ping.connected) {
-        if (ping.reason === 'invalid_credentials')
-          throw new AppError('invalid_request', `the trade server refused login ${login}: invalid account or password`, {
-            param: 'password',
-          });
-        if (ping.reason === 'unknown_server')
-          throw new AppError('invalid_request', `no ${platform} trade server named ${server}`, { param: 'server' });
-        if (ping.reason === 'wrong_platform')
-          throw new AppError('invalid_request', `${server} is not an ${platform} server`, { param: 'platform' });
-        throw new AppError('unavailable', `the trade server ${server} cannot be reached now: ${ping.message}`);
-      }
+      started = await this.options.terminals.start({ accountId, platform, server, login, password: input.password });
       if (this.options.seatsRequired) {
         if (!this.options.billing) throw new AppError('unavailable', 'billing is not configured');
         await this.options.billing.call(
@@ -279,12 +229,12 @@ export class AccountRegistry {
         _id: accountId,
         customer_id: input.customer_id,
         platform,
-        server: ping.server || server,
+        server: started.server,
         login,
         password: this.options.secrets.seal(input.password),
         label: label || `${platform.toUpperCase()} ${login}`,
-        symbol_suffix: ping.symbol_suffix,
-        margin_mode: ping.margin_mode || 'hedging',
+        symbol_suffix: started.symbol_suffix,
+        margin_mode: started.margin_mode || 'hedging',
         billing_status: 'active',
         bonus_seat: input.bonus_seat,
         slot,
@@ -292,12 +242,13 @@ export class AccountRegistry {
       };
       await this.options.store.accounts.insertOne(document);
       this.options.logger.info(
-        { account_id: accountId, customer_id: input.customer_id, platform, server: document.server },
+        { account_id: accountId, customer_id: input.customer_id, platform, server: document.server, ea_attached: started.attached },
         'account connected',
       );
       return accountView(document);
     } catch (error) {
       await this.options.store.accountKeys.deleteOne({ _id: keyId }).catch(() => undefined);
+      if (started) await this.options.terminals.undo({ accountId, platform, server: started.server, login });
       if (seatTaken) await this.releaseSeat(input.customer_id, accountId);
       throw error;
     }
@@ -319,6 +270,7 @@ export class AccountRegistry {
 
   async delete(customerId: string, accountId: string): Promise<AccountView> {
     const document = await this.get(customerId, accountId);
+    await this.options.terminals.stop({ accountId, platform: document.platform, server: document.server, login: document.login });
     await this.options.store.accounts.deleteOne({ _id: accountId });
     await this.options.store.accountKeys
       .deleteOne({ _id: `${customerId}:${document.platform}:${document.server.toLowerCase()}:${document.login}` })

@@ -38,7 +38,6 @@ export class Closing {
           'ping',
           connectorCodecs.pingRequest.encode({
             account_id: document._id,
-            credentials: { server: document.server, login: document.login, password: account.password },
           }),
           { timeoutMs: this.options.config.PING_DEADLINE_MS },
         );
@@ -169,7 +168,6 @@ export class Closing {
     const startedAt = performance.now();
     const payload = connectorCodecs.closeRequest.encode({
       account_id: document._id,
-      credentials: { server: document.server, login: document.login, password: account.password },
       selector: entry.selector,
       tickets: entry.tickets,
       volume: entry.volume,

@@ -161,7 +161,6 @@ export class Placing {
     }
     const payload = connectorCodecs.placeRequest.encode({
       account_id: document._id,
-      credentials: { server: document.server, login: document.login, password: account.password },
       legs: legs.map((leg) => ({
         client_id: storedLegs[leg.index]!.client_id,
         leg_index: leg.index,

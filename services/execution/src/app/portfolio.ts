@@ -101,11 +101,6 @@ export class Portfolio {
     return this.options.clock.now().getTime();
   }
 
-  private credentials(account: ResolvedAccount) {
-    const document = account.document;
-    return { server: document.server, login: document.login, password: account.password };
-  }
-
   async positions(customerId: string, query: PositionsQuery): Promise<PositionsView> {
     const { accountIds, selector } = validatePositionsQuery(query);
     let ids = accountIds;
@@ -160,7 +155,6 @@ export class Portfolio {
       'positions',
       connectorCodecs.positionsRequest.encode({
         account_id: document._id,
-        credentials: this.credentials(account),
         selector,
         deadline_unix_ms: deadlineMs,
       }),
@@ -191,7 +185,7 @@ export class Portfolio {
       document.platform,
       document._id,
       'state',
-      connectorCodecs.stateRequest.encode({ account_id: document._id, credentials: this.credentials(resolved) }),
+      connectorCodecs.stateRequest.encode({ account_id: document._id }),
       { timeoutMs },
     );
     if (response.kind !== 'reply') {

@@ -97,7 +97,6 @@ export class Reconciliation {
         'lookup',
         connectorCodecs.lookupRequest.encode({
           account_id: account.document._id,
-          credentials: { server: account.document.server, login: account.document.login, password: account.password },
           client_ids: prefix === (prefixes[0] ?? '') ? clientIds : [],
           client_id_prefix: prefix,
         }),

@@ -1,4 +1,3 @@
-import type { Credentials, Credentials__Output } from '../generated/proto/mtx/connector/v1/Credentials';
 import type { OrderLeg, OrderLeg__Output } from '../generated/proto/mtx/connector/v1/OrderLeg';
 import type { PlaceRequest, PlaceRequest__Output } from '../generated/proto/mtx/connector/v1/PlaceRequest';
 import type { LegResult, LegResult__Output } from '../generated/proto/mtx/connector/v1/LegResult';
@@ -12,13 +11,10 @@ import type { LookupEntry, LookupEntry__Output } from '../generated/proto/mtx/co
 import type { LookupReply, LookupReply__Output } from '../generated/proto/mtx/connector/v1/LookupReply';
 import type { PingRequest, PingRequest__Output } from '../generated/proto/mtx/connector/v1/PingRequest';
 import type { PingReply, PingReply__Output } from '../generated/proto/mtx/connector/v1/PingReply';
-import type { ServerEntry, ServerEntry__Output } from '../generated/proto/mtx/connector/v1/ServerEntry';
-import type { ServersReply, ServersReply__Output } from '../generated/proto/mtx/connector/v1/ServersReply';
 import type {
   CloseReplyMessage,
   CloseRequestMessage,
   CloseSelectorMessage,
-  CredentialsMessage,
   LegResultMessage,
   LookupEntryMessage,
   LookupReplyMessage,
@@ -28,8 +24,6 @@ import type {
   PingRequestMessage,
   PlaceReplyMessage,
   PlaceRequestMessage,
-  ServerEntryMessage,
-  ServersReplyMessage,
   TicketResultMessage,
 } from './messages';
 
@@ -59,7 +53,6 @@ function check<Hand, Input, Output>(matches: Matches<Hand, Input, Output>): Matc
 
 /** Evaluated by the compiler only; exported so that it is not dead code to the linter. */
 export const connectorContractChecks = {
-  credentials: check<CredentialsMessage, Credentials, Credentials__Output>(true),
   orderLeg: check<OrderLegMessage, OrderLeg, OrderLeg__Output>(true),
   placeRequest: check<PlaceRequestMessage, PlaceRequest, PlaceRequest__Output>(true),
   legResult: check<LegResultMessage, LegResult, LegResult__Output>(true),
@@ -73,6 +66,4 @@ export const connectorContractChecks = {
   lookupReply: check<LookupReplyMessage, LookupReply, LookupReply__Output>(true),
   pingRequest: check<PingRequestMessage, PingRequest, PingRequest__Output>(true),
   pingReply: check<PingReplyMessage, PingReply, PingReply__Output>(true),
-  serverEntry: check<ServerEntryMessage, ServerEntry, ServerEntry__Output>(true),
-  serversReply: check<ServersReplyMessage, ServersReply, ServersReply__Output>(true),
 };

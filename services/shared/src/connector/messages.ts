@@ -6,17 +6,8 @@ import { messageCodec } from '../rpc/proto';
  * unset.
  */
 
-export type ConnectorOp = 'place' | 'close' | 'lookup' | 'ping' | 'servers' | 'positions' | 'state';
-export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'lookup', 'ping', 'servers', 'positions', 'state'];
-
-/** Account token of the `servers` subject, which concerns no account (account ids all start `acc_`). */
-export const directoryToken = 'directory';
-
-export interface CredentialsMessage {
-  server: string;
-  login: string;
-  password: string;
-}
+export type ConnectorOp = 'place' | 'close' | 'lookup' | 'ping' | 'positions' | 'state';
+export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'lookup', 'ping', 'positions', 'state'];
 
 export interface OrderLegMessage {
   client_id: string;
@@ -36,7 +27,6 @@ export interface OrderLegMessage {
 
 export interface PlaceRequestMessage {
   account_id: string;
-  credentials: CredentialsMessage;
   legs: OrderLegMessage[];
   deadline_unix_ms: number;
   batch_id: string;
@@ -77,7 +67,6 @@ export interface CloseSelectorMessage {
 
 export interface CloseRequestMessage {
   account_id: string;
-  credentials: CredentialsMessage;
   selector?: CloseSelectorMessage;
   tickets: number[];
   volume?: number;
@@ -117,7 +106,6 @@ export interface CloseReplyMessage {
 
 export interface LookupRequestMessage {
   account_id: string;
-  credentials: CredentialsMessage;
   client_ids: string[];
   client_id_prefix: string;
 }
@@ -139,7 +127,6 @@ export interface LookupReplyMessage {
 
 export interface PingRequestMessage {
   account_id: string;
-  credentials: CredentialsMessage;
 }
 
 export interface PingReplyMessage {
@@ -153,21 +140,8 @@ export interface PingReplyMessage {
   reason: string;
 }
 
-export interface ServerEntryMessage {
-  name: string;
-  platform: string;
-  broker: string;
-  symbol_suffix: string;
-  margin_mode: string;
-}
-
-export interface ServersReplyMessage {
-  servers: ServerEntryMessage[];
-}
-
 export interface PositionsRequestMessage {
   account_id: string;
-  credentials: CredentialsMessage;
   selector?: CloseSelectorMessage;
   deadline_unix_ms: number;
 }
@@ -201,7 +175,6 @@ export interface PositionsReplyMessage {
 
 export interface StateRequestMessage {
   account_id: string;
-  credentials: CredentialsMessage;
 }
 
 export interface StateReplyMessage {
@@ -235,8 +208,6 @@ export const connectorCodecs = {
   lookupReply: messageCodec<LookupReplyMessage>(`${prefix}LookupReply`),
   pingRequest: messageCodec<PingRequestMessage>(`${prefix}PingRequest`),
   pingReply: messageCodec<PingReplyMessage>(`${prefix}PingReply`),
-  serversRequest: messageCodec<Record<string, never>>(`${prefix}ServersRequest`),
-  serversReply: messageCodec<ServersReplyMessage>(`${prefix}ServersReply`),
   positionsRequest: messageCodec<PositionsRequestMessage>(`${prefix}PositionsRequest`),
   positionsReply: messageCodec<PositionsReplyMessage>(`${prefix}PositionsReply`),
   stateRequest: messageCodec<StateRequestMessage>(`${prefix}StateRequest`),

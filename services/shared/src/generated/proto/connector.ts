@@ -4,7 +4,6 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { CloseReply as _mtx_connector_v1_CloseReply, CloseReply__Output as _mtx_connector_v1_CloseReply__Output } from './mtx/connector/v1/CloseReply';
 import type { CloseRequest as _mtx_connector_v1_CloseRequest, CloseRequest__Output as _mtx_connector_v1_CloseRequest__Output } from './mtx/connector/v1/CloseRequest';
 import type { CloseSelector as _mtx_connector_v1_CloseSelector, CloseSelector__Output as _mtx_connector_v1_CloseSelector__Output } from './mtx/connector/v1/CloseSelector';
-import type { Credentials as _mtx_connector_v1_Credentials, Credentials__Output as _mtx_connector_v1_Credentials__Output } from './mtx/connector/v1/Credentials';
 import type { LegResult as _mtx_connector_v1_LegResult, LegResult__Output as _mtx_connector_v1_LegResult__Output } from './mtx/connector/v1/LegResult';
 import type { LookupEntry as _mtx_connector_v1_LookupEntry, LookupEntry__Output as _mtx_connector_v1_LookupEntry__Output } from './mtx/connector/v1/LookupEntry';
 import type { LookupReply as _mtx_connector_v1_LookupReply, LookupReply__Output as _mtx_connector_v1_LookupReply__Output } from './mtx/connector/v1/LookupReply';
@@ -17,9 +16,6 @@ import type { PlaceReply as _mtx_connector_v1_PlaceReply, PlaceReply__Output as 
 import type { PlaceRequest as _mtx_connector_v1_PlaceRequest, PlaceRequest__Output as _mtx_connector_v1_PlaceRequest__Output } from './mtx/connector/v1/PlaceRequest';
 import type { PositionsReply as _mtx_connector_v1_PositionsReply, PositionsReply__Output as _mtx_connector_v1_PositionsReply__Output } from './mtx/connector/v1/PositionsReply';
 import type { PositionsRequest as _mtx_connector_v1_PositionsRequest, PositionsRequest__Output as _mtx_connector_v1_PositionsRequest__Output } from './mtx/connector/v1/PositionsRequest';
-import type { ServerEntry as _mtx_connector_v1_ServerEntry, ServerEntry__Output as _mtx_connector_v1_ServerEntry__Output } from './mtx/connector/v1/ServerEntry';
-import type { ServersReply as _mtx_connector_v1_ServersReply, ServersReply__Output as _mtx_connector_v1_ServersReply__Output } from './mtx/connector/v1/ServersReply';
-import type { ServersRequest as _mtx_connector_v1_ServersRequest, ServersRequest__Output as _mtx_connector_v1_ServersRequest__Output } from './mtx/connector/v1/ServersRequest';
 import type { StateReply as _mtx_connector_v1_StateReply, StateReply__Output as _mtx_connector_v1_StateReply__Output } from './mtx/connector/v1/StateReply';
 import type { StateRequest as _mtx_connector_v1_StateRequest, StateRequest__Output as _mtx_connector_v1_StateRequest__Output } from './mtx/connector/v1/StateRequest';
 import type { TicketResult as _mtx_connector_v1_TicketResult, TicketResult__Output as _mtx_connector_v1_TicketResult__Output } from './mtx/connector/v1/TicketResult';
@@ -35,7 +31,6 @@ export interface ProtoGrpcType {
         CloseReply: MessageTypeDefinition<_mtx_connector_v1_CloseReply, _mtx_connector_v1_CloseReply__Output>
         CloseRequest: MessageTypeDefinition<_mtx_connector_v1_CloseRequest, _mtx_connector_v1_CloseRequest__Output>
         CloseSelector: MessageTypeDefinition<_mtx_connector_v1_CloseSelector, _mtx_connector_v1_CloseSelector__Output>
-        Credentials: MessageTypeDefinition<_mtx_connector_v1_Credentials, _mtx_connector_v1_Credentials__Output>
         LegResult: MessageTypeDefinition<_mtx_connector_v1_LegResult, _mtx_connector_v1_LegResult__Output>
         LookupEntry: MessageTypeDefinition<_mtx_connector_v1_LookupEntry, _mtx_connector_v1_LookupEntry__Output>
         LookupReply: MessageTypeDefinition<_mtx_connector_v1_LookupReply, _mtx_connector_v1_LookupReply__Output>
@@ -48,9 +43,6 @@ export interface ProtoGrpcType {
         PlaceRequest: MessageTypeDefinition<_mtx_connector_v1_PlaceRequest, _mtx_connector_v1_PlaceRequest__Output>
         PositionsReply: MessageTypeDefinition<_mtx_connector_v1_PositionsReply, _mtx_connector_v1_PositionsReply__Output>
         PositionsRequest: MessageTypeDefinition<_mtx_connector_v1_PositionsRequest, _mtx_connector_v1_PositionsRequest__Output>
-        ServerEntry: MessageTypeDefinition<_mtx_connector_v1_ServerEntry, _mtx_connector_v1_ServerEntry__Output>
-        ServersReply: MessageTypeDefinition<_mtx_connector_v1_ServersReply, _mtx_connector_v1_ServersReply__Output>
-        ServersRequest: MessageTypeDefinition<_mtx_connector_v1_ServersRequest, _mtx_connector_v1_ServersRequest__Output>
         StateReply: MessageTypeDefinition<_mtx_connector_v1_StateReply, _mtx_connector_v1_StateReply__Output>
         StateRequest: MessageTypeDefinition<_mtx_connector_v1_StateRequest, _mtx_connector_v1_StateRequest__Output>
         TicketResult: MessageTypeDefinition<_mtx_connector_v1_TicketResult, _mtx_connector_v1_TicketResult__Output>

@@ -1,4 +1,4 @@
-// Original file: proto/connector/v1/connector.proto
+// Original file: proto/terminalhost/v1/terminal_host.proto
 
 
 export interface ServerEntry {

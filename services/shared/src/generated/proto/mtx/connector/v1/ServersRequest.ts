@@ -1,8 +1,0 @@
-// Original file: proto/connector/v1/connector.proto
-
-
-export interface ServersRequest {
-}
-
-export interface ServersRequest__Output {
-}
