@@ -17,7 +17,7 @@ import {
   type OpenRequest,
 } from '../src/domain/engine';
 import { PriceFeed } from '../src/domain/prices';
-import { BrokerCallError, BrokerClient } from '@mtx/connector-runtime/broker-client';
+import { BrokerCallError, BrokerClient } from './broker-grpc-client';
 import { grpc } from '@mtx/shared/grpc';
 
 const logger = createLogger('broker-sim-test', { level: 'silent' });
