@@ -17,7 +17,7 @@ export function createConnectorMt4(options: {
     config: options.config,
     logger: options.logger,
     nats: options.nats,
-    adapterFactory: (client) => new Mt4Adapter(client),
+    adapter: new Mt4Adapter(),
     ...(options.claims ? { claims: options.claims } : {}),
   });
 }

@@ -17,7 +17,7 @@ export function createConnectorMt5(options: {
     config: options.config,
     logger: options.logger,
     nats: options.nats,
-    adapterFactory: (client) => new Mt5Adapter(client),
+    adapter: new Mt5Adapter(),
     ...(options.claims ? { claims: options.claims } : {}),
   });
 }

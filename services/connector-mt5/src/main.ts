@@ -16,6 +16,6 @@ runService(logger, async () => {
     graceMs: config.SHUTDOWN_GRACE_MS,
     operations: { port: config.METRICS_PORT },
     release: () => nats.drain().catch(() => undefined),
-    onStarted: () => logger.info({ health_port: app.healthPort, broker: config.BROKER_SIM_GRPC_URL }, 'connector-mt5 ready'),
+    onStarted: () => logger.info({ health_port: app.healthPort, terminal_port: app.terminalPort }, 'connector-mt5 ready'),
   };
 });

@@ -1,10 +1,13 @@
-import type { Context } from '@opentelemetry/api';
-import type { BrokerClient, BrokerSession } from './broker-client';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
+import { clientTag, tagOfComment } from './bridge/client-tag';
+import { decodeList } from './bridge/lists';
+import { TerminalAnswerError, type TerminalHandle } from './terminal-access';
+import { decimalField, integerField, requestArguments, textField } from './terminal-fields';
 
 /**
- * What a platform (MT4, MT5) must provide to the connector runtime. Results are already expressed as MT5
- * retcodes; the runtime turns them into statuses, applies selectors, caps, claims and deadlines.
+ * What a platform (MT4, MT5) must provide to the connector runtime, over the terminal bridge
+ * (docs/terminal-bridge.md, "Commands"). Results are already expressed as MT5 retcodes; the runtime turns them
+ * into statuses, applies selectors, caps, claims and deadlines.
  */
 
 /** An open position or pending order, normalised across platforms. */
@@ -27,7 +30,7 @@ export interface OpenItem {
   /** Swap accrued since it opened; 0 for a pending order. */
   swap: number;
   comment: string;
-  /** When the position opened or the order was placed (unix ms; the terminal reports seconds). */
+  /** When the position opened or the order was placed (unix ms; the terminal reports server-time seconds). */
   openedAtMs: number;
 }
 
@@ -55,6 +58,7 @@ export interface BrokerRecord {
 }
 
 export interface AccountInfo {
+  login: string;
   server: string;
   currency: string;
   leverage: number;
@@ -76,102 +80,140 @@ export interface SymbolDetails {
   volumeStep: number;
 }
 
-export interface PlatformAdapter {
-  readonly platform: 'mt4' | 'mt5';
-  /** Sends one order; `clientId` and `deadlineUnixMs` travel with it so the server dedups and fences. */
-  place(
-    session: BrokerSession,
-    leg: OrderLegMessage,
-    options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number },
-  ): Promise<TradeOutcome>;
-  listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]>;
-  getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined>;
-  /** Closes a position (volume 0: whole) or deletes a pending order. */
-  close(
-    session: BrokerSession,
-    item: OpenItem,
-    options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number },
-  ): Promise<TradeOutcome>;
-  lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]>;
-  symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails>;
-  ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean>;
-  /** The account's figures now (AccountInfoDouble / AccountInfoInteger on a terminal). */
-  accountInfo(session: BrokerSession, callDeadlineMs: number): Promise<AccountInfo>;
-  /** Trade servers of this platform the terminals can reach. */
-  servers(
-    callDeadlineMs: number,
-    traceContext?: Context,
-  ): Promise<Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>>;
+export interface PlaceOptions {
+  callDeadlineMs: number;
+  defaultSlippagePoints: number;
 }
 
-export type AdapterFactory = (client: BrokerClient) => PlatformAdapter;
+export interface CloseOptions {
+  clientId: string;
+  /** 0: the whole position. */
+  volume: number;
+  slippagePoints: number | undefined;
+  callDeadlineMs: number;
+}
 
-/**
- * What both platforms ask broker-sim the same way (symbol details, the server list, session liveness); each
- * adapter adds only its own order model.
- */
-export abstract class BrokerAdapterBase {
+export interface PlatformAdapter {
+  readonly platform: 'mt4' | 'mt5';
+  /** Sends one order (`send`), its client id's tag in the comment so reconciliation can find it. */
+  place(terminal: TerminalHandle, leg: OrderLegMessage, options: PlaceOptions): Promise<TradeOutcome>;
+  listOpen(terminal: TerminalHandle, kind: 'position' | 'pending' | 'any', deadlineMs: number): Promise<OpenItem[]>;
+  getTicket(terminal: TerminalHandle, ticket: number, deadlineMs: number): Promise<OpenItem | undefined>;
+  /** Closes a position (volume 0: whole) or deletes a pending order. */
+  close(terminal: TerminalHandle, item: OpenItem, options: CloseOptions): Promise<TradeOutcome>;
+  /** What the trade server holds of these client ids (by their tags), for reconciliation and duplicates. */
+  lookup(terminal: TerminalHandle, clientIds: string[], deadlineMs: number): Promise<BrokerRecord[]>;
+  /** The symbol's details, or undefined when the trade server does not list it. */
+  symbol(terminal: TerminalHandle, name: string, deadlineMs: number): Promise<SymbolDetails | undefined>;
+  /** The account's figures now (`account`); also the liveness check. */
+  accountInfo(terminal: TerminalHandle, deadlineMs: number): Promise<AccountInfo>;
+}
+
+/** How far back reconciliation searches the terminal's history for a client id's deals and orders. */
+export const lookupHistoryDays = 7;
+
+/** A close's client id is `<base>-t<ticket>` (the runtime's closing); anything else is a leg's. */
+const closeClientId = /-t([0-9]{1,16})$/;
+
+export function closedTicketOf(clientId: string): number | undefined {
+  const match = closeClientId.exec(clientId);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** A `find` match: an open item, a deal or a history order whose comment carries a client id's tag. */
+export interface FindMatch {
+  clientId: string;
+  where: 'position' | 'order' | 'deal' | 'history_order';
+  ticket: number;
+  symbol: string;
+  type: number;
+  volume: number;
+  price: number;
+  /** MT5 deals: the order and position they belong to and their entry (0 in, 1 out). */
+  order: number;
+  position: number;
+  entry: number;
+}
+
+/** What both platforms ask the same way: account figures, symbol details, the search by client-id tag. */
+export abstract class BridgeAdapterBase {
   abstract readonly platform: 'mt4' | 'mt5';
 
-  constructor(protected readonly client: BrokerClient) {}
-
-  async symbol(session: BrokerSession, name: string, callDeadlineMs: number): Promise<SymbolDetails> {
-    const info = await this.client.call<{ name: string; volume_min: number; volume_max: number; volume_step: number }>(
-      'GetSymbol',
-      { session_id: session.sessionId, symbol: name },
-      callDeadlineMs,
-      session.traceContext,
-    );
-    return { name: info.name, volumeMin: info.volume_min, volumeMax: info.volume_max, volumeStep: info.volume_step };
+  async symbol(terminal: TerminalHandle, name: string, deadlineMs: number): Promise<SymbolDetails | undefined> {
+    try {
+      const fields = await terminal.request('symbol', [['symbol', name]], deadlineMs);
+      return {
+        name: textField(fields, 'symbol') || name,
+        volumeMin: decimalField(fields, 'volume_min'),
+        volumeMax: decimalField(fields, 'volume_max'),
+        volumeStep: decimalField(fields, 'volume_step'),
+      };
+    } catch (error) {
+      // The EA answers a symbol its server does not list with bad_request.
+      if (error instanceof TerminalAnswerError && error.error === 'bad_request') return undefined;
+      throw error;
+    }
   }
 
-  async servers(callDeadlineMs: number, traceContext?: Context) {
-    const response = await this.client.call<{
-      servers: Array<{ name: string; platform: string; broker: string; symbol_suffix: string; margin_mode: string }>;
-    }>('ListServers', {}, callDeadlineMs, traceContext);
-    return response.servers
-      .filter((server) => server.platform === this.platform)
-      .map(({ name, platform, broker, symbol_suffix, margin_mode }) => ({ name, platform, broker, symbol_suffix, margin_mode }));
-  }
-
-  async accountInfo(session: BrokerSession, callDeadlineMs: number): Promise<AccountInfo> {
-    const info = await this.client.call<{
-      server: string;
-      currency: string;
-      leverage: number;
-      balance: number;
-      equity: number;
-      margin: number;
-      free_margin: number;
-      margin_level: number;
-      profit: number;
-      server_time_unix_ms: number;
-      margin_mode: string;
-      trade_allowed: boolean;
-    }>('AccountInfo', { session_id: session.sessionId }, callDeadlineMs, session.traceContext);
+  async accountInfo(terminal: TerminalHandle, deadlineMs: number): Promise<AccountInfo> {
+    const fields = await terminal.request('account', [], deadlineMs);
     return {
-      server: info.server,
-      currency: info.currency,
-      leverage: info.leverage,
-      balance: info.balance,
-      equity: info.equity,
-      margin: info.margin,
-      freeMargin: info.free_margin,
-      marginLevel: info.margin_level,
-      profit: info.profit,
-      serverTimeMs: Number(info.server_time_unix_ms),
-      marginMode: info.margin_mode,
-      tradeAllowed: info.trade_allowed,
+      login: textField(fields, 'login'),
+      server: textField(fields, 'server'),
+      currency: textField(fields, 'currency'),
+      leverage: integerField(fields, 'leverage'),
+      balance: decimalField(fields, 'balance'),
+      equity: decimalField(fields, 'equity'),
+      margin: decimalField(fields, 'margin'),
+      freeMargin: decimalField(fields, 'free_margin'),
+      marginLevel: decimalField(fields, 'margin_level'),
+      profit: decimalField(fields, 'profit'),
+      serverTimeMs: terminal.utcMsOf(integerField(fields, 'server_time')),
+      marginMode: textField(fields, 'margin_mode'),
+      tradeAllowed: textField(fields, 'trade_allowed') === '1',
     };
   }
 
-  async ping(session: BrokerSession, callDeadlineMs: number): Promise<boolean> {
-    const response = await this.client.call<{ connected: boolean }>(
-      'Ping',
-      { session_id: session.sessionId },
-      callDeadlineMs,
-      session.traceContext,
-    );
-    return response.connected;
+  /** Open items and history carrying these client ids' tags (one `find`, up to 50 tags a request). */
+  protected async find(terminal: TerminalHandle, clientIds: string[], deadlineMs: number): Promise<FindMatch[]> {
+    const byTag = new Map(clientIds.map((clientId) => [clientTag(clientId), clientId]));
+    const tags = [...byTag.keys()];
+    const matches: FindMatch[] = [];
+    const from = terminal.serverTimeSeconds() - lookupHistoryDays * 86_400;
+    for (let start = 0; start < tags.length; start += 50) {
+      const fields = await terminal.request('find', requestArguments({ tags: tags.slice(start, start + 50).join(','), from }), deadlineMs);
+      for (const item of decodeList(fields, 'matches')) {
+        const tag = textField(item, 'tag') || tagOfComment(textField(item, 'comment'));
+        const clientId = tag ? byTag.get(tag) : undefined;
+        if (!clientId) continue;
+        matches.push({
+          clientId,
+          where: textField(item, 'where') as FindMatch['where'],
+          ticket: integerField(item, 'ticket'),
+          symbol: textField(item, 'symbol'),
+          type: integerField(item, 'type'),
+          volume: decimalField(item, 'volume'),
+          price: decimalField(item, 'price'),
+          order: integerField(item, 'order'),
+          position: integerField(item, 'position'),
+          entry: integerField(item, 'entry'),
+        });
+      }
+    }
+    return matches;
+  }
+
+  /** The account's history orders closed or cancelled since the lookback, paged (at most `pages` × 500). */
+  protected async historyOrders(terminal: TerminalHandle, deadlineMs: number, pages = 4): Promise<Array<Map<string, string>>> {
+    const now = terminal.serverTimeSeconds();
+    // A fixed `to` in the future keeps the pages stable while the account trades (docs/terminal-bridge.md, "history").
+    const range = { kind: 'orders', from: now - lookupHistoryDays * 86_400, to: now + 86_400 };
+    const orders: Array<Map<string, string>> = [];
+    for (let page = 0; page < pages; page++) {
+      const fields = await terminal.request('history', requestArguments({ ...range, offset: orders.length, limit: 500 }), deadlineMs);
+      orders.push(...decodeList(fields, 'orders'));
+      if (textField(fields, 'more') !== '1') break;
+    }
+    return orders;
   }
 }

@@ -2,35 +2,43 @@ import os from 'node:os';
 import type { NatsConnection } from 'nats';
 import type { ServiceApp } from '@mtx/shared/lifecycle';
 import type { Logger } from '@mtx/shared/logger';
-import type { AdapterFactory } from './adapter';
-import { BrokerClient, SessionPool } from './broker-client';
+import type { PlatformAdapter } from './adapter';
+import type { TerminalDirectory } from './bridge/terminal-admission';
+import { TerminalServer } from './bridge/terminal-server';
+import { terminalServerSettings } from './bridge/terminal-server-settings';
 import { KvClaimStore, type ClaimStore } from './claims';
 import type { ConnectorConfig } from './config';
 import { ConnectorRuntime, startHealthServer } from './runtime';
+import { TerminalAccess } from './terminal-access';
+import { RegistryDirectory } from './terminal-directory';
 
 /**
- * `start` opens the claim bucket, serves the NATS service and the health endpoint; `stop` stops taking requests
- * and lets the ones in hand finish within the grace. The NATS connection is the caller's: it stays open.
+ * `start` opens the claims and terminal registry buckets, serves the health endpoint and opens the terminal
+ * listener (docs/terminal-bridge.md); each terminal admitted routes its account's NATS requests here. `stop`
+ * unroutes every account, lets the requests in hand finish within the grace and says `bye` to the terminals.
+ * The NATS connection is the caller's: it stays open.
  */
 export interface ConnectorApp extends ServiceApp {
   runtime: ConnectorRuntime;
-  sessions: SessionPool;
+  terminals: TerminalServer;
   nats: NatsConnection;
   /** The health endpoint's port, once started (HEALTH_PORT 0 picks a free one). */
   readonly healthPort: number;
+  /** The terminal listener's port, once started (TERMINAL_LISTEN_PORT 0 picks a free one). */
+  readonly terminalPort: number;
 }
 
 /**
- * Wires a connector over the NATS connection it is given: the broker-sim client and session pool, and the
- * JetStream claim bucket, opened by `start` (which refuses settings that do not fit the cluster). Building it
- * asks NATS nothing and dials nothing.
+ * Wires a connector over the NATS connection it is given: the terminal listener, the runtime and the JetStream
+ * buckets, opened by `start` (which refuses settings that do not fit the cluster). Building it asks NATS
+ * nothing and listens on nothing.
  */
 export function createConnectorApp(options: {
   platform: 'mt4' | 'mt5';
   config: ConnectorConfig;
   logger: Logger;
   nats: NatsConnection;
-  adapterFactory: AdapterFactory;
+  adapter: PlatformAdapter;
   claims?: ClaimStore;
 }): ConnectorApp {
   const { platform, config, logger, nats } = options;
@@ -43,25 +51,48 @@ export function createConnectorApp(options: {
       return bucket.claim(clientId, retryUntilUnixMs);
     },
   };
-  const client = new BrokerClient(config.BROKER_SIM_GRPC_URL, {
-    terminalIdleMs: config.CONNECTOR_TERMINAL_IDLE_MS,
-    terminalStreamCount: config.CONNECTOR_TERMINAL_STREAMS,
+  let registry: RegistryDirectory | undefined;
+  // A hello before the registry is open is refused `unavailable` (the admission's directory failure); the EA redials.
+  const directory: TerminalDirectory = {
+    lookup(identity) {
+      if (!registry) return Promise.reject(new Error('the terminal registry is not open yet'));
+      return registry.lookup(identity);
+    },
+  };
+  let runtime: ConnectorRuntime | undefined;
+  const terminals = new TerminalServer(terminalServerSettings(config), {
+    directory,
+    logger,
+    events: {
+      attached: ({ accountId }) => {
+        if (!runtime) throw new Error('the connector is not built yet');
+        return runtime.attachAccount(accountId);
+      },
+      detached: ({ accountId }) => runtime?.detachAccount(accountId),
+    },
   });
-  const sessions = new SessionPool(client, platform, {
-    sessionsMax: config.CONNECTOR_SESSIONS_MAX,
-    sessionIdleMs: config.CONNECTOR_SESSION_IDLE_MS,
-    readDeadlineMs: config.BROKER_READ_DEADLINE_MS,
-    loginDeadlineMs: config.BROKER_LOGIN_DEADLINE_MS,
+  runtime = new ConnectorRuntime({
+    platform,
+    config,
+    nats,
+    logger,
+    adapter: options.adapter,
+    terminals: new TerminalAccess(terminals),
+    claims,
   });
-  const runtime = new ConnectorRuntime({ platform, config, nats, logger, adapter: options.adapterFactory(client), sessions, claims });
+  const started = runtime;
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
+  let terminalPort = 0;
   let watchingStatus = false;
   return {
-    runtime,
-    sessions,
+    runtime: started,
+    terminals,
     nats,
     get healthPort() {
       return health?.port ?? 0;
+    },
+    get terminalPort() {
+      return terminalPort;
     },
     async start() {
       if (!watchingStatus) {
@@ -80,14 +111,20 @@ export function createConnectorApp(options: {
         replicas: config.CONNECTOR_CLAIMS_REPLICAS,
         logger,
       });
-      await runtime.start();
-      health = await startHealthServer(config.HEALTH_PORT, config.HOST, () => connected && !nats.isClosed() && runtime.running);
+      registry ??= await RegistryDirectory.open(nats, {
+        bucket: config.TERMINAL_REGISTRY_BUCKET,
+        replicas: config.TERMINAL_REGISTRY_REPLICAS,
+        lookupDeadlineMs: config.TERMINAL_LOOKUP_DEADLINE_MS,
+      });
+      await started.start();
+      terminalPort = await terminals.start();
+      health = await startHealthServer(config.HEALTH_PORT, config.HOST, () => connected && !nats.isClosed() && started.running);
     },
     async stop(graceMs) {
-      await runtime.stop(graceMs);
+      const endAt = Date.now() + graceMs;
+      await started.stop(graceMs);
       await health?.close();
-      sessions.close();
-      client.close();
+      await terminals.close(Math.max(0, endAt - Date.now()));
     },
   };
 }

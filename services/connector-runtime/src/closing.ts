@@ -1,12 +1,13 @@
 import { context, type Context } from '@opentelemetry/api';
 import type { CloseAccountStatus, CloseReplyMessage, CloseRequestMessage, TicketResultMessage } from '@mtx/shared/connector/messages';
-import { brokerSymbols, retcode, retcodeDescription, roundVolumeDown } from '@mtx/shared/trading';
+import { retcode, retcodeDescription, roundVolumeDown } from '@mtx/shared/trading';
 import type { OpenItem, SymbolDetails } from './adapter';
-import { BrokerCallError, TerminalLoginError, type BrokerSession } from './broker-client';
+import { brokerSymbolsFor } from './broker-symbols';
 import { claimKeyPattern } from './claims';
 import type { MessageClaim } from './message-claim';
 import { ticketResult } from './results';
-import { duplicatePollMs, sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
+import { duplicatePollMs, sleep, tradeCallDeadlineMs, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
+import { isNothingSent, isOutcomeUnknown, TerminalAnswerError, type TerminalHandle } from './terminal-access';
 import { closeAccountStatus, selectMatches, selectorKind, ticketClosedBy } from './selection';
 
 /**
@@ -22,11 +23,12 @@ export class Closing {
     private readonly shared: RuntimeShared,
   ) {}
 
-  private async symbolDetails(session: BrokerSession, symbol: string): Promise<SymbolDetails> {
-    const key = `${session.server.name}|${symbol}`;
+  private async symbolDetails(terminal: TerminalHandle, symbol: string): Promise<SymbolDetails> {
+    const key = `${terminal.accountId}|${symbol}`;
     const cached = this.symbolCache.get(key);
     if (cached && cached.expiresAtMs > Date.now()) return cached.details;
-    const details = await this.options.adapter.symbol(session, symbol, this.options.config.BROKER_READ_DEADLINE_MS);
+    const details = await this.options.adapter.symbol(terminal, symbol, this.options.config.BROKER_READ_DEADLINE_MS);
+    if (!details) throw new TerminalAnswerError('symbol', 'bad_request', `the trade server does not list ${symbol}`);
     if (this.symbolCache.size > 10_000) this.symbolCache.clear();
     this.symbolCache.set(key, { details, expiresAtMs: Date.now() + 60_000 });
     return details;
@@ -53,14 +55,13 @@ export class Closing {
     let items: OpenItem[];
     const missing: number[] = [];
     try {
-      items = await this.options.sessions.withSession(
+      items = await this.options.terminals.withTerminal(
         request.account_id,
-        request.credentials,
-        async (session) => {
+        async (terminal) => {
           missing.length = 0;
           if (request.tickets.length > 0) {
             const found = await Promise.all(
-              request.tickets.map((ticket) => this.options.adapter.getTicket(session, ticket, config.BROKER_READ_DEADLINE_MS)),
+              request.tickets.map((ticket) => this.options.adapter.getTicket(terminal, ticket, config.BROKER_READ_DEADLINE_MS)),
             );
             const present: OpenItem[] = [];
             for (const [index, item] of found.entries()) {
@@ -70,15 +71,17 @@ export class Closing {
             return present;
           }
           const selector = request.selector!;
-          const open = await this.options.adapter.listOpen(session, selectorKind(selector), config.BROKER_READ_DEADLINE_MS);
-          return selectMatches(open, selector, brokerSymbols(session.server));
+          const open = await this.options.adapter.listOpen(terminal, selectorKind(selector), config.BROKER_READ_DEADLINE_MS);
+          const broker = await brokerSymbolsFor(this.options.adapter, terminal, selector, open, config.BROKER_READ_DEADLINE_MS);
+          return selectMatches(open, selector, broker);
         },
         traceContext,
       );
     } catch (error) {
-      if (error instanceof TerminalLoginError) return reply('unavailable', `nothing sent: ${error.message}`);
-      if (error instanceof BrokerCallError)
-        return reply('unavailable', `nothing sent: the trade server did not answer the lookup (${error.message})`);
+      // Nothing was closed yet: whatever failed here was a read.
+      if (isNothingSent(error)) return reply('unavailable', `nothing sent: ${error.message}`);
+      if (isOutcomeUnknown(error) || error instanceof TerminalAnswerError)
+        return reply('unavailable', `nothing sent: the terminal did not answer the lookup (${error.message})`);
       throw error;
     }
 
@@ -144,10 +147,9 @@ export class Closing {
     let volume = 0;
     try {
       if (item.kind === 'position' && request.volume !== undefined && request.volume !== null && request.volume > 0) {
-        const details = await this.options.sessions.withSession(
+        const details = await this.options.terminals.withTerminal(
           request.account_id,
-          request.credentials,
-          (session) => this.symbolDetails(session, item.symbol),
+          (terminal) => this.symbolDetails(terminal, item.symbol),
           traceContext,
         );
         const rounded = roundVolumeDown(Math.min(request.volume, item.volume), details.volumeStep);
@@ -177,7 +179,7 @@ export class Closing {
         volume = rounded >= item.volume - 1e-9 ? 0 : rounded;
       }
     } catch (error) {
-      if (error instanceof BrokerCallError || error instanceof TerminalLoginError)
+      if (isNothingSent(error) || isOutcomeUnknown(error) || error instanceof TerminalAnswerError)
         return ticketResult(
           item,
           'failed',
@@ -213,31 +215,29 @@ export class Closing {
       );
     if (claimed === 'duplicate') return this.resolveDuplicateClose(request, item, clientId, traceContext);
     try {
-      const outcome = await this.options.sessions.withSession(
+      const outcome = await this.options.terminals.withTerminal(
         request.account_id,
-        request.credentials,
-        (session) =>
-          this.options.adapter.close(session, item, {
+        (terminal) =>
+          this.options.adapter.close(terminal, item, {
             clientId,
             volume,
             slippagePoints: request.slippage ?? undefined,
-            deadlineUnixMs: request.deadline_unix_ms,
-            callDeadlineMs: config.BROKER_CALL_DEADLINE_MS,
+            callDeadlineMs: tradeCallDeadlineMs(config.BROKER_CALL_DEADLINE_MS, request.deadline_unix_ms),
           }),
         traceContext,
       );
       const closed = ticketClosedBy(outcome.retcode);
       return ticketResult(item, closed ? 'closed' : 'failed', closed ? '' : outcome.message, clientId, outcome);
     } catch (error) {
-      if (error instanceof TerminalLoginError)
+      if (isNothingSent(error))
         return ticketResult(item, 'failed', `not sent: ${error.message}`, clientId, undefined, retcode.CONNECTION, 0);
-      if (error instanceof BrokerCallError)
-        return ticketResult(
-          item,
-          'unknown',
-          `sent, but the trade server did not answer (${error.message}); it may have executed`,
-          clientId,
-        );
+      if (isOutcomeUnknown(error))
+        return ticketResult(item, 'unknown', `sent, but the terminal did not answer (${error.message}); it may have executed`, clientId);
+      // The EA answered status=error: the close did not run.
+      if (error instanceof TerminalAnswerError) {
+        const code = error.error === 'not_found' ? retcode.INVALID : error.error === 'expired' ? retcode.TIMEOUT : retcode.CONNECTION;
+        return ticketResult(item, 'failed', `not closed: ${error.message}`, clientId, undefined, code, 0);
+      }
       throw error;
     }
   }
@@ -251,10 +251,9 @@ export class Closing {
     const waitUntilMs = Math.max(request.deadline_unix_ms, Date.now());
     for (;;) {
       try {
-        const records = await this.options.sessions.withSession(
+        const records = await this.options.terminals.withTerminal(
           request.account_id,
-          request.credentials,
-          (session) => this.options.adapter.lookup(session, [clientId], '', this.options.config.BROKER_READ_DEADLINE_MS),
+          (terminal) => this.options.adapter.lookup(terminal, [clientId], this.options.config.BROKER_READ_DEADLINE_MS),
           traceContext,
         );
         const record = records.find((entry) => entry.clientId === clientId);
@@ -269,7 +268,7 @@ export class Closing {
           );
         }
       } catch (error) {
-        if (!(error instanceof BrokerCallError) && !(error instanceof TerminalLoginError)) throw error;
+        if (!isNothingSent(error) && !isOutcomeUnknown(error) && !(error instanceof TerminalAnswerError)) throw error;
       }
       if (Date.now() + duplicatePollMs > waitUntilMs) break;
       await sleep(duplicatePollMs);

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, metricsPortProperty, grpcAddressDefaults, loadConfig } from '@mtx/shared/config';
+import { baseConfigProperties, metricsPortProperty, loadConfig } from '@mtx/shared/config';
+import { terminalRegistryBucketDefault } from '@mtx/shared/connector/terminal-registry';
 
 export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
   return Type.Object({
@@ -8,7 +9,6 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     /** The operations listener: metrics, never published (see metricsPortProperty). */
     METRICS_PORT: metricsPortProperty(platform === 'mt4' ? 9470 : 9471),
     HOST: Type.String({ default: '0.0.0.0' }),
-    BROKER_SIM_GRPC_URL: Type.String({ default: grpcAddressDefaults.BROKER_SIM_GRPC_URL }),
     /** First token of the terminal subjects (`<root>.<platform>.<account_id>.<op>`); tests use their own. */
     TERMINAL_SUBJECT_ROOT: Type.String({ default: 'term', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
     /** NATS queue group; replicas with the same group share the load. */
@@ -23,22 +23,14 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     CONNECTOR_CLAIM_WAIT_MS: Type.Integer({ minimum: 0, default: 4_000 }),
     /** Copies of the claims bucket: 1 on a single nats-server, 3 on a 3-node cluster (no claim lost with a node). */
     CONNECTOR_CLAIMS_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
-    /** Deadline of one trade call to the trade server (a slow broker may answer after the requester gave up). */
-    BROKER_CALL_DEADLINE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
-    BROKER_LOGIN_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
-    /** Deadline of reads (lists, lookups, symbol details, pings). */
-    BROKER_READ_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
-    /** Trade-server sessions (logins) kept per connector replica; the least recently used is dropped past it. */
-    CONNECTOR_SESSIONS_MAX: Type.Integer({ minimum: 1, default: 10_000 }),
     /**
-     * A session (login) unused this long is logged out, so a replica holds sessions only for the accounts that
-     * trade; the account's next request logs in again.
+     * Deadline of one trade call to a terminal (a slow broker may answer after the requester gave up); a trade
+     * is never given longer than its request's own deadline, so that "not found after the deadline" still means
+     * "never executed" (docs/terminal-bridge.md, "Requests in flight when a connection drops").
      */
-    CONNECTOR_SESSION_IDLE_MS: Type.Integer({ minimum: 100, default: 900_000 }),
-    /** `Terminal` streams per trade-server address that the sessions' calls are spread over (multiplexed by session). */
-    CONNECTOR_TERMINAL_STREAMS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
-    /** A terminal stream unused this long is closed; the next call opens a new one. */
-    CONNECTOR_TERMINAL_IDLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
+    BROKER_CALL_DEADLINE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+    /** Deadline of reads from a terminal (lists, lookups, symbol details, account figures). */
+    BROKER_READ_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
     /**
      * Address the terminal listener binds (EAs dial in, docs/terminal-bridge.md). Any address other than loopback
      * (`127.0.0.1`, `::1`, `localhost`) needs TERMINAL_TLS_KEY_FILE and TERMINAL_TLS_CERT_FILE.
@@ -64,6 +56,10 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     TERMINAL_QUEUE_MAX: Type.Integer({ minimum: 0, default: 64 }),
     /** Largest frame accepted from a terminal, LF included; a longer line closes that connection. */
     TERMINAL_FRAME_MAX_BYTES: Type.Integer({ minimum: 1_024, maximum: 1_048_576, default: 1_048_576 }),
+    /** JetStream key-value bucket of the terminal registry (which account each terminal trades, its token's digest). */
+    TERMINAL_REGISTRY_BUCKET: Type.String({ default: terminalRegistryBucketDefault, pattern: '^[A-Za-z0-9_-]+$' }),
+    /** Copies of the terminal registry bucket when this connector creates it: 1 on a single nats-server, 3 on a cluster. */
+    TERMINAL_REGISTRY_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
     /** Deadline of the terminal directory's lookup during a hello; past it the terminal is refused `unavailable`. */
     TERMINAL_LOOKUP_DEADLINE_MS: Type.Integer({ minimum: 100, default: 5_000 }),
     /** One-way trip allowed for a request: a trade request's `ttl_ms` is its time left less this. */

@@ -1,11 +1,11 @@
 import { context, type Context } from '@opentelemetry/api';
 import type { LegResultMessage, OrderLegMessage, PlaceReplyMessage, PlaceRequestMessage } from '@mtx/shared/connector/messages';
 import { isPendingOperation, isStopLimitOperation, normalizeOperation, retcode } from '@mtx/shared/trading';
-import { BrokerCallError, TerminalLoginError } from './broker-client';
 import { claimKeyPattern } from './claims';
 import { placeMessageClaimKey, type MessageClaim } from './message-claim';
 import { legResult, outcomeResult } from './results';
-import { duplicatePollMs, sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
+import { duplicatePollMs, sleep, tradeCallDeadlineMs, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
+import { isNothingSent, isOutcomeUnknown, TerminalAnswerError } from './terminal-access';
 
 /**
  * Placing an account's legs: each checked locally, the message claimed once, every leg sent to the trade server
@@ -18,13 +18,9 @@ export class Placing {
   ) {}
 
   async place(request: PlaceRequestMessage, traceContext: Context = context.active()): Promise<PlaceReplyMessage> {
-    let sessionError: TerminalLoginError | undefined;
-    try {
-      await this.options.sessions.get(request.account_id, request.credentials, traceContext);
-    } catch (error) {
-      if (!(error instanceof TerminalLoginError)) throw error;
-      sessionError = error;
-    }
+    const absent = this.options.terminals.isAttached(request.account_id)
+      ? undefined
+      : `no terminal of account ${request.account_id} is attached to this connector`;
     const messageKey = placeMessageClaimKey(request);
     const messageClaim = messageKey ? this.shared.claimFor(messageKey, request.deadline_unix_ms, traceContext) : undefined;
     const results = await Promise.all(
@@ -32,7 +28,7 @@ export class Placing {
         this.placeLeg(
           request,
           leg,
-          sessionError,
+          absent,
           messageClaim ?? this.shared.claimFor(leg.client_id, request.deadline_unix_ms, traceContext),
           traceContext,
         ),
@@ -44,7 +40,7 @@ export class Placing {
   private async placeLeg(
     request: PlaceRequestMessage,
     leg: OrderLegMessage,
-    sessionError: TerminalLoginError | undefined,
+    absent: string | undefined,
     claim: MessageClaim,
     traceContext: Context,
   ): Promise<LegResultMessage> {
@@ -84,7 +80,7 @@ export class Placing {
     }
     if (isPendingOperation(operation) && !(leg.price && leg.price > 0))
       return legResult(leg, 'rejected', startedMs, 'a pending order needs a price; not sent', undefined, retcode.INVALID_PRICE);
-    if (sessionError) return legResult(leg, 'unavailable', startedMs, `not sent: ${sessionError.message}`);
+    if (absent) return legResult(leg, 'unavailable', startedMs, `not sent: ${absent}`);
 
     const claimed = await claim.state();
     // Without a claim there is no guarantee against a second send, so nothing is sent.
@@ -93,28 +89,27 @@ export class Placing {
     if (claimed === 'duplicate') return this.resolveDuplicate(request, leg, startedMs, traceContext);
 
     try {
-      const outcome = await this.options.sessions.withSession(
+      const outcome = await this.options.terminals.withTerminal(
         request.account_id,
-        request.credentials,
-        (session) =>
-          this.options.adapter.place(session, leg, {
-            deadlineUnixMs: request.deadline_unix_ms,
-            callDeadlineMs: config.BROKER_CALL_DEADLINE_MS,
+        (terminal) =>
+          this.options.adapter.place(terminal, leg, {
+            callDeadlineMs: tradeCallDeadlineMs(config.BROKER_CALL_DEADLINE_MS, request.deadline_unix_ms),
             defaultSlippagePoints: config.CONNECTOR_DEFAULT_SLIPPAGE_POINTS,
           }),
         traceContext,
       );
       return outcomeResult(leg, outcome, startedMs);
     } catch (error) {
-      if (error instanceof TerminalLoginError) return legResult(leg, 'unavailable', startedMs, `not sent: ${error.message}`);
-      if (error instanceof BrokerCallError) {
+      if (isNothingSent(error)) return legResult(leg, 'unavailable', startedMs, `not sent: ${error.message}`);
+      if (isOutcomeUnknown(error)) {
         return legResult(
           leg,
           'unknown',
           startedMs,
-          `sent, but the trade server did not answer (${error.message}); it may have executed and will be reconciled`,
+          `sent, but the terminal did not answer (${error.message}); it may have executed and will be reconciled`,
         );
       }
+      if (error instanceof TerminalAnswerError) return refusedLeg(leg, error, startedMs);
       throw error;
     }
   }
@@ -129,10 +124,9 @@ export class Placing {
     const waitUntilMs = Math.max(request.deadline_unix_ms, Date.now());
     for (;;) {
       try {
-        const records = await this.options.sessions.withSession(
+        const records = await this.options.terminals.withTerminal(
           request.account_id,
-          request.credentials,
-          (session) => this.options.adapter.lookup(session, [leg.client_id], '', this.options.config.BROKER_READ_DEADLINE_MS),
+          (terminal) => this.options.adapter.lookup(terminal, [leg.client_id], this.options.config.BROKER_READ_DEADLINE_MS),
           traceContext,
         );
         const record = records.find((item) => item.clientId === leg.client_id);
@@ -144,7 +138,7 @@ export class Placing {
             'duplicate request: this is the outcome of the original, which was not sent again',
           );
       } catch (error) {
-        if (!(error instanceof BrokerCallError) && !(error instanceof TerminalLoginError)) throw error;
+        if (!isNothingSent(error) && !isOutcomeUnknown(error) && !(error instanceof TerminalAnswerError)) throw error;
       }
       if (Date.now() + duplicatePollMs > waitUntilMs) break;
       await sleep(duplicatePollMs);
@@ -156,4 +150,15 @@ export class Placing {
       'duplicate request: the original is still executing or its outcome is not known yet; not sent again',
     );
   }
+}
+
+/**
+ * A trade the EA answered `status=error`: it did not run (no trade function was called). `busy` says the
+ * terminal could not take it now (nothing sent, as an unreachable terminal); the rest are definite refusals.
+ */
+function refusedLeg(leg: OrderLegMessage, error: TerminalAnswerError, startedMs: number): LegResultMessage {
+  const message = `not executed: ${error.message}`;
+  if (error.error === 'busy') return legResult(leg, 'unavailable', startedMs, message);
+  const code = error.error === 'expired' ? retcode.TIMEOUT : error.error === 'internal' ? retcode.ERROR : retcode.INVALID;
+  return legResult(leg, 'rejected', startedMs, message, undefined, code);
 }

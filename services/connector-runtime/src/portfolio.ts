@@ -7,10 +7,11 @@ import type {
   StateReplyMessage,
   StateRequestMessage,
 } from '@mtx/shared/connector/messages';
-import { brokerSymbols, orderTypeName } from '@mtx/shared/trading';
+import { orderTypeName } from '@mtx/shared/trading';
 import type { OpenItem } from './adapter';
-import { BrokerCallError, TerminalLoginError } from './broker-client';
+import { brokerSymbolsFor } from './broker-symbols';
 import type { ConnectorRuntimeOptions } from './runtime-context';
+import { isNothingSent, isOutcomeUnknown, TerminalAnswerError } from './terminal-access';
 import { selectMatches, selectorKind } from './selection';
 
 /** A positions read without a selector lists every open position, as a close of `*` would take them. */
@@ -62,19 +63,26 @@ export class Portfolio {
       return reply('unavailable', 'not read: the request reached the terminal after its deadline');
     const selector = request.selector ?? everyPosition;
     try {
-      const items = await this.options.sessions.withSession(
+      const items = await this.options.terminals.withTerminal(
         request.account_id,
-        request.credentials,
-        async (session) => {
-          const open = await this.options.adapter.listOpen(session, selectorKind(selector), this.readDeadlineMs(request.deadline_unix_ms));
-          return selectMatches(open, selector, brokerSymbols(session.server));
+        async (terminal) => {
+          const open = await this.options.adapter.listOpen(terminal, selectorKind(selector), this.readDeadlineMs(request.deadline_unix_ms));
+          const broker = await brokerSymbolsFor(
+            this.options.adapter,
+            terminal,
+            selector,
+            open,
+            this.readDeadlineMs(request.deadline_unix_ms),
+          );
+          return selectMatches(open, selector, broker);
         },
         traceContext,
       );
       return reply('ok', '', items.map(positionOf));
     } catch (error) {
-      if (error instanceof TerminalLoginError) return reply('unavailable', error.message);
-      if (error instanceof BrokerCallError) return reply('unavailable', `the trade server did not answer the read (${error.message})`);
+      if (isNothingSent(error)) return reply('unavailable', error.message);
+      if (isOutcomeUnknown(error) || error instanceof TerminalAnswerError)
+        return reply('unavailable', `the terminal did not answer the read (${error.message})`);
       throw error;
     }
   }
@@ -86,7 +94,7 @@ export class Portfolio {
       connected: false,
       reason,
       message,
-      server: request.credentials.server,
+      server: '',
       currency: '',
       leverage: 0,
       balance: 0,
@@ -101,10 +109,9 @@ export class Portfolio {
       latency_ms: Date.now() - startedMs,
     });
     try {
-      const info = await this.options.sessions.withSession(
+      const info = await this.options.terminals.withTerminal(
         request.account_id,
-        request.credentials,
-        (session) => this.options.adapter.accountInfo(session, this.options.config.BROKER_READ_DEADLINE_MS),
+        (terminal) => this.options.adapter.accountInfo(terminal, this.options.config.BROKER_READ_DEADLINE_MS),
         traceContext,
       );
       return {
@@ -127,8 +134,9 @@ export class Portfolio {
         latency_ms: Date.now() - startedMs,
       };
     } catch (error) {
-      if (error instanceof TerminalLoginError) return disconnected(error.reason, error.message);
-      if (error instanceof BrokerCallError) return disconnected('no_connection', `the trade server did not answer (${error.message})`);
+      if (isNothingSent(error)) return disconnected('no_connection', error.message);
+      if (isOutcomeUnknown(error) || error instanceof TerminalAnswerError)
+        return disconnected('no_connection', `the terminal did not answer (${error.message})`);
       throw error;
     }
   }

@@ -6,21 +6,27 @@ import type {
   PingReplyMessage,
   PingRequestMessage,
 } from '@mtx/shared/connector/messages';
-import { BrokerCallError, TerminalLoginError } from './broker-client';
 import { entryOf } from './results';
 import type { ConnectorRuntimeOptions } from './runtime-context';
+import { isNothingSent, isOutcomeUnknown, TerminalAnswerError } from './terminal-access';
 
-/** What a terminal reads without trading: the trade server's records by client id (reconciliation), and liveness. */
+function isTerminalFailure(error: unknown): error is Error {
+  return isNothingSent(error) || isOutcomeUnknown(error) || error instanceof TerminalAnswerError;
+}
+
+/**
+ * What a terminal reads without trading: the trade server's records by client id (reconciliation, found by the
+ * tags their comments carry), and liveness. A client-id prefix cannot be searched by tag: the lookup answers the
+ * client ids it is given.
+ */
 export class Records {
   constructor(private readonly options: ConnectorRuntimeOptions) {}
 
   async lookup(request: LookupRequestMessage, traceContext: Context = context.active()): Promise<LookupReplyMessage> {
     try {
-      const records = await this.options.sessions.withSession(
+      const records = await this.options.terminals.withTerminal(
         request.account_id,
-        request.credentials,
-        (session) =>
-          this.options.adapter.lookup(session, request.client_ids, request.client_id_prefix, this.options.config.BROKER_READ_DEADLINE_MS),
+        (terminal) => this.options.adapter.lookup(terminal, request.client_ids, this.options.config.BROKER_READ_DEADLINE_MS),
         traceContext,
       );
       const byId = new Map(records.map((record) => [record.clientId, record]));
@@ -31,39 +37,32 @@ export class Records {
       for (const record of records) if (!request.client_ids.includes(record.clientId)) entries.push(entryOf(record));
       return { account_id: request.account_id, connected: true, message: '', entries };
     } catch (error) {
-      if (error instanceof TerminalLoginError || error instanceof BrokerCallError)
-        return { account_id: request.account_id, connected: false, message: error.message, entries: [] };
+      if (isTerminalFailure(error)) return { account_id: request.account_id, connected: false, message: error.message, entries: [] };
       throw error;
     }
   }
 
+  /** Liveness as the terminal answers it: its `account` figures read within the read deadline. */
   async ping(request: PingRequestMessage, traceContext: Context = context.active()): Promise<PingReplyMessage> {
     const startedMs = Date.now();
-    const base = { server: request.credentials.server, platform: this.options.platform, symbol_suffix: '', margin_mode: '' };
+    const base = { server: '', platform: this.options.platform, symbol_suffix: '', margin_mode: '' };
     try {
-      const session = await this.options.sessions.withSession(
+      const info = await this.options.terminals.withTerminal(
         request.account_id,
-        request.credentials,
-        async (current) => {
-          await this.options.adapter.ping(current, this.options.config.BROKER_READ_DEADLINE_MS);
-          return current;
-        },
+        (terminal) => this.options.adapter.accountInfo(terminal, this.options.config.BROKER_READ_DEADLINE_MS),
         traceContext,
       );
       return {
         ...base,
         connected: true,
         latency_ms: Date.now() - startedMs,
-        symbol_suffix: session.server.symbol_suffix,
-        margin_mode: session.marginMode,
-        server: session.server.name,
+        margin_mode: info.marginMode,
+        server: info.server,
         message: '',
         reason: '',
       };
     } catch (error) {
-      if (error instanceof TerminalLoginError)
-        return { ...base, connected: false, latency_ms: Date.now() - startedMs, message: error.message, reason: error.reason };
-      if (error instanceof BrokerCallError)
+      if (isTerminalFailure(error))
         return { ...base, connected: false, latency_ms: Date.now() - startedMs, message: error.message, reason: 'no_connection' };
       throw error;
     }

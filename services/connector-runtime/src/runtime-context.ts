@@ -2,10 +2,10 @@ import type { Context } from '@opentelemetry/api';
 import type { NatsConnection } from 'nats';
 import type { Logger } from '@mtx/shared/logger';
 import type { PlatformAdapter } from './adapter';
-import type { SessionPool } from './broker-client';
 import type { ClaimStore } from './claims';
 import type { ConnectorConfig } from './config';
 import type { MessageClaim } from './message-claim';
+import type { TerminalAccess } from './terminal-access';
 
 export interface ConnectorRuntimeOptions {
   platform: 'mt4' | 'mt5';
@@ -13,7 +13,8 @@ export interface ConnectorRuntimeOptions {
   nats: NatsConnection;
   logger: Logger;
   adapter: PlatformAdapter;
-  sessions: SessionPool;
+  /** The terminals attached to this replica (docs/terminal-bridge.md). */
+  terminals: TerminalAccess;
   claims: ClaimStore;
   version?: string;
 }
@@ -24,8 +25,17 @@ export interface RuntimeShared {
   logWithin(traceContext: Context, write: (logger: Logger) => void): void;
 }
 
-/** A duplicate's original is polled at the trade server this often until the request's deadline. */
-export const duplicatePollMs = 100;
+/** A duplicate's original is looked for at the terminal this often until the request's deadline. */
+export const duplicatePollMs = 250;
+
+/**
+ * The deadline of one trade call: the configured bound, never past the request's own deadline, so a trade the
+ * terminal has not started by then is never started (its `ttl_ms` runs out) and a later search that does not
+ * find it means it never executed.
+ */
+export function tradeCallDeadlineMs(configuredMs: number, deadlineUnixMs: number, nowMs = Date.now()): number {
+  return deadlineUnixMs > 0 ? Math.max(1, Math.min(configuredMs, deadlineUnixMs - nowMs)) : configuredMs;
+}
 
 export function sleep(durationMs: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, durationMs));

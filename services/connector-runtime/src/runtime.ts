@@ -1,11 +1,10 @@
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import type { Service, ServiceMsg } from 'nats';
+import type { Msg } from 'nats';
 import type { Logger } from '@mtx/shared/logger';
 import { extractTraceContext } from '@mtx/shared/nats';
 import {
   connectorCodecs,
   connectorOps,
-  directoryToken,
   type CloseReplyMessage,
   type CloseRequestMessage,
   type ConnectorOp,
@@ -20,6 +19,7 @@ import {
   type StateReplyMessage,
   type StateRequestMessage,
 } from '@mtx/shared/connector/messages';
+import { AccountRouting, respondError } from './account-routing';
 import { Closing } from './closing';
 import { claimRetryUntil, MessageClaim } from './message-claim';
 import { Placing } from './placing';
@@ -34,13 +34,14 @@ export { startHealthServer } from './health';
 const tracer = trace.getTracer('mtx-connector');
 
 /**
- * The connector: a NATS service answering `<root>.<platform>.*.<op>` in a queue group, stateless apart from
- * cached sessions. Every order it sends carries a client id it first claimed exclusively, so no client id is
+ * The connector: answers `<root>.<platform>.<account_id>.<op>` in a queue group for the accounts whose terminal
+ * is attached to this replica (AccountRouting), stateless apart from those connections. Every order it sends carries a client id it first claimed exclusively, so no client id is
  * ever sent to a trade server twice, whatever the replicas, restarts or redeliveries; a duplicate request
  * is answered from the trade server's record of the original instead.
  */
 export class ConnectorRuntime {
-  private service: Service | undefined;
+  private readonly routing: AccountRouting;
+  private serving = false;
   private inflight = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly placing: Placing;
@@ -64,6 +65,13 @@ export class ConnectorRuntime {
     this.closing = new Closing(options, shared);
     this.records = new Records(options);
     this.portfolio = new Portfolio(options);
+    const { config, platform } = options;
+    this.routing = new AccountRouting(options.nats, {
+      subjectOf: (accountId) => `${config.TERMINAL_SUBJECT_ROOT}.${platform}.${accountId}.*`,
+      queue: config.CONNECTOR_QUEUE_GROUP,
+      logger: options.logger,
+      handle: (message) => this.dispatch(message),
+    });
   }
 
   get inflightRequests(): number {
@@ -71,67 +79,60 @@ export class ConnectorRuntime {
   }
 
   get running(): boolean {
-    return !!this.service && !this.service.isStopped;
+    return this.serving;
+  }
+
+  /** Accounts whose requests this replica takes now (their terminals are attached here). */
+  get routedAccounts(): number {
+    return this.routing.accounts;
   }
 
   async start(): Promise<void> {
     const { platform, config } = this.options;
-    const requestTypes: Record<ConnectorOp, [string, string]> = {
-      place: ['PlaceRequest', 'PlaceReply'],
-      close: ['CloseRequest', 'CloseReply'],
-      lookup: ['LookupRequest', 'LookupReply'],
-      ping: ['PingRequest', 'PingReply'],
-      servers: ['ServersRequest', 'ServersReply'],
-      positions: ['PositionsRequest', 'PositionsReply'],
-      state: ['StateRequest', 'StateReply'],
-    };
-    this.service = await this.options.nats.services.add({
-      name: `connector-${platform}`,
-      version: this.options.version ?? '1.0.0',
-      description: `${platform.toUpperCase()} terminals: places and closes orders on trade servers, reads positions and account state`,
-      queue: config.CONNECTOR_QUEUE_GROUP,
-      metadata: { platform, protocol: 'mtx.connector.v1' },
-    });
-    for (const op of connectorOps) {
-      this.service.addEndpoint(op, {
-        subject: `${config.TERMINAL_SUBJECT_ROOT}.${platform}.*.${op}`,
-        metadata: { request: `mtx.connector.v1.${requestTypes[op][0]}`, reply: `mtx.connector.v1.${requestTypes[op][1]}` },
-        handler: (error, message) => {
-          if (error) {
-            this.options.logger.error({ err: error }, 'connector endpoint failed');
-            return;
-          }
-          this.dispatch(op, message);
-        },
-      });
-    }
+    this.serving = true;
     this.options.logger.info(
-      { platform, subjects: `${config.TERMINAL_SUBJECT_ROOT}.${platform}.*.<op>`, queue: config.CONNECTOR_QUEUE_GROUP },
-      'connector serving',
+      { platform, subjects: `${config.TERMINAL_SUBJECT_ROOT}.${platform}.<account_id>.<op>`, queue: config.CONNECTOR_QUEUE_GROUP },
+      'connector serving the accounts whose terminals attach',
     );
   }
 
-  /** Stops taking requests and waits (up to the grace) for the ones in hand to finish. */
+  /** Routes the account's requests here; resolves once the subscription is live at the NATS server. */
+  attachAccount(accountId: string): Promise<void> {
+    if (!this.serving) return Promise.reject(new Error('the connector is not serving'));
+    return this.routing.attach(accountId);
+  }
+
+  detachAccount(accountId: string): void {
+    this.routing.detach(accountId);
+  }
+
+  /** Stops taking requests (every account unrouted) and waits (up to the grace) for the ones in hand to finish. */
   async stop(graceMs: number): Promise<void> {
-    await this.service?.stop().catch(() => undefined);
+    this.serving = false;
+    this.routing.stop();
     if (this.inflight === 0) return;
     await Promise.race([new Promise<void>((resolve) => this.idleWaiters.push(resolve)), sleep(graceMs)]);
   }
 
-  private dispatch(op: ConnectorOp, message: ServiceMsg): void {
+  private dispatch(message: Msg): void {
+    const op = message.subject.slice(message.subject.lastIndexOf('.') + 1);
+    if (!(connectorOps as readonly string[]).includes(op)) {
+      this.send(() => respondError(message, 400, `unknown operation ${op}; nothing was done`));
+      return;
+    }
     if (this.inflight >= this.options.config.CONNECTOR_CONCURRENCY_MAX) {
       // Nothing was done: the requester may treat the account as unavailable.
-      this.send(() => message.respondError(503, 'connector overloaded; nothing was sent'));
+      this.send(() => respondError(message, 503, 'connector overloaded; nothing was sent'));
       return;
     }
     this.inflight += 1;
-    this.handle(op, message).finally(() => {
+    this.handle(op as ConnectorOp, message).finally(() => {
       this.inflight -= 1;
       if (this.inflight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     });
   }
 
-  private async handle(op: ConnectorOp, message: ServiceMsg): Promise<void> {
+  private async handle(op: ConnectorOp, message: Msg): Promise<void> {
     const tokens = message.subject.split('.');
     const subjectAccount = tokens[tokens.length - 2] ?? '';
     const parent = extractTraceContext(message.headers);
@@ -158,7 +159,7 @@ export class ConnectorRuntime {
       } catch (error) {
         if (error instanceof MalformedRequestError) {
           span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-          this.send(() => message.respondError(400, error.message));
+          this.send(() => respondError(message, 400, error.message));
           return;
         }
         throw error;
@@ -169,7 +170,7 @@ export class ConnectorRuntime {
       this.logWithin(requestContext, (logger) => logger.error({ err: error, subject: message.subject }, 'connector request failed'));
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR, message: 'internal error' });
-      this.send(() => message.respondError(500, 'connector failed while handling the request; outcome unknown'));
+      this.send(() => respondError(message, 500, 'connector failed while handling the request; outcome unknown'));
     } finally {
       span.end();
     }
@@ -199,8 +200,6 @@ export class ConnectorRuntime {
     const accountId = (decoded as { account_id?: string }).account_id;
     if (accountId !== subjectAccount)
       throw new MalformedRequestError(`account_id ${accountId} does not match the subject's ${subjectAccount}`);
-    const credentials = (decoded as { credentials?: { server?: string; login?: string } }).credentials;
-    if (!credentials?.server || !credentials.login) throw new MalformedRequestError('credentials (server, login, password) are required');
     return decoded;
   }
 
@@ -240,14 +239,6 @@ export class ConnectorRuntime {
       case 'lookup': {
         const request = this.decode(connectorCodecs.lookupRequest, data, subjectAccount);
         return connectorCodecs.lookupReply.encode(await this.lookup(request, traceContext));
-      }
-      case 'servers': {
-        if (subjectAccount !== directoryToken)
-          throw new MalformedRequestError(
-            `servers is asked on ${this.options.config.TERMINAL_SUBJECT_ROOT}.${this.options.platform}.${directoryToken}.servers`,
-          );
-        const servers = await this.options.adapter.servers(this.options.config.BROKER_READ_DEADLINE_MS, traceContext);
-        return connectorCodecs.serversReply.encode({ servers });
       }
       case 'positions': {
         const request = this.decode(connectorCodecs.positionsRequest, data, subjectAccount);

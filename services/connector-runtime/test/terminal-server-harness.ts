@@ -25,8 +25,10 @@ export const settings: TerminalServerSettings = {
 /** Accounts by login, as an operator's registry keyed by login alone would answer. */
 export const directory: TerminalDirectory = {
   async lookup({ login }) {
-    if (login === 5001234) return { accountId: 'acc_one', tokenDigest: tokenDigest(goodToken), login, server: 'Demo-Broker-Server' };
-    if (login === 5009999) return { accountId: 'acc_two', tokenDigest: tokenDigest(`${goodToken}x`), login, server: 'Demo-Broker-Server' };
+    if (login === 5001234)
+      return { accountId: 'acc_one', tokenDigest: tokenDigest(goodToken), login: String(login), server: 'Demo-Broker-Server' };
+    if (login === 5009999)
+      return { accountId: 'acc_two', tokenDigest: tokenDigest(`${goodToken}x`), login: String(login), server: 'Demo-Broker-Server' };
     return null;
   },
 };
@@ -57,7 +59,9 @@ export async function startServer(overrides: Partial<TerminalServerSettings> = {
       directory,
       logger,
       events: {
-        attached: (event) => events.push(`attached ${event.accountId}${event.replaced ? ' replacing' : ''}`),
+        attached: (event) => {
+          events.push(`attached ${event.accountId}${event.replaced ? ' replacing' : ''}`);
+        },
         detached: (event) => events.push(`detached ${event.accountId}`),
         lateAnswer: (event) => late.push(event),
       },

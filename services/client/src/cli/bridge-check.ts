@@ -121,7 +121,7 @@ class CheckDirectory implements TerminalDirectory {
       (this.chosen === undefined || this.chosen === accountId);
     this.dialled.set(accountId, { identity: { ...identity }, matched });
     if (!matched) return null;
-    return { accountId, tokenDigest: this.digest, login: identity.login, server: identity.server };
+    return { accountId, tokenDigest: this.digest, login: String(identity.login), server: identity.server };
   }
 
   choose(accountId: string): void {

@@ -1,195 +1,197 @@
 import {
-  BrokerAdapterBase,
+  BridgeAdapterBase,
   type BrokerRecord,
+  type CloseOptions,
+  closedTicketOf,
   type OpenItem,
+  type PlaceOptions,
   type PlatformAdapter,
   type TradeOutcome,
 } from '@mtx/connector-runtime/adapter';
-import type { BrokerSession } from '@mtx/connector-runtime/broker-client';
-import type { OrderLegMessage } from '@mtx/shared/connector/messages';
-import { expirationSeconds, isPendingOperation, isStopLimitOperation, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
+import { tradeComment } from '@mtx/connector-runtime/bridge/client-tag';
+import { decodeList } from '@mtx/connector-runtime/bridge/lists';
 import { mt4ErrorName, mt4ErrorToRetcode } from '@mtx/connector-runtime/mt4-errors';
-
-interface Mt4Result {
-  error: number;
-  description: string;
-  ticket: number;
-  price: number;
-  bid: number;
-  ask: number;
-  lots: number;
-  new_ticket: number;
-}
-
-interface Mt4Order {
-  ticket: number;
-  symbol: string;
-  cmd: number;
-  lots: number;
-  open_price: number;
-  close_price: number;
-  stoploss: number;
-  takeprofit: number;
-  profit: number;
-  swap: number;
-  magic: number;
-  comment: string;
-  open_time: number;
-}
+import { TerminalAnswerError, type TerminalHandle } from '@mtx/connector-runtime/terminal-access';
+import { decimalField, integerField, requestArguments, textField } from '@mtx/connector-runtime/terminal-fields';
+import type { OrderLegMessage } from '@mtx/shared/connector/messages';
+import {
+  expirationSeconds,
+  isPendingOperation,
+  isStopLimitOperation,
+  normalizeOperation,
+  orderTypeNumber,
+  retcode,
+} from '@mtx/shared/trading';
 
 /**
- * An MT4 result as an MT5-style outcome. MT4 has one ticket per order, so a market fill reports the ticket
- * as both order and deal; errors keep their MT4 number and name in the message.
+ * An MT4 trade answer (`error` and `ticket`, and on success `price`, `volume`, `bid`, `ask`) as an MT5-style
+ * outcome: the error number mapped by mt4-errors.ts (docs/terminal-bridge.md, "MT4 errors and MT5 retcodes").
+ * MT4 has one ticket per order, so a market fill reports the ticket as both order and deal.
  */
-export function mt4Outcome(result: Mt4Result, pending: boolean): TradeOutcome {
-  const retcode = mt4ErrorToRetcode(result.error, pending);
-  const message =
-    result.error === 0 ? result.description : `${result.description} (MT4 error ${result.error} ${mt4ErrorName(result.error)})`;
+export function mt4Outcome(fields: Map<string, string>, pending: boolean): TradeOutcome {
+  const error = integerField(fields, 'error');
+  const ticket = Math.max(0, integerField(fields, 'ticket'));
   return {
-    retcode,
-    order: result.ticket,
-    deal: result.error === 0 && !pending ? result.ticket : 0,
-    price: result.price,
-    bid: result.bid,
-    ask: result.ask,
-    volume: result.lots,
-    message,
+    retcode: mt4ErrorToRetcode(error, pending),
+    order: ticket,
+    deal: error === 0 && !pending ? ticket : 0,
+    price: decimalField(fields, 'price'),
+    bid: decimalField(fields, 'bid'),
+    ask: decimalField(fields, 'ask'),
+    volume: decimalField(fields, 'volume'),
+    message: error === 0 ? '' : `MT4 error ${error} ${mt4ErrorName(error)}`,
   };
 }
 
-function item(order: Mt4Order): OpenItem {
+function openItem(terminal: TerminalHandle, fields: Map<string, string>): OpenItem {
+  const type = integerField(fields, 'type');
+  const position = type <= 1;
   return {
-    ticket: order.ticket,
-    symbol: order.symbol,
-    type: order.cmd,
-    kind: order.cmd <= 1 ? 'position' : 'pending',
-    volume: order.lots,
-    magic: order.magic,
-    openPrice: order.open_price,
-    currentPrice: order.close_price,
-    stopLoss: order.stoploss,
-    takeProfit: order.takeprofit,
-    profit: order.profit,
-    swap: order.swap,
-    comment: order.comment,
-    openedAtMs: order.open_time * 1000,
+    ticket: integerField(fields, 'ticket'),
+    symbol: textField(fields, 'symbol'),
+    type,
+    kind: position ? 'position' : 'pending',
+    volume: decimalField(fields, 'volume'),
+    magic: integerField(fields, 'magic'),
+    openPrice: decimalField(fields, 'price_open'),
+    currentPrice: decimalField(fields, 'price_current'),
+    stopLoss: decimalField(fields, 'sl'),
+    takeProfit: decimalField(fields, 'tp'),
+    profit: position ? decimalField(fields, 'profit') : 0,
+    swap: position ? decimalField(fields, 'swap') : 0,
+    comment: textField(fields, 'comment'),
+    openedAtMs: terminal.utcMsOf(integerField(fields, position ? 'time' : 'time_setup')),
   };
 }
 
 /**
- * MT4 over broker-sim: OrderSend with OP_* commands, OrderClose for market orders, OrderDelete for pending
- * ones. MT4 has no stop-limit orders; the runtime refuses them before anything is sent.
+ * MT4 over the terminal bridge: `send` with OP_* types, `close` (OrderClose) for market orders, `delete`
+ * (OrderDelete) for pending ones. MT4 has no stop-limit orders; the runtime refuses them before anything is
+ * sent. An OrderClose sends no comment, so a close is reconciled by its ticket in the history pool.
  */
-export class Mt4Adapter extends BrokerAdapterBase implements PlatformAdapter {
+export class Mt4Adapter extends BridgeAdapterBase implements PlatformAdapter {
   readonly platform = 'mt4' as const;
 
-  async place(
-    session: BrokerSession,
-    leg: OrderLegMessage,
-    options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number },
-  ): Promise<TradeOutcome> {
+  async place(terminal: TerminalHandle, leg: OrderLegMessage, options: PlaceOptions): Promise<TradeOutcome> {
     const operation = normalizeOperation(leg.operation);
     if (!operation || isStopLimitOperation(operation)) throw new Error(`operation ${leg.operation} does not exist on MT4`);
     const pending = isPendingOperation(operation);
     const price = leg.price ?? 0;
-    const result = await this.client.call<Mt4Result>(
-      'Mt4OrderSend',
-      {
-        session_id: session.sessionId,
-        client_id: leg.client_id,
-        deadline_unix_ms: options.deadlineUnixMs,
+    const expirationUtc = expirationSeconds(leg.expiration);
+    const fields = await terminal.request(
+      'send',
+      requestArguments({
         symbol: leg.symbol,
-        cmd: orderTypeNumber[operation],
+        op: orderTypeNumber[operation],
         volume: leg.volume,
         price,
         slippage: leg.slippage ?? (price > 0 ? options.defaultSlippagePoints : 0),
         stoploss: leg.stop_loss ?? 0,
         takeprofit: leg.take_profit ?? 0,
-        comment: leg.comment ?? '',
+        comment: tradeComment(leg.comment ?? '', leg.client_id),
         magic: leg.expert_id ?? 0,
-        expiration: expirationSeconds(leg.expiration),
-      },
+        expiration: expirationUtc > 0 ? terminal.serverSecondsOf(expirationUtc * 1000) : undefined,
+      }),
       options.callDeadlineMs,
-      session.traceContext,
     );
-    return mt4Outcome(result, pending);
+    return mt4Outcome(fields, pending);
   }
 
-  async listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]> {
-    const response = await this.client.call<{ orders: Mt4Order[] }>(
-      'Mt4Orders',
-      { session_id: session.sessionId },
-      callDeadlineMs,
-      session.traceContext,
-    );
-    return response.orders.map(item).filter((entry) => kind === 'any' || entry.kind === kind);
+  async listOpen(terminal: TerminalHandle, kind: 'position' | 'pending' | 'any', deadlineMs: number): Promise<OpenItem[]> {
+    const [positions, orders] = await Promise.all([
+      kind === 'pending' ? [] : decodeList(await terminal.request('positions', [], deadlineMs), 'positions'),
+      kind === 'position' ? [] : decodeList(await terminal.request('orders', [], deadlineMs), 'orders'),
+    ]);
+    return [...positions, ...orders].map((fields) => openItem(terminal, fields));
   }
 
-  async getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined> {
-    const response = await this.client.call<{ found: boolean; mt4_order?: Mt4Order }>(
-      'GetTicket',
-      { session_id: session.sessionId, ticket },
-      callDeadlineMs,
-      session.traceContext,
-    );
-    return response.found && response.mt4_order ? item(response.mt4_order) : undefined;
+  async getTicket(terminal: TerminalHandle, ticket: number, deadlineMs: number): Promise<OpenItem | undefined> {
+    try {
+      return openItem(terminal, await terminal.request('ticket', requestArguments({ ticket }), deadlineMs));
+    } catch (error) {
+      if (error instanceof TerminalAnswerError && error.error === 'not_found') return undefined;
+      throw error;
+    }
   }
 
-  async close(
-    session: BrokerSession,
-    target: OpenItem,
-    options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number },
-  ): Promise<TradeOutcome> {
-    const base = {
-      session_id: session.sessionId,
-      client_id: options.clientId,
-      deadline_unix_ms: options.deadlineUnixMs,
-      ticket: target.ticket,
-    };
+  async close(terminal: TerminalHandle, target: OpenItem, options: CloseOptions): Promise<TradeOutcome> {
     if (target.kind === 'pending')
-      return mt4Outcome(await this.client.call<Mt4Result>('Mt4OrderDelete', base, options.callDeadlineMs, session.traceContext), false);
-    const lots = options.volume > 0 ? options.volume : target.volume;
-    const result = await this.client.call<Mt4Result>(
-      'Mt4OrderClose',
-      { ...base, lots, price: 0, slippage: options.slippagePoints ?? 0 },
+      return mt4Outcome(await terminal.request('delete', requestArguments({ ticket: target.ticket }), options.callDeadlineMs), false);
+    const fields = await terminal.request(
+      'close',
+      requestArguments({
+        ticket: target.ticket,
+        volume: options.volume > 0 ? options.volume : target.volume,
+        slippage: options.slippagePoints ?? 0,
+      }),
       options.callDeadlineMs,
-      session.traceContext,
     );
-    return mt4Outcome(result, false);
+    return mt4Outcome(fields, false);
   }
 
-  async lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]> {
-    const response = await this.client.call<{
-      records: Array<{
-        client_id: string;
-        state: string;
-        action: string;
-        symbol: string;
-        ticket: number;
-        type: number;
-        volume: number;
-        kind: string;
-        mt4?: Mt4Result;
-      }>;
-    }>(
-      'LookupRequests',
-      { session_id: session.sessionId, client_ids: clientIds, client_id_prefix: prefix },
-      callDeadlineMs,
-      session.traceContext,
-    );
-    return response.records.map((record) => {
-      const converted: BrokerRecord = {
-        clientId: record.client_id,
-        state: record.state === 'done' ? 'done' : 'processing',
-        action: record.action as BrokerRecord['action'],
-        symbol: record.symbol,
-        ticket: record.ticket,
-        type: record.type,
-        volume: record.volume,
-        kind: record.kind as BrokerRecord['kind'],
-      };
-      if (record.mt4) converted.outcome = mt4Outcome(record.mt4, record.action === 'open' && record.type >= 2);
-      return converted;
-    });
+  /** Legs by their tags (open, pending or in history); closes and deletes by their ticket in the history pool. */
+  async lookup(terminal: TerminalHandle, clientIds: string[], deadlineMs: number): Promise<BrokerRecord[]> {
+    const legIds = clientIds.filter((clientId) => closedTicketOf(clientId) === undefined);
+    const closeIds = clientIds.filter((clientId) => closedTicketOf(clientId) !== undefined);
+    const records: BrokerRecord[] = [];
+    const matches = legIds.length > 0 ? await this.find(terminal, legIds, deadlineMs) : [];
+    for (const clientId of legIds) {
+      const found = ['position', 'order', 'history_order']
+        .map((where) => matches.find((match) => match.clientId === clientId && match.where === where))
+        .find(Boolean);
+      if (!found) continue;
+      const pending = found.type >= 2;
+      records.push({
+        clientId,
+        state: 'done',
+        action: 'open',
+        symbol: found.symbol,
+        ticket: found.ticket,
+        type: found.type,
+        volume: found.volume,
+        kind: pending ? 'pending' : 'position',
+        outcome: {
+          retcode: pending ? retcode.PLACED : retcode.DONE,
+          order: found.ticket,
+          deal: pending ? 0 : found.ticket,
+          price: found.price,
+          bid: 0,
+          ask: 0,
+          volume: found.volume,
+          message: '',
+        },
+      });
+    }
+    if (closeIds.length === 0) return records;
+    const history = await this.historyOrders(terminal, deadlineMs);
+    for (const clientId of closeIds) {
+      const ticket = closedTicketOf(clientId)!;
+      const order = history.find((entry) => integerField(entry, 'ticket') === ticket);
+      const type = order ? integerField(order, 'type') : -1;
+      if (!order || type > 5) continue;
+      const volume = decimalField(order, 'volume');
+      const position = type <= 1;
+      records.push({
+        clientId,
+        state: 'done',
+        action: position ? 'close' : 'delete',
+        symbol: textField(order, 'symbol'),
+        ticket,
+        type,
+        volume,
+        kind: position ? 'position' : 'pending',
+        outcome: {
+          retcode: retcode.DONE,
+          order: ticket,
+          deal: position ? ticket : 0,
+          price: position ? decimalField(order, 'price_close') : 0,
+          bid: 0,
+          ask: 0,
+          volume,
+          message: '',
+        },
+      });
+    }
+    return records;
   }
 }

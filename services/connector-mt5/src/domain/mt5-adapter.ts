@@ -1,135 +1,113 @@
 import {
-  BrokerAdapterBase,
+  BridgeAdapterBase,
   type BrokerRecord,
+  type CloseOptions,
+  closedTicketOf,
+  type FindMatch,
   type OpenItem,
+  type PlaceOptions,
   type PlatformAdapter,
   type TradeOutcome,
 } from '@mtx/connector-runtime/adapter';
-import type { BrokerSession } from '@mtx/connector-runtime/broker-client';
+import { tradeComment } from '@mtx/connector-runtime/bridge/client-tag';
+import { decodeList } from '@mtx/connector-runtime/bridge/lists';
+import { TerminalAnswerError, type TerminalHandle } from '@mtx/connector-runtime/terminal-access';
+import { decimalField, integerField, requestArguments, textField } from '@mtx/connector-runtime/terminal-fields';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
-import { expirationSeconds, normalizeOperation, orderTypeNumber } from '@mtx/shared/trading';
+import { expirationSeconds, normalizeOperation, orderTypeNumber, retcode } from '@mtx/shared/trading';
 
-/** MT5 trade actions (ENUM_TRADE_REQUEST_ACTIONS). */
+/** MT5 trade actions (ENUM_TRADE_REQUEST_ACTIONS) and the constants a request names. */
 const tradeAction = { deal: 1, pending: 5, remove: 8 } as const;
+const orderTimeSpecified = 2;
+const orderStateCanceled = 2;
+const dealEntryIn = 0;
+const dealEntryOut = 1;
 
-interface Mt5TradeResult {
-  retcode: number;
-  deal: number;
-  order: number;
-  volume: number;
-  price: number;
-  bid: number;
-  ask: number;
-  comment: string;
-}
-
-interface Mt5Position {
-  ticket: number;
-  symbol: string;
-  type: number;
-  volume: number;
-  price_open: number;
-  price_current: number;
-  sl: number;
-  tp: number;
-  profit: number;
-  swap: number;
-  magic: number;
-  comment: string;
-  time: number;
-}
-
-interface Mt5Order {
-  ticket: number;
-  symbol: string;
-  type: number;
-  volume_current: number;
-  price_open: number;
-  price_current: number;
-  sl: number;
-  tp: number;
-  magic: number;
-  comment: string;
-  time_setup: number;
-}
-
-function outcomeOf(result: Mt5TradeResult): TradeOutcome {
+/** MqlTradeResult as the EA answers a `send` or `close` (docs/terminal-bridge.md, "send"). */
+function outcomeOf(fields: Map<string, string>): TradeOutcome {
   return {
-    retcode: result.retcode,
-    order: result.order,
-    deal: result.deal,
-    price: result.price,
-    bid: result.bid,
-    ask: result.ask,
-    volume: result.volume,
-    message: result.comment,
+    retcode: integerField(fields, 'retcode'),
+    order: integerField(fields, 'order'),
+    deal: integerField(fields, 'deal'),
+    price: decimalField(fields, 'price'),
+    bid: decimalField(fields, 'bid'),
+    ask: decimalField(fields, 'ask'),
+    volume: decimalField(fields, 'volume'),
+    message: textField(fields, 'comment'),
   };
 }
 
-function positionItem(position: Mt5Position): OpenItem {
+function openItem(terminal: TerminalHandle, fields: Map<string, string>, kind: 'position' | 'pending'): OpenItem {
   return {
-    ticket: position.ticket,
-    symbol: position.symbol,
-    type: position.type,
-    kind: 'position',
-    volume: position.volume,
-    magic: position.magic,
-    openPrice: position.price_open,
-    currentPrice: position.price_current,
-    stopLoss: position.sl,
-    takeProfit: position.tp,
-    profit: position.profit,
-    swap: position.swap,
-    comment: position.comment,
-    openedAtMs: position.time * 1000,
+    ticket: integerField(fields, 'ticket'),
+    symbol: textField(fields, 'symbol'),
+    type: integerField(fields, 'type'),
+    kind,
+    volume: decimalField(fields, 'volume'),
+    magic: integerField(fields, 'magic'),
+    openPrice: decimalField(fields, 'price_open'),
+    currentPrice: decimalField(fields, 'price_current'),
+    stopLoss: decimalField(fields, 'sl'),
+    takeProfit: decimalField(fields, 'tp'),
+    profit: kind === 'position' ? decimalField(fields, 'profit') : 0,
+    swap: kind === 'position' ? decimalField(fields, 'swap') : 0,
+    comment: textField(fields, 'comment'),
+    openedAtMs: terminal.utcMsOf(integerField(fields, kind === 'position' ? 'time' : 'time_setup')),
   };
 }
 
-function orderItem(order: Mt5Order): OpenItem {
+/** A trade found by its tag, as the outcome its `send` answered. */
+function foundOutcome(match: FindMatch, code: number, order: number, deal: number): TradeOutcome {
+  return { retcode: code, order, deal, price: match.price, bid: 0, ask: 0, volume: match.volume, message: '' };
+}
+
+/** What the trade server holds of a leg's order: its deal, its position, its pending order or its history order. */
+function legRecord(clientId: string, matches: FindMatch[]): BrokerRecord | undefined {
+  const base = { clientId, state: 'done' as const, action: 'open' as const };
+  const deal = matches.find((match) => match.where === 'deal' && match.entry === dealEntryIn);
+  if (deal)
+    return {
+      ...base,
+      symbol: deal.symbol,
+      ticket: deal.position,
+      type: deal.type,
+      volume: deal.volume,
+      kind: 'position',
+      outcome: foundOutcome(deal, retcode.DONE, deal.order, deal.ticket),
+    };
+  const found = ['order', 'position', 'history_order'].map((where) => matches.find((match) => match.where === where)).find(Boolean);
+  if (!found) return undefined;
+  const pending = found.type >= 2;
   return {
-    ticket: order.ticket,
-    symbol: order.symbol,
-    type: order.type,
-    kind: 'pending',
-    volume: order.volume_current,
-    magic: order.magic,
-    openPrice: order.price_open,
-    currentPrice: order.price_current,
-    stopLoss: order.sl,
-    takeProfit: order.tp,
-    profit: 0,
-    swap: 0,
-    comment: order.comment,
-    openedAtMs: order.time_setup * 1000,
+    ...base,
+    symbol: found.symbol,
+    ticket: found.ticket,
+    type: found.type,
+    volume: found.volume,
+    kind: pending ? 'pending' : 'position',
+    outcome: foundOutcome(found, pending ? retcode.PLACED : retcode.DONE, found.ticket, 0),
   };
 }
 
 /**
- * MT5 over broker-sim: one OrderSend per request (TRADE_ACTION_DEAL for market orders and closes by position
- * ticket, TRADE_ACTION_PENDING for pending orders, TRADE_ACTION_REMOVE to delete them). Results are already
- * TRADE_RETCODE_* codes.
+ * MT5 over the terminal bridge: one `send` per order (TRADE_ACTION_DEAL for market orders, TRADE_ACTION_PENDING
+ * for pending ones), `close` by position ticket, `delete` for pending orders. Results are TRADE_RETCODE_* codes.
  */
-export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
+export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
   readonly platform = 'mt5' as const;
 
-  async place(
-    session: BrokerSession,
-    leg: OrderLegMessage,
-    options: { deadlineUnixMs: number; callDeadlineMs: number; defaultSlippagePoints: number },
-  ): Promise<TradeOutcome> {
+  async place(terminal: TerminalHandle, leg: OrderLegMessage, options: PlaceOptions): Promise<TradeOutcome> {
     const operation = normalizeOperation(leg.operation);
     if (!operation) throw new Error(`unknown operation ${leg.operation}`);
     const type = orderTypeNumber[operation];
     const pending = type >= 2;
     const price = leg.price ?? 0;
-    const result = await this.client.call<Mt5TradeResult>(
-      'Mt5OrderSend',
-      {
-        session_id: session.sessionId,
-        client_id: leg.client_id,
-        deadline_unix_ms: options.deadlineUnixMs,
+    const expirationUtc = expirationSeconds(leg.expiration);
+    const fields = await terminal.request(
+      'send',
+      requestArguments({
         action: pending ? tradeAction.pending : tradeAction.deal,
-        magic: leg.expert_id ?? 0,
+        type,
         symbol: leg.symbol,
         volume: leg.volume,
         price,
@@ -137,103 +115,104 @@ export class Mt5Adapter extends BrokerAdapterBase implements PlatformAdapter {
         sl: leg.stop_loss ?? 0,
         tp: leg.take_profit ?? 0,
         deviation: leg.slippage ?? (price > 0 ? options.defaultSlippagePoints : 0),
-        type,
-        expiration: expirationSeconds(leg.expiration),
-        comment: leg.comment ?? '',
-      },
+        type_time: expirationUtc > 0 ? orderTimeSpecified : undefined,
+        expiration: expirationUtc > 0 ? terminal.serverSecondsOf(expirationUtc * 1000) : undefined,
+        comment: tradeComment(leg.comment ?? '', leg.client_id),
+        magic: leg.expert_id ?? 0,
+      }),
       options.callDeadlineMs,
-      session.traceContext,
     );
-    return outcomeOf(result);
+    return outcomeOf(fields);
   }
 
-  async listOpen(session: BrokerSession, kind: 'position' | 'pending' | 'any', callDeadlineMs: number): Promise<OpenItem[]> {
+  async listOpen(terminal: TerminalHandle, kind: 'position' | 'pending' | 'any', deadlineMs: number): Promise<OpenItem[]> {
     const [positions, orders] = await Promise.all([
-      kind === 'pending'
-        ? Promise.resolve({ positions: [] as Mt5Position[] })
-        : this.client.call<{ positions: Mt5Position[] }>(
-            'Mt5Positions',
-            { session_id: session.sessionId },
-            callDeadlineMs,
-            session.traceContext,
-          ),
-      kind === 'position'
-        ? Promise.resolve({ orders: [] as Mt5Order[] })
-        : this.client.call<{ orders: Mt5Order[] }>('Mt5Orders', { session_id: session.sessionId }, callDeadlineMs, session.traceContext),
+      kind === 'pending' ? [] : this.list(terminal, 'positions', deadlineMs),
+      kind === 'position' ? [] : this.list(terminal, 'orders', deadlineMs),
     ]);
-    return [...positions.positions.map(positionItem), ...orders.orders.map(orderItem)];
+    return [...positions.map((item) => openItem(terminal, item, 'position')), ...orders.map((item) => openItem(terminal, item, 'pending'))];
   }
 
-  async getTicket(session: BrokerSession, ticket: number, callDeadlineMs: number): Promise<OpenItem | undefined> {
-    const response = await this.client.call<{ found: boolean; mt5_position?: Mt5Position; mt5_order?: Mt5Order }>(
-      'GetTicket',
-      { session_id: session.sessionId, ticket },
-      callDeadlineMs,
-      session.traceContext,
+  private async list(terminal: TerminalHandle, name: 'positions' | 'orders', deadlineMs: number): Promise<Array<Map<string, string>>> {
+    return decodeList(await terminal.request(name, [], deadlineMs), name);
+  }
+
+  async getTicket(terminal: TerminalHandle, ticket: number, deadlineMs: number): Promise<OpenItem | undefined> {
+    try {
+      const fields = await terminal.request('ticket', requestArguments({ ticket }), deadlineMs);
+      return openItem(terminal, fields, textField(fields, 'kind') === 'order' ? 'pending' : 'position');
+    } catch (error) {
+      if (error instanceof TerminalAnswerError && error.error === 'not_found') return undefined;
+      throw error;
+    }
+  }
+
+  async close(terminal: TerminalHandle, item: OpenItem, options: CloseOptions): Promise<TradeOutcome> {
+    if (item.kind === 'pending')
+      return outcomeOf(await terminal.request('delete', requestArguments({ ticket: item.ticket }), options.callDeadlineMs));
+    const fields = await terminal.request(
+      'close',
+      requestArguments({
+        ticket: item.ticket,
+        volume: options.volume > 0 ? options.volume : undefined,
+        deviation: options.slippagePoints,
+        comment: tradeComment('', options.clientId),
+      }),
+      options.callDeadlineMs,
     );
-    if (!response.found) return undefined;
-    if (response.mt5_position) return positionItem(response.mt5_position);
-    if (response.mt5_order) return orderItem(response.mt5_order);
-    return undefined;
+    return outcomeOf(fields);
   }
 
-  async close(
-    session: BrokerSession,
-    item: OpenItem,
-    options: { clientId: string; volume: number; slippagePoints: number | undefined; deadlineUnixMs: number; callDeadlineMs: number },
-  ): Promise<TradeOutcome> {
-    const base = {
-      session_id: session.sessionId,
-      client_id: options.clientId,
-      deadline_unix_ms: options.deadlineUnixMs,
-      symbol: item.symbol,
-    };
-    const request =
-      item.kind === 'pending'
-        ? { ...base, action: tradeAction.remove, order: item.ticket }
-        : {
-            ...base,
-            action: tradeAction.deal,
-            position: item.ticket,
-            volume: options.volume > 0 ? options.volume : item.volume,
-            type: item.type === 0 ? 1 : 0,
-            deviation: options.slippagePoints ?? 0,
-          };
-    return outcomeOf(await this.client.call<Mt5TradeResult>('Mt5OrderSend', request, options.callDeadlineMs, session.traceContext));
-  }
-
-  async lookup(session: BrokerSession, clientIds: string[], prefix: string, callDeadlineMs: number): Promise<BrokerRecord[]> {
-    const response = await this.client.call<{
-      records: Array<{
-        client_id: string;
-        state: string;
-        action: string;
-        symbol: string;
-        ticket: number;
-        type: number;
-        volume: number;
-        kind: string;
-        mt5?: Mt5TradeResult;
-      }>;
-    }>(
-      'LookupRequests',
-      { session_id: session.sessionId, client_ids: clientIds, client_id_prefix: prefix },
-      callDeadlineMs,
-      session.traceContext,
-    );
-    return response.records.map((record) => {
-      const converted: BrokerRecord = {
-        clientId: record.client_id,
-        state: record.state === 'done' ? 'done' : 'processing',
-        action: record.action as BrokerRecord['action'],
-        symbol: record.symbol,
-        ticket: record.ticket,
-        type: record.type,
-        volume: record.volume,
-        kind: record.kind as BrokerRecord['kind'],
-      };
-      if (record.mt5) converted.outcome = outcomeOf(record.mt5);
-      return converted;
-    });
+  /**
+   * Legs and closes by their tags (a close carries its own tag in the closing deal's comment); a pending order's
+   * delete sends no comment, so a close id not found by tag is looked for as its ticket cancelled in history.
+   */
+  async lookup(terminal: TerminalHandle, clientIds: string[], deadlineMs: number): Promise<BrokerRecord[]> {
+    if (clientIds.length === 0) return [];
+    const matches = await this.find(terminal, clientIds, deadlineMs);
+    const records: BrokerRecord[] = [];
+    const unresolvedCloses: Array<[string, number]> = [];
+    for (const clientId of clientIds) {
+      const own = matches.filter((match) => match.clientId === clientId);
+      const ticket = closedTicketOf(clientId);
+      if (ticket === undefined) {
+        const record = legRecord(clientId, own);
+        if (record) records.push(record);
+        continue;
+      }
+      const deal = own.find((match) => match.where === 'deal' && match.entry === dealEntryOut);
+      if (deal)
+        records.push({
+          clientId,
+          state: 'done',
+          action: 'close',
+          symbol: deal.symbol,
+          ticket,
+          type: deal.type === 0 ? 1 : 0,
+          volume: deal.volume,
+          kind: 'position',
+          outcome: foundOutcome(deal, retcode.DONE, deal.order, deal.ticket),
+        });
+      else unresolvedCloses.push([clientId, ticket]);
+    }
+    if (unresolvedCloses.length === 0) return records;
+    const history = await this.historyOrders(terminal, deadlineMs);
+    for (const [clientId, ticket] of unresolvedCloses) {
+      const order = history.find((entry) => integerField(entry, 'ticket') === ticket);
+      if (!order || integerField(order, 'type') < 2 || integerField(order, 'state') !== orderStateCanceled) continue;
+      const volume = decimalField(order, 'volume_initial');
+      records.push({
+        clientId,
+        state: 'done',
+        action: 'delete',
+        symbol: textField(order, 'symbol'),
+        ticket,
+        type: integerField(order, 'type'),
+        volume,
+        kind: 'pending',
+        outcome: { retcode: retcode.DONE, order: ticket, deal: 0, price: 0, bid: 0, ask: 0, volume, message: '' },
+      });
+    }
+    return records;
   }
 }

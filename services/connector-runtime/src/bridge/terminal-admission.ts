@@ -15,8 +15,12 @@ export interface TerminalRegistration {
   accountId: string;
   /** SHA-256 of the terminal's token (32 bytes); the token itself is never stored. */
   tokenDigest: Uint8Array;
-  /** The account's registered trade login and server; a terminal logged in elsewhere is refused. */
-  login: number;
+  /**
+   * The account's registered trade login (as text, compared with the hello's login written in decimal) and
+   * server (compared case-insensitively: terminals and users write server names in either case); a terminal
+   * logged in elsewhere is refused.
+   */
+  login: string;
   server: string;
 }
 
@@ -61,7 +65,7 @@ export async function admit(hello: HelloFrame, directory: TerminalDirectory, loo
   const stored = registration.tokenDigest;
   if (stored.length !== presented.length || !timingSafeEqual(presented, stored))
     return { admitted: false, reason: 'bad_token', message: 'token not accepted' };
-  if (registration.login !== hello.login || registration.server !== hello.server)
+  if (registration.login !== String(hello.login) || registration.server.toLowerCase() !== hello.server.toLowerCase())
     return { admitted: false, reason: 'unknown_login', message: `login ${hello.login} is not the account's registered login` };
   return { admitted: true, version, registration };
 }

@@ -21,8 +21,12 @@ export interface TerminalServerSettings extends TerminalSessionSettings {
 }
 
 export interface TerminalServerEvents {
-  /** A terminal of the account was admitted (replacing the older connection when there was one). */
-  attached?(event: { accountId: string; connection: string; replaced: boolean }): void;
+  /**
+   * A terminal of the account was admitted (replacing the older connection when there was one). The terminal is
+   * sent `welcome` only once this settles, so whatever must be ready before it trades (the account's request
+   * routing) is set up here; a failure refuses the terminal `unavailable`.
+   */
+  attached?(event: { accountId: string; connection: string; replaced: boolean }): void | Promise<void>;
   /** The account has no terminal connected any more. */
   detached?(event: { accountId: string; connection: string }): void;
   /** An answer after its call's deadline: the request's real outcome, for reconciliation. */
@@ -144,15 +148,13 @@ export class TerminalServer {
     this.sessions.add(session);
   }
 
-  private attach(session: TerminalSession): void {
+  private async attach(session: TerminalSession): Promise<void> {
     const accountId = session.accountId!;
     const older = this.byAccount.get(accountId);
     this.byAccount.set(accountId, session);
     // The older connection goes first, so a restarted terminal need not wait for its idle bound.
     if (older) older.bye('replaced', `a newer connection of account ${accountId} replaced this one`);
-    this.notify('attached', () =>
-      this.dependencies.events?.attached?.({ accountId, connection: session.connection, replaced: Boolean(older) }),
-    );
+    await this.dependencies.events?.attached?.({ accountId, connection: session.connection, replaced: Boolean(older) });
   }
 
   private detach(session: TerminalSession): void {

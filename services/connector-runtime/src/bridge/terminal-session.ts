@@ -29,8 +29,11 @@ export interface TerminalSessionSettings {
 export interface TerminalSessionHooks {
   directory: TerminalDirectory;
   logger: Logger;
-  /** Called once the hello is accepted, before `welcome` is sent: the server replaces an older connection here. */
-  admitted(session: TerminalSession): void;
+  /**
+   * Called once the hello is accepted; `welcome` is sent when it settles (the server replaces an older
+   * connection and the caller readies the account's routing here). A failure refuses the terminal `unavailable`.
+   */
+  admitted(session: TerminalSession): Promise<void>;
   closed(session: TerminalSession): void;
   lateAnswer(session: TerminalSession, late: LateAnswer): void;
 }
@@ -206,7 +209,20 @@ export class TerminalSession {
     this.registration = admission.registration;
     this.platform = hello.platform;
     this.noteClock(hello.serverTime, hello.gmtTime);
-    this.hooks.admitted(this);
+    try {
+      await this.hooks.admitted(this);
+    } catch (error) {
+      this.hooks.logger.error({ ...identity, err: (error as Error).message }, 'terminal admitted but not made reachable: refusing');
+      if (this.state !== 'admitting') return;
+      return this.closeWith({
+        type: 'refuse',
+        reason: 'unavailable',
+        message: 'the connector cannot serve this account now',
+        versions: [...connectorVersions],
+      });
+    }
+    // The connection may have ended while the account was made reachable.
+    if (this.state !== 'admitting') return;
     this.state = 'open';
     this.send({
       type: 'welcome',
