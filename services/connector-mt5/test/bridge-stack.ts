@@ -8,7 +8,7 @@ import type { ConnectorApp } from '@mtx/connector-runtime/app';
 import { loadConnectorConfig } from '@mtx/connector-runtime/config';
 import { systemClock } from '@mtx/shared/clock';
 import { connectorCodecs, type ConnectorOp, terminalSubject } from '@mtx/shared/connector/messages';
-import { encodeRegistryEntry, terminalRegistryKey, tokenSha256Hex } from '@mtx/shared/connector/terminal-registry';
+import { encodeRegistryEntry, registryKeyOf, tokenSha256Hex } from '@mtx/shared/connector/terminal-registry';
 import { createLogger } from '@mtx/shared/logger';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { Broker } from '../../broker-sim/src/app/broker';
@@ -85,7 +85,7 @@ export async function startBridgeStack(label: string): Promise<BridgeStack> {
     connector,
     async register(platform, accountId, server, login, token) {
       const entry = { account_id: accountId, platform, server, login, token_sha256: tokenSha256Hex(token) };
-      await registry.put(terminalRegistryKey(platform, login, server), encodeRegistryEntry(entry));
+      await registry.put(registryKeyOf(entry), encodeRegistryEntry(entry));
     },
     terminal(server, login, token, connectors) {
       const addresses = connectors.map((app) => `127.0.0.1:${app.terminalPort}`);

@@ -82,6 +82,8 @@ export interface SymbolDetails {
 
 export interface PlaceOptions {
   callDeadlineMs: number;
+  /** The requester's deadline: the trade is not started after it (0: none). */
+  fenceUnixMs: number;
   defaultSlippagePoints: number;
 }
 
@@ -91,6 +93,8 @@ export interface CloseOptions {
   volume: number;
   slippagePoints: number | undefined;
   callDeadlineMs: number;
+  /** The requester's deadline: the close is not started after it (0: none). */
+  fenceUnixMs: number;
 }
 
 export interface PlatformAdapter {

@@ -6,7 +6,7 @@ import { brokerSymbolsFor } from './broker-symbols';
 import { claimKeyPattern } from './claims';
 import type { MessageClaim } from './message-claim';
 import { ticketResult } from './results';
-import { duplicatePollMs, sleep, tradeCallDeadlineMs, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
+import { duplicatePollMs, sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
 import { isNothingSent, isOutcomeUnknown, TerminalAnswerError, type TerminalHandle } from './terminal-access';
 import { closeAccountStatus, selectMatches, selectorKind, ticketClosedBy } from './selection';
 
@@ -222,7 +222,10 @@ export class Closing {
             clientId,
             volume,
             slippagePoints: request.slippage ?? undefined,
-            callDeadlineMs: tradeCallDeadlineMs(config.BROKER_CALL_DEADLINE_MS, request.deadline_unix_ms),
+            // Not started after the requester's deadline (so "not found" later means "never executed"), but
+            // awaited for the configured bound, so an answer that comes late still reaches the requester.
+            callDeadlineMs: config.BROKER_CALL_DEADLINE_MS,
+            fenceUnixMs: request.deadline_unix_ms,
           }),
         traceContext,
       );

@@ -4,7 +4,7 @@ import { isPendingOperation, isStopLimitOperation, normalizeOperation, retcode }
 import { claimKeyPattern } from './claims';
 import { placeMessageClaimKey, type MessageClaim } from './message-claim';
 import { legResult, outcomeResult } from './results';
-import { duplicatePollMs, sleep, tradeCallDeadlineMs, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
+import { duplicatePollMs, sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
 import { isNothingSent, isOutcomeUnknown, TerminalAnswerError } from './terminal-access';
 
 /**
@@ -93,7 +93,10 @@ export class Placing {
         request.account_id,
         (terminal) =>
           this.options.adapter.place(terminal, leg, {
-            callDeadlineMs: tradeCallDeadlineMs(config.BROKER_CALL_DEADLINE_MS, request.deadline_unix_ms),
+            // Not started after the requester's deadline (so "not found" later means "never executed"), but
+            // awaited for the configured bound, so an answer that comes late still reaches the requester.
+            callDeadlineMs: config.BROKER_CALL_DEADLINE_MS,
+            fenceUnixMs: request.deadline_unix_ms,
             defaultSlippagePoints: config.CONNECTOR_DEFAULT_SLIPPAGE_POINTS,
           }),
         traceContext,

@@ -28,15 +28,6 @@ export interface RuntimeShared {
 /** A duplicate's original is looked for at the terminal this often until the request's deadline. */
 export const duplicatePollMs = 250;
 
-/**
- * The deadline of one trade call: the configured bound, never past the request's own deadline, so a trade the
- * terminal has not started by then is never started (its `ttl_ms` runs out) and a later search that does not
- * find it means it never executed.
- */
-export function tradeCallDeadlineMs(configuredMs: number, deadlineUnixMs: number, nowMs = Date.now()): number {
-  return deadlineUnixMs > 0 ? Math.max(1, Math.min(configuredMs, deadlineUnixMs - nowMs)) : configuredMs;
-}
-
 export function sleep(durationMs: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, durationMs));
 }

@@ -16,7 +16,7 @@ export interface TerminalPort {
     accountId: string,
     command: string,
     args: Iterable<readonly [string, string]>,
-    options: { deadlineMs: number },
+    options: { deadlineMs: number; fenceUnixMs?: number },
   ): Promise<TerminalAnswer>;
   isAttached(accountId: string): boolean;
   serverOffsetSeconds(accountId: string): number | undefined;
@@ -38,8 +38,16 @@ export class TerminalAnswerError extends Error {
 export interface TerminalHandle {
   readonly accountId: string;
   readonly traceContext: Context;
-  /** The answer's fields when `status=ok`; TerminalAnswerError when `status=error`. */
-  request(command: string, args: Iterable<readonly [string, string]>, deadlineMs: number): Promise<Map<string, string>>;
+  /**
+   * The answer's fields when `status=ok`; TerminalAnswerError when `status=error`. `fenceUnixMs` (trades): not
+   * started past it, though the answer is awaited for `deadlineMs`.
+   */
+  request(
+    command: string,
+    args: Iterable<readonly [string, string]>,
+    deadlineMs: number,
+    fenceUnixMs?: number,
+  ): Promise<Map<string, string>>;
   /** The trade server's clock now, in server-time seconds (the unit of `from`, `to` and every reported time). */
   serverTimeSeconds(): number;
   /** Server-time seconds → unix milliseconds. */
@@ -75,8 +83,8 @@ export class TerminalAccess {
     return work({
       accountId,
       traceContext,
-      async request(command, args, deadlineMs) {
-        const answer = await terminals.call(accountId, command, args, { deadlineMs });
+      async request(command, args, deadlineMs, fenceUnixMs) {
+        const answer = await terminals.call(accountId, command, args, { deadlineMs, ...(fenceUnixMs ? { fenceUnixMs } : {}) });
         if (answer.status === 'error') throw new TerminalAnswerError(command, answer.error ?? 'internal', answer.message);
         return answer.fields;
       },

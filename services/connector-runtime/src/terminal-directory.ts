@@ -27,8 +27,14 @@ export class RegistryDirectory implements TerminalDirectory {
     }
   }
 
-  async lookup(identity: { platform: Platform; login: number; server: string }): Promise<TerminalRegistration | null> {
-    const entry = await this.kv.get(terminalRegistryKey(identity.platform, identity.login, identity.server));
+  async lookup(identity: {
+    platform: Platform;
+    login: number;
+    server: string;
+    tokenDigest: Uint8Array;
+  }): Promise<TerminalRegistration | null> {
+    const key = terminalRegistryKey(identity.platform, identity.login, identity.server, Buffer.from(identity.tokenDigest).toString('hex'));
+    const entry = await this.kv.get(key);
     if (entry?.operation !== 'PUT') return null;
     const registered = decodeRegistryEntry(entry.value);
     if (!registered || registered.platform !== identity.platform) return null;

@@ -43,7 +43,8 @@ describe('terminal server: admission', () => {
 
     const unregistered = await ScriptedTerminal.connect(port);
     unregistered.hello({ login: 7777 });
-    expect((await unregistered.next()).fields.get('reason')).toBe('unknown_login');
+    // Nothing registered under that login, token and server: the token is not accepted.
+    expect((await unregistered.next()).fields.get('reason')).toBe('bad_token');
 
     const laterVersion = await ScriptedTerminal.connect(port);
     laterVersion.hello({ v: '2' });

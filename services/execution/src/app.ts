@@ -65,7 +65,7 @@ export function createExecutionApp(options: {
   };
   const terminalRegistry: TerminalRegistryPort = {
     put: (entry) => openedRegistry().put(entry),
-    delete: (platform, login, server) => openedRegistry().delete(platform, login, server),
+    delete: (entry) => openedRegistry().delete(entry),
   };
   const accountTerminals = new AccountTerminals({
     hosts: new TerminalHostClient(nats, config.TERMINAL_SUBJECT_ROOT),

@@ -385,7 +385,9 @@ describe('placing orders', () => {
   });
 
   it('reports a leg unknown when the broker hangs past the deadline, and reconciliation settles it from the broker', async () => {
-    await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/faults`, 'PUT', { hang_ms: 60_000 });
+    // The trade server holds its answer past execution's deadline (1.5 s) and past the connector's wait for the
+    // terminal (BROKER_CALL_DEADLINE_MS); the terminal, busy with it meanwhile, answers nothing else until then.
+    await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/faults`, 'PUT', { hang_ms: 4_500, remaining: 1 });
     try {
       const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }]);
       expect(response.results[0]).toMatchObject({ status: 'unknown', order: 0, retcode_description: 'TRADE_RETCODE_TIMEOUT' });
@@ -393,7 +395,11 @@ describe('placing orders', () => {
       expect(response.summary.unknown).toBe(1);
       const before = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
       expect(before.settled).toBe(false);
-      const pass = await stack.client.call('Reconcile', { batch_id: response.batch_id });
+      // Once the terminal is free again, one pass finds the order at the trade server and settles the leg.
+      const pass = await eventually(async () => {
+        const attempt = plain(await stack.client.call('Reconcile', { batch_id: response.batch_id }));
+        return attempt.settled === 1 ? attempt : undefined;
+      }, 10_000);
       expect(pass).toMatchObject({ checked: 1, settled: 1 });
       const after = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
       expect(after.settled).toBe(true);
@@ -412,10 +418,12 @@ describe('placing orders', () => {
   });
 
   it('refuses a batch beyond the in-flight bound with 503 before sending anything', async () => {
-    await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/faults`, 'PUT', { delay_ms: 1_000, remaining: 2 });
+    // Two batches held at two terminals (a terminal carries out one trade at a time) fill the bound of two.
+    await stack.control(`/control/accounts/AlphaFX-Live/${accounts.alpha!.login}/faults`, 'PUT', { delay_ms: 1_000, remaining: 1 });
+    await stack.control(`/control/accounts/BetaMarkets-Server/${accounts.beta!.login}/faults`, 'PUT', { delay_ms: 1_000, remaining: 1 });
     const leg = [{ account_id: accounts.alpha!.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 }];
     const first = place(leg);
-    const second = place(leg);
+    const second = place([{ account_id: accounts.beta!.id, symbol: 'EURUSD.xx', operation: 'buy', volume: 0.1 }]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const before = await received();
     const refused = await rejection(place(leg));
@@ -450,9 +458,12 @@ describe('placing orders', () => {
       swallower.unsubscribe();
       swallower = undefined;
       await stack.startConnector('mt5');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await stack.client.call('Reconcile', { batch_id: response.batch_id });
-      const batch = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+      // The account's terminal dials the restarted connector again; until it is attached the lookup finds no one.
+      const batch = await eventually(async () => {
+        await stack.client.call('Reconcile', { batch_id: response.batch_id });
+        const stored = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+        return stored.settled ? stored : undefined;
+      }, 10_000);
       expect(batch.orders[0]).toMatchObject({ status: 'rejected', retcode_description: 'TRADE_RETCODE_TIMEOUT' });
       expect(batch.orders[0].message).toContain('not executed');
     } finally {

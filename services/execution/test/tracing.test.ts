@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -78,23 +78,9 @@ describe('tracing', () => {
       'mtx.status': ['filled', 'rejected'],
       'mtx.retcode': [10009, 10013],
     });
-    // The per-leg gRPC hop is traced by hand at both ends (no client span per call): the connector puts its
-    // span into the call's metadata and broker-sim's server span for each order is that span's child.
-    const orderSends = spans.filter((span) => /^grpc\.mtx\.brokersim\.v1\.BrokerSimService\/Mt[45]OrderSend$/.test(span.name));
-    expect(orderSends.map((span) => span.name).sort()).toEqual([
-      'grpc.mtx.brokersim.v1.BrokerSimService/Mt4OrderSend',
-      'grpc.mtx.brokersim.v1.BrokerSimService/Mt4OrderSend',
-      'grpc.mtx.brokersim.v1.BrokerSimService/Mt5OrderSend',
-    ]);
-    for (const span of orderSends) {
-      expect(span.kind).toBe(SpanKind.SERVER);
-      expect(span.attributes).toMatchObject({
-        'rpc.system': 'grpc',
-        'rpc.service': 'mtx.brokersim.v1.BrokerSimService',
-        'rpc.grpc.status_code': 0,
-      });
-      expect(connectorSpans.map((connector) => connector.spanContext().spanId)).toContain(parentOf(span));
-    }
+    // The trace ends at the connector: the EA inside the terminal has no tracer, so the connector's span covers the
+    // terminal's round trip, and broker-sim (standing for the trade server behind the terminal) records no span of it.
+    expect(spans.filter((span) => span.name.startsWith('grpc.mtx.brokersim.'))).toHaveLength(0);
   });
 
   it('marks the span of a leg that ends unknown or unavailable as an error with the reason', async () => {

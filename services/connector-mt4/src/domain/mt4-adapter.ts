@@ -93,6 +93,7 @@ export class Mt4Adapter extends BridgeAdapterBase implements PlatformAdapter {
         expiration: expirationUtc > 0 ? terminal.serverSecondsOf(expirationUtc * 1000) : undefined,
       }),
       options.callDeadlineMs,
+      options.fenceUnixMs,
     );
     return mt4Outcome(fields, pending);
   }
@@ -116,7 +117,10 @@ export class Mt4Adapter extends BridgeAdapterBase implements PlatformAdapter {
 
   async close(terminal: TerminalHandle, target: OpenItem, options: CloseOptions): Promise<TradeOutcome> {
     if (target.kind === 'pending')
-      return mt4Outcome(await terminal.request('delete', requestArguments({ ticket: target.ticket }), options.callDeadlineMs), false);
+      return mt4Outcome(
+        await terminal.request('delete', requestArguments({ ticket: target.ticket }), options.callDeadlineMs, options.fenceUnixMs),
+        false,
+      );
     const fields = await terminal.request(
       'close',
       requestArguments({
@@ -125,6 +129,7 @@ export class Mt4Adapter extends BridgeAdapterBase implements PlatformAdapter {
         slippage: options.slippagePoints ?? 0,
       }),
       options.callDeadlineMs,
+      options.fenceUnixMs,
     );
     return mt4Outcome(fields, false);
   }

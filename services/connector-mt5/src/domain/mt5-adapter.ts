@@ -121,6 +121,7 @@ export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
         magic: leg.expert_id ?? 0,
       }),
       options.callDeadlineMs,
+      options.fenceUnixMs,
     );
     return outcomeOf(fields);
   }
@@ -149,7 +150,9 @@ export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
 
   async close(terminal: TerminalHandle, item: OpenItem, options: CloseOptions): Promise<TradeOutcome> {
     if (item.kind === 'pending')
-      return outcomeOf(await terminal.request('delete', requestArguments({ ticket: item.ticket }), options.callDeadlineMs));
+      return outcomeOf(
+        await terminal.request('delete', requestArguments({ ticket: item.ticket }), options.callDeadlineMs, options.fenceUnixMs),
+      );
     const fields = await terminal.request(
       'close',
       requestArguments({
@@ -159,6 +162,7 @@ export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
         comment: tradeComment('', options.clientId),
       }),
       options.callDeadlineMs,
+      options.fenceUnixMs,
     );
     return outcomeOf(fields);
   }

@@ -27,7 +27,11 @@ export interface TerminalRegistration {
 /** The caller's port to its registered terminals (an account store, a settings file). */
 export interface TerminalDirectory {
   /** The registration of the account this platform, login and server belong to, or null when none is. */
-  lookup(identity: { platform: Platform; login: number; server: string }): Promise<TerminalRegistration | null>;
+  /**
+   * The registration of the terminal with this platform, login, server and token digest (SHA-256 of the token),
+   * or null when none is: an unknown token finds nothing.
+   */
+  lookup(identity: { platform: Platform; login: number; server: string; tokenDigest: Uint8Array }): Promise<TerminalRegistration | null>;
 }
 
 export type Admission =
@@ -49,19 +53,20 @@ export async function admit(hello: HelloFrame, directory: TerminalDirectory, loo
   const version = negotiatedVersion(hello.versions);
   if (version === undefined)
     return { admitted: false, reason: 'version', message: `versions ${hello.versions.join(',')} are not spoken here` };
+  const presented = tokenDigest(hello.token);
   let registration: TerminalRegistration | null;
   try {
     registration = await withDeadline(
-      directory.lookup({ platform: hello.platform, login: hello.login, server: hello.server }),
+      directory.lookup({ platform: hello.platform, login: hello.login, server: hello.server, tokenDigest: presented }),
       lookupDeadlineMs,
     );
   } catch {
     return { admitted: false, reason: 'unavailable', message: 'the terminal directory did not answer' };
   }
-  if (!registration) return { admitted: false, reason: 'unknown_login', message: `login ${hello.login} is not registered on this server` };
+  // A directory keyed by the token's digest finds nothing for a token it does not know.
+  if (!registration) return { admitted: false, reason: 'bad_token', message: 'token not accepted' };
   // The digest of the presented token against the stored one: equal lengths by construction, compared in
   // constant time so the answer's timing says nothing about how much of a guess was right.
-  const presented = tokenDigest(hello.token);
   const stored = registration.tokenDigest;
   if (stored.length !== presented.length || !timingSafeEqual(presented, stored))
     return { admitted: false, reason: 'bad_token', message: 'token not accepted' };

@@ -61,6 +61,8 @@ interface Call {
   command: string;
   args: Map<string, string>;
   deadlineAt: number;
+  /** A trade is not started past this instant (its `ttl_ms`); the answer may still be awaited until `deadlineAt`. */
+  fenceAt: number;
   resolve(answer: TerminalAnswer): void;
   reject(error: TerminalCallError): void;
   timer?: NodeJS.Timeout;
@@ -95,20 +97,30 @@ export class CallTable {
     return this.queue.length;
   }
 
-  call(command: string, args: Map<string, string>, deadlineMs: number): Promise<TerminalAnswer> {
+  /**
+   * `deadlineMs`: how long the answer is awaited. `fenceUnixMs` (trades): the instant after which the trade must
+   * not start, sent as its `ttl_ms`; by default the deadline. A trade's fence is the requester's deadline while its
+   * answer may be awaited longer, so an answer that comes after the requester gave up still reaches it (late).
+   */
+  call(command: string, args: Map<string, string>, deadlineMs: number, fenceUnixMs?: number): Promise<TerminalAnswer> {
     return new Promise<TerminalAnswer>((resolve, reject) => {
       const refusal = this.closedReason ?? this.refusal;
       if (refusal !== undefined) return reject(new TerminalCallError('unavailable', refusal));
-      const call: Call = { command, args, deadlineAt: Date.now() + deadlineMs, resolve, reject };
+      const deadlineAt = Date.now() + deadlineMs;
+      const fenceAt = fenceUnixMs !== undefined && fenceUnixMs > 0 ? Math.min(fenceUnixMs, deadlineAt) : deadlineAt;
+      const call: Call = { command, args, deadlineAt, fenceAt, resolve, reject };
       if (this.outstanding.size < this.settings.maxInFlight && this.queue.length === 0) return this.dispatch(call);
       if (this.queue.length >= this.settings.maxQueued)
         return reject(new TerminalCallError('unavailable', `${this.queue.length} calls already wait for this terminal`));
-      call.timer = setTimeout(() => {
-        this.queue.splice(this.queue.indexOf(call), 1);
-        reject(
-          new TerminalCallError('unavailable', `not sent within ${deadlineMs} ms: the terminal had ${this.inFlight} requests in flight`),
-        );
-      }, deadlineMs);
+      // A queued trade that reaches its fence can no longer be sent; a read waits until its deadline.
+      const sendableUntil = isCommandName(command) && commands[command].trade ? call.fenceAt : deadlineAt;
+      call.timer = setTimeout(
+        () => {
+          this.queue.splice(this.queue.indexOf(call), 1);
+          reject(new TerminalCallError('unavailable', `not sent in time: the terminal had ${this.inFlight} requests in flight`));
+        },
+        Math.max(0, sendableUntil - Date.now()),
+      );
       this.queue.push(call);
     });
   }
@@ -179,7 +191,7 @@ export class CallTable {
   private dispatch(call: Call): void {
     const leftMs = call.deadlineAt - Date.now();
     const trade = isCommandName(call.command) && commands[call.command].trade;
-    const ttlMs = Math.min(leftMs - this.settings.latencyAllowanceMs, bridgeBounds.maxTtlMs);
+    const ttlMs = Math.min(call.fenceAt - Date.now() - this.settings.latencyAllowanceMs, bridgeBounds.maxTtlMs);
     if (leftMs <= 0 || (trade && ttlMs < 1)) {
       call.reject(new TerminalCallError('unavailable', `${call.command} had no time left to be sent`));
       return;

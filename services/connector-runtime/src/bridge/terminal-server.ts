@@ -100,12 +100,12 @@ export class TerminalServer {
     accountId: string,
     command: string,
     args: Iterable<readonly [string, string]>,
-    options: { deadlineMs: number },
+    options: { deadlineMs: number; fenceUnixMs?: number },
   ): Promise<TerminalAnswer> {
     const session = this.byAccount.get(accountId);
     if (!session?.isOpen || this.stopping)
       return Promise.reject(new TerminalCallError('unavailable', `no terminal of account ${accountId} is connected`));
-    return session.call(command, new Map(args), options.deadlineMs);
+    return session.call(command, new Map(args), options.deadlineMs, options.fenceUnixMs);
   }
 
   /**

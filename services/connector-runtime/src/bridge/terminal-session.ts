@@ -109,8 +109,8 @@ export class TerminalSession {
     return this.calls.inFlight;
   }
 
-  call(command: string, args: Map<string, string>, deadlineMs: number): Promise<TerminalAnswer> {
-    return this.calls.call(command, args, deadlineMs);
+  call(command: string, args: Map<string, string>, deadlineMs: number, fenceUnixMs?: number): Promise<TerminalAnswer> {
+    return this.calls.call(command, args, deadlineMs, fenceUnixMs);
   }
 
   /** Ends this connection with `bye`: calls on the wire fail `unknown`. */

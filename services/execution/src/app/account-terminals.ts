@@ -9,7 +9,7 @@ import type { Platform } from '../store/execution-store';
 /** The registry bucket as connecting and disconnecting use it (opened when the service starts). */
 export interface TerminalRegistryPort {
   put(entry: TerminalRegistryEntry): Promise<void>;
-  delete(platform: string, login: string, server: string): Promise<void>;
+  delete(entry: TerminalRegistryEntry): Promise<void>;
 }
 
 export interface AccountTerminalsOptions {
@@ -30,6 +30,27 @@ export interface StartedTerminal {
   margin_mode: string;
   /** The EA was admitted by a connector before the deadline (otherwise it keeps dialling). */
   attached: boolean;
+  /** SHA-256 of the EA's token (hex): kept with the account, so disconnecting can delete its registry entry. */
+  token_sha256: string;
+}
+
+/** An account's terminal as the registry knows it. */
+export interface AccountTerminal {
+  accountId: string;
+  platform: Platform;
+  server: string;
+  login: string;
+  tokenSha256: string;
+}
+
+function entryOf(terminal: AccountTerminal): TerminalRegistryEntry {
+  return {
+    account_id: terminal.accountId,
+    platform: terminal.platform,
+    server: terminal.server,
+    login: terminal.login,
+    token_sha256: terminal.tokenSha256,
+  };
 }
 
 const platforms: readonly Platform[] = ['mt4', 'mt5'];
@@ -80,9 +101,15 @@ export class AccountTerminals {
       if (named.toLowerCase() !== server.toLowerCase()) {
         written = { ...entry, server: named };
         await this.options.registry.put(written);
-        await this.options.registry.delete(platform, login, server);
+        await this.options.registry.delete(entry);
       }
-      return { server: named, symbol_suffix: reply.symbol_suffix, margin_mode: reply.margin_mode, attached: reply.status === 'attached' };
+      return {
+        server: named,
+        symbol_suffix: reply.symbol_suffix,
+        margin_mode: reply.margin_mode,
+        attached: reply.status === 'attached',
+        token_sha256: entry.token_sha256,
+      };
     } catch (error) {
       await this.forget(written);
       throw error;
@@ -111,21 +138,15 @@ export class AccountTerminals {
   /** Deletes a registry entry written by a start that then failed; a failure here is logged (the token was never used). */
   private async forget(entry: TerminalRegistryEntry): Promise<void> {
     await this.options.registry
-      .delete(entry.platform, entry.login, entry.server)
+      .delete(entry)
       .catch((error: Error) =>
         this.options.logger.error({ err: error, account_id: entry.account_id }, 'terminal registry entry of a failed connect not deleted'),
       );
   }
 
   /** Stops a terminal whose start succeeded but whose account was then not connected (seat or store failure). */
-  async undo(input: { accountId: string; platform: Platform; server: string; login: string }): Promise<void> {
-    await this.forget({
-      account_id: input.accountId,
-      platform: input.platform,
-      server: input.server,
-      login: input.login,
-      token_sha256: '',
-    });
+  async undo(input: AccountTerminal): Promise<void> {
+    await this.forget(entryOf(input));
     await this.options.hosts.stop(input.platform, input.accountId, this.options.askDeadlineMs);
   }
 
@@ -133,9 +154,9 @@ export class AccountTerminals {
    * Disconnects the terminal: the registry entry goes first (a connector refuses the EA from then on), then every
    * host is asked to stop it. A failed registry delete throws 503 before anything changed.
    */
-  async stop(input: { accountId: string; platform: Platform; server: string; login: string }): Promise<void> {
+  async stop(input: AccountTerminal): Promise<void> {
     try {
-      await this.options.registry.delete(input.platform, input.login, input.server);
+      await this.options.registry.delete(entryOf(input));
     } catch (error) {
       throw new AppError('unavailable', `the terminal registry cannot be written now: ${(error as Error).message}`);
     }

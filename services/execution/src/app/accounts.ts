@@ -232,6 +232,7 @@ export class AccountRegistry {
         server: started.server,
         login,
         password: this.options.secrets.seal(input.password),
+        terminal_token_sha256: started.token_sha256,
         label: label || `${platform.toUpperCase()} ${login}`,
         symbol_suffix: started.symbol_suffix,
         margin_mode: started.margin_mode || 'hedging',
@@ -248,7 +249,8 @@ export class AccountRegistry {
       return accountView(document);
     } catch (error) {
       await this.options.store.accountKeys.deleteOne({ _id: keyId }).catch(() => undefined);
-      if (started) await this.options.terminals.undo({ accountId, platform, server: started.server, login });
+      if (started)
+        await this.options.terminals.undo({ accountId, platform, server: started.server, login, tokenSha256: started.token_sha256 });
       if (seatTaken) await this.releaseSeat(input.customer_id, accountId);
       throw error;
     }
@@ -270,7 +272,13 @@ export class AccountRegistry {
 
   async delete(customerId: string, accountId: string): Promise<AccountView> {
     const document = await this.get(customerId, accountId);
-    await this.options.terminals.stop({ accountId, platform: document.platform, server: document.server, login: document.login });
+    await this.options.terminals.stop({
+      accountId,
+      platform: document.platform,
+      server: document.server,
+      login: document.login,
+      tokenSha256: document.terminal_token_sha256,
+    });
     await this.options.store.accounts.deleteOne({ _id: accountId });
     await this.options.store.accountKeys
       .deleteOne({ _id: `${customerId}:${document.platform}:${document.server.toLowerCase()}:${document.login}` })

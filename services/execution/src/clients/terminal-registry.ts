@@ -1,6 +1,6 @@
 import type { KV, NatsConnection } from 'nats';
 import { explainReplicaRefusal } from '@mtx/shared/jetstream-replicas';
-import { encodeRegistryEntry, terminalRegistryKey, type TerminalRegistryEntry } from '@mtx/shared/connector/terminal-registry';
+import { encodeRegistryEntry, registryKeyOf, type TerminalRegistryEntry } from '@mtx/shared/connector/terminal-registry';
 
 /** Deadline of each call to the bucket (JetStream answers within milliseconds when it is up). */
 const registryCallTimeoutMs = 5_000;
@@ -29,11 +29,11 @@ export class TerminalRegistryWriter {
   }
 
   async put(entry: TerminalRegistryEntry): Promise<void> {
-    await this.kv.put(terminalRegistryKey(entry.platform, entry.login, entry.server), encodeRegistryEntry(entry));
+    await this.kv.put(registryKeyOf(entry), encodeRegistryEntry(entry));
   }
 
   /** Forgets the terminal: a connector refuses its EA from now on (`unknown_login`). */
-  async delete(platform: string, login: string, server: string): Promise<void> {
-    await this.kv.delete(terminalRegistryKey(platform, login, server));
+  async delete(entry: TerminalRegistryEntry): Promise<void> {
+    await this.kv.delete(registryKeyOf(entry));
   }
 }

@@ -19,6 +19,8 @@ export interface AccountDocument {
   server: string;
   login: string;
   password: EncryptedSecret;
+  /** SHA-256 (hex) of the token its terminal's EA presents: names the account's terminal registry entry. */
+  terminal_token_sha256: string;
   label: string;
   symbol_suffix: string;
   margin_mode: string;

@@ -21,11 +21,21 @@ export interface TerminalRegistryEntry {
 }
 
 /**
- * `<platform>.<login>.<server>` with the server name base64url-encoded (lower-cased first: terminals and users
- * write server names in either case), so that any name fits the bucket's key alphabet.
+ * `<platform>.<login>.<server>.<token_sha256>`, the server name base64url-encoded (lower-cased first: terminals and
+ * users write server names in either case) so that any name fits the bucket's key alphabet.
+ *
+ * The token's digest is part of the key, so each account's terminal has an entry of its own: two customers may
+ * connect the same trading login (each with a terminal of their own), and one customer's failed or repeated
+ * connect never overwrites or deletes another's entry. A hello's entry is found from what it presents; an unknown
+ * token finds none.
  */
-export function terminalRegistryKey(platform: string, login: string | number, server: string): string {
-  return `${platform}.${String(login)}.${Buffer.from(server.toLowerCase(), 'utf8').toString('base64url')}`;
+export function terminalRegistryKey(platform: string, login: string | number, server: string, tokenSha256: string): string {
+  return `${platform}.${String(login)}.${Buffer.from(server.toLowerCase(), 'utf8').toString('base64url')}.${tokenSha256}`;
+}
+
+/** The key of an entry. */
+export function registryKeyOf(entry: TerminalRegistryEntry): string {
+  return terminalRegistryKey(entry.platform, entry.login, entry.server, entry.token_sha256);
 }
 
 export function tokenSha256Hex(token: string): string {
