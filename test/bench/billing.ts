@@ -227,6 +227,13 @@ async function main(): Promise<void> {
       for (let index = 0; index < 100; index += 1) await (await fetch(`${gateway.address}${route}`, { headers })).arrayBuffer();
       const samples: number[] = [];
       let errors = 0;
+      // What each read costs the services behind it, besides its latency (the read models make most reads hits).
+      const stopReadCpu = measureProcessCpu(
+        new Map<string, number | undefined>([
+          ...processes.map((service) => [service.name, service.pid] as [string, number | undefined]),
+          ['ferretdb', infrastructure.store?.pid],
+        ]),
+      );
       const phaseStarted = performance.now();
       for (let index = 0; index < readRequests; index += 1) {
         const requestStarted = performance.now();
@@ -236,6 +243,9 @@ async function main(): Promise<void> {
         if (response.status !== 200) errors += 1;
       }
       const phaseS = (performance.now() - phaseStarted) / 1000;
+      const readCpu = describeCpuPerUnit(stopReadCpu(), readRequests, phaseS);
+      log(`GET ${route}: ${readCpu}`);
+      notes.push(`GET ${route}, ${readRequests} sequential reads: ${readCpu}.`);
       const sorted = [...samples].sort((a, b) => a - b);
       const p50 = percentile(sorted, 0.5);
       const p99 = percentile(sorted, 0.99);

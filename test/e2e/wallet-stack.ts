@@ -283,6 +283,7 @@ export async function startWalletStack(options: WalletStackOptions): Promise<Wal
       RATE_LIMIT_OTHER_PER_MINUTE: '1000000',
       LOG_LEVEL: logLevel,
       WALLET_READ_FRESH_MS: options.readModel ? '60000' : '0',
+      SUBSCRIPTION_READ_FRESH_MS: options.readModel ? '60000' : '0',
       ...options.gatewayEnv,
     });
     const connected: ConnectedGateway = await connectGatewayDependencies(gatewayConfig, { clock: sharedClock, logger: logger('gateway') });

@@ -187,7 +187,10 @@ const builds: Record<string, Build> = {
       authFailures: new AuthFailureLimiter({ clock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE, exemptAddresses: [] }),
       rateLimiter: createRateLimiter({ store, clock }),
       idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS, leaseMs: config.IDEMPOTENCY_LEASE_MS }),
-      readModels: { wallet: new FreshCache({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }) },
+      readModels: {
+        wallet: new FreshCache({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),
+        subscription: new FreshCache({ freshMs: config.SUBSCRIPTION_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),
+      },
       readiness: async () => ({}),
     });
   },

@@ -60,7 +60,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     authFailures: new AuthFailureLimiter({ clock: systemClock, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE, exemptAddresses: [] }),
     rateLimiter: createRateLimiter({ store, clock: systemClock }),
     idempotency: createIdempotency({ store, clock: systemClock, ttlMs: config.IDEMPOTENCY_TTL_MS }),
-    readModels: { wallet: new FreshCache({ freshMs: 0, entriesMax: 1 }) },
+    readModels: { wallet: new FreshCache({ freshMs: 0, entriesMax: 1 }), subscription: new FreshCache({ freshMs: 0, entriesMax: 1 }) },
     readiness: async () => ({}),
   };
   const app = await buildGateway(dependencies);

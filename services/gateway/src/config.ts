@@ -43,6 +43,11 @@ export const GatewayConfigSchema = Type.Object({
    * staleness after a lost announcement. 0 composes every answer from the backends.
    */
   WALLET_READ_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
+  /**
+   * The same for GET /v1/subscription: billing announces every revision of the customer and the wallet every
+   * movement of its balance. What changes with the clock alone (a seat passing its date) is seen this late at most.
+   */
+  SUBSCRIPTION_READ_FRESH_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
   READ_MODEL_ENTRIES_MAX: Type.Integer({ minimum: 1, default: 100_000 }),
   IDEMPOTENCY_TTL_MS: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
   /** How long a claim whose holder vanished (a gateway killed mid-request) blocks retries; above any request's deadline. */

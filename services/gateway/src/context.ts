@@ -16,6 +16,7 @@ import type { Authenticator, Principal } from './app/authenticator';
 import type { Idempotency } from './app/idempotency';
 import type { RateLimiter } from './app/rate-limiter';
 import type { FreshCache } from '@mtx/shared/fresh-cache';
+import type { SubscriptionBody } from './handlers/subscription-schemas';
 import type { WalletAnswer } from './handlers/wallet-schemas';
 import type { GatewayStore } from './store/gateway-store';
 
@@ -45,7 +46,7 @@ export interface GatewayDependencies {
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
   /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
-  readModels: { wallet: FreshCache<WalletAnswer> };
+  readModels: { wallet: FreshCache<WalletAnswer>; subscription: FreshCache<SubscriptionBody> };
   /** Whether each backend (store, gRPC services) is reachable: by name on the operations listener's /readyz, as ok or not on the public /healthz. */
   readiness: () => Promise<Record<string, boolean>>;
 }

@@ -5,6 +5,7 @@ import { connectMongo, databaseName, pingMongo } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import { meter } from '@mtx/shared/telemetry';
 import type { BackendClients, GatewayDependencies } from './context';
+import type { SubscriptionBody } from './handlers/subscription-schemas';
 import type { WalletAnswer } from './handlers/wallet-schemas';
 import type { GatewayConfig } from './config';
 import { AuthFailureLimiter } from './domain/auth-failures';
@@ -130,6 +131,10 @@ export async function connectGatewayDependencies(
   ) as unknown as BackendClients;
   const readModels = {
     wallet: new FreshCache<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),
+    subscription: new FreshCache<SubscriptionBody>({
+      freshMs: config.SUBSCRIPTION_READ_FRESH_MS,
+      entriesMax: config.READ_MODEL_ENTRIES_MAX,
+    }),
   };
   observeReadModels(readModels);
   const authenticator = createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS });

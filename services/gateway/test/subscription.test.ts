@@ -5,6 +5,7 @@ import { createLogger } from '@mtx/shared/logger';
 import { databaseName } from '@mtx/shared/mongo';
 import { createPaymentsApp, type PaymentsApp } from '../../payments/src/app';
 import { loadPaymentsConfig } from '../../payments/src/config';
+import { eventually } from '@mtx/shared/testing';
 import { customerIdFor, startBillingHarness, type BillingHarness } from '../../billing/test/helpers';
 import { startGatewayHarness, type GatewayHarness } from './helpers';
 
@@ -219,6 +220,66 @@ describe('PATCH /v1/subscription', () => {
     });
     expect(resumed.json().cancel_at_period_end).toBe(false);
     expect((await get('/v1/wallet')).json().upcoming_total_eur_cents).toBe(4800);
+  });
+});
+
+describe('GET /v1/subscription read model', () => {
+  it("answers repeated reads from memory and follows billing's and the wallet's announcements and its own writes", async () => {
+    // A window no test outlasts, so every change seen below arrived by announcement or by this gateway's own write.
+    const cached = await startGatewayHarness({
+      env: {
+        WALLET_GRPC_URL: backends.wallet.address,
+        BILLING_GRPC_URL: backends.billing.address,
+        PAYMENTS_GRPC_URL: `127.0.0.1:${payments?.port}`,
+        GRPC_DEADLINE_MS: '10000',
+        SUBSCRIPTION_READ_FRESH_MS: '60000',
+      },
+    });
+    try {
+      const owner = cached.customer.customer_id;
+      const readCached = async () => {
+        const response = await cached.app.inject({ method: 'GET', url: '/v1/subscription', headers: bearer(cached.customer.read_key) });
+        expect(response.statusCode).toBe(200);
+        return response.json();
+      };
+      const model = cached.connected.dependencies.readModels.subscription;
+      const first = await readCached();
+      expect(first).toMatchObject({ status: 'inactive', seats: { total: 0 }, wallet: { balance_eur_cents: 0 } });
+      const loadsBefore = model.stats.loads;
+      for (let index = 0; index < 5; index += 1) expect(await readCached()).toEqual(first);
+      expect(model.stats.loads).toBe(loadsBefore);
+
+      // A credit behind the gateway: the wallet announces the movement.
+      await backends.credit(owner, 3000);
+      await eventually(async () => (await readCached()).wallet.balance_eur_cents === 3000, 5_000);
+      // A seat bought behind the gateway: billing announces the customer's new revision.
+      const seat = await backends.billing.client.call('AssignSeat', {
+        customer_id: owner,
+        account_id: 'acc_cached',
+        label: 'Cached',
+        bonus: false,
+      });
+      const withSeat = await eventually(async () => {
+        const body = await readCached();
+        return body.seats.total === 1 ? body : undefined;
+      }, 5_000);
+      expect(withSeat).toMatchObject({
+        status: 'active',
+        seat_details: [{ id: seat.id, account_id: 'acc_cached', status: 'active' }],
+        wallet: { balance_eur_cents: 1800 },
+      });
+      // This gateway's own write is seen by the very next read, announcement or not.
+      const patched = await cached.app.inject({
+        method: 'PATCH',
+        url: '/v1/subscription',
+        headers: bearer(cached.customer.full_key),
+        payload: { cancel_at_period_end: true },
+      });
+      expect(patched.statusCode).toBe(200);
+      expect((await readCached()).cancel_at_period_end).toBe(true);
+    } finally {
+      await cached.close();
+    }
   });
 });
 

@@ -55,7 +55,7 @@ export const authPlugin = fp(
       // This gateway's own writes are seen by the customer's next read here at once, before any announcement
       // arrives (invalidated before the answer leaves, so a client cannot read ahead of it).
       if (request.principal && request.method !== 'GET' && request.method !== 'HEAD')
-        dependencies.readModels.wallet.invalidate(request.principal.customer_id);
+        for (const readModel of Object.values(dependencies.readModels)) readModel.invalidate(request.principal.customer_id);
     });
   },
   { name: 'mtx-auth' },
