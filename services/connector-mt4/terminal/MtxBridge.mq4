@@ -254,6 +254,8 @@ int OnInit()
       int k = ArraySize(g_addresses); ArrayResize(g_addresses, k + 1); g_addresses[k] = a;
      }
    MathSrand(GetTickCount());
+   // The first connector tried is the login's, so an operator's terminals spread over the replicas.
+   if(ArraySize(g_addresses) > 0) g_next_address = AccountNumber() % ArraySize(g_addresses);
    NowMs();
    EventSetMillisecondTimer(TIMER_MS);
    return INIT_SUCCEEDED;

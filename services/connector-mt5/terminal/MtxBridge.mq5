@@ -243,6 +243,8 @@ int OnInit()
       if(a != "") { int k = ArraySize(g_addresses); ArrayResize(g_addresses, k + 1); g_addresses[k] = a; }
      }
    MathSrand((uint)GetTickCount());
+   // The first connector tried is the login's, so an operator's terminals spread over the replicas.
+   if(ArraySize(g_addresses) > 0) g_next_address = (int)(AccountInfoInteger(ACCOUNT_LOGIN) % ArraySize(g_addresses));
    EventSetMillisecondTimer(TIMER_MS);
    return INIT_SUCCEEDED;
   }

@@ -52,6 +52,9 @@ export class TerminalLink {
   readonly admitted: Promise<void>;
 
   constructor(private readonly options: TerminalLinkOptions) {
+    // As the reference EAs: the first address tried is the login's, so terminals spread over the replicas.
+    const login = Number(options.terminal.credentials.login);
+    this.nextAddress = Number.isSafeInteger(login) && login > 0 ? login % Math.max(1, options.addresses.length) : 0;
     this.admitted = new Promise((resolve) => {
       this.admit = resolve;
     });
