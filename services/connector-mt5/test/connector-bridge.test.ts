@@ -69,7 +69,12 @@ function positions(platform: 'mt4' | 'mt5', accountId: string) {
 }
 
 function lookup(platform: 'mt4' | 'mt5', accountId: string, clientIds: string[]) {
-  const payload = connectorCodecs.lookupRequest.encode({ account_id: accountId, client_ids: clientIds, client_id_prefix: '' });
+  const payload = connectorCodecs.lookupRequest.encode({
+    account_id: accountId,
+    client_ids: clientIds,
+    client_id_prefix: '',
+    from_unix_ms: 0,
+  });
   return stack.request(platform, accountId, 'lookup', payload).then((data) => connectorCodecs.lookupReply.decode(data));
 }
 

@@ -1,4 +1,5 @@
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
+import { retcode } from '@mtx/shared/trading';
 import { clientTag, tagOfComment } from './bridge/client-tag';
 import { decodeList } from './bridge/lists';
 import { TerminalAnswerError, type TerminalHandle } from './terminal-access';
@@ -107,6 +108,12 @@ export interface PlatformAdapter {
   close(terminal: TerminalHandle, item: OpenItem, options: CloseOptions): Promise<TradeOutcome>;
   /** What the trade server holds of these client ids (by their tags), for reconciliation and duplicates. */
   lookup(terminal: TerminalHandle, clientIds: string[], deadlineMs: number): Promise<BrokerRecord[]>;
+  /**
+   * The closes and deletes of a close request whose answer was lost, known only by its client-id prefix: each
+   * ticket the history shows closed since `fromUtcMs` that the platform can attribute to `<prefix>t<ticket>`
+   * (docs/terminal-bridge.md, "Closes by client-id prefix", says how far each platform can).
+   */
+  lookupCloses(terminal: TerminalHandle, prefix: string, fromUtcMs: number, deadlineMs: number): Promise<BrokerRecord[]>;
   /** The symbol's details, or undefined when the trade server does not list it. */
   symbol(terminal: TerminalHandle, name: string, deadlineMs: number): Promise<SymbolDetails | undefined>;
   /** The account's figures now (`account`); also the liveness check. */
@@ -208,16 +215,80 @@ export abstract class BridgeAdapterBase {
   }
 
   /** The account's history orders closed or cancelled since the lookback, paged (at most `pages` × 500). */
-  protected async historyOrders(terminal: TerminalHandle, deadlineMs: number, pages = 4): Promise<Array<Map<string, string>>> {
-    const now = terminal.serverTimeSeconds();
-    // A fixed `to` in the future keeps the pages stable while the account trades (docs/terminal-bridge.md, "history").
-    const range = { kind: 'orders', from: now - lookupHistoryDays * 86_400, to: now + 86_400 };
-    const orders: Array<Map<string, string>> = [];
+  protected historyOrders(terminal: TerminalHandle, deadlineMs: number, pages = 4): Promise<Array<Map<string, string>>> {
+    return this.history(terminal, 'orders', terminal.serverTimeSeconds() - lookupHistoryDays * 86_400, deadlineMs, pages);
+  }
+
+  /**
+   * The account's history deals or orders from `fromSeconds` (server time) until now, paged (at most `pages` ×
+   * 500). A fixed `to` a day ahead keeps the pages stable while the account trades (docs/terminal-bridge.md,
+   * "history").
+   */
+  protected async history(
+    terminal: TerminalHandle,
+    kind: 'deals' | 'orders',
+    fromSeconds: number,
+    deadlineMs: number,
+    pages = 4,
+  ): Promise<Array<Map<string, string>>> {
+    const range = { kind, from: fromSeconds, to: terminal.serverTimeSeconds() + 86_400 };
+    const items: Array<Map<string, string>> = [];
     for (let page = 0; page < pages; page++) {
-      const fields = await terminal.request('history', requestArguments({ ...range, offset: orders.length, limit: 500 }), deadlineMs);
-      orders.push(...decodeList(fields, 'orders'));
+      const fields = await terminal.request('history', requestArguments({ ...range, offset: items.length, limit: 500 }), deadlineMs);
+      items.push(...decodeList(fields, kind));
       if (textField(fields, 'more') !== '1') break;
     }
-    return orders;
+    return items;
   }
+}
+
+/** A close or delete found in the trade server's history, as a record of the close id `<prefix>t<ticket>`. */
+export interface FoundClose {
+  ticket: number;
+  symbol: string;
+  /** The closed position's type (0 buy, 1 sell) or the deleted order's (2..7). */
+  type: number;
+  volume: number;
+  /** The close price (volume-weighted over the closing deals); 0 for a delete. */
+  price: number;
+  order: number;
+  deal: number;
+}
+
+export function foundCloseRecord(clientId: string, found: FoundClose): BrokerRecord {
+  const position = found.type <= 1;
+  return {
+    clientId,
+    state: 'done',
+    action: position ? 'close' : 'delete',
+    symbol: found.symbol,
+    ticket: found.ticket,
+    type: found.type,
+    volume: found.volume,
+    kind: position ? 'position' : 'pending',
+    outcome: {
+      retcode: retcode.DONE,
+      order: found.order,
+      deal: found.deal,
+      price: position ? found.price : 0,
+      bid: 0,
+      ask: 0,
+      volume: found.volume,
+      message: '',
+    },
+  };
+}
+
+/** Adds a closing deal (or MT4 close) to what is found of its ticket: volumes summed, prices volume-weighted. */
+export function addClose(found: Map<number, FoundClose>, close: FoundClose): void {
+  const earlier = found.get(close.ticket);
+  if (!earlier) {
+    found.set(close.ticket, { ...close });
+    return;
+  }
+  const volume = earlier.volume + close.volume;
+  earlier.price = volume > 0 ? (earlier.price * earlier.volume + close.price * close.volume) / volume : close.price;
+  earlier.volume = Math.round(volume * 1e8) / 1e8;
+  earlier.order = close.order;
+  earlier.deal = close.deal;
 }

@@ -6,6 +6,7 @@ import type {
   PingReplyMessage,
   PingRequestMessage,
 } from '@mtx/shared/connector/messages';
+import type { BrokerRecord } from './adapter';
 import { entryOf } from './results';
 import type { ConnectorRuntimeOptions } from './runtime-context';
 import { isNothingSent, isOutcomeUnknown, TerminalAnswerError } from './terminal-access';
@@ -16,26 +17,36 @@ function isTerminalFailure(error: unknown): error is Error {
 
 /**
  * What a terminal reads without trading: the trade server's records by client id (reconciliation, found by the
- * tags their comments carry), and liveness. A client-id prefix cannot be searched by tag: the lookup answers the
- * client ids it is given.
+ * tags their comments carry), and liveness. A client-id prefix cannot be searched by tag (a tag is a hash): it
+ * names the closes of a close request whose answer was lost, and those are read from the history in the
+ * request's window instead (docs/terminal-bridge.md, "Closes by client-id prefix").
  */
 export class Records {
   constructor(private readonly options: ConnectorRuntimeOptions) {}
 
   async lookup(request: LookupRequestMessage, traceContext: Context = context.active()): Promise<LookupReplyMessage> {
+    const { adapter, config } = this.options;
+    const prefix = request.client_id_prefix;
+    // Without a window a prefix would claim every close in the terminal's history: it finds nothing.
+    const byPrefix = prefix !== '' && request.from_unix_ms > 0;
     try {
       const records = await this.options.terminals.withTerminal(
         request.account_id,
-        (terminal) => this.options.adapter.lookup(terminal, request.client_ids, this.options.config.BROKER_READ_DEADLINE_MS),
+        async (terminal) => [
+          ...(request.client_ids.length > 0 ? await adapter.lookup(terminal, request.client_ids, config.BROKER_READ_DEADLINE_MS) : []),
+          ...(byPrefix ? await adapter.lookupCloses(terminal, prefix, request.from_unix_ms, config.BROKER_READ_DEADLINE_MS) : []),
+        ],
         traceContext,
       );
-      const byId = new Map(records.map((record) => [record.clientId, record]));
+      const byId = new Map<string, BrokerRecord>();
+      for (const record of records) if (!byId.has(record.clientId)) byId.set(record.clientId, record);
       const entries: LookupEntryMessage[] = request.client_ids.map((clientId) => {
         const record = byId.get(clientId);
         return record ? entryOf(record) : { client_id: clientId, state: 'not_found', action: '' };
       });
-      for (const record of records) if (!request.client_ids.includes(record.clientId)) entries.push(entryOf(record));
-      return { account_id: request.account_id, connected: true, message: '', entries };
+      for (const record of byId.values()) if (!request.client_ids.includes(record.clientId)) entries.push(entryOf(record));
+      const message = prefix !== '' && !byPrefix ? 'a client-id prefix is looked up only with from_unix_ms; nothing was' : '';
+      return { account_id: request.account_id, connected: true, message, entries };
     } catch (error) {
       if (isTerminalFailure(error)) return { account_id: request.account_id, connected: false, message: error.message, entries: [] };
       throw error;

@@ -82,6 +82,16 @@ function deletedOrders(account: AccountState): HistoryOrder[] {
     }));
 }
 
+/**
+ * MT4 marks the comment of an order its trade server closed at a stop: `[sl]` or `[tp]` appended, the order's
+ * own comment cut so that the whole stays within MT's 31 characters.
+ */
+function closedComment(comment: string, deal: Deal): string {
+  if (deal.reason !== 'sl' && deal.reason !== 'tp') return comment;
+  const mark = `[${deal.reason}]`;
+  return `${[...comment].slice(0, 31 - mark.length).join('')}${mark}`;
+}
+
 /** MT4's history pool: each closing deal closes its ticket (in part: the lots it closed), plus deleted orders. */
 function mt4HistoryOrders(account: AccountState): HistoryOrder[] {
   const opening = new Map<number, Deal>();
@@ -104,6 +114,7 @@ function mt4HistoryOrders(account: AccountState): HistoryOrder[] {
         profit: deal.profit,
         swap: deal.swap ?? 0,
         ...sentWith(opened?.clientId ?? ''),
+        comment: closedComment(sentWith(opened?.clientId ?? '').comment, deal),
         reason: 0,
       };
     });

@@ -22,6 +22,7 @@ import {
   orderTypeNumber,
   retcode,
 } from '@mtx/shared/trading';
+import { mt4ClosesByPrefix } from './closes-by-prefix';
 
 /**
  * An MT4 trade answer (`error` and `ticket`, and on success `price`, `volume`, `bid`, `ask`) as an MT5-style
@@ -198,5 +199,11 @@ export class Mt4Adapter extends BridgeAdapterBase implements PlatformAdapter {
       });
     }
     return records;
+  }
+
+  /** Closes by prefix (closes-by-prefix.ts): the history pool's orders closed since the window's start. */
+  async lookupCloses(terminal: TerminalHandle, prefix: string, fromUtcMs: number, deadlineMs: number): Promise<BrokerRecord[]> {
+    const fromSeconds = terminal.serverSecondsOf(fromUtcMs);
+    return mt4ClosesByPrefix(prefix, await this.history(terminal, 'orders', fromSeconds, deadlineMs), fromSeconds);
   }
 }

@@ -15,6 +15,7 @@ import { TerminalAnswerError, type TerminalHandle } from '@mtx/connector-runtime
 import { decimalField, integerField, requestArguments, textField } from '@mtx/connector-runtime/terminal-fields';
 import type { OrderLegMessage } from '@mtx/shared/connector/messages';
 import { expirationSeconds, normalizeOperation, orderTypeNumber, retcode } from '@mtx/shared/trading';
+import { mt5ClosesByPrefix } from './closes-by-prefix';
 
 /** MT5 trade actions (ENUM_TRADE_REQUEST_ACTIONS) and the constants a request names. */
 const tradeAction = { deal: 1, pending: 5, remove: 8 } as const;
@@ -218,5 +219,16 @@ export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
       });
     }
     return records;
+  }
+
+  /**
+   * Closes by prefix (closes-by-prefix.ts): the deals since the window's start, and the history orders of the
+   * whole lookback, since a pending order placed before the window may have been deleted within it.
+   */
+  async lookupCloses(terminal: TerminalHandle, prefix: string, fromUtcMs: number, deadlineMs: number): Promise<BrokerRecord[]> {
+    const fromSeconds = terminal.serverSecondsOf(fromUtcMs);
+    const deals = await this.history(terminal, 'deals', fromSeconds, deadlineMs);
+    const orders = await this.historyOrders(terminal, deadlineMs);
+    return mt5ClosesByPrefix(prefix, deals, orders, fromSeconds);
   }
 }

@@ -15,6 +15,12 @@ import type { BatchServiceOptions } from './batch-context';
 import type { BatchJournal } from './batch-journal';
 
 /**
+ * How far before its batch's start a lost close account's closes are looked for: the trade server's clock,
+ * which stamps the history, may be a little behind this one, and MT times are whole seconds.
+ */
+const closeLookupSlackMs = 10_000;
+
+/**
  * Reconciliation: every leg (or close account) whose outcome stayed unknown is looked up at the broker by its
  * client id, one lookup per account, until it is found, or proved never executed once past its deadline, or
  * given up after a bound. Each pass first recovers batches a dead process left open.
@@ -87,18 +93,20 @@ export class Reconciliation {
       return { settled: 0, pending: group.length };
     }
     const clientIds = group.flatMap((document) => document.client_ids);
-    const prefixes = group.map((document) => document.client_id_prefix).filter(Boolean);
+    const prefixed = group.filter((document) => document.client_id_prefix !== '');
     const lookups: LookupReplyMessage[] = [];
-    // One lookup per account; a close account that never answered is looked up by its prefix.
-    for (const prefix of prefixes.length > 0 ? prefixes : ['']) {
+    // One lookup per account; a close account that never answered is looked up by its prefix, in the window
+    // from its batch's start (the connector reads the closes from the terminal's history in that window).
+    for (const [position, document] of (prefixed.length > 0 ? prefixed : [undefined]).entries()) {
       const response = await this.options.terminals.request(
         account.document.platform,
         account.document._id,
         'lookup',
         connectorCodecs.lookupRequest.encode({
           account_id: account.document._id,
-          client_ids: prefix === (prefixes[0] ?? '') ? clientIds : [],
-          client_id_prefix: prefix,
+          client_ids: position === 0 ? clientIds : [],
+          client_id_prefix: document?.client_id_prefix ?? '',
+          from_unix_ms: document ? document.created_at.getTime() - closeLookupSlackMs : 0,
         }),
         { timeoutMs: this.options.config.EXECUTION_DEADLINE_MS },
       );

@@ -108,6 +108,8 @@ export interface LookupRequestMessage {
   account_id: string;
   client_ids: string[];
   client_id_prefix: string;
+  /** Start of the window a prefix is looked up in (UTC ms); 0 with a prefix finds nothing. */
+  from_unix_ms: number;
 }
 
 export interface LookupEntryMessage {
