@@ -71,7 +71,7 @@ const services: Record<string, ServiceConvention> = {
     port: 50054,
     probe: { kind: 'grpc', port: 50054 },
     simulator: false,
-    secrets: ['ACCOUNT_SECRET_KEY', 'EVENT_ID_SECRET'],
+    secrets: ['ACCOUNT_SECRET_KEY', 'EVENT_ID_SECRET', 'TERMINAL_HOST_SEAL_KEY'],
   },
   'connector-mt4': {
     portVariable: 'HEALTH_PORT',
@@ -94,7 +94,13 @@ const services: Record<string, ServiceConvention> = {
     simulator: false,
     secrets: ['WEBHOOK_SECRET_KEY'],
   },
-  'broker-sim': { portVariable: 'GRPC_PORT', port: 50060, probe: { kind: 'grpc', port: 50060 }, simulator: true, secrets: [] },
+  'broker-sim': {
+    portVariable: 'GRPC_PORT',
+    port: 50060,
+    probe: { kind: 'grpc', port: 50060 },
+    simulator: true,
+    secrets: ['TERMINAL_HOST_SEAL_KEY'],
+  },
   'crypto-sandbox': {
     portVariable: 'PORT',
     port: 8090,
@@ -107,7 +113,24 @@ const serviceNames = Object.keys(services);
 const productNames = serviceNames.filter((name) => !services[name]!.simulator);
 const simulatorNames = serviceNames.filter((name) => services[name]!.simulator);
 const autoscaled = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'];
-const secretKeys = ['POSTBACK_SECRET', 'ACCOUNT_SECRET_KEY', 'WEBHOOK_SECRET_KEY', 'SANDBOX_API_KEY', 'EVENT_ID_SECRET'];
+const secretKeys = [
+  'POSTBACK_SECRET',
+  'ACCOUNT_SECRET_KEY',
+  'WEBHOOK_SECRET_KEY',
+  'SANDBOX_API_KEY',
+  'EVENT_ID_SECRET',
+  'TERMINAL_HOST_SEAL_KEY',
+];
+/** The connectors' terminal listeners (docs/terminal-bridge.md): port, and the Service that publishes it alone. */
+const terminalPorts: Record<string, number> = { 'connector-mt4': 50080, 'connector-mt5': 50081 };
+const terminalServices = Object.keys(terminalPorts).map((name) => `${name}-terminal`);
+const terminalTlsScript = path.join(repositoryRoot, 'deploy/tls/make-terminal-tls.sh');
+const devTerminalNames = [
+  'connector-mt4-terminal',
+  'connector-mt5-terminal',
+  'connector-mt4-terminal.mtx-dev.svc',
+  'connector-mt5-terminal.mtx-dev.svc',
+];
 
 // ---------------------------------------------------------------------------------------------------------------
 // Loose shapes of the Kubernetes objects the assertions read.
@@ -250,9 +273,11 @@ beforeAll(async () => {
   const kubernetesCopy = path.join(workDirectory, 'k8s');
   fs.cpSync(path.join(repositoryRoot, 'deploy', 'k8s'), kubernetesCopy, {
     recursive: true,
-    filter: (source) => path.basename(source) !== 'secrets.env',
+    filter: (source) => !['secrets.env', 'terminal-tls'].includes(path.basename(source)),
   });
   fs.copyFileSync(path.join(kubernetesCopy, 'overlays/dev/secrets.env.example'), path.join(kubernetesCopy, 'overlays/dev/secrets.env'));
+  // The dev overlay's terminal TLS files, made as the Tiltfile makes them (deploy/tls/make-terminal-tls.sh).
+  await run('sh', [terminalTlsScript, path.join(kubernetesCopy, 'overlays/dev/terminal-tls'), ...devTerminalNames]);
   const builds = { base: 'base', dev: 'overlays/dev', prod: 'overlays/prod' } as const;
   await Promise.all(
     (Object.keys(builds) as (keyof typeof builds)[]).map(async (name) => {
@@ -282,7 +307,7 @@ describe('kustomize renders every overlay', () => {
       all(base, 'Service')
         .map((object) => object.metadata.name)
         .sort(),
-    ).toEqual([...productNames].sort());
+    ).toEqual([...productNames, ...terminalServices].sort());
     expect(all(base, 'ConfigMap')).toHaveLength(1);
     expect(all(base, 'ConfigMap')[0]!.metadata.name).toMatch(/^mtx-config-[a-z0-9]+$/);
     expect(all(base, 'Secret')).toHaveLength(0);
@@ -296,7 +321,7 @@ describe('kustomize renders every overlay', () => {
       all(dev, 'Service')
         .map((object) => object.metadata.name)
         .sort(),
-    ).toEqual([...serviceNames, 'jaeger', 'mongo', 'nats'].sort());
+    ).toEqual([...serviceNames, ...terminalServices, 'jaeger', 'mongo', 'nats'].sort());
     expect(
       all(dev, 'StatefulSet')
         .map((object) => object.metadata.name)
@@ -481,10 +506,12 @@ describe('services: probes, ports, configuration and secrets', () => {
         const service = find(rendered[output], 'Service', name);
         expect(service.spec.ports, name).toContainEqual({ name: 'metrics', port: metricsPort, targetPort: 'metrics' });
       }
-      // Nothing publishes the metrics ports outside the cluster.
+      // Nothing publishes the metrics ports outside the cluster: only the terminal Services may be load balancers.
       expect(all(rendered[output], 'Ingress')).toEqual([]);
-      for (const service of all(rendered[output], 'Service'))
-        expect(['ClusterIP', undefined], service.metadata.name).toContain(service.spec.type);
+      for (const service of all(rendered[output], 'Service')) {
+        const published = output === 'prod' && terminalServices.includes(service.metadata.name);
+        expect(published ? ['LoadBalancer'] : ['ClusterIP', undefined], service.metadata.name).toContain(service.spec.type);
+      }
     });
 
     it(`${output}: configuration comes from the ConfigMap, secrets only by reference to mtx-secrets`, () => {
@@ -501,7 +528,6 @@ describe('services: probes, ports, configuration and secrets', () => {
         'PAYMENTS_GRPC_URL',
         'BILLING_GRPC_URL',
         'EXECUTION_GRPC_URL',
-        'BROKER_SIM_GRPC_URL',
         'CRYPTO_SANDBOX_URL',
         'GATEWAY_URL',
         'RATE_LIMIT_EXECUTION_PER_MINUTE',
@@ -514,7 +540,7 @@ describe('services: probes, ports, configuration and secrets', () => {
         expect(configMap.data?.[key], key).toBeTruthy();
       }
       for (const key of secretKeys) expect(configMap.data?.[key], key).toBeUndefined();
-      const secretName = output === 'dev' ? all(rendered.dev, 'Secret')[0]!.metadata.name : 'mtx-secrets';
+      const secretName = output === 'dev' ? generatedSecret('mtx-secrets').metadata.name : 'mtx-secrets';
       for (const workload of rendered[output].objects.filter(
         (object) => workloadKinds.includes(object.kind) && object.metadata.name in services,
       )) {
@@ -553,6 +579,75 @@ describe('services: probes, ports, configuration and secrets', () => {
       }
     });
   }
+});
+
+/** The dev overlay's generated Secret of that name (kustomize appends a content hash). */
+function generatedSecret(name: string): KubernetesObject {
+  const found = all(rendered.dev, 'Secret').find((secret) => new RegExp(`^${name}-[a-z0-9]+$`).test(secret.metadata.name));
+  if (!found) throw new Error(`no Secret ${name}-<hash> in the dev overlay`);
+  return found;
+}
+
+describe('terminal listeners: TLS, their own Service, published in prod', () => {
+  for (const output of ['base', 'dev', 'prod'] as const) {
+    it(`${output}: each connector listens on the pod's address with the key and certificate of mtx-terminal-tls`, () => {
+      const tlsSecret = output === 'dev' ? generatedSecret('mtx-terminal-tls').metadata.name : 'mtx-terminal-tls';
+      for (const [name, port] of Object.entries(terminalPorts)) {
+        const deployment = find(rendered[output], 'Deployment', name);
+        const container = mainContainer(deployment);
+        expect(container.ports, name).toContainEqual({ name: 'terminal', containerPort: port });
+        const setting = (variable: string) => envValue(container, variable)?.value;
+        expect(setting('TERMINAL_LISTEN_HOST'), name).toBe('0.0.0.0');
+        expect(setting('TERMINAL_LISTEN_PORT'), name).toBe(String(port));
+        const mount = container.volumeMounts?.find((candidate) => setting('TERMINAL_TLS_KEY_FILE')?.startsWith(`${candidate.mountPath}/`));
+        expect(mount, name).toBeDefined();
+        expect(setting('TERMINAL_TLS_CERT_FILE'), name).toBe(`${mount!.mountPath}/tls.crt`);
+        const volume = podSpec(deployment).volumes?.find((candidate) => candidate.name === mount!.name) as
+          | { secret?: { secretName: string; items: { key: string }[] } }
+          | undefined;
+        expect(volume?.secret?.secretName, name).toBe(tlsSecret);
+        expect(volume?.secret?.items.map((item) => item.key).sort(), name).toEqual(['tls.crt', 'tls.key']);
+        // Its own Service, with the terminal port alone: publishing it publishes neither health nor metrics.
+        const service = find(rendered[output], 'Service', `${name}-terminal`);
+        expect(service.spec.ports, name).toEqual([{ name: 'terminal', port, targetPort: 'terminal' }]);
+        expect(service.spec.selector, name).toEqual(deployment.spec.selector.matchLabels);
+        expect(service.spec.type, name).toBe(output === 'prod' ? 'LoadBalancer' : undefined);
+        // No connector setting of the gRPC session path is left.
+        for (const removed of ['BROKER_SIM_GRPC_URL', 'CONNECTOR_SESSIONS_MAX', 'BROKER_LOGIN_DEADLINE_MS'])
+          expect(rendered[output].text, removed).not.toContain(removed);
+      }
+    });
+  }
+
+  it('dev: broker-sim dials the terminal Services, trusting the CA that signed their certificate', async () => {
+    const container = mainContainer(find(rendered.dev, 'Deployment', 'broker-sim'));
+    const setting = (variable: string) => envValue(container, variable)?.value;
+    expect(setting('TERMINAL_CONNECTOR_MT4_ADDRESSES')).toBe('connector-mt4-terminal:50080');
+    expect(setting('TERMINAL_CONNECTOR_MT5_ADDRESSES')).toBe('connector-mt5-terminal:50081');
+    const secret = generatedSecret('mtx-terminal-tls') as KubernetesObject & { type?: string };
+    expect(secret.type).toBe('kubernetes.io/tls');
+    const file = (key: string) => {
+      const written = path.join(workDirectory, `terminal-${key}`);
+      fs.writeFileSync(written, Buffer.from(secret.data![key]!, 'base64'));
+      return written;
+    };
+    const caFile = setting('TERMINAL_TLS_CA_FILE')!;
+    expect(path.basename(caFile)).toBe('ca.crt');
+    // The certificate chains to the CA and covers each address broker-sim dials.
+    await run('openssl', ['verify', '-CAfile', file('ca.crt'), file('tls.crt')]);
+    const { stdout } = await run('openssl', ['x509', '-in', file('tls.crt'), '-noout', '-ext', 'subjectAltName']);
+    for (const address of [setting('TERMINAL_CONNECTOR_MT4_ADDRESSES')!, setting('TERMINAL_CONNECTOR_MT5_ADDRESSES')!])
+      expect(stdout).toContain(`DNS:${address.split(':')[0]}`);
+  });
+
+  it('prod: the network policies admit the terminals on the terminal ports, and the connectors reach no trade server', () => {
+    const policies = all(rendered.prod, 'NetworkPolicy');
+    const admitting = policies.find((policy) => policy.metadata.name === 'connectors-allow-terminals')!;
+    expect(admitting.spec.podSelector.matchExpressions[0].values.sort()).toEqual(Object.keys(terminalPorts).sort());
+    expect(admitting.spec.ingress).toEqual([{ ports: Object.values(terminalPorts).map((port) => ({ protocol: 'TCP', port })) }]);
+    const internet = policies.find((policy) => policy.metadata.name === 'mtx-allow-internet-egress')!;
+    expect(internet.spec.podSelector.matchExpressions[0].values).toEqual(['payments']);
+  });
 });
 
 function convention(name: string): ServiceConvention {
@@ -716,9 +811,8 @@ describe('the prod overlay', () => {
 describe('the dev overlay', () => {
   it('generates mtx-secrets from secrets.env and the Deployments reference the generated name', () => {
     const secrets = all(rendered.dev, 'Secret');
-    expect(secrets).toHaveLength(1);
-    const secret = secrets[0]!;
-    expect(secret.metadata.name).toMatch(/^mtx-secrets-[a-z0-9]+$/);
+    expect(secrets).toHaveLength(2);
+    const secret = generatedSecret('mtx-secrets');
     expect(Object.keys(secret.data ?? {}).sort()).toEqual([...secretKeys].sort());
     const example = fs.readFileSync(path.join(repositoryRoot, 'deploy/k8s/overlays/dev/secrets.env.example'), 'utf8');
     for (const key of secretKeys) {
@@ -726,7 +820,7 @@ describe('the dev overlay', () => {
       expect(Buffer.from(secret.data![key]!, 'base64').toString('utf8'), key).toBe(line.slice(key.length + 1));
     }
     const gitignore = fs.readFileSync(path.join(repositoryRoot, 'deploy/k8s/overlays/dev/.gitignore'), 'utf8');
-    expect(gitignore.split('\n')).toContain('secrets.env');
+    expect(gitignore.split('\n')).toEqual(expect.arrayContaining(['secrets.env', 'terminal-tls/']));
   });
 
   it('runs MongoDB 7 as a replica set that a Job initiates, NATS with JetStream, and Jaeger with OTLP', () => {
@@ -821,13 +915,15 @@ describe('docker-compose.yml', () => {
 
   it('loads in compose-go, as `docker compose config` does, with each combination of profiles', async () => {
     const byDefault = await composeInspect('');
-    expect(Object.keys(byDefault.services).sort()).toEqual([...productNames, 'mongo', 'nats', 'jaeger'].sort());
+    expect(Object.keys(byDefault.services).sort()).toEqual([...productNames, 'terminal-tls', 'mongo', 'nats', 'jaeger'].sort());
     expect(byDefault['x-disabled-services'].sort()).toEqual([...simulatorNames, 'seed', 'nats-1', 'nats-2', 'nats-3'].sort());
     const withSimulators = await composeInspect('sim');
-    expect(Object.keys(withSimulators.services).sort()).toEqual([...serviceNames, 'seed', 'mongo', 'nats', 'jaeger'].sort());
+    expect(Object.keys(withSimulators.services).sort()).toEqual(
+      [...serviceNames, 'seed', 'terminal-tls', 'mongo', 'nats', 'jaeger'].sort(),
+    );
     const everything = await composeInspect('sim,nats-cluster');
     expect(Object.keys(everything.services).sort()).toEqual(
-      [...serviceNames, 'seed', 'mongo', 'nats', 'nats-1', 'nats-2', 'nats-3', 'jaeger'].sort(),
+      [...serviceNames, 'seed', 'terminal-tls', 'mongo', 'nats', 'nats-1', 'nats-2', 'nats-3', 'jaeger'].sort(),
     );
     for (const [name, service] of Object.entries(everything.services)) {
       if (simulatorNames.includes(name) || name === 'seed') expect(service.profiles, name).toEqual(['sim']);
@@ -881,7 +977,6 @@ describe('docker-compose.yml', () => {
         'PAYMENTS_GRPC_URL',
         'BILLING_GRPC_URL',
         'EXECUTION_GRPC_URL',
-        'BROKER_SIM_GRPC_URL',
         'CRYPTO_SANDBOX_URL',
         'GATEWAY_URL',
       ]) {
@@ -902,8 +997,9 @@ describe('docker-compose.yml', () => {
       expect(service.depends_on?.mongo, name).toEqual({ condition: 'service_healthy', required: true });
       expect(service.depends_on?.nats, name).toEqual({ condition: 'service_healthy', required: true });
       for (const [dependency, { condition }] of dependencies) {
-        // Tracing is best-effort; everything else must be healthy first.
-        expect(condition, `${name} → ${dependency}`).toBe(dependency === 'jaeger' ? 'service_started' : 'service_healthy');
+        // Tracing is best-effort; the TLS one-shot must have finished; everything else must be healthy first.
+        const expected = { jaeger: 'service_started', 'terminal-tls': 'service_completed_successfully' }[dependency] ?? 'service_healthy';
+        expect(condition, `${name} → ${dependency}`).toBe(expected);
       }
     }
     expect(project.services.gateway!.ports?.map((port) => port.target)).toContain(8080);
@@ -931,6 +1027,35 @@ describe('docker-compose.yml', () => {
     const seed = project.services.seed!;
     expect(seed.command).toEqual(['node', '--import', 'tsx', 'services/devstack/scripts/seed-demo.ts']);
     expect(Object.keys(seed.depends_on!)).toEqual(expect.arrayContaining(['gateway', 'broker-sim', 'crypto-sandbox']));
+  });
+
+  it("runs the terminal listeners over TLS with the one-shot's certificate, which broker-sim's EAs trust", async () => {
+    const project = await composeInspect('sim');
+    const make = project.services['terminal-tls']!;
+    expect(make.command!.join(' ')).toContain('make-terminal-tls.sh /tls connector-mt4 connector-mt5');
+    for (const [name, port] of Object.entries(terminalPorts)) {
+      const connector = project.services[name]!;
+      expect(connector.environment, name).toMatchObject({
+        TERMINAL_LISTEN_HOST: '0.0.0.0',
+        TERMINAL_LISTEN_PORT: String(port),
+        TERMINAL_TLS_KEY_FILE: '/tls/tls.key',
+        TERMINAL_TLS_CERT_FILE: '/tls/tls.crt',
+      });
+      expect(
+        connector.ports?.map((published) => published.target),
+        name,
+      ).toContain(port);
+      expect(connector.depends_on?.['terminal-tls'], name).toEqual({ condition: 'service_completed_successfully', required: true });
+      expect(connector.environment?.BROKER_SIM_GRPC_URL, name).toBeUndefined();
+    }
+    const brokerSim = project.services['broker-sim']!;
+    expect(brokerSim.environment).toMatchObject({
+      TERMINAL_CONNECTOR_MT4_ADDRESSES: 'connector-mt4:50080',
+      TERMINAL_CONNECTOR_MT5_ADDRESSES: 'connector-mt5:50081',
+      TERMINAL_TLS_CA_FILE: '/tls/ca.crt',
+    });
+    expect(brokerSim.environment?.TERMINAL_HOST_SEAL_KEY).toBe(project.services.execution!.environment?.TERMINAL_HOST_SEAL_KEY);
+    expect(brokerSim.environment?.NATS_URL).toBeTruthy();
   });
 
   it('shares the service settings through YAML anchors', () => {
@@ -1298,8 +1423,9 @@ describe('Tiltfile', () => {
     const folder = fs.mkdtempSync(path.join(workDirectory, 'tilt-'));
     fs.writeFileSync(path.join(folder, 'Tiltfile'), options.tiltfile ?? fs.readFileSync(path.join(repositoryRoot, 'Tiltfile'), 'utf8'));
     if (options.withSecrets) {
-      fs.mkdirSync(path.join(folder, devPath), { recursive: true });
+      fs.mkdirSync(path.join(folder, devPath, 'terminal-tls'), { recursive: true });
       fs.writeFileSync(path.join(folder, devPath, 'secrets.env'), 'POSTBACK_SECRET=x\n');
+      fs.writeFileSync(path.join(folder, devPath, 'terminal-tls', 'tls.crt'), 'certificate\n');
     }
     const renderedDev = path.join(folder, 'dev.json');
     fs.writeFileSync(renderedDev, JSON.stringify(rendered.dev.objects));
@@ -1380,9 +1506,12 @@ describe('Tiltfile', () => {
         expect(workloads.has(dependency), `${name} → ${dependency}`).toBe(true);
   });
 
-  it('creates the dev secrets file from the example on a fresh clone, and leaves an existing one alone', async () => {
+  it('creates the dev secrets and terminal TLS files on a fresh clone, and leaves existing ones alone', async () => {
     const fresh = await inspect({ withSecrets: false });
-    expect(calls(fresh, 'local').map((call) => call.args[0])).toEqual([`cp ${devPath}/secrets.env.example ${devPath}/secrets.env`]);
+    expect(calls(fresh, 'local').map((call) => call.args[0])).toEqual([
+      `cp ${devPath}/secrets.env.example ${devPath}/secrets.env`,
+      `sh deploy/tls/make-terminal-tls.sh ${devPath}/terminal-tls ${devTerminalNames.join(' ')}`,
+    ]);
     const configured = await inspect({ withSecrets: true });
     expect(calls(configured, 'local')).toEqual([]);
   });

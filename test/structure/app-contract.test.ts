@@ -203,13 +203,13 @@ const builds: Record<string, Build> = {
     }),
   'connector-mt4': (nats) =>
     createConnectorMt4({
-      config: loadConnectorConfig('mt4', { ...baseEnvironment(), BROKER_SIM_GRPC_URL: deadAddress }),
+      config: loadConnectorConfig('mt4', baseEnvironment()),
       logger: silent,
       nats,
     }),
   'connector-mt5': (nats) =>
     createConnectorMt5({
-      config: loadConnectorConfig('mt5', { ...baseEnvironment(), BROKER_SIM_GRPC_URL: deadAddress }),
+      config: loadConnectorConfig('mt5', baseEnvironment()),
       logger: silent,
       nats,
     }),

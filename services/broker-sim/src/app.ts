@@ -12,7 +12,7 @@ import { HostedTerminalFile } from './store/hosted-terminals';
 import { TerminalHost } from './app/terminal-host';
 import { serveTerminalHost } from './handlers/terminal-host';
 import { TerminalFleet } from './terminal/terminal-fleet';
-import { addressList } from './config';
+import { addressList, terminalTlsOf } from './config';
 import { createHostSeal } from '@mtx/shared/connector/terminal-host';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
 import type { Subscription } from 'nats';
@@ -52,6 +52,7 @@ export function createBrokerSimApp(options: {
     | 'TERMINAL_CONNECTOR_MT5_ADDRESSES'
     | 'TERMINAL_RECONNECT_MAX_MS'
   > &
+    Partial<Pick<BrokerSimConfig, 'TERMINAL_TLS_CA_FILE'>> &
     Partial<Pick<BrokerSimConfig, 'BROKER_SIM_SESSION_IDLE_MS'>>;
   journalFile: string;
   /** Where the hosted terminals are kept (terminalsFileOf). */
@@ -71,7 +72,9 @@ export function createBrokerSimApp(options: {
     ...(options.prices ? { prices: options.prices } : {}),
   });
   const grpcService = createBrokerSimGrpcImplementation(broker, logger);
-  const fleet = new TerminalFleet(broker, logger, { backoffMaxMs: config.TERMINAL_RECONNECT_MAX_MS });
+  // Read once here, so that a missing CA file fails the start rather than each EA's dial.
+  const tls = terminalTlsOf(config);
+  const fleet = new TerminalFleet(broker, logger, { backoffMaxMs: config.TERMINAL_RECONNECT_MAX_MS, ...(tls ? { tls } : {}) });
   const host = new TerminalHost({
     broker,
     fleet,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import fs from 'node:fs';
 import path from 'node:path';
 import { baseConfigProperties, metricsPortProperty, loadConfig } from '@mtx/shared/config';
 import { defaultDataDirectory } from '@mtx/shared/infra/paths';
@@ -34,6 +35,11 @@ export const BrokerSimConfigSchema = Type.Object({
   /** The MT5 connectors' terminal listeners, `host:port` comma list (default: a local connector's TERMINAL_LISTEN_PORT). */
   TERMINAL_CONNECTOR_MT5_ADDRESSES: connectorAddressesProperty('127.0.0.1:50081'),
   /**
+   * PEM file of the CA(s) the emulated EAs trust for the connectors' TLS certificates, which must name the host
+   * each EA dials; empty: plain TCP, which the EAs use towards loopback addresses only (docs/terminal-bridge.md).
+   */
+  TERMINAL_TLS_CA_FILE: Type.String({ default: '' }),
+  /**
    * The longest wait of a hosted EA between two dials (it doubles from 1 s up to this): small, so that a restarted
    * connector is rejoined within seconds. The reference EAs wait up to 60 s.
    */
@@ -56,6 +62,11 @@ export function journalFileOf(config: BrokerSimConfig): string {
 /** Where the hosted terminals are kept, beside the journal. */
 export function terminalsFileOf(config: BrokerSimConfig): string {
   return config.BROKER_SIM_TERMINALS_FILE ?? path.join(config.DATA_DIR, 'broker-sim', `${config.MONGODB_DATABASE_PREFIX}terminals.json`);
+}
+
+/** The TLS the emulated EAs dial with: the trusted CA read from TERMINAL_TLS_CA_FILE, or none (loopback only). */
+export function terminalTlsOf(config: Partial<Pick<BrokerSimConfig, 'TERMINAL_TLS_CA_FILE'>>): { ca: Buffer } | undefined {
+  return config.TERMINAL_TLS_CA_FILE ? { ca: fs.readFileSync(config.TERMINAL_TLS_CA_FILE) } : undefined;
 }
 
 /** `a:1, b:2` → ['a:1', 'b:2']. */

@@ -52,8 +52,8 @@ export const serviceSpecs: Record<ServiceName, ServiceSpec> = {
   billing: { portVariable: 'GRPC_PORT', addressVariable: 'BILLING_GRPC_URL', probe: 'grpc' },
   execution: { portVariable: 'GRPC_PORT', addressVariable: 'EXECUTION_GRPC_URL', probe: 'grpc' },
   'broker-sim': {
+    // No address variable: nothing calls its gRPC server (its EAs dial the connectors; docs/terminal-bridge.md).
     portVariable: 'GRPC_PORT',
-    addressVariable: 'BROKER_SIM_GRPC_URL',
     probe: 'grpc',
     secondaryPortVariable: 'HTTP_PORT',
     secondaryAddressVariable: 'BROKER_SIM_HTTP_URL',

@@ -9,6 +9,7 @@ export interface TerminalSpec extends TerminalLogin {
   key?: string;
   addresses: string[];
   token: string;
+  /** TLS for this terminal's dials; by default the fleet's. */
   tls?: TerminalLinkOptions['tls'];
 }
 
@@ -32,7 +33,7 @@ export class TerminalFleet {
       ...this.defaults,
       addresses: spec.addresses,
       token: spec.token,
-      tls: spec.tls,
+      tls: spec.tls ?? this.defaults.tls,
       terminal: new TerminalAccount(this.broker, { server: spec.server, login: spec.login, password: spec.password }),
       logger: this.logger.child({ terminal: key }),
     });
