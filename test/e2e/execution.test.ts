@@ -155,14 +155,20 @@ describe('every leg status, for real', () => {
     } finally {
       await connector.restart();
     }
-    const again = await e2e.api('POST', '/v1/orders', {
-      orders: [{ account_id: accounts.gamma.id, symbol: 'EURUSDm', operation: 'buy', volume: 0.1 }],
-    });
+    // The account's terminal dials the restarted connector again (backing off at most 2 s): trading resumes then.
+    const again = await eventually(async () => {
+      const answer = await e2e.api('POST', '/v1/orders', {
+        orders: [{ account_id: accounts.gamma.id, symbol: 'EURUSDm', operation: 'buy', volume: 0.1 }],
+      });
+      return answer.body.results[0].status === 'unavailable' ? undefined : answer;
+    }, 10_000);
     expect(again.body.results[0].status).toBe('filled');
   });
 
   it('reaches unknown when the broker hangs past the deadline, and reconciliation settles it in the stored batch', async () => {
-    await e2e.control(`/control/accounts/BetaMarkets-Server/${accounts.beta.login}/faults`, 'PUT', { hang_ms: 60_000 });
+    // Held past the connector's wait for the terminal (BROKER_CALL_DEADLINE_MS 4 s): the terminal, busy with it,
+    // answers the reconciliation's lookup once the trade server has answered.
+    await e2e.control(`/control/accounts/BetaMarkets-Server/${accounts.beta.login}/faults`, 'PUT', { hang_ms: 5_000, remaining: 1 });
     try {
       const response = await e2e.api('POST', '/v1/orders', {
         orders: [{ account_id: accounts.beta.id, symbol: 'EURUSD.xx', operation: 'buy', volume: 0.1 }],

@@ -62,6 +62,8 @@ beforeAll(async () => {
     env,
     services: ['wallet', 'billing', 'execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
     connectorReplicas: { mt5: 2 },
+    // The connectors' own metrics tell which replica took which requests (no span is exported: no endpoint).
+    serviceEnv: { 'connector-mt5': { OTEL_SDK_DISABLED: 'false', PROMETHEUS_METRICS: 'true' } },
   });
   const execution2 = await startServiceProcess({ name: 'execution-2', folder: 'execution', env: stack.env });
   extra.push(execution2);
@@ -70,7 +72,12 @@ beforeAll(async () => {
     await startServiceProcess({
       name: 'connector-mt5-2',
       folder: 'connector-mt5',
-      env: { ...stack.env, TERMINAL_LISTEN_PORT: String(stack.terminalPorts.mt5[1]) },
+      env: {
+        ...stack.env,
+        TERMINAL_LISTEN_PORT: String(stack.terminalPorts.mt5[1]),
+        OTEL_SDK_DISABLED: 'false',
+        PROMETHEUS_METRICS: 'true',
+      },
     }),
   );
   const gateway2 = await startServiceProcess({
@@ -87,11 +94,13 @@ beforeAll(async () => {
   const other = await createCustomer(store, 'replicas other');
   otherKey = (await issueKey(store, other.customer_id, 'full')).key;
   nats = await connectNats(inject('natsUrl'), 'replicas-test', createLogger('test', { level: 'silent' }));
+  // Consecutive logins: two of the four terminals dial each connector replica first (login mod 2).
+  const loginBase = 7_300_000 + 4 * crypto.randomInt(25_000);
   for (const [index, server] of ['AlphaFX-Live', 'BetaMarkets-Server', 'AlphaFX-Live', 'BetaMarkets-Server'].entries()) {
     const created = await callAs(otherKey, gateways[index % 2]!, 'POST', '/v1/accounts', {
       platform: 'mt5',
       server,
-      login: String(7_300_000 + crypto.randomInt(100_000)),
+      login: String(loginBase + index),
       password: 'replica-pw',
       label: `replica ${index}`,
     });
@@ -161,12 +170,15 @@ describe('two of everything', () => {
       const response = await call(gateways[round % 2]!, 'POST', '/v1/orders', batchBody());
       expect(response.status).toBe(200);
     }
+    // Each replica takes the requests of the accounts whose terminals attached to it, and the terminals spread
+    // over the replicas by login (the accounts' logins alternate in parity).
     const handled: number[] = [];
-    // Other test files run their own connector-mt5 on the same NATS: count only the instances serving this
-    // file's subject root.
-    for await (const instance of await nats.services.client().stats('connector-mt5')) {
-      const endpoints = (instance.endpoints ?? []).filter((endpoint) => endpoint.subject.startsWith(`${subjectRoot}.`));
-      if (endpoints.length > 0) handled.push(endpoints.reduce((sum, endpoint) => sum + endpoint.num_requests, 0));
+    for (const replica of [stack.services.get('connector-mt5')!, extra.find((service) => service.name === 'connector-mt5-2')!]) {
+      const metrics = await (await fetch(`${replica.metricsUrl}/metrics`)).text();
+      const line = metrics
+        .split('\n')
+        .find((entry) => entry.startsWith('mtx_connector_requests_total') && entry.includes('mtx_op="place"'));
+      handled.push(Number(line?.split(' ').at(-1) ?? 0));
     }
     expect(handled.length).toBe(2);
     for (const count of handled) expect(count).toBeGreaterThan(0);

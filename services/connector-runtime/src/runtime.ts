@@ -21,6 +21,7 @@ import {
 } from '@mtx/shared/connector/messages';
 import { AccountRouting, respondError } from './account-routing';
 import { Closing } from './closing';
+import { connectorMetrics } from './metrics';
 import { claimRetryUntil, MessageClaim } from './message-claim';
 import { Placing } from './placing';
 import { Portfolio } from './portfolio';
@@ -97,18 +98,22 @@ export class ConnectorRuntime {
   }
 
   /** Routes the account's requests here; resolves once the subscription is live at the NATS server. */
-  attachAccount(accountId: string): Promise<void> {
-    if (!this.serving) return Promise.reject(new Error('the connector is not serving'));
-    return this.routing.attach(accountId);
+  async attachAccount(accountId: string): Promise<void> {
+    if (!this.serving) throw new Error('the connector is not serving');
+    const routedBefore = this.routing.isRouted(accountId);
+    await this.routing.attach(accountId);
+    if (!routedBefore) connectorMetrics.terminalsAttached.add(1, { 'mtx.platform': this.options.platform });
   }
 
   detachAccount(accountId: string): void {
+    if (this.routing.isRouted(accountId)) connectorMetrics.terminalsAttached.add(-1, { 'mtx.platform': this.options.platform });
     this.routing.detach(accountId);
   }
 
   /** Stops taking requests (every account unrouted) and waits (up to the grace) for the ones in hand to finish. */
   async stop(graceMs: number): Promise<void> {
     this.serving = false;
+    connectorMetrics.terminalsAttached.add(-this.routing.accounts, { 'mtx.platform': this.options.platform });
     this.routing.stop();
     if (this.inflight === 0) return;
     await Promise.race([new Promise<void>((resolve) => this.idleWaiters.push(resolve)), sleep(graceMs)]);
@@ -126,6 +131,7 @@ export class ConnectorRuntime {
       return;
     }
     this.inflight += 1;
+    connectorMetrics.requests.add(1, { 'mtx.platform': this.options.platform, 'mtx.op': op });
     this.handle(op as ConnectorOp, message).finally(() => {
       this.inflight -= 1;
       if (this.inflight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();

@@ -3,7 +3,14 @@ import { connectorCodecs } from '@mtx/shared/connector/messages';
 import { retcode } from '@mtx/shared/trading';
 import type { ResolvedAccount } from './accounts';
 import { countOutcomes } from './metrics';
-import { describeFailure, legResultOf, plainLeg, type OrderLegResult, type PlaceOrdersResult } from '../domain/results';
+import {
+  describeFailure,
+  legResultOf,
+  plainLeg,
+  withSymbolSuffixHint,
+  type OrderLegResult,
+  type PlaceOrdersResult,
+} from '../domain/results';
 import type { TerminalResponse } from '../clients/terminals';
 import { validatePlaceOrders, type NormalizedLeg, type PlaceOrdersInput } from '../domain/validation';
 import type { StoredLeg, UnsettledDocument } from '../store/execution-store';
@@ -192,7 +199,7 @@ export class Placing {
       for (const leg of legs) {
         const message = byIndex.get(leg.index);
         results[leg.index] = message
-          ? legResultOf(storedLegs[leg.index]!, message, latencyMs)
+          ? withSymbolSuffixHint(legResultOf(storedLegs[leg.index]!, message, latencyMs), document.symbol_suffix, document.server)
           : plainLeg(storedLegs[leg.index]!, 'unknown', 'the terminal answered without this leg; it will be reconciled', latencyMs);
       }
     } else {

@@ -1,5 +1,5 @@
 import type { CloseAccountStatus, CloseReplyMessage, LegResultMessage, TicketResultMessage } from '@mtx/shared/connector/messages';
-import { retcodeDescription } from '@mtx/shared/trading';
+import { retcode, retcodeDescription } from '@mtx/shared/trading';
 import type { Platform, StoredLeg, TerminalResponse } from './model';
 
 /** What a batch answers: per-leg and per-account results and their summaries, built from terminal replies. Pure. */
@@ -162,6 +162,17 @@ export function legResultOf(leg: StoredLeg, message: LegResultMessage, latencyMs
     if (message.ask !== undefined && message.ask !== null) result.ask = message.ask;
   }
   return namedWithoutCode(withRetcode(result, message.retcode));
+}
+
+/**
+ * A leg refused as an invalid request whose symbol lacks the account's broker suffix gets the suffix named: a
+ * terminal only says the symbol is unknown, and a `defaults.symbol` sent to brokers with different suffixes
+ * is the usual cause.
+ */
+export function withSymbolSuffixHint(result: OrderLegResult, symbolSuffix: string, server: string): OrderLegResult {
+  if (result.status !== 'rejected' || result.retcode !== retcode.INVALID || !symbolSuffix || result.symbol.endsWith(symbolSuffix))
+    return result;
+  return { ...result, message: `${result.message} (symbols on ${server} end in ${symbolSuffix})` };
 }
 
 export function plainLeg(leg: StoredLeg, status: LegStatus, message: string, latencyMs: number, code?: number): OrderLegResult {
