@@ -114,7 +114,7 @@ describe('one trace per request', () => {
   let batchTraceId = '';
   let batchRequestId = '';
 
-  it('follows a 3-account mixed batch from the gateway to broker-sim in one connected trace', async () => {
+  it('follows a 3-account mixed batch from the gateway to the connectors in one connected trace', async () => {
     const mt4 = await api('POST', '/v1/accounts', {
       platform: 'mt4',
       server: 'GammaTrade-Real',
@@ -154,10 +154,8 @@ describe('one trace per request', () => {
     const spans = await eventually(async () => {
       const current = traceOf(batchTraceId);
       const services = new Set(current.map((span) => span.service));
-      const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'broker-sim'].every((service) => services.has(service));
-      const legsTraced =
-        current.filter((span) => span.name === 'connector.place').length >= 3 &&
-        current.filter((span) => span.service === 'broker-sim' && /OrderSend$/.test(span.name)).length >= 3;
+      const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'].every((service) => services.has(service));
+      const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3;
       return complete && legsTraced && current.some((span) => span.name === 'insert batches') && parentsArrived(current)
         ? current
         : undefined;
@@ -180,14 +178,10 @@ describe('one trace per request', () => {
     // for an account that answered: execution.terminal.place is only made for a request that failed).
     for (const span of connectorSpans)
       expect(byId.get(span.parentSpanId)?.name, `${span.service}/${span.name} parent`).toBe('execution.fanout');
-    // The connectors make no gRPC client span per trade server call: they put their own span into the call's
-    // metadata, so every broker-sim server span is the direct child of the connector span that called.
-    expect(spans.filter((span) => span.service.startsWith('connector-') && span.name.startsWith('grpc.')).map((span) => span.name)).toEqual(
-      [],
-    );
-    const brokerCalls = spans.filter((span) => span.service === 'broker-sim' && span.name.startsWith('grpc.'));
-    expect(brokerCalls.filter((span) => /OrderSend$/.test(span.name))).toHaveLength(3);
-    for (const span of brokerCalls) expect(byId.get(span.parentSpanId)?.name, `${span.name} parent`).toMatch(/^connector\./);
+    // The trace ends at the connectors: the EA inside a terminal has no tracer, so each connector span covers its
+    // terminal's round trip (and carries the legs' statuses and retcodes); nothing below it is traced.
+    expect(connectorSpans).toHaveLength(3);
+    expect(spans.filter((span) => span.service === 'broker-sim')).toEqual([]);
     // Database spans describe the command's shape, never its values (the legs travel packed as one field).
     const batchInsert = spans.find((span) => span.service === 'execution' && span.name === 'insert batches');
     expect(batchInsert?.attributes['db.query.text']).toBeTypeOf('string');

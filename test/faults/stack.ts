@@ -21,6 +21,8 @@ import { signPostback } from '../../services/crypto-sandbox/src/domain/signing';
 import { issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore, type GatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { openMarkersDatabaseName } from '../../services/execution/src/store/execution-store';
+import { sentWith } from '../../services/broker-sim/src/terminal/terminal-account';
+import { clientTag, tagOfComment } from '../../services/connector-runtime/src/bridge/client-tag';
 
 export const postbackSecret = 'fault-suite-postback-secret-0123456789';
 export const walletCapEurCents = 100_000;
@@ -656,17 +658,21 @@ export class FaultStack {
       }
       batches.push({ batchId, body: settledBody });
     }
+    // A trade reaches the trade server through the account's terminal, which has no client id of its own: the
+    // connector's client id travels as a tag at the end of the order's comment (docs/terminal-bridge.md, "Client
+    // id in the comment"), so deals are counted by that tag.
     for (const account of accountsById.values()) {
       for (const deal of await this.deals(account)) {
-        if (!deal.clientId) continue;
-        dealsByClientId.set(deal.clientId, (dealsByClientId.get(deal.clientId) ?? 0) + 1);
+        const tag = tagOfComment(sentWith(deal.clientId).comment);
+        if (!tag) continue;
+        dealsByClientId.set(tag, (dealsByClientId.get(tag) ?? 0) + 1);
       }
     }
     let executedTwice = 0;
-    for (const [clientId, count] of dealsByClientId) {
+    for (const [tag, count] of dealsByClientId) {
       if (count > 1) {
         executedTwice += count - 1;
-        problems.push(`client id ${clientId} has ${count} deals at the broker`);
+        problems.push(`client id tag ${tag} has ${count} deals at the broker`);
       }
     }
     let ordersLost = 0;
@@ -675,7 +681,7 @@ export class FaultStack {
       for (const [index, leg] of (batch.body.results as Array<{ status: string; order: number }>).entries()) {
         legs += 1;
         const clientId = `${batch.batchId}-${index}`;
-        const count = dealsByClientId.get(clientId) ?? 0;
+        const count = dealsByClientId.get(clientTag(clientId)) ?? 0;
         if (leg.status === 'filled' && count !== 1) {
           ordersLost += 1;
           problems.push(`leg ${clientId} is filled but the broker has ${count} deals for it`);

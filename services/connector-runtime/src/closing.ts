@@ -72,7 +72,14 @@ export class Closing {
           }
           const selector = request.selector!;
           const open = await this.options.adapter.listOpen(terminal, selectorKind(selector), config.BROKER_READ_DEADLINE_MS);
-          const broker = await brokerSymbolsFor(this.options.adapter, terminal, selector, open, config.BROKER_READ_DEADLINE_MS);
+          const broker = await brokerSymbolsFor(
+            this.options.adapter,
+            terminal,
+            selector,
+            open,
+            config.BROKER_READ_DEADLINE_MS,
+            request.symbol_suffix ?? '',
+          );
           return selectMatches(open, selector, broker);
         },
         traceContext,

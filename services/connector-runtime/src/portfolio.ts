@@ -73,6 +73,7 @@ export class Portfolio {
             selector,
             open,
             this.readDeadlineMs(request.deadline_unix_ms),
+            request.symbol_suffix ?? '',
           );
           return selectMatches(open, selector, broker);
         },

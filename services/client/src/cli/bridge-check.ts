@@ -170,10 +170,9 @@ export async function bridgeCheck(flags: Flags, io: CliIo): Promise<number> {
     directory,
     logger: createLogger('bridge-check', { level: 'silent' }),
     events: {
-      attached: ({ accountId }) => {
-        directory.choose(accountId);
-        admit(accountId);
-      },
+      attached: ({ accountId }) => directory.choose(accountId),
+      // Calls reach the terminal once it has its welcome.
+      welcomed: ({ accountId }) => admit(accountId),
     },
   });
   let port: number;

@@ -34,6 +34,8 @@ export interface TerminalSessionHooks {
    * connection and the caller readies the account's routing here). A failure refuses the terminal `unavailable`.
    */
   admitted(session: TerminalSession): Promise<void>;
+  /** `welcome` was sent: calls reach the terminal from now on. */
+  welcomed(session: TerminalSession): void;
   closed(session: TerminalSession): void;
   lateAnswer(session: TerminalSession, late: LateAnswer): void;
 }
@@ -233,6 +235,7 @@ export class TerminalSession {
       idleMs: this.settings.idleMs,
     });
     this.hooks.logger.info({ ...identity, accountId: this.accountId, version: admission.version }, 'terminal welcomed');
+    this.hooks.welcomed(this);
     const tickMs = Math.max(10, Math.floor(Math.min(this.settings.heartbeatMs, this.settings.idleMs) / 10));
     this.ticker = setInterval(() => this.tick(), tickMs);
     this.ticker.unref();

@@ -176,6 +176,7 @@ export class Closing {
       deadline_unix_ms: deadlineMs,
       closes_max: 20,
       batch_id: batchId,
+      symbol_suffix: document.symbol_suffix,
     });
     const timeoutMs = Math.max(1, deadlineMs - startedMs);
     const response = await this.options.terminals.request(document.platform, document._id, 'close', payload, {

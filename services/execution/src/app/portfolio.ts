@@ -157,6 +157,7 @@ export class Portfolio {
         account_id: document._id,
         selector,
         deadline_unix_ms: deadlineMs,
+        symbol_suffix: document.symbol_suffix,
       }),
       { timeoutMs },
     );

@@ -75,6 +75,8 @@ export interface CloseRequestMessage {
   deadline_unix_ms: number;
   closes_max: number;
   batch_id: string;
+  /** The account's symbol suffix, for `base` selectors ("" or unset: none). */
+  symbol_suffix?: string;
 }
 
 export type TicketStatus = 'closed' | 'failed' | 'skipped' | 'unknown';
@@ -146,6 +148,8 @@ export interface PositionsRequestMessage {
   account_id: string;
   selector?: CloseSelectorMessage;
   deadline_unix_ms: number;
+  /** The account's symbol suffix, for `base` selectors ("" or unset: none). */
+  symbol_suffix?: string;
 }
 
 export interface OpenPositionMessage {

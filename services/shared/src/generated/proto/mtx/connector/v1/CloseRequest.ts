@@ -13,6 +13,7 @@ export interface CloseRequest {
   'deadline_unix_ms'?: (number | string | Long);
   'closes_max'?: (number);
   'batch_id'?: (string);
+  'symbol_suffix'?: (string);
   '_selector'?: "selector";
   '_volume'?: "volume";
   '_slippage'?: "slippage";
@@ -28,6 +29,7 @@ export interface CloseRequest__Output {
   'deadline_unix_ms': (number);
   'closes_max': (number);
   'batch_id': (string);
+  'symbol_suffix': (string);
   '_selector'?: "selector";
   '_volume'?: "volume";
   '_slippage'?: "slippage";

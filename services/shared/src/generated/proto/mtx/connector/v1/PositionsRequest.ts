@@ -7,10 +7,12 @@ export interface PositionsRequest {
   'account_id'?: (string);
   'selector'?: (_mtx_connector_v1_CloseSelector | null);
   'deadline_unix_ms'?: (number | string | Long);
+  'symbol_suffix'?: (string);
 }
 
 export interface PositionsRequest__Output {
   'account_id': (string);
   'selector': (_mtx_connector_v1_CloseSelector__Output | null);
   'deadline_unix_ms': (number);
+  'symbol_suffix': (string);
 }
