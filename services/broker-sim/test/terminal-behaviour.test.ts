@@ -101,6 +101,20 @@ describe('switching how an emulated terminal answers', () => {
     expect(broker.requests(server, '6101')).toEqual([]);
   });
 
+  it('silent mid-trade: the trade in hand completes at the broker unanswered, and a request read before is not carried out', async () => {
+    const connection = await welcomed('6104');
+    broker.setFaults(server, '6104', { delay_ms: 300 });
+    const trade = { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' };
+    connection.send('send', { ...trade, comment: 'first~b4x4ouvrv6' });
+    connection.send('send', { ...trade, comment: 'second~b4x4ouvrv7' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(broker.requests(server, '6104').map((record) => record.state)).toEqual(['processing']);
+    await call('PUT', `/control/accounts/${server}/6104/terminal`, { answers: 'silent' });
+    await expect(connection.next(1_000)).rejects.toThrow('no frame in time');
+    expect(broker.requests(server, '6104').map((record) => record.state)).toEqual(['done']);
+    expect(broker.deals(server, '6104')).toHaveLength(1);
+  });
+
   it('garbage: the next frame is a malformed line, the switch goes back to normal, and the EA trades after redialling', async () => {
     const connection = await welcomed('6102');
     const lines: string[] = [];
