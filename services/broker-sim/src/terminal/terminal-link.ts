@@ -325,7 +325,9 @@ class Connection {
   /** Carries out the queued requests one at a time, in the order read, as the reference EAs do. */
   private async work(): Promise<void> {
     for (let next = this.queue.shift(); next && !this.ended; next = this.queue.shift()) {
-      this.answer(next.id, await this.execute(next));
+      // Frozen: what was read before is not carried out either.
+      if (this.answers === 'silent') this.queue.length = 0;
+      else this.answer(next.id, await this.execute(next));
     }
     this.running = undefined;
   }
