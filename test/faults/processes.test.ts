@@ -525,8 +525,10 @@ describe('fault suite: processes and infrastructure', () => {
       }
     };
 
-    // The gateway: in-flight requests finish; new connections are refused while it is down.
-    for (const account of customer.accounts) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 600 });
+    // The gateway: in-flight requests finish; new connections are refused while it is down. Each account's EA
+    // carries out a burst's three legs one after another (docs/terminal-bridge.md), so the hold is short enough
+    // for the third to start within its deadline: one it refused `expired` would never reach the broker.
+    for (const account of customer.accounts) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 300 });
     const undelivered: UndeliveredPostback[] = [];
     const brokerBefore = (await Promise.all(customer.accounts.map(brokerRequests))).flat().length;
     {
