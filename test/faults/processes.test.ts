@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mtx/shared/testing';
 import { redeliver, startLoad, type LoadOptions, type Movement, type UndeliveredPostback } from './load';
-import { errorKind, FaultStack, sleep, type Customer, type HttpAnswer, type TopupForPostbacks, type TradingAccount } from './stack';
+import {
+  brokerKeyOfLeg,
+  brokerKeyOfRecord,
+  errorKind,
+  FaultStack,
+  sleep,
+  type Customer,
+  type HttpAnswer,
+  type TopupForPostbacks,
+  type TradingAccount,
+} from './stack';
 import { printSummary, seedFromEnvironment } from './summary';
 import { recordAndAssert, tally, verifyAfterFault } from './verify';
 
@@ -42,8 +52,10 @@ function loadOptions(seed: number, overrides: Partial<LoadOptions> = {}): LoadOp
 
 const accountPath = (account: TradingAccount) => `/control/accounts/${account.server}/${account.login}`;
 
-async function brokerRequests(account: TradingAccount): Promise<Array<{ clientId: string; state: string }>> {
-  return (await stack.control<{ requests: Array<{ clientId: string; state: string }> }>(`${accountPath(account)}/requests`)).requests;
+/** The trade requests the broker received; `leg` names the leg each was sent for (brokerKeyOfLeg of its client id). */
+async function brokerRequests(account: TradingAccount): Promise<Array<{ leg: string; state: string }>> {
+  const { requests } = await stack.control<{ requests: Array<{ clientId: string; state: string }> }>(`${accountPath(account)}/requests`);
+  return requests.map((record) => ({ leg: brokerKeyOfRecord(record.clientId), state: record.state }));
 }
 
 function legsFor(customer: Customer, perAccount: number): Array<Record<string, unknown>> {
@@ -62,7 +74,9 @@ describe('fault suite: processes and infrastructure', () => {
     const seed = seedFromEnvironment('connector SIGKILL');
     const startedAtMs = Date.now();
     const victim = await stack.newCustomer('victim', { accountsPerServer: 1 });
-    // The broker holds every victim order for 900 ms, so both connectors die with all of them at the broker.
+    // The broker holds every victim order for 900 ms. An EA carries out one request at a time
+    // (docs/terminal-bridge.md), so both connectors die with each account's first leg at the broker and its
+    // second read by the EA and waiting behind it.
     for (const account of victim.accounts) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 900 });
     const load = startLoad(stack, loadOptions(seed));
     await sleep(1_000);
@@ -73,7 +87,7 @@ describe('fault suite: processes and infrastructure', () => {
         let processing = 0;
         for (const account of victim.accounts)
           processing += (await brokerRequests(account)).filter((record) => record.state === 'processing').length;
-        return processing >= legs.length;
+        return processing >= victim.accounts.length;
       },
       5_000,
       20,
@@ -107,9 +121,18 @@ describe('fault suite: processes and infrastructure', () => {
       verdict,
       notes: `victim batch settled as ${JSON.stringify(settled.body.summary)}`,
     });
-    // The broker executed every held order once; reconciliation found each.
+    // The broker executed every held order once and reconciliation found each; the legs the EAs still held
+    // were forgotten with their connections (never carried out), so reconciliation proved them not executed.
     expect(settled.body.settled).toBe(true);
-    expect(settled.body.summary).toMatchObject({ requested: legs.length, filled: legs.length, unknown: 0 });
+    expect(settled.body.summary).toMatchObject({ requested: legs.length, filled: victim.accounts.length, unknown: 0 });
+    for (const account of victim.accounts) {
+      const own = (settled.body.results as Array<{ status: string; message: string }>).filter(
+        (_, index) => legs[index]!.account_id === account.id,
+      );
+      expect(own.map((leg) => leg.status).sort()).toEqual(['filled', 'rejected']);
+      expect(own.find((leg) => leg.status === 'rejected')!.message).toMatch(/^not executed/);
+      expect(await brokerRequests(account)).toHaveLength(1);
+    }
   });
 
   it('7. idempotency under concurrency: 20 parallel POST /v1/orders with one key and one body send each leg once', async () => {
@@ -140,7 +163,7 @@ describe('fault suite: processes and infrastructure', () => {
     });
     // Every request the broker received on these accounts, by client id: one batch, each leg once.
     const received: string[] = [];
-    for (const account of customer.accounts) received.push(...(await brokerRequests(account)).map((record) => record.clientId));
+    for (const account of customer.accounts) received.push(...(await brokerRequests(account)).map((record) => record.leg));
     recordAndAssert(stack, {
       fault: '7. 20 parallel POST /v1/orders, one Idempotency-Key',
       seed,
@@ -159,7 +182,7 @@ describe('fault suite: processes and infrastructure', () => {
     expect(batchIds.size).toBe(1);
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ batch_id: originals[0]!.body.batch_id, idempotent_replay: true });
-    expect(received.sort()).toEqual(body.orders.map((_, index) => `${originals[0]!.body.batch_id}-${index}`).sort());
+    expect(received.sort()).toEqual(body.orders.map((_, index) => brokerKeyOfLeg(`${originals[0]!.body.batch_id}-${index}`)).sort());
   });
 
   it('7b. execution stalled past the gateway deadline with the legs at the broker: a retry with the same key executes nothing twice', async () => {
@@ -198,7 +221,7 @@ describe('fault suite: processes and infrastructure', () => {
     );
     for (const account of customer.accounts) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
     const report = await load.stop();
-    const received = (await Promise.all(customer.accounts.map(brokerRequests))).flat().map((record) => record.clientId);
+    const received = (await Promise.all(customer.accounts.map(brokerRequests))).flat().map((record) => record.leg);
     const batchId = retried.body.batch_id as string;
     const verdict = await verifyAfterFault(stack, {
       customers: [...loadCustomers, customer],
@@ -218,11 +241,13 @@ describe('fault suite: processes and infrastructure', () => {
       notes: `first answer ${errorKind(stalledAnswer)}; ${retries} retries; broker received ${received.length} requests for ${body.orders.length} legs`,
     });
     expect(stalledAnswer.status).toBe(503);
-    expect(received.sort()).toEqual(body.orders.map((_, index) => `${batchId}-${index}`).sort());
+    expect(received.sort()).toEqual(body.orders.map((_, index) => brokerKeyOfLeg(`${batchId}-${index}`)).sort());
     // The retry answers with what the first attempt did at the broker.
     for (const [index, leg] of (retried.body.results as Array<{ status: string; order: number }>).entries()) {
       expect(leg.status).toBe('filled');
-      expect(deals.filter((deal) => deal.clientId === `${batchId}-${index}`).map((deal) => deal.order)).toEqual([leg.order]);
+      expect(
+        deals.filter((deal) => brokerKeyOfRecord(deal.clientId) === brokerKeyOfLeg(`${batchId}-${index}`)).map((deal) => deal.order),
+      ).toEqual([leg.order]);
     }
   });
 
@@ -238,7 +263,7 @@ describe('fault suite: processes and infrastructure', () => {
     const key = `expiry-${seed}-${Date.now()}`;
     const post = () =>
       stack.request('POST', `${gateway.address}/v1/orders`, { key: customer.fullKey, body, headers: { 'idempotency-key': key } });
-    const received = async () => (await Promise.all(customer.accounts.map(brokerRequests))).flat().map((record) => record.clientId);
+    const received = async () => (await Promise.all(customer.accounts.map(brokerRequests))).flat().map((record) => record.leg);
     const first = await post();
     const afterFirst = await received();
     const before = await post();
@@ -268,7 +293,7 @@ describe('fault suite: processes and infrastructure', () => {
       notes: `broker received ${afterFirst.length}, then ${afterBefore.length - afterFirst.length} for the request before expiry and ${afterExpiry.length - afterBefore.length} for the one after, for ${body.orders.length} legs`,
     });
     expect([first.status, before.status, after.status]).toEqual([200, 200, 200]);
-    const legIds = (batchId: string) => body.orders.map((_, index) => `${batchId}-${index}`);
+    const legIds = (batchId: string) => body.orders.map((_, index) => brokerKeyOfLeg(`${batchId}-${index}`));
     expect(afterFirst.sort()).toEqual(legIds(first.body.batch_id).sort());
     expect(before.body).toEqual({ ...first.body, idempotent_replay: true });
     expect(afterBefore.sort()).toEqual(afterFirst.sort());
@@ -500,8 +525,10 @@ describe('fault suite: processes and infrastructure', () => {
       }
     };
 
-    // The gateway: in-flight requests finish; new connections are refused while it is down.
-    for (const account of customer.accounts) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 600 });
+    // The gateway: in-flight requests finish; new connections are refused while it is down. Each account's EA
+    // carries out a burst's three legs one after another (docs/terminal-bridge.md), so the hold is short enough
+    // for the third to start within its deadline: one it refused `expired` would never reach the broker.
+    for (const account of customer.accounts) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 300 });
     const undelivered: UndeliveredPostback[] = [];
     const brokerBefore = (await Promise.all(customer.accounts.map(brokerRequests))).flat().length;
     {

@@ -21,8 +21,22 @@ import { signPostback } from '../../services/crypto-sandbox/src/domain/signing';
 import { issueKey } from '../../services/gateway/src/app/customers';
 import { createGatewayStore, type GatewayStore } from '../../services/gateway/src/store/gateway-store';
 import { openMarkersDatabaseName } from '../../services/execution/src/store/execution-store';
-import { sentWith } from '../../services/broker-sim/src/terminal/terminal-account';
 import { clientTag, tagOfComment } from '../../services/connector-runtime/src/bridge/client-tag';
+import { sentWith } from '../../services/broker-sim/src/terminal/terminal-account';
+
+/**
+ * What names a leg at the broker. Trades reach broker-sim through the terminal bridge, whose EA gives each trade
+ * call an id of its own and carries the leg's client id only as the tag at the end of the order's comment
+ * (docs/terminal-bridge.md, "Client id in the comment"); so legs and broker records are matched by that tag.
+ */
+export function brokerKeyOfLeg(clientId: string): string {
+  return clientTag(clientId);
+}
+
+/** The tag of the leg a broker record (deal or request) was sent for, or its own id when it carries none. */
+export function brokerKeyOfRecord(recordClientId: string): string {
+  return tagOfComment(sentWith(recordClientId).comment) ?? recordClientId;
+}
 
 export const postbackSecret = 'fault-suite-postback-secret-0123456789';
 export const walletCapEurCents = 100_000;
@@ -94,6 +108,11 @@ export interface FaultStackOptions {
   env?: Record<string, string>;
   /** NATS as a local JetStream cluster of this many nodes (the claims bucket with 3 copies) instead of one server. */
   natsClusterSize?: number;
+  /**
+   * Connector replicas per platform the file runs (the stack starts one; the others with startReplica on
+   * `stack.terminalPorts`): broker-sim's EAs are given every replica's terminal address from the start.
+   */
+  connectorReplicas?: Partial<Record<'mt4' | 'mt5', number>>;
 }
 
 /** What every service gets unless a test file overrides it: small deadlines, fast background passes, raised rate limits. */
@@ -198,6 +217,7 @@ export class FaultStack {
       dataDirectory: this.directory,
       env: { MONGODB_DATABASE_PREFIX: this.prefix, ...baseEnvironment, ...clusterEnvironment, ...this.options.env },
       onLine: this.onLine,
+      ...(this.options.connectorReplicas ? { connectorReplicas: this.options.connectorReplicas } : {}),
     });
     this.mongo = await connectMongo(this.store.url, { maxPoolSize: 16 });
     this.gatewayStore = createGatewayStore(this.mongo.db(databaseName(this.prefix, 'gateway')));
@@ -658,21 +678,18 @@ export class FaultStack {
       }
       batches.push({ batchId, body: settledBody });
     }
-    // A trade reaches the trade server through the account's terminal, which has no client id of its own: the
-    // connector's client id travels as a tag at the end of the order's comment (docs/terminal-bridge.md, "Client
-    // id in the comment"), so deals are counted by that tag.
     for (const account of accountsById.values()) {
       for (const deal of await this.deals(account)) {
-        const tag = tagOfComment(sentWith(deal.clientId).comment);
-        if (!tag) continue;
-        dealsByClientId.set(tag, (dealsByClientId.get(tag) ?? 0) + 1);
+        if (!deal.clientId) continue;
+        const key = brokerKeyOfRecord(deal.clientId);
+        dealsByClientId.set(key, (dealsByClientId.get(key) ?? 0) + 1);
       }
     }
     let executedTwice = 0;
-    for (const [tag, count] of dealsByClientId) {
+    for (const [clientId, count] of dealsByClientId) {
       if (count > 1) {
         executedTwice += count - 1;
-        problems.push(`client id tag ${tag} has ${count} deals at the broker`);
+        problems.push(`client id ${clientId} (tag) has ${count} deals at the broker`);
       }
     }
     let ordersLost = 0;
@@ -681,7 +698,7 @@ export class FaultStack {
       for (const [index, leg] of (batch.body.results as Array<{ status: string; order: number }>).entries()) {
         legs += 1;
         const clientId = `${batch.batchId}-${index}`;
-        const count = dealsByClientId.get(clientTag(clientId)) ?? 0;
+        const count = dealsByClientId.get(brokerKeyOfLeg(clientId)) ?? 0;
         if (leg.status === 'filled' && count !== 1) {
           ordersLost += 1;
           problems.push(`leg ${clientId} is filled but the broker has ${count} deals for it`);

@@ -91,6 +91,9 @@ export function createBrokerSimApp(options: {
     disconnect: async () => {
       for (const link of fleet.links.values()) link.cut();
     },
+    setAnswers: (server, login, answers) => fleet.behaviours.set(server, login, answers),
+    answersOf: (server, login) => fleet.behaviours.of(server, login),
+    terminalsOf: (server, login) => fleet.terminalsOf(server, login),
   });
   let nats: NatsConnection | undefined;
   let hostSubscriptions: Subscription[] = [];

@@ -1,9 +1,12 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { Logger } from '@mtx/shared/logger';
 import { instruments } from '../domain/catalog';
 import { type Broker, BrokerError, type FaultSettings } from '../app/broker';
 import { renderServer } from './grpc';
+import type { ControlApi } from './control-api';
+import { registerTerminalControl, type TerminalControl } from './terminal-control';
+
+export type { TerminalControl } from './terminal-control';
 
 const accountParams = {
   type: 'object',
@@ -31,21 +34,14 @@ interface AccountParams {
   login: string;
 }
 
+export type { ControlApi } from './control-api';
+
 /**
  * Control API of the simulator, for tests, `npm start` and benchmarks: create accounts, set per-account
- * faults and latency, seed positions and pending orders, move prices, and read back every deal and every
- * request an account received, so a test can prove that nothing executed twice.
+ * faults and latency, seed positions and pending orders, move prices, switch how an account's hosted terminal
+ * answers, and read back every deal and every request an account received, so a test can prove that nothing
+ * executed twice.
  */
-/** What the control API can see and do of the hosted terminals' connections to the connectors. */
-export interface TerminalControl {
-  stats(): Record<string, number>;
-  /** Cuts every EA's connection at once, as a network cut would; each dials again after its backoff. */
-  disconnect(): Promise<void>;
-}
-
-/** The control API's Fastify type: pino's logger is wider than Fastify's default logger type. */
-export type ControlApi = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
-
 export function buildControlApi(
   broker: Broker,
   logger: Logger,
@@ -79,11 +75,7 @@ export function buildControlApi(
 
   app.get('/control/servers', async () => ({ servers: broker.listServers().map(renderServer) }));
   app.get('/control/stats', async () => ({ ...broker.stats(), ...terminals?.stats() }));
-  app.post('/control/terminals/disconnect', async () => {
-    const before = terminals?.stats().terminals_connected ?? 0;
-    await terminals?.disconnect();
-    return { disconnected: before };
-  });
+  registerTerminalControl(app, broker, terminals);
 
   app.get('/control/prices', async () => ({ prices: broker.prices.snapshot() }));
   app.post<{ Body: { symbol?: string; bid?: number; frozen?: boolean; frozen_all?: boolean } }>(

@@ -1,10 +1,14 @@
-import type { Logger } from '@mtx/shared/logger';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Answer } from './answer';
 import { runCommand, tradeCommands } from './command-table';
 import { encodeFrame, type Frame, FrameReader, maxFrameBytes, parseInteger } from './frames';
-import type { TerminalAccount } from './terminal-account';
+import { malformedLine, type TerminalAnswers } from './terminal-behaviour';
+import type { TerminalLinkOptions, TerminalLinkStats } from './terminal-link-options';
+
+const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
+const tickMs = 50;
+const maxMessageLength = 1024;
 
 /**
  * An emulated terminal's EA: dials a connector, says `hello`, and carries out its requests one by one, as the
@@ -12,34 +16,6 @@ import type { TerminalAccount } from './terminal-account';
  * reference: hello waits 10 s for `welcome`, reconnects back off from 1 s doubling to 60 s, each wait between
  * half and all of it, and the addresses are tried in turn.
  */
-export interface TerminalLinkOptions {
-  /** `host:port`, tried in turn. */
-  addresses: string[];
-  token: string;
-  terminal: TerminalAccount;
-  logger: Logger;
-  eaVersion?: string;
-  /** `TerminalInfoInteger(TERMINAL_BUILD)`; by default a current MT5 or MT4 build. */
-  build?: number;
-  /** TLS for the connection (required for a non-loopback address): the CA to trust and/or the certificate's SHA-256 fingerprint. */
-  tls?: { ca?: string | Buffer; fingerprint256?: string };
-  backoffInitialMs?: number;
-  backoffMaxMs?: number;
-  helloWaitMs?: number;
-  connectTimeoutMs?: number;
-}
-
-const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
-const tickMs = 50;
-const maxMessageLength = 1024;
-
-export interface TerminalLinkStats {
-  dials: number;
-  welcomes: number;
-  refusals: string[];
-  connected: boolean;
-}
-
 export class TerminalLink {
   private connection: Connection | undefined;
   private nextAddress = 0;
@@ -47,6 +23,7 @@ export class TerminalLink {
   private dialTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private admit: (() => void) | undefined;
+  private dialled = '';
   readonly stats: TerminalLinkStats = { dials: 0, welcomes: 0, refusals: [], connected: false };
   /** Settles when a connector first answers `welcome` (the EA was admitted); never rejects. */
   readonly admitted: Promise<void>;
@@ -58,6 +35,11 @@ export class TerminalLink {
     this.admitted = new Promise((resolve) => {
       this.admit = resolve;
     });
+  }
+
+  /** The account the terminal is logged in to. */
+  get account(): { server: string; login: string } {
+    return this.options.terminal.credentials;
   }
 
   start(): void {
@@ -90,6 +72,7 @@ export class TerminalLink {
       return;
     }
     this.stats.dials += 1;
+    this.dialled = address;
     this.connection = new Connection(this, this.options, host, port);
   }
 
@@ -97,6 +80,7 @@ export class TerminalLink {
   dropped(reason: string): void {
     this.connection = undefined;
     this.stats.connected = false;
+    this.stats.connector = undefined;
     if (this.stopped) return;
     this.failures += 1;
     const initialMs = this.options.backoffInitialMs ?? 1000;
@@ -110,6 +94,7 @@ export class TerminalLink {
     this.failures = 0;
     this.stats.welcomes += 1;
     this.stats.connected = true;
+    this.stats.connector = this.dialled;
     this.admit?.();
   }
 }
@@ -207,8 +192,18 @@ class Connection {
     ]);
   }
 
+  private get answers(): TerminalAnswers {
+    return this.options.behaviour?.answers() ?? 'normal';
+  }
+
   private send(type: string, fields: Array<[string, string]>): boolean {
     if (this.ended) return false;
+    if (this.answers === 'garbage') {
+      this.socket.write(malformedLine(type));
+      this.options.behaviour?.garbageSent();
+      this.lastOutMs = Date.now();
+      return true;
+    }
     const line = encodeFrame(type, fields);
     if (Buffer.byteLength(line) > maxFrameBytes) return false;
     this.socket.write(line);
@@ -277,10 +272,8 @@ class Connection {
       case 'refuse':
         this.link.stats.refusals.push(field('reason'));
         this.options.logger.warn({ reason: field('reason'), message: field('message') }, 'terminal: refused');
-        {
-          this.end(`refused ${field('reason')}`);
-          return;
-        }
+        this.end(`refused ${field('reason')}`);
+        return;
       case 'bye':
       case 'error': {
         this.end(`${frame.type} ${field('reason') || field('code')}`);
@@ -307,6 +300,8 @@ class Connection {
       this.closeWith('error', 'code', 'unexpected_frame', 'request before welcome');
       return;
     }
+    // A frozen terminal: the request is read off the socket and nothing more happens to it.
+    if (this.answers === 'silent') return;
     const id = parseInteger(frame.fields.get('id'));
     const cmd = frame.fields.get('cmd') ?? '';
     if (id === undefined || id < 1 || !/^[a-z_]{1,32}$/.test(cmd)) {
@@ -330,7 +325,9 @@ class Connection {
   /** Carries out the queued requests one at a time, in the order read, as the reference EAs do. */
   private async work(): Promise<void> {
     for (let next = this.queue.shift(); next && !this.ended; next = this.queue.shift()) {
-      this.answer(next.id, await this.execute(next));
+      // Frozen: what was read before is not carried out either.
+      if (this.answers === 'silent') this.queue.length = 0;
+      else this.answer(next.id, await this.execute(next));
     }
     this.running = undefined;
   }
@@ -345,6 +342,7 @@ class Connection {
   }
 
   private answer(id: number, answer: Answer): void {
+    if (this.answers === 'silent') return;
     const head: Array<[string, string]> = [['id', String(id)]];
     if ('ok' in answer) {
       if (this.send('res', [...head, ['status', 'ok'], ...answer.ok])) return;
@@ -360,6 +358,8 @@ class Connection {
       if (now - this.helloAtMs > (this.options.helloWaitMs ?? 10_000)) this.end('no welcome');
       return;
     }
+    // Frozen: no heartbeat goes out, so the connector's idle bound ends the connection.
+    if (this.answers === 'silent') return;
     if (now - this.lastInMs > this.idleMs) {
       this.closeWith('bye', 'reason', 'idle', 'nothing received');
       return;

@@ -1,0 +1,290 @@
+/**
+ * Faults of the terminal bridge (docs/terminal-bridge.md) under load, with two connector-mt5 replicas whose
+ * terminal addresses broker-sim's EAs know from the start: a replica killed with legs held at its terminals, a
+ * terminal that freezes mid-batch, one that sends a malformed line, and an impostor EA with a wrong token. After
+ * each: the ledger audit, every acknowledged movement in the ledger, and the execution invariants.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@mtx/shared/testing';
+import {
+  accountPath,
+  brokerRequests,
+  holders,
+  impostorHello,
+  legsFor,
+  legsOf,
+  mt5Servers,
+  processingAtBroker,
+  replicaAddress,
+  setAnswers,
+  settledBatch,
+  startMt5Replica,
+  terminalOf,
+} from './bridge-terminals';
+import { startLoad, type LoadOptions } from './load';
+import { brokerKeyOfLeg, FaultStack, sleep, type Customer, type TopupForPostbacks, type TradingAccount } from './stack';
+import { printSummary, seedFromEnvironment } from './summary';
+import { recordAndAssert, verifyAfterFault } from './verify';
+
+let stack: FaultStack;
+let loadCustomers: Customer[];
+let loadTopups: TopupForPostbacks[];
+
+beforeAll(async () => {
+  stack = await FaultStack.start({
+    label: 'bridge',
+    connectorReplicas: { mt5: 2 },
+    // A frozen terminal sends no heartbeat: the connectors end its connection after 4 s rather than 30 s.
+    env: { TERMINAL_HEARTBEAT_MS: '1000', TERMINAL_IDLE_MS: '4000' },
+  });
+  await startMt5Replica(stack, 'connector-mt5-2', 1);
+  ({ customers: loadCustomers, topups: loadTopups } = await stack.loadCustomers(['bloada', 'bloadb']));
+}, 240_000);
+
+afterAll(async () => {
+  if (stack?.serviceErrors.length)
+    process.stdout.write(`[faults/bridge] service error lines (see ${stack.logFile}):\n${stack.serviceErrors.slice(-15).join('\n')}\n`);
+  await stack?.close();
+  printSummary();
+});
+
+/** The load runs its whole duration in every row: the fault, and the recovery after it, happen under it. */
+function loadOptions(seed: number, durationMs = 6_000): LoadOptions {
+  return {
+    customers: loadCustomers,
+    seed,
+    concurrency: 3,
+    durationMs,
+    requestsMax: 1_000,
+    pauseMs: 15,
+    topups: loadTopups,
+    mix: { wallet: 3, orders: 3, credit: 2, debit: 1, subscription: 1 },
+  };
+}
+
+async function placed(customer: Customer, legs: Array<Record<string, unknown>>) {
+  const answer = await stack.api(customer.fullKey, 'POST', '/v1/orders', { orders: legs });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body as { batch_id: string; results: Array<{ status: string; message?: string }>; summary: Record<string, number> };
+}
+
+const statusesOf = (batch: Parameters<typeof legsOf>[0], legs: Array<Record<string, unknown>>, accounts: TradingAccount[]) =>
+  accounts.flatMap((account) => legsOf(batch, legs, account).map((leg) => leg.status));
+
+describe('fault suite: the terminal bridge', () => {
+  it('B1. a connector replica SIGKILLed with legs held at its terminals: they redial the other replica, which settles every leg', async () => {
+    const seed = seedFromEnvironment('bridge replica SIGKILL');
+    const startedAtMs = Date.now();
+    // Consecutive logins: each trade server's two accounts dial a different replica first (login mod 2).
+    const victim = await stack.newCustomer('bkill', { accountsPerServer: 2, servers: mt5Servers });
+    const held = await holders(stack, victim.accounts);
+    const killedAddress = replicaAddress(stack, 'mt5', 1);
+    const survivorAddress = replicaAddress(stack, 'mt5', 0);
+    const onKilled = victim.accounts.filter((account) => held.get(account.id) === killedAddress);
+    const onSurvivor = victim.accounts.filter((account) => held.get(account.id) === survivorAddress);
+    expect(onKilled.length).toBeGreaterThan(0);
+    expect(onSurvivor.length).toBeGreaterThan(0);
+    for (const account of onKilled) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 900 });
+    const load = startLoad(stack, loadOptions(seed, 8_000));
+    await sleep(1_000);
+    const legs = legsFor(victim.accounts, 1);
+    const pending = placed(victim, legs);
+    await processingAtBroker(stack, onKilled, onKilled.length);
+    const killed = stack.service('connector-mt5-2');
+    await killed.kill('SIGKILL');
+    const killedAtMs = Date.now();
+    const answer = await pending;
+    // Sent to the killed replica's terminals and never answered: they may have executed.
+    expect(statusesOf(answer, legs, onKilled)).toEqual(onKilled.map(() => 'unknown'));
+    expect(statusesOf(answer, legs, onSurvivor)).toEqual(onSurvivor.map(() => 'filled'));
+    // The orphaned terminals dial the next address after their backoff (TERMINAL_RECONNECT_MAX_MS).
+    await eventually(
+      async () => {
+        const now = await holders(stack, onKilled, 1_000).catch(() => undefined);
+        return now && onKilled.every((account) => now.get(account.id) === survivorAddress);
+      },
+      10_000,
+      50,
+    );
+    const redialMs = Date.now() - killedAtMs;
+    expect(redialMs).toBeLessThan(5_000);
+    for (const account of onKilled) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
+    const report = await load.finished;
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, victim],
+      batchIds: [...report.batchIds, answer.batch_id],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
+    const settled = await settledBatch(stack, victim, answer.batch_id);
+    // Settled by the surviving replica alone: the killed one was never started again.
+    expect(killed.running()).toBe(false);
+    recordAndAssert(stack, {
+      fault: 'B1. connector-mt5 replica SIGKILL, legs held at its terminals',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: 1,
+      scenarioErrors: { 'leg unknown (victim batch)': onKilled.length },
+      verdict,
+      recoveryMs: redialMs,
+      notes: `${onKilled.length} terminals redialled the surviving replica in ${redialMs} ms; victim batch settled as ${JSON.stringify(settled.summary)}`,
+    });
+    for (const account of onKilled) {
+      expect(legsOf(settled, legs, account).map((leg) => [leg.status, leg.message])).toEqual([
+        ['filled', 'found at the broker by reconciliation'],
+      ]);
+      expect(await brokerRequests(stack, account)).toHaveLength(1);
+    }
+    // The next rows run on two replicas again.
+    await stack.stopReplica('connector-mt5-2');
+    await startMt5Replica(stack, 'connector-mt5-2', 1);
+  });
+
+  it('B2. a terminal that freezes mid-batch: the other accounts fill, its legs are unknown and settle once it answers again', async () => {
+    const seed = seedFromEnvironment('bridge silent terminal');
+    const startedAtMs = Date.now();
+    const customer = await stack.newCustomer('bsilent', { accountsPerServer: 1 });
+    const frozen = customer.accounts.find((account) => account.platform === 'mt5')!;
+    const others = customer.accounts.filter((account) => account !== frozen);
+    await holders(stack, customer.accounts);
+    const dialsBefore = (await terminalOf(stack, frozen)).terminals[0]!.dials;
+    await stack.control(`${accountPath(frozen)}/faults`, 'PUT', { delay_ms: 600 });
+    const load = startLoad(stack, loadOptions(seed));
+    await sleep(500);
+    const legs = legsFor(customer.accounts, 2);
+    const pending = placed(customer, legs);
+    // The terminal freezes while its first leg is at the broker and its second waits in the EA.
+    await processingAtBroker(stack, [frozen], 1);
+    await setAnswers(stack, frozen, 'silent');
+    const answer = await pending;
+    // Both were sent and never answered (docs/terminal-bridge.md, "Requests and answers"): unknown, not unavailable.
+    expect(statusesOf(answer, legs, [frozen])).toEqual(['unknown', 'unknown']);
+    expect(statusesOf(answer, legs, others)).toEqual(others.flatMap(() => ['filled', 'filled']));
+    // No answer and no heartbeat: the connector's idle bound ends the connection and the EA dials again.
+    await eventually(async () => (await terminalOf(stack, frozen)).terminals[0]!.dials > dialsBefore, 15_000, 200);
+    const whileFrozen = await stack.api(customer.readKey, 'GET', `/v1/orders/batches/${answer.batch_id}`);
+    expect(whileFrozen.body.settled).toBe(false);
+    await setAnswers(stack, frozen, 'normal');
+    await stack.control(`${accountPath(frozen)}/faults`, 'DELETE');
+    const report = await load.finished;
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: [...report.batchIds, answer.batch_id],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
+    const settled = await settledBatch(stack, customer, answer.batch_id);
+    recordAndAssert(stack, {
+      fault: 'B2. a terminal frozen mid-batch (silent), then answering again',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: 1,
+      scenarioErrors: { 'leg unknown (frozen terminal)': 2 },
+      verdict,
+      notes: `frozen terminal's legs settled as ${legsOf(settled, legs, frozen)
+        .map((leg) => leg.status)
+        .join(', ')}`,
+    });
+    // The leg at the broker when it froze executed; the one the EA had read but not started never did.
+    const frozenLegs = legsOf(settled, legs, frozen);
+    expect(frozenLegs.map((leg) => leg.status)).toEqual(['filled', 'rejected']);
+    expect(frozenLegs[1]!.message).toMatch(/^not executed/);
+    expect((await brokerRequests(stack, frozen)).map((record) => record.leg)).toEqual([brokerKeyOfLeg(frozenLegs[0]!.clientId)]);
+  });
+
+  it('B3. a terminal that sends garbage: only its connection closes, its leg in flight is unknown and settled after it redials', async () => {
+    const seed = seedFromEnvironment('bridge garbage frame');
+    const startedAtMs = Date.now();
+    const customer = await stack.newCustomer('bgarbage', { accountsPerServer: 1 });
+    const target = customer.accounts.find((account) => account.platform === 'mt5')!;
+    const others = customer.accounts.filter((account) => account !== target);
+    await holders(stack, customer.accounts);
+    const welcomesBefore = new Map<string, number>();
+    for (const account of customer.accounts) welcomesBefore.set(account.id, (await terminalOf(stack, account)).terminals[0]!.welcomes);
+    await stack.control(`${accountPath(target)}/faults`, 'PUT', { delay_ms: 700 });
+    const load = startLoad(stack, loadOptions(seed));
+    await sleep(500);
+    const legs = legsFor(customer.accounts, 1);
+    const pending = placed(customer, legs);
+    await processingAtBroker(stack, [target], 1);
+    await setAnswers(stack, target, 'garbage');
+    const answer = await pending;
+    expect(statusesOf(answer, legs, [target])).toEqual(['unknown']);
+    expect(statusesOf(answer, legs, others)).toEqual(others.map(() => 'filled'));
+    // The connector closed that connection (`error code=malformed`); the EA was admitted again, answering normally.
+    const after = await eventually(async () => {
+      const view = await terminalOf(stack, target);
+      return view.terminals[0]!.connected && view.terminals[0]!.welcomes > welcomesBefore.get(target.id)! ? view : undefined;
+    }, 10_000);
+    expect(after.answers).toBe('normal');
+    for (const account of others)
+      expect((await terminalOf(stack, account)).terminals[0]).toMatchObject({ connected: true, welcomes: welcomesBefore.get(account.id) });
+    await stack.control(`${accountPath(target)}/faults`, 'DELETE');
+    const report = await load.finished;
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: [...report.batchIds, answer.batch_id],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
+    const settled = await settledBatch(stack, customer, answer.batch_id);
+    recordAndAssert(stack, {
+      fault: 'B3. a terminal sends a malformed frame with a leg in flight',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: 1,
+      scenarioErrors: { 'leg unknown (garbage terminal)': 1 },
+      verdict,
+      notes: `target leg settled as ${legsOf(settled, legs, target)[0]!.status}`,
+    });
+    expect(legsOf(settled, legs, target).map((leg) => [leg.status, leg.message])).toEqual([
+      ['filled', 'found at the broker by reconciliation'],
+    ]);
+  });
+
+  it('B4. an EA with a wrong token is refused bad_token and closed; the real terminal keeps trading, nothing is routed to the impostor', async () => {
+    const seed = seedFromEnvironment('bridge wrong token');
+    const startedAtMs = Date.now();
+    const customer = await stack.newCustomer('bimpostor', { accountsPerServer: 1, servers: mt5Servers });
+    const target = customer.accounts[0]!;
+    const held = await holders(stack, [target]);
+    const before = (await terminalOf(stack, target)).terminals[0]!;
+    const load = startLoad(stack, loadOptions(seed));
+    await sleep(500);
+    // At the replica holding the real terminal (a hello that would replace it) and at the other one.
+    const attempts = [];
+    for (const port of stack.stack.terminalPorts.mt5) attempts.push(await impostorHello(port, target));
+    for (const attempt of attempts) {
+      expect(attempt.frames.map((frame) => [frame.type, frame.fields.get('reason')])).toEqual([['refuse', 'bad_token']]);
+      expect(attempt.closedWithinMs).toBeLessThan(3_000);
+    }
+    const legs = legsFor([target], 2);
+    const answer = await placed(customer, legs);
+    expect(answer.results.map((leg) => leg.status)).toEqual(['filled', 'filled']);
+    const after = (await terminalOf(stack, target)).terminals[0]!;
+    expect(after).toMatchObject({ connected: true, connector: held.get(target.id), welcomes: before.welcomes });
+    expect((await brokerRequests(stack, target)).map((record) => record.leg).sort()).toEqual(
+      legs.map((_, index) => brokerKeyOfLeg(`${answer.batch_id}-${index}`)).sort(),
+    );
+    const report = await load.finished;
+    const verdict = await verifyAfterFault(stack, {
+      customers: [...loadCustomers, customer],
+      batchIds: [...report.batchIds, answer.batch_id],
+      credits: report.acknowledgedCredits,
+      debits: report.acknowledgedDebits,
+    });
+    recordAndAssert(stack, {
+      fault: 'B4. an impostor EA with a wrong token',
+      seed,
+      startedAtMs,
+      load: report,
+      scenarioRequests: attempts.length + 1,
+      scenarioErrors: { 'refuse bad_token (impostor)': attempts.length },
+      verdict,
+      notes: `refused on ${attempts.length} replicas in ${attempts.map((attempt) => attempt.closedWithinMs).join(', ')} ms; the real terminal kept its connection`,
+    });
+  });
+});
