@@ -113,7 +113,7 @@ async function main(): Promise<number> {
   const rest = (key: string, method: HttpMethod, pathname: string, body?: unknown) => restCall(pool, key, method, pathname, body);
   const controlStats = async () =>
     (await (await fetch(`${stack.env.BROKER_SIM_HTTP_URL}/control/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as {
-      terminal_streams_open: number;
+      terminals_connected: number;
       sessions_open: number;
     };
   const pids = new Map<string, number | undefined>([
@@ -236,7 +236,7 @@ async function main(): Promise<number> {
         .join(', ');
 
     const memoryAtStartMiB = connectorMemory();
-    const streamsAtStart = (await controlStats()).terminal_streams_open;
+    const streamsAtStart = (await controlStats()).terminals_connected;
     // Phase 1: the first customer's first 4 accounts, alone.
     for (let index = 0; index < legsPerBatch; index += 1) await register(index * customerCount);
     const baselineCustomer = customers[0]!;
@@ -261,7 +261,7 @@ async function main(): Promise<number> {
       `  p50 ${baselineRun.p50_ms} ms, p99 ${baselineRun.p99_ms} ms, ${baselineRun.throughput_per_s} batches/s, errors ${baseline.errors}; CPU ms per batch: ${describeCpu(baseline.cpuPerBatch)}; project ${baseline.projectCpu.toFixed(2)}; ${baseline.storeCommands}`,
     );
     const memoryAtBaselineMiB = connectorMemory();
-    const streamsAtBaseline = (await controlStats()).terminal_streams_open;
+    const streamsAtBaseline = (await controlStats()).terminals_connected;
 
     // Phase 2: every other account.
     const remaining = Array.from({ length: accountCount }, (_, index) => index).filter(
@@ -272,7 +272,7 @@ async function main(): Promise<number> {
     await inParallel(remaining, concurrency, register);
     const registrationS = (performance.now() - registrationStartedMs) / 1000;
     const memoryAfterRegistrationMiB = connectorMemory();
-    const streamsAfterRegistration = (await controlStats()).terminal_streams_open;
+    const streamsAfterRegistration = (await controlStats()).terminals_connected;
     log(
       `  ${accountCount} accounts in ${registrationS.toFixed(1)} s (${(remaining.length / registrationS).toFixed(0)}/s); connectors ${memoryAfterRegistrationMiB.toFixed(0)} MiB resident, ${streamsAfterRegistration} terminal streams open`,
     );
@@ -343,7 +343,7 @@ async function main(): Promise<number> {
     runs.push(scaledRun);
     const memoryAfterScaleMiB = connectorMemory();
     const statsAfterScale = await controlStats();
-    const streamsAfterScale = statsAfterScale.terminal_streams_open;
+    const streamsAfterScale = statsAfterScale.terminals_connected;
     const p50Ratio = baselineRun.p50_ms && scaledRun.p50_ms ? scaledRun.p50_ms / baselineRun.p50_ms : Number.NaN;
     const cpuRatio = scaled.projectCpu / Math.max(1e-9, baseline.projectCpu);
     log(
@@ -369,7 +369,7 @@ async function main(): Promise<number> {
       `  p50 ${closingRun.p50_ms} ms, p99 ${closingRun.p99_ms} ms, ${closingRun.throughput_per_s} batches/s, errors ${closing.errors}; CPU ms per batch: ${describeCpu(closing.cpuPerBatch)}; project ${closing.projectCpu.toFixed(2)}; ${closing.storeCommands}`,
     );
     const closingP50Ratio = baselineRun.p50_ms && closingRun.p50_ms ? closingRun.p50_ms / baselineRun.p50_ms : Number.NaN;
-    // From the start (before any load) to after registration (a login and a ping per account, little else): the
+    // From the start (before any load) to after registration (a terminal started and attached per account, little else): the
     // baseline's reading holds heap that its load grew and the next collection returns, so it is no base.
     const perAccountKiB = ((memoryAfterRegistrationMiB - memoryAtStartMiB) * 1024) / Math.max(1, accountCount);
     const summary =
@@ -378,11 +378,11 @@ async function main(): Promise<number> {
       `Per batch, the 4-account phase's ${baseline.storeCommands}; the scale phase's ${scaled.storeCommands}. ` +
       `Connectors' resident memory ${memoryAtStartMiB.toFixed(0)} MiB at start, ${memoryAtBaselineMiB.toFixed(0)} with ${legsPerBatch} accounts, ` +
       `${memoryAfterRegistrationMiB.toFixed(0)} after registering ${accountCount.toLocaleString('en')} (${perAccountKiB.toFixed(1)} KiB per account from the start), ` +
-      `${memoryAfterScaleMiB.toFixed(0)} after the scale phase. Terminal streams open (shared by the sessions, CONNECTOR_TERMINAL_STREAMS ` +
-      `per connector; idle ones closed after CONNECTOR_TERMINAL_IDLE_MS): ${streamsAtStart} at start, ${streamsAtBaseline} with ${legsPerBatch} accounts, ` +
-      `${streamsAfterRegistration} after registration, ${streamsAfterScale} after the scale phase, all on one HTTP/2 connection per connector; ` +
-      `trade-server sessions open after the scale phase ${statsAfterScale.sessions_open} (idle ones logged out after CONNECTOR_SESSION_IDLE_MS). ` +
-      `The ${legsPerBatch}-account batches again after the scale phase (same store, 10,000 sessions open): p50 ×${closingP50Ratio.toFixed(2)}, ` +
+      `${memoryAfterScaleMiB.toFixed(0)} after the scale phase. Terminals connected to the connectors (one bridge connection per account, ` +
+      `docs/terminal-bridge.md): ${streamsAtStart} at start, ${streamsAtBaseline} with ${legsPerBatch} accounts, ` +
+      `${streamsAfterRegistration} after registration, ${streamsAfterScale} after the scale phase; ` +
+      `trade-server sessions open after the scale phase ${statsAfterScale.sessions_open}. ` +
+      `The ${legsPerBatch}-account batches again after the scale phase (same store, every terminal still connected): p50 ×${closingP50Ratio.toFixed(2)}, ` +
       `project CPU ×${(closing.projectCpu / Math.max(1e-9, baseline.projectCpu)).toFixed(2)} of the first baseline (${closing.projectCpu.toFixed(2)} ms: ${describeCpu(closing.cpuPerBatch)}). ` +
       `First touch (a customer returning after the caches forgot it): project CPU ${firstTouchProjectCpuPerLeg.toFixed(3)} ms per leg against ${(baseline.projectCpu / legsPerBatch).toFixed(3)} in the baseline. ` +
       `Registration: ${(remaining.length / registrationS).toFixed(0)} accounts/s at concurrency ${concurrency}. Load average ${os.loadavg()[0]!.toFixed(1)} at the end on ${os.cpus().length} cores.`;

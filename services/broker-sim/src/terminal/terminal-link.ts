@@ -7,7 +7,12 @@ import { malformedLine, type TerminalAnswers } from './terminal-behaviour';
 import type { TerminalLinkOptions, TerminalLinkStats } from './terminal-link-options';
 
 const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
-const tickMs = 50;
+/**
+ * How often a connection checks its heartbeat, idle and hello bounds. The reference EA's timer runs every 50 ms
+ * in its own terminal; broker-sim hosts every account's terminal in one process (10,000 in bench:scale), and the
+ * bounds it checks are whole seconds, so a quarter second keeps them as exact at a fifth of the wake-ups.
+ */
+const tickMs = 250;
 const maxMessageLength = 1024;
 
 /**
