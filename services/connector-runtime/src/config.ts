@@ -52,8 +52,12 @@ export function connectorConfigSchema(platform: 'mt4' | 'mt5') {
     TERMINAL_IDLE_MS: Type.Integer({ minimum: 3_000, maximum: 180_000, default: 30_000 }),
     /** `max_inflight` in `welcome`: unanswered requests per terminal; further calls wait in the queue below. */
     TERMINAL_INFLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
-    /** Calls waiting per terminal for an in-flight slot; beyond it a call fails `unavailable` and sends nothing. */
-    TERMINAL_QUEUE_MAX: Type.Integer({ minimum: 0, default: 64 }),
+    /**
+     * Calls waiting per terminal for an in-flight slot; beyond it a call fails `unavailable` and sends nothing. A
+     * terminal carries out one trade at a time, so a burst of batches on one account (up to 20 legs each) waits
+     * here; each call waits no longer than its request's deadline, so the queue drains by itself.
+     */
+    TERMINAL_QUEUE_MAX: Type.Integer({ minimum: 0, default: 1_000 }),
     /** Largest frame accepted from a terminal, LF included; a longer line closes that connection. */
     TERMINAL_FRAME_MAX_BYTES: Type.Integer({ minimum: 1_024, maximum: 1_048_576, default: 1_048_576 }),
     /** JetStream key-value bucket of the terminal registry (which account each terminal trades, its token's digest). */

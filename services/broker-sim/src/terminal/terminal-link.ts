@@ -7,19 +7,14 @@ import { malformedLine, type TerminalAnswers } from './terminal-behaviour';
 import type { TerminalLinkOptions, TerminalLinkStats } from './terminal-link-options';
 
 const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
-/**
- * How often a connection checks its heartbeat, idle and hello bounds. The reference EA's timer runs every 50 ms
- * in its own terminal; broker-sim hosts every account's terminal in one process (10,000 in bench:scale), and the
- * bounds it checks are whole seconds, so a quarter second keeps them as exact at a fifth of the wake-ups.
- */
+/** Bound checks: the reference EA ticks every 50 ms, but one process hosts every terminal here and bounds are seconds. */
 const tickMs = 250;
 const maxMessageLength = 1024;
 
 /**
  * An emulated terminal's EA: dials a connector, says `hello`, and carries out its requests one by one, as the
- * reference EAs do (docs/terminal-bridge.md; `services/connector-mt5/terminal/MtxBridge.mq5`). Timings follow the
- * reference: hello waits 10 s for `welcome`, reconnects back off from 1 s doubling to 60 s, each wait between
- * half and all of it, and the addresses are tried in turn.
+ * reference EAs do (docs/terminal-bridge.md; `services/connector-mt5/terminal/MtxBridge.mq5`): hello waits 10 s for
+ * `welcome`, reconnects back off from 1 s doubling (each wait half to all of it), addresses are tried in turn.
  */
 export class TerminalLink {
   private connection: Connection | undefined;
@@ -125,6 +120,7 @@ class Connection {
   private lastOutMs = Date.now();
   private readonly helloAtMs = Date.now();
   private readonly queue: QueuedRequest[] = [];
+  private writesHeld = false;
   private running: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
 
@@ -146,6 +142,7 @@ class Connection {
           minVersion: 'TLSv1.2',
         })
       : net.connect({ host, port });
+    this.socket.setNoDelay(true); // Nagle's algorithm held each answer for the connector's delayed acknowledgement
     this.socket.setTimeout(timeoutMs, () => this.end(`connect to ${host}:${port} timed out`));
     this.socket.once(options.tls ? 'secureConnect' : 'connect', () => {
       this.socket.setTimeout(0);
@@ -163,9 +160,8 @@ class Connection {
   }
 
   /**
-   * The terminal logs in to its trade server first (broker-sim creates the account on a first login); when the
-   * server is unreachable the EA still says hello with the account it is set up for, as a terminal whose trade
-   * server connection is down still runs its EA.
+   * The terminal logs in to its trade server first (broker-sim creates the account on a first login); a terminal
+   * whose trade server is unreachable still runs its EA, which says hello with the account it is set up for.
    */
   private async hello(): Promise<void> {
     const terminal = this.options.terminal;
@@ -211,9 +207,21 @@ class Connection {
     }
     const line = encodeFrame(type, fields);
     if (Buffer.byteLength(line) > maxFrameBytes) return false;
+    this.holdWritesForTurn();
     this.socket.write(line);
     this.lastOutMs = Date.now();
     return true;
+  }
+
+  /** The answers finished in one turn leave in one write, as the connector's requests do. */
+  private holdWritesForTurn(): void {
+    if (this.writesHeld) return;
+    this.writesHeld = true;
+    this.socket.cork();
+    process.nextTick(() => {
+      this.writesHeld = false;
+      this.socket.uncork();
+    });
   }
 
   /** Sends `error` or `bye` and closes. */

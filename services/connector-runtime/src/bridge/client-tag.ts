@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * How a trade sent through the bridge carries the connector's client id (docs/terminal-bridge.md, "Client id
@@ -17,13 +17,15 @@ const tagPattern = /^~[a-z2-7]{10}$/;
 
 /** `~` + the first 50 bits of SHA-256(UTF-8 client id), five bits a character, most significant first. */
 export function clientTag(clientId: string): string {
-  const digest = createHash('sha256').update(clientId, 'utf8').digest();
-  let bits = 0n;
-  for (let index = 0; index < 7; index++) bits = (bits << 8n) | BigInt(digest[index]!);
-  bits >>= 6n; // 56 bits read, 50 kept
-  let tag = '';
-  for (let shift = 45n; shift >= 0n; shift -= 5n) tag += base32Alphabet[Number((bits >> shift) & 31n)];
-  return `~${tag}`;
+  const digest = hash('sha256', clientId, 'buffer');
+  let tag = '~';
+  // Each character reads five bits from a 16-bit window of the digest: no BigInt per leg.
+  for (let offset = 0; offset < 50; offset += 5) {
+    const at = offset >> 3;
+    const window = (digest[at]! << 8) | digest[at + 1]!;
+    tag += base32Alphabet[(window >> (11 - (offset & 7))) & 31];
+  }
+  return tag;
 }
 
 export function isClientTag(text: string): boolean {

@@ -54,6 +54,7 @@ export class TerminalSession {
   private lastServerTime: number | undefined;
   private offsetSeconds: number | undefined;
   private lastSentAt = Date.now();
+  private writesHeld = false;
   private lastReceivedAt = Date.now();
   private helloTimer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
@@ -273,8 +274,23 @@ export class TerminalSession {
 
   private send(frame: BridgeFrame): void {
     if (this.state === 'closed' || this.socket.destroyed) return;
+    this.holdWritesForTurn();
     this.socket.write(encodeFrame(frame));
     this.lastSentAt = Date.now();
+  }
+
+  /**
+   * Frames written in one turn of the event loop (the legs of the requests taken from one NATS read) leave in one
+   * write: a write per frame cost the connector a system call per leg, its largest item after the idle time.
+   */
+  private holdWritesForTurn(): void {
+    if (this.writesHeld) return;
+    this.writesHeld = true;
+    this.socket.cork();
+    process.nextTick(() => {
+      this.writesHeld = false;
+      this.socket.uncork();
+    });
   }
 
   /** Sends the last frame (if any), fails the calls, ends the socket and destroys it if the peer lingers. */
