@@ -1,5 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import { holdWritesForTurn } from '@mtx/shared/socket-turn-writes';
 import type { Answer } from './answer';
 import { runCommand, tradeCommands } from './command-table';
 import { encodeFrame, type Frame, FrameReader, maxFrameBytes, parseInteger } from './frames';
@@ -120,7 +121,6 @@ class Connection {
   private lastOutMs = Date.now();
   private readonly helloAtMs = Date.now();
   private readonly queue: QueuedRequest[] = [];
-  private writesHeld = false;
   private running: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
 
@@ -207,21 +207,10 @@ class Connection {
     }
     const line = encodeFrame(type, fields);
     if (Buffer.byteLength(line) > maxFrameBytes) return false;
-    this.holdWritesForTurn();
+    holdWritesForTurn(this.socket); // the answers finished in one turn leave in one write
     this.socket.write(line);
     this.lastOutMs = Date.now();
     return true;
-  }
-
-  /** The answers finished in one turn leave in one write, as the connector's requests do. */
-  private holdWritesForTurn(): void {
-    if (this.writesHeld) return;
-    this.writesHeld = true;
-    this.socket.cork();
-    process.nextTick(() => {
-      this.writesHeld = false;
-      this.socket.uncork();
-    });
   }
 
   /** Sends `error` or `bye` and closes. */

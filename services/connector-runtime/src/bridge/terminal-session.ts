@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@mtx/shared/logger';
+import { holdWritesForTurn } from '@mtx/shared/socket-turn-writes';
 import { FrameReader } from './frame-reader';
 import { type BridgeFrame, type DecodedFrame, decodeFrame, encodeFrame, type HelloFrame, type Platform } from './frames';
 import { admit, connectorVersions, type TerminalDirectory, type TerminalRegistration } from './terminal-admission';
@@ -54,7 +55,6 @@ export class TerminalSession {
   private lastServerTime: number | undefined;
   private offsetSeconds: number | undefined;
   private lastSentAt = Date.now();
-  private writesHeld = false;
   private lastReceivedAt = Date.now();
   private helloTimer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
@@ -274,23 +274,10 @@ export class TerminalSession {
 
   private send(frame: BridgeFrame): void {
     if (this.state === 'closed' || this.socket.destroyed) return;
-    this.holdWritesForTurn();
+    // The legs taken from one NATS read leave in one write: a write per frame was a system call per leg.
+    holdWritesForTurn(this.socket);
     this.socket.write(encodeFrame(frame));
     this.lastSentAt = Date.now();
-  }
-
-  /**
-   * Frames written in one turn of the event loop (the legs of the requests taken from one NATS read) leave in one
-   * write: a write per frame cost the connector a system call per leg, its largest item after the idle time.
-   */
-  private holdWritesForTurn(): void {
-    if (this.writesHeld) return;
-    this.writesHeld = true;
-    this.socket.cork();
-    process.nextTick(() => {
-      this.writesHeld = false;
-      this.socket.uncork();
-    });
   }
 
   /** Sends the last frame (if any), fails the calls, ends the socket and destroys it if the peer lingers. */

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { holdWritesForTurn } from '../messaging/socket-turn-writes';
 
 /**
  * Patch of: nats (nats.js) 2.x, checked on 2.29.3; it checks the transport's shape and changes nothing on another.
@@ -11,9 +12,8 @@ import type { Socket } from 'node:net';
  * twenty replies) publishes each from a callback of its own: one write system call per message. On loopback each
  * write also runs the receiver's TCP path, so the writes, not the messages, set a busy process's CPU.
  *
- * The transport's socket is corked at the first write of a turn and uncorked in the turn's check phase
- * (`setImmediate`, after every callback of the current poll), so Node hands the turn's writes to the kernel as
- * one `writev`, in order. nats.js itself is unchanged: what it writes and when it flushes are its own; only the
+ * The transport's socket holds its writes for the turn (messaging/socket-turn-writes.ts), so Node hands the
+ * turn's writes to the kernel as one `writev`, in order. nats.js itself is unchanged: what it writes and when it flushes are its own; only the
  * system calls are fewer, and nothing waits longer than the rest of its turn.
  */
 interface Transport {
@@ -23,12 +23,6 @@ interface Transport {
 }
 
 const coalesced = Symbol('mtx.natsWriteCoalescing');
-const corked = Symbol('mtx.corkedForTurn');
-
-function uncorkAtTurnEnd(socket: Socket & { [corked]?: boolean }): void {
-  socket[corked] = false;
-  if (!socket.destroyed) socket.uncork();
-}
 
 /**
  * Wraps the transport's write (idempotent). Answers false, changing nothing, when the client's transport is not the
@@ -39,12 +33,7 @@ export function applyWriteCoalescing(prototype: Transport): boolean {
   if (prototype[coalesced]) return true;
   const send = prototype._send;
   prototype._send = function (this: Transport, frame: Uint8Array) {
-    const socket = this.socket as (Socket & { [corked]?: boolean }) | undefined;
-    if (socket && !socket.destroyed && !socket[corked]) {
-      socket[corked] = true;
-      socket.cork();
-      setImmediate(uncorkAtTurnEnd, socket);
-    }
+    if (this.socket) holdWritesForTurn(this.socket);
     return send.call(this, frame);
   };
   prototype[coalesced] = true;

@@ -1,0 +1,27 @@
+import type { Socket } from 'node:net';
+
+/**
+ * One socket write per event-loop turn. A process that answers many requests in one turn (a connector sending the
+ * legs taken from one NATS read to a terminal, a terminal answering what it finished, nats.js publishing replies)
+ * writes each from a callback of its own: one system call per message, and on loopback each runs the receiver's TCP
+ * path too. Corking the socket at a turn's first write and uncorking it in the turn's check phase (`setImmediate`,
+ * after every callback of the current poll) hands the turn's writes to the kernel as one `writev`, in order, and
+ * nothing waits longer than the rest of its turn.
+ */
+
+const corked = Symbol('mtx.corkedForTurn');
+
+type TurnSocket = Pick<Socket, 'cork' | 'uncork' | 'destroyed'> & { [corked]?: boolean };
+
+function uncorkAtTurnEnd(socket: TurnSocket): void {
+  socket[corked] = false;
+  if (!socket.destroyed) socket.uncork();
+}
+
+/** Call before each write: the first of a turn corks the socket until the turn's end (idempotent within it). */
+export function holdWritesForTurn(socket: TurnSocket): void {
+  if (socket.destroyed || socket[corked]) return;
+  socket[corked] = true;
+  socket.cork();
+  setImmediate(uncorkAtTurnEnd, socket);
+}
