@@ -131,17 +131,43 @@ export function closedTicketOf(clientId: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** A `find` match: an open item, a deal or a history order whose comment carries a client id's tag. */
-export interface FindMatch {
-  clientId: string;
-  where: 'position' | 'order' | 'deal' | 'history_order';
+/** An open position or pending order as the EA answers `positions`, `orders` or `ticket`. */
+export function openItemOf(terminal: TerminalHandle, fields: Map<string, string>, kind: 'position' | 'pending'): OpenItem {
+  return {
+    ticket: integerField(fields, 'ticket'),
+    symbol: textField(fields, 'symbol'),
+    type: integerField(fields, 'type'),
+    kind,
+    volume: decimalField(fields, 'volume'),
+    magic: integerField(fields, 'magic'),
+    openPrice: decimalField(fields, 'price_open'),
+    currentPrice: decimalField(fields, 'price_current'),
+    stopLoss: decimalField(fields, 'sl'),
+    takeProfit: decimalField(fields, 'tp'),
+    profit: kind === 'position' ? decimalField(fields, 'profit') : 0,
+    swap: kind === 'position' ? decimalField(fields, 'swap') : 0,
+    comment: textField(fields, 'comment'),
+    openedAtMs: terminal.utcMsOf(integerField(fields, kind === 'position' ? 'time' : 'time_setup')),
+  };
+}
+
+/** A trade the terminal reports: its ticket, symbol, type, volume, price and the order it belongs to. */
+interface ReportedTrade {
   ticket: number;
   symbol: string;
   type: number;
   volume: number;
   price: number;
-  /** MT5 deals: the order and position they belong to and their entry (0 in, 1 out). */
   order: number;
+}
+
+/**
+ * A `find` match: an open item, a deal or a history order whose comment carries a client id's tag. MT5 deals
+ * also carry the order and position they belong to and their entry (0 in, 1 out).
+ */
+export interface FindMatch extends ReportedTrade {
+  clientId: string;
+  where: 'position' | 'order' | 'deal' | 'history_order';
   position: number;
   entry: number;
 }
@@ -242,16 +268,12 @@ export abstract class BridgeAdapterBase {
   }
 }
 
-/** A close or delete found in the trade server's history, as a record of the close id `<prefix>t<ticket>`. */
-export interface FoundClose {
-  ticket: number;
-  symbol: string;
-  /** The closed position's type (0 buy, 1 sell) or the deleted order's (2..7). */
-  type: number;
-  volume: number;
-  /** The close price (volume-weighted over the closing deals); 0 for a delete. */
-  price: number;
-  order: number;
+/**
+ * A close or delete found in the trade server's history, as a record of the close id `<prefix>t<ticket>`: its
+ * type is the closed position's (0 buy, 1 sell) or the deleted order's (2..7), its price the close price
+ * (volume-weighted over the closing deals; 0 for a delete).
+ */
+export interface FoundClose extends ReportedTrade {
   deal: number;
 }
 

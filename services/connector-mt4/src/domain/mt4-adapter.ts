@@ -4,6 +4,7 @@ import {
   type CloseOptions,
   closedTicketOf,
   type OpenItem,
+  openItemOf,
   type PlaceOptions,
   type PlatformAdapter,
   type TradeOutcome,
@@ -44,25 +45,9 @@ export function mt4Outcome(fields: Map<string, string>, pending: boolean): Trade
   };
 }
 
+/** MT4 lists positions and orders alike; the type tells a market position (0, 1) from a pending order. */
 function openItem(terminal: TerminalHandle, fields: Map<string, string>): OpenItem {
-  const type = integerField(fields, 'type');
-  const position = type <= 1;
-  return {
-    ticket: integerField(fields, 'ticket'),
-    symbol: textField(fields, 'symbol'),
-    type,
-    kind: position ? 'position' : 'pending',
-    volume: decimalField(fields, 'volume'),
-    magic: integerField(fields, 'magic'),
-    openPrice: decimalField(fields, 'price_open'),
-    currentPrice: decimalField(fields, 'price_current'),
-    stopLoss: decimalField(fields, 'sl'),
-    takeProfit: decimalField(fields, 'tp'),
-    profit: position ? decimalField(fields, 'profit') : 0,
-    swap: position ? decimalField(fields, 'swap') : 0,
-    comment: textField(fields, 'comment'),
-    openedAtMs: terminal.utcMsOf(integerField(fields, position ? 'time' : 'time_setup')),
-  };
+  return openItemOf(terminal, fields, integerField(fields, 'type') <= 1 ? 'position' : 'pending');
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   closedTicketOf,
   type FindMatch,
   type OpenItem,
+  openItemOf,
   type PlaceOptions,
   type PlatformAdapter,
   type TradeOutcome,
@@ -35,25 +36,6 @@ function outcomeOf(fields: Map<string, string>): TradeOutcome {
     ask: decimalField(fields, 'ask'),
     volume: decimalField(fields, 'volume'),
     message: textField(fields, 'comment'),
-  };
-}
-
-function openItem(terminal: TerminalHandle, fields: Map<string, string>, kind: 'position' | 'pending'): OpenItem {
-  return {
-    ticket: integerField(fields, 'ticket'),
-    symbol: textField(fields, 'symbol'),
-    type: integerField(fields, 'type'),
-    kind,
-    volume: decimalField(fields, 'volume'),
-    magic: integerField(fields, 'magic'),
-    openPrice: decimalField(fields, 'price_open'),
-    currentPrice: decimalField(fields, 'price_current'),
-    stopLoss: decimalField(fields, 'sl'),
-    takeProfit: decimalField(fields, 'tp'),
-    profit: kind === 'position' ? decimalField(fields, 'profit') : 0,
-    swap: kind === 'position' ? decimalField(fields, 'swap') : 0,
-    comment: textField(fields, 'comment'),
-    openedAtMs: terminal.utcMsOf(integerField(fields, kind === 'position' ? 'time' : 'time_setup')),
   };
 }
 
@@ -132,7 +114,10 @@ export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
       kind === 'pending' ? [] : this.list(terminal, 'positions', deadlineMs),
       kind === 'position' ? [] : this.list(terminal, 'orders', deadlineMs),
     ]);
-    return [...positions.map((item) => openItem(terminal, item, 'position')), ...orders.map((item) => openItem(terminal, item, 'pending'))];
+    return [
+      ...positions.map((item) => openItemOf(terminal, item, 'position')),
+      ...orders.map((item) => openItemOf(terminal, item, 'pending')),
+    ];
   }
 
   private async list(terminal: TerminalHandle, name: 'positions' | 'orders', deadlineMs: number): Promise<Array<Map<string, string>>> {
@@ -142,7 +127,7 @@ export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
   async getTicket(terminal: TerminalHandle, ticket: number, deadlineMs: number): Promise<OpenItem | undefined> {
     try {
       const fields = await terminal.request('ticket', requestArguments({ ticket }), deadlineMs);
-      return openItem(terminal, fields, textField(fields, 'kind') === 'order' ? 'pending' : 'position');
+      return openItemOf(terminal, fields, textField(fields, 'kind') === 'order' ? 'pending' : 'position');
     } catch (error) {
       if (error instanceof TerminalAnswerError && error.error === 'not_found') return undefined;
       throw error;
