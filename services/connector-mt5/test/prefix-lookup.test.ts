@@ -84,18 +84,30 @@ async function lookupPrefix(account: Account, prefix: string, fromUnixMs: number
   return reply;
 }
 
+/**
+ * Places two legs, closes them both and looks the closes up by the close's prefix: one `close` record per ticket,
+ * each paired with the close result it stands for.
+ */
+async function closeTwoAndLookUp(account: Account, legs: Array<Partial<OrderLegMessage>>) {
+  const fromUnixMs = Date.now() - 2_000;
+  const tickets = await place(account, legs);
+  const { prefix, reply } = await close(account, {});
+  expect(reply).toMatchObject({ status: 'closed', matched: 2, closed: 2 });
+  const found = await lookupPrefix(account, prefix, fromUnixMs);
+  expect(found.entries.map((entry) => [entry.client_id, entry.state, entry.action])).toEqual(
+    [...tickets].sort((a, b) => a - b).map((ticket) => [`${prefix}t${ticket}`, 'done', 'close']),
+  );
+  const pairs = reply.results.map((closed) => ({
+    closed,
+    entry: found.entries.find((candidate) => candidate.ticket?.ticket === closed.ticket),
+  }));
+  return { fromUnixMs, tickets, prefix, pairs };
+}
+
 describe('MT5', () => {
   it('finds the closing deals of a prefix by their tags, and nothing for another prefix', async () => {
-    const fromUnixMs = Date.now() - 2_000;
-    const tickets = await place(accounts.mt5, [{ volume: 0.1 }, { operation: 'sell', volume: 0.2 }]);
-    const { prefix, reply } = await close(accounts.mt5, {});
-    expect(reply).toMatchObject({ status: 'closed', matched: 2, closed: 2 });
-    const found = await lookupPrefix(accounts.mt5, prefix, fromUnixMs);
-    expect(found.entries.map((entry) => [entry.client_id, entry.state, entry.action])).toEqual(
-      [...tickets].sort((a, b) => a - b).map((ticket) => [`${prefix}t${ticket}`, 'done', 'close']),
-    );
-    for (const closed of reply.results) {
-      const entry = found.entries.find((candidate) => candidate.ticket?.ticket === closed.ticket);
+    const { fromUnixMs, pairs } = await closeTwoAndLookUp(accounts.mt5, [{ volume: 0.1 }, { operation: 'sell', volume: 0.2 }]);
+    for (const { closed, entry } of pairs) {
       expect(entry?.ticket).toMatchObject({
         symbol: closed.symbol,
         type: closed.type,
@@ -141,16 +153,11 @@ describe('MT5', () => {
 
 describe('MT4', () => {
   it('finds the orders closed in the window by ticket, and nothing for another prefix', async () => {
-    const fromUnixMs = Date.now() - 2_000;
-    const tickets = await place(accounts.mt4, [{ volume: 0.1 }, { operation: 'sell', volume: 0.3 }]);
-    const { prefix, reply } = await close(accounts.mt4, {});
-    expect(reply).toMatchObject({ status: 'closed', matched: 2, closed: 2 });
-    const found = await lookupPrefix(accounts.mt4, prefix, fromUnixMs);
-    expect(found.entries.map((entry) => [entry.client_id, entry.state, entry.action])).toEqual(
-      [...tickets].sort((a, b) => a - b).map((ticket) => [`${prefix}t${ticket}`, 'done', 'close']),
-    );
-    for (const closed of reply.results) {
-      const entry = found.entries.find((candidate) => candidate.ticket?.ticket === closed.ticket);
+    const { fromUnixMs, tickets, prefix, pairs } = await closeTwoAndLookUp(accounts.mt4, [
+      { volume: 0.1 },
+      { operation: 'sell', volume: 0.3 },
+    ]);
+    for (const { closed, entry } of pairs) {
       expect(entry?.ticket).toMatchObject({
         symbol: closed.symbol,
         type: closed.type,
