@@ -175,28 +175,15 @@ function terminalCalls(app: BrokerSimApp) {
     clientId: request.client_id,
     deadlineUnixMs: request.deadline_unix_ms,
   });
-  const open = (request: any, type: number) =>
-    broker.openOrder(trade(request), {
-      clientId: request.client_id,
-      symbol: request.symbol,
-      type,
-      volume: request.volume,
-      price: 0,
-      stopLimitPrice: 0,
-      sl: 0,
-      tp: 0,
-      deviationPoints: undefined,
-      magic: 0,
-      comment: '',
-      expirationMs: 0,
-    });
+  const send = (request: any, type: number) =>
+    broker.openOrder(trade(request), open({ clientId: request.client_id, symbol: request.symbol, type, volume: request.volume }));
   const calls: Record<string, (request: any) => Promise<any>> = {
     Login: async (request) => {
       const { sessionId, account } = await broker.login(request.server, request.login, request.password);
       return { session_id: sessionId, server: renderServer(account.server), margin_mode: account.record.marginMode };
     },
-    Mt5OrderSend: async (request) => mt5Result((await open(request, request.type)).record.outcome!, false),
-    Mt4OrderSend: async (request) => ({ ...mt4Result((await open(request, request.cmd)).record.outcome!) }),
+    Mt5OrderSend: async (request) => mt5Result((await send(request, request.type)).record.outcome!, false),
+    Mt4OrderSend: async (request) => ({ ...mt4Result((await send(request, request.cmd)).record.outcome!) }),
     Mt4OrderClose: async (request) =>
       mt4Result((await broker.closePosition(trade(request), request.ticket, request.lots, 0, undefined)).record.outcome!),
     LookupRequests: async (request) => {

@@ -4,20 +4,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  createHostSeal,
-  developmentHostSealKey,
-  terminalHostCodecs,
-  terminalHostSubject,
-  type StartTerminalReplyMessage,
-} from '@mtx/shared/connector/terminal-host';
+import { createHostSeal, type HostSeal, terminalHostCodecs, terminalHostSubject } from '@mtx/shared/connector/terminal-host';
 import { createLogger } from '@mtx/shared/logger';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
-import { createBrokerSimApp, type BrokerSimApp } from '../src/app';
-import { loadBrokerSimConfig } from '../src/config';
+import type { BrokerSimApp } from '../src/app';
+import { seal, startTerminal, terminalHostApp } from './terminal-host-harness';
 
 const logger = createLogger('terminal-host-test', { level: 'silent' });
-const seal = createHostSeal(developmentHostSealKey);
 
 /** A connector's terminal listener reduced to its first step: it welcomes every hello and notes its fields. */
 async function fakeConnector() {
@@ -49,42 +42,18 @@ describe('broker-sim as the terminal host (NATS)', () => {
   let nats: NatsConnection;
 
   const build = () =>
-    createBrokerSimApp({
-      config: {
-        ...loadBrokerSimConfig({ NATS_URL: inject('natsUrl'), TERMINAL_SUBJECT_ROOT: subjectRoot }),
-        BROKER_SIM_LATENCY_MS: 0,
-        PRICE_TICK_MS: 0,
-        GRPC_PORT: 0,
-        HTTP_PORT: 0,
-        HOST: '127.0.0.1',
-        TERMINAL_CONNECTOR_MT4_ADDRESSES: connector.address,
-        TERMINAL_CONNECTOR_MT5_ADDRESSES: connector.address,
-        TERMINAL_RECONNECT_MAX_MS: 200,
-      },
-      journalFile: path.join(directory, 'journal.ndjson'),
-      terminalsFile: path.join(directory, 'terminals.json'),
+    terminalHostApp({
+      subjectRoot,
+      directory,
       logger,
+      overrides: { TERMINAL_CONNECTOR_MT4_ADDRESSES: connector.address, TERMINAL_CONNECTOR_MT5_ADDRESSES: connector.address },
     });
 
-  const start = async (
+  const start = (
     platform: string,
     fields: { account_id: string; server: string; login: string; password: string; token?: string },
-    sealWith = seal,
-  ): Promise<StartTerminalReplyMessage> => {
-    const message = await nats.request(
-      terminalHostSubject(subjectRoot, platform, 'start'),
-      terminalHostCodecs.startRequest.encode({
-        account_id: fields.account_id,
-        server: fields.server,
-        login: fields.login,
-        password: sealWith.seal(fields.password),
-        token: sealWith.seal(fields.token ?? 'tk_'.padEnd(43, 'x')),
-        deadline_unix_ms: Date.now() + 3_000,
-      }),
-      { timeout: 5_000 },
-    );
-    return terminalHostCodecs.startReply.decode(message.data);
-  };
+    sealWith: HostSeal = seal,
+  ) => startTerminal(nats, subjectRoot, platform, { ...fields, token: fields.token ?? 'tk_'.padEnd(43, 'x') }, sealWith);
 
   beforeAll(async () => {
     connector = await fakeConnector();

@@ -6,17 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { type TerminalDirectory, tokenDigest } from '@mtx/connector-runtime/bridge/terminal-admission';
 import { TerminalServer } from '@mtx/connector-runtime/bridge/terminal-server';
-import {
-  createHostSeal,
-  developmentHostSealKey,
-  terminalHostCodecs,
-  terminalHostSubject,
-  type StartTerminalReplyMessage,
-} from '@mtx/shared/connector/terminal-host';
 import { createLogger } from '@mtx/shared/logger';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
-import { createBrokerSimApp, type BrokerSimApp } from '../src/app';
+import type { BrokerSimApp } from '../src/app';
 import { loadBrokerSimConfig, terminalTlsOf } from '../src/config';
+import { startTerminal, terminalHostApp } from './terminal-host-harness';
 
 /**
  * broker-sim's emulated EAs dialling real connector terminal listeners over TLS (docs/terminal-bridge.md,
@@ -24,7 +18,6 @@ import { loadBrokerSimConfig, terminalTlsOf } from '../src/config';
  * never to one whose certificate it did not.
  */
 const logger = createLogger('terminal-tls-test', { level: 'silent' });
-const seal = createHostSeal(developmentHostSealKey);
 const token = `tk_${crypto.randomBytes(24).toString('base64url')}`;
 
 function openssl(args: string[]): void {
@@ -115,21 +108,8 @@ describe('emulated EAs over TLS (TERMINAL_TLS_CA_FILE)', () => {
   let nats: NatsConnection;
   let caFile: string;
 
-  const start = async (platform: string, accountId: string, server: string, login: string): Promise<StartTerminalReplyMessage> => {
-    const message = await nats.request(
-      terminalHostSubject(subjectRoot, platform, 'start'),
-      terminalHostCodecs.startRequest.encode({
-        account_id: accountId,
-        server,
-        login,
-        password: seal.seal('pw'),
-        token: seal.seal(token),
-        deadline_unix_ms: Date.now() + 3_000,
-      }),
-      { timeout: 5_000 },
-    );
-    return terminalHostCodecs.startReply.decode(message.data);
-  };
+  const start = (platform: string, accountId: string, server: string, login: string) =>
+    startTerminal(nats, subjectRoot, platform, { account_id: accountId, server, login, password: 'pw', token });
 
   beforeAll(async () => {
     const made = certificates(folder);
@@ -137,26 +117,15 @@ describe('emulated EAs over TLS (TERMINAL_TLS_CA_FILE)', () => {
     trusted = await listener(made.listener);
     impostor = await listener(made.impostor);
     nats = await connectNats(inject('natsUrl'), 'terminal-tls-test', logger);
-    const config = loadBrokerSimConfig({
-      NATS_URL: inject('natsUrl'),
-      TERMINAL_SUBJECT_ROOT: subjectRoot,
-      TERMINAL_TLS_CA_FILE: caFile,
-      TERMINAL_CONNECTOR_MT5_ADDRESSES: trusted.address,
-      TERMINAL_CONNECTOR_MT4_ADDRESSES: impostor.address,
-    });
-    app = createBrokerSimApp({
-      config: {
-        ...config,
-        BROKER_SIM_LATENCY_MS: 0,
-        PRICE_TICK_MS: 0,
-        GRPC_PORT: 0,
-        HTTP_PORT: 0,
-        HOST: '127.0.0.1',
-        TERMINAL_RECONNECT_MAX_MS: 200,
-      },
-      journalFile: path.join(folder, 'journal.ndjson'),
-      terminalsFile: path.join(folder, 'terminals.json'),
+    app = terminalHostApp({
+      subjectRoot,
+      directory: folder,
       logger,
+      environment: {
+        TERMINAL_TLS_CA_FILE: caFile,
+        TERMINAL_CONNECTOR_MT5_ADDRESSES: trusted.address,
+        TERMINAL_CONNECTOR_MT4_ADDRESSES: impostor.address,
+      },
     });
     await app.start();
   });
