@@ -2,12 +2,17 @@
  * What the bridge's fault rows (bridge.test.ts) read and switch of broker-sim's hosted terminals
  * (docs/terminal-bridge.md): which connector replica holds each account's terminal, how a terminal answers
  * (`PUT /control/accounts/:server/:login/terminal`), what the broker received, and an impostor EA that dials a
- * connector by hand.
+ * connector by hand. Also the steps the rows share: a batch placed while the broker holds some of its legs,
+ * and the load's end verified.
  */
+import { expect } from 'vitest';
 import { eventually } from '@mtx/shared/testing';
 import { ScriptedTerminal } from '../../services/connector-runtime/test/scripted-terminal';
 import type { RawFrame } from '../../services/connector-runtime/src/bridge/wire';
-import { brokerKeyOfRecord, brokerServers, type Customer, type FaultStack, type TradingAccount } from './stack';
+import { type LoadOptions, type RunningLoad, startLoad } from './load';
+import { brokerKeyOfRecord, brokerServers, type Customer, type FaultStack, sleep, type TradingAccount } from './stack';
+import { seedFromEnvironment } from './summary';
+import { verifyAfterFault } from './verify';
 
 export const mt5Servers = brokerServers.filter((server) => server.platform === 'mt5');
 
@@ -143,4 +148,65 @@ export async function impostorHello(port: number, account: TradingAccount): Prom
   } finally {
     impostor.destroy();
   }
+}
+
+/** A row's summary identity: its fault, the seed its load runs with (summary.ts) and when it started. */
+export function startRow(fault: string, seedLabel: string) {
+  const seed = seedFromEnvironment(seedLabel);
+  return { fault, seed, startedAtMs: Date.now() };
+}
+
+export interface BatchAnswer {
+  batch_id: string;
+  results: Array<{ status: string; message?: string }>;
+  summary: Record<string, number>;
+}
+
+/** Places a batch of the customer's legs (`POST /v1/orders`), which must be answered 200. */
+export async function placed(stack: FaultStack, customer: Customer, legs: Array<Record<string, unknown>>): Promise<BatchAnswer> {
+  const answer = await stack.api(customer.fullKey, 'POST', '/v1/orders', { orders: legs });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body as BatchAnswer;
+}
+
+/** A new customer with one account per trade server, every terminal attached; one MT5 account is the row's target. */
+export async function customerWithTarget(stack: FaultStack, label: string) {
+  const customer = await stack.newCustomer(label, { accountsPerServer: 1 });
+  const target = customer.accounts.find((account) => account.platform === 'mt5')!;
+  const others = customer.accounts.filter((account) => account !== target);
+  await holders(stack, customer.accounts);
+  return { customer, target, others };
+}
+
+/**
+ * Starts the row's load and, `warmupMs` into it, places `perAccount` legs on each of the customer's accounts while
+ * the broker holds the `held` accounts' requests for `delayMs` (a `delay_ms` fault). Answers once a request of each
+ * held account is at the broker, the batch's answer still pending.
+ */
+export async function placeWhileHeld(
+  stack: FaultStack,
+  options: { customer: Customer; held: TradingAccount[]; delayMs: number; perAccount: number; load: LoadOptions; warmupMs?: number },
+): Promise<{ load: RunningLoad; legs: Array<Record<string, unknown>>; pending: Promise<BatchAnswer> }> {
+  for (const account of options.held) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: options.delayMs });
+  const load = startLoad(stack, options.load);
+  await sleep(options.warmupMs ?? 500);
+  const legs = legsFor(options.customer.accounts, options.perAccount);
+  const pending = placed(stack, options.customer, legs);
+  await processingAtBroker(stack, options.held, options.held.length);
+  return { load, legs, pending };
+}
+
+/**
+ * Waits for the row's load to stop, then verifies the ledger and the execution invariants over the customers
+ * and every batch placed (the load's and the row's own): the `load` and `verdict` of the row's summary.
+ */
+export async function loadVerified(stack: FaultStack, load: RunningLoad, customers: Customer[], batchId: string) {
+  const report = await load.finished;
+  const verdict = await verifyAfterFault(stack, {
+    customers,
+    batchIds: [...report.batchIds, batchId],
+    credits: report.acknowledgedCredits,
+    debits: report.acknowledgedDebits,
+  });
+  return { load: report, verdict };
 }

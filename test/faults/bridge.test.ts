@@ -9,22 +9,26 @@ import { eventually } from '@mtx/shared/testing';
 import {
   accountPath,
   brokerRequests,
+  customerWithTarget,
   holders,
   impostorHello,
   legsFor,
   legsOf,
+  loadVerified,
   mt5Servers,
-  processingAtBroker,
+  placed,
+  placeWhileHeld,
   replicaAddress,
   setAnswers,
   settledBatch,
   startMt5Replica,
+  startRow,
   terminalOf,
 } from './bridge-terminals';
 import { startLoad, type LoadOptions } from './load';
 import { brokerKeyOfLeg, FaultStack, sleep, type Customer, type TopupForPostbacks, type TradingAccount } from './stack';
-import { printSummary, seedFromEnvironment } from './summary';
-import { recordAndAssert, verifyAfterFault } from './verify';
+import { printSummary } from './summary';
+import { recordAndAssert } from './verify';
 
 let stack: FaultStack;
 let loadCustomers: Customer[];
@@ -62,19 +66,12 @@ function loadOptions(seed: number, durationMs = 6_000): LoadOptions {
   };
 }
 
-async function placed(customer: Customer, legs: Array<Record<string, unknown>>) {
-  const answer = await stack.api(customer.fullKey, 'POST', '/v1/orders', { orders: legs });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body as { batch_id: string; results: Array<{ status: string; message?: string }>; summary: Record<string, number> };
-}
-
 const statusesOf = (batch: Parameters<typeof legsOf>[0], legs: Array<Record<string, unknown>>, accounts: TradingAccount[]) =>
   accounts.flatMap((account) => legsOf(batch, legs, account).map((leg) => leg.status));
 
 describe('fault suite: the terminal bridge', () => {
   it('B1. a connector replica SIGKILLed with legs held at its terminals: they redial the other replica, which settles every leg', async () => {
-    const seed = seedFromEnvironment('bridge replica SIGKILL');
-    const startedAtMs = Date.now();
+    const row = startRow('B1. connector-mt5 replica SIGKILL, legs held at its terminals', 'bridge replica SIGKILL');
     // Consecutive logins: each trade server's two accounts dial a different replica first (login mod 2).
     const victim = await stack.newCustomer('bkill', { accountsPerServer: 2, servers: mt5Servers });
     const held = await holders(stack, victim.accounts);
@@ -84,12 +81,14 @@ describe('fault suite: the terminal bridge', () => {
     const onSurvivor = victim.accounts.filter((account) => held.get(account.id) === survivorAddress);
     expect(onKilled.length).toBeGreaterThan(0);
     expect(onSurvivor.length).toBeGreaterThan(0);
-    for (const account of onKilled) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 900 });
-    const load = startLoad(stack, loadOptions(seed, 8_000));
-    await sleep(1_000);
-    const legs = legsFor(victim.accounts, 1);
-    const pending = placed(victim, legs);
-    await processingAtBroker(stack, onKilled, onKilled.length);
+    const { load, legs, pending } = await placeWhileHeld(stack, {
+      customer: victim,
+      held: onKilled,
+      delayMs: 900,
+      perAccount: 1,
+      load: loadOptions(row.seed, 8_000),
+      warmupMs: 1_000,
+    });
     const killed = stack.service('connector-mt5-2');
     await killed.kill('SIGKILL');
     const killedAtMs = Date.now();
@@ -109,24 +108,15 @@ describe('fault suite: the terminal bridge', () => {
     const redialMs = Date.now() - killedAtMs;
     expect(redialMs).toBeLessThan(5_000);
     for (const account of onKilled) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
-    const report = await load.finished;
-    const verdict = await verifyAfterFault(stack, {
-      customers: [...loadCustomers, victim],
-      batchIds: [...report.batchIds, answer.batch_id],
-      credits: report.acknowledgedCredits,
-      debits: report.acknowledgedDebits,
-    });
+    const finished = await loadVerified(stack, load, [...loadCustomers, victim], answer.batch_id);
     const settled = await settledBatch(stack, victim, answer.batch_id);
     // Settled by the surviving replica alone: the killed one was never started again.
     expect(killed.running()).toBe(false);
     recordAndAssert(stack, {
-      fault: 'B1. connector-mt5 replica SIGKILL, legs held at its terminals',
-      seed,
-      startedAtMs,
-      load: report,
+      ...row,
+      ...finished,
       scenarioRequests: 1,
       scenarioErrors: { 'leg unknown (victim batch)': onKilled.length },
-      verdict,
       recoveryMs: redialMs,
       notes: `${onKilled.length} terminals redialled the surviving replica in ${redialMs} ms; victim batch settled as ${JSON.stringify(settled.summary)}`,
     });
@@ -142,20 +132,17 @@ describe('fault suite: the terminal bridge', () => {
   });
 
   it('B2. a terminal that freezes mid-batch: the other accounts fill, its legs are unknown and settle once it answers again', async () => {
-    const seed = seedFromEnvironment('bridge silent terminal');
-    const startedAtMs = Date.now();
-    const customer = await stack.newCustomer('bsilent', { accountsPerServer: 1 });
-    const frozen = customer.accounts.find((account) => account.platform === 'mt5')!;
-    const others = customer.accounts.filter((account) => account !== frozen);
-    await holders(stack, customer.accounts);
+    const row = startRow('B2. a terminal frozen mid-batch (silent), then answering again', 'bridge silent terminal');
+    const { customer, target: frozen, others } = await customerWithTarget(stack, 'bsilent');
     const dialsBefore = (await terminalOf(stack, frozen)).terminals[0]!.dials;
-    await stack.control(`${accountPath(frozen)}/faults`, 'PUT', { delay_ms: 600 });
-    const load = startLoad(stack, loadOptions(seed));
-    await sleep(500);
-    const legs = legsFor(customer.accounts, 2);
-    const pending = placed(customer, legs);
     // The terminal freezes while its first leg is at the broker and its second waits in the EA.
-    await processingAtBroker(stack, [frozen], 1);
+    const { load, legs, pending } = await placeWhileHeld(stack, {
+      customer,
+      held: [frozen],
+      delayMs: 600,
+      perAccount: 2,
+      load: loadOptions(row.seed),
+    });
     await setAnswers(stack, frozen, 'silent');
     const answer = await pending;
     // Both were sent and never answered (docs/terminal-bridge.md, "Requests and answers"): unknown, not unavailable.
@@ -167,22 +154,13 @@ describe('fault suite: the terminal bridge', () => {
     expect(whileFrozen.body.settled).toBe(false);
     await setAnswers(stack, frozen, 'normal');
     await stack.control(`${accountPath(frozen)}/faults`, 'DELETE');
-    const report = await load.finished;
-    const verdict = await verifyAfterFault(stack, {
-      customers: [...loadCustomers, customer],
-      batchIds: [...report.batchIds, answer.batch_id],
-      credits: report.acknowledgedCredits,
-      debits: report.acknowledgedDebits,
-    });
+    const finished = await loadVerified(stack, load, [...loadCustomers, customer], answer.batch_id);
     const settled = await settledBatch(stack, customer, answer.batch_id);
     recordAndAssert(stack, {
-      fault: 'B2. a terminal frozen mid-batch (silent), then answering again',
-      seed,
-      startedAtMs,
-      load: report,
+      ...row,
+      ...finished,
       scenarioRequests: 1,
       scenarioErrors: { 'leg unknown (frozen terminal)': 2 },
-      verdict,
       notes: `frozen terminal's legs settled as ${legsOf(settled, legs, frozen)
         .map((leg) => leg.status)
         .join(', ')}`,
@@ -195,20 +173,17 @@ describe('fault suite: the terminal bridge', () => {
   });
 
   it('B3. a terminal that sends garbage: only its connection closes, its leg in flight is unknown and settled after it redials', async () => {
-    const seed = seedFromEnvironment('bridge garbage frame');
-    const startedAtMs = Date.now();
-    const customer = await stack.newCustomer('bgarbage', { accountsPerServer: 1 });
-    const target = customer.accounts.find((account) => account.platform === 'mt5')!;
-    const others = customer.accounts.filter((account) => account !== target);
-    await holders(stack, customer.accounts);
+    const row = startRow('B3. a terminal sends a malformed frame with a leg in flight', 'bridge garbage frame');
+    const { customer, target, others } = await customerWithTarget(stack, 'bgarbage');
     const welcomesBefore = new Map<string, number>();
     for (const account of customer.accounts) welcomesBefore.set(account.id, (await terminalOf(stack, account)).terminals[0]!.welcomes);
-    await stack.control(`${accountPath(target)}/faults`, 'PUT', { delay_ms: 700 });
-    const load = startLoad(stack, loadOptions(seed));
-    await sleep(500);
-    const legs = legsFor(customer.accounts, 1);
-    const pending = placed(customer, legs);
-    await processingAtBroker(stack, [target], 1);
+    const { load, legs, pending } = await placeWhileHeld(stack, {
+      customer,
+      held: [target],
+      delayMs: 700,
+      perAccount: 1,
+      load: loadOptions(row.seed),
+    });
     await setAnswers(stack, target, 'garbage');
     const answer = await pending;
     expect(statusesOf(answer, legs, [target])).toEqual(['unknown']);
@@ -222,22 +197,13 @@ describe('fault suite: the terminal bridge', () => {
     for (const account of others)
       expect((await terminalOf(stack, account)).terminals[0]).toMatchObject({ connected: true, welcomes: welcomesBefore.get(account.id) });
     await stack.control(`${accountPath(target)}/faults`, 'DELETE');
-    const report = await load.finished;
-    const verdict = await verifyAfterFault(stack, {
-      customers: [...loadCustomers, customer],
-      batchIds: [...report.batchIds, answer.batch_id],
-      credits: report.acknowledgedCredits,
-      debits: report.acknowledgedDebits,
-    });
+    const finished = await loadVerified(stack, load, [...loadCustomers, customer], answer.batch_id);
     const settled = await settledBatch(stack, customer, answer.batch_id);
     recordAndAssert(stack, {
-      fault: 'B3. a terminal sends a malformed frame with a leg in flight',
-      seed,
-      startedAtMs,
-      load: report,
+      ...row,
+      ...finished,
       scenarioRequests: 1,
       scenarioErrors: { 'leg unknown (garbage terminal)': 1 },
-      verdict,
       notes: `target leg settled as ${legsOf(settled, legs, target)[0]!.status}`,
     });
     expect(legsOf(settled, legs, target).map((leg) => [leg.status, leg.message])).toEqual([
@@ -246,13 +212,12 @@ describe('fault suite: the terminal bridge', () => {
   });
 
   it('B4. an EA with a wrong token is refused bad_token and closed; the real terminal keeps trading, nothing is routed to the impostor', async () => {
-    const seed = seedFromEnvironment('bridge wrong token');
-    const startedAtMs = Date.now();
+    const row = startRow('B4. an impostor EA with a wrong token', 'bridge wrong token');
     const customer = await stack.newCustomer('bimpostor', { accountsPerServer: 1, servers: mt5Servers });
     const target = customer.accounts[0]!;
     const held = await holders(stack, [target]);
     const before = (await terminalOf(stack, target)).terminals[0]!;
-    const load = startLoad(stack, loadOptions(seed));
+    const load = startLoad(stack, loadOptions(row.seed));
     await sleep(500);
     // At the replica holding the real terminal (a hello that would replace it) and at the other one.
     const attempts = [];
@@ -262,28 +227,18 @@ describe('fault suite: the terminal bridge', () => {
       expect(attempt.closedWithinMs).toBeLessThan(3_000);
     }
     const legs = legsFor([target], 2);
-    const answer = await placed(customer, legs);
+    const answer = await placed(stack, customer, legs);
     expect(answer.results.map((leg) => leg.status)).toEqual(['filled', 'filled']);
     const after = (await terminalOf(stack, target)).terminals[0]!;
     expect(after).toMatchObject({ connected: true, connector: held.get(target.id), welcomes: before.welcomes });
     expect((await brokerRequests(stack, target)).map((record) => record.leg).sort()).toEqual(
       legs.map((_, index) => brokerKeyOfLeg(`${answer.batch_id}-${index}`)).sort(),
     );
-    const report = await load.finished;
-    const verdict = await verifyAfterFault(stack, {
-      customers: [...loadCustomers, customer],
-      batchIds: [...report.batchIds, answer.batch_id],
-      credits: report.acknowledgedCredits,
-      debits: report.acknowledgedDebits,
-    });
     recordAndAssert(stack, {
-      fault: 'B4. an impostor EA with a wrong token',
-      seed,
-      startedAtMs,
-      load: report,
+      ...row,
+      ...(await loadVerified(stack, load, [...loadCustomers, customer], answer.batch_id)),
       scenarioRequests: attempts.length + 1,
       scenarioErrors: { 'refuse bad_token (impostor)': attempts.length },
-      verdict,
       notes: `refused on ${attempts.length} replicas in ${attempts.map((attempt) => attempt.closedWithinMs).join(', ')} ms; the real terminal kept its connection`,
     });
   });
