@@ -156,6 +156,8 @@ export function startRow(fault: string, seedLabel: string) {
   return { fault, seed, startedAtMs: Date.now() };
 }
 
+export type StartedRow = ReturnType<typeof startRow>;
+
 export interface BatchAnswer {
   batch_id: string;
   results: Array<{ status: string; message?: string }>;
@@ -185,14 +187,16 @@ export async function customerWithTarget(stack: FaultStack, label: string) {
  */
 export async function placeWhileHeld(
   stack: FaultStack,
-  options: { customer: Customer; held: TradingAccount[]; delayMs: number; perAccount: number; load: LoadOptions; warmupMs?: number },
+  customer: Customer,
+  held: TradingAccount[],
+  options: { delayMs: number; perAccount: number; load: LoadOptions; warmupMs?: number },
 ): Promise<{ load: RunningLoad; legs: Array<Record<string, unknown>>; pending: Promise<BatchAnswer> }> {
-  for (const account of options.held) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: options.delayMs });
+  for (const account of held) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: options.delayMs });
   const load = startLoad(stack, options.load);
   await sleep(options.warmupMs ?? 500);
-  const legs = legsFor(options.customer.accounts, options.perAccount);
-  const pending = placed(stack, options.customer, legs);
-  await processingAtBroker(stack, options.held, options.held.length);
+  const legs = legsFor(customer.accounts, options.perAccount);
+  const pending = placed(stack, customer, legs);
+  await processingAtBroker(stack, held, held.length);
   return { load, legs, pending };
 }
 
@@ -209,4 +213,20 @@ export async function loadVerified(stack: FaultStack, load: RunningLoad, custome
     debits: report.acknowledgedDebits,
   });
   return { load: report, verdict };
+}
+
+/**
+ * Ends a row that placed one batch while the broker held the `held` accounts: lifts their `delay_ms` faults,
+ * verifies the load's end (loadVerified) and reads the batch once settled. `summary` is the row's summary input
+ * so far: its identity (startRow), load and verdict, and its one scenario request.
+ */
+export async function releaseAndSettle(
+  stack: FaultStack,
+  load: RunningLoad,
+  options: { row: StartedRow; held: TradingAccount[]; customers: Customer[]; customer: Customer; batchId: string },
+) {
+  for (const account of options.held) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
+  const finished = await loadVerified(stack, load, options.customers, options.batchId);
+  const settled = await settledBatch(stack, options.customer, options.batchId);
+  return { settled, summary: { ...options.row, ...finished, scenarioRequests: 1 } };
 }

@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mtx/shared/testing';
 import {
-  accountPath,
   brokerRequests,
   customerWithTarget,
   holders,
@@ -18,14 +17,15 @@ import {
   mt5Servers,
   placed,
   placeWhileHeld,
+  releaseAndSettle,
   replicaAddress,
   setAnswers,
-  settledBatch,
   startMt5Replica,
+  type StartedRow,
   startRow,
   terminalOf,
 } from './bridge-terminals';
-import { startLoad, type LoadOptions } from './load';
+import { type LoadOptions, type RunningLoad, startLoad } from './load';
 import { brokerKeyOfLeg, FaultStack, sleep, type Customer, type TopupForPostbacks, type TradingAccount } from './stack';
 import { printSummary } from './summary';
 import { recordAndAssert } from './verify';
@@ -69,6 +69,10 @@ function loadOptions(seed: number, durationMs = 6_000): LoadOptions {
 const statusesOf = (batch: Parameters<typeof legsOf>[0], legs: Array<Record<string, unknown>>, accounts: TradingAccount[]) =>
   accounts.flatMap((account) => legsOf(batch, legs, account).map((leg) => leg.status));
 
+/** Ends a row that held some of its customer's accounts (releaseAndSettle), verified with the load's customers. */
+const settleRow = (row: StartedRow, load: RunningLoad, held: TradingAccount[], customer: Customer, batchId: string) =>
+  releaseAndSettle(stack, load, { row, held, customers: [...loadCustomers, customer], customer, batchId });
+
 describe('fault suite: the terminal bridge', () => {
   it('B1. a connector replica SIGKILLed with legs held at its terminals: they redial the other replica, which settles every leg', async () => {
     const row = startRow('B1. connector-mt5 replica SIGKILL, legs held at its terminals', 'bridge replica SIGKILL');
@@ -81,9 +85,7 @@ describe('fault suite: the terminal bridge', () => {
     const onSurvivor = victim.accounts.filter((account) => held.get(account.id) === survivorAddress);
     expect(onKilled.length).toBeGreaterThan(0);
     expect(onSurvivor.length).toBeGreaterThan(0);
-    const { load, legs, pending } = await placeWhileHeld(stack, {
-      customer: victim,
-      held: onKilled,
+    const { load, legs, pending } = await placeWhileHeld(stack, victim, onKilled, {
       delayMs: 900,
       perAccount: 1,
       load: loadOptions(row.seed, 8_000),
@@ -107,15 +109,11 @@ describe('fault suite: the terminal bridge', () => {
     );
     const redialMs = Date.now() - killedAtMs;
     expect(redialMs).toBeLessThan(5_000);
-    for (const account of onKilled) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
-    const finished = await loadVerified(stack, load, [...loadCustomers, victim], answer.batch_id);
-    const settled = await settledBatch(stack, victim, answer.batch_id);
+    const { settled, summary } = await settleRow(row, load, onKilled, victim, answer.batch_id);
     // Settled by the surviving replica alone: the killed one was never started again.
     expect(killed.running()).toBe(false);
     recordAndAssert(stack, {
-      ...row,
-      ...finished,
-      scenarioRequests: 1,
+      ...summary,
       scenarioErrors: { 'leg unknown (victim batch)': onKilled.length },
       recoveryMs: redialMs,
       notes: `${onKilled.length} terminals redialled the surviving replica in ${redialMs} ms; victim batch settled as ${JSON.stringify(settled.summary)}`,
@@ -136,9 +134,7 @@ describe('fault suite: the terminal bridge', () => {
     const { customer, target: frozen, others } = await customerWithTarget(stack, 'bsilent');
     const dialsBefore = (await terminalOf(stack, frozen)).terminals[0]!.dials;
     // The terminal freezes while its first leg is at the broker and its second waits in the EA.
-    const { load, legs, pending } = await placeWhileHeld(stack, {
-      customer,
-      held: [frozen],
+    const { load, legs, pending } = await placeWhileHeld(stack, customer, [frozen], {
       delayMs: 600,
       perAccount: 2,
       load: loadOptions(row.seed),
@@ -153,13 +149,9 @@ describe('fault suite: the terminal bridge', () => {
     const whileFrozen = await stack.api(customer.readKey, 'GET', `/v1/orders/batches/${answer.batch_id}`);
     expect(whileFrozen.body.settled).toBe(false);
     await setAnswers(stack, frozen, 'normal');
-    await stack.control(`${accountPath(frozen)}/faults`, 'DELETE');
-    const finished = await loadVerified(stack, load, [...loadCustomers, customer], answer.batch_id);
-    const settled = await settledBatch(stack, customer, answer.batch_id);
+    const { settled, summary } = await settleRow(row, load, [frozen], customer, answer.batch_id);
     recordAndAssert(stack, {
-      ...row,
-      ...finished,
-      scenarioRequests: 1,
+      ...summary,
       scenarioErrors: { 'leg unknown (frozen terminal)': 2 },
       notes: `frozen terminal's legs settled as ${legsOf(settled, legs, frozen)
         .map((leg) => leg.status)
@@ -177,9 +169,7 @@ describe('fault suite: the terminal bridge', () => {
     const { customer, target, others } = await customerWithTarget(stack, 'bgarbage');
     const welcomesBefore = new Map<string, number>();
     for (const account of customer.accounts) welcomesBefore.set(account.id, (await terminalOf(stack, account)).terminals[0]!.welcomes);
-    const { load, legs, pending } = await placeWhileHeld(stack, {
-      customer,
-      held: [target],
+    const { load, legs, pending } = await placeWhileHeld(stack, customer, [target], {
       delayMs: 700,
       perAccount: 1,
       load: loadOptions(row.seed),
@@ -196,13 +186,9 @@ describe('fault suite: the terminal bridge', () => {
     expect(after.answers).toBe('normal');
     for (const account of others)
       expect((await terminalOf(stack, account)).terminals[0]).toMatchObject({ connected: true, welcomes: welcomesBefore.get(account.id) });
-    await stack.control(`${accountPath(target)}/faults`, 'DELETE');
-    const finished = await loadVerified(stack, load, [...loadCustomers, customer], answer.batch_id);
-    const settled = await settledBatch(stack, customer, answer.batch_id);
+    const { settled, summary } = await settleRow(row, load, [target], customer, answer.batch_id);
     recordAndAssert(stack, {
-      ...row,
-      ...finished,
-      scenarioRequests: 1,
+      ...summary,
       scenarioErrors: { 'leg unknown (garbage terminal)': 1 },
       notes: `target leg settled as ${legsOf(settled, legs, target)[0]!.status}`,
     });
