@@ -155,9 +155,11 @@ describe('GET /v1/positions', () => {
       const read = await e2e.api('GET', `/v1/positions?${query({ account_id: [accounts.omega.id, accounts.alpha.id] })}`);
       expect(read.body.results[0]).toMatchObject({ account_id: accounts.omega.id, status: 'unavailable' });
       expect(read.body.results[1]).toMatchObject({ account_id: accounts.alpha.id, status: 'ok' });
+      // No terminal of the account is attached anywhere: that is its state, read at once.
       const state = await e2e.api('GET', `/v1/accounts/${accounts.omega.id}/state`);
-      expect(state.status).toBe(503);
-      expect(state.body.error.code).toBe('unavailable');
+      expect(state.status).toBe(200);
+      expect(state.body).toMatchObject({ connected: false, reason: 'no_connection', balance: null });
+      expect(state.body.message).toContain('no mt4 terminal is attached');
     } finally {
       await connector.restart();
     }

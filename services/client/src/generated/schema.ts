@@ -347,7 +347,7 @@ export interface paths {
         };
         /**
          * Read an account's balance, equity and margin now
-         * @description The account's figures as its terminal reads them from the trade server at this moment: equity moves with prices. When the terminal has no session (`connected` false, with the reason) the figures are null. 404 for an unknown account or another customer's; 503 `unavailable` when no terminal answers in time. Works with a read-only key.
+         * @description The account's figures as its terminal reads them from the trade server at this moment: equity moves with prices. When the account's terminal is not attached or has no session with its trade server (`connected` false, with the reason) the figures are null. 404 for an unknown account or another customer's; 503 `unavailable` when an attached terminal does not answer in time. Works with a read-only key.
          */
         get: operations["getAccountsByAccountIdState"];
         put?: never;

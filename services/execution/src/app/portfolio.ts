@@ -189,6 +189,18 @@ export class Portfolio {
       connectorCodecs.stateRequest.encode({ account_id: document._id }),
       { timeoutMs },
     );
+    // No connector subscribes to an account whose terminal is attached nowhere (docs/terminal-bridge.md): that is
+    // the account's state, not a failure to read it. A timeout or a refusal is: 503.
+    if (response.kind === 'no_responders')
+      return {
+        account_id: document._id,
+        platform: document.platform,
+        connected: false,
+        reason: 'no_connection',
+        message: `no ${document.platform} terminal is attached for this account`,
+        server: document.server,
+        latency_ms: this.nowMs() - startedMs,
+      };
     if (response.kind !== 'reply') {
       const failure = readFailure(response, document.platform, timeoutMs);
       throw new AppError('unavailable', `the state of account ${document._id} could not be read: ${failure.message}`);

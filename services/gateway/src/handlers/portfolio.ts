@@ -219,7 +219,7 @@ export async function registerPortfolioRoutes(app: GatewayApp, dependencies: Gat
         tags: ['accounts'],
         summary: "Read an account's balance, equity and margin now",
         description:
-          "The account's figures as its terminal reads them from the trade server at this moment: equity moves with prices. When the terminal has no session (`connected` false, with the reason) the figures are null. 404 for an unknown account or another customer's; 503 `unavailable` when no terminal answers in time. Works with a read-only key.",
+          "The account's figures as its terminal reads them from the trade server at this moment: equity moves with prices. When the account's terminal is not attached or has no session with its trade server (`connected` false, with the reason) the figures are null. 404 for an unknown account or another customer's; 503 `unavailable` when an attached terminal does not answer in time. Works with a read-only key.",
         params: Type.Object({ account_id: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false }),
         response: { 200: AccountStateResponse, ...errorResponses(400, 404) } as Record<number, TSchema>,
       },
