@@ -1,6 +1,6 @@
 import { systemClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
-import { execFileSync } from 'node:child_process';
+import { selfSignedCertificate } from '@mtx/shared/testing';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -309,32 +309,8 @@ describe('emulated terminal (bridge protocol v1)', () => {
   });
 
   it('dials over TLS with a CA or a pinned fingerprint, and never in plain TCP beyond loopback', async () => {
-    const key = path.join(directory, 'key.pem');
-    const certificate = path.join(directory, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        certificate,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    const secure = { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(certificate, 'utf8') };
+    const { key, cert } = selfSignedCertificate(directory);
+    const secure = { key, cert };
     connector = new ScriptedConnector(secure);
     await connector.listen();
     fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 200 });

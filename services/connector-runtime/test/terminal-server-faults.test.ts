@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@mtx/shared/logger';
+import { selfSignedCertificate } from '@mtx/shared/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TerminalServer } from '../src/bridge/terminal-server';
 import { terminalServerSettings } from '../src/bridge/terminal-server-settings';
@@ -92,33 +92,10 @@ describe('terminal server: TLS', () => {
 
   beforeAll(() => {
     directoryPath = fs.mkdtempSync(path.join(os.tmpdir(), 'terminal-tls-'));
-    keyFile = path.join(directoryPath, 'key.pem');
-    certFile = path.join(directoryPath, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-      ],
-      { stdio: 'ignore' },
-    );
-    key = fs.readFileSync(keyFile);
-    cert = fs.readFileSync(certFile);
+    const made = selfSignedCertificate(directoryPath, 'DNS:localhost');
+    ({ keyFile, certFile } = made);
+    key = Buffer.from(made.key);
+    cert = Buffer.from(made.cert);
   });
   afterAll(() => fs.rmSync(directoryPath, { recursive: true, force: true }));
 

@@ -26,3 +26,4 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { startOtlpReceiver, type ReceivedSpan, type ReceivedMetric } from './otlp-receiver';
 export { listenBacklogOf } from './listen-backlog';
 export { capturedLogger } from './captured-logger';
+export { selfSignedCertificate } from './test-certificate';
