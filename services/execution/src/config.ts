@@ -36,8 +36,12 @@ export const ExecutionConfigSchema = Type.Object({
    * the development key (the service warns at boot when it is in use). Never logged.
    */
   TERMINAL_HOST_SEAL_KEY: Type.String({ default: developmentHostSealKey }),
-  /** How long a host has to log a new account's terminal in and get its EA admitted by a connector; later, the account is connected anyway (its EA keeps dialling). */
-  TERMINAL_START_DEADLINE_MS: Type.Integer({ minimum: 500, default: 10_000 }),
+  /**
+   * How long a host has to log a new account's terminal in and get its EA admitted by a connector; later, the account
+   * is connected anyway (its EA keeps dialling). It stays well inside the gateway's deadline for connecting an account
+   * (twice its GRPC_DEADLINE_MS, 10 s by default), which also covers the seat and the store.
+   */
+  TERMINAL_START_DEADLINE_MS: Type.Integer({ minimum: 500, default: 5_000 }),
   /** The JetStream key-value bucket of the terminal registry (EA token digests), read by the connectors. */
   TERMINAL_REGISTRY_BUCKET: Type.String({ default: terminalRegistryBucketDefault, pattern: '^[A-Za-z0-9_-]+$' }),
   /** Copies of the registry bucket (3 on a 3-node NATS cluster); used when the bucket is created. */
