@@ -15,7 +15,7 @@ describe('module size', () => {
     const files = fs
       .readdirSync(servicesDirectory)
       .flatMap((service) => [
-        ...sourceFiles(path.join(servicesDirectory, service, 'src'), /\.(ts|cjs|mjs|js)$/),
+        ...sourceFiles(path.join(servicesDirectory, service, 'src'), /\.(ts|tsx|cjs|mjs|js)$/),
         ...sourceFiles(path.join(servicesDirectory, service, 'scripts'), /\.(ts|cjs|mjs|js)$/),
       ]);
     expect(files.length).toBeGreaterThan(100);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
+import { consoleStale, ensureConsoleBuilt } from './console-build';
 
 /**
  * Services run compiled: one esbuild bundle per service, services/<name>/dist/main.js, holding the service's and
@@ -51,8 +52,9 @@ export function bundleStale(service: string): boolean {
   });
 }
 
-/** Builds services/<service>/dist/main.js from src/main.ts. */
+/** Builds services/<service>/dist/main.js from src/main.ts; the gateway's build includes the console it serves. */
 export async function buildService(service: string): Promise<void> {
+  if (service === 'gateway') await ensureConsoleBuilt();
   const entry = path.join(repositoryRoot, 'services', service, 'src', 'main.ts');
   if (!fs.existsSync(entry)) throw new Error(`service ${service} has no src/main.ts`);
   const outfile = bundlePath(service);
@@ -91,8 +93,9 @@ export async function buildService(service: string): Promise<void> {
 const building = new Map<string, Promise<void>>();
 
 /** Builds the service's bundle when it is stale; concurrent callers share one build. */
-export function ensureBuilt(service: string): Promise<void> {
-  if (!bundleStale(service)) return Promise.resolve();
+export async function ensureBuilt(service: string): Promise<void> {
+  if (service === 'gateway' && consoleStale()) await ensureConsoleBuilt();
+  if (!bundleStale(service)) return;
   let pending = building.get(service);
   if (!pending) {
     pending = buildService(service).finally(() => building.delete(service));

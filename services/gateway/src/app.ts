@@ -8,6 +8,7 @@ import { randomBase62 } from './domain/keys';
 import { registerRoutes } from './handlers';
 import type { GatewayApp, GatewayDependencies } from './context';
 import { authPlugin } from './plugins/auth';
+import { consolePlugin } from './plugins/console';
 import { clientErrorHandler, errorsPlugin, frameworkErrors, pathParameterLengthMax } from './plugins/errors';
 import { openApiPlugin } from './plugins/openapi';
 import { requestGuardsPlugin } from './plugins/request-guards';
@@ -16,7 +17,8 @@ import { validationPlugin } from './plugins/validation';
 
 /**
  * The gateway's Fastify app, composed and not listening (tests inject into it). The plugins' hooks run in the
- * order registered: guards, then telemetry, then authentication and rate limits.
+ * order registered: guards, then telemetry, then authentication and rate limits. The customer console's static
+ * files come last, public, beside the API they call.
  */
 export async function buildGateway(dependencies: GatewayDependencies): Promise<GatewayApp> {
   const { config, logger } = dependencies;
@@ -54,6 +56,7 @@ export async function buildGateway(dependencies: GatewayDependencies): Promise<G
   await app.register(errorsPlugin);
   await app.register(openApiPlugin, { dependencies });
   await registerRoutes(app, dependencies);
+  await app.register(consolePlugin);
   return app;
 }
 
