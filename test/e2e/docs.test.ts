@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHttpStatus } from '@mtx/shared/errors';
 import { repositoryRoot } from '@mtx/shared/infra/paths';
+import { provisionChromium } from '@mtx/devstack/chromium';
 import { docsRoutePrefix } from '../../services/gateway/src/handlers/docs';
 import { idempotentOperations } from '../../services/gateway/src/plugins/openapi-document';
 import { startGatewayHarness, type GatewayHarness } from '../../services/gateway/test/helpers';
@@ -18,23 +18,8 @@ import { startGatewayHarness, type GatewayHarness } from '../../services/gateway
  * its Idempotency-Key header, and a screenshot is left in test/output/. The document itself is checked
  * for what the page must show: headers, error codes, and descriptions on every operation and field.
  */
-const chromiumPath = '/usr/bin/chromium';
 const outputDirectory = path.join(repositoryRoot, 'test', 'output');
 const screenshotFile = path.join(outputDirectory, 'docs-post-v1-orders.png');
-
-/** Installs Debian's chromium when it is missing, refreshing the package lists once if the first try fails. */
-function ensureChromium(): void {
-  if (fs.existsSync(chromiumPath)) return;
-  const aptEnvironment = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => execFileSync('apt-get', ['install', '-y', 'chromium'], { env: aptEnvironment, stdio: 'pipe', timeout: 600_000 });
-  try {
-    install();
-  } catch {
-    execFileSync('apt-get', ['update'], { env: aptEnvironment, stdio: 'pipe', timeout: 300_000 });
-    install();
-  }
-  if (!fs.existsSync(chromiumPath)) throw new Error(`apt-get installed chromium but ${chromiumPath} is missing`);
-}
 
 let harness: GatewayHarness;
 let baseUrl: string;
@@ -44,7 +29,7 @@ const outsideRequests: string[] = [];
 const consoleProblems: string[] = [];
 
 beforeAll(async () => {
-  ensureChromium();
+  const chromiumPath = provisionChromium();
   harness = await startGatewayHarness();
   await harness.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(harness.app.server.address() as AddressInfo).port}`;

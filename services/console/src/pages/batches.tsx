@@ -50,7 +50,7 @@ function BatchList() {
       {!page.data && page.loading && <Loading what="the batch history" />}
       {page.data && page.data.data.length === 0 && <Empty>No batches yet: place one from the trade ticket.</Empty>}
       {page.data && page.data.data.length > 0 && (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table data-testid="batch-list">
             <thead>
               <tr>
@@ -125,7 +125,7 @@ function BatchView({ batchId }: { batchId: string }) {
           actions={<StatusBadge status={batch.data.settled ? 'ok' : 'pending'} />}
         >
           <p data-testid="batch-summary">{summaryText(batch.data.summary as Record<string, unknown>) || 'no legs'}</p>
-          <div class="table-scroll">
+          <div class="table-scroll" tabIndex={0}>
             <table>
               <thead>
                 <tr>

@@ -153,7 +153,7 @@ export function PositionsPage() {
                 {result.message && <span class="muted"> {result.message}</span>}
               </h3>
               {(result.positions ?? []).length > 0 && (
-                <div class="table-scroll">
+                <div class="table-scroll" tabIndex={0}>
                   <table data-testid="positions-table">
                     <thead>
                       <tr>
@@ -239,7 +239,7 @@ function CloseResults({ result }: { result: CloseResult }) {
       <p class="muted">
         Batch <code>{result.batch_id}</code>: {result.summary.failed} failed, {result.summary.unknown} unknown.
       </p>
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0}>
         <table data-testid="close-results">
           <thead>
             <tr>

@@ -88,7 +88,7 @@ function SubscriptionView({
         {subscription.seat_details.length === 0 ? (
           <Empty>No seats yet: a seat is bought when an account is connected.</Empty>
         ) : (
-          <div class="table-scroll">
+          <div class="table-scroll" tabIndex={0}>
             <table>
               <thead>
                 <tr>
@@ -128,7 +128,7 @@ function SubscriptionView({
         {servers.length === 0 ? (
           <Empty>No private servers.</Empty>
         ) : (
-          <div class="table-scroll">
+          <div class="table-scroll" tabIndex={0}>
             <table>
               <thead>
                 <tr>

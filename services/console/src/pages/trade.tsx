@@ -111,7 +111,7 @@ export function TradePage() {
             </div>
           }
         >
-          <div class="table-scroll">
+          <div class="table-scroll" tabIndex={0}>
             <table class="legs">
               <thead>
                 <tr>
@@ -222,7 +222,7 @@ function PlaceResults({ result }: { result: PlaceResult }) {
         {summary.filled} filled, {summary.placed} placed, {summary.failed} failed, {summary.unknown} unknown of {summary.requested}.
         {summary.unknown > 0 && ' An unknown leg may have executed: check the batch before placing it again.'}
       </p>
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0}>
         <table data-testid="place-results">
           <thead>
             <tr>

@@ -1,0 +1,279 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createUnaryClient } from '@mtx/shared/grpc';
+import { startStack, type Stack } from '@mtx/devstack/services';
+import { consoleGzipBytesMax, consoleDistDirectory } from '@mtx/devstack/console-build';
+import { connectMongo, databaseName, type MongoClient } from '@mtx/shared/mongo';
+import { testDatabasePrefix } from '@mtx/shared/testing';
+import fs from 'node:fs';
+import path from 'node:path';
+import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '../../services/gateway/src/admin/commands';
+import { createGatewayStore, ensureGatewayIndexes } from '../../services/gateway/src/store/gateway-store';
+import { launchChromium, openPage, screenshot, seriousViolations, signIn, watchedContext, type WatchedContext } from './console-browser';
+
+/**
+ * The customer console at /console in Debian's headless Chromium against the whole stack as real processes: a
+ * top-up paid through the sandbox, a mixed MT4/MT5 batch placed, its positions closed and the batch found in the
+ * history; a read-only key that sees no write action; the key in no URL and never in localStorage; no serious
+ * accessibility violation on any page (axe-core); a screenshot of every page at 1280 and 390 px.
+ */
+const prefix = testDatabasePrefix('console');
+const pages = ['wallet', 'topup', 'subscription', 'accounts', 'positions', 'trade', 'batches', 'webhooks'];
+let stack: Stack;
+let mongo: MongoClient;
+let customer: { full_key: string; read_key: string; accounts: DemoAccount[] };
+let browser: Browser;
+const watched: WatchedContext[] = [];
+
+async function api(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${stack.gatewayUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${customer.full_key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+async function sandboxDeposit(
+  topup: { deposit_address: string; asset_code: string; blockchain_code: string },
+  amount: bigint,
+): Promise<void> {
+  const response = await fetch(`${stack.sandboxUrl}/sandbox/deposits`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      address: topup.deposit_address,
+      asset_code: topup.asset_code,
+      blockchain_code: topup.blockchain_code,
+      amount: amount.toString(),
+    }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  expect(response.status).toBeLessThan(300);
+}
+
+beforeAll(async () => {
+  const [started, launched] = await Promise.all([
+    startStack({
+      mongodbUrl: inject('mongodbUrl'),
+      natsUrl: inject('natsUrl'),
+      dataDirectory: inject('infrastructureDirectory'),
+      env: {
+        MONGODB_DATABASE_PREFIX: prefix,
+        TERMINAL_SUBJECT_ROOT: prefix.replace(/_/g, ''),
+        LOG_LEVEL: 'warn',
+        BROKER_SIM_LATENCY_MS: '0',
+      },
+    }),
+    launchChromium(),
+  ]);
+  stack = started;
+  browser = launched;
+  mongo = await connectMongo(inject('mongodbUrl'));
+  const store = createGatewayStore(mongo.db(databaseName(prefix, 'gateway')));
+  await ensureGatewayIndexes(store);
+  const created = await createCustomerWithKeys(store, 'Console');
+  const execution = createUnaryClient<any>(
+    'execution/v1/execution.proto',
+    'mtx.execution.v1.ExecutionService',
+    stack.env.EXECUTION_GRPC_URL!,
+    15_000,
+  );
+  try {
+    const accounts = await connectDemoAccounts(execution, created.customer_id, [
+      { platform: 'mt4', count: 2 },
+      { platform: 'mt5', count: 2 },
+    ]);
+    customer = { ...created, accounts };
+  } finally {
+    execution.close();
+  }
+}, 300_000);
+
+afterAll(async () => {
+  for (const { context } of watched) await context.close().catch(() => undefined);
+  await browser?.close();
+  await stack?.stop();
+  if (mongo) {
+    const { databases } = await mongo.db().admin().listDatabases();
+    for (const database of databases)
+      if (database.name.startsWith(prefix))
+        await mongo
+          .db(database.name)
+          .dropDatabase()
+          .catch(() => undefined);
+    await mongo.close();
+  }
+});
+
+async function newPage(width = 1280): Promise<{ page: Page; watch: WatchedContext }> {
+  const watch = await watchedContext(browser, stack.gatewayUrl, width);
+  watched.push(watch);
+  return { page: await watch.context.newPage(), watch };
+}
+
+describe('the console, signed in with the full key', () => {
+  it('tops up through the sandbox to paid, places a mixed MT4/MT5 batch, closes its positions and finds it in the history', async () => {
+    const { page, watch } = await newPage();
+    await signIn(page, stack.gatewayUrl, customer.full_key);
+    await page.getByTestId('wallet-balance').waitFor();
+
+    // Top-up: amount, a stablecoin, then the deposit paid in two halves, followed live: pending → partial → paid.
+    await openPage(page, 'topup');
+    await page.getByLabel('Amount in EUR').fill('25');
+    await page.getByRole('button', { name: 'Choose a coin' }).click();
+    const firstAsset = page.locator('.asset-list button').first();
+    await firstAsset.waitFor();
+    expect(await firstAsset.innerText()).toContain('stablecoin');
+    await page.getByTestId('asset-USDT-TRON').click();
+    await page.waitForURL(/#\/topup\/\d+$/, { timeout: 30_000 });
+    const topupId = page.url().split('/').pop()!;
+    await expect.poll(() => page.getByTestId('topup-status').innerText(), { timeout: 30_000 }).toMatch(/^pending/);
+    await page.getByTestId('topup-qr').waitFor();
+    await page.getByTestId('topup-countdown').waitFor();
+    const topup = (await api('GET', `/v1/wallet/topup/${topupId}`)).body;
+    expect(await page.getByTestId('topup-address').innerText()).toBe(topup.deposit_address);
+    expect(await page.getByTestId('topup-amount').innerText()).toBe(`${topup.deposit_amount_decimal} USDT`);
+    const half = BigInt(topup.deposit_amount) / 2n;
+    await sandboxDeposit(topup, half);
+    await expect.poll(() => page.getByTestId('topup-status').innerText(), { timeout: 60_000 }).toMatch(/^partial/);
+    await sandboxDeposit(topup, BigInt(topup.deposit_amount) - half);
+    await expect.poll(() => page.getByTestId('topup-status').innerText(), { timeout: 60_000 }).toMatch(/^paid/);
+    await screenshot(page, 'topup-paid-1280');
+    await openPage(page, 'wallet');
+    await expect.poll(() => page.getByTestId('wallet-balance').innerText(), { timeout: 30_000 }).toContain('25.00');
+
+    // A batch across all four accounts (two MT4, two MT5): a double click places it once.
+    await openPage(page, 'trade');
+    await page.getByTestId('leg-per-account').click();
+    await page.getByTestId('place-batch').dblclick();
+    await page.getByTestId('place-results').waitFor({ timeout: 60_000 });
+    const legs = page.getByTestId('place-results').locator('tbody tr');
+    expect(await legs.count()).toBe(4);
+    expect(await page.getByTestId('place-results').innerText()).toMatch(/mt4[\s\S]*mt5|mt5[\s\S]*mt4/);
+    expect(await page.getByTestId('place-summary').innerText()).toMatch(/^4 filled/);
+    const batches = (await api('GET', '/v1/orders/batches?kind=orders')).body;
+    expect(batches.data).toHaveLength(1);
+    const placedBatchId = batches.data[0].batch_id as string;
+    await screenshot(page, 'trade-1280');
+
+    // Positions: what a close would take is shown first, then each ticket's result.
+    await openPage(page, 'positions');
+    await page.getByRole('button', { name: 'Show matches' }).click();
+    await expect.poll(() => page.getByTestId('positions-table').locator('tbody tr').count(), { timeout: 30_000 }).toBe(4);
+    await screenshot(page, 'positions-1280');
+    await page.getByTestId('close-selected').click();
+    await page.getByTestId('close-results').waitFor({ timeout: 60_000 });
+    const closed = page.getByTestId('close-results').locator('tbody tr');
+    expect(await closed.count()).toBe(4);
+    expect(await page.getByTestId('close-results').locator('.badge-good').count()).toBe(4);
+    const open = (await api('GET', '/v1/positions')).body;
+    expect(open.summary.positions).toBe(0);
+
+    // The history lists the placed batch; its detail opens.
+    await openPage(page, 'batches');
+    await expect.poll(() => page.getByTestId('batch-list').innerText(), { timeout: 30_000 }).toContain(placedBatchId);
+    await page.getByRole('link', { name: placedBatchId }).click();
+    await page.getByTestId('batch-summary').waitFor();
+    expect(await page.getByTestId('batch-summary').innerText()).toContain('4 filled');
+
+    expect(watch.problems.filter((problem) => /Content Security Policy|Refused to/i.test(problem))).toEqual([]);
+  }, 300_000);
+
+  it('has no serious or critical accessibility violation on any page, and leaves a screenshot of each at 1280 and 390 px', async () => {
+    for (const width of [1280, 390]) {
+      const { page } = await newPage(width);
+      await signIn(page, stack.gatewayUrl, customer.full_key);
+      const violations: string[] = [];
+      for (const name of pages) {
+        await openPage(page, name);
+        violations.push(...(await seriousViolations(page)).map((violation) => `${name}@${width}: ${violation}`));
+        await screenshot(page, `${name}-${width}`);
+        if (width === 390) {
+          // Nothing but tables (which scroll in their own box) is wider than the screen.
+          const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+          expect(overflow, `${name} at 390 px`).toBeLessThanOrEqual(0);
+        }
+      }
+      await page.evaluate("location.hash = ''");
+      await page.getByTestId('sign-out').click();
+      await page.getByLabel('API key').waitFor();
+      violations.push(...(await seriousViolations(page)).map((violation) => `sign-in@${width}: ${violation}`));
+      expect(violations).toEqual([]);
+    }
+  }, 300_000);
+});
+
+describe('the console, signed in with a read-only key', () => {
+  it('offers no write action on any page and says why', async () => {
+    const { page } = await newPage();
+    await signIn(page, stack.gatewayUrl, customer.read_key);
+    expect(await page.getByTestId('key-kind').innerText()).toBe('read-only key');
+    for (const name of pages) {
+      await openPage(page, name);
+      for (const selector of [
+        '[data-testid=place-batch]',
+        '[data-testid=close-selected]',
+        '[data-testid=leg-per-account]',
+        '.asset-list button',
+      ])
+        expect(await page.locator(selector).count(), `${name}: ${selector}`).toBe(0);
+      for (const label of ['Top up', 'Add endpoint', 'Remove', 'Choose a coin'])
+        expect(await page.getByRole('button', { name: label, exact: true }).count(), `${name}: ${label}`).toBe(0);
+      expect(await page.locator('main a.button').count(), `${name}: a link styled as an action`).toBe(0);
+      if (['topup', 'trade', 'webhooks'].includes(name)) expect(await page.getByTestId('read-only-notice').count(), name).toBe(1);
+    }
+    await openPage(page, 'positions');
+    if (await page.locator('[data-testid=positions-table] input[type=checkbox]').count())
+      expect(await page.locator('[data-testid=positions-table] input[type=checkbox]:enabled').count()).toBe(0);
+  }, 120_000);
+});
+
+describe('the key', () => {
+  it('is in no request URL, no page URL and never in localStorage; signing out forgets it', async () => {
+    const { page, watch } = await newPage();
+    await signIn(page, stack.gatewayUrl, customer.full_key);
+    for (const name of pages) await openPage(page, name);
+    const storage = (await page.evaluate(
+      '({ local: Object.entries(localStorage).map(([name, value]) => name + "=" + value), session: Object.values(sessionStorage) })',
+    )) as { local: string[]; session: string[] };
+    expect(storage.local.join('\n')).not.toContain(customer.full_key);
+    expect(storage.session).toContain(customer.full_key);
+    for (const keyPart of [customer.full_key, customer.full_key.slice(3, 23)])
+      expect(watch.requestUrls.filter((url) => url.includes(keyPart))).toEqual([]);
+    expect(watch.requestUrls.some((url) => url.includes('/v1/'))).toBe(true);
+    expect(page.url()).not.toContain(customer.full_key);
+    await page.getByTestId('sign-out').click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate("Object.values(sessionStorage).join(' ')")).not.toContain(customer.full_key);
+  }, 120_000);
+});
+
+describe('how /console is served', () => {
+  it('with a strict policy, a no-cache page, immutable hashed assets gzipped, and a bundle within its budget', async () => {
+    const response = await fetch(`${stack.gatewayUrl}/console`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    const policy = response.headers.get('content-security-policy')!;
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toMatch(/unsafe-inline|unsafe-eval/);
+    const html = await response.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/(src|href)=["']?https?:/i);
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.length).toBe(2);
+    for (const asset of assets) {
+      const served = await fetch(`${stack.gatewayUrl}${asset}`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(served.status).toBe(200);
+      expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(served.headers.get('content-encoding')).toBe('gzip');
+    }
+    const record = JSON.parse(fs.readFileSync(path.join(consoleDistDirectory, 'build.json'), 'utf8')) as { gzipBytesTotal: number };
+    expect(record.gzipBytesTotal).toBeLessThanOrEqual(consoleGzipBytesMax);
+    // Anything that is not one of the build's asset names is refused, paths that walk out included.
+    expect((await fetch(`${stack.gatewayUrl}/console/assets/..%2F..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${stack.gatewayUrl}/console/assets/nothing-here.js`)).status).toBe(404);
+    expect((await fetch(`${stack.gatewayUrl}/console/`, { redirect: 'manual' })).status).toBe(301);
+  });
+});
