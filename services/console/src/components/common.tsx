@@ -91,3 +91,13 @@ export function Section({ title, children, actions }: { title: string; children:
     </section>
   );
 }
+
+/** A table that scrolls sideways in its own box on a narrow screen; focusable so the keyboard can scroll it too. */
+export function TableScroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus for keyboard users (WCAG 2.1.1).
+    <section class="table-scroll" aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  );
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { BatchDetail, BatchPage } from '../api/types';
-import { Empty, ErrorNotice, Loading, Section, StatusBadge } from '../components/common';
+import { Empty, ErrorNotice, Loading, Section, StatusBadge, TableScroll } from '../components/common';
 import { useSession } from '../context';
 import { formatDate } from '../domain/money';
 import { usePolled } from '../hooks';
@@ -50,7 +50,7 @@ function BatchList() {
       {!page.data && page.loading && <Loading what="the batch history" />}
       {page.data && page.data.data.length === 0 && <Empty>No batches yet: place one from the trade ticket.</Empty>}
       {page.data && page.data.data.length > 0 && (
-        <div class="table-scroll" tabIndex={0}>
+        <TableScroll label="Batches">
           <table data-testid="batch-list">
             <thead>
               <tr>
@@ -75,7 +75,7 @@ function BatchList() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <div class="button-row">
         <button type="button" class="button-small" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
@@ -125,7 +125,7 @@ function BatchView({ batchId }: { batchId: string }) {
           actions={<StatusBadge status={batch.data.settled ? 'ok' : 'pending'} />}
         >
           <p data-testid="batch-summary">{summaryText(batch.data.summary as Record<string, unknown>) || 'no legs'}</p>
-          <div class="table-scroll" tabIndex={0}>
+          <TableScroll label="Legs of the batch">
             <table>
               <thead>
                 <tr>
@@ -146,7 +146,7 @@ function BatchView({ batchId }: { batchId: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </Section>
       )}
     </>

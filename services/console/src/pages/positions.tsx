@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { batchDeadlineMs } from '../api/client';
 import type { Account, CloseResult, Positions } from '../api/types';
-import { Empty, ErrorNotice, Loading, ReadOnlyNotice, Section, StatusBadge } from '../components/common';
+import { Empty, ErrorNotice, Loading, ReadOnlyNotice, Section, StatusBadge, TableScroll } from '../components/common';
 import { useSession } from '../context';
 import { SubmissionKeys } from '../domain/idempotency';
 import { formatNumber } from '../domain/money';
@@ -153,7 +153,7 @@ export function PositionsPage() {
                 {result.message && <span class="muted"> {result.message}</span>}
               </h3>
               {(result.positions ?? []).length > 0 && (
-                <div class="table-scroll" tabIndex={0}>
+                <TableScroll label="Positions of the account">
                   <table data-testid="positions-table">
                     <thead>
                       <tr>
@@ -206,7 +206,7 @@ export function PositionsPage() {
                       })}
                     </tbody>
                   </table>
-                </div>
+                </TableScroll>
               )}
             </div>
           ))}
@@ -239,7 +239,7 @@ function CloseResults({ result }: { result: CloseResult }) {
       <p class="muted">
         Batch <code>{result.batch_id}</code>: {result.summary.failed} failed, {result.summary.unknown} unknown.
       </p>
-      <div class="table-scroll" tabIndex={0}>
+      <TableScroll label="Close results">
         <table data-testid="close-results">
           <thead>
             <tr>
@@ -280,7 +280,7 @@ function CloseResults({ result }: { result: CloseResult }) {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </Section>
   );
 }

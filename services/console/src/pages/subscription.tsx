@@ -1,5 +1,5 @@
 import type { Account, Servers, Subscription, Wallet } from '../api/types';
-import { Empty, ErrorNotice, Loading, Section, StatusBadge } from '../components/common';
+import { Empty, ErrorNotice, Loading, Section, StatusBadge, TableScroll } from '../components/common';
 import { useSession } from '../context';
 import { formatDate, formatEurCents } from '../domain/money';
 import { usePolled } from '../hooks';
@@ -88,7 +88,7 @@ function SubscriptionView({
         {subscription.seat_details.length === 0 ? (
           <Empty>No seats yet: a seat is bought when an account is connected.</Empty>
         ) : (
-          <div class="table-scroll" tabIndex={0}>
+          <TableScroll label="Seats">
             <table>
               <thead>
                 <tr>
@@ -121,14 +121,14 @@ function SubscriptionView({
                 })}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </Section>
       <Section title="Private servers">
         {servers.length === 0 ? (
           <Empty>No private servers.</Empty>
         ) : (
-          <div class="table-scroll" tabIndex={0}>
+          <TableScroll label="Private servers">
             <table>
               <thead>
                 <tr>
@@ -159,7 +159,7 @@ function SubscriptionView({
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </Section>
     </>

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { batchDeadlineMs } from '../api/client';
 import type { Account, PlaceRequest, PlaceResult } from '../api/types';
-import { ErrorNotice, Loading, ReadOnlyNotice, Section, StatusBadge } from '../components/common';
+import { ErrorNotice, Loading, ReadOnlyNotice, Section, StatusBadge, TableScroll } from '../components/common';
 import { useSession } from '../context';
 import { SubmissionKeys } from '../domain/idempotency';
 import { formatNumber } from '../domain/money';
@@ -111,7 +111,7 @@ export function TradePage() {
             </div>
           }
         >
-          <div class="table-scroll" tabIndex={0}>
+          <TableScroll label="Legs">
             <table class="legs">
               <thead>
                 <tr>
@@ -201,7 +201,7 @@ export function TradePage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
           <button type="submit" disabled={incomplete || place.pending} data-testid="place-batch">
             {place.pending ? 'Placing…' : `Place ${legs.length} leg(s)`}
           </button>
@@ -222,7 +222,7 @@ function PlaceResults({ result }: { result: PlaceResult }) {
         {summary.filled} filled, {summary.placed} placed, {summary.failed} failed, {summary.unknown} unknown of {summary.requested}.
         {summary.unknown > 0 && ' An unknown leg may have executed: check the batch before placing it again.'}
       </p>
-      <div class="table-scroll" tabIndex={0}>
+      <TableScroll label="Leg results">
         <table data-testid="place-results">
           <thead>
             <tr>
@@ -261,7 +261,7 @@ function PlaceResults({ result }: { result: PlaceResult }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </Section>
   );
 }
