@@ -9,7 +9,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { connectDemoAccounts, createCustomerWithKeys, type DemoAccount } from '../../services/gateway/src/admin/commands';
 import { createGatewayStore, ensureGatewayIndexes } from '../../services/gateway/src/store/gateway-store';
-import { launchChromium, openPage, screenshot, seriousViolations, signIn, watchedContext, type WatchedContext } from './console-browser';
+import {
+  launchChromium,
+  openPage,
+  screenshot,
+  screenshotDirectory,
+  seriousViolations,
+  signIn,
+  watchedContext,
+  type WatchedContext,
+} from './console-browser';
 
 /**
  * The customer console at /console in Debian's headless Chromium against the whole stack as real processes: a
@@ -205,6 +214,41 @@ describe('the console, signed in with the full key', () => {
   }, 300_000);
 });
 
+describe('the wallet page', () => {
+  it('draws the next 30 days of charges against the balance and marks the shortfall', async () => {
+    const { page } = await newPage();
+    // The real wallet answer with charges added: a stack just started has no seat that renews within 30 days.
+    const dayMs = 86_400_000;
+    await page.route('**/v1/wallet', async (route) => {
+      const response = await route.fetch();
+      const wallet = await response.json();
+      const at = (days: number) => new Date(Date.now() + days * dayMs).toISOString();
+      wallet.upcoming = [
+        { when: at(3), amount_eur_cents: 1500, kind: 'seat', label: 'MT4 desk' },
+        { when: at(11), amount_eur_cents: 900, kind: 'server', label: 'vps-small' },
+        { when: at(20), amount_eur_cents: 1500, kind: 'seat', label: 'MT5 desk' },
+      ];
+      wallet.upcoming_total_eur_cents = 3900;
+      wallet.shortfall_eur_cents = Math.max(0, 3900 - wallet.balance_eur_cents);
+      wallet.covers_upcoming = wallet.shortfall_eur_cents === 0;
+      await route.fulfill({ response, json: wallet });
+    });
+    await signIn(page, stack.gatewayUrl, customer.full_key);
+    await page.locator('figure.chart svg').waitFor();
+    const balance = (await api('GET', '/v1/wallet')).body.balance_eur_cents as number;
+    expect(await page.locator('figure.chart circle').count()).toBe(3);
+    const shortfall = page.getByTestId('shortfall');
+    if (balance < 3900) {
+      expect(await shortfall.innerText()).toContain('MT5 desk');
+      expect(await page.locator('figure.chart circle.chart-dot-bad').count()).toBeGreaterThan(0);
+    } else expect(await shortfall.count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'wallet-forecast-1280');
+    await page.setViewportSize({ width: 390, height: 900 });
+    await screenshot(page, 'wallet-forecast-390');
+  }, 120_000);
+});
+
 describe('the console, signed in with a read-only key', () => {
   it('offers no write action on any page and says why', async () => {
     const { page } = await newPage();
@@ -276,4 +320,38 @@ describe('how /console is served', () => {
     expect((await fetch(`${stack.gatewayUrl}/console/assets/nothing-here.js`)).status).toBe(404);
     expect((await fetch(`${stack.gatewayUrl}/console/`, { redirect: 'manual' })).status).toBe(301);
   });
+
+  it('records the first load of the wallet page (test/output/console/first-load.json; figures, not assertions)', async () => {
+    const { page } = await newPage();
+    await page.goto(`${stack.gatewayUrl}/console`, { waitUntil: 'load' });
+    await page.getByLabel('API key').waitFor();
+    const cold = (await page.evaluate(`(() => {
+      const navigation = performance.getEntriesByType('navigation')[0];
+      const resources = performance.getEntriesByType('resource');
+      return {
+        signInShownMs: Math.round(performance.now()),
+        domContentLoadedMs: Math.round(navigation.domContentLoadedEventEnd),
+        loadMs: Math.round(navigation.loadEventEnd),
+        transferredBytes: navigation.transferSize + resources.reduce((total, entry) => total + entry.transferSize, 0),
+        decodedBytes: navigation.decodedBodySize + resources.reduce((total, entry) => total + entry.decodedBodySize, 0),
+      };
+    })()`)) as Record<string, number>;
+    await page.getByLabel('API key').fill(customer.full_key);
+    const clickedMs = (await page.evaluate('performance.now()')) as number;
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('wallet-balance').waitFor();
+    const balanceShownMs = (await page.evaluate('performance.now()')) as number;
+    // Again with the assets cached and the key in the session: what a returning visit to the wallet costs.
+    await page.reload({ waitUntil: 'load' });
+    await page.getByTestId('wallet-balance').waitFor();
+    const warmBalanceShownMs = (await page.evaluate('performance.now()')) as number;
+    const figures = {
+      cold,
+      signInToBalanceMs: Math.round(balanceShownMs - clickedMs),
+      warmReloadToBalanceMs: Math.round(warmBalanceShownMs),
+    };
+    fs.mkdirSync(path.join(screenshotDirectory), { recursive: true });
+    fs.writeFileSync(path.join(screenshotDirectory, 'first-load.json'), `${JSON.stringify(figures, null, 2)}\n`);
+    expect(cold.transferredBytes).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiClient } from './api/client';
-import { type Features, SessionContext, detectFeatures } from './context';
+import { SessionContext } from './context';
 import { AccountsPage } from './pages/accounts';
 import { BatchesPage } from './pages/batches';
 import { PositionsPage } from './pages/positions';
@@ -26,13 +26,9 @@ const pageComponents: Record<PageId, (props: { argument?: string }) => preact.JS
 
 export function App() {
   const [key, setKey] = useState<string | undefined>(() => loadKey());
-  const [features, setFeatures] = useState<Features>({ modifyOrders: false, accountSettings: false });
   const route = useRoute();
   const api = useMemo(() => (key ? new ApiClient(key) : undefined), [key]);
 
-  useEffect(() => {
-    void detectFeatures().then(setFeatures);
-  }, []);
   useEffect(() => {
     const title = pages.find((page) => page.id === route.page)?.title ?? 'Console';
     document.title = `${key ? title : 'Sign in'} · MTX console`;
@@ -54,7 +50,7 @@ export function App() {
     setKey(undefined);
   };
   return (
-    <SessionContext.Provider value={{ api, features }}>
+    <SessionContext.Provider value={{ api }}>
       <header class="top">
         <a class="brand" href={routeHref('wallet')}>
           MTX console

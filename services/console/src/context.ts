@@ -1,5 +1,5 @@
 import { createContext } from 'preact';
-import { useContext } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import type { ApiClient } from './api/client';
 
 /** Routes the API offers beyond what the console needs, read from its OpenAPI document. */
@@ -12,7 +12,6 @@ export interface Features {
 
 export interface Session {
   api: ApiClient;
-  features: Features;
 }
 
 export const SessionContext = createContext<Session | undefined>(undefined);
@@ -23,7 +22,7 @@ export function useSession(): Session {
   return session;
 }
 
-export async function detectFeatures(): Promise<Features> {
+async function detectFeatures(): Promise<Features> {
   try {
     const response = await fetch('/openapi.json', { signal: AbortSignal.timeout(10_000), credentials: 'omit' });
     const document = (await response.json()) as { paths?: Record<string, Record<string, unknown>> };
@@ -36,4 +35,24 @@ export async function detectFeatures(): Promise<Features> {
   } catch {
     return { modifyOrders: false, accountSettings: false };
   }
+}
+
+const noFeatures: Features = { modifyOrders: false, accountSettings: false };
+let detected: Promise<Features> | undefined;
+
+/**
+ * The optional routes, read once per page load and only by the pages that use them: the document is large, and the
+ * wallet (the first page) needs none of it.
+ */
+export function useFeatures(): Features {
+  const [features, setFeatures] = useState<Features>(noFeatures);
+  useEffect(() => {
+    let cancelled = false;
+    detected ??= detectFeatures();
+    void detected.then((value) => !cancelled && setFeatures(value));
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+  return features;
 }

@@ -18,10 +18,8 @@ export function ForecastChart({ forecast }: { forecast: Forecast }) {
     padding.left + ((atMs - forecast.startMs) / (forecast.endMs - forecast.startMs)) * (width - padding.left - padding.right);
   const y = (cents: number) => padding.top + ((top - cents) / span) * (height - padding.top - padding.bottom);
   let path = `M ${x(forecast.startMs)} ${y(forecast.balanceEurCents)}`;
-  let current = forecast.balanceEurCents;
   for (const step of forecast.steps) {
     path += ` H ${x(step.atMs)} V ${y(step.remainingEurCents)}`;
-    current = step.remainingEurCents;
   }
   path += ` H ${x(forecast.endMs)}`;
   const ticks = [0, 7, 14, 21, 30];
@@ -54,7 +52,7 @@ export function ForecastChart({ forecast }: { forecast: Forecast }) {
             {day === 0 ? 'today' : `+${day}d`}
           </text>
         ))}
-        <path class={current < 0 ? 'chart-line chart-line-bad' : 'chart-line'} d={path} />
+        <path class="chart-line" d={path} />
         {forecast.steps.map((step) => (
           <circle
             key={`${step.atMs}-${step.label}`}

@@ -1,6 +1,6 @@
 import type { Account, AccountState } from '../api/types';
 import { Empty, ErrorNotice, Loading, StatusBadge } from '../components/common';
-import { useSession } from '../context';
+import { useFeatures, useSession } from '../context';
 import { formatDate, formatNumber } from '../domain/money';
 import { usePolled } from '../hooks';
 
@@ -24,7 +24,8 @@ export function AccountsPage() {
 }
 
 function AccountCard({ account }: { account: Account }) {
-  const { api, features } = useSession();
+  const { api } = useSession();
+  const features = useFeatures();
   const state = usePolled(() => api.get<AccountState>(`/v1/accounts/${encodeURIComponent(account.id)}/state`), [api, account.id], 10_000);
   const live = state.data;
   return (

@@ -214,7 +214,11 @@ function DepositInstructions({ topup }: { topup: Topup }) {
           </dd>
           <dt>Quote</dt>
           <dd>
-            {terminal.has(topup.status) ? `ended ${formatDate(topup.expires_at)}` : <Countdown expiresAt={topup.expires_at} />}
+            {terminal.has(topup.status) ? (
+              `closed (it was valid until ${formatDate(topup.expires_at)})`
+            ) : (
+              <Countdown expiresAt={topup.expires_at} />
+            )}
             <span class="muted"> (for {formatEurCents(topup.amount_eur_cents)})</span>
           </dd>
         </dl>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { CreatedWebhookEndpoint, Events, WebhookEndpoints } from '../api/types';
 import { CopyButton, Empty, ErrorNotice, Loading, ReadOnlyNotice, Section, StatusBadge } from '../components/common';
-import { useSession } from '../context';
+import { useFeatures, useSession } from '../context';
 import { formatDate } from '../domain/money';
 import { useAction, usePolled } from '../hooks';
 
@@ -9,7 +9,8 @@ const eventTypes = ['batch.settled', 'topup.credited', 'topup.expired', 'seat.pa
 
 /** Endpoints, a new endpoint's secret shown once, the recent events, and a test send where the API has one. */
 export function WebhooksPage() {
-  const { api, features } = useSession();
+  const { api } = useSession();
+  const features = useFeatures();
   const endpoints = usePolled(() => api.get<WebhookEndpoints>('/v1/webhook_endpoints'), [api]);
   const events = usePolled(() => api.get<Events>('/v1/events', { limit: 20 }), [api], 30_000);
   const remove = useAction<unknown>();
