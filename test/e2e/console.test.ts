@@ -303,6 +303,8 @@ describe('how /console is served', () => {
     expect(policy).toContain("script-src 'self'");
     expect(policy).not.toMatch(/unsafe-inline|unsafe-eval/);
     const html = await response.text();
+    const revalidated = await fetch(`${stack.gatewayUrl}/console`, { headers: { 'if-none-match': response.headers.get('etag')! } });
+    expect(revalidated.status).toBe(304);
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/(src|href)=["']?https?:/i);
     const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((match) => match[1]!);
@@ -322,36 +324,45 @@ describe('how /console is served', () => {
   });
 
   it('records the first load of the wallet page (test/output/console/first-load.json; figures, not assertions)', async () => {
-    const { page } = await newPage();
-    await page.goto(`${stack.gatewayUrl}/console`, { waitUntil: 'load' });
-    await page.getByLabel('API key').waitFor();
-    const cold = (await page.evaluate(`(() => {
-      const navigation = performance.getEntriesByType('navigation')[0];
-      const resources = performance.getEntriesByType('resource');
-      return {
-        signInShownMs: Math.round(performance.now()),
-        domContentLoadedMs: Math.round(navigation.domContentLoadedEventEnd),
-        loadMs: Math.round(navigation.loadEventEnd),
-        transferredBytes: navigation.transferSize + resources.reduce((total, entry) => total + entry.transferSize, 0),
-        decodedBytes: navigation.decodedBodySize + resources.reduce((total, entry) => total + entry.decodedBodySize, 0),
-      };
-    })()`)) as Record<string, number>;
-    await page.getByLabel('API key').fill(customer.full_key);
-    const clickedMs = (await page.evaluate('performance.now()')) as number;
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByTestId('wallet-balance').waitFor();
-    const balanceShownMs = (await page.evaluate('performance.now()')) as number;
-    // Again with the assets cached and the key in the session: what a returning visit to the wallet costs.
-    await page.reload({ waitUntil: 'load' });
-    await page.getByTestId('wallet-balance').waitFor();
-    const warmBalanceShownMs = (await page.evaluate('performance.now()')) as number;
+    const samples: Array<Record<string, number>> = [];
+    // Five fresh profiles (nothing cached), one after another: the machine is shared, so one sample says little.
+    for (let sample = 0; sample < 5; sample += 1) {
+      const { page, watch } = await newPage();
+      await page.goto(`${stack.gatewayUrl}/console`, { waitUntil: 'load' });
+      await page.getByLabel('API key').waitFor();
+      const cold = (await page.evaluate(`(() => {
+        const navigation = performance.getEntriesByType('navigation')[0];
+        const resources = performance.getEntriesByType('resource');
+        return {
+          signInShownMs: Math.round(performance.now()),
+          domContentLoadedMs: Math.round(navigation.domContentLoadedEventEnd),
+          transferredBytes: navigation.transferSize + resources.reduce((total, entry) => total + entry.transferSize, 0),
+        };
+      })()`)) as Record<string, number>;
+      await page.getByLabel('API key').fill(customer.full_key);
+      const clickedMs = (await page.evaluate('performance.now()')) as number;
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('wallet-balance').waitFor();
+      const balanceShownMs = (await page.evaluate('performance.now()')) as number;
+      // Again with the assets cached and the key in the session: what a returning visit to the wallet costs.
+      await page.reload({ waitUntil: 'load' });
+      await page.getByTestId('wallet-balance').waitFor();
+      const warmBalanceShownMs = (await page.evaluate('performance.now()')) as number;
+      samples.push({
+        ...cold,
+        signInToBalanceMs: Math.round(balanceShownMs - clickedMs),
+        warmReloadToBalanceMs: Math.round(warmBalanceShownMs),
+        requests: watch.requestUrls.length,
+      });
+      await watch.context.close();
+    }
+    const median = (name: string) => samples.map((entry) => entry[name]!).sort((left, right) => left - right)[2]!;
     const figures = {
-      cold,
-      signInToBalanceMs: Math.round(balanceShownMs - clickedMs),
-      warmReloadToBalanceMs: Math.round(warmBalanceShownMs),
+      medians: Object.fromEntries(Object.keys(samples[0]!).map((name) => [name, median(name)])),
+      samples,
     };
-    fs.mkdirSync(path.join(screenshotDirectory), { recursive: true });
+    fs.mkdirSync(screenshotDirectory, { recursive: true });
     fs.writeFileSync(path.join(screenshotDirectory, 'first-load.json'), `${JSON.stringify(figures, null, 2)}\n`);
-    expect(cold.transferredBytes).toBeGreaterThan(0);
-  }, 120_000);
+    expect(samples.every((entry) => entry.transferredBytes! > 0)).toBe(true);
+  }, 180_000);
 });

@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { useBtcpayFake } from './btcpay-fake';
 import { bundlePath, ensureBuilt } from './build';
+import { ensureConsoleBuilt } from './console-build';
 import { checkGrpcHealth } from '@mtx/shared/grpc';
 import { heapArguments } from './heap';
 import { freePort } from './ports';
@@ -135,6 +136,8 @@ export async function startServiceProcess(options: StartServiceOptions): Promise
   const launch = async () => {
     // A restart runs what the sources are now: a stale bundle is rebuilt first (esbuild, well under a second).
     if (compiled) await ensureBuilt(folder);
+    // Run from TypeScript, the gateway still serves the console's browser bundle.
+    else if (folder === 'gateway') await ensureConsoleBuilt();
     const command = [
       ...heapArguments(options.env),
       ...(compiled

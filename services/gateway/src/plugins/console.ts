@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '@mtx/shared/errors';
@@ -65,10 +66,14 @@ export async function consolePlugin(app: GatewayApp): Promise<void> {
       reply.header('cross-origin-opener-policy', 'same-origin');
     });
 
-    scope.get(consoleRoutePrefix, async (_request, reply) => {
+    scope.get(consoleRoutePrefix, async (request, reply) => {
       const page = await readOrUndefined(path.join(consoleDistDirectory, 'index.html'));
       if (!page) throw new AppError('unavailable', 'the console is not built; run `npm run build gateway`');
-      return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
+      // Revalidated on every load; an unchanged page is a 304 with no body.
+      const etag = `"${crypto.createHash('sha256').update(page).digest('base64url').slice(0, 22)}"`;
+      reply.header('cache-control', 'no-cache').header('etag', etag);
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.type('text/html; charset=utf-8').send(page);
     });
     scope.get(`${consoleRoutePrefix}/`, async (_request, reply) => reply.redirect(consoleRoutePrefix, 301));
 
