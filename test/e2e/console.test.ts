@@ -249,6 +249,45 @@ describe('the wallet page', () => {
   }, 120_000);
 });
 
+describe('errors', () => {
+  it('say what failed and what to do: a refused key, a refused leg (nothing traded), a 429 with its retry time', async () => {
+    const { page } = await newPage();
+    await page.goto(`${stack.gatewayUrl}/console`, { waitUntil: 'load' });
+    await page.getByLabel('API key').fill(`sk_${'x'.repeat(46)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const refused = page.getByRole('alert');
+    await refused.waitFor();
+    expect(await refused.innerText()).toMatch(/Signing in failed[\s\S]*Sign out and paste a current key/);
+
+    await signIn(page, stack.gatewayUrl, customer.full_key);
+    const batchesBefore = (await api('GET', '/v1/orders/batches')).body.data.length as number;
+    await openPage(page, 'trade');
+    await page.getByLabel('Leg 1 account').selectOption(customer.accounts[0]!.id);
+    await page.getByLabel('Leg 1 volume').fill('-1');
+    await page.getByTestId('place-batch').click();
+    const invalid = page.getByRole('alert');
+    await invalid.waitFor({ timeout: 30_000 });
+    const text = await invalid.innerText();
+    expect(text).toContain('Placing the batch failed');
+    expect(text).toContain('orders[0].volume');
+    expect(text).toContain('Correct the field named above');
+    expect(text).toMatch(/Request id: req_/);
+    expect((await api('GET', '/v1/orders/batches')).body.data.length).toBe(batchesBefore);
+
+    await page.route('**/v1/wallet', (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '7', 'content-type': 'application/json' },
+        body: JSON.stringify({ error: { code: 'rate_limited', message: 'too many requests' }, request_id: 'req_limited' }),
+      }),
+    );
+    await openPage(page, 'wallet');
+    const limited = page.getByRole('alert');
+    await limited.waitFor({ timeout: 30_000 });
+    expect(await limited.innerText()).toMatch(/Too many requests in the last minute\. Retry in 7 s\./);
+  }, 120_000);
+});
+
 describe('the console, signed in with a read-only key', () => {
   it('offers no write action on any page and says why', async () => {
     const { page } = await newPage();

@@ -19,7 +19,7 @@ const adviceByCode: Record<string, string> = {
   idempotency_key_in_progress: 'The same request is still running. Wait a moment and look at the batch history.',
   not_found: 'It no longer exists, or belongs to another customer.',
   conflict: 'It is in a state that does not allow this change. Reload and try again.',
-  invalid_request: 'Correct the highlighted field and send again.',
+  invalid_request: 'Correct the field named above and send again.',
   unknown_field: 'The console sent a field the API does not accept; reload the page (a newer console may be available).',
   internal: 'An unexpected error on the server. Quote the request id to support.',
 };
