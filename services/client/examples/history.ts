@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   const query = { from: new Date(Date.now() - hours * 3_600_000).toISOString(), limit: Number(process.env.EXAMPLE_PAGE ?? 10) };
 
   const first = await client.history.deals(query);
-  for (const account of first.accounts) if (account.status !== 'ok') console.log(`${account.account_id}: ${account.status} (${account.message})`);
+  for (const account of first.accounts)
+    if (account.status !== 'ok') console.log(`${account.account_id}: ${account.status} (${account.message})`);
   let count = 0;
   const profit = new Map<string, number>();
   for await (const deal of client.history.deals(query)) {

@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     ),
   );
   console.log(`summary: ${JSON.stringify(batch.summary)}`);
-  if (batch.summary.modified !== batch.summary.matched) throw new Error(`${batch.summary.matched - batch.summary.modified} ticket(s) not modified`);
+  if (batch.summary.modified !== batch.summary.matched)
+    throw new Error(`${batch.summary.matched - batch.summary.modified} ticket(s) not modified`);
 }
 
 main().catch((error: unknown) => {
