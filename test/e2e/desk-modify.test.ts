@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUnaryClient } from '@mtx/shared/grpc';
 import { startExecutionE2e, type ExecutionE2e } from './execution-helpers';
 
 /**
@@ -234,5 +235,41 @@ describe('POST /v1/orders/modify', () => {
     expect(statuses.filter((status: string) => status === 'modified')).toHaveLength(20);
     expect(statuses.slice(20)).toEqual(['skipped']);
     expect(capped.body.results[0].message).toMatch(/over the cap of 20/);
+  });
+
+  it('sends nothing again for a request whose batch id was claimed before, and answers from the values found', async () => {
+    const execution = createUnaryClient<any>(
+      'execution/v1/execution.proto',
+      'mtx.execution.v1.ExecutionService',
+      e2e.stack.env.EXECUTION_GRPC_URL!,
+      15_000,
+    );
+    try {
+      const request = {
+        customer_id: e2e.keys.customerId,
+        defaults: { symbol: 'EURUSD', symbol_match: 'base' },
+        accounts: [{ account_id: accounts.alpha.id, fields: {} }],
+        change: { take_profit: 1.18 },
+        batch_id: `bat_${'m'.repeat(14)}${Date.now().toString(36).slice(-6)}`,
+      };
+      const first = await execution.call('ModifyOrders', request, { deadlineMs: 10_000 });
+      expect(first.summary).toMatchObject({ matched: 2, modified: 2 });
+      const before = (await modifyRequests(accounts.alpha)).length;
+      // The same batch id again, as a retry after a lost answer: the connector's claim refuses to send.
+      const again = await execution.call('ModifyOrders', request, { deadlineMs: 10_000 });
+      expect(again.results[0].results.map((ticket: { status: string; message: string }) => [ticket.status, ticket.message])).toEqual([
+        ['modified', 'duplicate request: the original modify set these values; not sent again'],
+        ['modified', 'duplicate request: the original modify set these values; not sent again'],
+      ]);
+      expect((await modifyRequests(accounts.alpha)).length).toBe(before);
+      // Values that are not the ones asked for (changed since by another request) read as unknown, still unsent.
+      await e2e.api('POST', '/v1/orders/modify', { symbol: 'EURUSD', take_profit: 1.19, accounts: [{ account_id: accounts.alpha.id }] });
+      const changed = await execution.call('ModifyOrders', request, { deadlineMs: 10_000 });
+      expect(changed.results[0].status).toBe('unknown');
+      expect(changed.results[0].results.map((ticket: { status: string }) => ticket.status)).toEqual(['unknown', 'unknown']);
+      expect((await modifyRequests(accounts.alpha)).length).toBe(before + 2);
+    } finally {
+      execution.close();
+    }
   });
 });

@@ -24,8 +24,8 @@ export interface HistorySource {
   /** The list the terminal is asked for. */
   command: HistoryKind;
   /**
-   * Whether the list is in the items' own time order, so that the newest pages hold the newest items; MT4's
-   * deals come from orders listed by close time, and an order's opening deal may be older than pages further back.
+   * Whether the list is in the items' own time order, so that the newest pages hold the newest items (MT5 deals);
+   * any other list is read whole.
    */
   chronological: boolean;
   /** Time (unix ms) a row is listed by: the bound of what the pages read so far cover. */
@@ -112,7 +112,8 @@ const mt5Deals: HistorySource = {
 
 const mt5Orders: HistorySource = {
   command: 'orders',
-  chronological: true,
+  // Selected by HistorySelect in setup order, while an order's place in the API's order is when it was done.
+  chronological: false,
   rowTimeMs: (terminal, row) => terminal.utcMsOf(integerField(row, 'time_done')),
   convert: (terminal, rows) =>
     rows.map((row) => {
@@ -149,7 +150,8 @@ function mt4State(row: Map<string, string>, type: number): string {
 
 const mt4Orders: HistorySource = {
   command: 'orders',
-  chronological: true,
+  // The EA lists the pool by ticket (docs/terminal-bridge.md, "history").
+  chronological: false,
   rowTimeMs: mt4CloseTimeMs,
   convert: (terminal, rows) =>
     rows.flatMap((row) => {

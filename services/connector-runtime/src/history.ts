@@ -21,9 +21,10 @@ export function newestFirst(left: HistoryItem, right: HistoryItem): number {
 
 /**
  * History reads (the `history` op): one account's deals or orders in a time range, newest first, strictly
- * before the requester's position, at most `limit` of them. The terminal lists its history oldest first, so the
- * pages are read from the end backwards until the newest `limit` matches are certain, or the page bound is met
- * (then `complete_after_unix_ms` says from which time on the answer is whole). Reads only.
+ * before the requester's position, at most `limit` of them. MT5 lists its deals oldest first, so their pages are
+ * read from the end backwards until the newest `limit` matches are certain, or the page bound is met (then
+ * `complete_after_unix_ms` says from which time on the answer is whole). A list in another order (MT5 history
+ * orders, MT4's pool by ticket) is read whole, up to the page bound. Reads only.
  */
 export class HistoryReads {
   constructor(private readonly options: ConnectorRuntimeOptions) {}
@@ -49,7 +50,13 @@ export class HistoryReads {
       return await this.options.terminals.withTerminal(
         request.account_id,
         async (terminal) => {
-          const { items, floorMs } = await this.read(terminal, request);
+          const read = await this.read(terminal, request);
+          if (read === 'too_long')
+            return reply(
+              'unavailable',
+              `not read: more than ${pageItemsMax * historyPagesMax} history ${request.kind} in the range on this platform; ask for a shorter range`,
+            );
+          const { items, floorMs } = read;
           const certain = items.filter((item) => item.timeMs > floorMs).sort(newestFirst);
           return reply('ok', '', certain.slice(0, limit), certain.length > limit, floorMs);
         },
@@ -69,7 +76,10 @@ export class HistoryReads {
   }
 
   /** The matching items read, and the time down to which they are whole (0: the whole range was read). */
-  private async read(terminal: TerminalHandle, request: HistoryRequestMessage): Promise<{ items: HistoryItem[]; floorMs: number }> {
+  private async read(
+    terminal: TerminalHandle,
+    request: HistoryRequestMessage,
+  ): Promise<{ items: HistoryItem[]; floorMs: number } | 'too_long'> {
     const source = historySourceOf(this.options.adapter.platform, request.kind);
     const fromMs = Number(request.from_unix_ms);
     const toMs = Number(request.to_unix_ms);
@@ -91,6 +101,8 @@ export class HistoryReads {
     const deadlineMs = this.deadlineMs(request);
     const probe = await terminal.request('history', requestArguments({ ...range, offset: 0, limit: 1 }), deadlineMs);
     let end = integerField(probe, 'total');
+    // A list not in time order is whole only when read whole.
+    if (!source.chronological && end > pageItemsMax * historyPagesMax) return 'too_long';
     const items: HistoryItem[] = [];
     let floorMs = 0;
     for (let page = 0; end > 0; page++) {
