@@ -85,7 +85,8 @@ export class HistoryReads {
     const toMs = Number(request.to_unix_ms);
     const beforeMs = Number(request.before_unix_ms);
     const beforeKey = Number(request.before_ticket);
-    const upperMs = beforeMs > 0 ? Math.min(toMs, beforeMs) : toMs;
+    // With a key bound of 0 nothing at the bound's own time is wanted: reading it would only spend the page bound.
+    const upperMs = beforeMs > 0 ? Math.min(toMs, beforeKey > 0 ? beforeMs : beforeMs - 1) : toMs;
     const suffixed = request.symbol ? `${request.symbol}${request.symbol_suffix}` : '';
     const wanted = (item: HistoryItem) =>
       item.timeMs >= fromMs &&

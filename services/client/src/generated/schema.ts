@@ -4512,6 +4512,7 @@ export interface operations {
                         batch_id: string;
                         /** @description True when this is the stored answer of an earlier request with the same Idempotency-Key. */
                         idempotent_replay: boolean;
+                        /** @description Counts over every account and ticket. */
                         summary: {
                             /** @description Accounts in the request. */
                             accounts: number;

@@ -76,7 +76,8 @@ export interface AccountHistoryPage<T> {
 
 /**
  * The next page over every account's answer: the newest `limit` items, cut where an account's answer stops
- * being whole (an account that answered a full page never cuts: the page cannot reach past its last item).
+ * being whole (an account that answered a full page never cuts: the page cannot reach past its last item, and
+ * the next page asks it again below that).
  */
 export function mergeHistoryPages<T>(
   pages: Array<AccountHistoryPage<T>>,
@@ -91,12 +92,13 @@ export function mergeHistoryPages<T>(
     .filter((item) => item.timeMs > floorMs)
     .sort(compareNewestFirst);
   const shown = merged.slice(0, limit);
-  const hasMore = merged.length > limit || pages.some((page) => page.more) || floorMs > 0;
+  // An account that could not read its whole range has more below what it answered, full page or not.
+  const hasMore = merged.length > limit || pages.some((page) => page.more || page.completeAfterMs > 0);
   if (!hasMore) return { data: shown.map((item) => item.view), hasMore };
   const last = shown[shown.length - 1];
   // Fewer than a page above the cut: the next page starts at the cut, below every account's items at its time.
   const next =
-    shown.length >= limit && last
+    (shown.length >= limit || floorMs === 0) && last
       ? { timeMs: last.timeMs, accountId: last.accountId, key: last.key }
       : { timeMs: floorMs + 1, accountId: '', key: 0 };
   return { data: shown.map((item) => item.view), hasMore, next };

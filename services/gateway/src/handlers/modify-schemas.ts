@@ -123,7 +123,7 @@ export const ModifyOrdersResponse = Type.Object(
         unknown: Type.Integer({ description: 'Tickets whose outcome is unknown.' }),
         accounts_unknown: Type.Integer({ description: 'Accounts that did not answer by the deadline.' }),
       },
-      { additionalProperties: false },
+      { additionalProperties: false, description: 'Counts over every account and ticket.' },
     ),
     results: Type.Array(ModifyAccountResult, { description: 'One result per account, in the order of `accounts`.' }),
   },
