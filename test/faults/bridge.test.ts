@@ -1,12 +1,14 @@
 /**
  * Faults of the terminal bridge (docs/terminal-bridge.md) under load, with two connector-mt5 replicas whose
  * terminal addresses broker-sim's EAs know from the start: a replica killed with legs held at its terminals, a
- * terminal that freezes mid-batch, one that sends a malformed line, and an impostor EA with a wrong token. After
+ * terminal that freezes mid-batch, one that sends a malformed line, an impostor EA with a wrong token, and a
+ * replica killed with modifies held at its terminals (each ticket modified once, whatever the retries). After
  * each: the ledger audit, every acknowledged movement in the ledger, and the execution invariants.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mtx/shared/testing';
 import {
+  accountPath,
   brokerRequests,
   customerWithTarget,
   holders,
@@ -26,6 +28,7 @@ import {
   terminalOf,
 } from './bridge-terminals';
 import { type LoadOptions, type RunningLoad, startLoad } from './load';
+import { modifiesByTicket, modifiesDone, modifiesHeld, stopsOf } from './modify-row';
 import { brokerKeyOfLeg, FaultStack, sleep, type Customer, type TopupForPostbacks, type TradingAccount } from './stack';
 import { printSummary } from './summary';
 import { recordAndAssert } from './verify';
@@ -227,5 +230,75 @@ describe('fault suite: the terminal bridge', () => {
       scenarioErrors: { 'refuse bad_token (impostor)': attempts.length },
       notes: `refused on ${attempts.length} replicas in ${attempts.map((attempt) => attempt.closedWithinMs).join(', ')} ms; the real terminal kept its connection`,
     });
+  });
+
+  it('B5. a replica SIGKILLed with modifies held at its terminals: they come back unknown, each ticket is modified once, a retry sends nothing', async () => {
+    const row = startRow('B5. connector-mt5 replica SIGKILL, modifies held at its terminals', 'bridge modify SIGKILL');
+    const victim = await stack.newCustomer('bmodify', { accountsPerServer: 2, servers: mt5Servers });
+    const held = await holders(stack, victim.accounts);
+    const onKilled = victim.accounts.filter((account) => held.get(account.id) === replicaAddress(stack, 'mt5', 1));
+    const onSurvivor = victim.accounts.filter((account) => held.get(account.id) === replicaAddress(stack, 'mt5', 0));
+    expect(onKilled.length).toBeGreaterThan(0);
+    expect(onSurvivor.length).toBeGreaterThan(0);
+    const opened = await placed(stack, victim, legsFor(victim.accounts, 1));
+    expect(opened.results.map((leg) => leg.status)).toEqual(victim.accounts.map(() => 'filled'));
+    const load = startLoad(stack, loadOptions(row.seed, 8_000));
+    await sleep(1_000);
+    for (const account of onKilled) await stack.control(`${accountPath(account)}/faults`, 'PUT', { delay_ms: 900 });
+    // Long positions: a stop loss far below and a take profit far above any price the load's feed reaches.
+    const body = {
+      stop_loss: 0.5,
+      take_profit: 5,
+      accounts: victim.accounts.map((account) => ({ account_id: account.id, symbol: account.symbol })),
+    };
+    const headers = { 'idempotency-key': `bmodify-${row.seed}` };
+    const pending = stack.api(victim.fullKey, 'POST', '/v1/orders/modify', body, headers);
+    await modifiesHeld(stack, onKilled);
+    const killed = stack.service('connector-mt5-2');
+    await killed.kill('SIGKILL');
+    const killedAtMs = Date.now();
+    const answer = await pending;
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const statusOf = (account: TradingAccount) =>
+      answer.body.results.find((result: { account_id: string }) => result.account_id === account.id).status;
+    // Sent to the killed replica's terminals and never answered: they may have taken effect.
+    expect(onKilled.map(statusOf)).toEqual(onKilled.map(() => 'unknown'));
+    expect(onSurvivor.map(statusOf)).toEqual(onSurvivor.map(() => 'modified'));
+    await eventually(
+      async () => {
+        const now = await holders(stack, onKilled, 1_000).catch(() => undefined);
+        return now && onKilled.every((account) => now.get(account.id) === replicaAddress(stack, 'mt5', 0));
+      },
+      10_000,
+      50,
+    );
+    const redialMs = Date.now() - killedAtMs;
+    for (const account of onKilled) await stack.control(`${accountPath(account)}/faults`, 'DELETE');
+    await modifiesDone(stack, victim.accounts);
+    // The retry answers the stored outcome and sends nothing; every held modify took effect, once.
+    const replay = await stack.api(victim.fullKey, 'POST', '/v1/orders/modify', body, headers);
+    expect(replay.body).toEqual({ ...answer.body, idempotent_replay: true });
+    expect(await stopsOf(stack, victim)).toEqual(
+      victim.accounts.map((account) => ({ account_id: account.id, stop_loss: 0.5, take_profit: 5 })),
+    );
+    let modifiedTwice = 0;
+    for (const account of victim.accounts) {
+      const byTicket = await modifiesByTicket(stack, account);
+      expect([...byTicket.values()].map((records) => records.length)).toEqual([1]);
+      modifiedTwice += [...byTicket.values()].filter((records) => records.length > 1).length;
+    }
+    const finished = await loadVerified(stack, load, [...loadCustomers, victim], opened.batch_id);
+    recordAndAssert(stack, {
+      ...row,
+      ...finished,
+      verdict: { ...finished.verdict, executedTwice: finished.verdict.executedTwice + modifiedTwice },
+      scenarioRequests: 3,
+      scenarioErrors: { 'modify unknown (killed replica)': onKilled.length },
+      recoveryMs: redialMs,
+      notes: `${onKilled.length} accounts' modifies unknown at the kill, each applied once at the broker; the Idempotency-Key retry sent nothing`,
+    });
+    expect(modifiedTwice).toBe(0);
+    await stack.stopReplica('connector-mt5-2');
+    await startMt5Replica(stack, 'connector-mt5-2', 1);
   });
 });

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { MtxClient } from './client';
 import { accounts, batchShow, ordersClose, ordersPlace } from './cli/trading-commands';
 import { accountState, batches, positions } from './cli/portfolio-commands';
+import { history, ordersModify } from './cli/desk-commands';
 import { webhooksListen } from './cli/webhooks-listen';
 import { bridgeCheck } from './cli/bridge-check';
 import { assets, subscription, topupCreate, topupPaySandbox, topupShow, wallet } from './cli/money-commands';
@@ -27,8 +28,10 @@ const commands: Record<string, (context: CommandContext) => Promise<number>> = {
   accounts,
   'orders:place': ordersPlace,
   'orders:close': ordersClose,
+  'orders:modify': ordersModify,
   'batch:show': batchShow,
   positions,
+  history,
   'account:state': accountState,
   batches,
   'webhooks:listen': webhooksListen,

@@ -12,6 +12,13 @@ import type {
   BatchSummary,
   CloseBatch,
   CloseRequest,
+  DealsPage,
+  HistoryDeal,
+  HistoryOrder,
+  HistoryQuery,
+  ModifyBatch,
+  ModifyRequest,
+  OrdersPage,
   CreatedWebhookEndpoint,
   DeletedWebhookEndpoint,
   EventList,
@@ -87,35 +94,7 @@ export function batchIsSettled(batch: unknown): boolean {
   );
 }
 
-/**
- * Every API operation and the client method that calls it; a test checks the document has no operation
- * missing here (provider postbacks excepted: clients never call them).
- */
-export const clientOperations: Readonly<Record<string, string>> = {
-  'GET /v1/wallet': 'wallet.get',
-  'GET /v1/wallet/assets': 'wallet.listAssets',
-  'POST /v1/wallet/topup': 'wallet.createTopup',
-  'GET /v1/wallet/topup/{id}': 'wallet.getTopup',
-  'GET /v1/subscription': 'subscription.get',
-  'PATCH /v1/subscription': 'subscription.update',
-  'GET /v1/servers/plans': 'servers.listPlans',
-  'GET /v1/servers': 'servers.list',
-  'POST /v1/servers': 'servers.create',
-  'DELETE /v1/servers/{id}': 'servers.delete',
-  'GET /v1/accounts': 'accounts.list',
-  'POST /v1/accounts': 'accounts.create',
-  'DELETE /v1/accounts/{account_id}': 'accounts.delete',
-  'POST /v1/orders': 'orders.place',
-  'POST /v1/orders/close': 'orders.close',
-  'GET /v1/orders/batches/{batch_id}': 'orders.getBatch',
-  'GET /v1/orders/batches': 'orders.listBatches',
-  'GET /v1/positions': 'positions.list',
-  'GET /v1/accounts/{account_id}/state': 'accounts.state',
-  'POST /v1/webhook_endpoints': 'webhookEndpoints.create',
-  'GET /v1/webhook_endpoints': 'webhookEndpoints.list',
-  'DELETE /v1/webhook_endpoints/{id}': 'webhookEndpoints.delete',
-  'GET /v1/events': 'events.list',
-};
+export { clientOperations } from './operations';
 
 const segment = (value: string | number) => encodeURIComponent(String(value));
 
@@ -127,8 +106,8 @@ const segment = (value: string | number) => encodeURIComponent(String(value));
  * const wallet = await client.wallet.get();
  * ```
  *
- * Every call has a deadline and bounded retries (see Transport). POST /v1/orders and POST /v1/orders/close
- * always carry an Idempotency-Key, made once per call and reused on its retries, so a retry never sends an
+ * Every call has a deadline and bounded retries (see Transport). POST /v1/orders, /v1/orders/close and
+ * /v1/orders/modify always carry an Idempotency-Key, made once per call and reused on its retries, so a retry never sends an
  * order twice. Failures are thrown as `ApiError` (the API answered) or `ApiConnectionError` (it did not).
  */
 export class MtxClient {
@@ -175,7 +154,7 @@ export class MtxClient {
   private paged<Page extends { data: Item[]; has_more: boolean }, Item>(
     path: string,
     query: object,
-    cursorOf: (item: Item) => string,
+    cursorOf: (page: Page, last: Item | undefined) => string | undefined,
     options: CallOptions,
   ): Paged<Page, Item> {
     const page = (startingAfter: string | undefined): Promise<Page> =>
@@ -200,9 +179,9 @@ export class MtxClient {
         let current = await firstPage();
         for (;;) {
           yield* current.data;
-          const last = current.data.at(-1);
-          if (!current.has_more || !last) return;
-          current = await page(cursorOf(last));
+          const next = cursorOf(current, current.data.at(-1));
+          if (!current.has_more || !next) return;
+          current = await page(next);
         }
       },
     };
@@ -315,6 +294,19 @@ export class MtxClient {
         idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey(),
       }),
 
+    /**
+     * POST /v1/orders/modify: moves stops (and pending orders' price and expiration) on what a close with the same
+     * selector or tickets would take, on up to 20 accounts. Idempotent like `place`: a retry never modifies twice.
+     */
+    modify: (body: ModifyRequest, options: IdempotentCallOptions = {}): Promise<ModifyBatch> =>
+      this.transport.request({
+        method: 'POST',
+        path: '/v1/orders/modify',
+        body,
+        ...options,
+        idempotencyKey: options.idempotencyKey ?? this.generateIdempotencyKey(),
+      }),
+
     /** GET /v1/orders/batches/{batch_id}: the stored batch with each leg's latest outcome, late replies included. */
     getBatch: (batchId: string, options: CallOptions = {}): Promise<StoredBatch> =>
       this.transport.request({ method: 'GET', path: `/v1/orders/batches/${segment(batchId)}`, ...options }),
@@ -325,7 +317,7 @@ export class MtxClient {
      * (Stripe's auto-pagination): `for await (const batch of client.orders.listBatches({ kind: 'close' })) …`.
      */
     listBatches: (query: BatchListQuery = {}, options: CallOptions = {}): Paged<BatchList, BatchSummary> =>
-      this.paged<BatchList, BatchSummary>('/v1/orders/batches', query, (batch) => batch.batch_id, options),
+      this.paged<BatchList, BatchSummary>('/v1/orders/batches', query, (_page, batch) => batch?.batch_id, options),
 
     /** Polls a stored batch until no outcome is `unknown` any more (late replies and reconciliation fill them in). */
     waitForBatch: (batchId: string, options: PollOptions<StoredBatch> = {}): Promise<StoredBatch> =>
@@ -335,6 +327,18 @@ export class MtxClient {
         `batch ${batchId}`,
         options,
       ),
+  };
+
+  readonly history = {
+    /**
+     * GET /v1/history/deals: deals of up to 20 accounts merged newest first; awaited, the first page; iterated with
+     * `for await`, every deal of every page (each asked with the previous page's `next_cursor`). Any key.
+     */
+    deals: (query: HistoryQuery = {}, options: CallOptions = {}): Paged<DealsPage, HistoryDeal> =>
+      this.paged<DealsPage, HistoryDeal>('/v1/history/deals', query, (page) => page.next_cursor ?? undefined, options),
+    /** GET /v1/history/orders: history orders, as `deals`. */
+    orders: (query: HistoryQuery = {}, options: CallOptions = {}): Paged<OrdersPage, HistoryOrder> =>
+      this.paged<OrdersPage, HistoryOrder>('/v1/history/orders', query, (page) => page.next_cursor ?? undefined, options),
   };
 
   readonly webhookEndpoints = {
@@ -358,6 +362,6 @@ export class MtxClient {
      * iterated with `for await`. Any key.
      */
     list: (query: EventListQuery = {}, options: CallOptions = {}): Paged<EventList, WebhookEvent> =>
-      this.paged<EventList, WebhookEvent>('/v1/events', query, (event) => event.id, options),
+      this.paged<EventList, WebhookEvent>('/v1/events', query, (_page, event) => event?.id, options),
   };
 }

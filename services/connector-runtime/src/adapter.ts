@@ -98,6 +98,22 @@ export interface CloseOptions {
   fenceUnixMs: number;
 }
 
+/** The new values of a modify; undefined: left as it is (the EA keeps the current value of an absent argument). */
+export interface ModifyValues {
+  stopLoss?: number;
+  takeProfit?: number;
+  /** Pending orders only. */
+  price?: number;
+  /** Pending orders only; unix ms. */
+  expirationUnixMs?: number;
+}
+
+export interface ModifyOptions {
+  callDeadlineMs: number;
+  /** The requester's deadline: the modify is not started after it (0: none). */
+  fenceUnixMs: number;
+}
+
 export interface PlatformAdapter {
   readonly platform: 'mt4' | 'mt5';
   /** Sends one order (`send`), its client id's tag in the comment so reconciliation can find it. */
@@ -106,6 +122,8 @@ export interface PlatformAdapter {
   getTicket(terminal: TerminalHandle, ticket: number, deadlineMs: number): Promise<OpenItem | undefined>;
   /** Closes a position (volume 0: whole) or deletes a pending order. */
   close(terminal: TerminalHandle, item: OpenItem, options: CloseOptions): Promise<TradeOutcome>;
+  /** Changes a position's stops or a pending order's price, stops and expiration (`modify`). */
+  modify(terminal: TerminalHandle, item: OpenItem, values: ModifyValues, options: ModifyOptions): Promise<TradeOutcome>;
   /** What the trade server holds of these client ids (by their tags), for reconciliation and duplicates. */
   lookup(terminal: TerminalHandle, clientIds: string[], deadlineMs: number): Promise<BrokerRecord[]>;
   /**

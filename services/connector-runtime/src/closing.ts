@@ -2,13 +2,13 @@ import { context, type Context } from '@opentelemetry/api';
 import type { CloseAccountStatus, CloseReplyMessage, CloseRequestMessage, TicketResultMessage } from '@mtx/shared/connector/messages';
 import { retcode, retcodeDescription, roundVolumeDown } from '@mtx/shared/trading';
 import type { OpenItem, SymbolDetails } from './adapter';
-import { brokerSymbolsFor } from './broker-symbols';
 import { claimKeyPattern } from './claims';
 import type { MessageClaim } from './message-claim';
 import { ticketResult } from './results';
 import { duplicatePollMs, sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
 import { isNothingSent, isOutcomeUnknown, TerminalAnswerError, type TerminalHandle } from './terminal-access';
-import { closeAccountStatus, selectMatches, selectorKind, ticketClosedBy } from './selection';
+import { closeAccountStatus, ticketClosedBy } from './selection';
+import { lookUpTargets, perAccountCap } from './targets';
 
 /**
  * Closing by selector or tickets: one lookup of the account's open orders, the matches in ticket order up to the
@@ -53,37 +53,9 @@ export class Closing {
 
     if (!request.tickets.length && !request.selector) return reply('failed', 'neither a selector nor tickets were given; nothing sent');
     let items: OpenItem[];
-    const missing: number[] = [];
+    let missing: number[];
     try {
-      items = await this.options.terminals.withTerminal(
-        request.account_id,
-        async (terminal) => {
-          missing.length = 0;
-          if (request.tickets.length > 0) {
-            const found = await Promise.all(
-              request.tickets.map((ticket) => this.options.adapter.getTicket(terminal, ticket, config.BROKER_READ_DEADLINE_MS)),
-            );
-            const present: OpenItem[] = [];
-            for (const [index, item] of found.entries()) {
-              if (item) present.push(item);
-              else missing.push(request.tickets[index]!);
-            }
-            return present;
-          }
-          const selector = request.selector!;
-          const open = await this.options.adapter.listOpen(terminal, selectorKind(selector), config.BROKER_READ_DEADLINE_MS);
-          const broker = await brokerSymbolsFor(
-            this.options.adapter,
-            terminal,
-            selector,
-            open,
-            config.BROKER_READ_DEADLINE_MS,
-            request.symbol_suffix ?? '',
-          );
-          return selectMatches(open, selector, broker);
-        },
-        traceContext,
-      );
+      ({ items, missing } = await lookUpTargets(this.options, request, traceContext));
     } catch (error) {
       // Nothing was closed yet: whatever failed here was a read.
       if (isNothingSent(error)) return reply('unavailable', `nothing sent: ${error.message}`);
@@ -92,10 +64,7 @@ export class Closing {
       throw error;
     }
 
-    const cap =
-      request.closes_max > 0
-        ? Math.min(request.closes_max, config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX)
-        : config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX;
+    const cap = perAccountCap(request.closes_max, config.CONNECTOR_CLOSES_PER_ACCOUNT_MAX);
     // One claim for the account's closes in this message (its client id base), taken when the first close is sent.
     const claim = this.shared.claimFor(request.client_id_base, request.deadline_unix_ms, traceContext);
     const results: TicketResultMessage[] = new Array(items.length);

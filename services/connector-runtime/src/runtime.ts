@@ -19,10 +19,13 @@ import {
   type StateReplyMessage,
   type StateRequestMessage,
 } from '@mtx/shared/connector/messages';
+import { deskCodecs } from '@mtx/shared/connector/desk-messages';
 import { AccountRouting, respondError } from './account-routing';
 import { Closing } from './closing';
+import { HistoryReads } from './history';
 import { connectorMetrics } from './metrics';
 import { claimRetryUntil, MessageClaim } from './message-claim';
+import { Modifying } from './modifying';
 import { Placing } from './placing';
 import { Portfolio } from './portfolio';
 import { Records } from './records';
@@ -49,6 +52,8 @@ export class ConnectorRuntime {
   private readonly closing: Closing;
   private readonly records: Records;
   private readonly portfolio: Portfolio;
+  private readonly modifying: Modifying;
+  private readonly historyReads: HistoryReads;
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
     const shared: RuntimeShared = {
@@ -66,6 +71,8 @@ export class ConnectorRuntime {
     this.closing = new Closing(options, shared);
     this.records = new Records(options);
     this.portfolio = new Portfolio(options);
+    this.modifying = new Modifying(options, shared);
+    this.historyReads = new HistoryReads(options);
     const { config, platform } = options;
     this.routing = new AccountRouting(options.nats, {
       subjectOf: (accountId) => `${config.TERMINAL_SUBJECT_ROOT}.${platform}.${accountId}.*`,
@@ -241,6 +248,24 @@ export class ConnectorRuntime {
         if (reply.status === 'unknown' || reply.status === 'unavailable')
           span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
         return connectorCodecs.closeReply.encode(reply);
+      }
+      case 'modify': {
+        const request = this.decode(deskCodecs.modifyRequest, data, subjectAccount);
+        span.setAttribute('mtx.batch_id', request.batch_id);
+        const reply = await this.modifying.modify(request, traceContext);
+        span.setAttribute('mtx.status', reply.status);
+        span.setAttribute('mtx.matched', reply.matched);
+        span.setAttribute('mtx.modified', reply.modified);
+        if (reply.status === 'unknown' || reply.status === 'unavailable')
+          span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
+        return deskCodecs.modifyReply.encode(reply);
+      }
+      case 'history': {
+        const request = this.decode(deskCodecs.historyRequest, data, subjectAccount);
+        const reply = await this.historyReads.history(request, traceContext);
+        span.setAttribute('mtx.status', reply.status);
+        if (reply.status !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
+        return deskCodecs.historyReply.encode(reply);
       }
       case 'lookup': {
         const request = this.decode(connectorCodecs.lookupRequest, data, subjectAccount);

@@ -16,6 +16,7 @@ import { developmentHostSealKey, createHostSeal } from '@mtx/shared/connector/te
 import { TerminalHostClient } from './clients/terminal-hosts';
 import { TerminalRegistryWriter } from './clients/terminal-registry';
 import { BatchService } from './app/batches';
+import { HistoryReader } from './app/history';
 import { Portfolio } from './app/portfolio';
 import { createSecretBox, parseSecretKey } from './domain/secrets';
 import { TerminalClient } from './clients/terminals';
@@ -104,6 +105,7 @@ export function createExecutionApp(options: {
     publishEvent: (event) => customerEvents.publish(event),
   });
   const portfolio = new Portfolio({ registry, terminals, clock, readDeadlineMs: config.READ_DEADLINE_MS });
+  const history = new HistoryReader({ registry, terminals, clock, readDeadlineMs: config.READ_DEADLINE_MS });
   let server: GrpcServerHandle | undefined;
   let accountChanges: { close(): void } | undefined;
   const reconciliation = new PeriodicJob({
@@ -139,7 +141,7 @@ export function createExecutionApp(options: {
         [
           {
             ...grpcServices.execution,
-            implementation: createExecutionGrpcImplementation({ registry, batches, portfolio }, logger),
+            implementation: createExecutionGrpcImplementation({ registry, batches, portfolio, history }, logger),
           },
         ],
         `${config.HOST}:${config.GRPC_PORT}`,

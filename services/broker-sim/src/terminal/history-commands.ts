@@ -118,7 +118,8 @@ function mt4HistoryOrders(account: AccountState): HistoryOrder[] {
         reason: 0,
       };
     });
-  return [...closed, ...deletedOrders(account)].sort((a, b) => a.timeDone - b.timeDone || a.ticket - b.ticket);
+  // By ticket, as the reference EA lists the pool (services/connector-mt4/terminal/MtxBridgeHistory.mqh).
+  return [...closed, ...deletedOrders(account)].sort((a, b) => a.ticket - b.ticket || a.timeDone - b.timeDone);
 }
 
 function dealFields(account: AccountState, deal: Deal): ResultFields {

@@ -18,12 +18,20 @@ commands:
   orders:close --file <close.json>         close as written in the file (the POST /v1/orders/close body), or:
   orders:close --accounts <ids|all> --symbol <symbol|*> [--match exact|base] [--side long|short|any]
                [--kind position|pending|any] [--volume <lots>]
+  orders:modify --file <modify.json>       modify as written in the file (the POST /v1/orders/modify body), or:
+  orders:modify --accounts <ids|all> --symbol <symbol|*> [--match exact|base] [--side long|short|any]
+               [--kind position|pending|any] [--magic <n>]
+               [--stop-loss <p>] [--take-profit <p>] [--price <p>] [--expiration <time>]
+                                           moves stops (0 removes one); price and expiration: pending orders only
   batch:show <batch_id> [--wait]           a stored batch; --wait follows it until no outcome is unknown
   batches [--kind orders|close] [--limit <n>] [--starting-after <batch_id>] [--created-gte <time>] [--created-lt <time>] [--all]
                                            stored batches, newest first; --all follows every page
   positions [--accounts <ids|all>] [--symbol <symbol|*>] [--match exact|base] [--side long|short|any]
             [--kind position|pending|any] [--magic <n>]
                                            what is open, as a close with the same selector would take it
+  history [--kind deals|orders] [--accounts <ids|all>] [--from <time>] [--to <time>] [--symbol <s>]
+          [--limit <n>] [--starting-after <cursor>] [--all]
+                                           deals (or orders) across accounts, newest first; --all follows every page
   account:state <account_id>               balance, equity, margin and free margin as the terminal reads them now
   webhooks:listen [--forward-to <url>] [--events <type,…>] [--port <n>] [--public-url <url>] [--max-events <n>]
                                            a local receiver: makes an endpoint pointing here, checks each delivery's
@@ -38,7 +46,7 @@ flags for every command:
   --json                 print the API's JSON instead of tables
   --base-url <url>       default MTX_BASE_URL, else base_url from .data/dev.json
   --key <key>            default MTX_API_KEY, else full_key from .data/dev.json
-  --idempotency-key <k>  for orders:place and orders:close (default: a fresh key, reused on retries)
+  --idempotency-key <k>  for orders:place, orders:close and orders:modify (default: a fresh key, reused on retries)
   --timeout-seconds <s>  how long --wait follows (default 120)
 
 exit status: 0 done; 1 error; 3 a batch came back with legs or accounts that did not succeed, or a read left

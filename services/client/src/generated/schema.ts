@@ -269,7 +269,7 @@ export interface paths {
          * Close positions or delete pending orders by selector
          * @description For each account (at most 20): one lookup of its open orders, then one close per match (at most 20 per account; further matches come back `skipped`). An account gives either a selector (symbol, symbol_match, side, kind, magic) or explicit tickets. `symbol` is required per account or in defaults unless tickets are given (400 `invalid_request`, param `symbol`). Selector fields at the top level act as defaults. Idempotency-Key works as on POST /v1/orders.
          *
-         *     Rate limit: 60 requests per minute per customer, shared by POST /v1/orders and POST /v1/orders/close.
+         *     Rate limit: 60 requests per minute per customer, shared by POST /v1/orders, /v1/orders/close and /v1/orders/modify.
          */
         post: operations["postOrdersClose"];
         delete?: never;
@@ -318,6 +318,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/modify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move stops, or a pending order’s price and expiration, by selector
+         * @description Selects exactly as POST /v1/orders/close does (per account a selector or tickets, at most 20 accounts, at most 20 matches per account: further matches come back `skipped`), and sets on every match the fields given: `stop_loss` and `take_profit` on positions and pending orders, `price` and `expiration` on pending orders only. A field left out is left as it is; a stop of 0 removes it; a body that changes nothing is 400. Each ticket is modified at most once per request, whatever fails: an account without an answer is `unknown` (GET /v1/positions shows the values), and an Idempotency-Key retry never sends again. A full key only; counts against the execution rate limit (60 requests per minute with POST /v1/orders and /v1/orders/close).
+         */
+        post: operations["postOrdersModify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/positions": {
         parameters: {
             query?: never;
@@ -350,6 +370,46 @@ export interface paths {
          * @description The account's figures as its terminal reads them from the trade server at this moment: equity moves with prices. When the account's terminal is not attached or has no session with its trade server (`connected` false, with the reason) the figures are null. 404 for an unknown account or another customer's; 503 `unavailable` when an attached terminal does not answer in time. Works with a read-only key.
          */
         get: operations["getAccountsByAccountIdState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/history/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deals across accounts, newest first
+         * @description The deals of up to 20 accounts between `from` and `to` (at most 90 days), read from each account's terminal at once and merged newest first, a page at a time: while `has_more`, ask again with `starting_after` set to `next_cursor`. Paging neither skips nor repeats an item, whatever the accounts trade meanwhile. An account that cannot be read is reported in `accounts` and left out of the page. MT4 has no deals: an MT4 order gives an `in` deal when it opened and an `out` deal when it closed. Works with a read-only key.
+         */
+        get: operations["getHistoryDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/history/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List history orders across accounts, newest first
+         * @description The orders of up to 20 accounts between `from` and `to` (at most 90 days), read from each account's terminal at once and merged newest first, a page at a time: while `has_more`, ask again with `starting_after` set to `next_cursor`. Paging neither skips nor repeats an item, whatever the accounts trade meanwhile. An account that cannot be read is reported in `accounts` and left out of the page. MT4 has no deals: an MT4 order gives an `in` deal when it opened and an `out` deal when it closed. Works with a read-only key.
+         */
+        get: operations["getHistoryOrders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4356,6 +4416,306 @@ export interface operations {
             };
         };
     };
+    postOrdersModify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body returns the original response (`idempotent_replay: true`) and sends nothing again; the same key with another body, or on another route, is 409 `idempotency_key_reused`. Scoped to the customer, kept 15 minutes from first use; after that a request with the key is new.
+                 * @example 5f1c7a2e-8d4b-4c5e-9a1f-3b2d6e7f8a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The selector exactly as POST /v1/orders/close takes it (a field at the top level or in `defaults`, never both), and the change: at least one of `stop_loss`, `take_profit`, `price`, `expiration` (400 `invalid_request` otherwise). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Selector values every account inherits. */
+                    defaults?: {
+                        /**
+                         * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                         * @example EURUSD
+                         */
+                        symbol?: string;
+                        /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
+                        symbol_match?: "exact" | "base";
+                        /** @description `long`, `short` or `any` (default). */
+                        side?: "long" | "short" | "any";
+                        /** @description `position` (default: open positions), `pending` (pending orders) or `any`. */
+                        kind?: "position" | "pending" | "any";
+                        /** @description Only orders with this magic number (expert id). */
+                        magic?: number;
+                    };
+                    /** @description One entry per account, at most 20. */
+                    accounts: {
+                        /** @description Account. */
+                        account_id: string;
+                        /** @description Modify exactly these tickets, skipping the lookup. An account has either a selector or tickets, never both. */
+                        tickets?: number[];
+                        /**
+                         * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                         * @example EURUSD
+                         */
+                        symbol?: string;
+                        /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
+                        symbol_match?: "exact" | "base";
+                        /** @description `long`, `short` or `any` (default). */
+                        side?: "long" | "short" | "any";
+                        /** @description `position` (default: open positions), `pending` (pending orders) or `any`. */
+                        kind?: "position" | "pending" | "any";
+                        /** @description Only orders with this magic number (expert id). */
+                        magic?: number;
+                    }[];
+                    /**
+                     * @description Symbol as the broker names it, compared case-sensitively under `exact`; `*` (typed literally) closes every symbol. Required per account or in defaults unless the account lists tickets.
+                     * @example EURUSD
+                     */
+                    symbol?: string;
+                    /** @description `exact` (default): the whole name, case-sensitive, as the broker names it. `base`: the base B (case-insensitive) followed by nothing, by a separator (. - _ # ! +) and alphanumerics, or by one or two alphanumerics, and only where B itself names a symbol on the account's broker (B, or B plus the account's symbol suffix, is in its symbol list). EURUSD matches EURUSD.xx, EURUSD-ecn and EURUSDm but not EURUSDPRO; a shorter prefix (EUR, EURU, EURUS) never matches EURUSD. */
+                    symbol_match?: "exact" | "base";
+                    /** @description `long`, `short` or `any` (default). */
+                    side?: "long" | "short" | "any";
+                    /** @description `position` (default: open positions), `pending` (pending orders) or `any`. */
+                    kind?: "position" | "pending" | "any";
+                    /** @description Only orders with this magic number (expert id). */
+                    magic?: number;
+                    /** @description New stop loss; 0 removes it. Omitted: left as it is. */
+                    stop_loss?: number;
+                    /** @description New take profit; 0 removes it. Omitted: left as it is. */
+                    take_profit?: number;
+                    /** @description Pending orders only: the order's new price. Omitted: left as it is. */
+                    price?: number;
+                    /**
+                     * Format: date-time
+                     * @description Pending orders only: the new expiration, ISO 8601, in the future. Omitted: left as it is.
+                     * @example 2030-01-31T17:00:00Z
+                     */
+                    expiration?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Identifies the request (with an Idempotency-Key, the same on every retry). */
+                        batch_id: string;
+                        /** @description True when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                        idempotent_replay: boolean;
+                        /** @description Counts over every account and ticket. */
+                        summary: {
+                            /** @description Accounts in the request. */
+                            accounts: number;
+                            /** @description Orders matched across all accounts. */
+                            matched: number;
+                            /** @description Orders modified across all accounts. */
+                            modified: number;
+                            /** @description Tickets rejected. */
+                            failed: number;
+                            /** @description Tickets whose outcome is unknown. */
+                            unknown: number;
+                            /** @description Accounts that did not answer by the deadline. */
+                            accounts_unknown: number;
+                        };
+                        /** @description One result per account, in the order of `accounts`. */
+                        results: {
+                            /** @description Account. */
+                            account_id: string;
+                            /** @description `mt4` or `mt5`. */
+                            platform: string;
+                            /** @description `modified` (every match was decided: see `results`), `nothing_matched`, `unavailable` (no terminal or no lookup; nothing sent) or `unknown` (no reply by the deadline, or a ticket whose outcome is unknown). */
+                            status: string;
+                            /** @description Orders the selector or tickets matched. */
+                            matched: number;
+                            /** @description Orders modified on this account. */
+                            modified: number;
+                            /** @description Explanation; empty when nothing needs one. */
+                            message: string;
+                            /** @description Milliseconds spent on the account: lookup and modifies. */
+                            latency_ms: number;
+                            /** @description One per matched ticket, in ticket order (explicit tickets not found last). */
+                            results: {
+                                /** @description Ticket. */
+                                ticket: number;
+                                /** @description As the broker names it. */
+                                symbol: string;
+                                /** @description buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit or sell_stop_limit. */
+                                type: string;
+                                /** @description `position` or `pending`. */
+                                kind: string;
+                                /** @description `modified`; `rejected` (by the trade server, with its retcode, or by a rule of ours, nothing sent: the message names it); `skipped` (matched beyond the 20-per-account cap; not sent); `unknown` (sent, no answer: it may have taken effect). */
+                                status: string;
+                                /** @description MT5 TRADE_RETCODE_* (MT4 errors mapped). */
+                                retcode?: number;
+                                /** @description The retcode in words. */
+                                retcode_description?: string;
+                                /** @description The stop loss after the request (0: none). */
+                                stop_loss: number;
+                                /** @description The take profit after the request (0: none). */
+                                take_profit: number;
+                                /** @description A pending order's price after the request; a position's open price. */
+                                price: number;
+                                /** @description Explanation; empty when modified. */
+                                message: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request (another body or another route)",
+                     *         "param": "Idempotency-Key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getPositions: {
         parameters: {
             query?: {
@@ -4688,6 +5048,431 @@ export interface operations {
                      *       "error": {
                      *         "code": "uri_too_long",
                      *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getHistoryDeals: {
+        parameters: {
+            query?: {
+                /** @description Repeat for each account, at most 20. None: the customer's first 20 accounts in the order of GET /v1/accounts. An account that is not the customer's is 404. */
+                account_id?: string[];
+                /** @description Oldest time included (ISO 8601). Default: 30 days before `to`. */
+                from?: string;
+                /** @description Newest time included (ISO 8601). Default: now. At most 90 days after `from` (else 400). */
+                to?: string;
+                /** @description Only this symbol: as the broker names it, or its base (EURUSD also matches EURUSD.xx on an account whose suffix is .xx). */
+                symbol?: string;
+                /** @description Items per page, 1-100. Default 50. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. The page keeps the first page’s `from` and `to`; give the same accounts and symbol. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first: by time, then account id, then ticket, all descending. */
+                        data: {
+                            /** @description The account. */
+                            account_id: string;
+                            /** @description `mt4` or `mt5`. */
+                            platform: string;
+                            /** @description Deal ticket (MT4, which has no deals: the order ticket). */
+                            ticket: number;
+                            /** @description The order the deal executed. */
+                            order: number;
+                            /** @description The position it opened, changed or closed (0 for balance operations). */
+                            position_id: number;
+                            /** @description As the broker names it; empty for balance operations. */
+                            symbol: string;
+                            /** @description `buy`, `sell`, `balance`, `credit`, `charge`, `correction`, `bonus`, `commission`, ... (MT5 DEAL_TYPE in lower case). */
+                            type: string;
+                            /** @description `in`, `out`, `inout` (a reversal) or `out_by` (closed by an opposite position). */
+                            entry: string;
+                            /** @description Lots. */
+                            volume: number;
+                            /** @description Execution price. */
+                            price: number;
+                            /** @description Profit in the account currency (an opening deal: 0). */
+                            profit: number;
+                            /** @description Swap settled by the deal. */
+                            swap: number;
+                            /** @description Commission charged on the deal. */
+                            commission: number;
+                            /** @description Magic number (expert id). */
+                            magic: number;
+                            /** @description The comment the trade server recorded. */
+                            comment: string;
+                            /**
+                             * Format: date-time
+                             * @description When it executed.
+                             */
+                            time: string;
+                        }[];
+                        /** @description Whether to ask again with `starting_after` = `next_cursor`. */
+                        has_more: boolean;
+                        /** @description Opaque; null on the last page. */
+                        next_cursor: string | null;
+                        /** @description Each account asked and whether its history is in this page: an account not `ok` is missing from it. */
+                        accounts: {
+                            /** @description The account. */
+                            account_id: string;
+                            /** @description `ok`; `unavailable` (no terminal or no session: nothing read); `unknown` (no answer in time). */
+                            status: string;
+                            /** @description Why it was not read; empty when `ok`. */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getHistoryOrders: {
+        parameters: {
+            query?: {
+                /** @description Repeat for each account, at most 20. None: the customer's first 20 accounts in the order of GET /v1/accounts. An account that is not the customer's is 404. */
+                account_id?: string[];
+                /** @description Oldest time included (ISO 8601). Default: 30 days before `to`. */
+                from?: string;
+                /** @description Newest time included (ISO 8601). Default: now. At most 90 days after `from` (else 400). */
+                to?: string;
+                /** @description Only this symbol: as the broker names it, or its base (EURUSD also matches EURUSD.xx on an account whose suffix is .xx). */
+                symbol?: string;
+                /** @description Items per page, 1-100. Default 50. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. The page keeps the first page’s `from` and `to`; give the same accounts and symbol. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first: by time, then account id, then ticket, all descending. */
+                        data: {
+                            /** @description The account. */
+                            account_id: string;
+                            /** @description `mt4` or `mt5`. */
+                            platform: string;
+                            /** @description Order ticket. */
+                            ticket: number;
+                            /** @description As the broker names it. */
+                            symbol: string;
+                            /** @description buy, sell, buy_limit, sell_limit, buy_stop, sell_stop, buy_stop_limit or sell_stop_limit. */
+                            type: string;
+                            /** @description `filled`, `canceled`, `expired`, `rejected`, `partial`, `placed` or `started` (MT5 ORDER_STATE in lower case). */
+                            state: string;
+                            /** @description Lots ordered. */
+                            volume_initial: number;
+                            /** @description Lots left unfilled. */
+                            volume_current: number;
+                            /** @description The order price (a market order: the price it filled at). */
+                            price_open: number;
+                            /** @description 0 for none. */
+                            stop_loss: number;
+                            /** @description 0 for none. */
+                            take_profit: number;
+                            /**
+                             * Format: date-time
+                             * @description When it was placed.
+                             */
+                            time_setup: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was filled, cancelled or expired.
+                             */
+                            time_done: string;
+                            /** @description Magic number (expert id). */
+                            magic: number;
+                            /** @description The order comment. */
+                            comment: string;
+                            /** @description The position it opened or changed (0 for none). */
+                            position_id: number;
+                        }[];
+                        /** @description Whether to ask again with `starting_after` = `next_cursor`. */
+                        has_more: boolean;
+                        /** @description Opaque; null on the last page. */
+                        next_cursor: string | null;
+                        /** @description Each account asked and whether its history is in this page: an account not `ok` is missing from it. */
+                        accounts: {
+                            /** @description The account. */
+                            account_id: string;
+                            /** @description `ok`; `unavailable` (no terminal or no session: nothing read); `unknown` (no answer in time). */
+                            status: string;
+                            /** @description Why it was not read; empty when `ok`. */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
                      *       },
                      *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
                      *     }

@@ -3,6 +3,8 @@ import {
   type BrokerRecord,
   type CloseOptions,
   closedTicketOf,
+  type ModifyOptions,
+  type ModifyValues,
   type OpenItem,
   openItemOf,
   type PlaceOptions,
@@ -113,6 +115,25 @@ export class Mt4Adapter extends BridgeAdapterBase implements PlatformAdapter {
         ticket: target.ticket,
         volume: options.volume > 0 ? options.volume : target.volume,
         slippage: options.slippagePoints ?? 0,
+      }),
+      options.callDeadlineMs,
+      options.fenceUnixMs,
+    );
+    return mt4Outcome(fields, false);
+  }
+
+  /** OrderModify: an absent argument keeps the order's current value (the EA fills it in). */
+  async modify(terminal: TerminalHandle, target: OpenItem, values: ModifyValues, options: ModifyOptions): Promise<TradeOutcome> {
+    const pending = target.kind === 'pending';
+    const expiration = pending ? values.expirationUnixMs : undefined;
+    const fields = await terminal.request(
+      'modify',
+      requestArguments({
+        ticket: target.ticket,
+        sl: values.stopLoss,
+        tp: values.takeProfit,
+        price: pending ? values.price : undefined,
+        expiration: expiration === undefined ? undefined : expiration > 0 ? terminal.serverSecondsOf(expiration) : 0,
       }),
       options.callDeadlineMs,
       options.fenceUnixMs,

@@ -4,6 +4,8 @@ import {
   type CloseOptions,
   closedTicketOf,
   type FindMatch,
+  type ModifyOptions,
+  type ModifyValues,
   type OpenItem,
   openItemOf,
   type PlaceOptions,
@@ -146,6 +148,26 @@ export class Mt5Adapter extends BridgeAdapterBase implements PlatformAdapter {
         volume: options.volume > 0 ? options.volume : undefined,
         deviation: options.slippagePoints,
         comment: tradeComment('', options.clientId),
+      }),
+      options.callDeadlineMs,
+      options.fenceUnixMs,
+    );
+    return outcomeOf(fields);
+  }
+
+  async modify(terminal: TerminalHandle, item: OpenItem, values: ModifyValues, options: ModifyOptions): Promise<TradeOutcome> {
+    const pending = item.kind === 'pending';
+    const expiration = pending && values.expirationUnixMs !== undefined ? values.expirationUnixMs : undefined;
+    const fields = await terminal.request(
+      'modify',
+      requestArguments({
+        ticket: item.ticket,
+        sl: values.stopLoss,
+        tp: values.takeProfit,
+        price: pending ? values.price : undefined,
+        // A specified expiration needs ORDER_TIME_SPECIFIED; none (0) is good till cancelled.
+        type_time: expiration === undefined ? undefined : expiration > 0 ? orderTimeSpecified : 0,
+        expiration: expiration === undefined ? undefined : expiration > 0 ? terminal.serverSecondsOf(expiration) : 0,
       }),
       options.callDeadlineMs,
       options.fenceUnixMs,

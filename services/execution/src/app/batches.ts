@@ -5,6 +5,9 @@ import type { BatchServiceOptions } from './batch-context';
 import { BatchJournal } from './batch-journal';
 import type { BatchListItem, ListBatchesQuery } from './batch-listing';
 import { Closing } from './closing';
+import { Modifying } from './modifying';
+import type { ModifyOrdersInput } from '../domain/modify-validation';
+import type { ModifyOrdersResult } from '../domain/modify-results';
 import { Placing } from './placing';
 import { Reconciliation } from './reconciliation';
 
@@ -21,6 +24,7 @@ export class BatchService {
   private readonly journal: BatchJournal;
   private readonly placing: Placing;
   private readonly closing: Closing;
+  private readonly modifying: Modifying;
   private readonly reconciliation: Reconciliation;
 
   constructor(private readonly options: BatchServiceOptions) {
@@ -28,6 +32,7 @@ export class BatchService {
     const resolveOwned = options.registry.resolveOwned.bind(options.registry);
     this.placing = new Placing(options, this.journal, resolveOwned);
     this.closing = new Closing(options, this.journal, resolveOwned);
+    this.modifying = new Modifying(options, resolveOwned);
     this.reconciliation = new Reconciliation(options, this.journal);
   }
 
@@ -58,6 +63,10 @@ export class BatchService {
     input: CloseOrdersInput & { require_reachable?: boolean; batch_id?: string },
   ): Promise<CloseOrdersResult> {
     return this.bounded(() => this.closing.close(customerId, input));
+  }
+
+  modifyOrders(customerId: string, input: ModifyOrdersInput & { batch_id?: string }): Promise<ModifyOrdersResult> {
+    return this.bounded(() => this.modifying.modify(customerId, input));
   }
 
   getBatch(customerId: string, batchId: string): Promise<BatchView> {

@@ -22,7 +22,10 @@ export const executionMetrics = {
  * Adds a batch's outcomes to the leg-outcome counter once per platform and status rather than once per leg:
  * every add hashes its attributes, and a 20-leg batch has 20 legs but usually one or two distinct pairs.
  */
-export function countOutcomes(batchKind: 'orders' | 'close' | 'close.ticket', outcomes: Array<[platform: string, status: string]>): void {
+export function countOutcomes(
+  batchKind: 'orders' | 'close' | 'close.ticket' | 'modify',
+  outcomes: Array<[platform: string, status: string]>,
+): void {
   const counts = new Map<string, { platform: string; status: string; count: number }>();
   for (const [platform, status] of outcomes) {
     const key = `${platform} ${status}`;

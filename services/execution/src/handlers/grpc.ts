@@ -5,6 +5,7 @@ import type { Logger } from '@mtx/shared/logger';
 import { accountView, type AccountRegistry } from '../app/accounts';
 import type { BatchService } from '../app/batches';
 import { listLimitDefault, listLimitMax } from '../app/batch-listing';
+import type { HistoryReader } from '../app/history';
 import type { Portfolio } from '../app/portfolio';
 
 function requireCustomer(request: { customer_id?: string }): string {
@@ -22,7 +23,12 @@ function setFields<T extends object>(message: T | null | undefined): T | undefin
 
 /** gRPC adapter of the execution service: transport only, every rule lives in the domain. */
 export function createExecutionGrpcImplementation(
-  { registry, batches, portfolio }: { registry: AccountRegistry; batches: BatchService; portfolio: Portfolio },
+  {
+    registry,
+    batches,
+    portfolio,
+    history,
+  }: { registry: AccountRegistry; batches: BatchService; portfolio: Portfolio; history: HistoryReader },
   logger: Logger,
 ): grpc.UntypedServiceImplementation {
   return unaryHandlers<ExecutionServiceDefinition>(
@@ -63,6 +69,31 @@ export function createExecutionGrpcImplementation(
           require_reachable: !!request.require_reachable,
           ...(request.batch_id ? { batch_id: request.batch_id } : {}),
         }),
+      ModifyOrders: async (request) =>
+        batches.modifyOrders(requireCustomer(request), {
+          defaults: setFields(request.defaults),
+          accounts: (request.accounts ?? []).map((entry) => ({
+            account_id: entry.account_id,
+            fields: setFields(entry.fields),
+            tickets: (entry.tickets ?? []).map(Number),
+            has_tickets: !!entry.has_tickets,
+          })),
+          change: setFields(request.change),
+          ...(request.batch_id ? { batch_id: request.batch_id } : {}),
+        }),
+      ListHistory: async (request) => {
+        if (request.kind !== 'deals' && request.kind !== 'orders')
+          throw new AppError('invalid_request', 'kind must be deals or orders', { param: 'kind' });
+        return history.list(requireCustomer(request), {
+          kind: request.kind,
+          account_ids: request.account_ids ?? [],
+          ...(request.from_unix_ms != null ? { from_ms: Number(request.from_unix_ms) } : {}),
+          ...(request.to_unix_ms != null ? { to_ms: Number(request.to_unix_ms) } : {}),
+          ...(request.symbol ? { symbol: request.symbol } : {}),
+          limit: request.limit,
+          ...(request.starting_after ? { starting_after: request.starting_after } : {}),
+        });
+      },
       GetBatch: async (request) => batches.getBatch(requireCustomer(request), request.batch_id),
       ListBatches: async (request) => {
         const limit = request.limit || listLimitDefault;

@@ -3,6 +3,8 @@ import { ErrorEnvelope } from './schemas';
 import { registerAccountsRoutes } from './accounts';
 import { registerDocsRoutes } from './docs';
 import { registerHooksRoutes } from './hooks';
+import { registerHistoryRoutes } from './history';
+import { registerModifyRoute } from './orders-modify';
 import { registerOrdersRoutes } from './orders';
 import { registerPortfolioRoutes } from './portfolio';
 import { registerServersRoutes } from './servers';
@@ -20,7 +22,9 @@ export async function registerRoutes(app: GatewayApp, dependencies: GatewayDepen
   await registerServersRoutes(app, dependencies);
   await registerAccountsRoutes(app, dependencies);
   await registerOrdersRoutes(app, dependencies);
+  await registerModifyRoute(app, dependencies);
   await registerPortfolioRoutes(app, dependencies);
+  await registerHistoryRoutes(app, dependencies);
   await registerWebhookRoutes(app, dependencies);
   await registerDocsRoutes(app, dependencies);
 }

@@ -6,7 +6,7 @@ import type { GatewayConfig } from '../config';
 import { pathParameterLengthMax } from './errors';
 
 /** Operations that honour the Idempotency-Key header (docs/architecture.md, "API rules"). */
-export const idempotentOperations: ReadonlySet<string> = new Set(['POST /v1/orders', 'POST /v1/orders/close']);
+export const idempotentOperations: ReadonlySet<string> = new Set(['POST /v1/orders', 'POST /v1/orders/close', 'POST /v1/orders/modify']);
 
 /** Vendor key the per-route transform leaves on an operation so the whole-document pass knows its rate-limit bucket. */
 const rateLimitMarker = 'x-mtx-rate-limit-bucket';
@@ -24,7 +24,7 @@ const errorCodeDescriptions = (config: GatewayConfig): Record<ErrorCode, string>
   amount_out_of_range: 'An amount lies outside its bounds (a top-up is 1000 to 50000 cents).',
   balance_cap_exceeded: 'The operation would take the balance above EUR 1,000 (100000 cents).',
   too_many_legs: 'More than 20 legs in one POST /v1/orders batch.',
-  too_many_accounts: 'More than 20 accounts in one POST /v1/orders/close request.',
+  too_many_accounts: 'More than 20 accounts in one POST /v1/orders/close or /v1/orders/modify request, or one positions or history read.',
   unknown_account: "An account id is not one of this customer's accounts; the whole batch is rejected and nothing is sent.",
   unauthenticated: 'No `Authorization: Bearer <key>` header, or an unknown or revoked key.',
   insufficient_balance: 'The balance cannot pay for this (for example a seat for a new account).',
@@ -54,13 +54,14 @@ const tagDescriptions: Record<string, string> = {
   accounts: 'Trading accounts (MT4 and MT5) connected to the customer; each occupies a seat.',
   orders: 'Batch order placement and closing across many accounts at once, with per-account results.',
   portfolio: 'What is open across the accounts, read through their terminals in one call.',
+  history: "Deals and orders from the accounts' trade history, merged newest first across accounts, a page at a time.",
   events:
     'Customer webhooks: endpoints that receive signed events as they happen (`Mtx-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, at least once, in order, retried for three days), and the last 30 days of events for replay.',
   webhooks: 'Signed postbacks from the payment provider. Not called by API clients.',
   hooks: 'Signed postbacks from the payment provider. Not called by API clients.',
 };
 
-const tagOrder = ['wallet', 'subscription', 'servers', 'accounts', 'orders', 'portfolio', 'events', 'webhooks', 'hooks'];
+const tagOrder = ['wallet', 'subscription', 'servers', 'accounts', 'orders', 'portfolio', 'history', 'events', 'webhooks', 'hooks'];
 
 function referenceGuide(config: GatewayConfig): string {
   const descriptions = errorCodeDescriptions(config);
@@ -84,10 +85,10 @@ ${errorRows}
 Per-leg and per-account failures of a batch are not HTTP errors: they come back inside the 200 response (\`status\`, \`retcode\`, \`retcode_description\`, \`message\`) and are counted in \`summary\`. A leg with status \`unknown\` got no reply by the deadline and may have executed: look it up with GET /v1/orders/batches/{batch_id} instead of placing it again.
 
 ## Idempotency
-POST /v1/orders and POST /v1/orders/close accept an \`Idempotency-Key\` header (1 to 128 printable ASCII characters, for example a UUID). Keys are scoped to the customer, not to the route (a key used on one route is refused on another), and live ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes from their first use. Replaying the same body with the same key returns the original response with \`idempotent_replay: true\` and sends nothing to any terminal; the same key with a different body, or on another route, is \`409 idempotency_key_reused\`; a duplicate that arrives while the first is still running is \`409 idempotency_key_in_progress\`. A retry after a \`5xx\` (a timeout: the batch may have been sent) works on the same batch and its legs' client ids, so it answers with what the first attempt did and never sends a leg twice. After the key's lifetime a request with it is new: a new batch, sent and executed. Generate one key per logical operation and reuse it on every retry.
+POST /v1/orders, POST /v1/orders/close and POST /v1/orders/modify accept an \`Idempotency-Key\` header (1 to 128 printable ASCII characters, for example a UUID). Keys are scoped to the customer, not to the route (a key used on one route is refused on another), and live ${Math.round(config.IDEMPOTENCY_TTL_MS / 60_000)} minutes from their first use. Replaying the same body with the same key returns the original response with \`idempotent_replay: true\` and sends nothing to any terminal; the same key with a different body, or on another route, is \`409 idempotency_key_reused\`; a duplicate that arrives while the first is still running is \`409 idempotency_key_in_progress\`. A retry after a \`5xx\` (a timeout: the batch may have been sent) works on the same batch and its legs' client ids, so it answers with what the first attempt did and never sends a leg twice. After the key's lifetime a request with it is new: a new batch, sent and executed. Generate one key per logical operation and reuse it on every retry.
 
 ## Rate limits
-Each customer has ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute for POST /v1/orders and POST /v1/orders/close together, and a separate ${config.RATE_LIMIT_OTHER_PER_MINUTE} per minute for the rest of the API, shared by every gateway replica. The minute slides: the limit holds for any 60 seconds, not per clock minute. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` (requests that may still pass now: the limit less those of the last 60 s) and \`RateLimit-Reset\` (seconds until the oldest request of the last 60 s leaves them). Past the limit the answer is \`429 rate_limited\` with \`Retry-After\`: the seconds until the next request would pass. \`503 unavailable\` also carries \`Retry-After\`.
+Each customer has ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute for POST /v1/orders, /v1/orders/close and /v1/orders/modify together, and a separate ${config.RATE_LIMIT_OTHER_PER_MINUTE} per minute for the rest of the API, shared by every gateway replica. The minute slides: the limit holds for any 60 seconds, not per clock minute. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` (requests that may still pass now: the limit less those of the last 60 s) and \`RateLimit-Reset\` (seconds until the oldest request of the last 60 s leaves them). Past the limit the answer is \`429 rate_limited\` with \`Retry-After\`: the seconds until the next request would pass. \`503 unavailable\` also carries \`Retry-After\`.
 
 ## Conventions
 Money is an integer number of EUR cents in fields named \`*_eur_cents\`. Timestamps are ISO 8601 UTC strings. Field names are snake_case. Every path carries the prefix \`/v1\`; fields may be added to responses within a version, so ignore fields you do not know.`;
@@ -177,7 +178,7 @@ function documentOperation(method: string, path: string, operation: OperationObj
     }
     // The execution limit is stated on its operations, unless the route's own description already does.
     if (bucket === 'execution' && !/requests per minute/i.test(operation.description ?? '')) {
-      const note = `Rate limit: ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute per customer, shared by POST /v1/orders and POST /v1/orders/close.`;
+      const note = `Rate limit: ${config.RATE_LIMIT_EXECUTION_PER_MINUTE} requests per minute per customer, shared by POST /v1/orders, /v1/orders/close and /v1/orders/modify.`;
       operation.description = operation.description ? `${operation.description}\n\n${note}` : note;
     }
   }

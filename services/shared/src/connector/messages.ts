@@ -6,8 +6,8 @@ import { messageCodec } from '../rpc/proto';
  * unset.
  */
 
-export type ConnectorOp = 'place' | 'close' | 'lookup' | 'ping' | 'positions' | 'state';
-export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'lookup', 'ping', 'positions', 'state'];
+export type ConnectorOp = 'place' | 'close' | 'modify' | 'lookup' | 'ping' | 'positions' | 'state' | 'history';
+export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'modify', 'lookup', 'ping', 'positions', 'state', 'history'];
 
 export interface OrderLegMessage {
   client_id: string;

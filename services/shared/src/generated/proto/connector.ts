@@ -4,10 +4,18 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { CloseReply as _mtx_connector_v1_CloseReply, CloseReply__Output as _mtx_connector_v1_CloseReply__Output } from './mtx/connector/v1/CloseReply';
 import type { CloseRequest as _mtx_connector_v1_CloseRequest, CloseRequest__Output as _mtx_connector_v1_CloseRequest__Output } from './mtx/connector/v1/CloseRequest';
 import type { CloseSelector as _mtx_connector_v1_CloseSelector, CloseSelector__Output as _mtx_connector_v1_CloseSelector__Output } from './mtx/connector/v1/CloseSelector';
+import type { HistoryDeal as _mtx_connector_v1_HistoryDeal, HistoryDeal__Output as _mtx_connector_v1_HistoryDeal__Output } from './mtx/connector/v1/HistoryDeal';
+import type { HistoryOrder as _mtx_connector_v1_HistoryOrder, HistoryOrder__Output as _mtx_connector_v1_HistoryOrder__Output } from './mtx/connector/v1/HistoryOrder';
+import type { HistoryReply as _mtx_connector_v1_HistoryReply, HistoryReply__Output as _mtx_connector_v1_HistoryReply__Output } from './mtx/connector/v1/HistoryReply';
+import type { HistoryRequest as _mtx_connector_v1_HistoryRequest, HistoryRequest__Output as _mtx_connector_v1_HistoryRequest__Output } from './mtx/connector/v1/HistoryRequest';
 import type { LegResult as _mtx_connector_v1_LegResult, LegResult__Output as _mtx_connector_v1_LegResult__Output } from './mtx/connector/v1/LegResult';
 import type { LookupEntry as _mtx_connector_v1_LookupEntry, LookupEntry__Output as _mtx_connector_v1_LookupEntry__Output } from './mtx/connector/v1/LookupEntry';
 import type { LookupReply as _mtx_connector_v1_LookupReply, LookupReply__Output as _mtx_connector_v1_LookupReply__Output } from './mtx/connector/v1/LookupReply';
 import type { LookupRequest as _mtx_connector_v1_LookupRequest, LookupRequest__Output as _mtx_connector_v1_LookupRequest__Output } from './mtx/connector/v1/LookupRequest';
+import type { ModifyChange as _mtx_connector_v1_ModifyChange, ModifyChange__Output as _mtx_connector_v1_ModifyChange__Output } from './mtx/connector/v1/ModifyChange';
+import type { ModifyReply as _mtx_connector_v1_ModifyReply, ModifyReply__Output as _mtx_connector_v1_ModifyReply__Output } from './mtx/connector/v1/ModifyReply';
+import type { ModifyRequest as _mtx_connector_v1_ModifyRequest, ModifyRequest__Output as _mtx_connector_v1_ModifyRequest__Output } from './mtx/connector/v1/ModifyRequest';
+import type { ModifyTicketResult as _mtx_connector_v1_ModifyTicketResult, ModifyTicketResult__Output as _mtx_connector_v1_ModifyTicketResult__Output } from './mtx/connector/v1/ModifyTicketResult';
 import type { OpenPosition as _mtx_connector_v1_OpenPosition, OpenPosition__Output as _mtx_connector_v1_OpenPosition__Output } from './mtx/connector/v1/OpenPosition';
 import type { OrderLeg as _mtx_connector_v1_OrderLeg, OrderLeg__Output as _mtx_connector_v1_OrderLeg__Output } from './mtx/connector/v1/OrderLeg';
 import type { PingReply as _mtx_connector_v1_PingReply, PingReply__Output as _mtx_connector_v1_PingReply__Output } from './mtx/connector/v1/PingReply';
@@ -31,10 +39,18 @@ export interface ProtoGrpcType {
         CloseReply: MessageTypeDefinition<_mtx_connector_v1_CloseReply, _mtx_connector_v1_CloseReply__Output>
         CloseRequest: MessageTypeDefinition<_mtx_connector_v1_CloseRequest, _mtx_connector_v1_CloseRequest__Output>
         CloseSelector: MessageTypeDefinition<_mtx_connector_v1_CloseSelector, _mtx_connector_v1_CloseSelector__Output>
+        HistoryDeal: MessageTypeDefinition<_mtx_connector_v1_HistoryDeal, _mtx_connector_v1_HistoryDeal__Output>
+        HistoryOrder: MessageTypeDefinition<_mtx_connector_v1_HistoryOrder, _mtx_connector_v1_HistoryOrder__Output>
+        HistoryReply: MessageTypeDefinition<_mtx_connector_v1_HistoryReply, _mtx_connector_v1_HistoryReply__Output>
+        HistoryRequest: MessageTypeDefinition<_mtx_connector_v1_HistoryRequest, _mtx_connector_v1_HistoryRequest__Output>
         LegResult: MessageTypeDefinition<_mtx_connector_v1_LegResult, _mtx_connector_v1_LegResult__Output>
         LookupEntry: MessageTypeDefinition<_mtx_connector_v1_LookupEntry, _mtx_connector_v1_LookupEntry__Output>
         LookupReply: MessageTypeDefinition<_mtx_connector_v1_LookupReply, _mtx_connector_v1_LookupReply__Output>
         LookupRequest: MessageTypeDefinition<_mtx_connector_v1_LookupRequest, _mtx_connector_v1_LookupRequest__Output>
+        ModifyChange: MessageTypeDefinition<_mtx_connector_v1_ModifyChange, _mtx_connector_v1_ModifyChange__Output>
+        ModifyReply: MessageTypeDefinition<_mtx_connector_v1_ModifyReply, _mtx_connector_v1_ModifyReply__Output>
+        ModifyRequest: MessageTypeDefinition<_mtx_connector_v1_ModifyRequest, _mtx_connector_v1_ModifyRequest__Output>
+        ModifyTicketResult: MessageTypeDefinition<_mtx_connector_v1_ModifyTicketResult, _mtx_connector_v1_ModifyTicketResult__Output>
         OpenPosition: MessageTypeDefinition<_mtx_connector_v1_OpenPosition, _mtx_connector_v1_OpenPosition__Output>
         OrderLeg: MessageTypeDefinition<_mtx_connector_v1_OrderLeg, _mtx_connector_v1_OrderLeg__Output>
         PingReply: MessageTypeDefinition<_mtx_connector_v1_PingReply, _mtx_connector_v1_PingReply__Output>

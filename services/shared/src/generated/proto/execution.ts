@@ -18,14 +18,25 @@ import type { ExecutionServiceClient as _mtx_execution_v1_ExecutionServiceClient
 import type { GetAccountRequest as _mtx_execution_v1_GetAccountRequest, GetAccountRequest__Output as _mtx_execution_v1_GetAccountRequest__Output } from './mtx/execution/v1/GetAccountRequest';
 import type { GetAccountStateRequest as _mtx_execution_v1_GetAccountStateRequest, GetAccountStateRequest__Output as _mtx_execution_v1_GetAccountStateRequest__Output } from './mtx/execution/v1/GetAccountStateRequest';
 import type { GetBatchRequest as _mtx_execution_v1_GetBatchRequest, GetBatchRequest__Output as _mtx_execution_v1_GetBatchRequest__Output } from './mtx/execution/v1/GetBatchRequest';
+import type { HistoryAccountStatus as _mtx_execution_v1_HistoryAccountStatus, HistoryAccountStatus__Output as _mtx_execution_v1_HistoryAccountStatus__Output } from './mtx/execution/v1/HistoryAccountStatus';
+import type { HistoryDeal as _mtx_execution_v1_HistoryDeal, HistoryDeal__Output as _mtx_execution_v1_HistoryDeal__Output } from './mtx/execution/v1/HistoryDeal';
+import type { HistoryOrder as _mtx_execution_v1_HistoryOrder, HistoryOrder__Output as _mtx_execution_v1_HistoryOrder__Output } from './mtx/execution/v1/HistoryOrder';
 import type { ListAccountsRequest as _mtx_execution_v1_ListAccountsRequest, ListAccountsRequest__Output as _mtx_execution_v1_ListAccountsRequest__Output } from './mtx/execution/v1/ListAccountsRequest';
 import type { ListAccountsResponse as _mtx_execution_v1_ListAccountsResponse, ListAccountsResponse__Output as _mtx_execution_v1_ListAccountsResponse__Output } from './mtx/execution/v1/ListAccountsResponse';
 import type { ListBatchesRequest as _mtx_execution_v1_ListBatchesRequest, ListBatchesRequest__Output as _mtx_execution_v1_ListBatchesRequest__Output } from './mtx/execution/v1/ListBatchesRequest';
 import type { ListBatchesResponse as _mtx_execution_v1_ListBatchesResponse, ListBatchesResponse__Output as _mtx_execution_v1_ListBatchesResponse__Output } from './mtx/execution/v1/ListBatchesResponse';
+import type { ListHistoryRequest as _mtx_execution_v1_ListHistoryRequest, ListHistoryRequest__Output as _mtx_execution_v1_ListHistoryRequest__Output } from './mtx/execution/v1/ListHistoryRequest';
+import type { ListHistoryResponse as _mtx_execution_v1_ListHistoryResponse, ListHistoryResponse__Output as _mtx_execution_v1_ListHistoryResponse__Output } from './mtx/execution/v1/ListHistoryResponse';
 import type { ListPositionsRequest as _mtx_execution_v1_ListPositionsRequest, ListPositionsRequest__Output as _mtx_execution_v1_ListPositionsRequest__Output } from './mtx/execution/v1/ListPositionsRequest';
 import type { ListPositionsResponse as _mtx_execution_v1_ListPositionsResponse, ListPositionsResponse__Output as _mtx_execution_v1_ListPositionsResponse__Output } from './mtx/execution/v1/ListPositionsResponse';
 import type { ListServersRequest as _mtx_execution_v1_ListServersRequest, ListServersRequest__Output as _mtx_execution_v1_ListServersRequest__Output } from './mtx/execution/v1/ListServersRequest';
 import type { ListServersResponse as _mtx_execution_v1_ListServersResponse, ListServersResponse__Output as _mtx_execution_v1_ListServersResponse__Output } from './mtx/execution/v1/ListServersResponse';
+import type { ModifyAccountResult as _mtx_execution_v1_ModifyAccountResult, ModifyAccountResult__Output as _mtx_execution_v1_ModifyAccountResult__Output } from './mtx/execution/v1/ModifyAccountResult';
+import type { ModifyChangeInput as _mtx_execution_v1_ModifyChangeInput, ModifyChangeInput__Output as _mtx_execution_v1_ModifyChangeInput__Output } from './mtx/execution/v1/ModifyChangeInput';
+import type { ModifyOrdersRequest as _mtx_execution_v1_ModifyOrdersRequest, ModifyOrdersRequest__Output as _mtx_execution_v1_ModifyOrdersRequest__Output } from './mtx/execution/v1/ModifyOrdersRequest';
+import type { ModifyOrdersResponse as _mtx_execution_v1_ModifyOrdersResponse, ModifyOrdersResponse__Output as _mtx_execution_v1_ModifyOrdersResponse__Output } from './mtx/execution/v1/ModifyOrdersResponse';
+import type { ModifySummary as _mtx_execution_v1_ModifySummary, ModifySummary__Output as _mtx_execution_v1_ModifySummary__Output } from './mtx/execution/v1/ModifySummary';
+import type { ModifyTicketResult as _mtx_execution_v1_ModifyTicketResult, ModifyTicketResult__Output as _mtx_execution_v1_ModifyTicketResult__Output } from './mtx/execution/v1/ModifyTicketResult';
 import type { OrderFields as _mtx_execution_v1_OrderFields, OrderFields__Output as _mtx_execution_v1_OrderFields__Output } from './mtx/execution/v1/OrderFields';
 import type { OrderLegInput as _mtx_execution_v1_OrderLegInput, OrderLegInput__Output as _mtx_execution_v1_OrderLegInput__Output } from './mtx/execution/v1/OrderLegInput';
 import type { OrderLegResult as _mtx_execution_v1_OrderLegResult, OrderLegResult__Output as _mtx_execution_v1_OrderLegResult__Output } from './mtx/execution/v1/OrderLegResult';
@@ -65,14 +76,25 @@ export interface ProtoGrpcType {
         GetAccountRequest: MessageTypeDefinition<_mtx_execution_v1_GetAccountRequest, _mtx_execution_v1_GetAccountRequest__Output>
         GetAccountStateRequest: MessageTypeDefinition<_mtx_execution_v1_GetAccountStateRequest, _mtx_execution_v1_GetAccountStateRequest__Output>
         GetBatchRequest: MessageTypeDefinition<_mtx_execution_v1_GetBatchRequest, _mtx_execution_v1_GetBatchRequest__Output>
+        HistoryAccountStatus: MessageTypeDefinition<_mtx_execution_v1_HistoryAccountStatus, _mtx_execution_v1_HistoryAccountStatus__Output>
+        HistoryDeal: MessageTypeDefinition<_mtx_execution_v1_HistoryDeal, _mtx_execution_v1_HistoryDeal__Output>
+        HistoryOrder: MessageTypeDefinition<_mtx_execution_v1_HistoryOrder, _mtx_execution_v1_HistoryOrder__Output>
         ListAccountsRequest: MessageTypeDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsRequest__Output>
         ListAccountsResponse: MessageTypeDefinition<_mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsResponse__Output>
         ListBatchesRequest: MessageTypeDefinition<_mtx_execution_v1_ListBatchesRequest, _mtx_execution_v1_ListBatchesRequest__Output>
         ListBatchesResponse: MessageTypeDefinition<_mtx_execution_v1_ListBatchesResponse, _mtx_execution_v1_ListBatchesResponse__Output>
+        ListHistoryRequest: MessageTypeDefinition<_mtx_execution_v1_ListHistoryRequest, _mtx_execution_v1_ListHistoryRequest__Output>
+        ListHistoryResponse: MessageTypeDefinition<_mtx_execution_v1_ListHistoryResponse, _mtx_execution_v1_ListHistoryResponse__Output>
         ListPositionsRequest: MessageTypeDefinition<_mtx_execution_v1_ListPositionsRequest, _mtx_execution_v1_ListPositionsRequest__Output>
         ListPositionsResponse: MessageTypeDefinition<_mtx_execution_v1_ListPositionsResponse, _mtx_execution_v1_ListPositionsResponse__Output>
         ListServersRequest: MessageTypeDefinition<_mtx_execution_v1_ListServersRequest, _mtx_execution_v1_ListServersRequest__Output>
         ListServersResponse: MessageTypeDefinition<_mtx_execution_v1_ListServersResponse, _mtx_execution_v1_ListServersResponse__Output>
+        ModifyAccountResult: MessageTypeDefinition<_mtx_execution_v1_ModifyAccountResult, _mtx_execution_v1_ModifyAccountResult__Output>
+        ModifyChangeInput: MessageTypeDefinition<_mtx_execution_v1_ModifyChangeInput, _mtx_execution_v1_ModifyChangeInput__Output>
+        ModifyOrdersRequest: MessageTypeDefinition<_mtx_execution_v1_ModifyOrdersRequest, _mtx_execution_v1_ModifyOrdersRequest__Output>
+        ModifyOrdersResponse: MessageTypeDefinition<_mtx_execution_v1_ModifyOrdersResponse, _mtx_execution_v1_ModifyOrdersResponse__Output>
+        ModifySummary: MessageTypeDefinition<_mtx_execution_v1_ModifySummary, _mtx_execution_v1_ModifySummary__Output>
+        ModifyTicketResult: MessageTypeDefinition<_mtx_execution_v1_ModifyTicketResult, _mtx_execution_v1_ModifyTicketResult__Output>
         OrderFields: MessageTypeDefinition<_mtx_execution_v1_OrderFields, _mtx_execution_v1_OrderFields__Output>
         OrderLegInput: MessageTypeDefinition<_mtx_execution_v1_OrderLegInput, _mtx_execution_v1_OrderLegInput__Output>
         OrderLegResult: MessageTypeDefinition<_mtx_execution_v1_OrderLegResult, _mtx_execution_v1_OrderLegResult__Output>

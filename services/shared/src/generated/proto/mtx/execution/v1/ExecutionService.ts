@@ -16,10 +16,14 @@ import type { ListAccountsRequest as _mtx_execution_v1_ListAccountsRequest, List
 import type { ListAccountsResponse as _mtx_execution_v1_ListAccountsResponse, ListAccountsResponse__Output as _mtx_execution_v1_ListAccountsResponse__Output } from '../../../mtx/execution/v1/ListAccountsResponse';
 import type { ListBatchesRequest as _mtx_execution_v1_ListBatchesRequest, ListBatchesRequest__Output as _mtx_execution_v1_ListBatchesRequest__Output } from '../../../mtx/execution/v1/ListBatchesRequest';
 import type { ListBatchesResponse as _mtx_execution_v1_ListBatchesResponse, ListBatchesResponse__Output as _mtx_execution_v1_ListBatchesResponse__Output } from '../../../mtx/execution/v1/ListBatchesResponse';
+import type { ListHistoryRequest as _mtx_execution_v1_ListHistoryRequest, ListHistoryRequest__Output as _mtx_execution_v1_ListHistoryRequest__Output } from '../../../mtx/execution/v1/ListHistoryRequest';
+import type { ListHistoryResponse as _mtx_execution_v1_ListHistoryResponse, ListHistoryResponse__Output as _mtx_execution_v1_ListHistoryResponse__Output } from '../../../mtx/execution/v1/ListHistoryResponse';
 import type { ListPositionsRequest as _mtx_execution_v1_ListPositionsRequest, ListPositionsRequest__Output as _mtx_execution_v1_ListPositionsRequest__Output } from '../../../mtx/execution/v1/ListPositionsRequest';
 import type { ListPositionsResponse as _mtx_execution_v1_ListPositionsResponse, ListPositionsResponse__Output as _mtx_execution_v1_ListPositionsResponse__Output } from '../../../mtx/execution/v1/ListPositionsResponse';
 import type { ListServersRequest as _mtx_execution_v1_ListServersRequest, ListServersRequest__Output as _mtx_execution_v1_ListServersRequest__Output } from '../../../mtx/execution/v1/ListServersRequest';
 import type { ListServersResponse as _mtx_execution_v1_ListServersResponse, ListServersResponse__Output as _mtx_execution_v1_ListServersResponse__Output } from '../../../mtx/execution/v1/ListServersResponse';
+import type { ModifyOrdersRequest as _mtx_execution_v1_ModifyOrdersRequest, ModifyOrdersRequest__Output as _mtx_execution_v1_ModifyOrdersRequest__Output } from '../../../mtx/execution/v1/ModifyOrdersRequest';
+import type { ModifyOrdersResponse as _mtx_execution_v1_ModifyOrdersResponse, ModifyOrdersResponse__Output as _mtx_execution_v1_ModifyOrdersResponse__Output } from '../../../mtx/execution/v1/ModifyOrdersResponse';
 import type { PlaceOrdersRequest as _mtx_execution_v1_PlaceOrdersRequest, PlaceOrdersRequest__Output as _mtx_execution_v1_PlaceOrdersRequest__Output } from '../../../mtx/execution/v1/PlaceOrdersRequest';
 import type { PlaceOrdersResponse as _mtx_execution_v1_PlaceOrdersResponse, PlaceOrdersResponse__Output as _mtx_execution_v1_PlaceOrdersResponse__Output } from '../../../mtx/execution/v1/PlaceOrdersResponse';
 import type { ReconcileRequest as _mtx_execution_v1_ReconcileRequest, ReconcileRequest__Output as _mtx_execution_v1_ReconcileRequest__Output } from '../../../mtx/execution/v1/ReconcileRequest';
@@ -99,6 +103,15 @@ export interface ExecutionServiceClient extends grpc.Client {
   listBatches(argument: _mtx_execution_v1_ListBatchesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
   listBatches(argument: _mtx_execution_v1_ListBatchesRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListBatchesResponse__Output>): grpc.ClientUnaryCall;
   
+  ListHistory(argument: _mtx_execution_v1_ListHistoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  ListHistory(argument: _mtx_execution_v1_ListHistoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  ListHistory(argument: _mtx_execution_v1_ListHistoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  ListHistory(argument: _mtx_execution_v1_ListHistoryRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  listHistory(argument: _mtx_execution_v1_ListHistoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  listHistory(argument: _mtx_execution_v1_ListHistoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  listHistory(argument: _mtx_execution_v1_ListHistoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  listHistory(argument: _mtx_execution_v1_ListHistoryRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListHistoryResponse__Output>): grpc.ClientUnaryCall;
+  
   ListPositions(argument: _mtx_execution_v1_ListPositionsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
   ListPositions(argument: _mtx_execution_v1_ListPositionsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
   ListPositions(argument: _mtx_execution_v1_ListPositionsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListPositionsResponse__Output>): grpc.ClientUnaryCall;
@@ -116,6 +129,15 @@ export interface ExecutionServiceClient extends grpc.Client {
   listServers(argument: _mtx_execution_v1_ListServersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
   listServers(argument: _mtx_execution_v1_ListServersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
   listServers(argument: _mtx_execution_v1_ListServersRequest, callback: grpc.requestCallback<_mtx_execution_v1_ListServersResponse__Output>): grpc.ClientUnaryCall;
+  
+  ModifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
+  ModifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
+  ModifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
+  ModifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
+  modifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
+  modifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
+  modifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
+  modifyOrders(argument: _mtx_execution_v1_ModifyOrdersRequest, callback: grpc.requestCallback<_mtx_execution_v1_ModifyOrdersResponse__Output>): grpc.ClientUnaryCall;
   
   PlaceOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
   PlaceOrders(argument: _mtx_execution_v1_PlaceOrdersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_PlaceOrdersResponse__Output>): grpc.ClientUnaryCall;
@@ -163,9 +185,13 @@ export interface ExecutionServiceHandlers extends grpc.UntypedServiceImplementat
   
   ListBatches: grpc.handleUnaryCall<_mtx_execution_v1_ListBatchesRequest__Output, _mtx_execution_v1_ListBatchesResponse>;
   
+  ListHistory: grpc.handleUnaryCall<_mtx_execution_v1_ListHistoryRequest__Output, _mtx_execution_v1_ListHistoryResponse>;
+  
   ListPositions: grpc.handleUnaryCall<_mtx_execution_v1_ListPositionsRequest__Output, _mtx_execution_v1_ListPositionsResponse>;
   
   ListServers: grpc.handleUnaryCall<_mtx_execution_v1_ListServersRequest__Output, _mtx_execution_v1_ListServersResponse>;
+  
+  ModifyOrders: grpc.handleUnaryCall<_mtx_execution_v1_ModifyOrdersRequest__Output, _mtx_execution_v1_ModifyOrdersResponse>;
   
   PlaceOrders: grpc.handleUnaryCall<_mtx_execution_v1_PlaceOrdersRequest__Output, _mtx_execution_v1_PlaceOrdersResponse>;
   
@@ -184,8 +210,10 @@ export interface ExecutionServiceDefinition extends grpc.ServiceDefinition {
   GetBatch: MethodDefinition<_mtx_execution_v1_GetBatchRequest, _mtx_execution_v1_Batch, _mtx_execution_v1_GetBatchRequest__Output, _mtx_execution_v1_Batch__Output>
   ListAccounts: MethodDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsRequest__Output, _mtx_execution_v1_ListAccountsResponse__Output>
   ListBatches: MethodDefinition<_mtx_execution_v1_ListBatchesRequest, _mtx_execution_v1_ListBatchesResponse, _mtx_execution_v1_ListBatchesRequest__Output, _mtx_execution_v1_ListBatchesResponse__Output>
+  ListHistory: MethodDefinition<_mtx_execution_v1_ListHistoryRequest, _mtx_execution_v1_ListHistoryResponse, _mtx_execution_v1_ListHistoryRequest__Output, _mtx_execution_v1_ListHistoryResponse__Output>
   ListPositions: MethodDefinition<_mtx_execution_v1_ListPositionsRequest, _mtx_execution_v1_ListPositionsResponse, _mtx_execution_v1_ListPositionsRequest__Output, _mtx_execution_v1_ListPositionsResponse__Output>
   ListServers: MethodDefinition<_mtx_execution_v1_ListServersRequest, _mtx_execution_v1_ListServersResponse, _mtx_execution_v1_ListServersRequest__Output, _mtx_execution_v1_ListServersResponse__Output>
+  ModifyOrders: MethodDefinition<_mtx_execution_v1_ModifyOrdersRequest, _mtx_execution_v1_ModifyOrdersResponse, _mtx_execution_v1_ModifyOrdersRequest__Output, _mtx_execution_v1_ModifyOrdersResponse__Output>
   PlaceOrders: MethodDefinition<_mtx_execution_v1_PlaceOrdersRequest, _mtx_execution_v1_PlaceOrdersResponse, _mtx_execution_v1_PlaceOrdersRequest__Output, _mtx_execution_v1_PlaceOrdersResponse__Output>
   Reconcile: MethodDefinition<_mtx_execution_v1_ReconcileRequest, _mtx_execution_v1_ReconcileResponse, _mtx_execution_v1_ReconcileRequest__Output, _mtx_execution_v1_ReconcileResponse__Output>
   SetAccountBillingStatus: MethodDefinition<_mtx_execution_v1_SetAccountBillingStatusRequest, _mtx_execution_v1_Account, _mtx_execution_v1_SetAccountBillingStatusRequest__Output, _mtx_execution_v1_Account__Output>
