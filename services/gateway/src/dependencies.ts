@@ -55,6 +55,13 @@ function observeReadModels(readModels: Record<string, FreshCache<unknown>>): voi
   );
 }
 
+/**
+ * A customer read steadily has its answer reloaded once half its window has passed, behind the reads, so none of
+ * them waits for the backends' answer (billing's 500-seat subscription took 4–5 ms at p50 and was the slowest
+ * reads' share of the tail); one read in a window of a customer read rarely still loads on its path.
+ */
+const readModelRefreshAheadShare = 0.5;
+
 const natsStartupWaitMs = 2_000;
 const natsRetryMs = 1_000;
 
@@ -130,10 +137,15 @@ export async function connectGatewayDependencies(
     backendServices.map((name) => [name, connectService(name, addresses[name], config.GRPC_DEADLINE_MS)]),
   ) as unknown as BackendClients;
   const readModels = {
-    wallet: new FreshCache<WalletAnswer>({ freshMs: config.WALLET_READ_FRESH_MS, entriesMax: config.READ_MODEL_ENTRIES_MAX }),
+    wallet: new FreshCache<WalletAnswer>({
+      freshMs: config.WALLET_READ_FRESH_MS,
+      entriesMax: config.READ_MODEL_ENTRIES_MAX,
+      refreshAheadShare: readModelRefreshAheadShare,
+    }),
     subscription: new FreshCache<SubscriptionBody>({
       freshMs: config.SUBSCRIPTION_READ_FRESH_MS,
       entriesMax: config.READ_MODEL_ENTRIES_MAX,
+      refreshAheadShare: readModelRefreshAheadShare,
     }),
   };
   observeReadModels(readModels);
