@@ -7,6 +7,7 @@ import { meter } from '@mtx/shared/telemetry';
 import type { BackendClients, GatewayDependencies } from './context';
 import type { SubscriptionBody } from './handlers/subscription-schemas';
 import type { WalletAnswer } from './handlers/wallet-schemas';
+import type { SerializedAnswer } from './handlers/serialized-answer';
 import type { GatewayConfig } from './config';
 import { AuthFailureLimiter } from './domain/auth-failures';
 import { createAuthenticator, type Authenticator } from './app/authenticator';
@@ -137,12 +138,12 @@ export async function connectGatewayDependencies(
     backendServices.map((name) => [name, connectService(name, addresses[name], config.GRPC_DEADLINE_MS)]),
   ) as unknown as BackendClients;
   const readModels = {
-    wallet: new FreshCache<WalletAnswer>({
+    wallet: new FreshCache<SerializedAnswer<WalletAnswer>>({
       freshMs: config.WALLET_READ_FRESH_MS,
       entriesMax: config.READ_MODEL_ENTRIES_MAX,
       refreshAheadShare: readModelRefreshAheadShare,
     }),
-    subscription: new FreshCache<SubscriptionBody>({
+    subscription: new FreshCache<SerializedAnswer<SubscriptionBody>>({
       freshMs: config.SUBSCRIPTION_READ_FRESH_MS,
       entriesMax: config.READ_MODEL_ENTRIES_MAX,
       refreshAheadShare: readModelRefreshAheadShare,
