@@ -112,9 +112,9 @@ export function createBillingApp(dependencies: BillingAppDependencies): BillingA
       concurrency: config.SCHEDULER_CONCURRENCY,
     },
     publishEvent
-      ? (customerId, balanceEurCents) =>
+      ? (customerId, balanceEurCents, reads) =>
           void service
-            .checkLowBalance(customerId, balanceEurCents)
+            .checkLowBalance(customerId, balanceEurCents, reads)
             .catch((error: unknown) => logger.warn({ err: error, customer_id: customerId }, 'low-balance check failed'))
       : undefined,
   );

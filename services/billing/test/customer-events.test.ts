@@ -82,4 +82,46 @@ describe('billing customer events', () => {
     for (const event of low) expect(event.id).toMatch(customerEventIdPattern);
     expect(new Set(low.map((event) => event.id)).size).toBe(low.length);
   });
+  it('counts in wallet.low_balance every charge of the next 7 days, seats the pass did not touch and servers too', async () => {
+    const customer = customerIdFor('lowbal');
+    const seatPrice = 1200;
+    const serverPrice = 1500;
+    // Three seats and a server bought over five days, and one renewal: the balance is 0 afterwards.
+    await harness.credit(customer, 3 * seatPrice + serverPrice + seatPrice);
+    const assign = (accountId: string) =>
+      harness.billing.client.call<{ id: string }>('AssignSeat', {
+        customer_id: customer,
+        account_id: accountId,
+        label: accountId,
+        bonus: false,
+      });
+    harness.clock.set('2030-06-01T08:00:00Z');
+    await assign('acc_lowbal_renewed');
+    await assign('acc_lowbal_emptied');
+    harness.clock.set('2030-06-04T08:00:00Z');
+    await assign('acc_lowbal_later');
+    // Emptied after the later seat was bought, so its slot stays empty until its date.
+    await harness.billing.client.call('ReleaseSeat', { customer_id: customer, account_id: 'acc_lowbal_emptied' });
+    harness.clock.set('2030-06-05T08:00:00Z');
+    await harness.billing.client.call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'lowbal' });
+    // The first seat renews and the emptied one is released unbilled; the later seat (3 days on) and the server
+    // (4 days on) fall due within the next 7 days.
+    harness.clock.set('2030-07-01T09:00:00Z');
+    await tick();
+    const low = await eventually(async () => {
+      const seen = (await published(customer)).filter((event) => event.type === 'wallet.low_balance');
+      return seen.length > 0 && seen;
+    }, 10_000);
+    expect(low).toHaveLength(1);
+    expect(low[0]!.data).toEqual({ balance_eur_cents: 0, due_next_7_days_eur_cents: seatPrice + serverPrice });
+    // The same figure as the customer's own projection over those 7 days.
+    const upcoming = await harness.billing.client.call<{ items: Array<{ when: string; amount_eur_cents: number }> }>('GetUpcoming', {
+      customer_id: customer,
+    });
+    const weekEnd = Date.parse('2030-07-08T09:00:00Z');
+    const dueInWeek = upcoming.items
+      .filter((item) => Date.parse(item.when) <= weekEnd)
+      .reduce((sum, item) => sum + item.amount_eur_cents, 0);
+    expect(dueInWeek).toBe(seatPrice + serverPrice);
+  });
 });

@@ -18,6 +18,7 @@ import type { RateLimiter } from './app/rate-limiter';
 import type { FreshCache } from '@mtx/shared/fresh-cache';
 import type { SubscriptionBody } from './handlers/subscription-schemas';
 import type { WalletAnswer } from './handlers/wallet-schemas';
+import type { SerializedAnswer } from './handlers/serialized-answer';
 import type { GatewayStore } from './store/gateway-store';
 
 /**
@@ -46,7 +47,7 @@ export interface GatewayDependencies {
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
   /** Composed answers of read routes, per customer, invalidated by the backends' announcements. */
-  readModels: { wallet: FreshCache<WalletAnswer>; subscription: FreshCache<SubscriptionBody> };
+  readModels: { wallet: FreshCache<SerializedAnswer<WalletAnswer>>; subscription: FreshCache<SerializedAnswer<SubscriptionBody>> };
   /** Whether each backend (store, gRPC services) is reachable: by name on the operations listener's /readyz, as ok or not on the public /healthz. */
   readiness: () => Promise<Record<string, boolean>>;
 }

@@ -248,6 +248,15 @@ describe('GET /v1/subscription read model', () => {
       const loadsBefore = model.stats.loads;
       for (let index = 0; index < 5; index += 1) expect(await readCached()).toEqual(first);
       expect(model.stats.loads).toBe(loadsBefore);
+      // Served from the text kept with the answer: the same bytes and the JSON content type every time.
+      const texts = new Set<string>();
+      for (let index = 0; index < 3; index += 1) {
+        const response = await cached.app.inject({ method: 'GET', url: '/v1/subscription', headers: bearer(cached.customer.read_key) });
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        texts.add(response.body);
+      }
+      expect(texts.size).toBe(1);
+      expect(JSON.parse([...texts][0]!)).toEqual(first);
 
       // A credit behind the gateway: the wallet announces the movement.
       await backends.credit(owner, 3000);

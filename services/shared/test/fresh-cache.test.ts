@@ -38,6 +38,66 @@ describe('the fresh cache (every read cache of the services)', () => {
     expect(model.stats).toMatchObject({ hits: 1, loads: 2 });
   });
 
+  it('with refreshAheadShare, reloads behind a read once that share of the window passed, never serving past it', async () => {
+    let nowMs = 0;
+    const model = new FreshCache<string>({ freshMs: 1_000, entriesMax: 10, now: () => nowMs, refreshAheadShare: 0.5 });
+    const loads = controlledLoads();
+    const first = model.read('cus_a', loads.load);
+    loads.finish(0, 'answer 1');
+    expect(await first).toBe('answer 1');
+    // Younger than half of any key's window (at least 750 ms): served, nothing reloaded.
+    nowMs = 300;
+    expect(await model.read('cus_a', loads.load)).toBe('answer 1');
+    expect(loads.started).toBe(1);
+    // Past half of the largest window: served at once from memory, and one reload starts behind it.
+    nowMs = 501;
+    expect(await model.read('cus_a', loads.load)).toBe('answer 1');
+    expect(await model.read('cus_a', loads.load)).toBe('answer 1');
+    expect(loads.started).toBe(2);
+    loads.finish(1, 'answer 2');
+    await Promise.resolve();
+    await Promise.resolve();
+    // The reload's answer is served, and its window starts from when it began (501).
+    nowMs = 800;
+    expect(await model.read('cus_a', loads.load)).toBe('answer 2');
+    expect(model.stats).toMatchObject({ loads: 1, refreshes: 1 });
+    // A change while a reload runs: the reload is never stored, and the next read loads on its path.
+    nowMs = 1_200;
+    expect(await model.read('cus_a', loads.load)).toBe('answer 2');
+    expect(loads.started).toBe(3);
+    model.invalidate('cus_a');
+    loads.finish(2, 'stale');
+    const afterChange = model.read('cus_a', loads.load);
+    expect(loads.started).toBe(4);
+    loads.finish(3, 'answer 3');
+    expect(await afterChange).toBe('answer 3');
+  });
+
+  it('with refreshAheadShare, a failed reload leaves the held answer served until it expires', async () => {
+    let nowMs = 0;
+    const model = new FreshCache<string>({ freshMs: 1_000, entriesMax: 10, now: () => nowMs, refreshAheadShare: 0.5 });
+    const loads = controlledLoads();
+    const first = model.read('cus_a', loads.load);
+    loads.finish(0, 'answer 1');
+    await first;
+    nowMs = 600;
+    expect(await model.read('cus_a', loads.load)).toBe('answer 1');
+    loads.fail(1, new Error('backend down'));
+    await Promise.resolve();
+    await Promise.resolve();
+    nowMs = 700;
+    expect(await model.read('cus_a', loads.load)).toBe('answer 1');
+    // That read started another reload (the failed one is gone); past the window a read waits for a load.
+    expect(loads.started).toBe(3);
+    loads.fail(2, new Error('backend down'));
+    await Promise.resolve();
+    await Promise.resolve();
+    nowMs = 1_100;
+    const missed = model.read('cus_a', loads.load);
+    loads.fail(3, new Error('still down'));
+    await expect(missed).rejects.toThrow('still down');
+  });
+
   it('keeps customers apart and loads again after an invalidation of that customer only', async () => {
     const model = new FreshCache<string>({ freshMs: 60_000, entriesMax: 10 });
     const counts = new Map<string, number>();

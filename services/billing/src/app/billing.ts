@@ -3,7 +3,7 @@ import type { Clock } from '@mtx/shared/clock';
 import { AppError } from '@mtx/shared/errors';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent, isDuplicateKeyError } from '@mtx/shared/mongo';
-import type { BillingStore } from '../store/billing-store';
+import type { BillingStore, PassReads } from '../store/billing-store';
 import { addMonthsClamped } from '../domain/calendar';
 import type { KeyedSerialQueue } from '../domain/keyed-queue';
 import { seatKey, type AccountDocument, type OccupancyDocument, type SeatDocument, type SeatState } from '../domain/model';
@@ -71,11 +71,15 @@ export class BillingService {
   /**
    * wallet.low_balance when the balance no longer covers the charges of the next 7 days; at most once a day per
    * customer (the day is in the event's id). Run after renewals charge the balance; `balanceEurCents` is the
-   * balance the wallet answered the charges with, which spares asking it again.
+   * balance the wallet answered the charges with, which spares asking it again; `reads`, what the scheduler's pass
+   * already read of the customer, which spares most of a view reload (the view built from it serves this check only).
    */
-  async checkLowBalance(customerId: string, balanceEurCents?: number): Promise<void> {
+  async checkLowBalance(customerId: string, balanceEurCents?: number, reads?: PassReads): Promise<void> {
     if (!this.options.publishEvent || !this.options.walletFeatureEnabled) return;
-    const [view, balance] = await Promise.all([this.store.loadView(customerId), balanceEurCents ?? this.wallet.balance(customerId)]);
+    const [view, balance] = await Promise.all([
+      reads ? this.store.readCheckView(customerId, reads) : this.store.loadView(customerId),
+      balanceEurCents ?? this.wallet.balance(customerId),
+    ]);
     const now = this.clock.now();
     const upcoming = projectUpcoming(view, now, { horizonDays: lowBalanceHorizonDays, seatPriceEurCents: this.options.seatPriceEurCents });
     if (balance >= upcoming.total_eur_cents) return;

@@ -3,7 +3,7 @@ import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent } from '@mtx/shared/mongo';
 import { meter } from '@mtx/shared/telemetry';
-import type { BillingStore } from '../store/billing-store';
+import type { BillingStore, PassReads } from '../store/billing-store';
 import type { KeyedSerialQueue } from '../domain/keyed-queue';
 import type { SeatDocument } from '../domain/model';
 import type { RenewalEngine } from './renewal-engine';
@@ -70,9 +70,9 @@ export class Scheduler {
     private readonly options: SchedulerOptions,
     /**
      * Told of each customer whose balance the tick charged (for wallet.low_balance), with the balance after the
-     * charges when the wallet's answer gave it; not awaited.
+     * charges when the wallet's answer gave it and what the pass read of the customer; not awaited.
      */
-    private readonly afterCharges?: (customerId: string, balanceEurCents: number | undefined) => void,
+    private readonly afterCharges?: (customerId: string, balanceEurCents: number | undefined, reads: PassReads) => void,
   ) {}
 
   private async acquireLease(slot: number, now: Date): Promise<boolean> {
@@ -164,11 +164,12 @@ export class Scheduler {
    * charged again next time through the same entry id, which the wallet answers as a replay.
    */
   private async processCustomer(customerId: string, items: { seats: SeatDocument[]; servers: string[] }): Promise<RenewalOutcome[]> {
-    const [settings, verified] = await Promise.all([
+    const [settings, { verified, occupancies }] = await Promise.all([
       this.store.readSettings(customerId),
-      this.store
-        .joinOccupancy(customerId, items.seats)
-        .then((joined) => this.store.withoutPendingClaims(items.seats.flatMap((seat) => joined.get(seat._id) ?? []))),
+      this.store.joinOccupancy(customerId, items.seats).then(async ({ joined, occupancies }) => ({
+        verified: await this.store.withoutPendingClaims(items.seats.flatMap((seat) => joined.get(seat._id) ?? [])),
+        occupancies,
+      })),
     ]);
     const seatIds = items.seats.map((seat) => seat._id);
     const cancel = settings?.cancel_at_period_end ?? false;
@@ -207,7 +208,10 @@ export class Scheduler {
     if (failure !== null || done.some((outcome) => outcome !== 'unchanged')) await this.store.bumpRevisionScheduled(customerId);
     if (done.some((outcome) => outcome === 'charged' || outcome === 'past_due' || outcome === 'suspended'))
       // A server renewal debits on its own, after the seats' debits, so their answer is not the balance then.
-      this.afterCharges?.(customerId, items.servers.length === 0 ? balanceAfter : undefined);
+      this.afterCharges?.(customerId, items.servers.length === 0 ? balanceAfter : undefined, {
+        occupancies,
+        cancelAtPeriodEnd: cancel,
+      });
     if (failure !== null) throw failure;
     return done;
   }

@@ -20,8 +20,10 @@ import { CustomerViewCache } from './view-cache';
 import { byCustomer, idLookupsInFlight, lookUpEach } from './many-reads';
 import { listItemIds } from './pointer-lists';
 import { claimOccupancy, repairOccupancy } from './occupancy';
+import { readCheckView, type PassReads } from './check-view';
 
 export * from './collections';
+export type { PassReads } from './check-view';
 
 /**
  * Statements per `update` command of grouped seat writes. FerretDB 1.24 keeps each statement's query cursor (and
@@ -216,18 +218,26 @@ export class BillingStore {
    * The seats of one customer a scheduler batch found, joined with their occupancy. The join is not yet safe to
    * act on: a claim may be pending repair, which `withoutPendingClaims` checks.
    */
-  async joinOccupancy(customerId: string, seats: SeatDocument[]): Promise<Map<string, SeatState>> {
+  async joinOccupancy(
+    customerId: string,
+    seats: SeatDocument[],
+  ): Promise<{ joined: Map<string, SeatState>; occupancies: Map<string, OccupancyDocument> }> {
     const joined = new Map<string, SeatState>();
-    if (seats.length === 0) return joined;
-    const occupancies = await this.customerOccupancy(
-      customerId,
-      seats.map((seat) => seat._id),
-    );
+    const occupancies = new Map<string, OccupancyDocument>();
+    if (seats.length === 0) return { joined, occupancies };
+    // Every occupancy of the customer comes with the one read; the pass keeps them for its low-balance check.
+    for (const occupancy of await this.collections.occupancy.find({ customer_id: customerId }).toArray())
+      occupancies.set(occupancy._id, occupancy);
     for (const seat of seats) {
       const occupancy = occupancies.get(seat._id);
       if (occupancy) joined.set(seat._id, { seat, occupancy });
     }
-    return joined;
+    return { joined, occupancies };
+  }
+
+  /** The customer's view for the low-balance check after a scheduler pass (see check-view.ts); never cached. */
+  readCheckView(customerId: string, reads: PassReads): Promise<CustomerView> {
+    return readCheckView(this.collections, customerId, reads);
   }
 
   /** The listed seats of one customer: one indexed `customer_id` equality (see `byCustomer`). */

@@ -53,7 +53,8 @@ export function billingCollections(database: Db): BillingCollections {
 
 /**
  * `next_action_at` serves the scheduler's due scan on MongoDB (FerretDB scans a range regardless, once per batch);
- * `customer_id` serves a customer's seats, occupancy and (on a cold load) pointers as one indexed equality each.
+ * `customer_id` serves a customer's seats, occupancy and (on a cold load) pointers as one indexed equality each, and
+ * the customer's servers for the low-balance check after a scheduler pass.
  */
 export async function ensureBillingIndexes(collections: BillingCollections): Promise<void> {
   await Promise.all([
@@ -62,5 +63,6 @@ export async function ensureBillingIndexes(collections: BillingCollections): Pro
     collections.seats.createIndex({ customer_id: 1 }, { name: 'customer_id' }),
     collections.occupancy.createIndex({ customer_id: 1 }, { name: 'customer_id' }),
     collections.pointers.createIndex({ customer_id: 1 }, { name: 'customer_id' }),
+    collections.servers.createIndex({ customer_id: 1 }, { name: 'customer_id' }),
   ]);
 }

@@ -3,6 +3,7 @@ import type { GatewayApp, GatewayDependencies } from '../context';
 import { principalOf } from '../context';
 import { errorResponses, rateLimitHeaders } from './schemas';
 import { renderSubscription, Subscription } from './subscription-schemas';
+import { sendSerialized, serializableAnswer } from './serialized-answer';
 
 const UpdateSubscriptionBody = Type.Object(
   {
@@ -29,13 +30,16 @@ export async function registerSubscriptionRoutes(app: GatewayApp, dependencies: 
         response: { 200: { ...Subscription, description: 'The subscription.', headers: rateLimitHeaders }, ...errorResponses() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const customerId = principalOf(request).customer_id;
       // From the read model while no announcement (billing's revision, a wallet movement) or write of this
       // gateway has touched the customer, for at most SUBSCRIPTION_READ_FRESH_MS (docs/performance.md, "Renewal").
-      return dependencies.readModels.subscription.read(customerId, async () =>
-        renderSubscription(await dependencies.clients.billing.call('GetSubscription', { customer_id: customerId }, { deadlineMs })),
+      const answer = await dependencies.readModels.subscription.read(customerId, async () =>
+        serializableAnswer(
+          renderSubscription(await dependencies.clients.billing.call('GetSubscription', { customer_id: customerId }, { deadlineMs })),
+        ),
       );
+      return sendSerialized(reply, answer);
     },
   );
 

@@ -5,6 +5,7 @@ import type { GatewayApp, GatewayDependencies } from '../context';
 import { principalOf } from '../context';
 import { errorResponses, rateLimitHeaders } from './schemas';
 import { Cents, Timestamp, TopupStatus, UpcomingItem, Wallet, type WalletAnswer } from './wallet-schemas';
+import { sendSerialized, serializableAnswer } from './serialized-answer';
 import type { Topup__Output } from '@mtx/shared/generated/proto/mtx/payments/v1/Topup';
 import { narrowTo } from '../domain/closed-sets';
 
@@ -143,9 +144,10 @@ export async function registerWalletRoutes(app: GatewayApp, dependencies: Gatewa
         response: { 200: { ...Wallet, description: 'The wallet.', headers: rateLimitHeaders }, ...errorResponses() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const customerId = principalOf(request).customer_id;
-      return dependencies.readModels.wallet.read(customerId, () => composeWallet(customerId));
+      const answer = await dependencies.readModels.wallet.read(customerId, async () => serializableAnswer(await composeWallet(customerId)));
+      return sendSerialized(reply, answer);
     },
   );
 

@@ -7,6 +7,12 @@ export interface FreshCacheOptions {
   /** Keys held at most; the least recently used go first. */
   entriesMax: number;
   now?: () => number;
+  /**
+   * With it, a read served from memory after this share of its key's window (0 to 1) starts the key's reload in
+   * the background, so a key read steadily is reloaded before its answer expires and no read waits for the load.
+   * Only `read` does this (it has the loader); what it serves is trusted as without it.
+   */
+  refreshAheadShare?: number;
 }
 
 export interface FreshCacheStats {
@@ -14,6 +20,8 @@ export interface FreshCacheStats {
   loads: number;
   joined: number;
   invalidations: number;
+  /** Loads started ahead of expiry (`refreshAheadShare`) by reads served from memory; not in `loads`. */
+  refreshes: number;
   size: number;
 }
 
@@ -37,7 +45,7 @@ export class FreshCache<V> {
   private readonly loading = new Map<string, { stamp: FreshnessStamp; promise: Promise<V> }>();
   private readonly freshness: Freshness;
   private suspended = false;
-  private readonly counts = { hits: 0, loads: 0, joined: 0, invalidations: 0 };
+  private readonly counts = { hits: 0, loads: 0, joined: 0, invalidations: 0, refreshes: 0 };
 
   constructor(private readonly options: FreshCacheOptions) {
     this.freshness = new Freshness(options.freshMs, options.entriesMax, options.now);
@@ -98,15 +106,34 @@ export class FreshCache<V> {
    */
   read(key: string, load: () => Promise<V>): Promise<V> {
     const known = this.get(key);
-    if (known !== undefined) return Promise.resolve(known);
+    if (known !== undefined) {
+      this.refreshAhead(key, load);
+      return Promise.resolve(known);
+    }
     if (!this.enabled) return load();
     const inFlight = this.loading.get(key);
     if (inFlight) {
       this.counts.joined += 1;
       return inFlight.promise;
     }
-    const stamp = this.freshness.begin();
     this.counts.loads += 1;
+    return this.startLoad(key, load);
+  }
+
+  /** The reload `refreshAheadShare` asks for, when the answer just served is old enough and none runs yet. */
+  private refreshAhead(key: string, load: () => Promise<V>): void {
+    const share = this.options.refreshAheadShare;
+    if (share === undefined || this.loading.has(key)) return;
+    const entry = this.entries.get(key);
+    if (!entry || !this.freshness.olderThan(key, entry.stamp, share)) return;
+    this.counts.refreshes += 1;
+    // Nobody waits for it: a failed reload leaves the answer held until it expires, and the next read that
+    // misses loads again (and sees the error).
+    this.startLoad(key, load).catch(() => undefined);
+  }
+
+  private startLoad(key: string, load: () => Promise<V>): Promise<V> {
+    const stamp = this.freshness.begin();
     const promise = load().then(
       (value) => {
         if (this.loading.get(key)?.promise === promise) this.loading.delete(key);

@@ -80,6 +80,11 @@ export class Freshness {
     return this.freshMs * (1 - windowSpreadShare * windowSpreadOf(key));
   }
 
+  /** Whether an answer whose load began at `stamp` has lived more than `share` of its key's window. */
+  olderThan(key: string, stamp: FreshnessStamp, share: number): boolean {
+    return this.now() - stamp.atMs > this.windowMs(key) * share;
+  }
+
   /** Whether an answer whose load began at `stamp` may still be served. */
   trusts(key: string, stamp: FreshnessStamp): boolean {
     return this.freshMs > 0 && this.now() - stamp.atMs <= this.windowMs(key) && this.unchangedSince(key, stamp);
