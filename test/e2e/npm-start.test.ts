@@ -93,6 +93,11 @@ describe('npm start', () => {
     await SwaggerParser.validate(document as never);
     const wallet = await fetch(`${devFile.base_url}/v1/wallet`, { headers: { authorization: `Bearer ${devFile.read_key}` } });
     expect(wallet.status).toBe(200);
+    // The customer console is built by npm start itself and served by the gateway.
+    const consolePage = await fetch(`${devFile.base_url}/console`);
+    expect(consolePage.status).toBe(200);
+    const script = (await consolePage.text()).match(/<script type="module" src="([^"]+)"/)?.[1];
+    expect((await fetch(`${devFile.base_url}${script}`)).status).toBe(200);
     // A burst of clients connecting at once is queued by the kernel, not dropped (Node's own default is 511).
     const { backlog, hostMax } = await listenBacklogOf(port);
     expect(backlog).toBe(Math.min(loadGatewayConfig({}).LISTEN_BACKLOG, hostMax));

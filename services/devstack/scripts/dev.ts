@@ -108,6 +108,7 @@ async function main(): Promise<void> {
     `${[
       '',
       `  base_url     ${devFile.base_url}`,
+      `  console      ${devFile.base_url}/console (paste full_key, or read_key to only look)`,
       `  full_key     ${devFile.full_key}`,
       `  read_key     ${devFile.read_key}`,
       `  sandbox_url  ${devFile.sandbox_url}`,
