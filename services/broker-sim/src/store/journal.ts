@@ -47,8 +47,7 @@ export interface JournalOptions {
  * trade's latency.
  */
 const dataSyncFlag: number | undefined = fs.constants.O_DSYNC;
-const appendFlags =
-  dataSyncFlag === undefined ? 'a' : fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | dataSyncFlag;
+const appendFlags = dataSyncFlag === undefined ? 'a' : fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | dataSyncFlag;
 
 /**
  * broker-sim's durable state: an append-only file of JSON lines (accounts, then each operation's effects),
