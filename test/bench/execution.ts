@@ -16,7 +16,8 @@
  * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle), BENCH_EXECUTION_SERIES=rest (REST series
  * only), BENCH_EXECUTION_RATE=<batches/s> (one more REST run at that fixed offered load), BENCH_EXECUTION_WARMUP_SECONDS
  * (default 3), BENCH_EXECUTION_TRACING=off|export,
- * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see setUp), BENCH_EXECUTION_BROKER_SIM_TRACING=off. REST runs also report each process's CPU
+ * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see setUp), BENCH_EXECUTION_BROKER_SIM_TRACING=off,
+ * BENCH_EXECUTION_BROKER_SIM_JOURNAL=disk (broker-sim's journal on disk rather than in /dev/shm; see setUp). REST runs also report each process's CPU
  * time and (with Linux perf) instructions per batch.
  *
  * BENCH_EXECUTION_SERVE=1 (only when forked with an IPC channel; bench:tracing does it): serve mode. The same setup
@@ -330,6 +331,7 @@ interface BenchState {
   /** A stop was asked for while the setup still runs: it ends at its next step instead of finishing. */
   stopRequested: boolean;
   dataDirectory?: string;
+  brokerSimJournal?: string;
   infrastructure?: LocalInfrastructure;
   receiver?: OtlpReceiver;
   census: boolean;
@@ -378,6 +380,14 @@ async function setUp(state: BenchState): Promise<Bench> {
   const dataDirectory = (state.dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-bench-execution-')));
   const infrastructure = (state.infrastructure = await startLocalInfrastructure({ dataDirectory, log, storeMetrics: true }));
   stopIfAsked();
+  // broker-sim stands in for the brokers at zero latency (BROKER_SIM_LATENCY_MS below), but it answers a trade only
+  // once its journal line is on disk, and an emulated terminal carries out its trades one by one: on a disk shared
+  // with other work each trade waited for a sync, and the disk, not the project, set a terminal's trades per second
+  // (a 4×5 batch is five syncs one after another on each terminal). So its journal is kept in memory where the
+  // machine has a tmpfs; BENCH_EXECUTION_BROKER_SIM_JOURNAL=disk keeps it in the data directory.
+  const journalInMemory = process.env.BENCH_EXECUTION_BROKER_SIM_JOURNAL !== 'disk' && fs.existsSync('/dev/shm');
+  if (journalInMemory) state.brokerSimJournal = path.join('/dev/shm', `mtx-bench-execution-${path.basename(dataDirectory)}.ndjson`);
+  log(`broker-sim's journal: ${state.brokerSimJournal ?? 'in the data directory (on disk)'}`);
   // BENCH_EXECUTION_TRACING: `off` disables the OpenTelemetry SDK in every service; `export` exports every span
   // and metric over OTLP/HTTP to a receiver in this process; unset keeps the default (SDK on, nothing exported).
   // The receiver stands in for a collector on another machine, so it only counts what it is sent (discard mode),
@@ -415,6 +425,7 @@ async function setUp(state: BenchState): Promise<Bench> {
       RATE_LIMIT_OTHER_PER_MINUTE: '100000000',
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
+      ...(state.brokerSimJournal ? { BROKER_SIM_JOURNAL_FILE: state.brokerSimJournal } : {}),
       ...tracingEnv,
       ...(profileDirectory
         ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile-preload.cjs')}`, BENCH_PROFILE_DIR: profileDirectory }
@@ -650,6 +661,7 @@ async function tearDown(state: BenchState): Promise<void> {
   await receiver?.close();
   await state.infrastructure?.stop();
   if (state.dataDirectory) fs.rmSync(state.dataDirectory, { recursive: true, force: true });
+  if (state.brokerSimJournal) fs.rmSync(state.brokerSimJournal, { force: true });
   if (profileDirectory && fs.existsSync(profileDirectory)) {
     for (const file of fs.readdirSync(profileDirectory).filter((name) => name.endsWith('.cpuprofile'))) {
       const service = pids.get(file.split('.')[1] ?? '');

@@ -138,6 +138,9 @@ export function createBrokerSimApp(options: {
       if (resumed > 0) logger.info({ terminals: resumed }, 'hosted terminals resumed');
       nats = await connectNats(config.NATS_URL, 'broker-sim', logger);
       hostSubscriptions = serveTerminalHost(nats, config.TERMINAL_SUBJECT_ROOT, host, logger);
+      // Started means the host answers: its subscriptions are live at the server before start resolves, or a
+      // request made right after (a test, a stack's first connect) finds no responders on a busy machine.
+      await nats.flush();
     },
     async stop(graceMs) {
       const grace = startGrace(graceMs);

@@ -131,6 +131,40 @@ describe('terminal server: calls', () => {
     expect(answers.map((answer) => answer.fields.get('ticket'))).toEqual(['1', '2', '3']);
   });
 
+  it('sends a backlog in bunches: the wire is filled again once half the bound is answered', async () => {
+    const { server, port } = await startServer({ maxInFlight: 4, maxQueued: 8 });
+    const terminal = await welcomed(port);
+    const calls = [1, 2, 3, 4, 5, 6].map((n) => server.call('acc_one', 'ticket', [['ticket', String(n)]], { deadlineMs: 2_000 }));
+    const first = [await terminal.next(), await terminal.next(), await terminal.next(), await terminal.next()];
+    expect(first.map((frame) => frame.fields.get('ticket'))).toEqual(['1', '2', '3', '4']);
+    terminal.send('res', { id: 1, status: 'ok', ticket: 1 });
+    expect((await calls[0]!).fields.get('ticket')).toBe('1');
+    // Three still on the wire: the EA has work, so nothing more is sent yet.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(terminal.pending().filter((frame) => frame.type === 'req')).toEqual([]);
+    terminal.send('res', { id: 2, status: 'ok', ticket: 2 });
+    const bunch = [await terminal.next(), await terminal.next()];
+    expect(bunch.map((frame) => [frame.fields.get('id'), frame.fields.get('ticket')])).toEqual([
+      ['5', '5'],
+      ['6', '6'],
+    ]);
+    for (const id of [3, 4, 5, 6]) terminal.send('res', { id, status: 'ok', ticket: id });
+    expect((await Promise.all(calls)).map((answer) => answer.fields.get('ticket'))).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
+  it('fails a queued call it could not send before its fence as unavailable, and one on the wire at its deadline', async () => {
+    const { server, port } = await startServer();
+    const terminal = await welcomed(port);
+    const onWire = [1, 2].map((n) => failure(server.call('acc_one', 'ticket', [['ticket', String(n)]], { deadlineMs: 300 })));
+    const queued = failure(server.call('acc_one', 'send', [['action', '1']], { deadlineMs: 2_000, fenceUnixMs: Date.now() + 100 }));
+    await terminal.next();
+    await terminal.next();
+    const notSent = await queued;
+    expect([notSent.code, notSent.sent]).toEqual(['unavailable', false]);
+    expect((await Promise.all(onWire)).map((error) => error.code)).toEqual(['deadline', 'deadline']);
+    expect(terminal.pending().filter((frame) => frame.type === 'req')).toEqual([]);
+  });
+
   it('fails a call at its deadline and hands its late answer to reconciliation', async () => {
     const { server, port, late } = await startServer();
     const terminal = await welcomed(port);

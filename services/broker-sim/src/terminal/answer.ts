@@ -75,9 +75,7 @@ export class RequestArguments {
    * t text), `!` when required. Undefined when they fit; else the `bad_request` answer.
    */
   problem(spec: string): Answer | undefined {
-    for (const entry of spec.split(',')) {
-      const required = entry.endsWith('!');
-      const [key, kind] = (required ? entry.slice(0, -1) : entry).split(':') as [string, string];
+    for (const { key, kind, required } of parsedSpec(spec)) {
       const value = this.fields.get(key);
       if (value === undefined) {
         if (required) return refusal('bad_request', `${this.text('cmd')} needs ${key}`);
@@ -88,4 +86,26 @@ export class RequestArguments {
     }
     return undefined;
   }
+}
+
+interface ArgumentRule {
+  key: string;
+  kind: string;
+  required: boolean;
+}
+
+/** Specs are a handful of constants, each parsed once rather than on every request. */
+const parsedSpecs = new Map<string, ArgumentRule[]>();
+
+function parsedSpec(spec: string): ArgumentRule[] {
+  let rules = parsedSpecs.get(spec);
+  if (!rules) {
+    rules = spec.split(',').map((entry) => {
+      const required = entry.endsWith('!');
+      const [key, kind] = (required ? entry.slice(0, -1) : entry).split(':') as [string, string];
+      return { key, kind, required };
+    });
+    parsedSpecs.set(spec, rules);
+  }
+  return rules;
 }

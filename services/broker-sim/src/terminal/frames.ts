@@ -47,25 +47,35 @@ export function encodeFrame(type: string, fields: Iterable<[string, string | num
   return `${line}\n`;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses one line (without its LF); undefined when the frame is malformed. */
 export function parseFrame(bytes: Buffer): Frame | undefined {
-  if (bytes.length === 0 || bytes.includes(0x0d) || bytes.includes(0x00)) return undefined;
   let line: string;
   try {
-    line = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    line = utf8.decode(bytes);
   } catch {
     return undefined;
   }
-  const parts = line.split('\t');
-  const type = parts[0]!;
+  return parseLine(line);
+}
+
+/** parseFrame for a line already decoded from UTF-8. */
+export function parseLine(line: string): Frame | undefined {
+  if (line.length === 0 || line.includes('\r') || line.includes('\0')) return undefined;
+  let tab = line.indexOf('\t');
+  const type = tab < 0 ? line : line.slice(0, tab);
   if (!typePattern.test(type)) return undefined;
   const fields = new Map<string, string>();
-  for (const part of parts.slice(1)) {
-    const equals = part.indexOf('=');
-    if (equals < 0) return undefined;
-    const key = part.slice(0, equals);
+  while (tab >= 0) {
+    const start = tab + 1;
+    tab = line.indexOf('\t', start);
+    const end = tab < 0 ? line.length : tab;
+    const equals = line.indexOf('=', start);
+    if (equals < 0 || equals > end) return undefined;
+    const key = line.slice(start, equals);
     if (!keyPattern.test(key) || fields.has(key)) return undefined;
-    const value = unescapeValue(part.slice(equals + 1));
+    const value = unescapeValue(line.slice(equals + 1, end));
     if (value === undefined) return undefined;
     fields.set(key, value);
   }
@@ -76,7 +86,8 @@ export type ReadResult = { frame: Frame } | { malformed: true } | { tooLarge: tr
 
 /**
  * Splits a byte stream into frames. A line is handed out as soon as its LF arrives; a buffer holding
- * `maxFrameBytes` without an LF is reported at once, without waiting for the rest.
+ * `maxFrameBytes` without an LF is reported at once, without waiting for the rest. The whole lines of a read are
+ * decoded from UTF-8 at once (an LF never falls inside a UTF-8 sequence): one decode per read, not per frame.
  */
 export class FrameReader {
   private held: Buffer = Buffer.alloc(0);
@@ -85,16 +96,40 @@ export class FrameReader {
 
   push(chunk: Buffer): ReadResult[] {
     this.held = this.held.length === 0 ? chunk : Buffer.concat([this.held, chunk]);
+    const last = this.held.lastIndexOf(0x0a);
+    if (last < 0) return this.held.length >= this.limitBytes ? [{ tooLarge: true }] : [];
     const results: ReadResult[] = [];
-    let start = 0;
-    for (let end = this.held.indexOf(0x0a, start); end >= 0; end = this.held.indexOf(0x0a, start)) {
-      if (end + 1 - start > this.limitBytes) return [...results, { tooLarge: true }];
-      const frame = parseFrame(this.held.subarray(start, end));
-      start = end + 1;
-      if (!frame) return [...results, { malformed: true }];
-      results.push({ frame });
+    let text: string | undefined;
+    // Whole lines all within the bound (always so for requests): decode them together.
+    if (last < this.limitBytes) {
+      try {
+        text = utf8.decode(this.held.subarray(0, last));
+      } catch {
+        text = undefined;
+      }
     }
-    this.held = this.held.subarray(start);
+    if (text !== undefined) {
+      let start = 0;
+      for (;;) {
+        const end = text.indexOf('\n', start);
+        const frame = parseLine(end < 0 ? text.slice(start) : text.slice(start, end));
+        if (!frame) return [...results, { malformed: true }];
+        results.push({ frame });
+        if (end < 0) break;
+        start = end + 1;
+      }
+    } else {
+      // Long or not UTF-8: line by line, so the frames before the bad one still count.
+      let start = 0;
+      for (let end = this.held.indexOf(0x0a, start); end >= 0; end = this.held.indexOf(0x0a, start)) {
+        if (end + 1 - start > this.limitBytes) return [...results, { tooLarge: true }];
+        const frame = parseFrame(this.held.subarray(start, end));
+        start = end + 1;
+        if (!frame) return [...results, { malformed: true }];
+        results.push({ frame });
+      }
+    }
+    this.held = this.held.subarray(last + 1);
     if (this.held.length >= this.limitBytes) results.push({ tooLarge: true });
     return results;
   }

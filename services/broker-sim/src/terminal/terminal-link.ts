@@ -1,6 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import { holdWritesForTurn } from '@mtx/shared/socket-turn-writes';
+import { TurnTextWriter } from '@mtx/shared/socket-turn-writes';
 import type { Answer } from './answer';
 import { runCommand, tradeCommands } from './command-table';
 import { encodeFrame, type Frame, FrameReader, maxFrameBytes, parseInteger } from './frames';
@@ -123,6 +123,8 @@ class Connection {
   private readonly queue: QueuedRequest[] = [];
   private running: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
+  /** The frames finished in one turn (answers, mostly) leave in one write, at the turn's end. */
+  private readonly output: TurnTextWriter;
 
   constructor(
     private readonly link: TerminalLink,
@@ -142,6 +144,7 @@ class Connection {
           minVersion: 'TLSv1.2',
         })
       : net.connect({ host, port });
+    this.output = new TurnTextWriter(this.socket);
     this.socket.setNoDelay(true); // Nagle's algorithm held each answer for the connector's delayed acknowledgement
     this.socket.setTimeout(timeoutMs, () => this.end(`connect to ${host}:${port} timed out`));
     this.socket.once(options.tls ? 'secureConnect' : 'connect', () => {
@@ -200,15 +203,15 @@ class Connection {
   private send(type: string, fields: Array<[string, string]>): boolean {
     if (this.ended) return false;
     if (this.answers === 'garbage') {
+      this.output.flush();
       this.socket.write(malformedLine(type));
       this.options.behaviour?.garbageSent();
       this.lastOutMs = Date.now();
       return true;
     }
     const line = encodeFrame(type, fields);
-    if (Buffer.byteLength(line) > maxFrameBytes) return false;
-    holdWritesForTurn(this.socket); // the answers finished in one turn leave in one write
-    this.socket.write(line);
+    if (line.length * 3 > maxFrameBytes && Buffer.byteLength(line) > maxFrameBytes) return false;
+    this.output.add(line);
     this.lastOutMs = Date.now();
     return true;
   }
@@ -227,6 +230,7 @@ class Connection {
     this.ended = true;
     clearInterval(this.timer);
     this.queue.length = 0;
+    this.output.flush();
     this.socket.end();
     this.socket.destroySoon?.();
     this.link.dropped(reason);

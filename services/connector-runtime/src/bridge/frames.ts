@@ -1,5 +1,5 @@
 import { formatInteger, parseInteger } from './numbers';
-import { BridgeProtocolError, encodeLine, type ProtocolErrorCode, type RawFrame } from './wire';
+import { BridgeProtocolError, boundedLine, encodeLineText, fieldText, type ProtocolErrorCode, type RawFrame } from './wire';
 
 /**
  * The frames of terminal bridge protocol v1 (docs/terminal-bridge.md, "Frames"), typed, with their bounds.
@@ -125,7 +125,8 @@ function malformed(message: string): never {
 function text(fields: Map<string, string>, key: string, maxChars: number, required = true): string {
   const value = fields.get(key);
   if (value === undefined) return required ? malformed(`field ${key} is missing`) : '';
-  if ([...value].length > maxChars) malformed(`field ${key} exceeds ${maxChars} characters`);
+  // Characters are counted only when the UTF-16 length could exceed the bound (it is never below their count).
+  if (value.length > maxChars && [...value].length > maxChars) malformed(`field ${key} exceeds ${maxChars} characters`);
   return value;
 }
 
@@ -203,17 +204,20 @@ export function decodeFrame(raw: RawFrame): DecodedFrame {
     }
     case 'res': {
       const status = oneOf(f, 'status', ['ok', 'error'] as const);
-      const frame: AnswerFrame = {
-        type: 'res',
-        id: integer(f, 'id', 1, maxId),
-        status,
-        message: text(f, 'message', bounds.maxMessageChars, false),
-        fields: new Map([...f].filter(([key]) => !answerKeys.has(key))),
-      };
-      if (status === 'error') frame.error = oneOf(f, 'error', answerErrors);
+      const id = integer(f, 'id', 1, maxId);
+      const message = text(f, 'message', bounds.maxMessageChars, false);
+      const error = status === 'error' ? oneOf(f, 'error', answerErrors) : undefined;
       // In an ok answer `error` is a result: the MT4 EA's error number from its trade function (`send`,
       // `close`, `modify`, `check`), kept with the other results.
-      else if (f.has('error')) frame.fields.set('error', formatInteger(integer(f, 'error', 0, maxId)));
+      const resultError = status === 'ok' && f.has('error') ? formatInteger(integer(f, 'error', 0, maxId)) : undefined;
+      // The raw frame's map becomes the results (it is this decode's own): no copy per answer.
+      f.delete('id');
+      f.delete('status');
+      f.delete('message');
+      f.delete('error');
+      if (resultError !== undefined) f.set('error', resultError);
+      const frame: AnswerFrame = { type: 'res', id, status, message, fields: f };
+      if (error !== undefined) frame.error = error;
       return frame;
     }
     case 'hb': {
@@ -307,7 +311,26 @@ function frameFields(frame: BridgeFrame): Array<[string, string]> {
   }
 }
 
+/** A frame as its line of text, LF included; throws BridgeProtocolError when it would exceed the frame bound. */
+export function encodeFrameText(frame: BridgeFrame): string {
+  return frame.type === 'req' ? requestText(frame) : encodeLineText(frame.type, frameFields(frame));
+}
+
+/**
+ * A request, written straight from its arguments: requests are the connector's hot path, and their arguments
+ * are a map (keys unique by construction), so no field list is built and no key set is kept.
+ */
+function requestText(frame: RequestFrame): string {
+  if (!commandPattern.test(frame.command)) malformed(`field cmd is not 1-32 of a-z _`);
+  let line = `req\tid=${formatInteger(frame.id)}\tcmd=${frame.command}`;
+  if (frame.ttlMs !== undefined) line += `\tttl_ms=${formatInteger(frame.ttlMs)}`;
+  for (const [key, value] of frame.args) if (!requestKeys.has(key)) line += fieldText(key, value);
+  return boundedLine(`${line}\n`);
+}
+
 /** A frame as its line of bytes, LF included; throws BridgeProtocolError when it would exceed the frame bound. */
 export function encodeFrame(frame: BridgeFrame): Uint8Array {
-  return encodeLine(frame.type, frameFields(frame));
+  return utf8Encoder.encode(encodeFrameText(frame));
 }
+
+const utf8Encoder = new TextEncoder();

@@ -13,6 +13,12 @@ import { BridgeProtocolError } from './wire';
  * the caller may treat it as not carried out. A request whose deadline passes on the wire still counts toward
  * the bound until the EA answers it (the EA still holds it), and that late answer goes to `onLateAnswer` for
  * reconciliation.
+ *
+ * Two choices keep a busy terminal's calls cheap. A backlog is sent in bunches: once calls wait, the wire is
+ * refilled when half the bound has been answered, not after every answer, so several requests leave in one
+ * write (an EA carries them out one by one, so the ones it still holds keep it busy meanwhile). And one timer per
+ * table, armed for the earliest deadline, stands for every call's: a busy terminal's calls do not each arm and
+ * clear a timer of their own.
  */
 
 /** `unavailable`: never sent. `deadline`: sent, no answer in time. `unknown`: sent, its connection ended. */
@@ -63,9 +69,10 @@ interface Call {
   deadlineAt: number;
   /** A trade is not started past this instant (its `ttl_ms`); the answer may still be awaited until `deadlineAt`. */
   fenceAt: number;
+  /** While queued: the instant past which it can no longer be sent (a trade's fence, a read's deadline). */
+  sendableUntil: number;
   resolve(answer: TerminalAnswer): void;
   reject(error: TerminalCallError): void;
-  timer?: NodeJS.Timeout;
 }
 
 interface Outstanding {
@@ -77,16 +84,23 @@ interface Outstanding {
 export class CallTable {
   private lastId = 0;
   private readonly outstanding = new Map<number, Outstanding>();
-  private readonly queue: Call[] = [];
+  private queue: Call[] = [];
   private closedReason: string | undefined;
   private refusal: string | undefined;
   private drainWaiters: Array<() => void> = [];
+  /** The one deadline timer, and the instant it is armed for. */
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  /** A backlog is sent once the wire holds at most this many unanswered requests. */
+  private readonly refillAt: number;
 
   constructor(
     private readonly settings: CallTableSettings,
     private readonly send: (frame: RequestFrame) => void,
     private readonly onLateAnswer: (late: LateAnswer) => void,
-  ) {}
+  ) {
+    this.refillAt = Math.max(1, Math.floor(settings.maxInFlight / 2));
+  }
 
   /** Requests on the wire not yet answered, late ones included. */
   get inFlight(): number {
@@ -108,20 +122,14 @@ export class CallTable {
       if (refusal !== undefined) return reject(new TerminalCallError('unavailable', refusal));
       const deadlineAt = Date.now() + deadlineMs;
       const fenceAt = fenceUnixMs !== undefined && fenceUnixMs > 0 ? Math.min(fenceUnixMs, deadlineAt) : deadlineAt;
-      const call: Call = { command, args, deadlineAt, fenceAt, resolve, reject };
+      // A queued trade that reaches its fence can no longer be sent; a read waits until its deadline.
+      const sendableUntil = isTrade(command) ? fenceAt : deadlineAt;
+      const call: Call = { command, args, deadlineAt, fenceAt, sendableUntil, resolve, reject };
       if (this.outstanding.size < this.settings.maxInFlight && this.queue.length === 0) return this.dispatch(call);
       if (this.queue.length >= this.settings.maxQueued)
         return reject(new TerminalCallError('unavailable', `${this.queue.length} calls already wait for this terminal`));
-      // A queued trade that reaches its fence can no longer be sent; a read waits until its deadline.
-      const sendableUntil = isCommandName(command) && commands[command].trade ? call.fenceAt : deadlineAt;
-      call.timer = setTimeout(
-        () => {
-          this.queue.splice(this.queue.indexOf(call), 1);
-          reject(new TerminalCallError('unavailable', `not sent in time: the terminal had ${this.inFlight} requests in flight`));
-        },
-        Math.max(0, sendableUntil - Date.now()),
-      );
       this.queue.push(call);
+      this.armFor(sendableUntil);
     });
   }
 
@@ -136,11 +144,8 @@ export class CallTable {
     const answer: TerminalAnswer = { id: frame.id, status: frame.status, message: frame.message, fields: frame.fields };
     if (frame.error !== undefined) answer.error = frame.error;
     if (entry.late) this.onLateAnswer({ command: entry.call.command, args: entry.call.args, sentAt: entry.sentAt, answer });
-    else {
-      clearTimeout(entry.call.timer);
-      entry.call.resolve(answer);
-    }
-    this.pump();
+    else entry.call.resolve(answer);
+    if (this.queue.length > 0 && this.outstanding.size <= this.refillAt) this.pump();
     this.notifyDrained();
   }
 
@@ -151,16 +156,13 @@ export class CallTable {
   close(reason: string): void {
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
+    this.disarm();
     for (const entry of this.outstanding.values()) {
       if (entry.late) continue;
-      clearTimeout(entry.call.timer);
       entry.call.reject(new TerminalCallError('unknown', `${reason} with ${entry.call.command} unanswered`));
     }
     this.outstanding.clear();
-    for (const call of this.queue.splice(0)) {
-      clearTimeout(call.timer);
-      call.reject(new TerminalCallError('unavailable', reason));
-    }
+    for (const call of this.queue.splice(0)) call.reject(new TerminalCallError('unavailable', reason));
     this.notifyDrained();
   }
 
@@ -175,24 +177,20 @@ export class CallTable {
   }
 
   private notifyDrained(): void {
-    const waiting = this.queue.length > 0 || [...this.outstanding.values()].some((entry) => !entry.late);
-    if (waiting) return;
+    if (this.drainWaiters.length === 0 || this.queue.length > 0) return;
+    for (const entry of this.outstanding.values()) if (!entry.late) return;
     for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
   private pump(): void {
-    while (this.queue.length > 0 && this.outstanding.size < this.settings.maxInFlight) {
-      const call = this.queue.shift()!;
-      clearTimeout(call.timer);
-      this.dispatch(call);
-    }
+    while (this.queue.length > 0 && this.outstanding.size < this.settings.maxInFlight) this.dispatch(this.queue.shift()!);
   }
 
   private dispatch(call: Call): void {
-    const leftMs = call.deadlineAt - Date.now();
-    const trade = isCommandName(call.command) && commands[call.command].trade;
-    const ttlMs = Math.min(call.fenceAt - Date.now() - this.settings.latencyAllowanceMs, bridgeBounds.maxTtlMs);
-    if (leftMs <= 0 || (trade && ttlMs < 1)) {
+    const now = Date.now();
+    const trade = isTrade(call.command);
+    const ttlMs = Math.min(call.fenceAt - now - this.settings.latencyAllowanceMs, bridgeBounds.maxTtlMs);
+    if (call.deadlineAt <= now || (trade && ttlMs < 1)) {
       call.reject(new TerminalCallError('unavailable', `${call.command} had no time left to be sent`));
       return;
     }
@@ -206,12 +204,56 @@ export class CallTable {
       call.reject(new TerminalCallError('unavailable', `${call.command} not sent: ${(error as Error).message}`));
       return;
     }
-    const entry: Outstanding = { call, sentAt: Date.now(), late: false };
-    call.timer = setTimeout(() => {
-      entry.late = true;
-      call.reject(new TerminalCallError('deadline', `${call.command} (id ${id}) not answered within its deadline`));
-      this.notifyDrained();
-    }, leftMs);
-    this.outstanding.set(id, entry);
+    this.outstanding.set(id, { call, sentAt: now, late: false });
+    this.armFor(call.deadlineAt);
   }
+
+  /** Arms the table's timer for `at` unless it already fires earlier. */
+  private armFor(at: number): void {
+    if (at >= this.timerAt || this.closedReason !== undefined) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.sweep(), Math.max(0, at - Date.now()));
+  }
+
+  private disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  /** Fails what has reached its deadline (on the wire) or can no longer be sent (queued); re-arms for the next. */
+  private sweep(): void {
+    this.disarm();
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    let expired = false;
+    for (const [id, entry] of this.outstanding) {
+      if (entry.late) continue;
+      if (entry.call.deadlineAt > now) {
+        next = Math.min(next, entry.call.deadlineAt);
+        continue;
+      }
+      // Still held by the EA: it keeps its slot until answered, and its answer goes to reconciliation.
+      entry.late = true;
+      expired = true;
+      entry.call.reject(new TerminalCallError('deadline', `${entry.call.command} (id ${id}) not answered within its deadline`));
+    }
+    if (this.queue.some((call) => call.sendableUntil <= now)) {
+      const waiting: Call[] = [];
+      for (const call of this.queue) {
+        if (call.sendableUntil > now) waiting.push(call);
+        else call.reject(new TerminalCallError('unavailable', `not sent in time: the terminal had ${this.inFlight} requests in flight`));
+      }
+      this.queue = waiting;
+      expired = true;
+    }
+    for (const call of this.queue) next = Math.min(next, call.sendableUntil);
+    if (next !== Number.POSITIVE_INFINITY) this.armFor(next);
+    if (expired) this.notifyDrained();
+  }
+}
+
+function isTrade(command: string): boolean {
+  return isCommandName(command) && commands[command].trade;
 }

@@ -1,8 +1,8 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@mtx/shared/logger';
-import { holdWritesForTurn } from '@mtx/shared/socket-turn-writes';
+import { TurnTextWriter } from '@mtx/shared/socket-turn-writes';
 import { FrameReader } from './frame-reader';
-import { type BridgeFrame, type DecodedFrame, decodeFrame, encodeFrame, type HelloFrame, type Platform } from './frames';
+import { type BridgeFrame, type DecodedFrame, decodeFrame, encodeFrameText, type HelloFrame, type Platform } from './frames';
 import { admit, connectorVersions, type TerminalDirectory, type TerminalRegistration } from './terminal-admission';
 import { CallTable, type LateAnswer, type TerminalAnswer } from './terminal-calls';
 import { BridgeProtocolError, type ProtocolErrorCode } from './wire';
@@ -59,6 +59,7 @@ export class TerminalSession {
   private helloTimer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private destroyTimer: NodeJS.Timeout | undefined;
+  private readonly output: TurnTextWriter;
   private resolveClosed!: () => void;
   /** Settles when the socket has closed and every call has been failed. */
   readonly closed = new Promise<void>((resolve) => {
@@ -72,6 +73,7 @@ export class TerminalSession {
     private readonly hooks: TerminalSessionHooks,
   ) {
     this.reader = new FrameReader(settings.maxFrameBytes);
+    this.output = new TurnTextWriter(socket);
     this.calls = new CallTable(
       settings,
       (frame) => this.send(frame),
@@ -87,7 +89,10 @@ export class TerminalSession {
       this.hooks.logger.info({ connection, err: error.message }, 'terminal connection failed');
       this.socket.destroy();
     });
-    socket.on('end', () => this.socket.end());
+    socket.on('end', () => {
+      this.output.flush();
+      this.socket.end();
+    });
     socket.on('close', () => this.finish());
   }
 
@@ -272,11 +277,14 @@ export class TerminalSession {
     this.closeWith({ type: 'error', code, message: protocolError.message });
   }
 
+  /**
+   * Frames leave once per event-loop turn, as one string in one write: the requests taken from one NATS read,
+   * or sent as answers free slots, would otherwise each be a system call (and, on loopback, the receiver's TCP
+   * path run in ours).
+   */
   private send(frame: BridgeFrame): void {
     if (this.state === 'closed' || this.socket.destroyed) return;
-    // The legs taken from one NATS read leave in one write: a write per frame was a system call per leg.
-    holdWritesForTurn(this.socket);
-    this.socket.write(encodeFrame(frame));
+    this.output.add(encodeFrameText(frame));
     this.lastSentAt = Date.now();
   }
 
@@ -284,6 +292,7 @@ export class TerminalSession {
   private closeWith(frame: BridgeFrame | undefined): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     if (frame) this.send(frame);
+    this.output.flush();
     this.state = 'closing';
     this.stopTimers();
     this.calls.close('the terminal connection closed');

@@ -25,3 +25,32 @@ export function holdWritesForTurn(socket: TurnSocket): void {
   socket.cork();
   setImmediate(uncorkAtTurnEnd, socket);
 }
+
+type TextSocket = Pick<Socket, 'write' | 'destroyed' | 'writableEnded'>;
+
+/**
+ * A line protocol's frames gathered as one string over a turn and written once at its end (`setImmediate`), for a
+ * writer whose frames are text (the terminal bridge): cheaper than corking, which still queues, converts and
+ * gathers each write as a chunk of its own. `flush` writes at once, for a last frame before an end.
+ */
+export class TurnTextWriter {
+  private unsent = '';
+
+  constructor(private readonly socket: TextSocket) {}
+
+  add(text: string): void {
+    if (this.unsent === '') setImmediate(flushWriter, this);
+    this.unsent += text;
+  }
+
+  flush(): void {
+    const text = this.unsent;
+    if (text === '') return;
+    this.unsent = '';
+    if (!this.socket.destroyed && !this.socket.writableEnded) this.socket.write(text);
+  }
+}
+
+function flushWriter(writer: TurnTextWriter): void {
+  writer.flush();
+}
