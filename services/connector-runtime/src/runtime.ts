@@ -21,6 +21,7 @@ import {
 } from '@mtx/shared/connector/messages';
 import { AccountRouting, respondError } from './account-routing';
 import { Closing } from './closing';
+import { Inspecting } from './inspecting';
 import { connectorMetrics } from './metrics';
 import { claimRetryUntil, MessageClaim } from './message-claim';
 import { Placing } from './placing';
@@ -49,6 +50,7 @@ export class ConnectorRuntime {
   private readonly closing: Closing;
   private readonly records: Records;
   private readonly portfolio: Portfolio;
+  private readonly inspecting: Inspecting;
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
     const shared: RuntimeShared = {
@@ -66,6 +68,7 @@ export class ConnectorRuntime {
     this.closing = new Closing(options, shared);
     this.records = new Records(options);
     this.portfolio = new Portfolio(options);
+    this.inspecting = new Inspecting(options);
     const { config, platform } = options;
     this.routing = new AccountRouting(options.nats, {
       subjectOf: (accountId) => `${config.TERMINAL_SUBJECT_ROOT}.${platform}.${accountId}.*`,
@@ -259,6 +262,13 @@ export class ConnectorRuntime {
         const reply = await this.state(request, traceContext);
         span.setAttribute('mtx.connected', reply.connected);
         return connectorCodecs.stateReply.encode(reply);
+      }
+      case 'inspect': {
+        const request = this.decode(connectorCodecs.inspectRequest, data, subjectAccount);
+        const reply = await this.inspecting.inspect(request, traceContext);
+        span.setAttribute('mtx.status', reply.status);
+        if (reply.status !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
+        return connectorCodecs.inspectReply.encode(reply);
       }
       case 'ping': {
         const request = this.decode(connectorCodecs.pingRequest, data, subjectAccount);

@@ -17,6 +17,7 @@ import { TerminalHostClient } from './clients/terminal-hosts';
 import { TerminalRegistryWriter } from './clients/terminal-registry';
 import { BatchService } from './app/batches';
 import { Portfolio } from './app/portfolio';
+import { AccountSettingsService } from './app/account-settings';
 import { createSecretBox, parseSecretKey } from './domain/secrets';
 import { TerminalClient } from './clients/terminals';
 import { createExecutionGrpcImplementation } from './handlers/grpc';
@@ -104,6 +105,7 @@ export function createExecutionApp(options: {
     publishEvent: (event) => customerEvents.publish(event),
   });
   const portfolio = new Portfolio({ registry, terminals, clock, readDeadlineMs: config.READ_DEADLINE_MS });
+  const settings = new AccountSettingsService({ store, registry, clock, logger });
   let server: GrpcServerHandle | undefined;
   let accountChanges: { close(): void } | undefined;
   const reconciliation = new PeriodicJob({
@@ -139,7 +141,7 @@ export function createExecutionApp(options: {
         [
           {
             ...grpcServices.execution,
-            implementation: createExecutionGrpcImplementation({ registry, batches, portfolio }, logger),
+            implementation: createExecutionGrpcImplementation({ registry, batches, portfolio, settings }, logger),
           },
         ],
         `${config.HOST}:${config.GRPC_PORT}`,

@@ -6,6 +6,7 @@ import { accountView, type AccountRegistry } from '../app/accounts';
 import type { BatchService } from '../app/batches';
 import { listLimitDefault, listLimitMax } from '../app/batch-listing';
 import type { Portfolio } from '../app/portfolio';
+import { settingsMessage, type AccountSettingsService } from '../app/account-settings';
 
 function requireCustomer(request: { customer_id?: string }): string {
   if (!request.customer_id) throw new AppError('invalid_request', 'customer_id is required', { param: 'customer_id' });
@@ -22,7 +23,12 @@ function setFields<T extends object>(message: T | null | undefined): T | undefin
 
 /** gRPC adapter of the execution service: transport only, every rule lives in the domain. */
 export function createExecutionGrpcImplementation(
-  { registry, batches, portfolio }: { registry: AccountRegistry; batches: BatchService; portfolio: Portfolio },
+  {
+    registry,
+    batches,
+    portfolio,
+    settings,
+  }: { registry: AccountRegistry; batches: BatchService; portfolio: Portfolio; settings: AccountSettingsService },
   logger: Logger,
 ): grpc.UntypedServiceImplementation {
   return unaryHandlers<ExecutionServiceDefinition>(
@@ -92,6 +98,21 @@ export function createExecutionGrpcImplementation(
         }),
       GetAccountState: async (request) => portfolio.state(requireCustomer(request), request.account_id),
       Reconcile: async (request) => batches.reconcile(request.batch_id || undefined),
+      GetAccountSettings: async (request) => settingsMessage(await settings.get(requireCustomer(request), request.account_id)),
+      UpdateAccountSettings: async (request) =>
+        settingsMessage(
+          await settings.update(requireCustomer(request), request.account_id, {
+            ...setFields({
+              max_volume_per_order: request.max_volume_per_order,
+              max_open_positions: request.max_open_positions,
+              max_total_volume: request.max_total_volume,
+              trading_enabled: request.trading_enabled,
+            }),
+            ...(request.symbol_map ? { symbol_map: request.symbol_map.entries ?? {} } : {}),
+            ...(request.allowed_symbols ? { allowed_symbols: request.allowed_symbols.symbols ?? [] } : {}),
+            clear: request.clear ?? [],
+          }),
+        ),
     },
     logger,
   );
