@@ -195,8 +195,10 @@ function checkSizing(value: unknown, param: string): SizingInput {
   const sizing = value as Record<string, unknown>;
   const mode = oneOf(sizing.mode, ['equity', 'balance', 'risk'] as const, `${param}.mode`);
   const allowed = mode === 'risk' ? ['mode', 'percent'] : ['mode', 'lots_per_1000'];
+  // Keys starting with `_` are the gRPC loader's markers of proto3 optional fields, never the caller's.
   for (const [key, field] of Object.entries(sizing))
-    if (present(field) && !allowed.includes(key)) throw invalid(`${param}.${key} does not apply to ${mode} sizing`, `${param}.${key}`);
+    if (present(field) && !key.startsWith('_') && !allowed.includes(key))
+      throw invalid(`${param}.${key} does not apply to ${mode} sizing`, `${param}.${key}`);
   if (mode === 'risk') {
     const percent = checkFiniteNumber(sizing.percent, `${param}.percent`, 'positive');
     if (percent > 100) throw invalid(`${param}.percent must be at most 100`, `${param}.percent`);
