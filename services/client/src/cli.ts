@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { MtxClient } from './client';
 import { accounts, batchShow, ordersClose, ordersPlace } from './cli/trading-commands';
 import { accountState, batches, positions } from './cli/portfolio-commands';
+import { accountSettings } from './cli/settings-commands';
 import { webhooksListen } from './cli/webhooks-listen';
 import { bridgeCheck } from './cli/bridge-check';
 import { assets, subscription, topupCreate, topupPaySandbox, topupShow, wallet } from './cli/money-commands';
@@ -30,6 +31,7 @@ const commands: Record<string, (context: CommandContext) => Promise<number>> = {
   'batch:show': batchShow,
   positions,
   'account:state': accountState,
+  'accounts:settings': accountSettings,
   batches,
   'webhooks:listen': webhooksListen,
 };

@@ -3,6 +3,8 @@ import { Transport, type CallOptions, type TransportOptions } from './transport'
 import type {
   Account,
   AccountList,
+  AccountSettings,
+  AccountSettingsUpdate,
   AccountRequest,
   AccountState,
   AssetList,
@@ -111,6 +113,8 @@ export const clientOperations: Readonly<Record<string, string>> = {
   'GET /v1/orders/batches': 'orders.listBatches',
   'GET /v1/positions': 'positions.list',
   'GET /v1/accounts/{account_id}/state': 'accounts.state',
+  'GET /v1/accounts/{account_id}/settings': 'accounts.settings.get',
+  'PATCH /v1/accounts/{account_id}/settings': 'accounts.settings.update',
   'POST /v1/webhook_endpoints': 'webhookEndpoints.create',
   'GET /v1/webhook_endpoints': 'webhookEndpoints.list',
   'DELETE /v1/webhook_endpoints/{id}': 'webhookEndpoints.delete',
@@ -273,6 +277,14 @@ export class MtxClient {
     /** GET /v1/accounts/{account_id}/state: balance, equity, margin and free margin as the terminal reads them now. Any key. */
     state: (id: string, options: CallOptions = {}): Promise<AccountState> =>
       this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(id)}/state`, ...options }),
+    settings: {
+      /** GET /v1/accounts/{account_id}/settings: the symbol map and pre-trade limits. Any key. */
+      get: (id: string, options: CallOptions = {}): Promise<AccountSettings> =>
+        this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(id)}/settings`, ...options }),
+      /** PATCH /v1/accounts/{account_id}/settings: changes the fields given (`null` resets one); 400 changes nothing. Full key. */
+      update: (id: string, body: AccountSettingsUpdate, options: CallOptions = {}): Promise<AccountSettings> =>
+        this.transport.request({ method: 'PATCH', path: `/v1/accounts/${segment(id)}/settings`, body, ...options }),
+    },
   };
 
   readonly positions = {
