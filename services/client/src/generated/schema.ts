@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Place orders on several accounts at once
-         * @description Validates the whole batch first (any invalid leg rejects all of it with 400 and nothing is sent), then sends every account's legs to its own terminal concurrently and returns one result per leg. Per-leg failures are not HTTP errors: they come back in `results` and `summary`. A leg without a reply by the deadline is `unknown`, never `rejected`; the stored batch (GET /v1/orders/batches/{batch_id}) is updated by late replies and by reconciliation with the broker. 60 requests per minute per customer, shared with POST /v1/orders/close.
+         * @description Validates the whole batch first (any invalid leg rejects all of it with 400 and nothing is sent), then applies each account's pre-trade rules (its settings, GET /v1/accounts/{account_id}/settings: trading_enabled, allowed_symbols, max_volume_per_order, max_open_positions, max_total_volume; and the legs' `symbol_match: base`, `sizing` and `check_margin`), then sends every account's remaining legs to its own terminal concurrently and returns one result per leg. A leg a rule refuses is `rejected` with the rule's TRADE_RETCODE_* and a message naming it, and is never sent. Per-leg failures are not HTTP errors: they come back in `results` and `summary`. A leg without a reply by the deadline is `unknown`, never `rejected`; the stored batch (GET /v1/orders/batches/{batch_id}) is updated by late replies and by reconciliation with the broker. 60 requests per minute per customer, shared with POST /v1/orders/close.
          */
         post: operations["postOrders"];
         delete?: never;
