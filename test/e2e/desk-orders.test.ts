@@ -14,7 +14,7 @@ interface Account {
   login: string;
   server: string;
 }
-const accounts: Record<'alpha' | 'beta' | 'gamma' | 'delta' | 'poor', Account> = {} as never;
+const accounts: Record<'alpha' | 'beta' | 'gamma' | 'delta' | 'poor' | 'omega', Account> = {} as never;
 let loginSequence = 60_000 + Math.floor(Math.random() * 10_000);
 
 async function connect(platform: 'mt4' | 'mt5', server: string, balance?: number): Promise<Account> {
@@ -62,6 +62,7 @@ beforeAll(async () => {
   accounts.gamma = await connect('mt4', 'GammaTrade-Real'); // suffix m
   accounts.delta = await connect('mt4', 'DeltaPrime-ECN', 20_000); // suffix -ecn, volume min and step 0.1
   accounts.poor = await connect('mt5', 'BetaMarkets-Server', 100);
+  accounts.omega = await connect('mt4', 'OmegaCapital-Demo');
 }, 240_000);
 
 afterAll(async () => e2e?.close());
@@ -288,5 +289,39 @@ describe('symbol resolution and the margin check', () => {
     expect(sent.map((request) => request.clientId.slice(-11)).sort()).toEqual(
       [0, 3].map((leg) => clientTag(`${batch.batch_id}-${leg}`)).sort(),
     );
+  });
+});
+
+describe('at most once', () => {
+  it('answers a sized batch sent twice with one Idempotency-Key from the first, sending its legs once', async () => {
+    const before = await received();
+    const body = {
+      defaults: { symbol: 'GBPUSD', symbol_match: 'base', operation: 'sell', sizing: { mode: 'equity', lots_per_1000: 0.01 } },
+      orders: [{ account_id: accounts.omega.id }, { account_id: accounts.beta.id }],
+    };
+    const first = await e2e.api('POST', '/v1/orders', body, { 'idempotency-key': 'desk-sized-once' });
+    const again = await e2e.api('POST', '/v1/orders', body, { 'idempotency-key': 'desk-sized-once' });
+    expect(first.body.summary.filled).toBe(2);
+    expect(again.body).toEqual({ ...first.body, idempotent_replay: true });
+    expect(await received()).toBe(before + 2);
+  });
+
+  it('makes the legs unavailable and sends nothing when the terminal does not answer the pre-trade reads', async () => {
+    const terminal = `/control/accounts/${accounts.omega.server}/${accounts.omega.login}/terminal`;
+    expect((await e2e.control(terminal, 'PUT', { answers: 'silent' })).status).toBe(200);
+    const before = await received();
+    try {
+      const batch = await place({
+        orders: [
+          { account_id: accounts.omega.id, symbol: 'EURUSD', symbol_match: 'base', operation: 'buy', volume: 0.1 },
+          { account_id: accounts.alpha.id, symbol: 'EURUSD', operation: 'buy', volume: 0.1 },
+        ],
+      });
+      expect(batch.results.map((result) => result.status)).toEqual(['unavailable', 'filled']);
+      expect(batch.results[0]!.message).toContain('not sent');
+      expect(await received()).toBe(before + 1);
+    } finally {
+      await e2e.control(terminal, 'DELETE');
+    }
   });
 });

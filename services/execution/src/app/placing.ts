@@ -51,8 +51,9 @@ export class Placing {
     );
     const batchId = batchIdFor(input.batch_id);
     const deadlineMs = startedMs + this.options.config.EXECUTION_DEADLINE_MS;
-    // Reads only, before the write-ahead, so the journal holds each leg as it will be sent (symbol and volume).
-    const decisions = await this.decide(accounts, legs, deadlineMs);
+    // Reads only, before the write-ahead, so the journal holds each leg as it will be sent (symbol and volume). They
+    // may take half the deadline at most: every account's legs wait for them, and the sends need the other half.
+    const decisions = await this.decide(accounts, legs, startedMs + Math.floor(this.options.config.EXECUTION_DEADLINE_MS / 2));
     const storedLegs: StoredLeg[] = legs.map((leg) => ({
       account_id: leg.account_id,
       platform: accounts.get(leg.account_id)!.document.platform,
@@ -134,7 +135,7 @@ export class Placing {
   private async decide(
     accounts: Map<string, ResolvedAccount>,
     legs: NormalizedLeg[],
-    deadlineMs: number,
+    readsDeadlineMs: number,
   ): Promise<Map<number, LegDecision>> {
     const byAccount = new Map<string, NormalizedLeg[]>();
     for (const leg of legs) byAccount.set(leg.account_id, [...(byAccount.get(leg.account_id) ?? []), leg]);
@@ -144,7 +145,7 @@ export class Placing {
         const document = accounts.get(accountId)!.document;
         // A suspended account's legs are refused for that reason alone, without reading anything.
         if (document.billing_status === 'suspended' || !PreTrade.applies(document, accountLegs)) return;
-        for (const [index, decision] of await this.preTrade.decide(document, accountLegs, deadlineMs)) decisions.set(index, decision);
+        for (const [index, decision] of await this.preTrade.decide(document, accountLegs, readsDeadlineMs)) decisions.set(index, decision);
       }),
     );
     return decisions;

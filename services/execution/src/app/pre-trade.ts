@@ -40,6 +40,7 @@ export class PreTrade {
     return document.settings !== undefined || legs.some((leg) => leg.sizing || leg.symbol_match === 'base' || leg.check_margin);
   }
 
+  /** `deadlineMs`: when the reads must be done (the batch gives them half its deadline). */
   async decide(document: AccountDocument, legs: NormalizedLeg[], deadlineMs: number): Promise<Map<number, LegDecision>> {
     const settings = settingsOf(document.settings);
     const decisions = new Map<number, LegDecision>();
@@ -203,7 +204,7 @@ export class PreTrade {
     deadlineMs: number,
   ): Promise<InspectReply__Output | string> {
     const timeoutMs = deadlineMs - Date.now();
-    if (timeoutMs <= 0) return 'not sent: the batch deadline passed before the pre-trade reads';
+    if (timeoutMs <= 0) return 'not sent: no time was left for the pre-trade reads';
     const response = await this.terminals.request(
       document.platform,
       document._id,
