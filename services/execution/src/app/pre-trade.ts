@@ -76,14 +76,15 @@ export class PreTrade {
     }
 
     const specifications = new Map<string, SymbolFigures>();
-    for (const symbol of reply.symbols) specifications.set(symbol.name, symbol);
+    // By lower-case name: a terminal answers with the server's own spelling of a name given in another case.
+    for (const symbol of reply.symbols) specifications.set(symbol.name.toLowerCase(), symbol);
     const candidatesOf = new Map<string, string[]>();
     for (const base of reply.bases) {
       candidatesOf.set(
         base.base,
         base.candidates.map((candidate) => candidate.name),
       );
-      for (const candidate of base.candidates) specifications.set(candidate.name, candidate);
+      for (const candidate of base.candidates) specifications.set(candidate.name.toLowerCase(), candidate);
     }
 
     const candidates: Candidate[] = [];
@@ -105,7 +106,7 @@ export class PreTrade {
         else candidates.push({ leg, symbol, volume: leg.volume });
         continue;
       }
-      const specification = specifications.get(symbol);
+      const specification = specifications.get(symbol.toLowerCase());
       if (!specification || !reply.account) {
         refuse(
           leg,
