@@ -55,7 +55,8 @@ async function place(body: unknown) {
 }
 
 beforeAll(async () => {
-  e2e = await startExecutionE2e('e2edeskorders');
+  // A deadline that leaves the pre-trade reads (half of it) room on a loaded machine.
+  e2e = await startExecutionE2e('e2edeskorders', { EXECUTION_DEADLINE_MS: '5000' });
   await e2e.control('/control/prices', 'POST', { frozen_all: true });
   accounts.alpha = await connect('mt5', 'AlphaFX-Live'); // hedging, EURUSD and four account-class variants
   accounts.beta = await connect('mt5', 'BetaMarkets-Server'); // netting, suffix .xx

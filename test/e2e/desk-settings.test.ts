@@ -23,7 +23,7 @@ async function call(method: string, path: string, key: string, body?: unknown): 
 const settingsPath = () => `/v1/accounts/${alpha.id}/settings`;
 
 beforeAll(async () => {
-  e2e = await startExecutionE2e('e2edesksettings');
+  e2e = await startExecutionE2e('e2edesksettings', { EXECUTION_DEADLINE_MS: '5000' });
   alpha = await e2e.connect('mt5', 'AlphaFX-Live');
   others = [await e2e.connect('mt5', 'BetaMarkets-Server'), await e2e.connect('mt4', 'GammaTrade-Real')];
 }, 240_000);

@@ -1,4 +1,4 @@
-// Original file: proto/execution/v1/execution.proto
+// Original file: proto/execution/v1/account_settings.proto
 
 
 export interface AccountSettings {

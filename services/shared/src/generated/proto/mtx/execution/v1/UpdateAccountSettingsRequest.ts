@@ -1,4 +1,4 @@
-// Original file: proto/execution/v1/execution.proto
+// Original file: proto/execution/v1/account_settings.proto
 
 import type { SymbolMap as _mtx_execution_v1_SymbolMap, SymbolMap__Output as _mtx_execution_v1_SymbolMap__Output } from '../../../mtx/execution/v1/SymbolMap';
 import type { SymbolList as _mtx_execution_v1_SymbolList, SymbolList__Output as _mtx_execution_v1_SymbolList__Output } from '../../../mtx/execution/v1/SymbolList';
