@@ -105,6 +105,23 @@ function pushIndexedEquality(next: string): { file: string; find: string; replac
  * where its leak reports are read, and skipped in ours.
  */
 export const sourcePatches: Partial<Record<ToolName, Array<{ file: string; find: string; replace: string }>>> = {
+  // promtool's `check config` names the Kubernetes discovery type only to check its TLS files; that one import
+  // brings in the Kubernetes client (about 300 of promtool's 1,100 packages). Built without discovery
+  // (remove_all_sd), a configuration with `kubernetes_sd_configs` is refused as unknown anyway.
+  promtool: [
+    { file: 'cmd/promtool/main.go', find: '\t"github.com/prometheus/prometheus/discovery/kubernetes"\n', replace: '' },
+    {
+      file: 'cmd/promtool/main.go',
+      find: [
+        '\t\t\tcase *kubernetes.SDConfig:',
+        '\t\t\t\tif err := checkTLSConfig(c.HTTPClientConfig.TLSConfig, checkSyntaxOnly); err != nil {',
+        '\t\t\t\t\treturn nil, nil, err',
+        '\t\t\t\t}',
+        '',
+      ].join('\n'),
+      replace: '',
+    },
+  ],
   ferretdb: [
     {
       file: 'internal/backends/sqlite/metadata/metadata.go',
