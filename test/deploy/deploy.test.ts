@@ -916,7 +916,9 @@ describe('docker-compose.yml', () => {
   it('loads in compose-go, as `docker compose config` does, with each combination of profiles', async () => {
     const byDefault = await composeInspect('');
     expect(Object.keys(byDefault.services).sort()).toEqual([...productNames, 'terminal-tls', 'mongo', 'nats', 'jaeger'].sort());
-    expect(byDefault['x-disabled-services'].sort()).toEqual([...simulatorNames, 'seed', 'nats-1', 'nats-2', 'nats-3'].sort());
+    expect(byDefault['x-disabled-services'].sort()).toEqual(
+      [...simulatorNames, 'seed', 'nats-1', 'nats-2', 'nats-3', 'prometheus', 'grafana'].sort(),
+    );
     const withSimulators = await composeInspect('sim');
     expect(Object.keys(withSimulators.services).sort()).toEqual(
       [...serviceNames, 'seed', 'terminal-tls', 'mongo', 'nats', 'jaeger'].sort(),

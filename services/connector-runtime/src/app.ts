@@ -7,6 +7,7 @@ import type { TerminalDirectory } from './bridge/terminal-admission';
 import { TerminalServer } from './bridge/terminal-server';
 import { terminalServerSettings } from './bridge/terminal-server-settings';
 import { KvClaimStore, type ClaimStore } from './claims';
+import { watchClaimsReplicas } from './claims-replicas';
 import type { ConnectorConfig } from './config';
 import { ConnectorRuntime, startHealthServer } from './runtime';
 import { TerminalAccess } from './terminal-access';
@@ -52,6 +53,7 @@ export function createConnectorApp(options: {
     },
   };
   let registry: RegistryDirectory | undefined;
+  let claimsReplicas: { stop(): void } | undefined;
   // A hello before the registry is open is refused `unavailable` (the admission's directory failure); the EA redials.
   const directory: TerminalDirectory = {
     lookup(identity) {
@@ -111,6 +113,7 @@ export function createConnectorApp(options: {
         replicas: config.CONNECTOR_CLAIMS_REPLICAS,
         logger,
       });
+      claimsReplicas ??= watchClaimsReplicas(nats, config.CONNECTOR_CLAIMS_BUCKET, config.CONNECTOR_CLAIMS_REPLICAS);
       registry ??= await RegistryDirectory.open(nats, {
         bucket: config.TERMINAL_REGISTRY_BUCKET,
         replicas: config.TERMINAL_REGISTRY_REPLICAS,
@@ -122,6 +125,8 @@ export function createConnectorApp(options: {
     },
     async stop(graceMs) {
       const endAt = Date.now() + graceMs;
+      claimsReplicas?.stop();
+      claimsReplicas = undefined;
       await started.stop(graceMs);
       await health?.close();
       await terminals.close(Math.max(0, endAt - Date.now()));

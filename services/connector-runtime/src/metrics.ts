@@ -1,13 +1,9 @@
-import { meter } from '@mtx/shared/telemetry';
+import { createCounter, createGauge, createUpDownCounter, instruments } from '@mtx/shared/instruments';
 
-/** What an SRE reads of a connector replica: the requests it takes and the terminals it holds. */
-const connectorMeter = meter('connector');
-
+/** What an SRE reads of a connector replica: the requests it takes, the terminals it holds, the claims' copies. */
 export const connectorMetrics = {
-  requests: connectorMeter.createCounter('mtx.connector.requests', {
-    description: "Requests this replica took, per platform and operation (only the replica holding an account's terminal takes them)",
-  }),
-  terminalsAttached: connectorMeter.createUpDownCounter('mtx.connector.terminals.attached', {
-    description: 'Terminals attached to this replica now, whose accounts it serves',
-  }),
+  requests: createCounter(instruments.connectorRequests),
+  terminalsAttached: createUpDownCounter(instruments.connectorTerminalsAttached),
+  claimsReplicas: createGauge(instruments.connectorClaimsReplicas),
+  claimsReplicasSetting: createGauge(instruments.connectorClaimsReplicasSetting),
 };

@@ -101,6 +101,9 @@ export class ConnectorRuntime {
   async start(): Promise<void> {
     const { platform, config } = this.options;
     this.serving = true;
+    // The series exists from the start, at 0: "a connector with no terminals" is an alert, and an absent series
+    // would not fire it.
+    connectorMetrics.terminalsAttached.add(0, { 'mtx.platform': platform });
     this.options.logger.info(
       { platform, subjects: `${config.TERMINAL_SUBJECT_ROOT}.${platform}.<account_id>.<op>`, queue: config.CONNECTOR_QUEUE_GROUP },
       'connector serving the accounts whose terminals attach',

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { startLocalInfrastructure } from '../src/local';
 import { defaultDataDirectory } from '@mtx/shared/infra/paths';
 import { freePort } from '../src/ports';
-import { provisionTools } from '../src/provision';
+import { provisionTools, serverTools } from '../src/provision';
 import { serviceNames, startStack, type ServiceProcess, type Stack } from '../src/services';
 import { formatLogLine, colorFor } from './log-format';
 import { ensureDemoCustomer } from './seed-demo';
@@ -47,7 +47,7 @@ function writeRunFile(stack: Stack, infrastructure: Awaited<ReturnType<typeof st
 async function main(): Promise<void> {
   const started = Date.now();
   fs.mkdirSync(dataDirectory, { recursive: true });
-  await provisionTools();
+  await provisionTools(undefined, serverTools);
   const infrastructure = await startLocalInfrastructure({ dataDirectory, log, outputDirectory: path.join(dataDirectory, 'logs') });
   let stack: Stack | undefined;
   let stopping = false;

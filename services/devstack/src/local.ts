@@ -6,7 +6,7 @@ import { managedProcess, type LocalProcess } from './managed-process';
 import { startNatsCluster } from './nats-cluster';
 import { waitForNats } from './nats-readiness';
 import { startPostgres } from './postgres';
-import { provisionTools } from './provision';
+import { provisionTools, serverTools } from './provision';
 
 export type { LocalProcess } from './managed-process';
 export { startNatsCluster, type LocalNatsCluster } from './nats-cluster';
@@ -160,7 +160,7 @@ export async function startStore(
   options: { metrics?: boolean; backend?: StoreBackend } = {},
 ): Promise<LocalStore> {
   const backendName = options.backend ?? storeBackendFromEnvironment();
-  const binaries = await provisionTools();
+  const binaries = await provisionTools(undefined, serverTools);
   const chosenPort = port ?? (await freePort());
   const debugPort = options.metrics ? await freePort() : undefined;
   const stateDirectory = path.join(directory, 'ferretdb');
@@ -215,7 +215,7 @@ export async function startStore(
 
 /** Starts nats-server with JetStream in `directory` on a free port. */
 export async function startNats(directory: string, port?: number, outputDirectory = directory): Promise<LocalProcess> {
-  const binaries = await provisionTools();
+  const binaries = await provisionTools(undefined, serverTools);
   const chosenPort = port ?? (await freePort());
   const jetstreamDirectory = path.join(directory, 'nats');
   fs.mkdirSync(jetstreamDirectory, { recursive: true });

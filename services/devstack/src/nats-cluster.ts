@@ -3,7 +3,7 @@ import path from 'node:path';
 import { managedProcess, type LocalProcess } from './managed-process';
 import { waitForJetStream, waitForNats, waitForPeers } from './nats-readiness';
 import { freePort, waitForPort } from './ports';
-import { provisionTools } from './provision';
+import { provisionTools, serverTools } from './provision';
 
 const formationAttemptMs = 20_000;
 const formationAttempts = 2;
@@ -53,7 +53,7 @@ export interface LocalNatsCluster {
  * is elected). A node restarted with `start()` rejoins on the same ports and data.
  */
 export async function startNatsCluster(directory: string, size = 3, outputDirectory = directory): Promise<LocalNatsCluster> {
-  const binaries = await provisionTools();
+  const binaries = await provisionTools(undefined, serverTools);
   fs.mkdirSync(outputDirectory, { recursive: true });
   // Distinct ports: a port freed by one probe can be handed out again by the next.
   const taken = new Set<number>();

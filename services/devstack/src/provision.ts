@@ -12,7 +12,8 @@ const run = promisify(execFile);
  * nats-server 2.14.10 is the newest patch of the previous minor line (2.15 is current): 2.10.29, pinned before,
  * now and then left a restarted cluster node's stream replica behind for minutes (its /healthz answering
  * `group node unhealthy` until the node was restarted again), and the 2.10 line no longer gets fixes. 2.14 needs
- * Go 1.26.
+ * Go 1.26. promtool (Prometheus 3.16, module version v0.316.0) checks and unit-tests the alert rules in
+ * deploy/prometheus (test/observability): the tests run it, so `npm test` provisions it like the servers.
  */
 export const tools = {
   ferretdb: {
@@ -21,8 +22,27 @@ export const tools = {
     packagePath: './cmd/ferretdb',
     binary: 'ferretdb',
     build: 'idindex2-untracked-fieldindex',
+    tags: '',
   },
-  'nats-server': { module: 'github.com/nats-io/nats-server/v2', version: 'v2.14.10', packagePath: '.', binary: 'nats-server', build: '' },
+  'nats-server': {
+    module: 'github.com/nats-io/nats-server/v2',
+    version: 'v2.14.10',
+    packagePath: '.',
+    binary: 'nats-server',
+    build: '',
+    tags: '',
+  },
+  // Without the service-discovery plugins (Prometheus's `remove_all_sd` tag): the rules and a static scrape
+  // configuration need none, and leaving out their cloud SDKs (Kubernetes, AWS, Azure, …) leaves a fraction of the
+  // packages to compile.
+  promtool: {
+    module: 'github.com/prometheus/prometheus',
+    version: 'v0.316.0',
+    packagePath: './cmd/promtool',
+    binary: 'promtool',
+    build: 'nosd',
+    tags: 'remove_all_sd',
+  },
 } as const;
 
 /** The source patch that returns early from `resource.<name>` unless FerretDB is a debug build (see below). */
@@ -85,6 +105,23 @@ function pushIndexedEquality(next: string): { file: string; find: string; replac
  * where its leak reports are read, and skipped in ours.
  */
 export const sourcePatches: Partial<Record<ToolName, Array<{ file: string; find: string; replace: string }>>> = {
+  // promtool's `check config` names the Kubernetes discovery type only to check its TLS files; that one import
+  // brings in the Kubernetes client (about 300 of promtool's 1,100 packages). Built without discovery
+  // (remove_all_sd), a configuration with `kubernetes_sd_configs` is refused as unknown anyway.
+  promtool: [
+    { file: 'cmd/promtool/main.go', find: '\t"github.com/prometheus/prometheus/discovery/kubernetes"\n', replace: '' },
+    {
+      file: 'cmd/promtool/main.go',
+      find: [
+        '\t\t\tcase *kubernetes.SDConfig:',
+        '\t\t\t\tif err := checkTLSConfig(c.HTTPClientConfig.TLSConfig, checkSyntaxOnly); err != nil {',
+        '\t\t\t\t\treturn nil, nil, err',
+        '\t\t\t\t}',
+        '',
+      ].join('\n'),
+      replace: '',
+    },
+  ],
   ferretdb: [
     {
       file: 'internal/backends/sqlite/metadata/metadata.go',
@@ -193,7 +230,8 @@ async function withSpinner<T>(label: string, work: Promise<T>, progress: Progres
 async function goBuild(name: ToolName, progress: Progress): Promise<void> {
   const tool = tools[name];
   const target = toolPath(name);
-  const environment = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false', CGO_ENABLED: '0' };
+  // GOWORK=off: Prometheus's module ships a go.work (for its web UI), under which -mod=mod is refused.
+  const environment = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false', CGO_ENABLED: '0', GOWORK: 'off' };
   // `go install module@version` asks the proxy for the module's version list (to check deprecation), which
   // the proxy refuses for FerretDB; downloading the pinned version and building it from a copy avoids that.
   const { stdout } = await withSpinner(
@@ -218,7 +256,7 @@ async function goBuild(name: ToolName, progress: Progress): Promise<void> {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   await withSpinner(
     `${name} ${tool.version}: go build`,
-    run('go', ['build', '-trimpath', '-o', temporary, tool.packagePath], {
+    run('go', ['build', '-trimpath', ...(tool.tags ? ['-tags', tool.tags] : []), '-o', temporary, tool.packagePath], {
       cwd: sourceDirectory,
       env: environment,
       maxBuffer: 64 * 1024 * 1024,
@@ -238,9 +276,17 @@ function applySourcePatch(sourceDirectory: string, patch: { file: string; find: 
   fs.writeFileSync(file, text.replace(patch.find, patch.replace));
 }
 
-/** Builds whatever pinned tool is missing; a no-op when both binaries are already in the cache. */
-export async function provisionTools(progress: Progress = defaultProgress): Promise<Record<ToolName, string>> {
-  const names = Object.keys(tools) as ToolName[];
+/** The tools the local stack runs: `npm start` and the stack starters need only these, not promtool. */
+export const serverTools: ToolName[] = ['ferretdb', 'nats-server'];
+
+/**
+ * Builds whatever pinned tool of `names` (all by default, as `npm test` and `npm run provision` ask) is missing; a
+ * no-op when those binaries are already in the cache.
+ */
+export async function provisionTools(
+  progress: Progress = defaultProgress,
+  names: ToolName[] = Object.keys(tools) as ToolName[],
+): Promise<Record<ToolName, string>> {
   const missing = names.filter((name) => !fs.existsSync(toolPath(name)));
   if (missing.length > 0) {
     await withDirectoryLock(path.join(cacheDirectory, 'provision.lock'), async () => {
@@ -252,11 +298,13 @@ export async function provisionTools(progress: Progress = defaultProgress): Prom
         try {
           await run('go', ['version']);
         } catch {
-          throw new Error('the Go toolchain (`go`) is needed to build the local FerretDB and nats-server; install Go 1.26 or newer');
+          throw new Error(
+            'the Go toolchain (`go`) is needed to build the local FerretDB, nats-server and promtool; install Go 1.26 or newer',
+          );
         }
         await goBuild(name, progress);
       }
     });
   }
-  return { ferretdb: toolPath('ferretdb'), 'nats-server': toolPath('nats-server') };
+  return { ferretdb: toolPath('ferretdb'), 'nats-server': toolPath('nats-server'), promtool: toolPath('promtool') };
 }

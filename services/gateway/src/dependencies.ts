@@ -3,7 +3,7 @@ import { checkGrpcHealth } from '@mtx/shared/grpc';
 import { createLogger, type Logger } from '@mtx/shared/logger';
 import { connectMongo, databaseName, pingMongo } from '@mtx/shared/mongo';
 import { connectNats, type NatsConnection } from '@mtx/shared/nats';
-import { meter } from '@mtx/shared/telemetry';
+import { createObservableCounter, createObservableGauge, instruments, observeTogether } from '@mtx/shared/instruments';
 import type { BackendClients, GatewayDependencies } from './context';
 import type { SubscriptionBody } from './handlers/subscription-schemas';
 import type { WalletAnswer } from './handlers/wallet-schemas';
@@ -33,15 +33,11 @@ export interface ConnectedGateway {
  * traffic is normal means the announcements stopped (NATS down: the models are off) or churn outruns them.
  */
 function observeReadModels(readModels: Record<string, FreshCache<unknown>>): void {
-  const gatewayMeter = meter('gateway');
-  const reads = gatewayMeter.createObservableCounter('mtx.gateway.read_model.reads', {
-    description: 'Reads of a read model by outcome (hit, load, joined)',
-  });
-  const invalidations = gatewayMeter.createObservableCounter('mtx.gateway.read_model.invalidations', {
-    description: 'Customers invalidated in a read model (announcements and own writes)',
-  });
-  const entries = gatewayMeter.createObservableGauge('mtx.gateway.read_model.entries', { description: 'Answers a read model holds' });
-  gatewayMeter.addBatchObservableCallback(
+  const reads = createObservableCounter(instruments.gatewayReadModelReads);
+  const invalidations = createObservableCounter(instruments.gatewayReadModelInvalidations);
+  const entries = createObservableGauge(instruments.gatewayReadModelEntries);
+  observeTogether(
+    'gateway',
     (observer) => {
       for (const [model, readModel] of Object.entries(readModels)) {
         const { stats } = readModel;
@@ -151,11 +147,7 @@ export async function connectGatewayDependencies(
   };
   observeReadModels(readModels);
   const authenticator = createAuthenticator({ store, clock, cacheMs: config.API_KEY_CACHE_MS });
-  meter('gateway')
-    .createObservableCounter('mtx.gateway.auth.lookups', {
-      description: 'API keys looked up in the store (key-cache misses); a flood of made-up keys must not move it',
-    })
-    .addCallback((observer) => observer.observe(authenticator.lookups));
+  createObservableCounter(instruments.gatewayAuthLookups).addCallback((observer) => observer.observe(authenticator.lookups));
   const announcements = followAnnouncementsWhenConnected(
     config.NATS_URL,
     Object.values(readModels) as Array<FreshCache<unknown>>,

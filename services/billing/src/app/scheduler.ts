@@ -2,7 +2,7 @@ import type { Collection, Filter } from 'mongodb';
 import type { Clock } from '@mtx/shared/clock';
 import type { Logger } from '@mtx/shared/logger';
 import { insertIfAbsent } from '@mtx/shared/mongo';
-import { meter } from '@mtx/shared/telemetry';
+import { createCounter, createGauge, createHistogram, instruments } from '@mtx/shared/instruments';
 import type { BillingStore, PassReads } from '../store/billing-store';
 import type { KeyedSerialQueue } from '../domain/keyed-queue';
 import type { SeatDocument } from '../domain/model';
@@ -50,11 +50,10 @@ const emptyOutcomes = (): Record<RenewalOutcome, number> => ({
  * slot ends; a charge is still never taken twice if two replicas overlap, because every debit is idempotent.
  */
 /** How late the scheduler picks up what is due: the figure to alert on when renewals fall behind. */
-const schedulerLag = meter('billing').createHistogram('mtx.billing.scheduler.lag', {
-  unit: 'ms',
-  description: 'Time between an item falling due (renewal, release, retry) and the scheduler picking it up',
-  advice: { explicitBucketBoundaries: [100, 1_000, 5_000, 15_000, 30_000, 60_000, 120_000, 300_000, 900_000, 3_600_000] },
-});
+const schedulerLag = createHistogram(instruments.billingSchedulerLag);
+/** When this replica last finished a tick holding the lease: stale on every replica, the lease is stalled. */
+const leaseCompleted = createGauge(instruments.billingSchedulerLeaseCompleted);
+const renewals = createCounter(instruments.billingRenewals);
 
 export class Scheduler {
   private job: PeriodicJob | undefined;
@@ -266,6 +265,8 @@ export class Scheduler {
       await this.store.collections.leases.deleteMany({ slot: { $lt: slot - 1_000 } }).catch(() => undefined);
     }
     report.duration_ms = Math.round(performance.now() - startedMs);
+    if (report.lease !== 'held_elsewhere') leaseCompleted.record(Math.floor(Date.now() / 1000));
+    for (const [outcome, count] of Object.entries(report.outcomes)) if (count > 0) renewals.add(count, { 'mtx.outcome': outcome });
     if (report.processed > 0) this.logger.info({ ...report }, 'scheduler tick');
     return report;
   }

@@ -13,6 +13,7 @@ import {
 import type { UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions } from './batch-context';
 import type { BatchJournal } from './batch-journal';
+import { executionMetrics } from './metrics';
 
 /**
  * How far before its batch's start a lost close account's closes are looked for: the trade server's clock,
@@ -52,6 +53,11 @@ export class Reconciliation {
       .toArray();
     let settled = 0;
     let pending = 0;
+    if (!batchId) {
+      // The figure "time to reconcile" alerts on before anything settles: how long the oldest unknown leg has waited.
+      const oldestMs = Math.min(...documents.map((document) => document.created_at.getTime()));
+      executionMetrics.unsettledOldestAge.record(documents.length > 0 ? Math.max(0, this.nowMs() - oldestMs) : 0);
+    }
     const groups = new Map<string, UnsettledDocument[]>();
     for (const document of documents) {
       const key = `${document.batch_id}|${document.account_id}`;
@@ -88,6 +94,7 @@ export class Reconciliation {
             'gave up reconciling: the account was disconnected',
           );
           await this.options.store.unsettled.deleteOne({ _id: document._id });
+          executionMetrics.reconcileAbandoned.add(1, { 'mtx.reason': 'disconnected' });
         }
       }
       return { settled: 0, pending: group.length };
@@ -128,6 +135,7 @@ export class Reconciliation {
           : await this.settleCloseAccount(document, entries, pastFence);
       if (result) {
         await this.journal.settle(document.batch_id, document.index, result, 'reconciliation');
+        executionMetrics.reconcileDuration.record(Math.max(0, nowMs - document.created_at.getTime()), { 'mtx.batch_kind': document.kind });
         settled += 1;
       } else {
         pending += 1;
@@ -137,6 +145,7 @@ export class Reconciliation {
             'gave up reconciling: still unknown at the broker',
           );
           await this.options.store.unsettled.deleteOne({ _id: document._id });
+          executionMetrics.reconcileAbandoned.add(1, { 'mtx.reason': 'unknown_at_broker' });
         }
       }
     }

@@ -108,6 +108,10 @@ export class TerminalClient {
         });
         if (response.kind === 'no_responders' || response.kind === 'timeout')
           executionMetrics.terminalFailures.add(1, { 'mtx.platform': platform, 'mtx.op': op, 'mtx.reason': response.kind });
+        // One series per account that went unreachable (bounded by the accounts there are): the dashboard's
+        // per-account view of a connector or terminal gone missing.
+        if (response.kind === 'no_responders')
+          executionMetrics.accountsUnreachable.add(1, { 'mtx.platform': platform, 'mtx.account_id': accountId });
         settle(response);
       };
       const entry: PendingRequest = { resolve, timer: undefined, answered: false, lateUntilMs: 0 };

@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import type { Logger } from '@mtx/shared/logger';
-import { latencyBucketsMs, meter } from '@mtx/shared/telemetry';
+import { createHistogram, instruments } from '@mtx/shared/instruments';
 import fp from 'fastify-plugin';
 import type { GatewayApp, GatewayDependencies } from '../context';
 
@@ -8,11 +8,7 @@ import type { GatewayApp, GatewayDependencies } from '../context';
 export const telemetryPlugin = fp(
   async (app: GatewayApp, { dependencies }: { dependencies: GatewayDependencies }) => {
     const { config } = dependencies;
-    const requestDuration = meter('gateway').createHistogram('mtx.gateway.request.duration', {
-      unit: 'ms',
-      description: 'REST request duration by route and status',
-      advice: { explicitBucketBoundaries: latencyBucketsMs },
-    });
+    const requestDuration = createHistogram(instruments.gatewayRequestDuration);
 
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);

@@ -1,6 +1,6 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { metrics, SpanKind, SpanStatusCode, trace, type BatchObservableCallback } from '@opentelemetry/api';
 import type { Logger } from '@mtx/shared/logger';
-import { meter } from '@mtx/shared/telemetry';
+import { createCounter, createHistogram, createObservableGauge, instruments, observeTogether } from '@mtx/shared/instruments';
 import type { SecretBox } from '@mtx/shared/secret-box';
 import type { WebhookSender } from '../clients/webhook-sender';
 import { retriesExhausted, retryDelayMs } from '../domain/retry-schedule';
@@ -10,17 +10,12 @@ import { DeliverySlots } from './delivery-slots';
 import type { EventLog } from './event-log';
 
 const tracer = trace.getTracer('mtx-notifications');
-const deliveriesCounter = meter('notifications').createCounter('mtx.notifications.deliveries', {
-  description: 'Webhook deliveries attempted, by outcome (delivered, failed) and event type',
-});
-const deliveryDuration = meter('notifications').createHistogram('mtx.notifications.delivery.duration', {
-  unit: 'ms',
-  description: "Time a customer's endpoint took to answer a delivery (or to fail it)",
-  advice: { explicitBucketBoundaries: [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000] },
-});
-const disabledCounter = meter('notifications').createCounter('mtx.notifications.endpoints.disabled', {
-  description: 'Endpoints disabled after failing for the whole retry period',
-});
+const deliveriesCounter = createCounter(instruments.notificationsDeliveries);
+const deliveryDuration = createHistogram(instruments.notificationsDeliveryDuration);
+const deliveryLag = createHistogram(instruments.notificationsDeliveryLag);
+const disabledCounter = createCounter(instruments.notificationsEndpointsDisabled);
+const endpointBacklog = createObservableGauge(instruments.notificationsEndpointBacklog);
+const endpointOldestAge = createObservableGauge(instruments.notificationsEndpointOldestAge);
 
 export interface DeliverySettings {
   timeoutMs: number;
@@ -64,6 +59,8 @@ class EndpointWorker {
   private cursor: CursorDocument | undefined;
   private readonly abort = new AbortController();
   private readonly secret: string;
+  /** The event this endpoint is trying to deliver (retrying it after a failure); undefined when caught up. */
+  private waitingFor: EventDocument | undefined;
 
   constructor(
     private endpoint: EndpointDocument,
@@ -75,6 +72,18 @@ class EndpointWorker {
 
   get customerId(): string {
     return this.endpoint.customer_id;
+  }
+
+  get endpointId(): string {
+    return this.endpoint._id;
+  }
+
+  /** Events behind, as far as this process knows the customer's latest; and how long the next has waited. */
+  backlog(nowMs: number): { events: number; oldestAgeMs: number } {
+    const delivered = this.cursor?.delivered ?? 0;
+    const head = this.options.events.knownHead(this.customerId) ?? delivered;
+    const oldestAgeMs = this.waitingFor ? Math.max(0, nowMs - this.waitingFor.recorded_at.getTime()) : 0;
+    return { events: Math.max(0, head - delivered), oldestAgeMs };
   }
 
   wake(): void {
@@ -138,6 +147,7 @@ class EndpointWorker {
         return;
       }
       const event = await events.at(this.customerId, this.cursor.delivered + 1);
+      this.waitingFor = event ?? undefined;
       if (!event) return;
       if (!this.subscribed(event.type)) {
         await this.saveCursor({ delivered: this.cursor.delivered + 1 });
@@ -146,6 +156,7 @@ class EndpointWorker {
       const outcome = await this.deliver(event);
       if (this.stopped) return;
       if (outcome.ok) {
+        deliveryLag.record(Math.max(0, this.options.nowMs() - event.recorded_at.getTime()), { 'mtx.event_type': event.type });
         await this.saveCursor({ delivered: this.cursor.delivered + 1, failures: 0 }, ['failing_since', 'next_attempt_at', 'last_error']);
         continue;
       }
@@ -213,12 +224,23 @@ export class Dispatcher {
   private readonly slots: DeliverySlots;
   private active = false;
 
+  private readonly observeBacklog: BatchObservableCallback = (observer) => {
+    const nowMs = this.options.nowMs();
+    for (const worker of this.workers.values()) {
+      const { events, oldestAgeMs } = worker.backlog(nowMs);
+      const attributes = { 'mtx.endpoint_id': worker.endpointId };
+      observer.observe(endpointBacklog, events, attributes);
+      observer.observe(endpointOldestAge, oldestAgeMs, attributes);
+    }
+  };
+
   constructor(private readonly options: DeliveryOptions) {
     this.slots = new DeliverySlots(options.settings.inFlightMax, options.settings.customerInFlightMax);
   }
 
   /** Starts delivering to these endpoints (this replica leads). */
   start(endpoints: EndpointDocument[]): void {
+    if (!this.active) observeTogether('notifications', this.observeBacklog, [endpointBacklog, endpointOldestAge]);
     this.active = true;
     this.reconcile(endpoints);
   }
@@ -265,6 +287,8 @@ export class Dispatcher {
   }
 
   stop(): void {
+    if (this.active)
+      metrics.getMeter('notifications').removeBatchObservableCallback(this.observeBacklog, [endpointBacklog, endpointOldestAge]);
     this.active = false;
     for (const worker of this.workers.values()) worker.stop();
     for (const customerId of this.byCustomer.keys()) this.options.sender.release(customerId);

@@ -38,6 +38,11 @@ export class EventLog {
     return this.sequence.head(customerId);
   }
 
+  /** The latest event number this process has seen recorded or looked up for the customer (no store access). */
+  knownHead(customerId: string): number | undefined {
+    return this.sequence.knownHead(customerId);
+  }
+
   at(customerId: string, number: number): Promise<EventDocument | null> {
     return this.entry(customerId, number);
   }

@@ -1,3 +1,4 @@
+import { createHistogram, instruments } from '@mtx/shared/instruments';
 import { inBatchSpan } from '@mtx/shared/telemetry';
 import type { InboxDelivery } from '../clients/inbox';
 import { creditRecorded, recordTransaction, type RecordedPayment } from './crediting';
@@ -7,6 +8,9 @@ import type { CreditingWorkerOptions } from './topup-types';
 
 /** The first retry of a failed credit; each later one waits twice as long, up to the sweep interval. */
 const retryFirstAfterMs = 100;
+
+/** Acknowledgement to credit: `recorded_at` is stamped as the record is stored, just before the 200 goes out. */
+const creditLag = createHistogram(instruments.paymentsCreditLag);
 
 export interface CreditingStats {
   /** Records taken from the inbox and credited (or found credited) since start. */
@@ -182,7 +186,11 @@ export class CreditingWorker {
         'the wallet did not take an inbox credit; the inbox redelivers it',
       );
     const done = payments.filter((_, index) => !failures.has(index));
-    for (const { delivery } of done) delivery.settle();
+    const nowMs = Date.now();
+    for (const { delivery } of done) {
+      delivery.settle();
+      creditLag.record(Math.max(0, nowMs - Date.parse(delivery.record.recorded_at)), { 'mtx.provider': delivery.record.provider });
+    }
     this.stats.credited += done.length;
   }
 }

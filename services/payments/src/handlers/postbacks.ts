@@ -1,18 +1,11 @@
 import { AppError } from '@mtx/shared/errors';
-import { inSpan, meter } from '@mtx/shared/telemetry';
+import { createCounter, instruments } from '@mtx/shared/instruments';
+import { inSpan } from '@mtx/shared/telemetry';
 import type { PostbackOutcome, Topups } from '../app/topups';
 
-const paymentsMeter = meter('payments');
-const postbacks = paymentsMeter.createCounter('mtx.payments.postbacks', { description: 'Provider postbacks by provider and outcome' });
-const signatureFailures = paymentsMeter.createCounter('mtx.payments.postback.signature_failures', {
-  description:
-    'Postbacks refused because the signature was missing, wrong or outside the replay window (an attack, or a secret out of step)',
-});
-
-const providerFailures = paymentsMeter.createCounter('mtx.payments.provider_failures', {
-  description:
-    'Payments the provider reported failed, expired or refunded, by provider and its status: nothing is debited automatically, an operator looks',
-});
+const postbacks = createCounter(instruments.paymentsPostbacks);
+const signatureFailures = createCounter(instruments.paymentsSignatureFailures);
+const providerFailures = createCounter(instruments.paymentsProviderFailures);
 
 /**
  * A postback handled in one span, counted by outcome, whichever transport brought it (payments' own hook

@@ -33,6 +33,11 @@ export class ClaimedSequence {
     this.idOf = options.idOf ?? ((key, number) => `${key}:${number}`);
   }
 
+  /** The highest number this process knows taken under `key`, without asking the store; undefined when none. */
+  knownHead(key: string): number | undefined {
+    return this.heads.get(key);
+  }
+
   /** The highest number taken under `key` (0 for none), galloping from the one last known. */
   async head(key: string): Promise<number> {
     const head = await this.findHead(key, this.heads.get(key) ?? 0);

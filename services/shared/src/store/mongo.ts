@@ -1,5 +1,6 @@
 import { MongoClient, type Db, type MongoClientOptions, type OptionalUnlessRequiredId } from 'mongodb';
 import { isDuplicateKeyError } from './bulk-write';
+import { followPrimaryReachability } from './primary-reachability';
 import '../patches/mongo-drain-fix';
 
 export type { Db, Collection, MongoClient } from 'mongodb';
@@ -22,6 +23,7 @@ export async function connectMongo(url: string, options: MongoClientOptions = {}
     retryReads: true,
     ...options,
   });
+  followPrimaryReachability(client);
   await client.connect();
   return client;
 }

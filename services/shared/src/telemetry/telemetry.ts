@@ -137,7 +137,7 @@ export class SynchronousContextManager implements ContextManager {
 }
 
 /** Latency buckets in milliseconds suited to our hot path (sub-millisecond to the 5 s execution deadline). */
-export const latencyBucketsMs = [0.5, 1, 2, 3, 5, 7.5, 10, 15, 25, 50, 75, 100, 250, 500, 1000, 2500, 5000, 10000];
+export { latencyBucketsMs } from './instruments';
 
 /**
  * The sampler when no span exporter is configured: nothing would ever read a span, so none is recorded. An

@@ -2,7 +2,8 @@ import type { Db } from '@mtx/shared/mongo';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import { AppError } from '@mtx/shared/errors';
-import { inSpan, meter } from '@mtx/shared/telemetry';
+import { createCounter, instruments } from '@mtx/shared/instruments';
+import { inSpan } from '@mtx/shared/telemetry';
 import { auditLedger } from '../audit';
 import type { CreditManyItem, DebitManyOutcome, Ledger } from '../app/ledger';
 
@@ -14,14 +15,8 @@ interface MovementRequest {
   reference: string;
 }
 
-const walletMeter = meter('wallet');
-const movementCount = walletMeter.createCounter('mtx.wallet.movements', {
-  description: 'Credits and debits by kind, reason and outcome (applied, replay, refused, failed)',
-});
-const movementAmount = walletMeter.createCounter('mtx.wallet.movement.amount', {
-  unit: 'EUR cents',
-  description: 'Money moved by applied credits and debits, by kind and reason',
-});
+const movementCount = createCounter(instruments.walletMovements);
+const movementAmount = createCounter(instruments.walletMovementAmount);
 
 /** One span and the movement metrics around a credit or a debit; ids and amounts only, never secrets. */
 function observed<T extends { applied: boolean; replay: boolean }>(
