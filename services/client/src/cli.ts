@@ -8,6 +8,7 @@ import { accounts, batchShow, ordersClose, ordersPlace } from './cli/trading-com
 import { accountState, batches, positions } from './cli/portfolio-commands';
 import { history, ordersModify } from './cli/desk-commands';
 import { webhooksListen } from './cli/webhooks-listen';
+import { webhooksTest } from './cli/webhooks-test';
 import { bridgeCheck } from './cli/bridge-check';
 import { assets, subscription, topupCreate, topupPaySandbox, topupShow, wallet } from './cli/money-commands';
 import { type CliIo, type CommandContext, options, UsageError } from './cli/context';
@@ -35,6 +36,7 @@ const commands: Record<string, (context: CommandContext) => Promise<number>> = {
   'account:state': accountState,
   batches,
   'webhooks:listen': webhooksListen,
+  'webhooks:test': webhooksTest,
 };
 
 /** Runs one command; returns the exit status. */

@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { pingEventType } from '@mtx/shared/customer-events';
 import type { Logger } from '@mtx/shared/logger';
 import { meter } from '@mtx/shared/telemetry';
 import type { SecretBox } from '@mtx/shared/secret-box';
@@ -120,8 +121,10 @@ class EndpointWorker {
     for (const field of unset) delete (this.cursor as Partial<CursorDocument>)[field];
   }
 
-  private subscribed(type: string): boolean {
-    return this.endpoint.enabled_events.includes('*') || this.endpoint.enabled_events.includes(type);
+  private subscribed(event: EventDocument): boolean {
+    // A test send goes to the endpoint it names, and to no other.
+    if (event.type === pingEventType) return event.data.endpoint_id === this.endpoint._id;
+    return this.endpoint.enabled_events.includes('*') || this.endpoint.enabled_events.includes(event.type);
   }
 
   private async run(): Promise<void> {
@@ -139,7 +142,7 @@ class EndpointWorker {
       }
       const event = await events.at(this.customerId, this.cursor.delivered + 1);
       if (!event) return;
-      if (!this.subscribed(event.type)) {
+      if (!this.subscribed(event)) {
         await this.saveCursor({ delivered: this.cursor.delivered + 1 });
         continue;
       }
