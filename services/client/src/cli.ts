@@ -7,6 +7,7 @@ import { MtxClient } from './client';
 import { accounts, batchShow, ordersClose, ordersPlace } from './cli/trading-commands';
 import { accountState, batches, positions } from './cli/portfolio-commands';
 import { history, ordersModify } from './cli/desk-commands';
+import { accountSettings } from './cli/settings-commands';
 import { webhooksListen } from './cli/webhooks-listen';
 import { webhooksTest } from './cli/webhooks-test';
 import { bridgeCheck } from './cli/bridge-check';
@@ -34,6 +35,7 @@ const commands: Record<string, (context: CommandContext) => Promise<number>> = {
   positions,
   history,
   'account:state': accountState,
+  'accounts:settings': accountSettings,
   batches,
   'webhooks:listen': webhooksListen,
   'webhooks:test': webhooksTest,

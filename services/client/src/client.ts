@@ -3,6 +3,8 @@ import { Transport, type CallOptions, type TransportOptions } from './transport'
 import type {
   Account,
   AccountList,
+  AccountSettings,
+  AccountSettingsUpdate,
   AccountRequest,
   AccountState,
   AssetList,
@@ -253,6 +255,14 @@ export class MtxClient {
     /** GET /v1/accounts/{account_id}/state: balance, equity, margin and free margin as the terminal reads them now. Any key. */
     state: (id: string, options: CallOptions = {}): Promise<AccountState> =>
       this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(id)}/state`, ...options }),
+    settings: {
+      /** GET /v1/accounts/{account_id}/settings: the symbol map and pre-trade limits. Any key. */
+      get: (id: string, options: CallOptions = {}): Promise<AccountSettings> =>
+        this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(id)}/settings`, ...options }),
+      /** PATCH /v1/accounts/{account_id}/settings: changes the fields given (`null` resets one); 400 changes nothing. Full key. */
+      update: (id: string, body: AccountSettingsUpdate, options: CallOptions = {}): Promise<AccountSettings> =>
+        this.transport.request({ method: 'PATCH', path: `/v1/accounts/${segment(id)}/settings`, body, ...options }),
+    },
   };
 
   readonly positions = {

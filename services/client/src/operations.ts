@@ -25,6 +25,8 @@ export const clientOperations: Readonly<Record<string, string>> = {
   'GET /v1/history/deals': 'history.deals',
   'GET /v1/history/orders': 'history.orders',
   'GET /v1/accounts/{account_id}/state': 'accounts.state',
+  'GET /v1/accounts/{account_id}/settings': 'accounts.settings.get',
+  'PATCH /v1/accounts/{account_id}/settings': 'accounts.settings.update',
   'POST /v1/webhook_endpoints': 'webhookEndpoints.create',
   'GET /v1/webhook_endpoints': 'webhookEndpoints.list',
   'DELETE /v1/webhook_endpoints/{id}': 'webhookEndpoints.delete',

@@ -102,6 +102,7 @@ describe('bridge:check against emulated terminals', () => {
       'account',
       'symbol',
       'symbol (unknown)',
+      'symbols',
       'positions',
       'orders',
       'ticket (unknown)',
@@ -134,7 +135,7 @@ describe('bridge:check against emulated terminals', () => {
     expect(output.stdout).toMatch(/^COMMAND\s+RESULT\s+DETAIL\s+LATENCY\n/);
     expect(output.stdout).toMatch(/history deals\s+pass\s+error=bad_request as required/);
     expect(output.stdout).toMatch(/close \(partial\)\s+pass\s+closed 0\.01, 0\.01 left, the rest re-ticketed \d+/);
-    expect(output.stdout).toContain('18 passed, 0 failed, 0 skipped');
+    expect(output.stdout).toContain('19 passed, 0 failed, 0 skipped');
     expect(status).toBe(0);
   });
 

@@ -37,13 +37,11 @@ describe('client coverage', () => {
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(callable.filter((operation) => !(operation in clientOperations))).toEqual([]);
-    const client = new MtxClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_unused' }) as unknown as Record<
-      string,
-      Record<string, unknown>
-    >;
+    const client = new MtxClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_unused' }) as unknown as Record<string, unknown>;
+    // A method may sit in a group of a group (accounts.settings.get).
     for (const method of Object.values(clientOperations)) {
-      const [group, name] = method.split('.') as [string, string];
-      expect(typeof client[group]?.[name], method).toBe('function');
+      const found = method.split('.').reduce<unknown>((node, name) => (node as Record<string, unknown> | undefined)?.[name], client);
+      expect(typeof found, method).toBe('function');
     }
   });
 });

@@ -304,6 +304,7 @@ void ExecuteFirst()
    string problem = "";
    if(cmd == "account") DoAccount();
    else if(cmd == "symbol") problem = DoSymbol();
+   else if(cmd == "symbols") problem = DoSymbols();
    else if(cmd == "positions") problem = DoPositions();
    else if(cmd == "orders") problem = DoOrders();
    else if(cmd == "ticket") problem = DoTicket();

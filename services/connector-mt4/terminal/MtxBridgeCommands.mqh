@@ -167,6 +167,36 @@ void PutOrder(string prefix)
    PutL(prefix + "expiration", (long)OrderExpiration());
   }
 
+// Every symbol the trade server lists (Market Watch or not) whose name starts with `prefix`, compared
+// case-insensitively, in the server's order; the first 500, `more=1` when cut.
+string DoSymbols()
+  {
+   string problem = ArgsProblem("prefix:t");
+   if(problem != "") return problem;
+   string prefix = Arg("prefix");
+   StringToLower(prefix);
+   int total = SymbolsTotal(false);
+   string head = g_out;
+   g_out = "";
+   int written = 0;
+   bool more = false;
+   for(int i = 0; i < total; i++)
+     {
+      string name = SymbolName(i, false);
+      string lower = name;
+      StringToLower(lower);
+      if(prefix != "" && StringFind(lower, prefix) != 0) continue;
+      if(written >= MAX_LIST_ITEMS) { more = true; break; }
+      Put(ItemPrefix("symbols", written++) + "name", name);
+     }
+   string items = g_out;
+   g_out = head;
+   PutL("symbols", written);
+   PutL("more", more ? 1 : 0);
+   g_out += items;
+   return "";
+  }
+
 // Open orders of the pool, market ones (positions) or pending ones, the first 500 by ticket.
 string ListOpen(string name, bool market)
   {

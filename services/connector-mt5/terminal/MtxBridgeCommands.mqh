@@ -135,6 +135,31 @@ string DoSymbol()
    return "";
   }
 
+// Every symbol the trade server lists (Market Watch or not) whose name starts with `prefix`, compared
+// case-insensitively, in the server's order; the first 500, `more=1` when cut.
+string DoSymbols()
+  {
+   string problem = ArgsProblem("prefix:t");
+   if(problem != "") return problem;
+   string prefix = Arg("prefix");
+   StringToLower(prefix);
+   int total = SymbolsTotal(false);
+   BeginList();
+   int written = 0;
+   bool more = false;
+   for(int i = 0; i < total; i++)
+     {
+      string name = SymbolName(i, false);
+      string lower = name;
+      StringToLower(lower);
+      if(prefix != "" && StringFind(lower, prefix) != 0) continue;
+      if(written >= MAX_LIST_ITEMS) { more = true; break; }
+      Put(ItemPrefix("symbols", written++) + "name", name);
+     }
+   EndList("symbols", written, more);
+   return "";
+  }
+
 //--- positions and orders ---------------------------------------------
 // The selected position (PositionGetTicket / PositionSelectByTicket), its fields under `prefix`.
 void PutPosition(string prefix)

@@ -23,6 +23,7 @@ import { deskCodecs } from '@mtx/shared/connector/desk-messages';
 import { AccountRouting, respondError } from './account-routing';
 import { Closing } from './closing';
 import { HistoryReads } from './history';
+import { Inspecting } from './inspecting';
 import { connectorMetrics } from './metrics';
 import { claimRetryUntil, MessageClaim } from './message-claim';
 import { Modifying } from './modifying';
@@ -54,6 +55,7 @@ export class ConnectorRuntime {
   private readonly portfolio: Portfolio;
   private readonly modifying: Modifying;
   private readonly historyReads: HistoryReads;
+  private readonly inspecting: Inspecting;
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
     const shared: RuntimeShared = {
@@ -73,6 +75,7 @@ export class ConnectorRuntime {
     this.portfolio = new Portfolio(options);
     this.modifying = new Modifying(options, shared);
     this.historyReads = new HistoryReads(options);
+    this.inspecting = new Inspecting(options);
     const { config, platform } = options;
     this.routing = new AccountRouting(options.nats, {
       subjectOf: (accountId) => `${config.TERMINAL_SUBJECT_ROOT}.${platform}.${accountId}.*`,
@@ -284,6 +287,13 @@ export class ConnectorRuntime {
         const reply = await this.state(request, traceContext);
         span.setAttribute('mtx.connected', reply.connected);
         return connectorCodecs.stateReply.encode(reply);
+      }
+      case 'inspect': {
+        const request = this.decode(connectorCodecs.inspectRequest, data, subjectAccount);
+        const reply = await this.inspecting.inspect(request, traceContext);
+        span.setAttribute('mtx.status', reply.status);
+        if (reply.status !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: `${reply.status}: ${reply.message}` });
+        return connectorCodecs.inspectReply.encode(reply);
       }
       case 'ping': {
         const request = this.decode(connectorCodecs.pingRequest, data, subjectAccount);

@@ -18,6 +18,7 @@ import { TerminalRegistryWriter } from './clients/terminal-registry';
 import { BatchService } from './app/batches';
 import { HistoryReader } from './app/history';
 import { Portfolio } from './app/portfolio';
+import { AccountSettingsService } from './app/account-settings';
 import { createSecretBox, parseSecretKey } from './domain/secrets';
 import { TerminalClient } from './clients/terminals';
 import { createExecutionGrpcImplementation } from './handlers/grpc';
@@ -106,6 +107,7 @@ export function createExecutionApp(options: {
   });
   const portfolio = new Portfolio({ registry, terminals, clock, readDeadlineMs: config.READ_DEADLINE_MS });
   const history = new HistoryReader({ registry, terminals, clock, readDeadlineMs: config.READ_DEADLINE_MS });
+  const settings = new AccountSettingsService({ store, registry, clock, logger });
   let server: GrpcServerHandle | undefined;
   let accountChanges: { close(): void } | undefined;
   const reconciliation = new PeriodicJob({
@@ -141,7 +143,7 @@ export function createExecutionApp(options: {
         [
           {
             ...grpcServices.execution,
-            implementation: createExecutionGrpcImplementation({ registry, batches, portfolio, history }, logger),
+            implementation: createExecutionGrpcImplementation({ registry, batches, portfolio, history, settings }, logger),
           },
         ],
         `${config.HOST}:${config.GRPC_PORT}`,

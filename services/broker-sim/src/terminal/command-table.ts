@@ -2,6 +2,7 @@ import { BrokerError } from '../app/broker';
 import { type Answer, refusal, RequestArguments } from './answer';
 import { findCommand, historyCommand } from './history-commands';
 import { accountCommand, checkCommand, ordersCommand, positionsCommand, symbolCommand, ticketCommand } from './read-commands';
+import { symbolsCommand } from './symbols-command';
 import type { TerminalAccount } from './terminal-account';
 import { closeCommand, deleteCommand, modifyCommand, sendCommand } from './trade-commands';
 
@@ -9,6 +10,7 @@ import { closeCommand, deleteCommand, modifyCommand, sendCommand } from './trade
 const commands: Record<string, (terminal: TerminalAccount, args: RequestArguments) => Promise<Answer>> = {
   account: (terminal) => accountCommand(terminal),
   symbol: symbolCommand,
+  symbols: symbolsCommand,
   positions: positionsCommand,
   orders: ordersCommand,
   ticket: ticketCommand,

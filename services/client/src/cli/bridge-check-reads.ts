@@ -1,5 +1,5 @@
 /**
- * `bridge:check`'s reads: every command of docs/terminal-bridge.md that changes nothing, each answer checked for
+ * `bridge:check`'s reads: every command of docs/terminal-bridge.md that changes nothing (`symbols` included), each answer checked for
  * its fields and their meaning, plus the errors the document requires (an unknown symbol, an unknown ticket,
  * an unknown command, MT4's `kind=deals`).
  */
@@ -94,6 +94,19 @@ export async function runReads(run: CheckRun, terminal: TerminalIdentity, symbol
     detail: expectAnswerError('symbol', await call('symbol', { symbol: 'MTXNOSUCHSYMBOL' }), 'bad_request'),
     value: undefined,
   }));
+
+  await run.step('symbols', async (call) => {
+    // The symbol named by --symbol must be among the names its own first letters select, in any case.
+    const prefix = symbolName.slice(0, 3).toLowerCase();
+    const answer = AnswerFields.ok('symbols', await call('symbols', { prefix }));
+    const names = answer.list('symbols').map((item) => item.text('name', 64));
+    const more = checkMore(answer, names.length);
+    const stray = names.find((name) => !name.toLowerCase().startsWith(prefix));
+    if (stray !== undefined) throw new CheckFailure(`symbols: ${stray} does not start with the prefix ${prefix}`);
+    if (!more && !names.includes(symbolName))
+      throw new CheckFailure(`symbols: ${symbolName} is missing from the names starting with ${prefix}`);
+    return { detail: `${names.length} symbols starting with ${prefix}${more ? ', more=1' : ''}`, value: undefined };
+  });
 
   for (const kind of ['positions', 'orders'] as const) {
     await run.step(kind, async (call) => {

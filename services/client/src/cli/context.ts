@@ -50,6 +50,12 @@ export const options = {
   'tls-cert': { type: 'string' },
   'wait-seconds': { type: 'string' },
   trade: { type: 'boolean' },
+  'symbol-map': { type: 'string' },
+  'max-volume-per-order': { type: 'string' },
+  'max-open-positions': { type: 'string' },
+  'max-total-volume': { type: 'string' },
+  'allowed-symbols': { type: 'string' },
+  'trading-enabled': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -33,6 +33,11 @@ commands:
           [--limit <n>] [--starting-after <cursor>] [--all]
                                            deals (or orders) across accounts, newest first; --all follows every page
   account:state <account_id>               balance, equity, margin and free margin as the terminal reads them now
+  accounts:settings <account_id> [--file <settings.json>] [--symbol-map NAME=SYMBOL,…|none]
+               [--max-volume-per-order <lots>|none] [--max-open-positions <n>|none] [--max-total-volume <lots>|none]
+               [--allowed-symbols <symbol,…>|none] [--trading-enabled true|false]
+                                           the account's symbol map and pre-trade limits; with a flag or --file (the
+                                           PATCH body), changes those fields (none resets one) and prints the result
   webhooks:listen [--forward-to <url>] [--events <type,…>] [--port <n>] [--public-url <url>] [--max-events <n>]
                                            a local receiver: makes an endpoint pointing here, checks each delivery's
                                            signature, prints the event and forwards it; deletes the endpoint on exit

@@ -236,6 +236,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/{account_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an account's settings
+         * @description The account's symbol map and pre-trade limits (POST /v1/orders applies them before anything is sent). A read-only key may read them. 404 for an unknown account or another customer's.
+         */
+        get: operations["getAccountsByAccountIdSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an account's settings
+         * @description Changes the fields given in one update of the account; the others stay. Needs the full key (a read-only key gets 403). Any bad field is 400 `invalid_request` naming it (`param`), and nothing changes. 404 for an unknown account or another customer's. The next batch on any replica sees the change.
+         */
+        patch: operations["patchAccountsByAccountIdSettings"];
+        trace?: never;
+    };
     "/v1/orders": {
         parameters: {
             query?: never;
@@ -247,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Place orders on several accounts at once
-         * @description Validates the whole batch first (any invalid leg rejects all of it with 400 and nothing is sent), then sends every account's legs to its own terminal concurrently and returns one result per leg. Per-leg failures are not HTTP errors: they come back in `results` and `summary`. A leg without a reply by the deadline is `unknown`, never `rejected`; the stored batch (GET /v1/orders/batches/{batch_id}) is updated by late replies and by reconciliation with the broker. 60 requests per minute per customer, shared with POST /v1/orders/close.
+         * @description Validates the whole batch first (any invalid leg rejects all of it with 400 and nothing is sent), then applies each account's pre-trade rules (its settings, GET /v1/accounts/{account_id}/settings: trading_enabled, allowed_symbols, max_volume_per_order, max_open_positions, max_total_volume; and the legs' `symbol_match: base`, `sizing` and `check_margin`), then sends every account's remaining legs to its own terminal concurrently and returns one result per leg. A leg a rule refuses is `rejected` with the rule's TRADE_RETCODE_* and a message naming it, and is never sent. Per-leg failures are not HTTP errors: they come back in `results` and `summary`. A leg without a reply by the deadline is `unknown`, never `rejected`; the stored batch (GET /v1/orders/batches/{batch_id}) is updated by late replies and by reconciliation with the broker. 60 requests per minute per customer, shared with POST /v1/orders/close.
          */
         post: operations["postOrders"];
         delete?: never;
@@ -3413,6 +3437,462 @@ export interface operations {
             };
         };
     };
+    getAccountsByAccountIdSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account. */
+                        account_id: string;
+                        /**
+                         * @description Names used in orders → the broker symbol on this account, e.g. `{"GOLD": "XAUUSD.xx"}`. A leg with `symbol_match: "base"` looks its symbol up here first (names compared case-insensitively). At most 200 entries.
+                         * @example {
+                         *       "GOLD": "XAUUSD.xx",
+                         *       "EURUSD": "EURUSD.xx"
+                         *     }
+                         */
+                        symbol_map: {
+                            [key: string]: string;
+                        };
+                        /** @description null: no limit. */
+                        max_volume_per_order: number | (never | null);
+                        /** @description null: no limit. */
+                        max_open_positions: number | (never | null);
+                        /** @description null: no limit. */
+                        max_total_volume: number | (never | null);
+                        /** @description null: every symbol is allowed. */
+                        allowed_symbols: string[] | (never | null);
+                        /**
+                         * @description false rejects every leg that opens risk (TRADE_RETCODE_TRADE_DISABLED) before anything is sent; closing and modifying stay allowed.
+                         * @example true
+                         */
+                        trading_enabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Last change; null when never changed.
+                         */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchAccountsByAccountIdSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; the others stay. `null` resets a field: no limit, an empty symbol map, every symbol allowed. The whole body is checked first: any bad field is 400 and nothing changes. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Names used in orders → the broker symbol on this account, e.g. `{"GOLD": "XAUUSD.xx"}`. A leg with `symbol_match: "base"` looks its symbol up here first (names compared case-insensitively). At most 200 entries.
+                     * @example {
+                     *       "GOLD": "XAUUSD.xx",
+                     *       "EURUSD": "EURUSD.xx"
+                     *     }
+                     */
+                    symbol_map?: {
+                        [key: string]: string;
+                    } | null;
+                    /**
+                     * @description Lots one leg may send. A leg over it is rejected (TRADE_RETCODE_LIMIT_VOLUME); a sized leg is held to it instead.
+                     * @example 1
+                     */
+                    max_volume_per_order?: number | null;
+                    /**
+                     * @description Open positions the account may hold; a leg that would open one more is rejected (TRADE_RETCODE_LIMIT_POSITIONS). A pending order counts as the position it would open; on a netting account a leg on a symbol already held opens none.
+                     * @example 10
+                     */
+                    max_open_positions?: number | null;
+                    /**
+                     * @description Lots open on the account in all, its positions and the batch’s earlier legs included; a leg that would go over is rejected (TRADE_RETCODE_LIMIT_VOLUME).
+                     * @example 5
+                     */
+                    max_total_volume?: number | null;
+                    /**
+                     * @description When set, legs may trade only these symbols (the broker symbol, or the name the leg gave); others are rejected (TRADE_RETCODE_TRADE_DISABLED). `null` in a PATCH allows every symbol again.
+                     * @example [
+                     *       "EURUSD.xx",
+                     *       "XAUUSD.xx"
+                     *     ]
+                     */
+                    allowed_symbols?: string[] | null;
+                    /**
+                     * @description false rejects every leg that opens risk (TRADE_RETCODE_TRADE_DISABLED) before anything is sent; closing and modifying stay allowed.
+                     * @example true
+                     */
+                    trading_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account. */
+                        account_id: string;
+                        /**
+                         * @description Names used in orders → the broker symbol on this account, e.g. `{"GOLD": "XAUUSD.xx"}`. A leg with `symbol_match: "base"` looks its symbol up here first (names compared case-insensitively). At most 200 entries.
+                         * @example {
+                         *       "GOLD": "XAUUSD.xx",
+                         *       "EURUSD": "EURUSD.xx"
+                         *     }
+                         */
+                        symbol_map: {
+                            [key: string]: string;
+                        };
+                        /** @description null: no limit. */
+                        max_volume_per_order: number | (never | null);
+                        /** @description null: no limit. */
+                        max_open_positions: number | (never | null);
+                        /** @description null: no limit. */
+                        max_total_volume: number | (never | null);
+                        /** @description null: every symbol is allowed. */
+                        allowed_symbols: string[] | (never | null);
+                        /**
+                         * @description false rejects every leg that opens risk (TRADE_RETCODE_TRADE_DISABLED) before anything is sent; closing and modifying stay allowed.
+                         * @example true
+                         */
+                        trading_enabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Last change; null when never changed.
+                         */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postOrders: {
         parameters: {
             query?: never;
@@ -3442,7 +3922,7 @@ export interface operations {
                          */
                         operation?: string;
                         /**
-                         * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.
+                         * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker. Required per leg or in defaults unless `sizing` is given.
                          * @example 0.1
                          */
                         volume?: number;
@@ -3486,6 +3966,25 @@ export interface operations {
                          * @example 123456
                          */
                         expert_id?: number;
+                        /**
+                         * @description Instead of `volume` (giving both on one leg, or both in defaults, is 400): the volume is computed from the account's figures as its terminal reports them, rounded DOWN to the symbol's volume step and held to its maximum and to the account's max_volume_per_order. Below the symbol's minimum the leg is rejected (TRADE_RETCODE_INVALID_VOLUME) naming the computed volume and the minimum, and nothing is sent. A leg's own volume or sizing replaces the other in defaults.
+                         * @example {
+                         *       "mode": "risk",
+                         *       "percent": 1
+                         *     }
+                         */
+                        sizing?: {
+                            /** @description `equity` or `balance`: `lots_per_1000` lots per 1,000 units of the account currency. `risk`: the volume whose loss at the leg’s `stop_loss` is `percent` % of equity, from the symbol’s tick value and tick size (a stop_loss is required). */
+                            mode: "equity" | "balance" | "risk";
+                            /** @description equity and balance modes. */
+                            lots_per_1000?: number;
+                            /** @description risk mode. */
+                            percent?: number;
+                        };
+                        /** @description `exact` (default): `symbol` is sent as given. `base`: `symbol` is a plain name resolved per account: the account's symbol_map first (GET /v1/accounts/{account_id}/settings), else the one broker symbol the close selector's `base` rule accepts (EURUSD → EURUSD.xx). None, or more than one, rejects the leg naming the candidates, and nothing is sent. The result's `symbol` is the broker symbol used. */
+                        symbol_match?: "exact" | "base";
+                        /** @description true: before sending, the terminal values the margin the order needs (OrderCalcMargin/OrderCheck); a leg that would leave negative free margin (the batch’s earlier checked legs on the account counted) is rejected with TRADE_RETCODE_NO_MONEY and nothing is sent. */
+                        check_margin?: boolean;
                     };
                     /** @description At most 20 legs; accounts on mt4 and mt5 may be mixed. */
                     orders: {
@@ -3505,7 +4004,7 @@ export interface operations {
                          */
                         operation?: string;
                         /**
-                         * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.
+                         * @description Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker. Required per leg or in defaults unless `sizing` is given.
                          * @example 0.1
                          */
                         volume?: number;
@@ -3549,6 +4048,25 @@ export interface operations {
                          * @example 123456
                          */
                         expert_id?: number;
+                        /**
+                         * @description Instead of `volume` (giving both on one leg, or both in defaults, is 400): the volume is computed from the account's figures as its terminal reports them, rounded DOWN to the symbol's volume step and held to its maximum and to the account's max_volume_per_order. Below the symbol's minimum the leg is rejected (TRADE_RETCODE_INVALID_VOLUME) naming the computed volume and the minimum, and nothing is sent. A leg's own volume or sizing replaces the other in defaults.
+                         * @example {
+                         *       "mode": "risk",
+                         *       "percent": 1
+                         *     }
+                         */
+                        sizing?: {
+                            /** @description `equity` or `balance`: `lots_per_1000` lots per 1,000 units of the account currency. `risk`: the volume whose loss at the leg’s `stop_loss` is `percent` % of equity, from the symbol’s tick value and tick size (a stop_loss is required). */
+                            mode: "equity" | "balance" | "risk";
+                            /** @description equity and balance modes. */
+                            lots_per_1000?: number;
+                            /** @description risk mode. */
+                            percent?: number;
+                        };
+                        /** @description `exact` (default): `symbol` is sent as given. `base`: `symbol` is a plain name resolved per account: the account's symbol_map first (GET /v1/accounts/{account_id}/settings), else the one broker symbol the close selector's `base` rule accepts (EURUSD → EURUSD.xx). None, or more than one, rejects the leg naming the candidates, and nothing is sent. The result's `symbol` is the broker symbol used. */
+                        symbol_match?: "exact" | "base";
+                        /** @description true: before sending, the terminal values the margin the order needs (OrderCalcMargin/OrderCheck); a leg that would leave negative free margin (the batch’s earlier checked legs on the account counted) is rejected with TRADE_RETCODE_NO_MONEY and nothing is sent. */
+                        check_margin?: boolean;
                     }[];
                 };
             };
@@ -3593,14 +4111,14 @@ export interface operations {
                              * @example mt5
                              */
                             platform: string;
-                            /** @description Symbol traded. */
+                            /** @description Symbol traded: the broker symbol used (a `base` name resolved). */
                             symbol: string;
                             /**
                              * @description Operation used, in canonical spelling.
                              * @example buy
                              */
                             operation: string;
-                            /** @description Lots. */
+                            /** @description Lots, as sent (a sized leg: the volume computed; 0 when sizing refused it). */
                             volume: number;
                             /**
                              * @description `filled` (deal made), `placed` (pending order accepted), `rejected` (the broker or the service refused it; see retcode and message), `unavailable` (no terminal for the account: nothing was sent), `unknown` (no reply by the deadline: it may have executed; GET /v1/orders/batches/{batch_id} shows the outcome once late replies or reconciliation settle it).
@@ -3631,6 +4149,20 @@ export interface operations {
                             message: string;
                             /** @description Milliseconds spent on the leg (a leg settled later keeps the time its first answer took). */
                             latency_ms: number;
+                            /** @description Present on sized legs: what the volume was computed from. */
+                            sizing?: {
+                                /**
+                                 * @description `equity`, `balance` or `risk`.
+                                 * @example equity
+                                 */
+                                mode: string;
+                                /** @description Equity used (equity and risk modes), account currency. */
+                                equity?: number;
+                                /** @description Balance used (balance mode), account currency. */
+                                balance?: number;
+                                /** @description Lots computed, before rounding to the step and the limits; `volume` is what was sent. */
+                                computed_volume: number;
+                            };
                         }[];
                     };
                 };

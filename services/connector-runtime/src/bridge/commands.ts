@@ -27,6 +27,7 @@ const both = (args: Record<string, ArgumentSpec>): Record<Platform, Record<strin
 export const commands = {
   account: { trade: false, args: both({}) },
   symbol: { trade: false, args: both({ symbol: required('text') }) },
+  symbols: { trade: false, args: both({ prefix: optional('text') }) },
   positions: { trade: false, args: both({ symbol: optional('text') }) },
   orders: { trade: false, args: both({ symbol: optional('text') }) },
   ticket: { trade: false, args: both({ ticket: required('integer') }) },

@@ -91,6 +91,11 @@ export class AccountRegistry {
     this.options.announceChange?.(accountId);
   }
 
+  /** Another use case of this replica changed the account's document (its settings): drop it here and tell the others. */
+  noteChanged(accountId: string): void {
+    this.changed(accountId);
+  }
+
   /** The account changed (here or, by announcement, on another replica): what was read before is not trusted. */
   observeChange(accountId: string): void {
     this.cache.invalidate(accountId);

@@ -7,6 +7,7 @@ import {
   describeFailure,
   legResultOf,
   plainLeg,
+  withSizing,
   withSymbolSuffixHint,
   type OrderLegResult,
   type PlaceOrdersResult,
@@ -16,6 +17,7 @@ import { validatePlaceOrders, type NormalizedLeg, type PlaceOrdersInput } from '
 import type { StoredLeg, UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions, ResolveOwned } from './batch-context';
 import { batchIdFor, listingFigures, type BatchJournal } from './batch-journal';
+import { type LegDecision, PreTrade } from './pre-trade';
 
 const tracer = trace.getTracer('mtx-execution');
 
@@ -25,11 +27,15 @@ const tracer = trace.getTracer('mtx-execution');
  * that arrives after the deadline settles its legs later.
  */
 export class Placing {
+  private readonly preTrade: PreTrade;
+
   constructor(
     private readonly options: BatchServiceOptions,
     private readonly journal: BatchJournal,
     private readonly resolveOwned: ResolveOwned,
-  ) {}
+  ) {
+    this.preTrade = new PreTrade(options.terminals);
+  }
 
   private nowMs(): number {
     return this.options.clock.now().getTime();
@@ -45,13 +51,16 @@ export class Placing {
     );
     const batchId = batchIdFor(input.batch_id);
     const deadlineMs = startedMs + this.options.config.EXECUTION_DEADLINE_MS;
+    // Reads only, before the write-ahead, so the journal holds each leg as it will be sent (symbol and volume). They
+    // may take half the deadline at most: every account's legs wait for them, and the sends need the other half.
+    const decisions = await this.decide(accounts, legs, startedMs + Math.floor(this.options.config.EXECUTION_DEADLINE_MS / 2));
     const storedLegs: StoredLeg[] = legs.map((leg) => ({
       account_id: leg.account_id,
       platform: accounts.get(leg.account_id)!.document.platform,
       client_id: `${batchId}-${leg.index}`,
-      symbol: leg.symbol,
+      symbol: decisions.get(leg.index)?.symbol ?? leg.symbol,
       operation: leg.operation,
-      volume: leg.volume,
+      volume: decisions.get(leg.index)?.volume ?? leg.volume,
     }));
     await this.journal.writeAhead({
       _id: batchId,
@@ -73,7 +82,7 @@ export class Placing {
           for (const leg of legs) byAccount.set(leg.account_id, [...(byAccount.get(leg.account_id) ?? []), leg]);
           await Promise.all(
             [...byAccount].map(([accountId, accountLegs]) =>
-              this.placeOnAccount(customerId, batchId, deadlineMs, accounts.get(accountId)!, accountLegs, storedLegs, results),
+              this.placeOnAccount(customerId, batchId, deadlineMs, accounts.get(accountId)!, accountLegs, storedLegs, results, decisions),
             ),
           );
           const unsettled: UnsettledDocument[] = [];
@@ -122,15 +131,46 @@ export class Placing {
     );
   }
 
+  /** The pre-trade rules' decision for every leg that has one, each account's legs decided at once. */
+  private async decide(
+    accounts: Map<string, ResolvedAccount>,
+    legs: NormalizedLeg[],
+    readsDeadlineMs: number,
+  ): Promise<Map<number, LegDecision>> {
+    const byAccount = new Map<string, NormalizedLeg[]>();
+    for (const leg of legs) byAccount.set(leg.account_id, [...(byAccount.get(leg.account_id) ?? []), leg]);
+    const decisions = new Map<number, LegDecision>();
+    await Promise.all(
+      [...byAccount].map(async ([accountId, accountLegs]) => {
+        const document = accounts.get(accountId)!.document;
+        // A suspended account's legs are refused for that reason alone, without reading anything.
+        if (document.billing_status === 'suspended' || !PreTrade.applies(document, accountLegs)) return;
+        for (const [index, decision] of await this.preTrade.decide(document, accountLegs, readsDeadlineMs)) decisions.set(index, decision);
+      }),
+    );
+    return decisions;
+  }
+
   private async placeOnAccount(
     customerId: string,
     batchId: string,
     deadlineMs: number,
     account: ResolvedAccount,
-    legs: NormalizedLeg[],
+    accountLegs: NormalizedLeg[],
     storedLegs: StoredLeg[],
     results: OrderLegResult[],
+    decisions: Map<number, LegDecision>,
   ): Promise<void> {
+    const refused = accountLegs.filter((leg) => decisions.get(leg.index)?.send === false);
+    for (const leg of refused) {
+      const decision = decisions.get(leg.index) as LegDecision & { send: false };
+      results[leg.index] = withSizing(
+        plainLeg(storedLegs[leg.index]!, decision.status, decision.message, 0, decision.retcode),
+        decision.sizing,
+      );
+    }
+    const legs = accountLegs.filter((leg) => decisions.get(leg.index)?.send !== false);
+    if (legs.length === 0) return;
     const document = account.document;
     const requestStartedMs = this.nowMs();
     const requestStartedAt = performance.now();
@@ -171,9 +211,9 @@ export class Placing {
       legs: legs.map((leg) => ({
         client_id: storedLegs[leg.index]!.client_id,
         leg_index: leg.index,
-        symbol: leg.symbol,
+        symbol: storedLegs[leg.index]!.symbol,
         operation: leg.operation,
-        volume: leg.volume,
+        volume: storedLegs[leg.index]!.volume,
         price: leg.price,
         slippage: leg.slippage,
         stop_loss: leg.stop_loss,
@@ -206,6 +246,7 @@ export class Placing {
       const failure = describeFailure(response, document.platform, timeoutMs);
       for (const leg of legs) results[leg.index] = plainLeg(storedLegs[leg.index]!, failure.status, failure.message, latencyMs);
     }
+    for (const leg of legs) results[leg.index] = withSizing(results[leg.index]!, decisions.get(leg.index)?.sizing);
     finish();
   }
 

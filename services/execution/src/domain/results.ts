@@ -1,6 +1,7 @@
 import type { CloseAccountStatus, CloseReplyMessage, LegResultMessage, TicketResultMessage } from '@mtx/shared/connector/messages';
 import { retcode, retcodeDescription } from '@mtx/shared/trading';
 import type { Platform, StoredLeg, TerminalResponse } from './model';
+import type { LegSizing } from './sizing';
 
 /** What a batch answers: per-leg and per-account results and their summaries, built from terminal replies. Pure. */
 
@@ -22,6 +23,13 @@ export interface OrderLegResult {
   retcode_description?: string;
   message: string;
   latency_ms: number;
+  /** A sized leg: the mode, the equity or balance used and the volume computed (domain/sizing.ts). */
+  sizing?: LegSizing;
+}
+
+/** The leg's result with what its volume was computed from, when it was sized. */
+export function withSizing(result: OrderLegResult, sizing: LegSizing | undefined): OrderLegResult {
+  return sizing ? { ...result, sizing } : result;
 }
 
 export interface TicketResult {

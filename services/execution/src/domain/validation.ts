@@ -1,4 +1,6 @@
 import { AppError } from '@mtx/shared/errors';
+import type { SizingInput } from './sizing';
+import type { SymbolMatch } from './symbol-resolution';
 import { isPendingOperation, isStopLimitOperation, normalizeOperation, operations, type Operation } from '@mtx/shared/trading';
 
 /**
@@ -26,6 +28,9 @@ export interface OrderFieldsInput {
   expiration?: string | null;
   comment?: string | null;
   expert_id?: number | null;
+  sizing?: { mode?: string | null; lots_per_1000?: number | null; percent?: number | null } | null;
+  symbol_match?: string | null;
+  check_margin?: boolean | null;
 }
 
 export interface PlaceOrdersInput {
@@ -38,7 +43,11 @@ export interface NormalizedLeg {
   account_id: string;
   symbol: string;
   operation: Operation;
+  /** The volume given; 0 while a sized leg's volume is still to be computed. */
   volume: number;
+  sizing?: SizingInput;
+  symbol_match: SymbolMatch;
+  check_margin: boolean;
   price?: number;
   slippage?: number;
   stop_loss?: number;
@@ -61,6 +70,9 @@ const orderFieldNames = [
   'expiration',
   'comment',
   'expert_id',
+  'sizing',
+  'symbol_match',
+  'check_margin',
 ] as const;
 
 function present<T>(value: T | null | undefined): value is T {
@@ -120,11 +132,32 @@ export function validatePlaceOrders(input: PlaceOrdersInput, nowMs: number): Nor
     if (!present(fields.operation)) throw invalid(`${at('operation')} is required (per leg or in defaults)`, at('operation'));
     const operation = typeof fields.operation === 'string' ? normalizeOperation(fields.operation) : undefined;
     if (!operation) throw invalid(`${at('operation')} must be one of ${operations.join(', ')} (any case)`, at('operation'));
-    if (!present(fields.volume)) throw invalid(`${at('volume')} is required (per leg or in defaults)`, at('volume'));
-    const volume = checkFiniteNumber(fields.volume, at('volume'), 'positive');
-    if (volume > volumeMax) throw invalid(`${at('volume')} must not exceed ${volumeMax} lots`, at('volume'));
+    // A leg's own volume or sizing replaces the other one inherited from defaults; both on one level is 400.
+    const ownVolume = present(order.fields?.volume);
+    const ownSizing = present(order.fields?.sizing);
+    if ((ownVolume && ownSizing) || (!ownVolume && !ownSizing && present(input.defaults?.volume) && present(input.defaults?.sizing)))
+      throw invalid(`${at('sizing')}: give either volume or sizing, not both`, at('sizing'));
+    const sizingGiven = ownSizing || (!ownVolume && present(fields.sizing));
+    let volume = 0;
+    if (!sizingGiven) {
+      if (!present(fields.volume)) throw invalid(`${at('volume')} is required (per leg or in defaults), or sizing`, at('volume'));
+      volume = checkFiniteNumber(fields.volume, at('volume'), 'positive');
+      if (volume > volumeMax) throw invalid(`${at('volume')} must not exceed ${volumeMax} lots`, at('volume'));
+    }
+    const symbolMatch = present(fields.symbol_match) ? oneOf(fields.symbol_match, ['exact', 'base'] as const, at('symbol_match')) : 'exact';
+    if (present(fields.check_margin) && typeof fields.check_margin !== 'boolean')
+      throw invalid(`${at('check_margin')} must be true or false`, at('check_margin'));
 
-    const leg: NormalizedLeg = { index, account_id: order.account_id, symbol: fields.symbol.trim(), operation, volume };
+    const leg: NormalizedLeg = {
+      index,
+      account_id: order.account_id,
+      symbol: fields.symbol.trim(),
+      operation,
+      volume,
+      symbol_match: symbolMatch,
+      check_margin: fields.check_margin === true,
+    };
+    if (sizingGiven) leg.sizing = checkSizing(fields.sizing, at('sizing'));
     if (present(fields.price)) leg.price = checkFiniteNumber(fields.price, at('price'), 'non_negative');
     if (present(fields.slippage)) leg.slippage = checkNonNegativeInteger(fields.slippage, at('slippage'));
     if (present(fields.stop_loss)) leg.stop_loss = checkFiniteNumber(fields.stop_loss, at('stop_loss'), 'non_negative');
@@ -144,9 +177,36 @@ export function validatePlaceOrders(input: PlaceOrdersInput, nowMs: number): Nor
     if (isStopLimitOperation(operation) && !(leg.stop_limit_price !== undefined && leg.stop_limit_price > 0)) {
       throw invalid(`${at('stop_limit_price')} is required for a ${operation} order`, at('stop_limit_price'));
     }
+    if (leg.sizing?.mode === 'risk' && !(leg.stop_loss !== undefined && leg.stop_loss > 0))
+      throw invalid(
+        `${at('stop_loss')} is required for risk sizing: the volume is what loses the percent at the stop loss`,
+        at('stop_loss'),
+      );
     legs.push(leg);
   });
   return legs;
+}
+
+const lotsPer1000Max = 1000;
+
+/** A sizing object: equity or balance with lots_per_1000, or risk with percent; nothing else. */
+function checkSizing(value: unknown, param: string): SizingInput {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${param} must be an object`, param);
+  const sizing = value as Record<string, unknown>;
+  const mode = oneOf(sizing.mode, ['equity', 'balance', 'risk'] as const, `${param}.mode`);
+  const allowed = mode === 'risk' ? ['mode', 'percent'] : ['mode', 'lots_per_1000'];
+  // Keys starting with `_` are the gRPC loader's markers of proto3 optional fields, never the caller's.
+  for (const [key, field] of Object.entries(sizing))
+    if (present(field) && !key.startsWith('_') && !allowed.includes(key))
+      throw invalid(`${param}.${key} does not apply to ${mode} sizing`, `${param}.${key}`);
+  if (mode === 'risk') {
+    const percent = checkFiniteNumber(sizing.percent, `${param}.percent`, 'positive');
+    if (percent > 100) throw invalid(`${param}.percent must be at most 100`, `${param}.percent`);
+    return { mode, percent };
+  }
+  const lotsPer1000 = checkFiniteNumber(sizing.lots_per_1000, `${param}.lots_per_1000`, 'positive');
+  if (lotsPer1000 > lotsPer1000Max) throw invalid(`${param}.lots_per_1000 must be at most ${lotsPer1000Max}`, `${param}.lots_per_1000`);
+  return { mode, lots_per_1000: lotsPer1000 };
 }
 
 export interface CloseFieldsInput {

@@ -7,6 +7,7 @@ import type { BatchService } from '../app/batches';
 import { listLimitDefault, listLimitMax } from '../app/batch-listing';
 import type { HistoryReader } from '../app/history';
 import type { Portfolio } from '../app/portfolio';
+import { settingsMessage, type AccountSettingsService } from '../app/account-settings';
 
 function requireCustomer(request: { customer_id?: string }): string {
   if (!request.customer_id) throw new AppError('invalid_request', 'customer_id is required', { param: 'customer_id' });
@@ -28,7 +29,8 @@ export function createExecutionGrpcImplementation(
     batches,
     portfolio,
     history,
-  }: { registry: AccountRegistry; batches: BatchService; portfolio: Portfolio; history: HistoryReader },
+    settings,
+  }: { registry: AccountRegistry; batches: BatchService; portfolio: Portfolio; history: HistoryReader; settings: AccountSettingsService },
   logger: Logger,
 ): grpc.UntypedServiceImplementation {
   return unaryHandlers<ExecutionServiceDefinition>(
@@ -123,6 +125,21 @@ export function createExecutionGrpcImplementation(
         }),
       GetAccountState: async (request) => portfolio.state(requireCustomer(request), request.account_id),
       Reconcile: async (request) => batches.reconcile(request.batch_id || undefined),
+      GetAccountSettings: async (request) => settingsMessage(await settings.get(requireCustomer(request), request.account_id)),
+      UpdateAccountSettings: async (request) =>
+        settingsMessage(
+          await settings.update(requireCustomer(request), request.account_id, {
+            ...setFields({
+              max_volume_per_order: request.max_volume_per_order,
+              max_open_positions: request.max_open_positions,
+              max_total_volume: request.max_total_volume,
+              trading_enabled: request.trading_enabled,
+            }),
+            ...(request.symbol_map ? { symbol_map: request.symbol_map.entries ?? {} } : {}),
+            ...(request.allowed_symbols ? { allowed_symbols: request.allowed_symbols.symbols ?? [] } : {}),
+            clear: request.clear ?? [],
+          }),
+        ),
     },
     logger,
   );

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { EncryptedSecret } from '../domain/secrets';
+import type { StoredAccountSettings } from '../domain/account-settings';
 import { PackedDocuments, type StoredDocument } from './packed-documents';
 import type { CloseAccountResult, CloseSummary, OrderLegResult, PlaceSummary } from '../domain/results';
 import type { BillingStatus, Platform, StoredLeg } from '../domain/model';
@@ -28,6 +29,8 @@ export interface AccountDocument {
   bonus_seat: boolean;
   slot: number;
   created_at: Date;
+  /** Pre-trade settings (symbol map, limits); absent until first changed. */
+  settings?: StoredAccountSettings;
 }
 
 /** `_id: <customer>:<platform>:<server>:<login>`: one connection of a login per customer. */

@@ -1,5 +1,6 @@
 import type { GatewayApp, GatewayDependencies } from '../context';
 import { ErrorEnvelope } from './schemas';
+import { registerAccountSettingsRoutes } from './account-settings';
 import { registerAccountsRoutes } from './accounts';
 import { registerDocsRoutes } from './docs';
 import { registerHooksRoutes } from './hooks';
@@ -21,6 +22,7 @@ export async function registerRoutes(app: GatewayApp, dependencies: GatewayDepen
   await registerSubscriptionRoutes(app, dependencies);
   await registerServersRoutes(app, dependencies);
   await registerAccountsRoutes(app, dependencies);
+  await registerAccountSettingsRoutes(app, dependencies);
   await registerOrdersRoutes(app, dependencies);
   await registerModifyRoute(app, dependencies);
   await registerPortfolioRoutes(app, dependencies);

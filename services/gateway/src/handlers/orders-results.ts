@@ -42,6 +42,12 @@ export function legResult(leg: OrderLegResult__Output): Static<typeof OrderLegRe
     latency_ms: Number(leg.latency_ms) || 0,
   };
   for (const name of ['price', 'bid', 'ask', 'retcode', 'retcode_description'] as const) if (present(leg[name])) result[name] = leg[name];
+  if (leg.sizing) {
+    const sizing: Record<string, unknown> = { mode: leg.sizing.mode, computed_volume: leg.sizing.computed_volume };
+    if (present(leg.sizing.equity)) sizing.equity = leg.sizing.equity;
+    if (present(leg.sizing.balance)) sizing.balance = leg.sizing.balance;
+    result.sizing = sizing;
+  }
   return result as Static<typeof OrderLegResult>;
 }
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { deskOrderFieldProperties, LegSizingResult } from './orders-desk-schemas';
 import { stringEnum, terminalText } from './schemas';
 
 /** The request and response schemas of the trading routes; the OpenAPI document and the client come from them. */
@@ -23,7 +24,8 @@ export const orderFieldProperties = {
   volume: Type.Number({
     exclusiveMinimum: 0,
     'x-error-message': 'must be greater than 0',
-    description: "Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker.",
+    description:
+      "Lots; must be greater than 0 and fit the symbol's volume minimum, maximum and step at the broker. Required per leg or in defaults unless `sizing` is given.",
     example: 0.1,
   }),
   price: Type.Number({
@@ -53,6 +55,7 @@ export const orderFieldProperties = {
   }),
   comment: Type.String({ ...terminalText, maxLength: 31, description: 'Order comment, at most 31 characters.', example: 'rebalance' }),
   expert_id: Type.Integer({ minimum: 0, description: 'Magic number stored with the order (non-negative integer).', example: 123456 }),
+  ...deskOrderFieldProperties,
 };
 
 export const OrderDefaults = Type.Partial(Type.Object(orderFieldProperties, { additionalProperties: false }), {
@@ -91,9 +94,9 @@ export const OrderLegResult = Type.Object(
   {
     account_id: Type.String({ description: 'Account of the leg.' }),
     platform: Type.String({ description: '`mt4` or `mt5`.', example: 'mt5' }),
-    symbol: Type.String({ description: 'Symbol traded.' }),
+    symbol: Type.String({ description: 'Symbol traded: the broker symbol used (a `base` name resolved).' }),
     operation: Type.String({ description: 'Operation used, in canonical spelling.', example: 'buy' }),
-    volume: Type.Number({ description: 'Lots.' }),
+    volume: Type.Number({ description: 'Lots, as sent (a sized leg: the volume computed; 0 when sizing refused it).' }),
     status: Type.String({
       description:
         '`filled` (deal made), `placed` (pending order accepted), `rejected` (the broker or the service refused it; see retcode and message), `unavailable` (no terminal for the account: nothing was sent), `unknown` (no reply by the deadline: it may have executed; GET /v1/orders/batches/{batch_id} shows the outcome once late replies or reconciliation settle it).',
@@ -119,6 +122,7 @@ export const OrderLegResult = Type.Object(
     ),
     message: Type.String({ description: 'Explanation; empty on success.' }),
     latency_ms: Type.Integer({ description: 'Milliseconds spent on the leg (a leg settled later keeps the time its first answer took).' }),
+    sizing: Type.Optional(LegSizingResult),
   },
   { additionalProperties: false },
 );

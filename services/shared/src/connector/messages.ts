@@ -1,3 +1,5 @@
+import type { InspectReply__Output } from '../generated/proto/mtx/connector/v1/InspectReply';
+import type { InspectRequest__Output } from '../generated/proto/mtx/connector/v1/InspectRequest';
 import { messageCodec } from '../rpc/proto';
 
 /**
@@ -6,8 +8,18 @@ import { messageCodec } from '../rpc/proto';
  * unset.
  */
 
-export type ConnectorOp = 'place' | 'close' | 'modify' | 'lookup' | 'ping' | 'positions' | 'state' | 'history';
-export const connectorOps: readonly ConnectorOp[] = ['place', 'close', 'modify', 'lookup', 'ping', 'positions', 'state', 'history'];
+export type ConnectorOp = 'place' | 'close' | 'modify' | 'lookup' | 'ping' | 'positions' | 'state' | 'history' | 'inspect';
+export const connectorOps: readonly ConnectorOp[] = [
+  'place',
+  'close',
+  'modify',
+  'lookup',
+  'ping',
+  'positions',
+  'state',
+  'history',
+  'inspect',
+];
 
 export interface OrderLegMessage {
   client_id: string;
@@ -218,6 +230,9 @@ export const connectorCodecs = {
   positionsReply: messageCodec<PositionsReplyMessage>(`${prefix}PositionsReply`),
   stateRequest: messageCodec<StateRequestMessage>(`${prefix}StateRequest`),
   stateReply: messageCodec<StateReplyMessage>(`${prefix}StateReply`),
+  // The pre-trade reads (proto/connector/v1/inspect.proto), typed by the generated messages.
+  inspectRequest: messageCodec<InspectRequest__Output>(`${prefix}InspectRequest`),
+  inspectReply: messageCodec<InspectReply__Output>(`${prefix}InspectReply`),
 };
 
 /** `term.<platform>.<account_id>.<op>` under a configurable root (tests isolate themselves with their own). */

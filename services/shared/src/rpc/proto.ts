@@ -42,7 +42,9 @@ export function protobufRoot(): protobuf.Root {
   if (!messageRoot) {
     const root = new protobuf.Root();
     root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(protoRoot, target));
-    root.loadSync(['connector/v1/connector.proto', 'terminalhost/v1/terminal_host.proto'], { keepCase: true });
+    root.loadSync(['connector/v1/connector.proto', 'connector/v1/inspect.proto', 'terminalhost/v1/terminal_host.proto'], {
+      keepCase: true,
+    });
     root.resolveAll();
     messageRoot = root;
   }

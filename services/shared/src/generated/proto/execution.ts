@@ -3,6 +3,7 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { Account as _mtx_execution_v1_Account, Account__Output as _mtx_execution_v1_Account__Output } from './mtx/execution/v1/Account';
 import type { AccountPositions as _mtx_execution_v1_AccountPositions, AccountPositions__Output as _mtx_execution_v1_AccountPositions__Output } from './mtx/execution/v1/AccountPositions';
+import type { AccountSettings as _mtx_execution_v1_AccountSettings, AccountSettings__Output as _mtx_execution_v1_AccountSettings__Output } from './mtx/execution/v1/AccountSettings';
 import type { AccountState as _mtx_execution_v1_AccountState, AccountState__Output as _mtx_execution_v1_AccountState__Output } from './mtx/execution/v1/AccountState';
 import type { Batch as _mtx_execution_v1_Batch, Batch__Output as _mtx_execution_v1_Batch__Output } from './mtx/execution/v1/Batch';
 import type { BatchListItem as _mtx_execution_v1_BatchListItem, BatchListItem__Output as _mtx_execution_v1_BatchListItem__Output } from './mtx/execution/v1/BatchListItem';
@@ -21,6 +22,7 @@ import type { GetBatchRequest as _mtx_execution_v1_GetBatchRequest, GetBatchRequ
 import type { HistoryAccountStatus as _mtx_execution_v1_HistoryAccountStatus, HistoryAccountStatus__Output as _mtx_execution_v1_HistoryAccountStatus__Output } from './mtx/execution/v1/HistoryAccountStatus';
 import type { HistoryDeal as _mtx_execution_v1_HistoryDeal, HistoryDeal__Output as _mtx_execution_v1_HistoryDeal__Output } from './mtx/execution/v1/HistoryDeal';
 import type { HistoryOrder as _mtx_execution_v1_HistoryOrder, HistoryOrder__Output as _mtx_execution_v1_HistoryOrder__Output } from './mtx/execution/v1/HistoryOrder';
+import type { LegSizing as _mtx_execution_v1_LegSizing, LegSizing__Output as _mtx_execution_v1_LegSizing__Output } from './mtx/execution/v1/LegSizing';
 import type { ListAccountsRequest as _mtx_execution_v1_ListAccountsRequest, ListAccountsRequest__Output as _mtx_execution_v1_ListAccountsRequest__Output } from './mtx/execution/v1/ListAccountsRequest';
 import type { ListAccountsResponse as _mtx_execution_v1_ListAccountsResponse, ListAccountsResponse__Output as _mtx_execution_v1_ListAccountsResponse__Output } from './mtx/execution/v1/ListAccountsResponse';
 import type { ListBatchesRequest as _mtx_execution_v1_ListBatchesRequest, ListBatchesRequest__Output as _mtx_execution_v1_ListBatchesRequest__Output } from './mtx/execution/v1/ListBatchesRequest';
@@ -48,8 +50,12 @@ import type { PositionsSummary as _mtx_execution_v1_PositionsSummary, PositionsS
 import type { ReconcileRequest as _mtx_execution_v1_ReconcileRequest, ReconcileRequest__Output as _mtx_execution_v1_ReconcileRequest__Output } from './mtx/execution/v1/ReconcileRequest';
 import type { ReconcileResponse as _mtx_execution_v1_ReconcileResponse, ReconcileResponse__Output as _mtx_execution_v1_ReconcileResponse__Output } from './mtx/execution/v1/ReconcileResponse';
 import type { SetAccountBillingStatusRequest as _mtx_execution_v1_SetAccountBillingStatusRequest, SetAccountBillingStatusRequest__Output as _mtx_execution_v1_SetAccountBillingStatusRequest__Output } from './mtx/execution/v1/SetAccountBillingStatusRequest';
+import type { Sizing as _mtx_execution_v1_Sizing, Sizing__Output as _mtx_execution_v1_Sizing__Output } from './mtx/execution/v1/Sizing';
+import type { SymbolList as _mtx_execution_v1_SymbolList, SymbolList__Output as _mtx_execution_v1_SymbolList__Output } from './mtx/execution/v1/SymbolList';
+import type { SymbolMap as _mtx_execution_v1_SymbolMap, SymbolMap__Output as _mtx_execution_v1_SymbolMap__Output } from './mtx/execution/v1/SymbolMap';
 import type { TicketResult as _mtx_execution_v1_TicketResult, TicketResult__Output as _mtx_execution_v1_TicketResult__Output } from './mtx/execution/v1/TicketResult';
 import type { TradeServer as _mtx_execution_v1_TradeServer, TradeServer__Output as _mtx_execution_v1_TradeServer__Output } from './mtx/execution/v1/TradeServer';
+import type { UpdateAccountSettingsRequest as _mtx_execution_v1_UpdateAccountSettingsRequest, UpdateAccountSettingsRequest__Output as _mtx_execution_v1_UpdateAccountSettingsRequest__Output } from './mtx/execution/v1/UpdateAccountSettingsRequest';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -61,6 +67,7 @@ export interface ProtoGrpcType {
       v1: {
         Account: MessageTypeDefinition<_mtx_execution_v1_Account, _mtx_execution_v1_Account__Output>
         AccountPositions: MessageTypeDefinition<_mtx_execution_v1_AccountPositions, _mtx_execution_v1_AccountPositions__Output>
+        AccountSettings: MessageTypeDefinition<_mtx_execution_v1_AccountSettings, _mtx_execution_v1_AccountSettings__Output>
         AccountState: MessageTypeDefinition<_mtx_execution_v1_AccountState, _mtx_execution_v1_AccountState__Output>
         Batch: MessageTypeDefinition<_mtx_execution_v1_Batch, _mtx_execution_v1_Batch__Output>
         BatchListItem: MessageTypeDefinition<_mtx_execution_v1_BatchListItem, _mtx_execution_v1_BatchListItem__Output>
@@ -79,6 +86,7 @@ export interface ProtoGrpcType {
         HistoryAccountStatus: MessageTypeDefinition<_mtx_execution_v1_HistoryAccountStatus, _mtx_execution_v1_HistoryAccountStatus__Output>
         HistoryDeal: MessageTypeDefinition<_mtx_execution_v1_HistoryDeal, _mtx_execution_v1_HistoryDeal__Output>
         HistoryOrder: MessageTypeDefinition<_mtx_execution_v1_HistoryOrder, _mtx_execution_v1_HistoryOrder__Output>
+        LegSizing: MessageTypeDefinition<_mtx_execution_v1_LegSizing, _mtx_execution_v1_LegSizing__Output>
         ListAccountsRequest: MessageTypeDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsRequest__Output>
         ListAccountsResponse: MessageTypeDefinition<_mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsResponse__Output>
         ListBatchesRequest: MessageTypeDefinition<_mtx_execution_v1_ListBatchesRequest, _mtx_execution_v1_ListBatchesRequest__Output>
@@ -106,8 +114,12 @@ export interface ProtoGrpcType {
         ReconcileRequest: MessageTypeDefinition<_mtx_execution_v1_ReconcileRequest, _mtx_execution_v1_ReconcileRequest__Output>
         ReconcileResponse: MessageTypeDefinition<_mtx_execution_v1_ReconcileResponse, _mtx_execution_v1_ReconcileResponse__Output>
         SetAccountBillingStatusRequest: MessageTypeDefinition<_mtx_execution_v1_SetAccountBillingStatusRequest, _mtx_execution_v1_SetAccountBillingStatusRequest__Output>
+        Sizing: MessageTypeDefinition<_mtx_execution_v1_Sizing, _mtx_execution_v1_Sizing__Output>
+        SymbolList: MessageTypeDefinition<_mtx_execution_v1_SymbolList, _mtx_execution_v1_SymbolList__Output>
+        SymbolMap: MessageTypeDefinition<_mtx_execution_v1_SymbolMap, _mtx_execution_v1_SymbolMap__Output>
         TicketResult: MessageTypeDefinition<_mtx_execution_v1_TicketResult, _mtx_execution_v1_TicketResult__Output>
         TradeServer: MessageTypeDefinition<_mtx_execution_v1_TradeServer, _mtx_execution_v1_TradeServer__Output>
+        UpdateAccountSettingsRequest: MessageTypeDefinition<_mtx_execution_v1_UpdateAccountSettingsRequest, _mtx_execution_v1_UpdateAccountSettingsRequest__Output>
       }
     }
   }

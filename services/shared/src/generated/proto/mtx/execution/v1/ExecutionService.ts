@@ -3,6 +3,7 @@
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { Account as _mtx_execution_v1_Account, Account__Output as _mtx_execution_v1_Account__Output } from '../../../mtx/execution/v1/Account';
+import type { AccountSettings as _mtx_execution_v1_AccountSettings, AccountSettings__Output as _mtx_execution_v1_AccountSettings__Output } from '../../../mtx/execution/v1/AccountSettings';
 import type { AccountState as _mtx_execution_v1_AccountState, AccountState__Output as _mtx_execution_v1_AccountState__Output } from '../../../mtx/execution/v1/AccountState';
 import type { Batch as _mtx_execution_v1_Batch, Batch__Output as _mtx_execution_v1_Batch__Output } from '../../../mtx/execution/v1/Batch';
 import type { CloseOrdersRequest as _mtx_execution_v1_CloseOrdersRequest, CloseOrdersRequest__Output as _mtx_execution_v1_CloseOrdersRequest__Output } from '../../../mtx/execution/v1/CloseOrdersRequest';
@@ -29,6 +30,7 @@ import type { PlaceOrdersResponse as _mtx_execution_v1_PlaceOrdersResponse, Plac
 import type { ReconcileRequest as _mtx_execution_v1_ReconcileRequest, ReconcileRequest__Output as _mtx_execution_v1_ReconcileRequest__Output } from '../../../mtx/execution/v1/ReconcileRequest';
 import type { ReconcileResponse as _mtx_execution_v1_ReconcileResponse, ReconcileResponse__Output as _mtx_execution_v1_ReconcileResponse__Output } from '../../../mtx/execution/v1/ReconcileResponse';
 import type { SetAccountBillingStatusRequest as _mtx_execution_v1_SetAccountBillingStatusRequest, SetAccountBillingStatusRequest__Output as _mtx_execution_v1_SetAccountBillingStatusRequest__Output } from '../../../mtx/execution/v1/SetAccountBillingStatusRequest';
+import type { UpdateAccountSettingsRequest as _mtx_execution_v1_UpdateAccountSettingsRequest, UpdateAccountSettingsRequest__Output as _mtx_execution_v1_UpdateAccountSettingsRequest__Output } from '../../../mtx/execution/v1/UpdateAccountSettingsRequest';
 
 export interface ExecutionServiceClient extends grpc.Client {
   CloseOrders(argument: _mtx_execution_v1_CloseOrdersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_CloseOrdersResponse__Output>): grpc.ClientUnaryCall;
@@ -66,6 +68,15 @@ export interface ExecutionServiceClient extends grpc.Client {
   getAccount(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
   getAccount(argument: _mtx_execution_v1_GetAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
   getAccount(argument: _mtx_execution_v1_GetAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
+  
+  GetAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  GetAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  GetAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  GetAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  getAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  getAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  getAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  getAccountSettings(argument: _mtx_execution_v1_GetAccountRequest, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
   
   GetAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
   GetAccountState(argument: _mtx_execution_v1_GetAccountStateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_AccountState__Output>): grpc.ClientUnaryCall;
@@ -166,6 +177,15 @@ export interface ExecutionServiceClient extends grpc.Client {
   setAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
   setAccountBillingStatus(argument: _mtx_execution_v1_SetAccountBillingStatusRequest, callback: grpc.requestCallback<_mtx_execution_v1_Account__Output>): grpc.ClientUnaryCall;
   
+  UpdateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  UpdateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  UpdateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  UpdateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  updateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  updateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  updateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  updateAccountSettings(argument: _mtx_execution_v1_UpdateAccountSettingsRequest, callback: grpc.requestCallback<_mtx_execution_v1_AccountSettings__Output>): grpc.ClientUnaryCall;
+  
 }
 
 export interface ExecutionServiceHandlers extends grpc.UntypedServiceImplementation {
@@ -176,6 +196,8 @@ export interface ExecutionServiceHandlers extends grpc.UntypedServiceImplementat
   DeleteAccount: grpc.handleUnaryCall<_mtx_execution_v1_DeleteAccountRequest__Output, _mtx_execution_v1_Account>;
   
   GetAccount: grpc.handleUnaryCall<_mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_Account>;
+  
+  GetAccountSettings: grpc.handleUnaryCall<_mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_AccountSettings>;
   
   GetAccountState: grpc.handleUnaryCall<_mtx_execution_v1_GetAccountStateRequest__Output, _mtx_execution_v1_AccountState>;
   
@@ -199,6 +221,8 @@ export interface ExecutionServiceHandlers extends grpc.UntypedServiceImplementat
   
   SetAccountBillingStatus: grpc.handleUnaryCall<_mtx_execution_v1_SetAccountBillingStatusRequest__Output, _mtx_execution_v1_Account>;
   
+  UpdateAccountSettings: grpc.handleUnaryCall<_mtx_execution_v1_UpdateAccountSettingsRequest__Output, _mtx_execution_v1_AccountSettings>;
+  
 }
 
 export interface ExecutionServiceDefinition extends grpc.ServiceDefinition {
@@ -206,6 +230,7 @@ export interface ExecutionServiceDefinition extends grpc.ServiceDefinition {
   CreateAccount: MethodDefinition<_mtx_execution_v1_CreateAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_CreateAccountRequest__Output, _mtx_execution_v1_Account__Output>
   DeleteAccount: MethodDefinition<_mtx_execution_v1_DeleteAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_DeleteAccountRequest__Output, _mtx_execution_v1_Account__Output>
   GetAccount: MethodDefinition<_mtx_execution_v1_GetAccountRequest, _mtx_execution_v1_Account, _mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_Account__Output>
+  GetAccountSettings: MethodDefinition<_mtx_execution_v1_GetAccountRequest, _mtx_execution_v1_AccountSettings, _mtx_execution_v1_GetAccountRequest__Output, _mtx_execution_v1_AccountSettings__Output>
   GetAccountState: MethodDefinition<_mtx_execution_v1_GetAccountStateRequest, _mtx_execution_v1_AccountState, _mtx_execution_v1_GetAccountStateRequest__Output, _mtx_execution_v1_AccountState__Output>
   GetBatch: MethodDefinition<_mtx_execution_v1_GetBatchRequest, _mtx_execution_v1_Batch, _mtx_execution_v1_GetBatchRequest__Output, _mtx_execution_v1_Batch__Output>
   ListAccounts: MethodDefinition<_mtx_execution_v1_ListAccountsRequest, _mtx_execution_v1_ListAccountsResponse, _mtx_execution_v1_ListAccountsRequest__Output, _mtx_execution_v1_ListAccountsResponse__Output>
@@ -217,4 +242,5 @@ export interface ExecutionServiceDefinition extends grpc.ServiceDefinition {
   PlaceOrders: MethodDefinition<_mtx_execution_v1_PlaceOrdersRequest, _mtx_execution_v1_PlaceOrdersResponse, _mtx_execution_v1_PlaceOrdersRequest__Output, _mtx_execution_v1_PlaceOrdersResponse__Output>
   Reconcile: MethodDefinition<_mtx_execution_v1_ReconcileRequest, _mtx_execution_v1_ReconcileResponse, _mtx_execution_v1_ReconcileRequest__Output, _mtx_execution_v1_ReconcileResponse__Output>
   SetAccountBillingStatus: MethodDefinition<_mtx_execution_v1_SetAccountBillingStatusRequest, _mtx_execution_v1_Account, _mtx_execution_v1_SetAccountBillingStatusRequest__Output, _mtx_execution_v1_Account__Output>
+  UpdateAccountSettings: MethodDefinition<_mtx_execution_v1_UpdateAccountSettingsRequest, _mtx_execution_v1_AccountSettings, _mtx_execution_v1_UpdateAccountSettingsRequest__Output, _mtx_execution_v1_AccountSettings__Output>
 }

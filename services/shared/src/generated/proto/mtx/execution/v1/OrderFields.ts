@@ -1,5 +1,6 @@
 // Original file: proto/execution/v1/execution.proto
 
+import type { Sizing as _mtx_execution_v1_Sizing, Sizing__Output as _mtx_execution_v1_Sizing__Output } from '../../../mtx/execution/v1/Sizing';
 import type { Long } from '@grpc/proto-loader';
 
 export interface OrderFields {
@@ -14,6 +15,9 @@ export interface OrderFields {
   'expiration'?: (string);
   'comment'?: (string);
   'expert_id'?: (number | string | Long);
+  'sizing'?: (_mtx_execution_v1_Sizing | null);
+  'symbol_match'?: (string);
+  'check_margin'?: (boolean);
   '_symbol'?: "symbol";
   '_operation'?: "operation";
   '_volume'?: "volume";
@@ -25,6 +29,9 @@ export interface OrderFields {
   '_expiration'?: "expiration";
   '_comment'?: "comment";
   '_expert_id'?: "expert_id";
+  '_sizing'?: "sizing";
+  '_symbol_match'?: "symbol_match";
+  '_check_margin'?: "check_margin";
 }
 
 export interface OrderFields__Output {
@@ -39,6 +46,9 @@ export interface OrderFields__Output {
   'expiration'?: (string);
   'comment'?: (string);
   'expert_id'?: (number);
+  'sizing'?: (_mtx_execution_v1_Sizing__Output | null);
+  'symbol_match'?: (string);
+  'check_margin'?: (boolean);
   '_symbol'?: "symbol";
   '_operation'?: "operation";
   '_volume'?: "volume";
@@ -50,4 +60,7 @@ export interface OrderFields__Output {
   '_expiration'?: "expiration";
   '_comment'?: "comment";
   '_expert_id'?: "expert_id";
+  '_sizing'?: "sizing";
+  '_symbol_match'?: "symbol_match";
+  '_check_margin'?: "check_margin";
 }

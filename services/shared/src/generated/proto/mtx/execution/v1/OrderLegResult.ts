@@ -1,5 +1,6 @@
 // Original file: proto/execution/v1/execution.proto
 
+import type { LegSizing as _mtx_execution_v1_LegSizing, LegSizing__Output as _mtx_execution_v1_LegSizing__Output } from '../../../mtx/execution/v1/LegSizing';
 import type { Long } from '@grpc/proto-loader';
 
 export interface OrderLegResult {
@@ -18,11 +19,13 @@ export interface OrderLegResult {
   'retcode_description'?: (string);
   'message'?: (string);
   'latency_ms'?: (number | string | Long);
+  'sizing'?: (_mtx_execution_v1_LegSizing | null);
   '_price'?: "price";
   '_bid'?: "bid";
   '_ask'?: "ask";
   '_retcode'?: "retcode";
   '_retcode_description'?: "retcode_description";
+  '_sizing'?: "sizing";
 }
 
 export interface OrderLegResult__Output {
@@ -41,9 +44,11 @@ export interface OrderLegResult__Output {
   'retcode_description'?: (string);
   'message': (string);
   'latency_ms': (number);
+  'sizing'?: (_mtx_execution_v1_LegSizing__Output | null);
   '_price'?: "price";
   '_bid'?: "bid";
   '_ask'?: "ask";
   '_retcode'?: "retcode";
   '_retcode_description'?: "retcode_description";
+  '_sizing'?: "sizing";
 }
