@@ -89,3 +89,40 @@ export async function testSendFromWebhooks(page: Page, api: Api): Promise<void> 
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
+
+/**
+ * On the accounts page, the first account's settings: a refused value shows the API's message naming the field
+ * and changes nothing; a good one is saved (GET shows it); clearing it resets it.
+ */
+export async function editAccountSettings(page: Page, api: Api): Promise<void> {
+  await openPage(page, 'accounts');
+  const card = page.getByTestId('account-card').first();
+  const accountId = (await card.locator('p.muted code').first().innerText()).trim();
+  const path = `/v1/accounts/${accountId}/settings`;
+  const before = (await api('GET', path)).body;
+  expect(before.max_open_positions).toBeNull();
+  const settings = card.getByTestId('account-settings');
+  await settings.locator('summary').click();
+  await settings.getByTestId('settings-max_open_positions').fill('-3');
+  await settings.getByTestId('settings-save').click();
+  await expect.poll(() => settings.getByRole('alert').count(), { timeout: 30_000 }).toBe(1);
+  expect(await settings.getByRole('alert').innerText()).toContain('max_open_positions');
+  expect((await api('GET', path)).body).toEqual(before);
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'accounts-settings-refused-1280');
+
+  await settings.getByTestId('settings-max_open_positions').fill('7');
+  await settings.getByTestId('settings-max_volume_per_order').fill('2.5');
+  await settings.getByTestId('settings-save').click();
+  await expect.poll(async () => (await api('GET', path)).body.max_open_positions, { timeout: 30_000 }).toBe(7);
+  expect((await api('GET', path)).body).toMatchObject({ max_volume_per_order: 2.5, trading_enabled: true, allowed_symbols: null });
+  await expect.poll(() => settings.getByRole('alert').count()).toBe(0);
+  await expect.poll(() => settings.getByTestId('settings-save').isDisabled()).toBe(true);
+
+  // Blank resets: no limit again, as before.
+  await settings.getByTestId('settings-max_open_positions').fill('');
+  await settings.getByTestId('settings-max_volume_per_order').fill('');
+  await settings.getByTestId('settings-save').click();
+  await expect.poll(async () => (await api('GET', path)).body.max_open_positions, { timeout: 30_000 }).toBeNull();
+  expect((await api('GET', path)).body.max_volume_per_order).toBeNull();
+}
