@@ -19,12 +19,14 @@ import {
   watchedContext,
   type WatchedContext,
 } from './console-browser';
+import { editAccountSettings, modifyStopsOfEveryMatch, testSendFromWebhooks } from './console-writes';
 
 /**
  * The customer console at /console in Debian's headless Chromium against the whole stack as real processes: a
- * top-up paid through the sandbox, a mixed MT4/MT5 batch placed, its positions closed and the batch found in the
- * history; a read-only key that sees no write action; the key in no URL and never in localStorage; no serious
- * accessibility violation on any page (axe-core); a screenshot of every page at 1280 and 390 px.
+ * top-up paid through the sandbox, a mixed MT4/MT5 batch placed, its positions' stops moved, then closed and the
+ * batch found in the history; a webhook test send; an account's settings edited; a read-only key that sees no write action; the key in no URL
+ * and never in localStorage; no serious accessibility violation on any page (axe-core); a screenshot of every
+ * page at 1280 and 390 px.
  */
 const prefix = testDatabasePrefix('console');
 const pages = ['wallet', 'topup', 'subscription', 'accounts', 'positions', 'trade', 'batches', 'webhooks'];
@@ -123,7 +125,7 @@ async function newPage(width = 1280): Promise<{ page: Page; watch: WatchedContex
 }
 
 describe('the console, signed in with the full key', () => {
-  it('tops up through the sandbox to paid, places a mixed MT4/MT5 batch, closes its positions and finds it in the history', async () => {
+  it('tops up through the sandbox to paid, places a mixed MT4/MT5 batch, moves its stops, closes it, finds it in the history', async () => {
     const { page, watch } = await newPage();
     await signIn(page, stack.gatewayUrl, customer.full_key);
     await page.getByTestId('wallet-balance').waitFor();
@@ -172,6 +174,7 @@ describe('the console, signed in with the full key', () => {
     await page.getByRole('button', { name: 'Show matches' }).click();
     await expect.poll(() => page.getByTestId('positions-table').locator('tbody tr').count(), { timeout: 30_000 }).toBe(4);
     await screenshot(page, 'positions-1280');
+    await modifyStopsOfEveryMatch(page, api, 4);
     await page.getByTestId('close-selected').click();
     await page.getByTestId('close-results').waitFor({ timeout: 60_000 });
     const closed = page.getByTestId('close-results').locator('tbody tr');
@@ -189,6 +192,18 @@ describe('the console, signed in with the full key', () => {
 
     expect(watch.problems.filter((problem) => /Content Security Policy|Refused to/i.test(problem))).toEqual([]);
   }, 300_000);
+
+  it('sends a test event from the webhooks page: the receiver gets a signed ping, the page lists it', async () => {
+    const { page } = await newPage();
+    await signIn(page, stack.gatewayUrl, customer.full_key);
+    await testSendFromWebhooks(page, api);
+  }, 120_000);
+
+  it("edits an account's settings: a refused value names the field and changes nothing, a good one is saved", async () => {
+    const { page } = await newPage();
+    await signIn(page, stack.gatewayUrl, customer.full_key);
+    await editAccountSettings(page, api);
+  }, 120_000);
 
   it('has no serious or critical accessibility violation on any page, and leaves a screenshot of each at 1280 and 390 px', async () => {
     for (const width of [1280, 390]) {
@@ -298,6 +313,8 @@ describe('the console, signed in with a read-only key', () => {
       for (const selector of [
         '[data-testid=place-batch]',
         '[data-testid=close-selected]',
+        '[data-testid=modify-open]',
+        '[data-testid=webhook-test]',
         '[data-testid=leg-per-account]',
         '.asset-list button',
       ])

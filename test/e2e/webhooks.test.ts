@@ -232,4 +232,48 @@ describe('webhook endpoints', () => {
     await e2e.api('DELETE', `/v1/webhook_endpoints/${mine.body.id}`);
     expect((await e2e.api('GET', '/v1/events?starting_after=evt_00000000000000000000000000000000')).status).toBe(400);
   });
+
+  it('test-sends a signed ping to one endpoint only, listed in the events; 403 read-only, 404 for others', async () => {
+    const tested = await receiver();
+    const bystander = await receiver();
+    const target = await e2e.api('POST', '/v1/webhook_endpoints', { url: tested.url, enabled_events: ['batch.settled'] });
+    const other = await e2e.api('POST', '/v1/webhook_endpoints', { url: bystander.url });
+    const sent = await e2e.api('POST', `/v1/webhook_endpoints/${target.body.id}/test`);
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ type: 'ping', endpoint_id: target.body.id });
+    expect(sent.body.id).toMatch(/^evt_[0-9a-f]{32}$/);
+    await eventually(async () => {
+      expect(tested.deliveries).toHaveLength(1);
+      return true;
+    }, 10_000);
+    // Delivered although the endpoint receives only batch.settled, and signed with its secret.
+    const ping = verifyWebhook(tested.deliveries[0]!.body, tested.deliveries[0]!.signature, target.body.secret);
+    expect(ping).toMatchObject({ id: sent.body.id, type: 'ping', data: { endpoint_id: target.body.id, url: tested.url } });
+    // The other endpoint (every type) gets its own ping and never the first: its deliveries run in order.
+    const second = await e2e.api('POST', `/v1/webhook_endpoints/${other.body.id}/test`);
+    await eventually(async () => {
+      expect(bystander.deliveries.map((delivery) => delivery.eventId)).toEqual([second.body.id]);
+      return true;
+    }, 10_000);
+    const listed = await e2e.api('GET', '/v1/events?type=ping&limit=10');
+    expect(listed.body.data.map((event: { id: string }) => event.id)).toEqual([second.body.id, sent.body.id]);
+
+    const readOnly = { authorization: `Bearer ${e2e.keys.read}` };
+    const refused = await e2e.api('POST', `/v1/webhook_endpoints/${target.body.id}/test`, undefined, readOnly);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('forbidden');
+    const stranger = await e2e.newCustomer('webhooks test stranger');
+    const asStranger = { authorization: `Bearer ${stranger.full}` };
+    const hidden = await e2e.api('POST', `/v1/webhook_endpoints/${target.body.id}/test`, undefined, asStranger);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error.code).toBe('not_found');
+    expect((await e2e.api('POST', '/v1/webhook_endpoints/we_unknown/test')).status).toBe(404);
+    expect((await e2e.api('POST', '/v1/webhook_endpoints/nonsense/test')).status).toBe(404);
+    await e2e.api('DELETE', `/v1/webhook_endpoints/${other.body.id}`);
+    expect((await e2e.api('POST', `/v1/webhook_endpoints/${other.body.id}/test`)).status).toBe(404);
+    // Nothing was sent by the refused calls.
+    expect((await e2e.api('GET', '/v1/events?type=ping&limit=10')).body.data).toHaveLength(2);
+    expect(tested.deliveries).toHaveLength(1);
+    await e2e.api('DELETE', `/v1/webhook_endpoints/${target.body.id}`);
+  });
 });

@@ -580,14 +580,17 @@ describe('fault suite: bad input and security', () => {
       'POST /v1/accounts': { platform: 'mt5', server: 'AlphaFX-Live', login: '99887766', password: 'secret' },
       'POST /v1/orders': { orders: [{ account_id: owned.accountId, symbol: owner.accounts[0]!.symbol, operation: 'buy', volume: 0.1 }] },
       'POST /v1/orders/close': { accounts: [{ account_id: owned.accountId, symbol: '*' }] },
+      'PATCH /v1/accounts/{account_id}/settings': { max_open_positions: 5 },
     };
     const idsByPath: Record<string, Record<string, string | number>> = {
       '/v1/wallet/topup/{id}': { id: owned.topupId },
       '/v1/servers/{id}': { id: owned.serverId },
       '/v1/accounts/{account_id}': { account_id: owned.accountId },
       '/v1/accounts/{account_id}/state': { account_id: owned.accountId },
+      '/v1/accounts/{account_id}/settings': { account_id: owned.accountId },
       '/v1/orders/batches/{batch_id}': { batch_id: owned.batchId },
       '/v1/webhook_endpoints/{id}': { id: owned.webhookEndpointId },
+      '/v1/webhook_endpoints/{id}/test': { id: owned.webhookEndpointId },
       '/v1/hooks/payments/{provider}': { provider: 'sandbox' },
     };
     const fill = (template: string) => {
@@ -623,7 +626,8 @@ describe('fault suite: bad input and security', () => {
       for (const [method, operation] of Object.entries(methods)) {
         if (Array.isArray(operation.security) && operation.security.length === 0) continue;
         const key = method === 'get' ? stranger.readKey : stranger.fullKey;
-        const answer = await call(key, method.toUpperCase(), fill(template), method === 'get' || method === 'delete' ? undefined : {});
+        const body = method === 'get' || method === 'delete' ? undefined : (exampleBodies[`${method.toUpperCase()} ${template}`] ?? {});
+        const answer = await call(key, method.toUpperCase(), fill(template), body);
         crossAnswers.push(`${method.toUpperCase()} ${template} → ${answer.status}`);
         if (method === 'get') {
           const own = await call(owner.readKey, 'GET', fill(template));

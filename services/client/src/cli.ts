@@ -9,6 +9,7 @@ import { accountState, batches, positions } from './cli/portfolio-commands';
 import { history, ordersModify } from './cli/desk-commands';
 import { accountSettings } from './cli/settings-commands';
 import { webhooksListen } from './cli/webhooks-listen';
+import { webhooksTest } from './cli/webhooks-test';
 import { bridgeCheck } from './cli/bridge-check';
 import { assets, subscription, topupCreate, topupPaySandbox, topupShow, wallet } from './cli/money-commands';
 import { type CliIo, type CommandContext, options, UsageError } from './cli/context';
@@ -37,6 +38,7 @@ const commands: Record<string, (context: CommandContext) => Promise<number>> = {
   'accounts:settings': accountSettings,
   batches,
   'webhooks:listen': webhooksListen,
+  'webhooks:test': webhooksTest,
 };
 
 /** Runs one command; returns the exit status. */

@@ -46,6 +46,7 @@ import type {
   WebhookEndpointList,
   WebhookEndpointRequest,
   WebhookEvent,
+  WebhookTestSend,
 } from './types';
 
 /** A list call's answer: a promise of its first page, and an async iterator over every item of every page. */
@@ -364,6 +365,9 @@ export class MtxClient {
     /** DELETE /v1/webhook_endpoints/{id}: stops its deliveries. Full key. */
     delete: (id: string, options: CallOptions = {}): Promise<DeletedWebhookEndpoint> =>
       this.transport.request({ method: 'DELETE', path: `/v1/webhook_endpoints/${segment(id)}`, ...options }),
+    /** POST /v1/webhook_endpoints/{id}/test: a signed `ping` delivered to this endpoint only. Full key. */
+    test: (id: string, options: CallOptions = {}): Promise<WebhookTestSend> =>
+      this.transport.request({ method: 'POST', path: `/v1/webhook_endpoints/${segment(id)}/test`, ...options }),
   };
 
   readonly events = {

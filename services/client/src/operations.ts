@@ -30,5 +30,6 @@ export const clientOperations: Readonly<Record<string, string>> = {
   'POST /v1/webhook_endpoints': 'webhookEndpoints.create',
   'GET /v1/webhook_endpoints': 'webhookEndpoints.list',
   'DELETE /v1/webhook_endpoints/{id}': 'webhookEndpoints.delete',
+  'POST /v1/webhook_endpoints/{id}/test': 'webhookEndpoints.test',
   'GET /v1/events': 'events.list',
 };

@@ -81,6 +81,7 @@ export type WebhookEndpointRequest = BodyOf<'/v1/webhook_endpoints', 'post'>;
 export type CreatedWebhookEndpoint = ResponseOf<'/v1/webhook_endpoints', 'post'>;
 export type WebhookEndpointList = ResponseOf<'/v1/webhook_endpoints', 'get'>;
 export type DeletedWebhookEndpoint = ResponseOf<'/v1/webhook_endpoints/{id}', 'delete'>;
+export type WebhookTestSend = ResponseOf<'/v1/webhook_endpoints/{id}/test', 'post'>;
 export type EventList = ResponseOf<'/v1/events', 'get'>;
 export type EventListQuery = QueryOf<'/v1/events', 'get'>;
 /** One event, as GET /v1/events lists it and a webhook delivers it. */

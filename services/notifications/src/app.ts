@@ -15,6 +15,7 @@ import { Endpoints } from './app/endpoints';
 import { EventLog } from './app/event-log';
 import { Intake } from './app/intake';
 import { Leadership } from './app/leadership';
+import { TestSender } from './app/test-send';
 import { systemResolve } from './clients/public-lookup';
 import { createWebhookSender, type WebhookSender } from './clients/webhook-sender';
 import { developmentWebhookSecretKey, type NotificationsConfig } from './config';
@@ -101,6 +102,7 @@ export function createNotificationsApp(options: {
     },
   });
   const deliveries = dispatcher;
+  const tests = new TestSender({ nats, channel, endpoints, nowMs });
   let intake: Intake | undefined;
   const newIntake = () =>
     new Intake({
@@ -168,7 +170,7 @@ export function createNotificationsApp(options: {
           {
             ...grpcServices.notifications,
             implementation: createNotificationsGrpcImplementation(
-              { endpoints, events, retentionMs: config.EVENTS_RETENTION_DAYS * 24 * 3_600_000 },
+              { endpoints, events, tests, retentionMs: config.EVENTS_RETENTION_DAYS * 24 * 3_600_000 },
               logger,
             ),
           },

@@ -41,6 +41,7 @@ commands:
   webhooks:listen [--forward-to <url>] [--events <type,…>] [--port <n>] [--public-url <url>] [--max-events <n>]
                                            a local receiver: makes an endpoint pointing here, checks each delivery's
                                            signature, prints the event and forwards it; deletes the endpoint on exit
+  webhooks:test <endpoint_id>              sends a signed ping to that endpoint only (it shows in its deliveries)
   bridge:check --token <t> [--listen host:port] [--login <n> --server <name>] [--platform mt4|mt5]
                [--tls-key <pem> --tls-cert <pem>] [--wait-seconds <s>] [--trade] [--symbol <s>] [--volume <lots>]
                                            conformance of a terminal's EA (docs/terminal-bridge.md): waits for it,

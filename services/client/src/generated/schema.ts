@@ -486,6 +486,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook_endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Sends a `ping` event (data: {endpoint_id, url}) to this endpoint only, whatever types it receives, through the normal delivery path: signed like every delivery, retried the same way, after the endpoint's earlier events, and listed in GET /v1/events. 202 once it is queued. 404 for an unknown endpoint or another customer's; 409 `conflict` for a disabled one.
+         */
+        post: operations["postWebhookEndpointsByIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -6605,6 +6625,224 @@ export interface operations {
             };
         };
     };
+    postWebhookEndpointsByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `ping` event sent, `evt_…`: in GET /v1/events and in the delivery. */
+                        id: string;
+                        /**
+                         * @description Always `ping`.
+                         * @enum {string}
+                         */
+                        type: "ping";
+                        /** @description The endpoint it goes to, and no other. */
+                        endpoint_id: string;
+                        /** @description When it was sent, unix seconds. */
+                        created: number;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `unknown_field`, `amount_out_of_range`, `balance_cap_exceeded`, `too_many_legs`, `too_many_accounts`, `unknown_account`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "orders[0].volume must be greater than 0",
+                     *         "param": "orders[0].volume"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated`: no key, or an unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: a read-only key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this operation needs a full (sk_) key; read-only (rk_) keys may only read"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: no such resource for this customer. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_7hQ2mZr9TnB4wXk3pL8c"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `idempotency_key_in_progress`, `accounts_unreachable`. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request (another body or another route)",
+                     *         "param": "Idempotency-Key"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `uri_too_long`: a path segment is longer than 2000 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "uri_too_long",
+                     *         "message": "a path segment is longer than 2000 characters"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: see Retry-After and the RateLimit-* headers. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "rate limit of 600 requests per minute reached; retry in 42 s"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers together pass 32 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "headers_too_large",
+                     *         "message": "request headers are too large"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`: a backing service is down; retry after Retry-After. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "a backing service is down; retry shortly"
+                     *       },
+                     *       "request_id": "req_3Xk9pQ2mZr7TnB4wYc8d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getEvents: {
         parameters: {
             query?: {
@@ -6612,8 +6850,8 @@ export interface operations {
                 limit?: number;
                 /** @description An event id from the previous page (its last): the page continues after it. */
                 starting_after?: string;
-                /** @description One of `batch.settled`, `topup.credited`, `topup.expired`, `seat.past_due`, `seat.suspended`, `wallet.low_balance`. */
-                type?: "batch.settled" | "topup.credited" | "topup.expired" | "seat.past_due" | "seat.suspended" | "wallet.low_balance";
+                /** @description One of `batch.settled`, `topup.credited`, `topup.expired`, `seat.past_due`, `seat.suspended`, `wallet.low_balance`, or `ping` (test sends). */
+                type?: "batch.settled" | "topup.credited" | "topup.expired" | "seat.past_due" | "seat.suspended" | "wallet.low_balance" | "ping";
             };
             header?: never;
             path?: never;
@@ -6639,7 +6877,7 @@ export interface operations {
                             type: string;
                             /** @description When it happened, unix seconds. */
                             created: number;
-                            /** @description What happened: `batch.settled` {batch_id, kind, summary}; `topup.credited` {topup_id, amount_eur_cents, status}; `topup.expired` {topup_id}; `seat.past_due` and `seat.suspended` {account_id, seat_id, period_end}; `wallet.low_balance` {balance_eur_cents, due_next_7_days_eur_cents}. */
+                            /** @description What happened: `ping` {endpoint_id, url}; `batch.settled` {batch_id, kind, summary}; `topup.credited` {topup_id, amount_eur_cents, status}; `topup.expired` {topup_id}; `seat.past_due` and `seat.suspended` {account_id, seat_id, period_end}; `wallet.low_balance` {balance_eur_cents, due_next_7_days_eur_cents}. */
                             data: {
                                 [key: string]: unknown;
                             };

@@ -1,4 +1,5 @@
 import type { Account, AccountState } from '../api/types';
+import { AccountSettingsPanel } from '../components/account-settings';
 import { Empty, ErrorNotice, Loading, StatusBadge } from '../components/common';
 import { useFeatures, useSession } from '../context';
 import { formatDate, formatNumber } from '../domain/money';
@@ -65,30 +66,7 @@ function AccountCard({ account }: { account: Account }) {
         </dl>
       )}
       {live && !live.connected && <p class="text-bad">{live.message || live.reason || 'The terminal is not connected.'}</p>}
-      {features.accountSettings && <AccountSettings accountId={account.id} />}
+      {features.accountSettings && <AccountSettingsPanel accountId={account.id} />}
     </section>
-  );
-}
-
-function AccountSettings({ accountId }: { accountId: string }) {
-  const { api } = useSession();
-  const settings = usePolled(
-    () => api.get<Record<string, unknown>>(`/v1/accounts/${encodeURIComponent(accountId)}/settings`),
-    [api, accountId],
-  );
-  if (settings.error) return <ErrorNotice action="Reading the settings" error={settings.error} />;
-  if (!settings.data) return null;
-  return (
-    <details>
-      <summary>Settings</summary>
-      <dl class="details">
-        {Object.entries(settings.data).map(([name, value]) => (
-          <>
-            <dt key={`${name}-name`}>{name.replace(/_/g, ' ')}</dt>
-            <dd key={`${name}-value`}>{typeof value === 'object' ? JSON.stringify(value) : String(value)}</dd>
-          </>
-        ))}
-      </dl>
-    </details>
   );
 }

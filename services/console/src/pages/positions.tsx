@@ -2,7 +2,8 @@ import { useMemo, useRef, useState } from 'preact/hooks';
 import { batchDeadlineMs } from '../api/client';
 import type { Account, CloseResult, Positions } from '../api/types';
 import { Empty, ErrorNotice, Loading, ReadOnlyNotice, Section, StatusBadge, TableScroll } from '../components/common';
-import { useSession } from '../context';
+import { ModifyStops, type SelectedTicket } from '../components/modify-stops';
+import { useFeatures, useSession } from '../context';
 import { SubmissionKeys } from '../domain/idempotency';
 import { formatNumber } from '../domain/money';
 import { useAction, usePolled } from '../hooks';
@@ -24,6 +25,7 @@ const ticketKey = (accountId: string, ticket: number) => `${accountId}#${ticket}
  */
 export function PositionsPage() {
   const { api } = useSession();
+  const features = useFeatures();
   const accounts = usePolled(() => api.get<{ accounts: Account[] }>('/v1/accounts'), [api]);
   const [filters, setFilters] = useState<Filters>({
     account_id: [],
@@ -43,14 +45,18 @@ export function PositionsPage() {
   const keys = useRef(new SubmissionKeys());
   const set = (change: Partial<Filters>) => setFilters({ ...filters, ...change });
 
-  const selection = useMemo(() => {
-    const byAccount = new Map<string, number[]>();
+  const ticked = useMemo(() => {
+    const selected: SelectedTicket[] = [];
     for (const result of positions.data?.results ?? [])
       for (const position of result.positions ?? [])
-        if (!unticked.has(ticketKey(result.account_id, position.ticket)))
-          byAccount.set(result.account_id, [...(byAccount.get(result.account_id) ?? []), position.ticket]);
-    return [...byAccount].map(([account_id, tickets]) => ({ account_id, tickets }));
+        if (!unticked.has(ticketKey(result.account_id, position.ticket))) selected.push({ account_id: result.account_id, position });
+    return selected;
   }, [positions.data, unticked]);
+  const selection = useMemo(() => {
+    const byAccount = new Map<string, number[]>();
+    for (const { account_id, position } of ticked) byAccount.set(account_id, [...(byAccount.get(account_id) ?? []), position.ticket]);
+    return [...byAccount].map(([account_id, tickets]) => ({ account_id, tickets }));
+  }, [ticked]);
   const selectedCount = selection.reduce((total, entry) => total + entry.tickets.length, 0);
 
   const submitClose = () => {
@@ -157,7 +163,7 @@ export function PositionsPage() {
                   <table data-testid="positions-table">
                     <thead>
                       <tr>
-                        <th scope="col">Close</th>
+                        <th scope="col">Select</th>
                         <th scope="col">Ticket</th>
                         <th scope="col">Symbol</th>
                         <th scope="col">Type</th>
@@ -169,6 +175,12 @@ export function PositionsPage() {
                         </th>
                         <th scope="col" class="number">
                           Now
+                        </th>
+                        <th scope="col" class="number">
+                          Stop loss
+                        </th>
+                        <th scope="col" class="number">
+                          Take profit
                         </th>
                         <th scope="col" class="number">
                           Profit
@@ -183,7 +195,7 @@ export function PositionsPage() {
                             <td>
                               <input
                                 type="checkbox"
-                                aria-label={`Close ticket ${position.ticket}`}
+                                aria-label={`Select ticket ${position.ticket}`}
                                 checked={!unticked.has(key)}
                                 disabled={api.readOnly}
                                 onChange={(event) => {
@@ -200,6 +212,12 @@ export function PositionsPage() {
                             <td class="number">{position.volume}</td>
                             <td class="number">{formatNumber(position.open_price, 5)}</td>
                             <td class="number">{formatNumber(position.current_price, 5)}</td>
+                            <td class="number" data-testid="stop-loss">
+                              {position.stop_loss ? formatNumber(position.stop_loss, 5) : '—'}
+                            </td>
+                            <td class="number" data-testid="take-profit">
+                              {position.take_profit ? formatNumber(position.take_profit, 5) : '—'}
+                            </td>
                             <td class={(position.profit ?? 0) < 0 ? 'number text-bad' : 'number'}>{formatNumber(position.profit)}</td>
                           </tr>
                         );
@@ -211,17 +229,20 @@ export function PositionsPage() {
             </div>
           ))}
           {api.readOnly ? (
-            <ReadOnlyNotice what="Closing positions" />
+            <ReadOnlyNotice what="Closing or modifying positions" />
           ) : (
-            <button
-              type="button"
-              class="button-danger"
-              disabled={selectedCount === 0 || close.pending}
-              onClick={submitClose}
-              data-testid="close-selected"
-            >
-              {close.pending ? 'Closing…' : `Close ${selectedCount} selected`}
-            </button>
+            <div class="button-row">
+              {features.modifyOrders && <ModifyStops tickets={ticked} onModified={positions.reload} />}
+              <button
+                type="button"
+                class="button-danger"
+                disabled={selectedCount === 0 || close.pending}
+                onClick={submitClose}
+                data-testid="close-selected"
+              >
+                {close.pending ? 'Closing…' : `Close ${selectedCount} selected`}
+              </button>
+            </div>
           )}
         </Section>
       )}

@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import type { CreatedWebhookEndpoint, Events, WebhookEndpoints } from '../api/types';
+import { useEffect, useState } from 'preact/hooks';
+import type { CreatedWebhookEndpoint, Events, WebhookEndpoints, WebhookTestSend } from '../api/types';
 import { CopyButton, Empty, ErrorNotice, Loading, ReadOnlyNotice, Section, StatusBadge } from '../components/common';
 import { useFeatures, useSession } from '../context';
 import { formatDate } from '../domain/money';
@@ -14,7 +14,17 @@ export function WebhooksPage() {
   const endpoints = usePolled(() => api.get<WebhookEndpoints>('/v1/webhook_endpoints'), [api]);
   const events = usePolled(() => api.get<Events>('/v1/events', { limit: 20 }), [api], 30_000);
   const remove = useAction<unknown>();
-  const test = useAction<unknown>();
+  const test = useAction<WebhookTestSend>();
+  const sentId = test.result?.id;
+  const sentListed = !!sentId && !!events.data?.data.some((event) => event.id === sentId);
+  // The ping is recorded a moment after it is queued: the events are read again until it shows (for a while).
+  useEffect(() => {
+    if (!sentId || sentListed) return;
+    const timers = [1_000, 2_000, 4_000, 8_000].map((delayMs) => setTimeout(events.reload, delayMs));
+    return () => {
+      for (const timer of timers) clearTimeout(timer);
+    };
+  }, [sentId, sentListed]);
   return (
     <>
       <h1>Webhooks</h1>
@@ -39,8 +49,14 @@ export function WebhooksPage() {
                       class="button-small"
                       disabled={test.pending}
                       onClick={() =>
-                        test.run(() => api.request('POST', features.webhookTestPath!.replace(/\{[^}]+\}/, encodeURIComponent(endpoint.id))))
+                        test.run(() =>
+                          api.request<WebhookTestSend>(
+                            'POST',
+                            features.webhookTestPath!.replace(/\{[^}]+\}/, encodeURIComponent(endpoint.id)),
+                          ),
+                        )
                       }
+                      data-testid="webhook-test"
                     >
                       Send a test event
                     </button>
@@ -63,6 +79,12 @@ export function WebhooksPage() {
             </li>
           ))}
         </ul>
+        {test.result && (
+          <p class="notice notice-info" role="status" data-testid="webhook-test-sent">
+            Test event <code>{test.result.id}</code> queued for <code>{test.result.endpoint_id}</code>
+            {sentListed ? ': it is in the recent events below.' : '; it shows below once recorded.'}
+          </p>
+        )}
         {!features.webhookTestPath && !api.readOnly && (
           <p class="muted">This API has no test send; place a small batch or a top-up to produce a real event.</p>
         )}

@@ -1,12 +1,12 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { customerEventIdPattern, customerEventTypes } from '@mtx/shared/customer-events';
+import { customerEventIdPattern, customerEventTypes, recordedEventTypes } from '@mtx/shared/customer-events';
 import type { Endpoint__Output } from '@mtx/shared/generated/proto/mtx/notifications/v1/Endpoint';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { errorResponses, stringEnum } from './schemas';
 
 const eventTypeNames = `${customerEventTypes.map((type) => `\`${type}\``).join(', ')}`;
 
-const EventType = stringEnum(customerEventTypes, { description: `One of ${eventTypeNames}.` });
+const EventType = stringEnum(recordedEventTypes, { description: `One of ${eventTypeNames}, or \`ping\` (test sends).` });
 
 const CreateEndpointBody = Type.Object(
   {
@@ -90,11 +90,23 @@ const Event = Type.Object(
       type: 'object',
       additionalProperties: true,
       description:
-        'What happened: `batch.settled` {batch_id, kind, summary}; `topup.credited` {topup_id, amount_eur_cents, status}; `topup.expired` {topup_id}; `seat.past_due` and `seat.suspended` {account_id, seat_id, period_end}; `wallet.low_balance` {balance_eur_cents, due_next_7_days_eur_cents}.',
+        'What happened: `ping` {endpoint_id, url}; `batch.settled` {batch_id, kind, summary}; `topup.credited` {topup_id, amount_eur_cents, status}; `topup.expired` {topup_id}; `seat.past_due` and `seat.suspended` {account_id, seat_id, period_end}; `wallet.low_balance` {balance_eur_cents, due_next_7_days_eur_cents}.',
     }),
   },
   { additionalProperties: false },
 );
+
+const TestSend = Type.Object(
+  {
+    id: Type.String({ description: 'The `ping` event sent, `evt_…`: in GET /v1/events and in the delivery.' }),
+    type: Type.Literal('ping', { description: 'Always `ping`.' }),
+    endpoint_id: Type.String({ description: 'The endpoint it goes to, and no other.' }),
+    created: Type.Integer({ description: 'When it was sent, unix seconds.' }),
+  },
+  { additionalProperties: false },
+);
+
+const EndpointParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false });
 
 const EventList = Type.Object(
   {
@@ -172,7 +184,7 @@ export async function registerWebhookRoutes(app: GatewayApp, dependencies: Gatew
         tags: ['events'],
         summary: 'Delete a webhook endpoint',
         description: "Stops its deliveries at once. 404 for an unknown endpoint or another customer's.",
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false }),
+        params: EndpointParams,
         response: { 200: DeletedEndpoint, ...errorResponses(400, 403, 404) } as Record<number, TSchema>,
       },
     },
@@ -184,6 +196,29 @@ export async function registerWebhookRoutes(app: GatewayApp, dependencies: Gatew
         { deadlineMs },
       );
       return { ...endpointOf(endpoint), deleted: true };
+    },
+  );
+
+  app.post(
+    '/v1/webhook_endpoints/:id/test',
+    {
+      schema: {
+        tags: ['events'],
+        summary: 'Send a test event to a webhook endpoint',
+        description:
+          "Sends a `ping` event (data: {endpoint_id, url}) to this endpoint only, whatever types it receives, through the normal delivery path: signed like every delivery, retried the same way, after the endpoint's earlier events, and listed in GET /v1/events. 202 once it is queued. 404 for an unknown endpoint or another customer's; 409 `conflict` for a disabled one.",
+        params: EndpointParams,
+        response: { 202: TestSend, ...errorResponses(400, 403, 404, 409) } as Record<number, TSchema>,
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof EndpointParams>;
+      const sent = await notifications.call(
+        'TestEndpoint',
+        { customer_id: principalOf(request).customer_id, endpoint_id: id },
+        { deadlineMs },
+      );
+      return reply.status(202).send({ id: sent.event_id, type: 'ping', endpoint_id: sent.endpoint_id, created: Number(sent.created) });
     },
   );
 

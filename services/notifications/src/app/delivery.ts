@@ -1,4 +1,5 @@
 import { metrics, SpanKind, SpanStatusCode, trace, type BatchObservableCallback } from '@opentelemetry/api';
+import { pingEventType } from '@mtx/shared/customer-events';
 import type { Logger } from '@mtx/shared/logger';
 import { createCounter, createHistogram, createObservableGauge, instruments, observeTogether } from '@mtx/shared/instruments';
 import type { SecretBox } from '@mtx/shared/secret-box';
@@ -129,8 +130,10 @@ class EndpointWorker {
     for (const field of unset) delete (this.cursor as Partial<CursorDocument>)[field];
   }
 
-  private subscribed(type: string): boolean {
-    return this.endpoint.enabled_events.includes('*') || this.endpoint.enabled_events.includes(type);
+  private subscribed(event: EventDocument): boolean {
+    // A test send goes to the endpoint it names, and to no other.
+    if (event.type === pingEventType) return event.data.endpoint_id === this.endpoint._id;
+    return this.endpoint.enabled_events.includes('*') || this.endpoint.enabled_events.includes(event.type);
   }
 
   private async run(): Promise<void> {
@@ -149,7 +152,7 @@ class EndpointWorker {
       const event = await events.at(this.customerId, this.cursor.delivered + 1);
       this.waitingFor = event ?? undefined;
       if (!event) return;
-      if (!this.subscribed(event.type)) {
+      if (!this.subscribed(event)) {
         await this.saveCursor({ delivered: this.cursor.delivered + 1 });
         continue;
       }

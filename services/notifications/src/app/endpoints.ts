@@ -110,12 +110,18 @@ export class Endpoints {
     return { ...endpointView(document), secret };
   }
 
-  async delete(customerId: string, endpointId: string): Promise<EndpointView> {
-    const { store } = this.options;
-    const document = /^we_[0-9A-Za-z]{1,64}$/.test(endpointId) ? await store.endpoints.findOne({ _id: endpointId }) : null;
+  /** The customer's endpoint, not deleted; 404 otherwise. */
+  async owned(customerId: string, endpointId: string): Promise<EndpointDocument> {
+    const document = /^we_[0-9A-Za-z]{1,64}$/.test(endpointId) ? await this.options.store.endpoints.findOne({ _id: endpointId }) : null;
     // Another customer's endpoint is reported exactly like one that does not exist.
     if (!document || document.customer_id !== customerId || document.deleted_at)
       throw new AppError('not_found', `no webhook endpoint ${endpointId}`, { param: 'endpoint_id' });
+    return document;
+  }
+
+  async delete(customerId: string, endpointId: string): Promise<EndpointView> {
+    const { store } = this.options;
+    const document = await this.owned(customerId, endpointId);
     const deletedAt = new Date(this.options.nowMs());
     await store.endpoints.updateOne(
       { _id: endpointId },

@@ -1,5 +1,5 @@
 import { DeliverPolicy, nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
-import { customerEventIdPattern, customerEventTypes, type CustomerEvent, type CustomerEventChannel } from '@mtx/shared/customer-events';
+import { customerEventIdPattern, recordedEventTypes, type CustomerEvent, type CustomerEventChannel } from '@mtx/shared/customer-events';
 import { ensureStream } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 import type { NotificationsStore } from '../store/notifications-store';
@@ -18,7 +18,7 @@ function parseEvent(message: JsMsg): CustomerEvent | undefined {
     const valid =
       typeof event.id === 'string' &&
       customerEventIdPattern.test(event.id) &&
-      (customerEventTypes as readonly string[]).includes(event.type) &&
+      (recordedEventTypes as readonly string[]).includes(event.type) &&
       typeof event.customer_id === 'string' &&
       event.customer_id.length > 0 &&
       Number.isInteger(event.created) &&

@@ -4,6 +4,7 @@ import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
 import type { Endpoints } from '../app/endpoints';
 import type { EventLog } from '../app/event-log';
+import type { TestSender } from '../app/test-send';
 
 const listLimitDefault = 10;
 const listLimitMax = 100;
@@ -15,7 +16,7 @@ function requireCustomer(request: { customer_id?: string }): string {
 
 /** gRPC adapter of the notifications service: transport only. */
 export function createNotificationsGrpcImplementation(
-  { endpoints, events, retentionMs }: { endpoints: Endpoints; events: EventLog; retentionMs: number },
+  { endpoints, events, tests, retentionMs }: { endpoints: Endpoints; events: EventLog; tests: TestSender; retentionMs: number },
   logger: Logger,
 ): grpc.UntypedServiceImplementation {
   return unaryHandlers<NotificationsServiceDefinition>(
@@ -28,6 +29,7 @@ export function createNotificationsGrpcImplementation(
         }),
       ListEndpoints: async (request) => ({ data: await endpoints.list(requireCustomer(request)), has_more: false }),
       DeleteEndpoint: async (request) => endpoints.delete(requireCustomer(request), request.endpoint_id),
+      TestEndpoint: async (request) => tests.send(requireCustomer(request), request.endpoint_id),
       ListEvents: async (request) => {
         const limit = request.limit || listLimitDefault;
         if (limit < 1 || limit > listLimitMax)

@@ -20,9 +20,21 @@ export const customerEventTypes = [
 
 export type CustomerEventType = (typeof customerEventTypes)[number];
 
+/**
+ * The test event a customer sends to one endpoint (POST /v1/webhook_endpoints/{id}/test): recorded and delivered
+ * like any event, but only to the endpoint named in its data, whatever that endpoint subscribed to; nobody
+ * subscribes to it.
+ */
+export const pingEventType = 'ping';
+
+/** Every type the event log records: the customer events and the test event. */
+export const recordedEventTypes = [...customerEventTypes, pingEventType] as const;
+
+export type RecordedEventType = (typeof recordedEventTypes)[number];
+
 export interface CustomerEvent {
   id: string;
-  type: CustomerEventType;
+  type: RecordedEventType;
   customer_id: string;
   /** Unix seconds. */
   created: number;
@@ -30,7 +42,8 @@ export interface CustomerEvent {
 }
 
 /** An event as its cause describes it: what identifies the occurrence, not yet its id (the publisher derives it). */
-export interface CustomerEventDraft extends Omit<CustomerEvent, 'id'> {
+export interface CustomerEventDraft extends Omit<CustomerEvent, 'id' | 'type'> {
+  type: CustomerEventType;
   /** What identifies the occurrence within its type (`<seat>:<period end>`, `expired:<topup>`, …); never published. */
   occurrence: string;
 }
@@ -90,7 +103,7 @@ export function customerEventChannel(databasePrefix: string): CustomerEventChann
   return { subjectRoot: `events.notify.${deployment}`, stream: `NOTIFY_${deployment}` };
 }
 
-export function customerEventSubject(channel: CustomerEventChannel, type: CustomerEventType): string {
+export function customerEventSubject(channel: CustomerEventChannel, type: RecordedEventType): string {
   return `${channel.subjectRoot}.${type}`;
 }
 

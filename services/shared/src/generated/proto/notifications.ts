@@ -10,6 +10,8 @@ import type { ListEndpointsResponse as _mtx_notifications_v1_ListEndpointsRespon
 import type { ListEventsRequest as _mtx_notifications_v1_ListEventsRequest, ListEventsRequest__Output as _mtx_notifications_v1_ListEventsRequest__Output } from './mtx/notifications/v1/ListEventsRequest';
 import type { ListEventsResponse as _mtx_notifications_v1_ListEventsResponse, ListEventsResponse__Output as _mtx_notifications_v1_ListEventsResponse__Output } from './mtx/notifications/v1/ListEventsResponse';
 import type { NotificationsServiceClient as _mtx_notifications_v1_NotificationsServiceClient, NotificationsServiceDefinition as _mtx_notifications_v1_NotificationsServiceDefinition } from './mtx/notifications/v1/NotificationsService';
+import type { TestEndpointRequest as _mtx_notifications_v1_TestEndpointRequest, TestEndpointRequest__Output as _mtx_notifications_v1_TestEndpointRequest__Output } from './mtx/notifications/v1/TestEndpointRequest';
+import type { TestEndpointResponse as _mtx_notifications_v1_TestEndpointResponse, TestEndpointResponse__Output as _mtx_notifications_v1_TestEndpointResponse__Output } from './mtx/notifications/v1/TestEndpointResponse';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -28,6 +30,8 @@ export interface ProtoGrpcType {
         ListEventsRequest: MessageTypeDefinition<_mtx_notifications_v1_ListEventsRequest, _mtx_notifications_v1_ListEventsRequest__Output>
         ListEventsResponse: MessageTypeDefinition<_mtx_notifications_v1_ListEventsResponse, _mtx_notifications_v1_ListEventsResponse__Output>
         NotificationsService: SubtypeConstructor<typeof grpc.Client, _mtx_notifications_v1_NotificationsServiceClient> & { service: _mtx_notifications_v1_NotificationsServiceDefinition }
+        TestEndpointRequest: MessageTypeDefinition<_mtx_notifications_v1_TestEndpointRequest, _mtx_notifications_v1_TestEndpointRequest__Output>
+        TestEndpointResponse: MessageTypeDefinition<_mtx_notifications_v1_TestEndpointResponse, _mtx_notifications_v1_TestEndpointResponse__Output>
       }
     }
   }

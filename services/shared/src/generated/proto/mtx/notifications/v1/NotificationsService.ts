@@ -9,6 +9,8 @@ import type { ListEndpointsRequest as _mtx_notifications_v1_ListEndpointsRequest
 import type { ListEndpointsResponse as _mtx_notifications_v1_ListEndpointsResponse, ListEndpointsResponse__Output as _mtx_notifications_v1_ListEndpointsResponse__Output } from '../../../mtx/notifications/v1/ListEndpointsResponse';
 import type { ListEventsRequest as _mtx_notifications_v1_ListEventsRequest, ListEventsRequest__Output as _mtx_notifications_v1_ListEventsRequest__Output } from '../../../mtx/notifications/v1/ListEventsRequest';
 import type { ListEventsResponse as _mtx_notifications_v1_ListEventsResponse, ListEventsResponse__Output as _mtx_notifications_v1_ListEventsResponse__Output } from '../../../mtx/notifications/v1/ListEventsResponse';
+import type { TestEndpointRequest as _mtx_notifications_v1_TestEndpointRequest, TestEndpointRequest__Output as _mtx_notifications_v1_TestEndpointRequest__Output } from '../../../mtx/notifications/v1/TestEndpointRequest';
+import type { TestEndpointResponse as _mtx_notifications_v1_TestEndpointResponse, TestEndpointResponse__Output as _mtx_notifications_v1_TestEndpointResponse__Output } from '../../../mtx/notifications/v1/TestEndpointResponse';
 
 export interface NotificationsServiceClient extends grpc.Client {
   CreateEndpoint(argument: _mtx_notifications_v1_CreateEndpointRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_notifications_v1_Endpoint__Output>): grpc.ClientUnaryCall;
@@ -47,6 +49,15 @@ export interface NotificationsServiceClient extends grpc.Client {
   listEvents(argument: _mtx_notifications_v1_ListEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_notifications_v1_ListEventsResponse__Output>): grpc.ClientUnaryCall;
   listEvents(argument: _mtx_notifications_v1_ListEventsRequest, callback: grpc.requestCallback<_mtx_notifications_v1_ListEventsResponse__Output>): grpc.ClientUnaryCall;
   
+  TestEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  TestEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  TestEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  TestEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  testEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  testEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  testEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  testEndpoint(argument: _mtx_notifications_v1_TestEndpointRequest, callback: grpc.requestCallback<_mtx_notifications_v1_TestEndpointResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 export interface NotificationsServiceHandlers extends grpc.UntypedServiceImplementation {
@@ -58,6 +69,8 @@ export interface NotificationsServiceHandlers extends grpc.UntypedServiceImpleme
   
   ListEvents: grpc.handleUnaryCall<_mtx_notifications_v1_ListEventsRequest__Output, _mtx_notifications_v1_ListEventsResponse>;
   
+  TestEndpoint: grpc.handleUnaryCall<_mtx_notifications_v1_TestEndpointRequest__Output, _mtx_notifications_v1_TestEndpointResponse>;
+  
 }
 
 export interface NotificationsServiceDefinition extends grpc.ServiceDefinition {
@@ -65,4 +78,5 @@ export interface NotificationsServiceDefinition extends grpc.ServiceDefinition {
   DeleteEndpoint: MethodDefinition<_mtx_notifications_v1_DeleteEndpointRequest, _mtx_notifications_v1_Endpoint, _mtx_notifications_v1_DeleteEndpointRequest__Output, _mtx_notifications_v1_Endpoint__Output>
   ListEndpoints: MethodDefinition<_mtx_notifications_v1_ListEndpointsRequest, _mtx_notifications_v1_ListEndpointsResponse, _mtx_notifications_v1_ListEndpointsRequest__Output, _mtx_notifications_v1_ListEndpointsResponse__Output>
   ListEvents: MethodDefinition<_mtx_notifications_v1_ListEventsRequest, _mtx_notifications_v1_ListEventsResponse, _mtx_notifications_v1_ListEventsRequest__Output, _mtx_notifications_v1_ListEventsResponse__Output>
+  TestEndpoint: MethodDefinition<_mtx_notifications_v1_TestEndpointRequest, _mtx_notifications_v1_TestEndpointResponse, _mtx_notifications_v1_TestEndpointRequest__Output, _mtx_notifications_v1_TestEndpointResponse__Output>
 }
