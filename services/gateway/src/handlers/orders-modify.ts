@@ -1,10 +1,9 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ModifyAccountResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/ModifyAccountResult';
-import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { withParamAsSent } from '../domain/param-as-sent';
 import { ModifyOrdersBody, ModifyOrdersResponse, modifyChangeProperties, modifySelectorProperties } from './modify-schemas';
-import { pick } from './orders-results';
+import { pick, selectorRequest } from './orders-results';
 import { idempotencyHeader } from './orders-schemas';
 import { errorResponses, rateLimitHeaders } from './schemas';
 
@@ -60,12 +59,7 @@ export async function registerModifyRoute(app: GatewayApp, dependencies: Gateway
     async (request, reply) => {
       const customerId = principalOf(request).customer_id;
       const body = request.body as Static<typeof ModifyOrdersBody>;
-      const topLevel = pick(body as Record<string, unknown>, selectorNames);
-      const defaults = body.defaults ? pick(body.defaults, selectorNames) : {};
-      for (const name of Object.keys(topLevel)) {
-        if (name in defaults)
-          throw new AppError('invalid_request', `${name} is given both at the top level and in defaults; give it once`, { param: name });
-      }
+      const selector = selectorRequest(body, selectorNames);
       const outcome = await dependencies.idempotency.runWhenKeyed(
         request.headers['idempotency-key'],
         { customerId, scope: 'orders.modify', body, resourcePrefix: 'bat' },
@@ -75,13 +69,7 @@ export async function registerModifyRoute(app: GatewayApp, dependencies: Gateway
               'ModifyOrders',
               {
                 customer_id: customerId,
-                defaults: { ...defaults, ...topLevel },
-                accounts: body.accounts.map((entry) => ({
-                  account_id: entry.account_id,
-                  fields: pick(entry as Record<string, unknown>, selectorNames),
-                  tickets: entry.tickets ?? [],
-                  has_tickets: entry.tickets !== undefined,
-                })),
+                ...selector,
                 change: pick(body as Record<string, unknown>, changeNames),
                 ...(batchId ? { batch_id: batchId } : {}),
               },

@@ -1,3 +1,5 @@
+import type { CloseAccountInput } from '@mtx/shared/generated/proto/mtx/execution/v1/CloseAccountInput';
+import { AppError } from '@mtx/shared/errors';
 import type { Static } from '@sinclair/typebox';
 import type { CloseAccountResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/CloseAccountResult';
 import type { OrderLegResult__Output } from '@mtx/shared/generated/proto/mtx/execution/v1/OrderLegResult';
@@ -23,6 +25,32 @@ export function pick(source: Record<string, unknown>, names: readonly string[]):
   const out: Record<string, unknown> = {};
   for (const name of names) if (present(source[name])) out[name] = source[name];
   return out;
+}
+
+/** A close-shaped body's selector as execution takes it: top-level fields merged into `defaults` (a field given at
+ * both levels is 400), and each account's own fields and tickets. Close and modify share it. */
+export function selectorRequest(
+  body: {
+    defaults?: Record<string, unknown>;
+    accounts: readonly ({ account_id: string; tickets?: number[] } & Record<string, unknown>)[];
+  },
+  names: readonly string[],
+): { defaults: Record<string, unknown>; accounts: CloseAccountInput[] } {
+  const topLevel = pick(body as Record<string, unknown>, names);
+  const defaults = body.defaults ? pick(body.defaults, names) : {};
+  for (const name of Object.keys(topLevel)) {
+    if (name in defaults)
+      throw new AppError('invalid_request', `${name} is given both at the top level and in defaults; give it once`, { param: name });
+  }
+  return {
+    defaults: { ...defaults, ...topLevel },
+    accounts: body.accounts.map((entry) => ({
+      account_id: entry.account_id,
+      fields: pick(entry, names),
+      tickets: entry.tickets ?? [],
+      has_tickets: entry.tickets !== undefined,
+    })),
+  };
 }
 
 export const orderFieldNames = Object.keys(orderFieldProperties);

@@ -1,5 +1,4 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AppError } from '@mtx/shared/errors';
 import { principalOf, type GatewayApp, type GatewayDependencies } from '../context';
 import { withParamAsSent } from '../domain/param-as-sent';
 import {
@@ -10,6 +9,7 @@ import {
   legResult,
   orderFieldNames,
   pick,
+  selectorRequest,
   placeSummaryNames,
   summaryOf,
 } from './orders-results';
@@ -105,12 +105,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
     async (request, reply) => {
       const customerId = principalOf(request).customer_id;
       const body = request.body as Static<typeof CloseOrdersBody>;
-      const topLevel = pick(body as Record<string, unknown>, closeFieldNames);
-      const defaults = body.defaults ? pick(body.defaults, closeFieldNames) : {};
-      for (const name of Object.keys(topLevel)) {
-        if (name in defaults)
-          throw new AppError('invalid_request', `${name} is given both at the top level and in defaults; give it once`, { param: name });
-      }
+      const selector = selectorRequest(body, closeFieldNames);
       const outcome = await dependencies.idempotency.runWhenKeyed(
         request.headers['idempotency-key'],
         { customerId, scope: 'orders.close', body, resourcePrefix: 'bat' },
@@ -120,13 +115,7 @@ export async function registerOrdersRoutes(app: GatewayApp, dependencies: Gatewa
               'CloseOrders',
               {
                 customer_id: customerId,
-                defaults: { ...defaults, ...topLevel },
-                accounts: body.accounts.map((entry) => ({
-                  account_id: entry.account_id,
-                  fields: pick(entry as Record<string, unknown>, closeFieldNames),
-                  tickets: entry.tickets ?? [],
-                  has_tickets: entry.tickets !== undefined,
-                })),
+                ...selector,
                 require_reachable: body.require_reachable ?? false,
                 ...(batchId ? { batch_id: batchId } : {}),
               },
