@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
+import { databaseName } from '@mtx/shared/mongo';
 import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
 
 /**
@@ -103,5 +104,65 @@ describe('a keyed server purchase whose answer was lost', () => {
     expect(await harness.balance(customer)).toBe(afterFirst);
     const listed = await call('ListServers', { customer_id: customer });
     expect(listed.servers.filter((entry: { id: string }) => entry.id === serverId)).toHaveLength(1);
+  });
+});
+
+describe('the recovery pass', () => {
+  it('finds a charged server purchase however many ledger entries came after it', async () => {
+    const customer = customerIdFor('busy-wallet');
+    await harness.credit(customer, 5000);
+    harness.clock.set('2028-05-05T10:00:00Z');
+    fault = 'lose_reply';
+    await expect(call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'Busy' })).rejects.toMatchObject({
+      code: 'unavailable',
+    });
+    const afterCharge = await harness.balance(customer);
+    expect(afterCharge).toBeLessThan(5000);
+    // A busy customer's wallet: far more entries after the purchase than one page of the ledger holds.
+    for (let index = 0; index < 250; index += 1) await harness.credit(customer, 1);
+    harness.clock.set('2028-05-05T10:05:00Z');
+    expect((await call('RunSchedulerTick', { respect_lease: false })).recovered).toBeGreaterThanOrEqual(1);
+    const listed = (await call('ListServers', { customer_id: customer })).servers;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ label: 'Busy', status: 'active' });
+    // The money taken is the server's, once: 250 cents credited, nothing refunded or taken again.
+    expect(await harness.balance(customer)).toBe(afterCharge + 250);
+    expect((await harness.wallet.client.call<{ ok: boolean }>('Audit', {})).ok).toBe(true);
+  });
+
+  it('lists a keyed server left pending without a pointer once its retry pays for it', async () => {
+    const customer = customerIdFor('no-pointer');
+    await harness.credit(customer, 5000);
+    harness.clock.set('2028-05-06T10:00:00Z');
+    const serverId = 'srv_pointerlessPending01';
+    const now = harness.clock.now();
+    // What a purchase cut short between its document and its pointer left behind (ordinal still -1).
+    await harness.mongo
+      .db(databaseName(harness.prefix, 'billing'))
+      .collection('servers')
+      .insertOne({
+        _id: serverId as never,
+        customer_id: customer,
+        ordinal: -1,
+        plan: 'vps-small',
+        label: 'Cut short',
+        price_eur_cents: 1500,
+        status: 'pending',
+        anchor_at: now,
+        cycle: 1,
+        paid_until: new Date('2028-06-06T10:00:00Z'),
+        grace_ends_at: null,
+        next_action_at: new Date(now.getTime() + 300_000),
+        release_reason: null,
+        released_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+    const server = await call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'Cut short', server_id: serverId });
+    expect(server).toMatchObject({ id: serverId, status: 'active' });
+    expect(await harness.balance(customer)).toBe(5000 - 1500);
+    const listed = (await call('ListServers', { customer_id: customer })).servers as Array<{ id: string }>;
+    expect(listed.map((entry) => entry.id)).toEqual([serverId]);
+    expect((await harness.wallet.client.call<{ ok: boolean }>('Audit', {})).ok).toBe(true);
   });
 });

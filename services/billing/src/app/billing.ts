@@ -255,10 +255,13 @@ export class BillingService {
     }
     const now = this.clock.now();
     const seatId = newId('seat');
+    // The pointer first, then the documents: a seat that exists is always listed (a pointer to a seat never
+    // inserted is skipped by every read), so a purchase cut short anywhere cannot leave a paid seat unlisted.
+    const ordinal = await this.store.allocatePointer(customerId, 'seat', seatId, now);
     const seat: SeatDocument = {
       _id: seatId,
       customer_id: customerId,
-      ordinal: -1,
+      ordinal,
       bonus,
       status: bonus ? 'active' : 'pending',
       anchor_at: now,
@@ -284,8 +287,6 @@ export class BillingService {
     await this.store.collections.seats.insertOne(seat);
     await this.store.collections.occupancy.insertOne(occupancy);
     await this.store.collections.accounts.updateOne({ _id: key }, { $set: { seat_id: seatId } });
-    seat.ordinal = await this.store.allocatePointer(customerId, 'seat', seatId, now);
-    await this.store.collections.seats.updateOne({ _id: seatId }, { $set: { ordinal: seat.ordinal } });
     if (bonus) {
       const claimed = await this.store.claimOccupancy(occupancy, { account_id: accountId, label, released: false }, now);
       await this.store.bumpRevision(customerId, { seatCount: seat.ordinal + 1 });
@@ -298,6 +299,7 @@ export class BillingService {
   /** Charges a pending seat's first month (idempotently: a retry after a timeout charges nothing twice) and seats the account. */
   private async completeSeatPurchase(state: SeatState, accountId: string, label: string, key: string): Promise<SeatState> {
     const { seat } = state;
+    seat.ordinal = await this.store.ensurePointer(seat.customer_id, 'seat', seat, this.clock.now());
     try {
       await this.wallet.debit({
         customer_id: seat.customer_id,

@@ -361,7 +361,7 @@ export class RenewalEngine {
     if (seat.created_at.getTime() + this.policy.pendingPurchaseRecoveryMs > now.getTime()) return 'unchanged';
     let charged: boolean;
     try {
-      charged = (await this.wallet.recentEntryIds(seat.customer_id, 200)).includes(seatEntryId(seat._id, seat.anchor_at));
+      charged = await this.wallet.entryApplied(seat.customer_id, seatEntryId(seat._id, seat.anchor_at));
     } catch (error) {
       return this.deferSeat(seat, error, now);
     }

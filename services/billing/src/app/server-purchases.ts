@@ -69,6 +69,7 @@ export class ServerPurchases {
    */
   private async finishExistingPurchase(customerId: string, existing: ServerDocument): Promise<ServerView> {
     if (existing.status === 'pending') {
+      existing.ordinal = await this.store.ensurePointer(customerId, 'server', existing, this.clock.now());
       try {
         await this.wallet.debit({
           customer_id: customerId,
@@ -123,10 +124,14 @@ export class ServerPurchases {
         const existing = await this.store.collections.servers.findOne({ _id: serverId });
         if (existing) return this.finishExistingPurchase(customerId, existing);
       }
+      // The pointer first, then the document: a server that exists is always listed (a pointer to a server
+      // never inserted is skipped by every read). A retry that races another replica may leave two pointers to
+      // one keyed server; reads list each item once.
+      const ordinal = await this.store.allocatePointer(customerId, 'server', serverId, now);
       const server: ServerDocument = {
         _id: serverId,
         customer_id: customerId,
-        ordinal: -1,
+        ordinal,
         plan,
         label: label.trim(),
         price_eur_cents: price,
@@ -149,8 +154,6 @@ export class ServerPurchases {
         if (existing) return this.finishExistingPurchase(customerId, existing);
         throw error;
       }
-      server.ordinal = await this.store.allocatePointer(customerId, 'server', serverId, now);
-      await this.store.collections.servers.updateOne({ _id: serverId }, { $set: { ordinal: server.ordinal } });
       try {
         await this.wallet.debit({
           customer_id: customerId,

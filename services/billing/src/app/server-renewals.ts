@@ -110,7 +110,7 @@ export class ServerRenewals {
     if (server.created_at.getTime() + this.policy.pendingPurchaseRecoveryMs > now.getTime()) return 'unchanged';
     let charged: boolean;
     try {
-      charged = (await this.wallet.recentEntryIds(server.customer_id, 200)).includes(serverEntryId(server._id, server.anchor_at));
+      charged = await this.wallet.entryApplied(server.customer_id, serverEntryId(server._id, server.anchor_at));
     } catch {
       await this.store.collections.servers.updateOne(
         { _id: server._id },

@@ -35,9 +35,12 @@ export function walletPortFromClient(client: ServiceClient<WalletServiceDefiniti
       const wallet = await client.call('GetWallet', { customer_id: customerId }, { deadlineMs });
       return Number(wallet.balance_eur_cents);
     },
-    async recentEntryIds(customerId, limit) {
-      const response = await client.call('ListEntries', { customer_id: customerId, limit }, { deadlineMs });
-      return (response.entries ?? []).map((entry) => entry.entry_id);
+    async entryApplied(customerId, entryId) {
+      const result = await client.call('FindEntries', { entries: [{ customer_id: customerId, entry_id: entryId }] }, { deadlineMs });
+      const item = result.items?.[0];
+      if (result.items?.length !== 1 || item?.entry_id !== entryId)
+        throw new AppError('internal', 'the wallet answered FindEntries with items that do not match the request');
+      return Boolean(item.applied);
     },
   };
 }

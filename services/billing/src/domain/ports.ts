@@ -32,8 +32,11 @@ export interface WalletPort {
    */
   debitMany(request: { customer_id: string; entries: DebitEntry[] }): Promise<DebitManyEntryResult[]>;
   balance(customerId: string): Promise<number>;
-  /** Entry ids of the customer's most recent ledger entries, newest first. */
-  recentEntryIds(customerId: string, limit: number): Promise<string[]>;
+  /**
+   * Whether this entry is applied in the customer's wallet: an exact lookup (the wallet's FindEntries), so a
+   * purchase is recognised however many entries the wallet took after it.
+   */
+  entryApplied(customerId: string, entryId: string): Promise<boolean>;
 }
 
 export interface ExecutionPort {

@@ -127,6 +127,18 @@ export class BillingStore {
   }
 
   /**
+   * A pending item written before pointers came first (its ordinal still -1) gets its pointer before it is paid
+   * for, so that it is listed once bought. Returns the item's ordinal.
+   */
+  async ensurePointer(customerId: string, kind: PointerKind, item: { _id: string; ordinal: number }, now: Date): Promise<number> {
+    if (item.ordinal >= 0) return item.ordinal;
+    const ordinal = await this.allocatePointer(customerId, kind, item._id, now);
+    const collection = kind === 'seat' ? this.collections.seats : this.collections.servers;
+    await collection.updateOne({ _id: item._id }, { $set: { ordinal } });
+    return ordinal;
+  }
+
+  /**
    * The customer's seats and servers, joined. Served from memory while the revision token is the one the
    * memory was built under; otherwise rebuilt from the customer's pointers, then each non-released item.
    */
@@ -165,12 +177,11 @@ export class BillingStore {
     ]);
     const releasedIds = new Set(cached?.releasedIds ?? []);
     let endedByCancellation = cached?.endedByCancellation ?? false;
+    // Each item once: a keyed purchase retried on two replicas at once can leave two pointers to one item.
+    const listed = (ids: string[]) => [...new Set(ids)].filter((id) => !releasedIds.has(id));
     const [seatStates, serverStates] = await Promise.all([
-      this.readSeats(
-        customerId,
-        seatIds.filter((id) => !releasedIds.has(id)),
-      ),
-      Promise.all(serverIds.filter((id) => !releasedIds.has(id)).map((id) => this.readServer(id))),
+      this.readSeats(customerId, listed(seatIds)),
+      Promise.all(listed(serverIds).map((id) => this.readServer(id))),
     ]);
     const seats: SeatState[] = [];
     for (const state of seatStates) {
