@@ -126,3 +126,56 @@ export async function editAccountSettings(page: Page, api: Api): Promise<void> {
   await expect.poll(async () => (await api('GET', path)).body.max_open_positions, { timeout: 30_000 }).toBeNull();
   expect((await api('GET', path)).body.max_volume_per_order).toBeNull();
 }
+
+interface AssetRow {
+  asset_code: string;
+  blockchain_code: string;
+  is_stable: boolean;
+  min_amount_eur_cents: number;
+}
+
+const euros = (cents: number) => (cents / 100).toFixed(2);
+
+/**
+ * On the top-up page at EUR 25: every offered row shows its pair's minimum as the API gives it, stablecoins first;
+ * the pairs 25 is below are listed with theirs, and picking one sets the amount to its minimum, where it is offered.
+ */
+export async function pickAssetBelowItsMinimum(page: Page, api: Api): Promise<void> {
+  await openPage(page, 'topup');
+  await page.getByLabel('Amount in EUR').fill('25');
+  await page.getByRole('button', { name: 'Choose a coin' }).click();
+  await page.locator('.asset-list button').first().waitFor();
+  const offered = (await api('GET', '/v1/wallet/assets?amount_eur_cents=2500')).body as AssetRow[];
+  const everyPair = (await api('GET', '/v1/wallet/assets?amount_eur_cents=50000')).body as AssetRow[];
+  const pairOf = (row: AssetRow) => `${row.asset_code}-${row.blockchain_code}`;
+  const larger = everyPair.filter((row) => !offered.some((candidate) => pairOf(candidate) === pairOf(row)));
+  expect(larger.length).toBeGreaterThan(0);
+  for (const row of offered) {
+    expect(await page.getByTestId(`asset-${pairOf(row)}`).count(), pairOf(row)).toBe(1);
+    expect(await page.getByTestId(`asset-min-${pairOf(row)}`).innerText(), pairOf(row)).toBe(`min €${euros(row.min_amount_eur_cents)}`);
+  }
+  const shownLarger = await page
+    .locator('[data-testid^="larger-"]')
+    .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-testid')));
+  expect(shownLarger.sort()).toEqual(larger.map((row) => `larger-${pairOf(row)}`).sort());
+  for (const row of larger)
+    expect(await page.getByTestId(`asset-min-${pairOf(row)}`).innerText(), pairOf(row)).toBe(`min €${euros(row.min_amount_eur_cents)}`);
+  // Stablecoins first in both lists.
+  for (const testIdPrefix of ['asset-', 'larger-']) {
+    const stableFlags = await page
+      .locator(`.asset-list button[data-testid^="${testIdPrefix}"]:not([data-testid^="asset-min-"])`)
+      .evaluateAll((nodes) => nodes.map((node) => node.querySelector('.badge-good') !== null));
+    expect(stableFlags, testIdPrefix).toEqual([...stableFlags].sort((left, right) => Number(right) - Number(left)));
+  }
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'topup-assets-1280');
+
+  const target = [...larger].sort((left, right) => right.min_amount_eur_cents - left.min_amount_eur_cents)[0]!;
+  await page.getByTestId(`larger-${pairOf(target)}`).click();
+  await page.getByTestId(`asset-${pairOf(target)}`).waitFor();
+  expect(await page.getByLabel('Amount in EUR').inputValue()).toBe(euros(target.min_amount_eur_cents));
+  // Minimums stay within the EUR 500 top-up maximum: no thousands separator.
+  expect(await page.getByRole('heading', { name: `2. Coin for €${euros(target.min_amount_eur_cents)}` }).count()).toBe(1);
+  expect(await page.getByTestId(`larger-${pairOf(target)}`).count()).toBe(0);
+  expect(await page.getByTestId(`asset-min-${pairOf(target)}`).innerText()).toBe(`min €${euros(target.min_amount_eur_cents)}`);
+}

@@ -19,11 +19,11 @@ import {
   watchedContext,
   type WatchedContext,
 } from './console-browser';
-import { editAccountSettings, modifyStopsOfEveryMatch, testSendFromWebhooks } from './console-writes';
+import { editAccountSettings, modifyStopsOfEveryMatch, pickAssetBelowItsMinimum, testSendFromWebhooks } from './console-writes';
 
 /**
  * The customer console at /console in Debian's headless Chromium against the whole stack as real processes: a
- * top-up paid through the sandbox, a mixed MT4/MT5 batch placed, its positions' stops moved, then closed and the
+ * top-up paid through the sandbox, the coins' minimums, a mixed MT4/MT5 batch placed, its positions' stops moved, then closed and the
  * batch found in the history; a webhook test send; an account's settings edited; a read-only key that sees no write action; the key in no URL
  * and never in localStorage; no serious accessibility violation on any page (axe-core); a screenshot of every
  * page at 1280 and 390 px.
@@ -197,6 +197,12 @@ describe('the console, signed in with the full key', () => {
     const { page } = await newPage();
     await signIn(page, stack.gatewayUrl, customer.full_key);
     await testSendFromWebhooks(page, api);
+  }, 120_000);
+
+  it("shows each coin's minimum, lists the coins the amount is below with theirs, and picks one at its minimum", async () => {
+    const { page } = await newPage();
+    await signIn(page, stack.gatewayUrl, customer.full_key);
+    await pickAssetBelowItsMinimum(page, api);
   }, 120_000);
 
   it("edits an account's settings: a refused value names the field and changes nothing, a good one is saved", async () => {

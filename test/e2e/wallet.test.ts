@@ -137,9 +137,44 @@ describe('assets', () => {
       'display_decimals',
       'is_evm',
       'is_stable',
+      'min_amount_eur_cents',
     ]);
     expect(btc).toMatchObject({ is_stable: false, is_evm: false, decimals: 8 });
     expect(btc.amount).toMatch(/^0\.\d{1,8}$/);
+    for (const row of [...small.body, ...large.body]) {
+      expect(Number.isSafeInteger(row.min_amount_eur_cents), row.asset_code).toBe(true);
+      expect(row.min_amount_eur_cents).toBeGreaterThanOrEqual(1000);
+    }
+    expect(small.body.every((row: { min_amount_eur_cents: number }) => row.min_amount_eur_cents <= 1000)).toBe(true);
+    expect(large.body.every((row: { min_amount_eur_cents: number }) => row.min_amount_eur_cents <= 20000)).toBe(true);
+  });
+
+  it("accepts a top-up of exactly a pair's min_amount_eur_cents and refuses a cent less with a 400 that creates nothing", async () => {
+    const customer = await stack.newCustomer();
+    const rows = (await stack.request('GET', '/v1/wallet/assets?amount_eur_cents=50000', { key: customer.read_key })).body as Array<{
+      asset_code: string;
+      blockchain_code: string;
+      min_amount_eur_cents: number;
+    }>;
+    const btc = rows.find((row) => row.asset_code === 'BTC' && row.blockchain_code === 'BTC')!;
+    expect(btc.min_amount_eur_cents).toBeGreaterThan(1000);
+    const below = btc.min_amount_eur_cents - 1;
+    const offeredBelow = (await stack.request('GET', `/v1/wallet/assets?amount_eur_cents=${below}`, { key: customer.read_key })).body;
+    expect(offeredBelow.some((row: { asset_code: string }) => row.asset_code === 'BTC')).toBe(false);
+    const refused = await stack.request('POST', '/v1/wallet/topup', {
+      key: customer.full_key,
+      body: { amount_eur_cents: below, asset_code: 'BTC', blockchain_code: 'BTC' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_request',
+      param: 'asset_code',
+      details: { minimum_eur_cents: btc.min_amount_eur_cents },
+    });
+    expect((await getWallet(customer)).pending_topups).toEqual([]);
+    const topup = await createTopup(customer, btc.min_amount_eur_cents, 'BTC', 'BTC');
+    expect(topup).toMatchObject({ status: 'pending', amount_eur_cents: btc.min_amount_eur_cents, asset_code: 'BTC' });
+    expect((await getWallet(customer)).pending_topups.map((pending: { id: number }) => pending.id)).toEqual([topup.id]);
   });
 });
 

@@ -116,9 +116,20 @@ describe('assets from NOWPayments', () => {
       const row = assets.find((asset) => `${asset.asset_code}/${asset.blockchain_code}` === pair)!;
       const estimate = (await nowPaymentsApi(stack, `/estimate?amount=100.00&currency_from=eur&currency_to=${ticker}`)).body;
       expect(unitsOf(row.amount, row.decimals), pair).toBe(unitsOf(String(estimate.estimated_amount), row.decimals));
+      // The row's minimum is NOWPayments' own EUR minimum for the coin, rounded up to the cent, at least 1000.
+      const minimum = (await nowPaymentsApi(stack, `/min-amount?currency_from=${ticker}&currency_to=${ticker}&fiat_equivalent=eur`)).body;
+      const minimumCents = Math.ceil(Number((Number(minimum.fiat_equivalent) * 100).toFixed(6)));
+      expect(row.min_amount_eur_cents, pair).toBe(Math.max(1000, minimumCents));
     }
     const larger = await payments<{ assets: Array<Record<string, any>> }>('ListAssets', { amount_eur_cents: 20_000 });
-    expect(larger.assets.some((asset) => asset.asset_code === 'BTC')).toBe(true);
+    const btc = larger.assets.find((asset) => asset.asset_code === 'BTC')!;
+    expect(btc.min_amount_eur_cents).toBeGreaterThan(10_000);
+    expect(btc.min_amount_eur_cents).toBeLessThanOrEqual(20_000);
+    await expect(createTopup(btc.min_amount_eur_cents - 1, 'BTC', 'BTC')).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { minimum_eur_cents: btc.min_amount_eur_cents },
+    });
+    expect(await createTopup(btc.min_amount_eur_cents, 'BTC', 'BTC')).toMatchObject({ status: 'pending', asset_code: 'BTC' });
     await expect(createTopup(10_000, 'BTC', 'BTC')).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(createTopup(10_000, 'USDC', 'SOL')).rejects.toMatchObject({ code: 'invalid_request' });
   });

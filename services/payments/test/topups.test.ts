@@ -76,6 +76,48 @@ describe('assets', () => {
     await expect(payments('ListAssets', { amount_eur_cents: 999 })).rejects.toMatchObject({ code: 'amount_out_of_range' });
     await expect(payments('ListAssets', { amount_eur_cents: 50001 })).rejects.toMatchObject({ code: 'amount_out_of_range' });
   });
+
+  it("gives each row its pair's minimum: a top-up of exactly that is offered and accepted, a cent less neither", async () => {
+    type Row = { asset_code: string; blockchain_code: string; min_amount_eur_cents: number };
+    const listed = (await stack.sandboxRequest('GET', '/v1/assets')).body.assets as Array<Row>;
+    const pair = (row: { asset_code: string; blockchain_code: string }) => `${row.asset_code}/${row.blockchain_code}`;
+    const everyPair = (await payments<{ assets: Row[] }>('ListAssets', { amount_eur_cents: 50_000 })).assets;
+    expect(everyPair.map(pair).sort()).toEqual(listed.map(pair).sort());
+    for (const row of everyPair) {
+      const provider = listed.find((candidate) => pair(candidate) === pair(row))!;
+      // The provider's minimum rounded up to the cent, never below the product's 1000-cent minimum top-up.
+      expect(row.min_amount_eur_cents, pair(row)).toBe(Math.max(1000, Math.ceil(provider.min_amount_eur_cents)));
+    }
+    // Every pair above the product minimum (BTC at 15000, BNB at 1500, the Ethereum tokens at 2000), and one at it.
+    const above = everyPair.filter((row) => row.min_amount_eur_cents > 1000);
+    expect(above.length).toBeGreaterThan(0);
+    for (const row of [...above, everyPair.find((candidate) => candidate.min_amount_eur_cents === 1000)!]) {
+      const minimum = row.min_amount_eur_cents;
+      const atMinimum = (await payments<{ assets: Row[] }>('ListAssets', { amount_eur_cents: minimum })).assets;
+      expect(
+        atMinimum.find((candidate) => pair(candidate) === pair(row)),
+        pair(row),
+      ).toMatchObject({ min_amount_eur_cents: minimum });
+      const customer = customerId();
+      const created = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: minimum, ...codesOf(row) });
+      expect(created, pair(row)).toMatchObject({ status: 'pending', amount_eur_cents: minimum, ...codesOf(row) });
+      if (minimum - 1 < 1000) continue;
+      const below = (await payments<{ assets: Row[] }>('ListAssets', { amount_eur_cents: minimum - 1 })).assets;
+      expect(below.map(pair), pair(row)).not.toContain(pair(row));
+      const before = await store().topups.countDocuments({ customer_id: customer });
+      const refused = await payments('CreateTopup', { customer_id: customer, amount_eur_cents: minimum - 1, ...codesOf(row) }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(refused, pair(row)).toBeInstanceOf(AppError);
+      expect(refused, pair(row)).toMatchObject({ code: 'invalid_request', param: 'asset_code', details: { minimum_eur_cents: minimum } });
+      expect(await store().topups.countDocuments({ customer_id: customer })).toBe(before);
+    }
+  });
+});
+
+const codesOf = (row: { asset_code: string; blockchain_code: string }) => ({
+  asset_code: row.asset_code,
+  blockchain_code: row.blockchain_code,
 });
 
 describe('creating top-ups', () => {

@@ -94,6 +94,7 @@ export async function assets({ client, flags, print }: CommandContext): Promise<
         },
         { header: 'AMOUNT', value: (row: { amount: string }) => row.amount, align: 'right' },
         { header: 'STABLE', value: (row: { is_stable: boolean }) => (row.is_stable ? 'yes' : 'no') },
+        { header: 'MINIMUM', value: (row: { min_amount_eur_cents: number }) => formatEurCents(row.min_amount_eur_cents), align: 'right' },
       ],
       assets as Array<{
         asset_code: string;
@@ -102,6 +103,7 @@ export async function assets({ client, flags, print }: CommandContext): Promise<
         blockchain_name: string;
         amount: string;
         is_stable: boolean;
+        min_amount_eur_cents: number;
       }>,
     ),
   );

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List the assets a top-up can be paid in
-         * @description One row per coin-and-chain pair offered for this top-up size, with the amount it costs now (rounded up to the asset decimals). A pair whose minimum the amount does not meet is left out. Pass a row back unchanged to POST /v1/wallet/topup; prefer an `is_stable` pair unless paying at once.
+         * @description One row per coin-and-chain pair offered for this top-up size, with the amount it costs now (rounded up to the asset decimals). Each row carries its pair minimum (`min_amount_eur_cents`); a pair whose minimum the amount does not meet is left out (ask at 50000 to see every pair a top-up can reach, with its minimum). Pass a row back unchanged to POST /v1/wallet/topup; prefer an `is_stable` pair unless paying at once.
          */
         get: operations["getWalletAssets"];
         put?: never;
@@ -828,6 +828,11 @@ export interface operations {
                          * @example 2
                          */
                         display_decimals: number;
+                        /**
+                         * @description The smallest top-up this pair takes now, in EUR cents: the payment provider minimum for the pair, rounded up to the cent, and never below the 1000-cent top-up minimum. A top-up of this size in this pair is accepted; it moves with the rate.
+                         * @example 1000
+                         */
+                        min_amount_eur_cents: number;
                     }[];
                 };
             };

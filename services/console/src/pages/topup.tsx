@@ -64,13 +64,33 @@ function TopupForm() {
           </p>
         </form>
       </Section>
-      {amountEurCents !== undefined && <AssetPicker key={amountEurCents} amountEurCents={amountEurCents} api={api} />}
+      {amountEurCents !== undefined && (
+        <AssetPicker
+          key={amountEurCents}
+          amountEurCents={amountEurCents}
+          api={api}
+          onAmount={(cents) => {
+            setText((cents / 100).toFixed(2));
+            setAmountEurCents(cents);
+          }}
+        />
+      )}
     </>
   );
 }
 
-function AssetPicker({ amountEurCents, api }: { amountEurCents: number; api: ReturnType<typeof useSession>['api'] }) {
-  // The assets this amount can be paid in, and those only a larger amount reaches (a pair below its minimum is left out).
+function AssetPicker({
+  amountEurCents,
+  api,
+  onAmount,
+}: {
+  amountEurCents: number;
+  api: ReturnType<typeof useSession>['api'];
+  /** Picks another amount: a pair's minimum, for a pair this amount is below. */
+  onAmount: (amountEurCents: number) => void;
+}) {
+  // The assets this amount can be paid in, and those only a larger amount reaches (a pair below its minimum is left
+  // out; asked at the maximum amount, each row says its minimum).
   const assets = usePolled(async () => {
     const [offered, atMax] = await Promise.all([
       api.get<Asset[]>('/v1/wallet/assets', { amount_eur_cents: amountEurCents }),
@@ -121,18 +141,49 @@ function AssetPicker({ amountEurCents, api }: { amountEurCents: number; api: Ret
                 <span class="asset-amount">
                   {asset.amount} {asset.asset_code}
                 </span>
+                <MinimumText asset={asset} />
               </button>
             </li>
           ))}
         </ul>
       )}
       {assets.data && assets.data.larger.length > 0 && (
-        <p class="muted">
-          Need a larger amount (below their minimum here):{' '}
-          {assets.data.larger.map((asset) => `${asset.asset_code} on ${asset.blockchain_name}`).join(', ')}.
-        </p>
+        <>
+          <p class="muted" id="topup-larger-hint">
+            Need a larger amount (below their minimum here); pick one to top up its minimum:
+          </p>
+          <ul class="asset-list" aria-label="Coins that need a larger amount">
+            {assets.data.larger.map((asset) => (
+              <li key={`${asset.asset_code}/${asset.blockchain_code}`}>
+                <button
+                  type="button"
+                  class="asset asset-larger"
+                  disabled={create.pending}
+                  onClick={() => onAmount(asset.min_amount_eur_cents)}
+                  aria-describedby="topup-larger-hint"
+                  data-testid={`larger-${asset.asset_code}-${asset.blockchain_code}`}
+                >
+                  <span class="asset-name">
+                    {asset.asset_name} <span class="muted">on {asset.blockchain_name}</span>
+                  </span>
+                  {asset.is_stable && <span class="badge badge-good">stablecoin</span>}
+                  <MinimumText asset={asset} />
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </Section>
+  );
+}
+
+/** The smallest top-up the pair takes now, as the provider quotes it. */
+function MinimumText({ asset }: { asset: Asset }) {
+  return (
+    <span class="asset-minimum muted" data-testid={`asset-min-${asset.asset_code}-${asset.blockchain_code}`}>
+      min {formatEurCents(asset.min_amount_eur_cents)}
+    </span>
   );
 }
 

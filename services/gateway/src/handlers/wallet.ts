@@ -26,6 +26,12 @@ export const AssetRow = Type.Object(
     }),
     decimals: Type.Integer({ description: 'Decimals of the asset smallest unit.', example: 6 }),
     display_decimals: Type.Integer({ description: 'Decimals to display.', example: 2 }),
+    min_amount_eur_cents: Type.Integer({
+      minimum: 1000,
+      description:
+        'The smallest top-up this pair takes now, in EUR cents: the payment provider minimum for the pair, rounded up to the cent, and never below the 1000-cent top-up minimum. A top-up of this size in this pair is accepted; it moves with the rate.',
+      example: 1000,
+    }),
   },
   { additionalProperties: false },
 );
@@ -196,7 +202,7 @@ export async function registerWalletRoutes(app: GatewayApp, dependencies: Gatewa
         tags: ['wallet'],
         summary: 'List the assets a top-up can be paid in',
         description:
-          'One row per coin-and-chain pair offered for this top-up size, with the amount it costs now (rounded up to the asset decimals). A pair whose minimum the amount does not meet is left out. Pass a row back unchanged to POST /v1/wallet/topup; prefer an `is_stable` pair unless paying at once.',
+          'One row per coin-and-chain pair offered for this top-up size, with the amount it costs now (rounded up to the asset decimals). Each row carries its pair minimum (`min_amount_eur_cents`); a pair whose minimum the amount does not meet is left out (ask at 50000 to see every pair a top-up can reach, with its minimum). Pass a row back unchanged to POST /v1/wallet/topup; prefer an `is_stable` pair unless paying at once.',
         querystring: AssetsQuery,
         response: { 200: { ...Type.Array(AssetRow), description: 'The asset rows.', headers: rateLimitHeaders }, ...errorResponses(400) },
       },

@@ -1,5 +1,6 @@
 import { AppError } from '@mtx/shared/errors';
 import { formatUnits, unitsForEurCents } from '../domain/money';
+import { topupAmountMinEurCents } from '../domain/topup-state';
 import type { PaymentProvider, ProviderAsset } from '../providers/provider';
 import type { TopupDocument } from '../store/payments-store';
 
@@ -33,6 +34,14 @@ export function quotedUnits(asset: ProviderAsset, amountEurCents: number): bigin
   return asset.amountUnits !== undefined ? BigInt(asset.amountUnits) : unitsForEurCents(amountEurCents, asset.rateEur, asset.decimals);
 }
 
+/**
+ * The smallest top-up the pair takes now, in whole cents: the provider's minimum rounded up (a top-up of that size
+ * is accepted), and never below the product's own minimum top-up.
+ */
+export function minimumTopupOf(asset: ProviderAsset): number {
+  return Math.max(topupAmountMinEurCents, Math.ceil(asset.minimumEurCents));
+}
+
 export function assetRow(asset: ProviderAsset, amountEurCents: number): AssetRow {
   return {
     asset_code: asset.assetCode,
@@ -44,6 +53,7 @@ export function assetRow(asset: ProviderAsset, amountEurCents: number): AssetRow
     amount: formatUnits(quotedUnits(asset, amountEurCents), asset.decimals),
     decimals: asset.decimals,
     display_decimals: asset.displayDecimals,
+    min_amount_eur_cents: minimumTopupOf(asset),
   };
 }
 

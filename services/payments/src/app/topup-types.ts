@@ -18,6 +18,8 @@ export interface AssetRow {
   amount: string;
   decimals: number;
   display_decimals: number;
+  /** The smallest top-up this pair takes now, in EUR cents: at least the product's minimum top-up. */
+  min_amount_eur_cents: number;
 }
 
 export interface TopupView {

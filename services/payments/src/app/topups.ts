@@ -4,7 +4,7 @@ import { isAwaitingCoin, quoteWindowMs } from '../domain/topup-state';
 import type { TopupDocument } from '../store/payments-store';
 
 import { forget, changed } from './topups-state';
-import { providerNamed, assetsOf, assetRow, quotedUnits } from './assets';
+import { providerNamed, assetsOf, assetRow, minimumTopupOf, quotedUnits } from './assets';
 import { readEvents, loadTopup, view, customerProgress, snapshotOf } from './topup-reads';
 import { transactionKey, confirmedPaymentOf, type ConfirmedPayment } from './crediting';
 import { CreditingWorker } from './crediting-worker';
@@ -77,7 +77,7 @@ export function createTopups(options: TopupsOptions) {
     async listAssets(amountEurCents: number): Promise<AssetRow[]> {
       assertTopupAmount(amountEurCents);
       const assets = await assetsOf(state, providerNamed(state, state.options.defaultProvider), amountEurCents);
-      return assets.filter((asset) => amountEurCents >= asset.minimumEurCents).map((asset) => assetRow(asset, amountEurCents));
+      return assets.filter((asset) => amountEurCents >= minimumTopupOf(asset)).map((asset) => assetRow(asset, amountEurCents));
     },
 
     async createTopup(input: {
@@ -93,13 +93,13 @@ export function createTopups(options: TopupsOptions) {
       const asset = (await assetsOf(state, provider, input.amountEurCents)).find(
         (candidate) => candidate.assetCode === input.assetCode && candidate.blockchainCode === input.blockchainCode,
       );
-      if (!asset || input.amountEurCents < asset.minimumEurCents) {
+      if (!asset || input.amountEurCents < minimumTopupOf(asset)) {
         throw new AppError(
           'invalid_request',
           `${input.assetCode} on ${input.blockchainCode} is not offered for ${input.amountEurCents} cents; pick a row of GET /v1/wallet/assets for this amount`,
           {
             param: 'asset_code',
-            ...(asset ? { details: { minimum_eur_cents: asset.minimumEurCents } } : {}),
+            ...(asset ? { details: { minimum_eur_cents: minimumTopupOf(asset) } } : {}),
           },
         );
       }

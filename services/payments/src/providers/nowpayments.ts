@@ -159,9 +159,13 @@ export function createNowPaymentsProvider(options: NowPaymentsProviderOptions): 
     const [minimum, units] = await Promise.all([minimumOf(currency), estimateOf(currency, quotedCents)]);
     const rateEur = rateOfQuote(quotedCents, units, currency.asset.decimals);
     if (rateEur === undefined) return null;
-    let minimumEurCents = minimum.minimumEurCents ?? Number((minimum.minimumUnits * BigInt(quotedCents) + units - 1n) / units);
-    // The coin amount decides: an amount whose estimate is below the coin minimum is not offered for it.
-    if (amountEurCents !== undefined && units < minimum.minimumUnits) minimumEurCents = Math.max(minimumEurCents, amountEurCents + 1);
+    // The EUR that buys the coin minimum at this estimate's rate, rounded up to the cent.
+    const minimumAtRate = Number((minimum.minimumUnits * BigInt(quotedCents) + units - 1n) / units);
+    let minimumEurCents = minimum.minimumEurCents ?? minimumAtRate;
+    // The coin amount decides: an amount whose estimate is below the coin minimum is not offered for it even where
+    // NOWPayments' EUR figure says it would be; its row's minimum is then what buys the coin minimum at this rate.
+    if (amountEurCents !== undefined && units < minimum.minimumUnits && minimumEurCents <= amountEurCents)
+      minimumEurCents = Math.max(minimumAtRate, amountEurCents + 1);
     return {
       ...currency.asset,
       minimumEurCents,

@@ -1,5 +1,6 @@
 // Original file: proto/payments/v1/payments.proto
 
+import type { Long } from '@grpc/proto-loader';
 
 export interface AssetRow {
   'asset_code'?: (string);
@@ -11,6 +12,7 @@ export interface AssetRow {
   'amount'?: (string);
   'decimals'?: (number);
   'display_decimals'?: (number);
+  'min_amount_eur_cents'?: (number | string | Long);
 }
 
 export interface AssetRow__Output {
@@ -23,4 +25,5 @@ export interface AssetRow__Output {
   'amount': (string);
   'decimals': (number);
   'display_decimals': (number);
+  'min_amount_eur_cents': (number);
 }
