@@ -1,3 +1,5 @@
+import { context } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { WriteGate } from './write-gate';
 
 export interface GroupCommitOptions {
@@ -12,6 +14,12 @@ export interface GroupCommitOptions {
    * which under light load would otherwise each be a command of their own; a full command goes at once.
    */
   lingerMs?: number;
+  /**
+   * No database span for its commands. For writes on a request's hot path that a trace reader does not need
+   * (markers, listings, rate-limit slots): a command serves every request whose writes joined it, yet its span
+   * would sit in the trace of whichever request scheduled it, and each span is work for every request traced.
+   */
+  untraced?: boolean | undefined;
 }
 
 /**
@@ -83,7 +91,11 @@ export abstract class GroupCommit<Item> {
     }
   }
 
-  private async send(): Promise<void> {
+  private send(): Promise<void> {
+    return this.options.untraced ? context.with(suppressTracing(context.active()), () => this.sendNow()) : this.sendNow();
+  }
+
+  private async sendNow(): Promise<void> {
     const takeAndWrite = async () => {
       const batch = this.take();
       if (batch.length > 0) await this.write(batch);
