@@ -157,9 +157,7 @@ describe('one trace per request', () => {
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'].every((service) => services.has(service));
       const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3;
       const journalled = ['insert batches', 'insert outcomes'].every((name) => current.some((span) => span.name === name));
-      return complete && legsTraced && journalled && parentsArrived(current)
-        ? current
-        : undefined;
+      return complete && legsTraced && journalled && parentsArrived(current) ? current : undefined;
     }, 15_000);
     expect(expectConnected(spans).service).toBe('gateway');
     const fanout = spans.find((span) => span.name === 'execution.fanout');
