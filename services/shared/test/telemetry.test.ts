@@ -52,8 +52,10 @@ describe('statementShape (db.query.text of database spans)', () => {
 });
 
 describe('batchSpanProcessorSettings', () => {
-  it('defaults to a deep queue and small exports', () => {
-    expect(batchSpanProcessorSettings({})).toEqual({ maxQueueSize: 8_192, maxExportBatchSize: 256, scheduledDelayMillis: 1_000 });
+  it('defaults to a deep queue, and large exports for JSON', () => {
+    expect(batchSpanProcessorSettings({})).toEqual({ maxQueueSize: 8_192, maxExportBatchSize: 2_048, scheduledDelayMillis: 1_000 });
+    // Protobuf's encoder costs more per span in large requests: its exports stay small.
+    expect(batchSpanProcessorSettings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toMatchObject({ maxExportBatchSize: 256 });
   });
 
   it('honours the OTEL_BSP_* variables and ignores values that are not positive integers', () => {
@@ -70,7 +72,7 @@ describe('batchSpanProcessorSettings', () => {
     });
     expect(batchSpanProcessorSettings({ OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_SCHEDULE_DELAY: '-5' })).toEqual({
       maxQueueSize: 8_192,
-      maxExportBatchSize: 256,
+      maxExportBatchSize: 2_048,
       scheduledDelayMillis: 1_000,
     });
   });

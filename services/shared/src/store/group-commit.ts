@@ -1,4 +1,4 @@
-import { context } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { WriteGate } from './write-gate';
 
@@ -92,7 +92,10 @@ export abstract class GroupCommit<Item> {
   }
 
   private send(): Promise<void> {
-    return this.options.untraced ? context.with(suppressTracing(context.active()), () => this.sendNow()) : this.sendNow();
+    if (!this.options.untraced) return this.sendNow();
+    // Without a parent span the database instrumentation (requireParentSpan) skips the command outright, before
+    // computing its span's attributes; suppression covers any other instrumentation on the way.
+    return context.with(suppressTracing(trace.deleteSpan(context.active())), () => this.sendNow());
   }
 
   private async sendNow(): Promise<void> {
