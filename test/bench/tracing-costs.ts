@@ -1,5 +1,5 @@
 /**
- * `npm run bench:tracing-costs`: what each part of tracing costs per span or per hop, in one process on one core,
+ * `npx tsx test/bench/tracing-costs.ts`: what each part of tracing costs per span or per hop, in one process on one core,
  * with the SDK's own classes: recording a connector's span per account message (start, attributes, end, handed to
  * a processor), the W3C context written into and read from NATS headers and gRPC metadata (once per hop), and the
  * OTLP serialisation of finished spans (JSON, the services' default, and protobuf) at several export batch sizes.
@@ -130,4 +130,4 @@ for (const [name, serializer] of [
 }
 
 const width = Math.max(...rows.map(([what]) => what.length));
-for (const [what, figure] of rows) process.stdout.write(`[bench:tracing-costs] ${what.padEnd(width)}  ${figure}\n`);
+for (const [what, figure] of rows) process.stdout.write(`[tracing-costs] ${what.padEnd(width)}  ${figure}\n`);

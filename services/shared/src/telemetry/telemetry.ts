@@ -163,12 +163,12 @@ export function samplerWithExporter(env: NodeJS.ProcessEnv = process.env): Sampl
  * The batch span processor's settings (the OTEL_BSP_* variables win). A full queue DROPS spans, and only one
  * export is in flight at a time, so the queue is four times the SDK's 2,048: deep enough to ride out a slow
  * collector at thousands of spans per second. With JSON (the default encoding) an export carries up to 2,048
- * spans: serialising costs the same per span at any size (3.3–3.4 µs, bench:tracing-costs), while each export
+ * spans: serialising costs the same per span at any size (3.3–3.7 µs, test/bench/tracing-costs.ts), while each export
  * request costs its HTTP round on top, so fewer, larger requests cost less; and the processor exports at once,
  * inside the span.end() that fills a batch, so at a few thousand spans a second a larger batch leaves exports to
  * the timer, between requests, rather than in the middle of one. Exports stay at 256 spans for protobuf: its
  * encoder builds a list of pending writes for the whole request, which for 2,048 spans outlives the young
- * generation (5.5 µs a span at 256, 7 µs at 2,048). A second of delay keeps traces prompt in the viewer and spans
+ * generation (5.5–6 µs a span at 256, 7 µs at 2,048). A second of delay keeps traces prompt in the viewer and spans
  * short-lived in memory.
  */
 export function batchSpanProcessorSettings(env: NodeJS.ProcessEnv = process.env): {
