@@ -63,7 +63,8 @@ export class ConnectorRuntime {
   private readonly spanAttributes: Readonly<Record<string, string>>;
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
-    // The subject (root, platform, account, operation) is in the span's name and attributes already.
+    // What a reader needs of the subject (platform, account, operation) is in the span's name and attributes: no
+    // subject string per message.
     this.spanAttributes = { 'messaging.system': 'nats', 'mtx.platform': options.platform };
     const shared: RuntimeShared = {
       // A failure of the claim store is logged within the request's trace.
