@@ -156,11 +156,13 @@ describe('one trace per request', () => {
       const services = new Set(current.map((span) => span.service));
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'].every((service) => services.has(service));
       const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3;
-      return complete && legsTraced && current.some((span) => span.name === 'insert batches') && parentsArrived(current)
-        ? current
-        : undefined;
+      const journalled = ['insert batches', 'insert outcomes'].every((name) => current.some((span) => span.name === name));
+      return complete && legsTraced && journalled && parentsArrived(current) ? current : undefined;
     }, 15_000);
     expect(expectConnected(spans).service).toBe('gateway');
+    // The gateway's request span is named by its route template, as the dashboards' trace searches expect.
+    expect(root.name).toBe('POST /v1/orders');
+    expect(root.attributes).toMatchObject({ 'http.route': '/v1/orders', 'http.response.status_code': 200 });
     const fanout = spans.find((span) => span.name === 'execution.fanout');
     expect(fanout, 'execution.fanout span').toBeDefined();
     expect(fanout!.attributes['mtx.batch_id']).toBe(batch.body.batch_id);
@@ -182,6 +184,27 @@ describe('one trace per request', () => {
     // terminal's round trip (and carries the legs' statuses and retcodes); nothing below it is traced.
     expect(connectorSpans).toHaveLength(3);
     expect(spans.filter((span) => span.service === 'broker-sim')).toEqual([]);
+    const connectorSpanIds = new Set(connectorSpans.map((span) => span.spanId));
+    expect(spans.filter((span) => connectorSpanIds.has(span.parentSpanId))).toEqual([]);
+    for (const span of connectorSpans)
+      expect(span.attributes, `${span.service}/${span.name} carries its legs' outcomes`).toMatchObject({
+        'mtx.leg_index': expect.any(Array),
+        'mtx.status': expect.any(Array),
+        'mtx.retcode': expect.any(Array),
+      });
+    // The hop from the gateway to execution is one span, the server's, child of the gateway's request span: a
+    // call that was answered makes no client span (only one no server answered does).
+    const served = spans.find((span) => span.service === 'execution' && span.name === 'grpc.mtx.execution.v1.ExecutionService/PlaceOrders');
+    expect(served?.kind, 'execution server span').toBe(2);
+    expect(served!.parentSpanId).toBe(root.spanId);
+    expect(byId.get(fanout!.parentSpanId)?.spanId).toBe(served!.spanId);
+    const grpcClientSpans = spans.filter((span) => span.kind === 3 && span.name.startsWith('grpc.'));
+    expect(grpcClientSpans.map((span) => `${span.service}/${span.name}`)).toEqual([]);
+    // The batch's durable record (write-ahead, outcomes) keeps its database spans; writes derived from it (open
+    // markers, the listing) and the rate limiter's slot make none.
+    const names = new Set(spans.map((span) => span.name));
+    for (const untraced of ['insert open_batches', 'insert batch_listing', 'insert rate_limit_slots'])
+      expect(names.has(untraced), `${untraced} is not traced`).toBe(false);
     // Database spans describe the command's shape, never its values (the legs travel packed as one field).
     const batchInsert = spans.find((span) => span.service === 'execution' && span.name === 'insert batches');
     expect(batchInsert?.attributes['db.query.text']).toBeTypeOf('string');

@@ -38,6 +38,9 @@ export { startHealthServer } from './health';
 
 const tracer = trace.getTracer('mtx-connector');
 
+/** Each operation's span name, built once rather than per request. */
+const spanNames = Object.fromEntries(connectorOps.map((op) => [op, `connector.${op}`])) as Record<ConnectorOp, string>;
+
 /**
  * The connector: answers `<root>.<platform>.<account_id>.<op>` in a queue group for the accounts whose terminal
  * is attached to this replica (AccountRouting), stateless apart from those connections. Every order it sends carries a client id it first claimed exclusively, so no client id is
@@ -57,7 +60,12 @@ export class ConnectorRuntime {
   private readonly historyReads: HistoryReads;
   private readonly inspecting: Inspecting;
 
+  private readonly spanAttributes: Readonly<Record<string, string>>;
+
   constructor(private readonly options: ConnectorRuntimeOptions) {
+    // What a reader needs of the subject (platform, account, operation) is in the span's name and attributes: no
+    // subject string per message.
+    this.spanAttributes = { 'messaging.system': 'nats', 'mtx.platform': options.platform };
     const shared: RuntimeShared = {
       // A failure of the claim store is logged within the request's trace.
       claimFor: (key, deadlineUnixMs, traceContext) =>
@@ -155,19 +163,10 @@ export class ConnectorRuntime {
     const tokens = message.subject.split('.');
     const subjectAccount = tokens[tokens.length - 2] ?? '';
     const parent = extractTraceContext(message.headers);
-    const span = tracer.startSpan(
-      `connector.${op}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'messaging.system': 'nats',
-          'messaging.destination.name': message.subject,
-          'mtx.platform': this.options.platform,
-          'mtx.account_id': subjectAccount,
-        },
-      },
-      parent,
-    );
+    // One span per account message: the terminal's round trip and every leg's outcome are its attributes (the EA
+    // inside the terminal has no tracer). Its constant attributes are one object per runtime; the SDK copies them.
+    const span = tracer.startSpan(spanNames[op], { kind: SpanKind.SERVER, attributes: this.spanAttributes }, parent);
+    span.setAttribute('mtx.account_id', subjectAccount);
     // Carried by hand to every trade server call and log line of this request: the connectors run a synchronous
     // context manager (instrumentation.ts), which forgets the active span at the first await.
     const requestContext = trace.setSpan(parent, span);
@@ -228,18 +227,7 @@ export class ConnectorRuntime {
         const request = this.decode(connectorCodecs.placeRequest, data, subjectAccount);
         span.setAttribute('mtx.batch_id', request.batch_id);
         const reply = await this.place(request, traceContext);
-        span.setAttribute(
-          'mtx.leg_index',
-          reply.results.map((result) => result.leg_index),
-        );
-        span.setAttribute(
-          'mtx.status',
-          reply.results.map((result) => result.status),
-        );
-        span.setAttribute(
-          'mtx.retcode',
-          reply.results.map((result) => result.retcode),
-        );
+        setLegOutcomes(span, reply.results);
         const troubled = reply.results.find((result) => result.status === 'unknown' || result.status === 'unavailable');
         if (troubled) span.setStatus({ code: SpanStatusCode.ERROR, message: `${troubled.status}: ${troubled.message}` });
         return connectorCodecs.placeReply.encode(reply);
@@ -333,3 +321,21 @@ export class ConnectorRuntime {
 }
 
 class MalformedRequestError extends Error {}
+
+/** Every leg's index, status and retcode as three parallel array attributes of the account's span, in one pass. */
+function setLegOutcomes(span: Span, results: PlaceReplyMessage['results']): void {
+  if (!span.isRecording()) return;
+  const count = results.length;
+  const indexes = new Array<number>(count);
+  const statuses = new Array<string>(count);
+  const retcodes = new Array<number>(count);
+  for (let index = 0; index < count; index++) {
+    const result = results[index]!;
+    indexes[index] = result.leg_index;
+    statuses[index] = result.status;
+    retcodes[index] = result.retcode;
+  }
+  span.setAttribute('mtx.leg_index', indexes);
+  span.setAttribute('mtx.status', statuses);
+  span.setAttribute('mtx.retcode', retcodes);
+}

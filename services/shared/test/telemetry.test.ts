@@ -17,6 +17,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import {
   batchSpanProcessorSettings,
   inHttpServerSpan,
+  samplerWithExporter,
   samplerWithoutExporter,
   statementShape,
   SynchronousContextManager,
@@ -51,8 +52,10 @@ describe('statementShape (db.query.text of database spans)', () => {
 });
 
 describe('batchSpanProcessorSettings', () => {
-  it('defaults to a deep queue and small exports', () => {
-    expect(batchSpanProcessorSettings({})).toEqual({ maxQueueSize: 8_192, maxExportBatchSize: 256, scheduledDelayMillis: 1_000 });
+  it('defaults to a deep queue, and large exports for JSON', () => {
+    expect(batchSpanProcessorSettings({})).toEqual({ maxQueueSize: 8_192, maxExportBatchSize: 2_048, scheduledDelayMillis: 1_000 });
+    // Protobuf's encoder costs more per span in large requests: its exports stay small.
+    expect(batchSpanProcessorSettings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toMatchObject({ maxExportBatchSize: 256 });
   });
 
   it('honours the OTEL_BSP_* variables and ignores values that are not positive integers', () => {
@@ -69,7 +72,7 @@ describe('batchSpanProcessorSettings', () => {
     });
     expect(batchSpanProcessorSettings({ OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_SCHEDULE_DELAY: '-5' })).toEqual({
       maxQueueSize: 8_192,
-      maxExportBatchSize: 256,
+      maxExportBatchSize: 2_048,
       scheduledDelayMillis: 1_000,
     });
   });
@@ -93,6 +96,31 @@ describe('samplerWithoutExporter', () => {
 
   it('leaves the choice to the SDK when OTEL_TRACES_SAMPLER is set', () => {
     expect(samplerWithoutExporter({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' })).toBeUndefined();
+  });
+});
+
+describe('samplerWithExporter', () => {
+  it("keeps every root and follows the caller's decision, so a trace is kept or dropped whole", () => {
+    const seen = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ sampler: samplerWithExporter({}), spanProcessors: [new SimpleSpanProcessor(seen)] });
+    const tracer = provider.getTracer('test');
+    const root = tracer.startSpan('POST /v1/orders');
+    const child = tracer.startSpan('execution.fanout', {}, trace.setSpan(ROOT_CONTEXT, root));
+    // A caller that dropped its trace (traceparent flags 00): the callee records nothing of it either.
+    const unsampledCaller = trace.wrapSpanContext({
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      traceFlags: TraceFlags.NONE,
+      isRemote: true,
+    });
+    const dropped = tracer.startSpan('connector.place', {}, trace.setSpan(ROOT_CONTEXT, unsampledCaller));
+    for (const span of [dropped, child, root]) span.end();
+    expect(seen.getFinishedSpans().map((span) => span.name)).toEqual(['execution.fanout', 'POST /v1/orders']);
+    expect(dropped.spanContext().traceId).toBe('a'.repeat(32));
+  });
+
+  it('leaves the choice to the SDK when OTEL_TRACES_SAMPLER is set', () => {
+    expect(samplerWithExporter({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' })).toBeUndefined();
   });
 });
 

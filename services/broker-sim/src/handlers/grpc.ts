@@ -1,8 +1,6 @@
 import { AppError } from '@mtx/shared/errors';
 import { unaryHandlers, type grpc } from '@mtx/shared/grpc';
 import type { Logger } from '@mtx/shared/logger';
-import { tracedGrpcImplementation } from '@mtx/shared/telemetry';
-import { grpcServices } from '@mtx/shared/grpc-services';
 import { type Broker, BrokerError } from '../app/broker';
 import { renderServer } from './renderers';
 
@@ -37,13 +35,11 @@ export function createBrokerSimGrpcImplementation(broker: Broker, logger: Logger
         throw toAppError(error);
       }
     };
-  const implementation = unaryHandlers(
+  return unaryHandlers(
     {
       ListServers: wrap(() => ({ servers: broker.listServers().map(renderServer) })),
       GetServerInfo: wrap((request: { server: string }) => renderServer(broker.serverInfo(request.server))),
     },
     logger,
   );
-  // Server spans by hand: broker-sim runs without the automatic gRPC instrumentation (see instrumentation.ts).
-  return tracedGrpcImplementation(grpcServices.brokerSim.serviceName, implementation);
 }

@@ -104,10 +104,12 @@ export class BatchJournal {
   private readonly listing: BatchListing;
 
   constructor(private readonly options: BatchServiceOptions) {
+    // The write-ahead and the outcomes keep their database spans (a batch's durable record before and after
+    // the fan-out); the open marker's writes, derived from them, make none (GroupCommitOptions.untraced).
     this.batchWriter = new GroupWriter(options.store.batches);
     // A marker is removed after the answer and nobody waits for it (recovery removes one whose batch has its
     // outcomes), so its delete may wait for others: under light load one command per batch otherwise.
-    this.openWriter = new GroupWriter(options.store.openBatches, { deleteLingerMs: openMarkerDeleteLingerMs });
+    this.openWriter = new GroupWriter(options.store.openBatches, { deleteLingerMs: openMarkerDeleteLingerMs, untraced: true });
     this.outcomeWriter = new GroupWriter(options.store.outcomes);
     this.unsettledWriter = new GroupWriter(options.store.unsettled);
     this.listing = new BatchListing({

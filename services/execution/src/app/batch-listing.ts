@@ -59,7 +59,8 @@ export class BatchListing {
   private readonly sequence: ClaimedSequence;
 
   constructor(private readonly options: BatchListingOptions) {
-    this.writer = new GroupWriter(options.store.batchListing);
+    // The listing is derived from the outcomes, whose write keeps its span: no database span of its own.
+    this.writer = new GroupWriter(options.store.batchListing, { untraced: true });
     this.sequence = new ClaimedSequence(
       async (_id) => (await options.store.batchListing.findOne({ _id }, { projection: { _id: 1 } })) !== null,
     );

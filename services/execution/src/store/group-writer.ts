@@ -23,6 +23,8 @@ export interface GroupWriterOptions {
    * command of its own, which on FerretDB costs far more than the documents it removes.
    */
   deleteLingerMs?: number;
+  /** No database span for its commands (GroupCommitOptions.untraced says when). */
+  untraced?: boolean;
 }
 
 type Bounds = Required<GroupWriterOptions>;
@@ -44,7 +46,7 @@ class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: 
     private readonly collection: WritableCollection<T>,
     private readonly bounds: Bounds,
   ) {
-    super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax, lingerMs: bounds.deleteLingerMs });
+    super({ weightMax: bounds.batchMax, inFlightMax: bounds.inFlightMax, lingerMs: bounds.deleteLingerMs, untraced: bounds.untraced });
   }
 
   delete(id: string): Promise<void> {
@@ -83,8 +85,14 @@ export class GroupWriter<T extends Document & { _id: string }> {
       inFlightMax: options.inFlightMax ?? 2,
       queueMax: options.queueMax ?? 100_000,
       deleteLingerMs: options.deleteLingerMs ?? 0,
+      untraced: options.untraced ?? false,
     };
-    this.inserts = new InsertBatcher(collection, { batchMax: bounds.batchMax, inFlightMax: bounds.inFlightMax, queueMax: bounds.queueMax });
+    this.inserts = new InsertBatcher(collection, {
+      batchMax: bounds.batchMax,
+      inFlightMax: bounds.inFlightMax,
+      queueMax: bounds.queueMax,
+      untraced: bounds.untraced,
+    });
     this.deletes = new DeletesById(collection, bounds);
   }
 

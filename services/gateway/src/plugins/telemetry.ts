@@ -4,6 +4,26 @@ import { createHistogram, instruments } from '@mtx/shared/instruments';
 import fp from 'fastify-plugin';
 import type { GatewayApp, GatewayDependencies } from '../context';
 
+/**
+ * `<method> <route>`, each made once: the routes and methods are the app's, a bounded set, so no span name is
+ * built per request.
+ */
+const spanNames = new Map<string, Map<string, string>>();
+
+function spanNameOf(method: string, route: string): string {
+  let byMethod = spanNames.get(route);
+  if (!byMethod) {
+    byMethod = new Map();
+    spanNames.set(route, byMethod);
+  }
+  let name = byMethod.get(method);
+  if (!name) {
+    name = `${method} ${route}`;
+    byMethod.set(method, name);
+  }
+  return name;
+}
+
 /** Request ids, route-named server spans, one access line per request and the request-duration histogram. */
 export const telemetryPlugin = fp(
   async (app: GatewayApp, { dependencies }: { dependencies: GatewayDependencies }) => {
@@ -15,9 +35,11 @@ export const telemetryPlugin = fp(
       // The server span (traceHttpServer) is named by method only until the route is known; the route template
       // makes traces searchable.
       const span = trace.getActiveSpan();
-      if (span && request.routeOptions.url) {
-        span.updateName(`${request.method} ${request.routeOptions.url}`);
-        span.setAttributes({ 'http.route': request.routeOptions.url, 'mtx.request_id': request.id });
+      const route = request.routeOptions.url;
+      if (span?.isRecording() && route) {
+        span.updateName(spanNameOf(request.method, route));
+        span.setAttribute('http.route', route);
+        span.setAttribute('mtx.request_id', request.id);
       }
     });
 

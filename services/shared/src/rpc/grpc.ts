@@ -6,6 +6,8 @@ import '../patches/http2-stream-release';
 import { refusedStatements } from '../store/bulk-write';
 import { grpcServiceClient } from './proto';
 import type { Logger } from '../telemetry/logger';
+import { context } from '@opentelemetry/api';
+import { GrpcClientTracing, injectTraceMetadata, tracedGrpcImplementation } from './grpc-tracing';
 
 export { grpc };
 
@@ -179,7 +181,9 @@ export async function startGrpcServer(bindings: GrpcServiceBinding[], address: s
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const binding of bindings) {
     const ServiceClient = grpcServiceClient(binding.protoFile, binding.serviceName);
-    server.addService(ServiceClient.service, binding.implementation);
+    // Every call of ours in a server span (grpc-tracing.ts); the health service stays untraced, as probes would
+    // drown the traces an SRE cares about.
+    server.addService(ServiceClient.service, tracedGrpcImplementation(binding.serviceName, binding.implementation));
     statusMap[binding.serviceName] = 'SERVING';
   }
   const health = new HealthImplementation(statusMap);
@@ -231,6 +235,7 @@ export function createUnaryClient<TDefault = unknown>(
 ): UnaryClient<TDefault> {
   const ServiceClient = grpcServiceClient(protoFile, serviceName);
   const raw = new ServiceClient(address, grpc.credentials.createInsecure(), clientChannelOptions);
+  const tracing = new GrpcClientTracing(serviceName);
   return {
     raw,
     call<TResponse = TDefault>(
@@ -241,17 +246,17 @@ export function createUnaryClient<TDefault = unknown>(
       const fn = (raw as unknown as Record<string, (...parameters: unknown[]) => unknown>)[method];
       if (typeof fn !== 'function') return Promise.reject(new Error(`${serviceName} has no method ${method}`));
       const deadline = new Date(Date.now() + (options.deadlineMs ?? defaultDeadlineMs));
+      // The caller's trace continues in the server's span (grpc-tracing.ts).
+      const callerContext = context.active();
+      const metadata = injectTraceMetadata(options.metadata ?? new grpc.Metadata(), callerContext);
+      const startedAt = performance.now();
       return new Promise<TResponse>((resolve, reject) => {
-        fn.call(
-          raw,
-          request,
-          options.metadata ?? new grpc.Metadata(),
-          { deadline },
-          (error: grpc.ServiceError | null, response: TResponse) => {
-            if (error) reject(fromGrpcError(error));
-            else resolve(response);
-          },
-        );
+        fn.call(raw, request, metadata, { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
+          if (!error) return resolve(response);
+          // An answer of our server's carries its error code (and has its server span); anything else did not reach one.
+          if (error.metadata?.get(errorCodeKey).length !== 1) tracing.traceUnanswered(callerContext, method, startedAt, error);
+          reject(fromGrpcError(error));
+        });
       });
     },
     close: () => raw.close(),

@@ -1,3 +1,5 @@
+import { context, trace } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { WriteGate } from './write-gate';
 
 export interface GroupCommitOptions {
@@ -12,6 +14,12 @@ export interface GroupCommitOptions {
    * which under light load would otherwise each be a command of their own; a full command goes at once.
    */
   lingerMs?: number;
+  /**
+   * No database span for its commands. For writes on a request's hot path that a trace reader does not need
+   * (markers, listings, rate-limit slots): a command serves every request whose writes joined it, yet its span
+   * would sit in the trace of whichever request scheduled it, and each span is work for every request traced.
+   */
+  untraced?: boolean | undefined;
 }
 
 /**
@@ -83,7 +91,14 @@ export abstract class GroupCommit<Item> {
     }
   }
 
-  private async send(): Promise<void> {
+  private send(): Promise<void> {
+    if (!this.options.untraced) return this.sendNow();
+    // Without a parent span the database instrumentation (requireParentSpan) skips the command outright, before
+    // computing its span's attributes; suppression covers any other instrumentation on the way.
+    return context.with(suppressTracing(trace.deleteSpan(context.active())), () => this.sendNow());
+  }
+
+  private async sendNow(): Promise<void> {
     const takeAndWrite = async () => {
       const batch = this.take();
       if (batch.length > 0) await this.write(batch);

@@ -29,6 +29,8 @@ export interface InsertBatcherOptions {
   queueMax?: number;
   /** Shared by every writer of one database, so their commands take the store's write lock one after another. */
   gate?: WriteGate;
+  /** No database span for its commands (GroupCommitOptions.untraced says when). */
+  untraced?: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
     private readonly collection: InsertableCollection<T>,
     options: InsertBatcherOptions = {},
   ) {
-    super({ weightMax: options.batchMax ?? 100, inFlightMax: options.inFlightMax ?? 2, gate: options.gate });
+    super({ weightMax: options.batchMax ?? 100, inFlightMax: options.inFlightMax ?? 2, gate: options.gate, untraced: options.untraced });
     this.queueMax = options.queueMax ?? 10_000;
   }
 

@@ -13,7 +13,6 @@ import path from 'node:path';
 import { createNoopMeter, diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
@@ -25,6 +24,7 @@ import { PeriodicExportingMetricReader, type IMetricReader, type PushMetricExpor
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import {
   batchSpanProcessorSettings,
+  samplerWithExporter,
   samplerWithoutExporter,
   statementShape,
   SynchronousContextManager,
@@ -40,10 +40,7 @@ function serviceNameFromEntryPoint(): string {
   return index >= 0 && parts[index + 1] ? parts[index + 1]! : 'unknown';
 }
 
-/**
- * Services that do work per order leg: their gRPC traffic is the per-leg hop to the trade servers, traced by
- * hand (see below), and they run the synchronous context manager (telemetry.ts says why).
- */
+/** Services that do work per order leg: they run the synchronous context manager (telemetry.ts says why). */
 const perLegServices = new Set(['connector-mt4', 'connector-mt5', 'broker-sim']);
 
 let sdk: NodeSDK | undefined;
@@ -117,7 +114,7 @@ export function startInstrumentation(): NodeSDK | undefined {
     // looking for a baggage header and composing the two.
     ...(process.env.OTEL_PROPAGATORS ? {} : { textMapPropagator: new W3CTraceContextPropagator() }),
     ...(spanExporter
-      ? { spanProcessors: [new BatchSpanProcessor(spanExporter, batchSpanProcessorSettings())] }
+      ? { spanProcessors: [new BatchSpanProcessor(spanExporter, batchSpanProcessorSettings())], sampler: samplerWithExporter() }
       : { spanProcessors: [], sampler: samplerWithoutExporter() }),
     // Without an endpoint the SDK would default to exporting every pino line as an OTLP log record to
     // localhost:4318: wasted work per line, and a shutdown that waits ~10 s for the failed export.
@@ -125,13 +122,11 @@ export function startInstrumentation(): NodeSDK | undefined {
     metricReaders,
     instrumentations: [
       httpInstrumentation,
-      // The per-leg gRPC hop (connector → broker-sim, one call per leg) is traced by hand at both ends: the
-      // connectors serve no gRPC and call only the trade servers, putting their connector.place/close span
-      // into the call's metadata, so broker-sim's server span is its child (an automatic client span would
-      // only repeat the connector span one level down, at a span per leg); broker-sim serves only that hop
-      // and makes its server spans itself (tracedGrpcImplementation), without the instrumentation's per-call
-      // wrapping. Every other hop is one call per request and keeps the automatic spans.
-      ...(perLeg ? [] : [new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] })]),
+      // No gRPC instrumentation: every server and client of ours is made by startGrpcServer and createUnaryClient,
+      // which trace by hand (rpc/grpc-tracing.ts): a server span per call and the caller's context in the
+      // metadata, with no client span for a call that was answered (the server's span says what it did; a client
+      // span would repeat it one level up, at a span per call) and none of the instrumentation's per-call work
+      // (wrapping every call and callback, parsing the channel's address into attributes).
       mongodb,
       // createLogger's own mixin writes trace_id and span_id; the instrumentation's would do it a second time.
       new PinoInstrumentation({ disableLogCorrelation: true }),

@@ -1,4 +1,4 @@
-import { AlwaysOffSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
 import {
   context,
   metrics,
@@ -11,10 +11,8 @@ import {
   type Context,
   type ContextManager,
   type Span,
-  type TextMapGetter,
 } from '@opentelemetry/api';
 import { EventEmitter } from 'node:events';
-import type * as grpc from '@grpc/grpc-js';
 
 /**
  * Span and metric helpers, so every service names and records things the same way. Attribute values are
@@ -150,13 +148,28 @@ export function samplerWithoutExporter(env: NodeJS.ProcessEnv = process.env): Sa
 }
 
 /**
+ * The sampler when spans are exported: parent-based, every root kept. A service follows the decision its caller
+ * carried in `traceparent`, so a trace is kept or dropped whole from the gateway to the connectors; every root
+ * is kept, so every failed and every slow batch is in the traces. Where the span rate costs more than the traces
+ * are worth, thin them after the fact in the collector (tail sampling: every error, every slow trace, a share of
+ * the rest; docs/operations.md, "Tracing"), or at the root with the standard OTEL_TRACES_SAMPLER variables,
+ * which are the SDK's to read (undefined here).
+ */
+export function samplerWithExporter(env: NodeJS.ProcessEnv = process.env): Sampler | undefined {
+  return env.OTEL_TRACES_SAMPLER ? undefined : new ParentBasedSampler({ root: new AlwaysOnSampler() });
+}
+
+/**
  * The batch span processor's settings (the OTEL_BSP_* variables win). A full queue DROPS spans, and only one
  * export is in flight at a time, so the queue is four times the SDK's 2,048: deep enough to ride out a slow
- * collector at thousands of spans per second. Exports stay small for the protobuf encoding (still a choice):
- * its encoder builds a list of pending writes for the whole request, and for 2,048 spans that list outlives
- * the young generation, which made encoding cost 20 µs a span instead of 4 µs at 256 (the SDK's serializer,
- * measured alone); JSON costs the same per span at either size. A second of delay keeps traces prompt in the
- * viewer and spans short-lived in memory.
+ * collector at thousands of spans per second. With JSON (the default encoding) an export carries up to 2,048
+ * spans: serialising costs the same per span at any size (3.3–3.7 µs, test/bench/tracing-costs.ts), while each export
+ * request costs its HTTP round on top, so fewer, larger requests cost less; and the processor exports at once,
+ * inside the span.end() that fills a batch, so at a few thousand spans a second a larger batch leaves exports to
+ * the timer, between requests, rather than in the middle of one. Exports stay at 256 spans for protobuf: its
+ * encoder builds a list of pending writes for the whole request, which for 2,048 spans outlives the young
+ * generation (5.5–6 µs a span at 256, 7 µs at 2,048). A second of delay keeps traces prompt in the viewer and spans
+ * short-lived in memory.
  */
 export function batchSpanProcessorSettings(env: NodeJS.ProcessEnv = process.env): {
   maxQueueSize: number;
@@ -169,7 +182,10 @@ export function batchSpanProcessorSettings(env: NodeJS.ProcessEnv = process.env)
   };
   return {
     maxQueueSize: fromEnv('OTEL_BSP_MAX_QUEUE_SIZE', 8_192),
-    maxExportBatchSize: fromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 256),
+    maxExportBatchSize: fromEnv(
+      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+      (env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json') === 'http/json' ? 2_048 : 256,
+    ),
     scheduledDelayMillis: fromEnv('OTEL_BSP_SCHEDULE_DELAY', 1_000),
   };
 }
@@ -196,53 +212,6 @@ export function statementShape(command: Record<string, unknown>): string {
     return out;
   };
   return JSON.stringify(shape(command, 2));
-}
-
-/** grpc.status.UNKNOWN, for an error that carries no code (grpc-js is only a type import here). */
-const unknownStatus = 2;
-
-const metadataGetter: TextMapGetter<grpc.Metadata> = {
-  keys: (metadata) => Object.keys(metadata.getMap()),
-  get: (metadata, key) => {
-    const values = metadata.get(key);
-    return values.length === 0 ? undefined : values.map(String);
-  },
-};
-
-/**
- * Server spans made by hand for a unary gRPC service, for a service whose process runs without the automatic
- * gRPC instrumentation (instrumentation.ts says which, and why): the same span as the instrumentation's
- * (`grpc.<service>/<method>`, kind SERVER, rpc.* attributes, the caller's context read from the metadata,
- * the status code, an error status for a failed call), without its per-call wrapping of the call object.
- */
-export function tracedGrpcImplementation(
-  serviceName: string,
-  implementation: grpc.UntypedServiceImplementation,
-): grpc.UntypedServiceImplementation {
-  const tracer = trace.getTracer('mtx-grpc-server');
-  const traced: grpc.UntypedServiceImplementation = {};
-  for (const [method, handler] of Object.entries(implementation)) {
-    const spanName = `grpc.${serviceName}/${method}`;
-    const attributes = { 'rpc.system': 'grpc', 'rpc.service': serviceName, 'rpc.method': method };
-    const unary = handler as (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => void;
-    traced[method] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      const parent = propagation.extract(ROOT_CONTEXT, call.metadata, metadataGetter);
-      const span = tracer.startSpan(spanName, { kind: SpanKind.SERVER, attributes }, parent);
-      context.with(trace.setSpan(parent, span), () =>
-        unary(call, (error, value, trailer, flags) => {
-          const code = error ? (error.code ?? unknownStatus) : 0;
-          span.setAttribute('rpc.grpc.status_code', code);
-          if (error) {
-            const described = error as { details?: string; message?: string };
-            span.setStatus({ code: SpanStatusCode.ERROR, message: described.details || described.message || `gRPC status ${code}` });
-          }
-          span.end();
-          callback(error, value, trailer, flags);
-        }),
-      );
-    }) as grpc.UntypedHandleCall;
-  }
-  return traced;
 }
 
 /**
