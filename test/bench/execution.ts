@@ -15,7 +15,7 @@
  * BENCH_EXECUTION_OUTPUT (another results file, for exploratory runs), BENCH_EXECUTION_PROFILE=<dir>: every service writes a V8 CPU profile there, summarised per service at the end
  * (where the time goes: own code, gRPC, NATS, the store driver, GC, idle), BENCH_EXECUTION_SERIES=rest (REST series
  * only), BENCH_EXECUTION_RATE=<batches/s> (one more REST run at that fixed offered load), BENCH_EXECUTION_WARMUP_SECONDS
- * (default 3), BENCH_EXECUTION_TRACING=off|export,
+ * (default 3), BENCH_EXECUTION_TRACING=off|metrics|export,
  * BENCH_EXECUTION_OTLP_PROTOCOL, BENCH_EXECUTION_SPAN_CENSUS=true (see setUp), BENCH_EXECUTION_BROKER_SIM_TRACING=off,
  * BENCH_EXECUTION_BROKER_SIM_JOURNAL=disk (broker-sim's journal on disk rather than in /dev/shm; see setUp). REST runs also report each process's CPU
  * time and (with Linux perf) instructions per batch.
@@ -388,13 +388,14 @@ async function setUp(state: BenchState): Promise<Bench> {
   const journalInMemory = process.env.BENCH_EXECUTION_BROKER_SIM_JOURNAL !== 'disk' && fs.existsSync('/dev/shm');
   if (journalInMemory) state.brokerSimJournal = path.join('/dev/shm', `mtx-bench-execution-${path.basename(dataDirectory)}.ndjson`);
   log(`broker-sim's journal: ${state.brokerSimJournal ?? 'in the data directory (on disk)'}`);
-  // BENCH_EXECUTION_TRACING: `off` disables the OpenTelemetry SDK in every service; `export` exports every span
-  // and metric over OTLP/HTTP to a receiver in this process; unset keeps the default (SDK on, nothing exported).
+  // BENCH_EXECUTION_TRACING: `off` disables the OpenTelemetry SDK in every service; `metrics` exports the metrics
+  // only, tracing off whole (OTEL_TRACES_EXPORTER=none); `export` exports every span and metric over OTLP/HTTP to a
+  // receiver in this process; unset keeps the default (SDK on, nothing exported).
   // The receiver stands in for a collector on another machine, so it only counts what it is sent (discard mode),
   // unless BENCH_EXECUTION_SPAN_CENSUS=true asks it to parse and keep every span (JSON encoding then).
   // BENCH_EXECUTION_OTLP_PROTOCOL picks the encoding otherwise (unset: the services' default).
   const census = (state.census = process.env.BENCH_EXECUTION_SPAN_CENSUS === 'true');
-  const receiver = tracingMode === 'export' ? await startOtlpReceiver({ discard: !census }) : undefined;
+  const receiver = tracingMode === 'export' || tracingMode === 'metrics' ? await startOtlpReceiver({ discard: !census }) : undefined;
   state.receiver = receiver;
   const otlpProtocol = (state.otlpProtocol = census ? 'http/json' : process.env.BENCH_EXECUTION_OTLP_PROTOCOL);
   const tracingEnv: Record<string, string> =
@@ -406,6 +407,7 @@ async function setUp(state: BenchState): Promise<Bench> {
             OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
             ...(otlpProtocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol } : {}),
             OTEL_LOG_LEVEL: 'warn',
+            ...(tracingMode === 'metrics' ? { OTEL_TRACES_EXPORTER: 'none' } : {}),
           }
         : {};
   const { droppedSpans, otelWarnings } = state;

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:tracing`: the cost of tracing on the hot path. Compares the REST 20-leg batch of the execution
- * benchmark with the OpenTelemetry SDK switched off in every service and with every span and metric exported over
+ * benchmark with tracing switched off in every service (metrics still recorded and exported) and with every span and metric exported over
  * OTLP/HTTP (the services' default encoding) to a receiver that stands in for a collector on another machine: it
  * counts what it is sent and parses nothing. Reports the throughput ratio and the p50 difference (targets: ≤ 10 %
  * of throughput, ≤ 1 ms at p50) at each concurrency, the CPU time and instructions every process spent per batch,
@@ -25,7 +25,7 @@
  * differences (export − off, of each round's two adjacent slices) and their median are reported so a reader sees
  * how steady the difference is.
  *
- * Knobs: BENCH_TRACING_CONCURRENCY (default "1,16"), BENCH_TRACING_RATE (batches/s of the fixed-load phase,
+ * Knobs: BENCH_TRACING_WITHOUT (what the stack without tracing keeps, see below), BENCH_TRACING_CONCURRENCY (default "1,16"), BENCH_TRACING_RATE (batches/s of the fixed-load phase,
  * default 20, 0 for none), BENCH_TRACING_ROUNDS (slice pairs per phase, default 8), BENCH_TRACING_SLICE_SECONDS
  * (default 2), BENCH_TRACING_WARMUP_SECONDS (each stack's warm-up, default 20).
  *
@@ -76,6 +76,14 @@ const warmupSeconds = numberKnob(
   (value) => Number.isFinite(value) && value >= 0,
   'a number of seconds ≥ 0',
 );
+/**
+ * What the stack without tracing runs (BENCH_TRACING_WITHOUT): `metrics` (the default) keeps the SDK's metrics,
+ * exported as in the traced stack, and turns tracing off whole (OTEL_TRACES_EXPORTER=none), so the difference is
+ * tracing's alone; `sdk-off` turns the SDK off (OTEL_SDK_DISABLED=true), so the difference is every metric as well.
+ */
+const untracedStack = process.env.BENCH_TRACING_WITHOUT ?? 'metrics';
+if (untracedStack !== 'metrics' && untracedStack !== 'sdk-off')
+  throw new Error(`BENCH_TRACING_WITHOUT=${untracedStack} must be metrics or sdk-off`);
 const resultsFile = path.join(__dirname, 'results', 'tracing.json');
 // Both stacks start and warm up at once on two shared cores: FerretDB, NATS and ten services.
 const readyDeadlineMs = 10 * 60_000;
@@ -108,7 +116,7 @@ function startStack(mode: Mode): ServedStack {
     env: {
       ...process.env,
       BENCH_EXECUTION_SERVE: '1',
-      BENCH_EXECUTION_TRACING: mode,
+      BENCH_EXECUTION_TRACING: mode === 'export' ? 'export' : untracedStack === 'metrics' ? 'metrics' : 'off',
       // broker-sim stands in for the brokers' trade servers: its spans (one per leg) are not the project's.
       BENCH_EXECUTION_BROKER_SIM_TRACING: 'off',
       BENCH_EXECUTION_WARMUP_SECONDS: String(warmupSeconds),
@@ -372,7 +380,7 @@ function buildResult(measurements: PhaseMeasurement[], loadAtStart: number): { r
     const { concurrency } = measurement.phase;
     const withoutTracing = pooledRun(
       `REST 20-leg batch, tracing off, concurrency ${concurrency}`,
-      'tracing off',
+      untracedStack === 'metrics' ? 'tracing off, metrics exported' : 'SDK off (no tracing, no metrics)',
       measurement.phase,
       measurement.slices.off,
       measurement.counters.off,

@@ -8,9 +8,13 @@
  * OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.1 keeps one request in ten, whole
  * (every downstream service follows the gateway's decision carried in traceparent). Exports are uncompressed
  * unless OTEL_EXPORTER_OTLP_COMPRESSION=gzip: gzip saves bytes on the wire at CPU cost in every service.
+ *
+ * OTEL_TRACES_EXPORTER=none (the standard variable's "no traces") keeps metrics and turns tracing off whole: no
+ * tracer provider, no propagator and no instrumentation, so a span, a context hop and a patched driver call all
+ * cost nothing. OTEL_SDK_DISABLED=true turns metrics off as well.
  */
 import path from 'node:path';
-import { createNoopMeter, diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
+import { createNoopMeter, diag, DiagConsoleLogger, DiagLogLevel, metrics } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -20,7 +24,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import {
   batchSpanProcessorSettings,
@@ -43,9 +47,10 @@ function serviceNameFromEntryPoint(): string {
 /** Services that do work per order leg: they run the synchronous context manager (telemetry.ts says why). */
 const perLegServices = new Set(['connector-mt4', 'connector-mt5', 'broker-sim']);
 
-let sdk: NodeSDK | undefined;
+/** What was started: the whole SDK, or only the metrics (OTEL_TRACES_EXPORTER=none). */
+let sdk: { shutdown(): Promise<void> } | undefined;
 
-export function startInstrumentation(): NodeSDK | undefined {
+export function startInstrumentation(): { shutdown(): Promise<void> } | undefined {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return sdk;
   if (process.env.OTEL_LOG_LEVEL === 'debug') diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.DEBUG);
   const serviceName = process.env.OTEL_SERVICE_NAME ?? serviceNameFromEntryPoint();
@@ -58,7 +63,8 @@ export function startInstrumentation(): NodeSDK | undefined {
 
   let spanExporter: SpanExporter | undefined;
   let metricExporter: PushMetricExporter | undefined;
-  if (endpoint) {
+  const tracesOff = process.env.OTEL_TRACES_EXPORTER === 'none';
+  if (endpoint && !tracesOff) {
     if (protocol === 'http/json') {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { OTLPTraceExporter } =
@@ -70,6 +76,8 @@ export function startInstrumentation(): NodeSDK | undefined {
         require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
       spanExporter = new OTLPTraceExporter();
     }
+  }
+  if (endpoint) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { OTLPMetricExporter } =
       require('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
@@ -91,6 +99,13 @@ export function startInstrumentation(): NodeSDK | undefined {
     exposeMetrics((request, response) => prometheus.getMetricsRequestHandler(request, response));
     metricReaders.push(prometheus);
   }
+  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName });
+  if (tracesOff) {
+    const meterProvider = new MeterProvider({ resource, readers: metricReaders });
+    metrics.setGlobalMeterProvider(meterProvider);
+    sdk = meterProvider;
+    return sdk;
+  }
 
   const httpInstrumentation = new HttpInstrumentation({
     // Health probes would drown the traces an SRE cares about.
@@ -106,8 +121,8 @@ export function startInstrumentation(): NodeSDK | undefined {
     dbStatementSerializer: statementShape,
   });
   const perLeg = perLegServices.has(serviceNameFromEntryPoint());
-  sdk = new NodeSDK({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+  const nodeSdk = new NodeSDK({
+    resource,
     ...(perLeg ? { contextManager: new SynchronousContextManager() } : {}),
     // W3C trace context only, unless OTEL_PROPAGATORS says otherwise: the SDK's default adds the baggage
     // propagator, which no service reads, and every hop (a NATS request and a gRPC call per leg) would pay for
@@ -132,7 +147,8 @@ export function startInstrumentation(): NodeSDK | undefined {
       new PinoInstrumentation({ disableLogCorrelation: true }),
     ],
   });
-  sdk.start();
+  nodeSdk.start();
+  sdk = nodeSdk;
   // The driver instrumentation counts connections in use on every session check-out and check-in (three
   // counter updates per command, each hashing its attributes); we alert on none of it, so it gets no meter.
   mongodb.setMeterProvider({ getMeter: () => createNoopMeter() });
