@@ -102,6 +102,11 @@ export class BatchJournal {
   private readonly outcomeWriter: GroupWriter<OutcomeDocument>;
   private readonly unsettledWriter: GroupWriter<UnsettledDocument>;
   private readonly listing: BatchListing;
+  /**
+   * Outcomes being stored after their batch was answered, by batch id: a read of the batch (or of its customer's
+   * listing) in this process waits for them, so an answer is never followed here by a view that lacks it.
+   */
+  private readonly storing = new Map<string, { customerId: string; done: Promise<void> }>();
 
   constructor(private readonly options: BatchServiceOptions) {
     this.batchWriter = new GroupWriter(options.store.batches);
@@ -144,6 +149,39 @@ export class BatchJournal {
     if (!recorded || recorded.customer_id !== customerId || recorded.kind !== kind) {
       throw new AppError('conflict', `batch id ${batchId} is recorded for another request; nothing was sent`, { param: 'batch_id' });
     }
+  }
+
+  /**
+   * Stores a batch's outcomes behind its answer. Nothing about sending depends on them: every leg was written
+   * ahead with its client id before it was sent, and the open marker stays until the outcomes are stored, so a
+   * process that dies (or a store that fails) before then leaves the batch to recovery and reconciliation, exactly
+   * as a failure of the store inside the answer's path did. What changes is only that the answer no longer waits
+   * for the round trip. Bounded: past `BATCHES_IN_FLIGHT_MAX` outcomes being stored, the caller waits for its own.
+   */
+  async recordOutcomes(
+    batch: Pick<BatchDocument, '_id' | 'customer_id' | 'kind' | 'created_at'>,
+    results: Array<StoredResult>,
+    unsettled: UnsettledDocument[],
+    figures: ListingFigures,
+  ): Promise<void> {
+    if (this.storing.size >= this.options.config.BATCHES_IN_FLIGHT_MAX) return this.persistOutcomes(batch, results, unsettled, figures);
+    const entry = { customerId: batch.customer_id, done: this.persistOutcomes(batch, results, unsettled, figures) };
+    this.storing.set(batch._id, entry);
+    void entry.done.finally(() => {
+      if (this.storing.get(batch._id) === entry) this.storing.delete(batch._id);
+    });
+  }
+
+  /** Waits for the outcomes this process is still storing: of one batch, or of every batch of one customer. */
+  private async stored(filter: { batchId?: string; customerId?: string }): Promise<void> {
+    if (filter.batchId !== undefined) await this.storing.get(filter.batchId)?.done;
+    else if (this.storing.size > 0)
+      await Promise.all([...this.storing.values()].filter((entry) => entry.customerId === filter.customerId).map((entry) => entry.done));
+  }
+
+  /** Every outcome still being stored (at shutdown, before the store goes away). */
+  async drain(): Promise<void> {
+    while (this.storing.size > 0) await Promise.all([...this.storing.values()].map((entry) => entry.done));
   }
 
   /**
@@ -207,7 +245,8 @@ export class BatchJournal {
     return this.listing.moveFormerEntries();
   }
 
-  listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
+  async listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
+    await this.stored({ customerId });
     return this.listing.list(customerId, query);
   }
 
@@ -238,6 +277,7 @@ export class BatchJournal {
 
   /** The stored batch with every leg's latest outcome (settlements over replies), as the customer reads it. */
   async view(customerId: string, batchId: string): Promise<BatchView> {
+    await this.stored({ batchId });
     const batch = /^bat_[0-9A-Za-z]{1,64}$/.test(batchId) ? await this.options.store.batches.findOne({ _id: batchId }) : null;
     if (!batch || batch.customer_id !== customerId) throw new AppError('not_found', `no batch ${batchId}`, { param: 'batch_id' });
     const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
