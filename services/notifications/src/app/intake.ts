@@ -13,9 +13,11 @@ const duplicateWindowMs = 10 * 60_000;
 const restartPauseMs = 1_000;
 const jetstreamTimeoutMs = 5_000;
 
+const decoder = new TextDecoder();
+
 function parseEvent(message: JsMsg): CustomerEvent | undefined {
   try {
-    const event = JSON.parse(new TextDecoder().decode(message.data)) as CustomerEvent;
+    const event = JSON.parse(decoder.decode(message.data)) as CustomerEvent;
     const valid =
       typeof event.id === 'string' &&
       customerEventIdPattern.test(event.id) &&

@@ -4,6 +4,12 @@ import type { CustomerEvent } from '@mtx/shared/customer-events';
 
 /** Messages taken off the stream and not yet recorded, at most; the intake stops reading while this many wait. */
 export const recordingGroupMax = 256;
+/**
+ * How long a group waits for more events before it is written. Nobody waits on a recording but the webhook it
+ * leads to (whose objective is 60 s), and each group costs two store commands whatever its size: under light load
+ * every event would otherwise be a group of its own.
+ */
+export const recordingLingerMs = 50;
 
 interface Taken {
   message: JsMsg;
@@ -13,7 +19,7 @@ interface Taken {
 /**
  * The intake's group commit: messages taken off the stream while a group is being recorded wait, and are
  * recorded together as the next group (one claim insert and one entry insert for all of them), one group at a
- * time so the stream's order is kept. `record` answers only once the group is in the store (it retries a failing
+ * time so the stream's order is kept; a group not yet full waits `recordingLingerMs` for more. `record` answers only once the group is in the store (it retries a failing
  * store itself), or when the intake stops; `recordedThrough` then says the stream sequence recorded so far.
  */
 export class RecordingGroups extends GroupCommit<Taken> {
@@ -28,7 +34,7 @@ export class RecordingGroups extends GroupCommit<Taken> {
       onRecorded: (sequence: number) => Promise<void>;
     },
   ) {
-    super({ weightMax: recordingGroupMax, inFlightMax: 1 });
+    super({ weightMax: recordingGroupMax, inFlightMax: 1, lingerMs: recordingLingerMs });
   }
 
   /** Messages waiting for a group. */
