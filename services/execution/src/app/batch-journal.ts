@@ -29,6 +29,12 @@ import { BatchListing, type BatchListItem, type ListBatchesQuery } from './batch
 const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
 /** How long an open marker's delete waits for others to share its command. */
 const openMarkerDeleteLingerMs = 100;
+/**
+ * How long an outcome's (and its listing's) insert waits for others to share its command: nobody waits on them
+ * but a read of that batch in this process, and batches that finish a moment apart (a terminal's legs one after
+ * another) would otherwise each take commands of their own.
+ */
+const outcomeInsertLingerMs = 10;
 
 /** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
 export function batchIdFor(requested: string | undefined): string {
@@ -113,13 +119,14 @@ export class BatchJournal {
     // A marker is removed after the answer and nobody waits for it (recovery removes one whose batch has its
     // outcomes), so its delete may wait for others: under light load one command per batch otherwise.
     this.openWriter = new GroupWriter(options.store.openBatches, { deleteLingerMs: openMarkerDeleteLingerMs });
-    this.outcomeWriter = new GroupWriter(options.store.outcomes);
-    this.unsettledWriter = new GroupWriter(options.store.unsettled);
+    this.outcomeWriter = new GroupWriter(options.store.outcomes, { insertLingerMs: outcomeInsertLingerMs });
+    this.unsettledWriter = new GroupWriter(options.store.unsettled, { insertLingerMs: outcomeInsertLingerMs });
     this.listing = new BatchListing({
       store: options.store,
       logger: options.logger,
       view: (customerId, batchId) => this.view(customerId, batchId),
       recordedWithinMs: options.config.EXECUTION_DEADLINE_MS + options.config.RECOVERY_AFTER_MS + 60_000,
+      insertLingerMs: outcomeInsertLingerMs,
     });
   }
 

@@ -23,6 +23,8 @@ export interface GroupWriterOptions {
    * command of its own, which on FerretDB costs far more than the documents it removes.
    */
   deleteLingerMs?: number;
+  /** How long an insert waits for others to share its command (0: the next turn): for inserts nobody waits on. */
+  insertLingerMs?: number;
 }
 
 type Bounds = Required<GroupWriterOptions>;
@@ -83,8 +85,14 @@ export class GroupWriter<T extends Document & { _id: string }> {
       inFlightMax: options.inFlightMax ?? 2,
       queueMax: options.queueMax ?? 100_000,
       deleteLingerMs: options.deleteLingerMs ?? 0,
+      insertLingerMs: options.insertLingerMs ?? 0,
     };
-    this.inserts = new InsertBatcher(collection, { batchMax: bounds.batchMax, inFlightMax: bounds.inFlightMax, queueMax: bounds.queueMax });
+    this.inserts = new InsertBatcher(collection, {
+      batchMax: bounds.batchMax,
+      inFlightMax: bounds.inFlightMax,
+      queueMax: bounds.queueMax,
+      lingerMs: bounds.insertLingerMs,
+    });
     this.deletes = new DeletesById(collection, bounds);
   }
 

@@ -29,6 +29,8 @@ export interface InsertBatcherOptions {
   queueMax?: number;
   /** Shared by every writer of one database, so their commands take the store's write lock one after another. */
   gate?: WriteGate;
+  /** How long a command not yet full waits for more documents (0: the next turn); see GroupCommitOptions. */
+  lingerMs?: number;
 }
 
 /**
@@ -50,7 +52,12 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
     private readonly collection: InsertableCollection<T>,
     options: InsertBatcherOptions = {},
   ) {
-    super({ weightMax: options.batchMax ?? 100, inFlightMax: options.inFlightMax ?? 2, gate: options.gate });
+    super({
+      weightMax: options.batchMax ?? 100,
+      inFlightMax: options.inFlightMax ?? 2,
+      gate: options.gate,
+      lingerMs: options.lingerMs ?? 0,
+    });
     this.queueMax = options.queueMax ?? 10_000;
   }
 
