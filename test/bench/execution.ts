@@ -1,6 +1,6 @@
 /**
  * `npm run bench:execution`: 20-leg order batches end to end on real processes (gateway, execution,
- * connector-mt4, connector-mt5, broker-sim at zero latency) and the real store (FerretDB and NATS started
+ * connector-mt4, connector-mt5, notifications, broker-sim at zero latency) and the real store (FerretDB and NATS started
  * here unless MONGODB_URL / NATS_URL are set).
  *
  * Each batch has one leg on each of 20 accounts (10 MT4, 10 MT5, five brokers), so it is 20 NATS requests.
@@ -60,7 +60,16 @@ const shapes = (process.env.BENCH_EXECUTION_SHAPES ?? '20x1,4x5').split(',').map
   return { name: text.trim(), accounts: Number(match[1]), legsPerAccount: Number(match[2]) };
 });
 /** The project's own processes: their CPU per batch is judged (broker-sim and the load generator stand outside). */
-const projectProcesses = ['gateway', 'execution', 'connector-mt4', 'connector-mt5', 'nats-server', 'ferretdb', 'postgresql'];
+const projectProcesses = [
+  'gateway',
+  'execution',
+  'connector-mt4',
+  'connector-mt5',
+  'notifications',
+  'nats-server',
+  'ferretdb',
+  'postgresql',
+];
 const concurrencies = (process.env.BENCH_EXECUTION_CONCURRENCY ?? '1,16,64')
   .split(',')
   .map(Number)
@@ -415,7 +424,8 @@ async function setUp(state: BenchState): Promise<Bench> {
     mongodbUrl: infrastructure.mongodbUrl,
     natsUrl: infrastructure.natsUrl,
     dataDirectory,
-    services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway'],
+    // notifications records every batch.settled execution announces (its intake is on every batch's cost).
+    services: ['execution', 'broker-sim', 'connector-mt4', 'connector-mt5', 'gateway', 'notifications'],
     env: {
       MONGODB_DATABASE_PREFIX: prefix,
       TERMINAL_SUBJECT_ROOT: subjectRoot,
@@ -882,7 +892,7 @@ async function measure(bench: Bench, loadAtStart: number): Promise<void> {
   const result: BenchResult = {
     name: 'execution',
     title: 'Multi-account execution: 20-leg batches',
-    description: `Batch shapes ${shapes.map((shape) => shape.name).join(', ')} (<accounts>x<legs per account>). POST /v1/orders with 20 legs, one on each of 20 accounts (five simulated brokers, MT4 and MT5), or five on each of 4 accounts, on real processes: gateway, execution, connector-mt4, connector-mt5 and broker-sim at zero latency, on FerretDB (${storeBackendFromEnvironment() === 'postgresql' ? 'PostgreSQL backend' : 'SQLite'}) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the same NATS requests sent straight to the connectors and awaited together. CPU per batch is each process's user + system time over the run divided by its batches; the project's own processes are ${projectProcesses.join(', ')}.`,
+    description: `Batch shapes ${shapes.map((shape) => shape.name).join(', ')} (<accounts>x<legs per account>). POST /v1/orders with 20 legs, one on each of 20 accounts (five simulated brokers, MT4 and MT5), or five on each of 4 accounts, on real processes: gateway, execution, connector-mt4, connector-mt5, notifications (recording each batch.settled) and broker-sim at zero latency, on FerretDB (${storeBackendFromEnvironment() === 'postgresql' ? 'PostgreSQL backend' : 'SQLite'}) and NATS, all on one machine. Closed loop at each concurrency. The same run measures ExecutionService.PlaceOrders over gRPC (no gateway) and the floor: the same NATS requests sent straight to the connectors and awaited together. CPU per batch is each process's user + system time over the run divided by its batches; the project's own processes are ${projectProcesses.join(', ')}.`,
     date: new Date().toISOString(),
     machine: currentMachine(),
     runs,

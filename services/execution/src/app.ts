@@ -157,6 +157,8 @@ export function createExecutionApp(options: {
       const reconciliationStopped = reconciliation.stop();
       // In-flight batches finish (their deadline is shorter than the grace) before the inbox goes away.
       await server?.close(grace.remainingMs);
+      // Answered batches' outcomes reach the store before it goes away (else recovery would redo them).
+      await grace.within(batches.drain());
       await grace.within(reconciliationStopped);
       accountChanges?.close();
       await grace.within(terminals.close());

@@ -137,6 +137,40 @@ describe('retry schedule', () => {
   });
 });
 
+describe('event log', () => {
+  it('records a group of events once each, in order, and puts in the entry of an event claimed by a process that died', async () => {
+    const app = appWith({ allowPrivate: true }, 'groups');
+    const { events, eventIds } = app.store;
+    const at = new Date('2026-11-25T10:00:00Z');
+    const event = (customerId: string, occurrence: string) =>
+      identifiedCustomerEvent(developmentEventIdSecret, customerEvent('topup.expired', occurrence, customerId, { occurrence }, at));
+    const [one, two, other] = [event('cus_groups0000001', 'a'), event('cus_groups0000001', 'b'), event('cus_groups0000002', 'e')];
+    expect(await app.events.recordAll([one, two, other, one])).toEqual([true, true, true, false]);
+    const entryIds = async (customerId: string) =>
+      (await events.find({ customer_id: customerId }).toArray()).map((entry) => [entry._id, entry.event_id]).sort();
+    expect(await entryIds('cus_groups0000001')).toEqual([
+      ['cus_groups0000001:1', one.id],
+      ['cus_groups0000001:2', two.id],
+    ]);
+    expect(await entryIds('cus_groups0000002')).toEqual([['cus_groups0000002:1', other.id]]);
+
+    // A process that claimed an event's id and died before its entry went in: the replay puts the entry in, once.
+    const orphan = event('cus_groups0000001', 'c');
+    await eventIds.insertOne({ _id: orphan.id, customer_id: 'cus_groups0000001', number: 3 });
+    const later = event('cus_groups0000001', 'd');
+    expect(await app.events.recordAll([two, orphan, later])).toEqual([false, true, true]);
+    expect(await app.events.recordAll([orphan, later])).toEqual([false, false]);
+    expect(await entryIds('cus_groups0000001')).toEqual([
+      ['cus_groups0000001:1', one.id],
+      ['cus_groups0000001:2', two.id],
+      ['cus_groups0000001:3', orphan.id],
+      ['cus_groups0000001:4', later.id],
+    ]);
+    expect((await eventIds.findOne({ _id: later.id }))?.number).toBe(4);
+    expect(await app.events.head('cus_groups0000001')).toBe(4);
+  });
+});
+
 describe('delivery', () => {
   it('records an event announced twice once, and disables an endpoint that failed for three days', async () => {
     const clock = new ManualClock('2026-11-25T10:00:00Z');

@@ -29,6 +29,12 @@ import { BatchListing, type BatchListItem, type ListBatchesQuery } from './batch
 const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
 /** How long an open marker's delete waits for others to share its command. */
 const openMarkerDeleteLingerMs = 100;
+/**
+ * How long an outcome's (and its listing's) insert waits for others to share its command: nobody waits on them
+ * but a read of that batch in this process, and batches that finish a moment apart (a terminal's legs one after
+ * another) would otherwise each take commands of their own.
+ */
+const outcomeInsertLingerMs = 10;
 
 /** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
 export function batchIdFor(requested: string | undefined): string {
@@ -102,6 +108,11 @@ export class BatchJournal {
   private readonly outcomeWriter: GroupWriter<OutcomeDocument>;
   private readonly unsettledWriter: GroupWriter<UnsettledDocument>;
   private readonly listing: BatchListing;
+  /**
+   * Outcomes being stored after their batch was answered, by batch id: a read of the batch (or of its customer's
+   * listing) in this process waits for them, so an answer is never followed here by a view that lacks it.
+   */
+  private readonly storing = new Map<string, { customerId: string; done: Promise<void> }>();
 
   constructor(private readonly options: BatchServiceOptions) {
     // The write-ahead and the outcomes keep their database spans (a batch's durable record before and after
@@ -110,13 +121,14 @@ export class BatchJournal {
     // A marker is removed after the answer and nobody waits for it (recovery removes one whose batch has its
     // outcomes), so its delete may wait for others: under light load one command per batch otherwise.
     this.openWriter = new GroupWriter(options.store.openBatches, { deleteLingerMs: openMarkerDeleteLingerMs, untraced: true });
-    this.outcomeWriter = new GroupWriter(options.store.outcomes);
-    this.unsettledWriter = new GroupWriter(options.store.unsettled);
+    this.outcomeWriter = new GroupWriter(options.store.outcomes, { insertLingerMs: outcomeInsertLingerMs });
+    this.unsettledWriter = new GroupWriter(options.store.unsettled, { insertLingerMs: outcomeInsertLingerMs });
     this.listing = new BatchListing({
       store: options.store,
       logger: options.logger,
       view: (customerId, batchId) => this.view(customerId, batchId),
       recordedWithinMs: options.config.EXECUTION_DEADLINE_MS + options.config.RECOVERY_AFTER_MS + 60_000,
+      insertLingerMs: outcomeInsertLingerMs,
     });
   }
 
@@ -146,6 +158,39 @@ export class BatchJournal {
     if (!recorded || recorded.customer_id !== customerId || recorded.kind !== kind) {
       throw new AppError('conflict', `batch id ${batchId} is recorded for another request; nothing was sent`, { param: 'batch_id' });
     }
+  }
+
+  /**
+   * Stores a batch's outcomes behind its answer. Nothing about sending depends on them: every leg was written
+   * ahead with its client id before it was sent, and the open marker stays until the outcomes are stored, so a
+   * process that dies (or a store that fails) before then leaves the batch to recovery and reconciliation, exactly
+   * as a failure of the store inside the answer's path did. What changes is only that the answer no longer waits
+   * for the round trip. Bounded: past `BATCHES_IN_FLIGHT_MAX` outcomes being stored, the caller waits for its own.
+   */
+  async recordOutcomes(
+    batch: Pick<BatchDocument, '_id' | 'customer_id' | 'kind' | 'created_at'>,
+    results: Array<StoredResult>,
+    unsettled: UnsettledDocument[],
+    figures: ListingFigures,
+  ): Promise<void> {
+    if (this.storing.size >= this.options.config.BATCHES_IN_FLIGHT_MAX) return this.persistOutcomes(batch, results, unsettled, figures);
+    const entry = { customerId: batch.customer_id, done: this.persistOutcomes(batch, results, unsettled, figures) };
+    this.storing.set(batch._id, entry);
+    void entry.done.finally(() => {
+      if (this.storing.get(batch._id) === entry) this.storing.delete(batch._id);
+    });
+  }
+
+  /** Waits for the outcomes this process is still storing: of one batch, or of every batch of one customer. */
+  private async stored(filter: { batchId?: string; customerId?: string }): Promise<void> {
+    if (filter.batchId !== undefined) await this.storing.get(filter.batchId)?.done;
+    else if (this.storing.size > 0)
+      await Promise.all([...this.storing.values()].filter((entry) => entry.customerId === filter.customerId).map((entry) => entry.done));
+  }
+
+  /** Every outcome still being stored (at shutdown, before the store goes away). */
+  async drain(): Promise<void> {
+    while (this.storing.size > 0) await Promise.all([...this.storing.values()].map((entry) => entry.done));
   }
 
   /**
@@ -209,7 +254,8 @@ export class BatchJournal {
     return this.listing.moveFormerEntries();
   }
 
-  listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
+  async listBatches(customerId: string, query: ListBatchesQuery): Promise<{ data: BatchListItem[]; has_more: boolean }> {
+    await this.stored({ customerId });
     return this.listing.list(customerId, query);
   }
 
@@ -240,6 +286,7 @@ export class BatchJournal {
 
   /** The stored batch with every leg's latest outcome (settlements over replies), as the customer reads it. */
   async view(customerId: string, batchId: string): Promise<BatchView> {
+    await this.stored({ batchId });
     const batch = /^bat_[0-9A-Za-z]{1,64}$/.test(batchId) ? await this.options.store.batches.findOne({ _id: batchId }) : null;
     if (!batch || batch.customer_id !== customerId) throw new AppError('not_found', `no batch ${batchId}`, { param: 'batch_id' });
     const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;

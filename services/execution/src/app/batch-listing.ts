@@ -27,6 +27,8 @@ export interface BatchListingOptions {
   logger: Logger;
   /** The batch as the customer reads it now (for entries not settled when they were listed). */
   view: (customerId: string, batchId: string) => Promise<BatchView>;
+  /** How long an entry's insert waits for others to share its command (entries are written behind the answer). */
+  insertLingerMs?: number;
   /**
    * The longest a batch's outcomes may be recorded after it was created (its deadline, or recovery after a
    * crash), so a walk by recording order knows when no older creation time can follow.
@@ -60,7 +62,7 @@ export class BatchListing {
 
   constructor(private readonly options: BatchListingOptions) {
     // The listing is derived from the outcomes, whose write keeps its span: no database span of its own.
-    this.writer = new GroupWriter(options.store.batchListing, { untraced: true });
+    this.writer = new GroupWriter(options.store.batchListing, { untraced: true, insertLingerMs: options.insertLingerMs ?? 0 });
     this.sequence = new ClaimedSequence(
       async (_id) => (await options.store.batchListing.findOne({ _id }, { projection: { _id: 1 } })) !== null,
     );

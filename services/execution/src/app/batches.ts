@@ -77,6 +77,11 @@ export class BatchService {
     return this.journal.listBatches(customerId, query);
   }
 
+  /** Waits for the outcomes still being stored behind answered batches (at shutdown). */
+  drain(): Promise<void> {
+    return this.journal.drain();
+  }
+
   /** Runs one reconciliation pass; concurrent callers share the pass in progress, then run their own. */
   reconcile(batchId?: string): Promise<{ checked: number; settled: number; pending: number }> {
     return this.reconciliation.reconcile(batchId);

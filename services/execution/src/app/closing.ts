@@ -121,9 +121,9 @@ export class Closing {
               created_at: new Date(startedMs),
             });
           });
-          // The batch's summary and whether it settled, once: stored with its listing and answered.
+          // The batch's summary and whether it settled, once: answered, and stored with its listing behind the answer.
           const figures = listingFigures('close', results);
-          await this.journal.persistOutcomes(
+          await this.journal.recordOutcomes(
             { _id: batchId, customer_id: customerId, kind: 'close', created_at: new Date(startedMs) },
             results,
             unsettled,

@@ -107,9 +107,9 @@ export class Placing {
             'orders',
             storedLegs.map((leg, index) => [leg.platform, results[index]!.status]),
           );
-          // The batch's summary and whether it settled, once: stored with its listing and answered.
+          // The batch's summary and whether it settled, once: answered, and stored with its listing behind the answer.
           const figures = listingFigures('orders', results);
-          await this.journal.persistOutcomes(
+          await this.journal.recordOutcomes(
             { _id: batchId, customer_id: customerId, kind: 'orders', created_at: new Date(startedMs) },
             results,
             unsettled,

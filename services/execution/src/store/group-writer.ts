@@ -25,6 +25,8 @@ export interface GroupWriterOptions {
   deleteLingerMs?: number;
   /** No database span for its commands (GroupCommitOptions.untraced says when). */
   untraced?: boolean;
+  /** How long an insert waits for others to share its command (0: the next turn): for inserts nobody waits on. */
+  insertLingerMs?: number;
 }
 
 type Bounds = Required<GroupWriterOptions>;
@@ -86,12 +88,14 @@ export class GroupWriter<T extends Document & { _id: string }> {
       queueMax: options.queueMax ?? 100_000,
       deleteLingerMs: options.deleteLingerMs ?? 0,
       untraced: options.untraced ?? false,
+      insertLingerMs: options.insertLingerMs ?? 0,
     };
     this.inserts = new InsertBatcher(collection, {
       batchMax: bounds.batchMax,
       inFlightMax: bounds.inFlightMax,
       queueMax: bounds.queueMax,
       untraced: bounds.untraced,
+      lingerMs: bounds.insertLingerMs,
     });
     this.deletes = new DeletesById(collection, bounds);
   }

@@ -4,6 +4,7 @@ import { ensureStream } from '@mtx/shared/jetstream-replicas';
 import type { Logger } from '@mtx/shared/logger';
 import type { NotificationsStore } from '../store/notifications-store';
 import type { EventLog } from './event-log';
+import { RecordingGroups, recordingGroupMax } from './recording-groups';
 
 /** The checkpoint is written at most this often (and when the intake stops); events after it are read again. */
 const checkpointEveryMs = 200;
@@ -12,9 +13,11 @@ const duplicateWindowMs = 10 * 60_000;
 const restartPauseMs = 1_000;
 const jetstreamTimeoutMs = 5_000;
 
+const decoder = new TextDecoder();
+
 function parseEvent(message: JsMsg): CustomerEvent | undefined {
   try {
-    const event = JSON.parse(new TextDecoder().decode(message.data)) as CustomerEvent;
+    const event = JSON.parse(decoder.decode(message.data)) as CustomerEvent;
     const valid =
       typeof event.id === 'string' &&
       customerEventIdPattern.test(event.id) &&
@@ -32,8 +35,8 @@ function parseEvent(message: JsMsg): CustomerEvent | undefined {
 
 /**
  * Takes customer events off the NOTIFY stream strictly in stream order (an ordered consumer: no gap, no
- * reordering, whatever redeliveries a durable consumer would make after a failover), records each in the event
- * log, and checkpoints the stream sequence recorded so far in the store. A new leader reads on from the
+ * reordering, whatever redeliveries a durable consumer would make after a failover), records them in the event
+ * log a group at a time (those that arrived while the group before was being recorded), and checkpoints the stream sequence recorded so far in the store. A new leader reads on from the
  * checkpoint; what a killed one recorded after its last checkpoint is read again and the log records it once.
  * The stream keeps events for 7 days, whether or not a notifier runs.
  */
@@ -45,6 +48,34 @@ export class Intake {
   private recorded = 0;
   private saved = 0;
   private savedAtMs = 0;
+  /** The last message handed to the groups: once it is recorded, every one before it is. */
+  private lastTaken: Promise<void> = Promise.resolve();
+  private readonly groups = new RecordingGroups({
+    parse: (message) => {
+      const event = parseEvent(message);
+      if (!event) this.options.logger.error({ subject: message.subject, sequence: message.seq }, 'malformed customer event skipped');
+      return event;
+    },
+    record: async (events) => {
+      if (this.stopped) throw new Error('the intake is stopping');
+      const recorded = await this.options.events.recordAll(events);
+      for (const [index, event] of events.entries()) if (recorded[index]) this.options.onRecorded(event.customer_id);
+    },
+    // The store is down: the same group is tried again, so nothing after it is recorded before it.
+    pauseBeforeRetry: async (error) => {
+      if (this.stopped) return false;
+      this.options.logger.error({ err: error }, 'customer events could not be recorded; retrying');
+      await new Promise((resolve) => setTimeout(resolve, restartPauseMs));
+      return !this.stopped;
+    },
+    onRecorded: async (sequence) => {
+      if (this.stopped) return;
+      this.recorded = sequence;
+      await this.checkpoint().catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, 'intake checkpoint not saved; it is retried'),
+      );
+    },
+  });
 
   constructor(
     private readonly options: {
@@ -92,15 +123,20 @@ export class Intake {
         const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: checkpoint + 1 });
         this.messages = await consumer.consume({ max_messages: 256 });
         for await (const message of this.messages) {
-          await this.take(message);
+          this.lastTaken = this.groups.add(message);
+          // Bounded: while a full group waits, nothing more is read (the consumer holds what the server sent).
+          if (this.groups.waitingCount >= recordingGroupMax) await this.lastTaken;
           if (this.stopped) break;
         }
       } catch (error) {
         if (this.stopped) break;
         this.options.logger.warn({ err: error }, 'customer event intake interrupted; resuming from the checkpoint');
       }
+      // What was taken is recorded (or dropped, stopping) before the checkpoint is read again.
+      await this.lastTaken;
       if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, restartPauseMs));
     }
+    await this.lastTaken;
     await this.checkpoint(true).catch(() => undefined);
   }
 
@@ -115,29 +151,6 @@ export class Intake {
     );
     this.saved = sequence;
     this.savedAtMs = Date.now();
-  }
-
-  private async take(message: JsMsg): Promise<void> {
-    const event = parseEvent(message);
-    if (!event) {
-      this.options.logger.error({ subject: message.subject, sequence: message.seq }, 'malformed customer event skipped');
-    } else {
-      for (;;) {
-        try {
-          if (await this.options.events.record(event)) this.options.onRecorded(event.customer_id);
-          break;
-        } catch (error) {
-          if (this.stopped) return;
-          // The store is down: the same event is tried again, so nothing after it is recorded before it.
-          this.options.logger.error({ err: error, event_id: event.id }, 'customer event could not be recorded; retrying');
-          await new Promise((resolve) => setTimeout(resolve, restartPauseMs));
-        }
-      }
-    }
-    this.recorded = message.seq;
-    await this.checkpoint().catch((error: unknown) =>
-      this.options.logger.warn({ err: error }, 'intake checkpoint not saved; it is retried'),
-    );
   }
 
   async stop(): Promise<void> {

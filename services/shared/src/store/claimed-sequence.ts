@@ -62,6 +62,11 @@ export class ClaimedSequence {
     throw new AppError('unavailable', `no number of ${key} could be claimed after ${this.attemptsMax} attempts; retry shortly`);
   }
 
+  /** Records that `number` under `key` is taken (by a write the caller made without `claim`, such as a grouped insert). */
+  advance(key: string, number: number): void {
+    this.raise(key, number);
+  }
+
   private findHead(key: string, from: number): Promise<number> {
     return lastPresent(from, (number) => this.exists(this.idOf(key, number)));
   }

@@ -31,6 +31,8 @@ export interface InsertBatcherOptions {
   gate?: WriteGate;
   /** No database span for its commands (GroupCommitOptions.untraced says when). */
   untraced?: boolean;
+  /** How long a command not yet full waits for more documents (0: the next turn); see GroupCommitOptions. */
+  lingerMs?: number;
 }
 
 /**
@@ -52,7 +54,13 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
     private readonly collection: InsertableCollection<T>,
     options: InsertBatcherOptions = {},
   ) {
-    super({ weightMax: options.batchMax ?? 100, inFlightMax: options.inFlightMax ?? 2, gate: options.gate, untraced: options.untraced });
+    super({
+      weightMax: options.batchMax ?? 100,
+      inFlightMax: options.inFlightMax ?? 2,
+      gate: options.gate,
+      untraced: options.untraced,
+      lingerMs: options.lingerMs ?? 0,
+    });
     this.queueMax = options.queueMax ?? 10_000;
   }
 
