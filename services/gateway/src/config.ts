@@ -22,6 +22,11 @@ export const GatewayConfigSchema = Type.Object({
   READ_DEADLINE_MS: Type.Integer({ minimum: 50, default: 3_000 }),
   RATE_LIMIT_EXECUTION_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
   RATE_LIMIT_OTHER_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  /**
+   * How long slots a replica claims ahead for a steadily used bucket may be handed out (see the rate limiter):
+   * such a request's answer waits for no store write. 0 claims every request's slot on its own path.
+   */
+  RATE_LIMIT_LEASE_MS: Type.Integer({ minimum: 0, maximum: 10_000, default: 1_000 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 }),
   /**
    * Request line and headers together. Node's 16 KiB default is below the longest query the schemas accept

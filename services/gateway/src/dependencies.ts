@@ -170,7 +170,7 @@ export async function connectGatewayDependencies(
         .map((entry) => entry.trim())
         .filter(Boolean),
     }),
-    rateLimiter: createRateLimiter({ store, clock }),
+    rateLimiter: createRateLimiter({ store, clock, leaseMs: config.RATE_LIMIT_LEASE_MS }),
     idempotency: createIdempotency({ store, clock, ttlMs: config.IDEMPOTENCY_TTL_MS, leaseMs: config.IDEMPOTENCY_LEASE_MS }),
     readModels,
     readiness: async () => {

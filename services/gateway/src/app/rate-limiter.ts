@@ -3,6 +3,7 @@ import { lastPresent } from '@mtx/shared/gallop';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import type { Clock } from '@mtx/shared/clock';
 import type { GatewayStore } from '../store/gateway-store';
+import { LeaseDemand, type LeasedSlot } from './rate-limit-lease';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -43,6 +44,11 @@ interface PrefixState {
   current: Chain;
   waiters: Waiter[];
   reserving: boolean;
+  /** Slots of `current` this replica claimed ahead and has not handed out yet (see `leaseMs`), lowest first. */
+  lease: LeasedSlot[];
+  demand: LeaseDemand;
+  /** The limit the last request named, for a lease claimed with no request waiting. */
+  lastLimit: number;
 }
 
 interface Waiter {
@@ -67,8 +73,15 @@ interface Waiter {
  *
  * One reservation loop per customer's bucket on each replica claims, with one ordered insert, a slot for every
  * queued request that may pass now; single slots of many customers share one insert (group commit).
+ *
+ * With `leaseMs` > 0 a replica that admits a bucket steadily also claims slots ahead (a lease, sized by what it
+ * admitted in the last `leaseMs`), stored with a time no earlier than `leaseMs` from now, and hands them out
+ * until then without a store write on the answer's path; the next lease is claimed behind the answers when half
+ * is left. Each slot's time still bounds its admission and every one before it, so the limit stays exact; an
+ * unused leased slot counts as admitted until it leaves the window, and within twice a lease of the limit no
+ * lease is claimed, so only a bucket far from its limit gives up slots that way.
  */
-export function createRateLimiter({ store, clock }: { store: GatewayStore; clock: Clock }) {
+export function createRateLimiter({ store, clock, leaseMs = 0 }: { store: GatewayStore; clock: Clock; leaseMs?: number }) {
   // No database span per admitted request: its trace shows the limiter's time as the gap before the gRPC call,
   // and a refusal is answered (429) and counted; a slot's insert is not what a trace reader looks for.
   const singleSlots = new InsertBatcher(store.rateLimitSlots, { untraced: true });
@@ -131,36 +144,58 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
     return count;
   }
 
-  /** What the headers say at `nowMs` after the order has `length` slots (the last one possibly this request's). */
-  async function describe(state: PrefixState, nowMs: number, limit: number, allowed: boolean): Promise<RateLimitDecision> {
-    const length = orderLength(state);
+  /**
+   * What the headers say at `nowMs` for the request at `length` of the order (or, refused, after it). Reads only
+   * positions up to `length`, which no later claim changes, so it may run beside the reservation loop.
+   */
+  async function describe(
+    state: PrefixState,
+    nowMs: number,
+    limit: number,
+    allowed: boolean,
+    length = orderLength(state),
+  ): Promise<RateLimitDecision> {
+    // The chains as they stand now: a turn of the minute meanwhile replaces them, which must not shift positions.
+    const { previous, current } = state;
+    const previousHead = previous?.head ?? 0;
+    const at = (position: number) =>
+      position <= previousHead ? slotTime(state.key, previous!, position) : slotTime(state.key, current, position - previousHead);
     // The oldest slot still counted: the first of the last `limit` whose time is within 60 s (times grow along it).
     let low = Math.max(1, length - limit + 1);
     let high = length + 1;
     while (low < high) {
       const middle = Math.floor((low + high) / 2);
-      if ((await timeAt(state, middle)) + windowMs > nowMs) high = middle;
+      if ((await at(middle)) + windowMs > nowMs) high = middle;
       else low = middle + 1;
     }
     const counted = length - low + 1;
     const secondsUntil = async (position: number) =>
-      position < 1 || position > length ? 0 : Math.max(1, Math.ceil(((await timeAt(state, position)) + windowMs - nowMs) / 1000));
+      position < 1 || position > length ? 0 : Math.max(1, Math.ceil(((await at(position)) + windowMs - nowMs) / 1000));
     const resetSeconds = counted === 0 ? 0 : await secondsUntil(low);
     const retryAfterSeconds = await secondsUntil(length + 1 - limit);
     return { allowed, limit, remaining: Math.max(0, limit - counted), resetSeconds, retryAfterSeconds };
   }
 
   /**
-   * Inserts slots `first..first+count-1` of the current minute at `atMs` and returns how many are ours: with an
-   * ordered insert exactly those before the first duplicate. A store error comes back next to the slots won.
+   * Inserts slots `first..first+count-1` of the current minute and returns how many are ours: with an ordered
+   * insert exactly those before the first duplicate. The last `leased` of them are claimed ahead and stored with
+   * `leasedAtMs`, no earlier than the time they may be handed out until; the others with `atMs`. A store error
+   * comes back next to the slots won.
    */
-  async function claim(state: PrefixState, count: number, atMs: number): Promise<{ won: number; error?: unknown }> {
+  async function claim(
+    state: PrefixState,
+    count: number,
+    atMs: number,
+    leased = 0,
+    leasedAtMs = atMs,
+  ): Promise<{ first: number; won: number; error?: unknown }> {
     const { current } = state;
     const first = current.head + 1;
+    const timeOf = (offset: number) => (offset < count - leased ? atMs : leasedAtMs);
     const documents = Array.from({ length: count }, (_, offset) => ({
       _id: slotId(state.key, current.window, first + offset),
       window: current.window,
-      at: atMs,
+      at: timeOf(offset),
     }));
     let won = count;
     let error: unknown;
@@ -172,11 +207,11 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       const firstError = refusedStatements(caught, count)?.[0];
       // Without a write error at a known position nothing is known to be ours; whatever was inserted stays
       // unused, which can only admit less.
-      if (!firstError) return { won: 0, error: caught };
+      if (!firstError) return { first, won: 0, error: caught };
       won = firstError.index;
       if (firstError.code !== duplicateKeyCode) error = caught;
     }
-    for (let offset = 0; offset < won; offset++) current.times[first - 1 + offset] = atMs;
+    for (let offset = 0; offset < won; offset++) current.times[first - 1 + offset] = timeOf(offset);
     current.head = first - 1 + won;
     if (won < count && error === undefined) {
       try {
@@ -185,43 +220,89 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
         error = caught;
       }
     }
-    return error === undefined ? { won } : { won, error };
+    return error === undefined ? { first, won } : { first, won, error };
+  }
+
+  /** The first leased slot still usable at `nowMs`; those past their time or of an earlier minute are dropped. */
+  function usableLeasedSlot(state: PrefixState, nowMs: number): LeasedSlot | undefined {
+    const window = windowOf(nowMs);
+    while (state.lease.length > 0) {
+      const leased = state.lease[0]!;
+      if (leased.window === window && leased.window === state.current.window && nowMs <= leased.usableUntilMs) return leased;
+      state.lease.shift();
+    }
+    return undefined;
+  }
+
+  /** Whether the lease runs low while requests still come: the loop then claims the next one behind the answers. */
+  function wantsRefill(state: PrefixState): boolean {
+    const size = state.demand.leaseSize(state.lastLimit, claimSlotsMax);
+    return size > 0 && state.lease.length * 2 <= size;
+  }
+
+  /** Hands out the next leased slot to a request: its decision, with no store write (the slot is already ours). */
+  function admitLeased(state: PrefixState, nowMs: number, limit: number, leased: LeasedSlot): Promise<RateLimitDecision> {
+    state.lease.shift();
+    state.demand.note(nowMs, 1);
+    return describe(state, nowMs, limit, true, (state.previous?.head ?? 0) + leased.slot);
   }
 
   /**
    * The one reservation loop of a customer's bucket on this replica: while requests wait, it claims with one
    * insert a slot for each that may pass now, hands them out in arrival order, and refuses the rest with the
-   * time the next one would pass.
+   * time the next one would pass. With leasing on it also claims, in the same insert or behind the answers when
+   * the lease runs low, the next lease's slots, while the bucket has room for twice as many beyond the waiting.
    */
   async function reserveForWaiters(state: PrefixState): Promise<void> {
     state.reserving = true;
     let fruitlessClaims = 0;
     try {
-      while (state.waiters.length > 0) {
+      while (state.waiters.length > 0 || wantsRefill(state)) {
         const nowMs = clock.now().getTime();
         const window = windowOf(nowMs);
         await turnTo(state, window);
-        const limit = state.waiters[0]!.limit;
-        const wanted = Math.min(state.waiters.length, claimSlotsMax);
-        const admissible = fruitlessClaims >= fruitlessClaimsMax ? 0 : await admissibleCount(state, nowMs, limit, wanted);
-        if (admissible === 0) {
+        for (let leased = usableLeasedSlot(state, nowMs); leased && state.waiters.length > 0; leased = usableLeasedSlot(state, nowMs)) {
+          const waiter = state.waiters.shift()!;
+          waiter.resolve(await admitLeased(state, nowMs, waiter.limit, leased));
+        }
+        if (state.waiters.length === 0 && !wantsRefill(state)) return;
+        const limit = state.waiters[0]?.limit ?? state.lastLimit;
+        const waiting = Math.min(state.waiters.length, claimSlotsMax);
+        const leaseWanted = state.demand.leaseSize(limit, claimSlotsMax - waiting);
+        const admissible =
+          fruitlessClaims >= fruitlessClaimsMax ? 0 : await admissibleCount(state, nowMs, limit, waiting + 2 * leaseWanted);
+        // A lease only while the bucket has room for twice it beyond the waiting requests: near the limit every
+        // request claims its own slot, so leased slots never take the last ones.
+        const leased = admissible >= waiting + 2 * leaseWanted ? leaseWanted : 0;
+        const count = Math.min(admissible, waiting) + leased;
+        if (waiting === 0 && leased === 0) return;
+        if (count === 0) {
           const refusal = await describe(state, nowMs, limit, false);
           for (const waiter of state.waiters.splice(0)) waiter.resolve({ ...refusal, limit: waiter.limit });
           return;
         }
-        // Times grow along the order even if this replica's clock is behind the one that claimed the slot before.
+        // Times grow along the order even if this replica's clock is behind the one that claimed the slot before
+        // (or a lease before this claim may still be handed out until a later time). A leased slot's stored time
+        // is at least the time it may be handed out until, so every slot's time bounds its admission and all
+        // before it; counted from now, not from the times before, so leases in a row do not push times ahead.
         const lastTime = state.current.head > 0 ? await timeAt(state, orderLength(state)) : Number.NEGATIVE_INFINITY;
         const atMs = Math.max(nowMs, lastTime);
-        const claimed = await claim(state, admissible, atMs);
+        const usableUntilMs = nowMs + leaseMs;
+        const claimed = await claim(state, count, atMs, leased, Math.max(atMs, usableUntilMs));
         fruitlessClaims = claimed.won > 0 ? 0 : fruitlessClaims + 1;
         // A claim that landed after its minute ended may be missing from the next minute's count: not admitted.
-        const landedInTime = windowOf(clock.now().getTime()) === window;
+        const landedInTime = windowOf(clock.now().getTime()) === window && state.current.window === window;
         if (landedInTime) {
-          const firstWon = orderLength(state) - claimed.won;
-          for (let offset = 0; offset < claimed.won; offset++) {
+          // Positions in the order of the slots won (other replicas' slots found after a lost claim follow them).
+          const firstWon = (state.previous?.head ?? 0) + claimed.first - 1;
+          const forWaiters = Math.min(claimed.won, count - leased);
+          state.demand.note(nowMs, forWaiters);
+          for (let offset = 0; offset < forWaiters; offset++) {
             const waiter = state.waiters.shift()!;
-            waiter.resolve(await describeAt(state, nowMs, waiter.limit, firstWon + offset + 1));
+            waiter.resolve(await describe(state, nowMs, waiter.limit, true, firstWon + offset + 1));
           }
+          for (let offset = forWaiters; offset < claimed.won; offset++)
+            state.lease.push({ window, slot: claimed.first + offset, usableUntilMs });
         }
         if (claimed.error !== undefined) {
           // The rest fail with the store's error (the gateway answers 503): none is admitted without a slot.
@@ -233,18 +314,6 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       for (const waiter of state.waiters.splice(0)) waiter.reject(error);
     } finally {
       state.reserving = false;
-    }
-  }
-
-  /** The decision of the request admitted at `position` of the order, as the order stood when it was admitted. */
-  async function describeAt(state: PrefixState, nowMs: number, limit: number, position: number): Promise<RateLimitDecision> {
-    const previousHead = state.previous?.head ?? 0;
-    const currentHead = state.current.head;
-    state.current.head = position - previousHead;
-    try {
-      return await describe(state, nowMs, limit, true);
-    } finally {
-      state.current.head = currentHead;
     }
   }
 
@@ -264,7 +333,16 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       // Only idle states go: an in-flight reservation must find its state again.
       for (const [candidate, existing] of states) if (!existing.reserving && existing.waiters.length === 0) states.delete(candidate);
     }
-    state = { key, previous: undefined, current: { window: window - 2, head: 0, times: [] }, waiters: [], reserving: false };
+    state = {
+      key,
+      previous: undefined,
+      current: { window: window - 2, head: 0, times: [] },
+      waiters: [],
+      reserving: false,
+      lease: [],
+      demand: new LeaseDemand(leaseMs),
+      lastLimit: 0,
+    };
     states.set(key, state);
     return state;
   }
@@ -276,6 +354,16 @@ export function createRateLimiter({ store, clock }: { store: GatewayStore; clock
       const state = stateOf(`${bucket}:${customerId}`, window);
       if (state.waiters.length >= rateLimitWaitersMax) {
         return { allowed: false, limit, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 };
+      }
+      state.lastLimit = limit;
+      const nowMs = clock.now().getTime();
+      // A slot claimed ahead is ours already: the answer waits for no store write, and the next lease is claimed
+      // behind it when this one runs low. Requests queued before this one keep their turn.
+      const leased = state.waiters.length === 0 ? usableLeasedSlot(state, nowMs) : undefined;
+      if (leased) {
+        const decision = admitLeased(state, nowMs, limit, leased);
+        if (!state.reserving && wantsRefill(state)) void reserveForWaiters(state);
+        return decision;
       }
       return new Promise<RateLimitDecision>((resolve, reject) => {
         state.waiters.push({ limit, resolve, reject });
