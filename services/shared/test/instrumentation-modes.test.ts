@@ -50,6 +50,11 @@ describe('the instrumentation by the standard variables', () => {
     expect(seen).toEqual({ recording: true, sampled: true, propagated: true, meterProvider: 'MeterProvider' });
   });
 
+  it('registers no tracer without an endpoint, and still meters', async () => {
+    const seen = await probeWith({ PROMETHEUS_METRICS: 'true' });
+    expect(seen).toEqual({ recording: false, sampled: false, propagated: false, meterProvider: 'MeterProvider' });
+  });
+
   it('keeps the metrics and turns tracing off whole with OTEL_TRACES_EXPORTER=none', async () => {
     const seen = await probeWith({
       PROMETHEUS_METRICS: 'true',

@@ -1,24 +1,13 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  context,
-  createContextKey,
-  isSpanContextValid,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  TraceFlags,
-} from '@opentelemetry/api';
+import { context, createContextKey, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   batchSpanProcessorSettings,
   inHttpServerSpan,
   samplerWithExporter,
-  samplerWithoutExporter,
   statementShape,
   SynchronousContextManager,
   traceHttpServer,
@@ -75,27 +64,6 @@ describe('batchSpanProcessorSettings', () => {
       maxExportBatchSize: 2_048,
       scheduledDelayMillis: 1_000,
     });
-  });
-});
-
-describe('samplerWithoutExporter', () => {
-  it('records no span when nothing exports them, yet gives each trace and span ids that propagate', () => {
-    const seen = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ sampler: samplerWithoutExporter({}), spanProcessors: [new SimpleSpanProcessor(seen)] });
-    const tracer = provider.getTracer('test');
-    const parent = tracer.startSpan('gateway POST /v1/orders');
-    const child = tracer.startSpan('execution.fanout', {}, trace.setSpan(ROOT_CONTEXT, parent));
-    expect(parent.isRecording()).toBe(false);
-    expect(isSpanContextValid(parent.spanContext())).toBe(true);
-    expect(child.spanContext().traceId).toBe(parent.spanContext().traceId);
-    expect(child.spanContext().traceFlags).toBe(TraceFlags.NONE);
-    child.end();
-    parent.end();
-    expect(seen.getFinishedSpans()).toHaveLength(0);
-  });
-
-  it('leaves the choice to the SDK when OTEL_TRACES_SAMPLER is set', () => {
-    expect(samplerWithoutExporter({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' })).toBeUndefined();
   });
 });
 

@@ -26,14 +26,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import {
-  batchSpanProcessorSettings,
-  samplerWithExporter,
-  samplerWithoutExporter,
-  statementShape,
-  SynchronousContextManager,
-  untracedHttpPaths,
-} from './telemetry';
+import { batchSpanProcessorSettings, samplerWithExporter, statementShape, SynchronousContextManager, untracedHttpPaths } from './telemetry';
 import { exposeMetrics } from './metrics-exposition';
 
 function serviceNameFromEntryPoint(): string {
@@ -130,7 +123,9 @@ export function startInstrumentation(): { shutdown(): Promise<void> } | undefine
     ...(process.env.OTEL_PROPAGATORS ? {} : { textMapPropagator: new W3CTraceContextPropagator() }),
     ...(spanExporter
       ? { spanProcessors: [new BatchSpanProcessor(spanExporter, batchSpanProcessorSettings())], sampler: samplerWithExporter() }
-      : { spanProcessors: [], sampler: samplerWithoutExporter() }),
+      : // No span processor: the SDK registers no tracer at all, so nothing is recorded and no ids are made (a
+        // caller's traceparent still passes through to the next hop); metrics are unaffected.
+        { spanProcessors: [] }),
     // Without an endpoint the SDK would default to exporting every pino line as an OTLP log record to
     // localhost:4318: wasted work per line, and a shutdown that waits ~10 s for the failed export.
     ...(endpoint ? {} : { logRecordProcessors: [] }),

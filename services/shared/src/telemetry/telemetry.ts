@@ -1,4 +1,4 @@
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOnSampler, ParentBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
 import {
   context,
   metrics,
@@ -136,16 +136,6 @@ export class SynchronousContextManager implements ContextManager {
 
 /** Latency buckets in milliseconds suited to our hot path (sub-millisecond to the 5 s execution deadline). */
 export { latencyBucketsMs } from './instruments';
-
-/**
- * The sampler when no span exporter is configured: nothing would ever read a span, so none is recorded. An
- * AlwaysOff sampler still makes trace and span ids (log lines keep their trace_id, and W3C context still
- * propagates), without the span objects, attributes and timings: 5 % of the CPU of a 20-leg batch at c=64
- * (bench:execution, two pairs back to back). OTEL_TRACES_SAMPLER, when set, is the SDK's to read (undefined here).
- */
-export function samplerWithoutExporter(env: NodeJS.ProcessEnv = process.env): Sampler | undefined {
-  return env.OTEL_TRACES_SAMPLER ? undefined : new AlwaysOffSampler();
-}
 
 /**
  * The sampler when spans are exported: parent-based, every root kept. A service follows the decision its caller
