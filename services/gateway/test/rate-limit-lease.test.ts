@@ -1,48 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@mtx/shared/clock';
-import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
-import { testDatabasePrefix } from '@mtx/shared/testing';
 import { createRateLimiter } from '../src/app/rate-limiter';
-import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
+import type { GatewayStore } from '../src/store/gateway-store';
+import { mostInAnyMinute, useRateLimitStore, windowMs } from './rate-limit-store';
 
 /**
  * Slots claimed ahead (`leaseMs`): a steadily used bucket's requests are admitted from slots the replica already
  * holds, so their answers wait for no store write, while the limit stays exact across replicas.
  */
-const windowMs = 60_000;
-let mongo: MongoClient;
+const slots = useRateLimitStore('rllease');
 let store: GatewayStore;
-/** Slot documents per `insert` command since the last reset. */
-let insertCommands: number[] = [];
-
-beforeAll(async () => {
-  mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
-  mongo.on('commandStarted', (event) => {
-    if (event.commandName === 'insert' && event.command.insert === 'rate_limit_slots')
-      insertCommands.push((event.command.documents as unknown[]).length);
-  });
-  store = createGatewayStore(mongo.db(`${testDatabasePrefix('rllease')}gateway`));
-  await ensureGatewayIndexes(store);
+let insertCommands: number[];
+beforeAll(() => {
+  store = slots.store;
+  insertCommands = slots.insertCommands;
 });
-
-afterAll(async () => {
-  await store?.database.dropDatabase().catch(() => undefined);
-  await mongo?.close();
-});
-
-beforeEach(() => {
-  insertCommands = [];
-});
-
-function mostInAnyMinute(admittedAtMs: number[]): number {
-  const sorted = [...admittedAtMs].sort((left, right) => left - right);
-  let most = 0;
-  for (let first = 0, last = 0; first < sorted.length; first++) {
-    while (last < sorted.length && sorted[last]! < sorted[first]! + windowMs) last++;
-    most = Math.max(most, last - first);
-  }
-  return most;
-}
 
 describe('rate limit with slots claimed ahead', () => {
   it('a steady stream is admitted from its lease: few inserts, and remaining counts down by one per request', async () => {

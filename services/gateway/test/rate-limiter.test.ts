@@ -1,46 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '@mtx/shared/clock';
 import { isStoreUnavailable } from '@mtx/shared/grpc';
-import { connectMongo, type MongoClient } from '@mtx/shared/mongo';
-import { startTcpProxy, testDatabasePrefix } from '@mtx/shared/testing';
+import { startTcpProxy } from '@mtx/shared/testing';
 import { createRateLimiter, rateLimitWaitersMax, type RateLimitDecision } from '../src/app/rate-limiter';
-import { createGatewayStore, ensureGatewayIndexes, type GatewayStore } from '../src/store/gateway-store';
+import { connectMongo } from '@mtx/shared/mongo';
+import { createGatewayStore, type GatewayStore } from '../src/store/gateway-store';
+import { mostInAnyMinute, useRateLimitStore, windowMs } from './rate-limit-store';
 
-const windowMs = 60_000;
-let mongo: MongoClient;
+const slots = useRateLimitStore('rlslide');
 let store: GatewayStore;
-/** Documents per `insert` command this client sent since the last reset: the store writes the limiter made. */
-let insertCommands: number[] = [];
-
-beforeAll(async () => {
-  mongo = await connectMongo(inject('mongodbUrl'), { monitorCommands: true });
-  mongo.on('commandStarted', (event) => {
-    if (event.commandName === 'insert' && event.command.insert === 'rate_limit_slots')
-      insertCommands.push((event.command.documents as unknown[]).length);
-  });
-  store = createGatewayStore(mongo.db(`${testDatabasePrefix('rlslide')}gateway`));
-  await ensureGatewayIndexes(store);
+let insertCommands: number[];
+beforeAll(() => {
+  store = slots.store;
+  insertCommands = slots.insertCommands;
 });
-
-afterAll(async () => {
-  await store?.database.dropDatabase().catch(() => undefined);
-  await mongo?.close();
-});
-
-beforeEach(() => {
-  insertCommands = [];
-});
-
-/** The most admissions inside any 60 s span [a, a + 60 s), over the admission times given. */
-function mostInAnyMinute(admittedAtMs: number[]): number {
-  const sorted = [...admittedAtMs].sort((left, right) => left - right);
-  let most = 0;
-  for (let first = 0, last = 0; first < sorted.length; first++) {
-    while (last < sorted.length && sorted[last]! < sorted[first]! + windowMs) last++;
-    most = Math.max(most, last - first);
-  }
-  return most;
-}
 
 describe('sliding one-minute rate limit shared through the store', () => {
   it('120 calls straddling a minute edge on two replicas: at most 60 in any 60 s, then exactly the freed ones pass', async () => {
