@@ -102,6 +102,8 @@ describe('account settings', () => {
       [{ symbol_map: { GOLD: 'XAU\tUSD' } }, 'symbol_map'],
       [{ symbol_map: Object.fromEntries(Array.from({ length: 201 }, (_, index) => [`S${index}`, 'EURUSD'])) }, 'symbol_map'],
       [{ symbol_map: { gold: 'XAUUSD', GOLD: 'XAUUSD' } }, 'symbol_map'],
+      // A name the refusal quotes back, outside ASCII: still a 400 naming it, not a failed answer.
+      [{ symbol_map: { Ë: 'y', 'm\u0210i': 'YO@' } }, 'symbol_map'],
       // A good field next to a bad one is not written either.
       [{ max_open_positions: 9, max_total_volume: 0 }, 'max_total_volume'],
       [{ leverage: 100 }, 'leverage'],

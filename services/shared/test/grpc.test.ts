@@ -17,6 +17,12 @@ beforeAll(async () => {
     unaryHandlers({
       Check: async (request: { service: string }) => {
         if (request.service === 'boom') throw new Error('internal secret');
+        // A parameter and details that quote what the caller sent, in any script.
+        if (request.service === 'quoted')
+          throw new AppError('invalid_request', 'symbol_map names an unknown symbol', {
+            param: 'symbol_map (the name "Ë")',
+            details: { symbol: 'Ë€中', newline: 'a\nb' },
+          });
         throw new AppError('insufficient_balance', 'balance 5 cannot pay 10', {
           param: 'amount_eur_cents',
           details: { balance_eur_cents: 5 },
@@ -55,6 +61,13 @@ describe('gRPC helpers', () => {
       message: 'balance 5 cannot pay 10',
       param: 'amount_eur_cents',
       details: { balance_eur_cents: 5 },
+    });
+    const quoted = await client.call('Check', { service: 'quoted' }).catch((caught: unknown) => caught);
+    expect((quoted as AppError).toBody()).toEqual({
+      code: 'invalid_request',
+      message: 'symbol_map names an unknown symbol',
+      param: 'symbol_map (the name "Ë")',
+      details: { symbol: 'Ë€中', newline: 'a\nb' },
     });
     const internal = await client.call('Check', { service: 'boom' }).catch((caught: unknown) => caught);
     expect((internal as AppError).code).toBe('internal');

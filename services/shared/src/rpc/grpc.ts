@@ -30,8 +30,19 @@ export const clientChannelOptions: grpc.ChannelOptions = {
 };
 
 const errorCodeKey = 'x-error-code';
-const errorDetailsKey = 'x-error-details';
-const errorParamKey = 'x-error-param';
+// Binary (`-bin`) values: a text metadata value must be printable ASCII, and a parameter or detail may quote what
+// the caller sent (a symbol named "Ë"). Read under the text keys too, which replicas of an older build still send.
+const errorDetailsKey = 'x-error-details-bin';
+const errorParamKey = 'x-error-param-bin';
+const legacyErrorDetailsKey = 'x-error-details';
+const legacyErrorParamKey = 'x-error-param';
+
+/** A metadata value as text, whether it came binary (UTF-8) or as an ASCII string. */
+function metadataText(metadata: grpc.Metadata, key: string, legacyKey: string): string | undefined {
+  const value = metadata.get(key)[0] ?? metadata.get(legacyKey)[0];
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : value.toString('utf8');
+}
 
 const grpcStatusForCode: Partial<Record<ErrorCode, grpc.status>> = {
   invalid_request: grpc.status.INVALID_ARGUMENT,
@@ -59,8 +70,8 @@ export function toGrpcError(error: unknown, logger?: Logger): Partial<grpc.Statu
   const metadata = new grpc.Metadata();
   if (error instanceof AppError) {
     metadata.set(errorCodeKey, error.code);
-    if (error.param !== undefined) metadata.set(errorParamKey, error.param);
-    if (error.details !== undefined) metadata.set(errorDetailsKey, JSON.stringify(error.details));
+    if (error.param !== undefined) metadata.set(errorParamKey, Buffer.from(error.param, 'utf8'));
+    if (error.details !== undefined) metadata.set(errorDetailsKey, Buffer.from(JSON.stringify(error.details), 'utf8'));
     return { code: grpcStatusForCode[error.code] ?? grpc.status.UNKNOWN, details: error.message, metadata };
   }
   if (isStoreUnavailable(error)) {
@@ -101,8 +112,8 @@ export function fromGrpcError(error: unknown): AppError {
   const serviceError = error as grpc.ServiceError;
   const code = serviceError?.metadata?.get(errorCodeKey)[0];
   if (isErrorCode(code)) {
-    const detailsRaw = serviceError.metadata.get(errorDetailsKey)[0];
-    const param = serviceError.metadata.get(errorParamKey)[0];
+    const detailsRaw = metadataText(serviceError.metadata, errorDetailsKey, legacyErrorDetailsKey);
+    const param = metadataText(serviceError.metadata, errorParamKey, legacyErrorParamKey);
     const options: { param?: string; details?: Record<string, unknown> } = {};
     if (typeof param === 'string') options.param = param;
     if (typeof detailsRaw === 'string') options.details = JSON.parse(detailsRaw) as Record<string, unknown>;
