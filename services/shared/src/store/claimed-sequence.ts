@@ -55,7 +55,16 @@ export class ClaimedSequence {
       const number = (this.heads.get(key) ?? 0) + 1;
       this.heads.set(key, number);
       const id = this.idOf(key, number);
-      if (await insert(id, number)) return id;
+      let inserted: boolean;
+      try {
+        inserted = await insert(id, number);
+      } catch (error) {
+        // Whether it was written is unknown: forget the head, so the next claim finds it in the store again rather
+        // than skip `number` and leave a gap (readers of a gapless sequence stop at the first one).
+        if (this.heads.get(key) === number) this.heads.delete(key);
+        throw error;
+      }
+      if (inserted) return id;
       this.raise(key, await this.findHead(key, number));
     }
     // Others keep taking the next number first: the store is busy, and the caller retries.
