@@ -567,8 +567,8 @@ export class FaultStack {
   async chargesWithoutPurchase(
     customers: Customer[],
     deadlineMs: number,
-  ): Promise<Array<{ entryId: string; customerId: string; amountEurCents: number }>> {
-    let orphans: Array<{ entryId: string; customerId: string; amountEurCents: number }> = [];
+  ): Promise<Array<{ entryId: string; customerId: string; amountEurCents: number; stored?: string }>> {
+    let orphans: Array<{ entryId: string; customerId: string; amountEurCents: number; stored?: string }> = [];
     const check = async () => {
       orphans = [];
       const entries = await this.ledgerEntries({ kind: 'debit' });
@@ -588,6 +588,14 @@ export class FaultStack {
     try {
       await eventually(check, deadlineMs, 500);
     } catch {
+      // What billing holds of each: its status and pointer ordinal, so a failure names its cause.
+      const servers = this.mongo
+        .db(databaseName(this.prefix, 'billing'))
+        .collection<{ _id: string; status: string; ordinal: number }>('servers');
+      for (const orphan of orphans) {
+        const server = await servers.findOne({ _id: orphan.entryId.split(':')[1]! });
+        orphan.stored = server ? `${server.status}, ordinal ${server.ordinal}` : 'no server document';
+      }
       return orphans;
     }
     return [];

@@ -18,7 +18,7 @@ export interface Verdict {
   executionProblems: string[];
   legsChecked: number;
   /** Server charges without the server (a purchase charged but dropped). */
-  chargesWithoutPurchase: Array<{ entryId: string; customerId: string; amountEurCents: number }>;
+  chargesWithoutPurchase: Array<{ entryId: string; customerId: string; amountEurCents: number; stored?: string }>;
   /** How long the postback inbox took to empty after the load stopped; null: not empty by the deadline. */
   inboxDrainedMs: number | null;
 }
@@ -108,7 +108,10 @@ export function recordAndAssert(stack: FaultStack, input: RowInput): void {
   expect(verdict.audit.ok, context).toBe(true);
   expect(verdict.missingMovements, `${context}: acknowledged movements missing from the ledger`).toEqual([]);
   expect(verdict.inboxDrainedMs, `${context}: postbacks left uncredited in the inbox`).not.toBeNull();
-  expect(verdict.chargesWithoutPurchase, `${context}: server charges without their server`).toEqual([]);
+  expect(
+    verdict.chargesWithoutPurchase,
+    `${context}: server charges without their server (the first: ${JSON.stringify(verdict.chargesWithoutPurchase.slice(0, 4))})`,
+  ).toEqual([]);
   expect(verdict.executionProblems, `${context}: execution invariants`).toEqual([]);
   expect(verdict.unsettledBatches, `${context}: batches with unknown legs after reconciliation`).toEqual([]);
 }
