@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@mtx/shared/errors';
 import { databaseName } from '@mtx/shared/mongo';
+import type { WalletPort } from '../src/domain/ports';
+import { serverEntryId } from '../src/domain/renewals';
 import { customerIdFor, startBillingHarness, type BillingHarness } from './helpers';
 
 /**
@@ -10,6 +12,9 @@ import { customerIdFor, startBillingHarness, type BillingHarness } from './helpe
  */
 let harness: BillingHarness;
 let fault: 'none' | 'lose_reply' | 'down' = 'none';
+/** Runs once, after the wallet answered the recovery pass's lookup and before billing acts on that answer. */
+let afterLookup: (() => Promise<void>) | undefined;
+let realWallet: WalletPort | undefined;
 
 beforeAll(async () => {
   harness = await startBillingHarness({
@@ -17,7 +22,7 @@ beforeAll(async () => {
     env: { PENDING_PURCHASE_RECOVERY_MS: '300000' },
     execution: { setAccountBillingStatus: async () => undefined },
     wrapWallet: (wallet) => ({
-      ...wallet,
+      ...(realWallet = wallet),
       async debit(request) {
         const mode = fault;
         fault = 'none';
@@ -25,6 +30,13 @@ beforeAll(async () => {
         const result = await wallet.debit(request);
         if (mode === 'lose_reply') throw new AppError('unavailable', 'a backing service did not answer in time; retry');
         return result;
+      },
+      async entryApplied(customerId, entryId) {
+        const applied = await wallet.entryApplied(customerId, entryId);
+        const hook = afterLookup;
+        afterLookup = undefined;
+        await hook?.();
+        return applied;
       },
     }),
   });
@@ -163,6 +175,40 @@ describe('the recovery pass', () => {
     expect(await harness.balance(customer)).toBe(5000 - 1500);
     const listed = (await call('ListServers', { customer_id: customer })).servers as Array<{ id: string }>;
     expect(listed.map((entry) => entry.id)).toEqual([serverId]);
+    expect((await harness.wallet.client.call<{ ok: boolean }>('Audit', {})).ok).toBe(true);
+  });
+
+  it('does not drop a purchase that its retry paid for while the pass was deciding', async () => {
+    const customer = customerIdFor('raced-retry');
+    await harness.credit(customer, 5000);
+    harness.clock.set('2028-05-07T10:00:00Z');
+    const serverId = 'srv_racedRecovery00001';
+    const create = () => call('CreateServer', { customer_id: customer, plan: 'vps-small', label: 'Raced', server_id: serverId });
+    fault = 'down';
+    await expect(create()).rejects.toMatchObject({ code: 'unavailable' });
+    expect(await harness.balance(customer)).toBe(5000);
+    // The pass learns that nothing was charged; before it acts, the client's retry on another replica charges the
+    // purchase's entry and activates the server (what that replica's CreateServer does; this one's would wait for
+    // the pass, which holds the customer's queue here).
+    harness.clock.set('2028-05-07T10:05:00Z');
+    afterLookup = async () => {
+      await realWallet!.debit({
+        customer_id: customer,
+        entry_id: serverEntryId(serverId, new Date('2028-05-07T10:00:00Z')),
+        amount_eur_cents: 1500,
+        reason: 'server',
+        reference: serverId,
+      });
+      await harness.mongo
+        .db(databaseName(harness.prefix, 'billing'))
+        .collection<{ _id: string }>('servers')
+        .updateOne({ _id: serverId }, { $set: { status: 'active' } });
+    };
+    await call('RunSchedulerTick', { respect_lease: false });
+    expect(afterLookup).toBeUndefined();
+    const listed = (await call('ListServers', { customer_id: customer })).servers as Array<{ id: string; status: string }>;
+    expect(listed).toEqual([expect.objectContaining({ id: serverId, status: 'active' })]);
+    expect(await harness.balance(customer)).toBe(5000 - 1500);
     expect((await harness.wallet.client.call<{ ok: boolean }>('Audit', {})).ok).toBe(true);
   });
 });

@@ -371,8 +371,9 @@ export class RenewalEngine {
         { $set: { status: 'active', next_action_at: seat.paid_until, updated_at: now } },
       );
     } else {
+      // Only if still pending: a retry on another replica may have paid for it since the lookup.
       await this.store.collections.seats.updateOne(
-        { _id: seat._id },
+        { _id: seat._id, status: 'pending' },
         { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },
       );
     }

@@ -118,8 +118,10 @@ export class ServerRenewals {
       );
       return 'deferred';
     }
+    // Only a purchase still pending is decided here: a retry on another replica may have paid for it and
+    // activated it since the lookup, and releasing it then would keep the money and drop the server.
     await this.store.collections.servers.updateOne(
-      { _id: server._id },
+      { _id: server._id, status: 'pending' },
       charged
         ? { $set: { status: 'active', next_action_at: server.paid_until, updated_at: now } }
         : { $set: { status: 'released', release_reason: 'abandoned', released_at: now, next_action_at: null, updated_at: now } },

@@ -18,7 +18,7 @@ import { WriteGate } from '@mtx/shared/write-gate';
 import type { BillingCollections } from './collections';
 import { CustomerViewCache } from './view-cache';
 import { byCustomer, idLookupsInFlight, lookUpEach } from './many-reads';
-import { listItemIds } from './pointer-lists';
+import { emptyRun, listItemIds } from './pointer-lists';
 import { claimOccupancy, repairOccupancy } from './occupancy';
 import { readCheckView, type PassReads } from './check-view';
 
@@ -156,8 +156,8 @@ export class BillingStore {
           customerId,
           {
             revision: null,
-            seatIds: [],
-            serverIds: [],
+            seats: emptyRun(),
+            servers: emptyRun(),
             releasedIds: new Set(),
             endedByCancellation: false,
             view,
@@ -171,7 +171,7 @@ export class BillingStore {
       this.views.remember(customerId, cached, verified);
       return cached.view;
     }
-    const [{ seatIds, serverIds }, settings] = await Promise.all([
+    const [{ seats: seatRun, servers: serverRun }, settings] = await Promise.all([
       listItemIds(this.collections.pointers, customer, cached),
       this.collections.settings.findOne({ _id: customerId }),
     ]);
@@ -180,8 +180,8 @@ export class BillingStore {
     // Each item once: a keyed purchase retried on two replicas at once can leave two pointers to one item.
     const listed = (ids: string[]) => [...new Set(ids)].filter((id) => !releasedIds.has(id));
     const [seatStates, serverStates] = await Promise.all([
-      this.readSeats(customerId, listed(seatIds)),
-      Promise.all(listed(serverIds).map((id) => this.readServer(id))),
+      this.readSeats(customerId, listed(seatRun.ids)),
+      Promise.all(listed(serverRun.ids).map((id) => this.readServer(id))),
     ]);
     const seats: SeatState[] = [];
     for (const state of seatStates) {
@@ -207,7 +207,11 @@ export class BillingStore {
       servers,
       ended_by_cancellation: endedByCancellation,
     };
-    this.views.remember(customerId, { revision: customer.revision, seatIds, serverIds, releasedIds, endedByCancellation, view }, verified);
+    this.views.remember(
+      customerId,
+      { revision: customer.revision, seats: seatRun, servers: serverRun, releasedIds, endedByCancellation, view },
+      verified,
+    );
     return view;
   }
 

@@ -1,13 +1,14 @@
 import { FreshCache } from '@mtx/shared/fresh-cache';
 import type { FreshnessStamp } from '@mtx/shared/freshness';
 import type { CustomerView } from '../domain/model';
+import type { PointerRun } from './pointer-lists';
 
 /** A customer's joined view as last read, with what a reload needs to skip. */
 export interface CachedView {
   /** null: the customer had no billing document (nothing bought yet). */
   revision: string | null;
-  seatIds: string[];
-  serverIds: string[];
+  seats: PointerRun;
+  servers: PointerRun;
   /** Released items never change again, so a reload skips them. */
   releasedIds: Set<string>;
   endedByCancellation: boolean;
