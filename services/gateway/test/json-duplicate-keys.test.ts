@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { firstDuplicateKey } from '../src/domain/json-duplicate-keys';
+import { firstDuplicateKey, firstJsonTextProblem } from '../src/domain/json-duplicate-keys';
 
 describe('firstDuplicateKey', () => {
   it('finds no duplicate in any JSON.stringify output (keys of one object are distinct there)', () => {
@@ -30,5 +30,33 @@ describe('firstDuplicateKey', () => {
         return firstDuplicateKey(text) === key;
       }),
     );
+  });
+});
+
+/** Nesting depth of a parsed value: containers count, the outermost at 1; scalars add nothing. */
+function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  return 1 + Math.max(0, ...Object.values(value as Record<string, unknown>).map(depthOf));
+}
+
+describe('firstJsonTextProblem', () => {
+  it('finds a too deep text exactly when its parsed value nests deeper than allowed', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 6 }), (value, depthMax) => {
+        const problem = firstJsonTextProblem(JSON.stringify(value), depthMax);
+        return (problem?.kind === 'too_deep') === depthOf(value) > depthMax;
+      }),
+    );
+    expect(firstJsonTextProblem('[[[]]]', 3)).toBeUndefined();
+    expect(firstJsonTextProblem('[[[]]]', 2)).toEqual({ kind: 'too_deep' });
+    expect(firstJsonTextProblem('{"a":"[[[[["}', 1)).toBeUndefined();
+  });
+
+  it('finds a number JSON.parse reads as Infinity, and only such a number', () => {
+    for (const text of ['1e309', '{"a":[-1E400]}', `{"a":${'9'.repeat(400)}}`, '[1,2e+999]'])
+      expect(firstJsonTextProblem(text, 10), text).toEqual({ kind: 'number_out_of_range' });
+    for (const text of ['1e308', '{"a":-1.5e-400}', `{"a":${'9'.repeat(300)}}`, '{"1e999":"1e999"}', '[true,false,null,0.5e1]'])
+      expect(firstJsonTextProblem(text, 10), text).toBeUndefined();
+    fc.assert(fc.property(fc.jsonValue(), (value) => firstJsonTextProblem(JSON.stringify(value), 1_000) === undefined));
   });
 });

@@ -3,20 +3,12 @@ import { lastPresent } from '@mtx/shared/gallop';
 import { InsertBatcher } from '@mtx/shared/insert-batcher';
 import type { Clock } from '@mtx/shared/clock';
 import type { GatewayStore } from '../store/gateway-store';
+import { slidingWindowDecision, slidingWindowMs, type RateLimitDecision } from '../domain/sliding-window-decision';
 import { LeaseDemand, type LeasedSlot } from './rate-limit-lease';
 
-export interface RateLimitDecision {
-  allowed: boolean;
-  limit: number;
-  /** Requests that may still pass in the next instant: the limit less those admitted in the last 60 s. */
-  remaining: number;
-  /** Seconds until the oldest request counted in the last 60 s leaves it (and `remaining` grows). */
-  resetSeconds: number;
-  /** Seconds until the next request would pass; refusals send it as Retry-After. */
-  retryAfterSeconds: number;
-}
+export type { RateLimitDecision };
 
-const windowMs = 60_000;
+const windowMs = slidingWindowMs;
 const statesMax = 50_000;
 /** Slots one ordered insert claims at most: FerretDB inserts in batches of 100 and goes on past a duplicate beyond. */
 const claimSlotsMax = 100;
@@ -158,22 +150,15 @@ export function createRateLimiter({ store, clock, leaseMs = 0 }: { store: Gatewa
     // The chains as they stand now: a turn of the minute meanwhile replaces them, which must not shift positions.
     const { previous, current } = state;
     const previousHead = previous?.head ?? 0;
-    const at = (position: number) =>
-      position <= previousHead ? slotTime(state.key, previous!, position) : slotTime(state.key, current, position - previousHead);
-    // The oldest slot still counted: the first of the last `limit` whose time is within 60 s (times grow along it).
-    let low = Math.max(1, length - limit + 1);
-    let high = length + 1;
-    while (low < high) {
-      const middle = Math.floor((low + high) / 2);
-      if ((await at(middle)) + windowMs > nowMs) high = middle;
-      else low = middle + 1;
+    const knownAt = (position: number) =>
+      position <= previousHead ? previous!.times[position - 1] : current.times[position - previousHead - 1];
+    for (;;) {
+      const decision = slidingWindowDecision(knownAt, { nowMs, limit, allowed, length });
+      if (!('missing' in decision)) return decision;
+      const position = decision.missing;
+      // Read from the store (another replica's slot): known from then on.
+      await (position <= previousHead ? slotTime(state.key, previous!, position) : slotTime(state.key, current, position - previousHead));
     }
-    const counted = length - low + 1;
-    const secondsUntil = async (position: number) =>
-      position < 1 || position > length ? 0 : Math.max(1, Math.ceil(((await at(position)) + windowMs - nowMs) / 1000));
-    const resetSeconds = counted === 0 ? 0 : await secondsUntil(low);
-    const retryAfterSeconds = await secondsUntil(length + 1 - limit);
-    return { allowed, limit, remaining: Math.max(0, limit - counted), resetSeconds, retryAfterSeconds };
   }
 
   /**
@@ -348,12 +333,13 @@ export function createRateLimiter({ store, clock, leaseMs = 0 }: { store: Gatewa
   }
 
   return {
-    async take(bucket: string, customerId: string, limit: number): Promise<RateLimitDecision> {
+    // Not async: a request admitted from a leased slot gets its decision with no promise layers but the one.
+    take(bucket: string, customerId: string, limit: number): Promise<RateLimitDecision> {
       const window = windowOf(clock.now().getTime());
-      void sweep(window);
+      if (window > lastSweptWindow) void sweep(window);
       const state = stateOf(`${bucket}:${customerId}`, window);
       if (state.waiters.length >= rateLimitWaitersMax) {
-        return { allowed: false, limit, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 };
+        return Promise.resolve({ allowed: false, limit, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 });
       }
       state.lastLimit = limit;
       const nowMs = clock.now().getTime();

@@ -1,6 +1,6 @@
 import secureJson from 'secure-json-parse';
 import { AppError } from '@mtx/shared/errors';
-import { firstDuplicateKey } from './json-duplicate-keys';
+import { firstJsonTextProblem } from './json-duplicate-keys';
 
 /**
  * Parses a JSON body with the protections a public endpoint needs: prototype-poisoning keys refused,
@@ -15,18 +15,11 @@ export function parseJsonBody(text: string, depthMax: number): unknown {
   } catch (error) {
     throw new AppError('invalid_request', `request body is not valid JSON: ${(error as Error).message.slice(0, 120)}`);
   }
-  const duplicate = firstDuplicateKey(text);
-  if (duplicate !== undefined)
-    throw new AppError('invalid_request', `${duplicate} is given more than once in the request body`, { param: duplicate });
-  const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 1 }];
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
-    if (typeof node === 'number' && !Number.isFinite(node))
-      throw new AppError('invalid_request', 'request body contains a number out of range');
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > depthMax) throw new AppError('invalid_request', `request body is nested deeper than ${depthMax} levels`);
-    for (const child of Object.values(node as Record<string, unknown>)) stack.push({ node: child, depth: depth + 1 });
-  }
+  const problem = firstJsonTextProblem(text, depthMax);
+  if (problem?.kind === 'duplicate_key')
+    throw new AppError('invalid_request', `${problem.path} is given more than once in the request body`, { param: problem.path });
+  if (problem?.kind === 'too_deep') throw new AppError('invalid_request', `request body is nested deeper than ${depthMax} levels`);
+  if (problem?.kind === 'number_out_of_range') throw new AppError('invalid_request', 'request body contains a number out of range');
   return value;
 }
 

@@ -11,7 +11,7 @@ const keyChecksumLength = 6;
 
 /** 6 base62 characters of the SHA-256 of the key's prefix and random part: not secret, only a typo and forgery check. */
 function keyChecksum(prefixAndRandom: string): string {
-  const digest = crypto.createHash('sha256').update(prefixAndRandom, 'utf8').digest();
+  const digest = crypto.hash('sha256', prefixAndRandom, 'buffer');
   let checksum = '';
   for (let index = 0; checksum.length < keyChecksumLength; index++) checksum += base62Alphabet[digest[index]! % 62];
   return checksum;
@@ -46,7 +46,8 @@ export function keyLevelOf(key: string): KeyLevel | undefined {
  * add latency to every request without adding safety.
  */
 export function hashKey(key: string): string {
-  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+  // The one-shot hash: no Hash object per request.
+  return crypto.hash('sha256', key, 'hex');
 }
 
 export function digestsEqual(leftHex: string, rightHex: string): boolean {

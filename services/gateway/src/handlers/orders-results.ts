@@ -21,9 +21,20 @@ function present<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
 }
 
+const nameSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/**
+ * The fields of `source` named in `names` that are set. Walks the source's own keys (a leg sets a few of the
+ * dozens of fields a leg may have), so a 20-leg batch does not probe every name on every leg.
+ */
 export function pick(source: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  let wanted = nameSets.get(names);
+  if (!wanted) {
+    wanted = new Set(names);
+    nameSets.set(names, wanted);
+  }
   const out: Record<string, unknown> = {};
-  for (const name of names) if (present(source[name])) out[name] = source[name];
+  for (const name in source) if (wanted.has(name) && present(source[name])) out[name] = source[name];
   return out;
 }
 

@@ -262,12 +262,22 @@ export function createUnaryClient<TDefault = unknown>(
       const metadata = injectTraceMetadata(options.metadata ?? new grpc.Metadata(), callerContext);
       const startedAt = performance.now();
       return new Promise<TResponse>((resolve, reject) => {
-        fn.call(raw, request, metadata, { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
-          if (!error) return resolve(response);
-          // An answer of our server's carries its error code (and has its server span); anything else did not reach one.
-          if (error.metadata?.get(errorCodeKey).length !== 1) tracing.traceUnanswered(callerContext, method, startedAt, error);
-          reject(fromGrpcError(error));
-        });
+        // grpc-js captures the caller's stack on every call (a `new Error()`) only to append it to a failed call's
+        // error; we turn every failure into an AppError (fromGrpcError), so that capture is CPU spent on every call
+        // for nothing: about 10 µs of the 110 a loopback call costs client and server. The limit is restored before
+        // anything else runs.
+        const stackTraceLimit = Error.stackTraceLimit;
+        Error.stackTraceLimit = 0;
+        try {
+          fn.call(raw, request, metadata, { deadline }, (error: grpc.ServiceError | null, response: TResponse) => {
+            if (!error) return resolve(response);
+            // An answer of our server's carries its error code (and has its server span); anything else did not reach one.
+            if (error.metadata?.get(errorCodeKey).length !== 1) tracing.traceUnanswered(callerContext, method, startedAt, error);
+            reject(fromGrpcError(error));
+          });
+        } finally {
+          Error.stackTraceLimit = stackTraceLimit;
+        }
       });
     },
     close: () => raw.close(),
