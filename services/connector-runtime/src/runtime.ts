@@ -38,6 +38,9 @@ export { startHealthServer } from './health';
 
 const tracer = trace.getTracer('mtx-connector');
 
+/** Every connector span's options, one object. */
+const spanOptions = { kind: SpanKind.SERVER };
+
 /** Each operation's span name, built once rather than per request. */
 const spanNames = Object.fromEntries(connectorOps.map((op) => [op, `connector.${op}`])) as Record<ConnectorOp, string>;
 
@@ -60,12 +63,7 @@ export class ConnectorRuntime {
   private readonly historyReads: HistoryReads;
   private readonly inspecting: Inspecting;
 
-  private readonly spanAttributes: Readonly<Record<string, string>>;
-
   constructor(private readonly options: ConnectorRuntimeOptions) {
-    // What a reader needs of the subject (platform, account, operation) is in the span's name and attributes: no
-    // subject string per message.
-    this.spanAttributes = { 'messaging.system': 'nats', 'mtx.platform': options.platform };
     const shared: RuntimeShared = {
       // A failure of the claim store is logged within the request's trace.
       claimFor: (key, deadlineUnixMs, traceContext) =>
@@ -164,8 +162,10 @@ export class ConnectorRuntime {
     const subjectAccount = tokens[tokens.length - 2] ?? '';
     const parent = extractTraceContext(message.headers);
     // One span per account message: the terminal's round trip and every leg's outcome are its attributes (the EA
-    // inside the terminal has no tracer). Its constant attributes are one object per runtime; the SDK copies them.
-    const span = tracer.startSpan(spanNames[op], { kind: SpanKind.SERVER, attributes: this.spanAttributes }, parent);
+    // inside the terminal has no tracer). What a reader needs of the subject is in its name (the operation), its
+    // service (connector-mt4 or -mt5: the platform) and its account attribute; no constant attributes, each of which
+    // every span would carry, copy and serialise.
+    const span = tracer.startSpan(spanNames[op], spanOptions, parent);
     span.setAttribute('mtx.account_id', subjectAccount);
     // Carried by hand to every trade server call and log line of this request: the connectors run a synchronous
     // context manager (instrumentation.ts), which forgets the active span at the first await.

@@ -127,25 +127,73 @@ describe('gRPC tracing by hand (no automatic instrumentation)', () => {
   });
 });
 
-describe('untraced group commits', () => {
-  it("writes outside the caller's span with tracing suppressed, so the database instrumentation records no span for them", async () => {
-    const seen: Array<{ suppressed: boolean; parent: boolean }> = [];
-    const collection = (name: string) => ({
-      collectionName: name,
-      insertMany: async () => {
-        seen.push({ suppressed: isTracingSuppressed(context.active()), parent: trace.getSpan(context.active()) !== undefined });
-      },
-    });
+describe('group commits in traces', () => {
+  const collection = (name: string, seen: Array<{ suppressed: boolean; parent: boolean; documents: number }>, failure?: Error) => ({
+    collectionName: name,
+    insertMany: async (documents: unknown[]) => {
+      seen.push({
+        suppressed: isTracingSuppressed(context.active()),
+        parent: trace.getSpan(context.active()) !== undefined,
+        documents: documents.length,
+      });
+      if (failure) throw failure;
+    },
+  });
+
+  it("makes a span per caller in the caller's trace, and runs the shared command itself untraced", async () => {
+    const seen: Array<{ suppressed: boolean; parent: boolean; documents: number }> = [];
+    const batcher = new InsertBatcher(collection('batches', seen));
+    const callers = [tracer.startSpan('POST /v1/orders'), tracer.startSpan('POST /v1/orders')];
+    // Both callers' inserts join one command (same turn of the event loop).
+    await Promise.all(
+      callers.map((caller, index) => context.with(trace.setSpan(ROOT_CONTEXT, caller), () => batcher.insert({ _id: `b${index}` }))),
+    );
+    for (const caller of callers) caller.end();
+    // One command for both, with tracing suppressed and no parent: a database instrumentation records nothing for it.
+    expect(seen).toEqual([{ suppressed: true, parent: false, documents: 2 }]);
+    const inserts = exporter.getFinishedSpans().filter((span) => span.name === 'insert batches');
+    expect(inserts.map((span) => span.parentSpanContext?.spanId).sort()).toEqual(
+      callers.map((caller) => caller.spanContext().spanId).sort(),
+    );
+    for (const insert of inserts) {
+      expect(insert.kind).toBe(SpanKind.CLIENT);
+      expect(insert.spanContext().traceId).toBe(
+        callers.find((caller) => caller.spanContext().spanId === insert.parentSpanContext?.spanId)!.spanContext().traceId,
+      );
+      expect(insert.attributes).toEqual({
+        'db.system.name': 'mongodb',
+        'db.operation.name': 'insert',
+        'db.collection.name': 'batches',
+        'db.operation.batch.size': 2,
+      });
+      expect(insert.status.code).toBe(SpanStatusCode.UNSET);
+    }
+  });
+
+  it('makes no span for an untraced writer, nor for a caller outside any trace', async () => {
+    const seen: Array<{ suppressed: boolean; parent: boolean; documents: number }> = [];
     const caller = tracer.startSpan('POST /v1/orders');
-    await context.with(trace.setSpan(ROOT_CONTEXT, caller), async () => {
-      await new InsertBatcher(collection('rate_limit_slots'), { untraced: true }).insert({ _id: 'a' });
-      await new InsertBatcher(collection('batches')).insert({ _id: 'b' });
-    });
+    await context.with(trace.setSpan(ROOT_CONTEXT, caller), () =>
+      new InsertBatcher(collection('rate_limit_slots', seen), { untraced: true }).insert({ _id: 'a' }),
+    );
     caller.end();
-    // Untraced: no parent span either, so the MongoDB instrumentation (requireParentSpan) skips the command outright.
+    await context.with(ROOT_CONTEXT, () => new InsertBatcher(collection('batches', seen)).insert({ _id: 'b' }));
     expect(seen).toEqual([
-      { suppressed: true, parent: false },
-      { suppressed: false, parent: true },
+      { suppressed: true, parent: false, documents: 1 },
+      { suppressed: true, parent: false, documents: 1 },
     ]);
+    expect(exporter.getFinishedSpans().filter((span) => span.name.startsWith('insert '))).toEqual([]);
+  });
+
+  it("marks a caller's span failed when the store did not take its write", async () => {
+    const seen: Array<{ suppressed: boolean; parent: boolean; documents: number }> = [];
+    const caller = tracer.startSpan('POST /v1/orders');
+    const written = context.with(trace.setSpan(ROOT_CONTEXT, caller), () =>
+      new InsertBatcher(collection('outcomes', seen, new Error('store unreachable'))).insert({ _id: 'c' }),
+    );
+    await expect(written).rejects.toThrow('store unreachable');
+    caller.end();
+    const [insert] = exporter.getFinishedSpans().filter((span) => span.name === 'insert outcomes');
+    expect(insert?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'store unreachable' });
   });
 });

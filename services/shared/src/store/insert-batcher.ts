@@ -1,3 +1,4 @@
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { Document } from 'mongodb';
 import { refusedStatements, statementError, duplicateKeyCode, isDuplicateKeyError } from './bulk-write';
 import { AppError } from '../service/errors';
@@ -18,7 +19,11 @@ interface Pending<T> {
   documents: T[];
   resolve: (outcomes: InsertOutcome[]) => void;
   reject: (error: unknown) => void;
+  /** The caller's own span for its insert (none when untraced, or when the caller has no span). */
+  span: Span | undefined;
 }
+
+const tracer = trace.getTracer('mtx-store');
 
 export interface InsertBatcherOptions {
   /** Documents in one insertMany. */
@@ -29,7 +34,7 @@ export interface InsertBatcherOptions {
   queueMax?: number;
   /** Shared by every writer of one database, so their commands take the store's write lock one after another. */
   gate?: WriteGate;
-  /** No database span for its commands (GroupCommitOptions.untraced says when). */
+  /** No span for its callers' inserts (GroupCommitOptions.untraced says when). */
   untraced?: boolean;
   /** How long a command not yet full waits for more documents (0: the next turn); see GroupCommitOptions. */
   lingerMs?: number;
@@ -49,6 +54,9 @@ export interface InsertBatcherOptions {
  */
 export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
   private readonly queueMax: number;
+  private readonly traced: boolean;
+  private readonly spanName: string;
+  private readonly spanAttributes: Attributes;
 
   constructor(
     private readonly collection: InsertableCollection<T>,
@@ -58,10 +66,23 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
       weightMax: options.batchMax ?? 100,
       inFlightMax: options.inFlightMax ?? 2,
       gate: options.gate,
-      untraced: options.untraced,
+      // Each caller's insert is a span of its own (below), in the caller's trace; the command itself is not
+      // traced again by a database instrumentation, which would put it in only one of its callers' traces.
+      untraced: true,
       lingerMs: options.lingerMs ?? 0,
     });
     this.queueMax = options.queueMax ?? 10_000;
+    this.traced = options.untraced !== true;
+    // Built once per collection: the span a trace reader sees for a durable write, named as database clients name
+    // theirs (`insert <collection>`).
+    this.spanName = `insert ${collection.collectionName}`;
+    const databaseName = (collection as { dbName?: unknown }).dbName;
+    this.spanAttributes = {
+      'db.system.name': 'mongodb',
+      'db.operation.name': 'insert',
+      'db.collection.name': collection.collectionName,
+      ...(typeof databaseName === 'string' ? { 'db.namespace': databaseName } : {}),
+    };
   }
 
   /** Inserts one document; rejects with E11000 when a unique index already held its key. */
@@ -97,7 +118,19 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
         ),
       );
     }
-    return new Promise<InsertOutcome[]>((resolve, reject) => this.enqueue({ documents, resolve, reject }));
+    return new Promise<InsertOutcome[]>((resolve, reject) => this.enqueue({ documents, resolve, reject, span: this.callerSpan() }));
+  }
+
+  /**
+   * A span from the caller's enqueue to its outcome, so it shows what the caller waited (the command it shared
+   * included), in the caller's trace. Only under a recording span, as the database instrumentation did
+   * (requireParentSpan): a write outside any request would otherwise be a trace of its own.
+   */
+  private callerSpan(): Span | undefined {
+    if (!this.traced) return undefined;
+    const active = context.active();
+    if (!trace.getSpan(active)?.isRecording()) return undefined;
+    return tracer.startSpan(this.spanName, { kind: SpanKind.CLIENT, attributes: this.spanAttributes }, active);
   }
 
   protected weightOf(entry: Pending<T>): number {
@@ -111,12 +144,18 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
       // network's own error, not one wrapped in a bulk-write error.
       if (documents.length === 1 && this.collection.insertOne) await this.collection.insertOne(documents[0]!);
       else await this.collection.insertMany(documents, { ordered: false });
-      for (const entry of batch) entry.resolve(entry.documents.map(() => 'inserted'));
+      for (const entry of batch) {
+        endSpan(entry.span, documents.length, undefined);
+        entry.resolve(entry.documents.map(() => 'inserted'));
+      }
     } catch (error) {
       const refused = refusedStatements(error, documents.length);
       if (!refused) {
         // Nothing says which documents were stored: every caller fails and retries idempotently.
-        for (const entry of batch) entry.reject(error);
+        for (const entry of batch) {
+          endSpan(entry.span, documents.length, error);
+          entry.reject(error);
+        }
         return;
       }
       const byIndex = new Map(refused.map((statement) => [statement.index, statement]));
@@ -131,9 +170,19 @@ export class InsertBatcher<T extends Document> extends GroupCommit<Pending<T>> {
           else failure ??= statementError(statement);
         });
         offset += entry.documents.length;
+        // A duplicate is an answer (the key was taken), not a failure of the write.
+        endSpan(entry.span, documents.length, failure);
         if (failure) entry.reject(failure);
         else entry.resolve(outcomes);
       }
     }
   }
+}
+
+/** Ends a caller's insert span with the size of the command that carried it; a failed write marks it failed. */
+function endSpan(span: Span | undefined, commandDocuments: number, failure: unknown): void {
+  if (!span) return;
+  span.setAttribute('db.operation.batch.size', commandDocuments);
+  if (failure !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: (failure as Error).message });
+  span.end();
 }

@@ -40,6 +40,16 @@ function serviceNameFromEntryPoint(): string {
 /** Services that do work per order leg: they run the synchronous context manager (telemetry.ts says why). */
 const perLegServices = new Set(['connector-mt4', 'connector-mt5', 'broker-sim']);
 
+/**
+ * Services on the trading path (a batch's REST request to its terminals, and the events it announces) run without
+ * the MongoDB instrumentation: it hooks every command (the pool's check-out and check-in, a promise chained on each
+ * command) to find most of them outside any traced request, and on this path the writes a reader follows are the
+ * durable records (the write-ahead, the outcomes), which the store's group commits trace themselves, one span per
+ * caller in the caller's trace (InsertBatcher). Elsewhere (wallet, billing, payments: a request's commands are few
+ * and each can matter to a reader) every command under a request keeps its span.
+ */
+const untracedStoreServices = new Set(['gateway', 'execution', 'notifications', 'connector-mt4', 'connector-mt5', 'broker-sim']);
+
 /** What was started: the whole SDK, or only the metrics (OTEL_TRACES_EXPORTER=none). */
 let sdk: { shutdown(): Promise<void> } | undefined;
 
@@ -107,13 +117,16 @@ export function startInstrumentation(): { shutdown(): Promise<void> } | undefine
     // wrap is the OTLP exporters' own requests, each one only to find tracing suppressed.
     disableOutgoingRequestInstrumentation: true,
   });
-  const mongodb = new MongoDBInstrumentation({
-    // A command outside any request (reconciliation sweeps, background flushes) would be a trace of its own.
-    requireParentSpan: true,
-    enhancedDatabaseReporting: false,
-    dbStatementSerializer: statementShape,
-  });
-  const perLeg = perLegServices.has(serviceNameFromEntryPoint());
+  const entryName = serviceNameFromEntryPoint();
+  const mongodb = untracedStoreServices.has(entryName)
+    ? undefined
+    : new MongoDBInstrumentation({
+        // A command outside any request (reconciliation sweeps, background flushes) would be a trace of its own.
+        requireParentSpan: true,
+        enhancedDatabaseReporting: false,
+        dbStatementSerializer: statementShape,
+      });
+  const perLeg = perLegServices.has(entryName);
   const nodeSdk = new NodeSDK({
     resource,
     ...(perLeg ? { contextManager: new SynchronousContextManager() } : {}),
@@ -137,7 +150,7 @@ export function startInstrumentation(): { shutdown(): Promise<void> } | undefine
       // metadata, with no client span for a call that was answered (the server's span says what it did; a client
       // span would repeat it one level up, at a span per call) and none of the instrumentation's per-call work
       // (wrapping every call and callback, parsing the channel's address into attributes).
-      mongodb,
+      ...(mongodb ? [mongodb] : []),
       // createLogger's own mixin writes trace_id and span_id; the instrumentation's would do it a second time.
       new PinoInstrumentation({ disableLogCorrelation: true }),
     ],
@@ -146,7 +159,7 @@ export function startInstrumentation(): { shutdown(): Promise<void> } | undefine
   sdk = nodeSdk;
   // The driver instrumentation counts connections in use on every session check-out and check-in (three
   // counter updates per command, each hashing its attributes); we alert on none of it, so it gets no meter.
-  mongodb.setMeterProvider({ getMeter: () => createNoopMeter() });
+  mongodb?.setMeterProvider({ getMeter: () => createNoopMeter() });
   // The HTTP server duration histogram would repeat mtx.gateway.request.duration (by route, method and status,
   // recorded by the gateway itself) at one more attribute hash per request.
   httpInstrumentation.setMeterProvider({ getMeter: () => createNoopMeter() });
