@@ -78,6 +78,7 @@ export class TerminalSession {
       settings,
       (frame) => this.send(frame),
       (late) => hooks.lateAnswer(this, late),
+      () => this.output.flush(),
     );
     // The deadline runs from the accept, so a TLS handshake that never ends is bounded by it too.
     this.helloTimer = setTimeout(() => {
@@ -232,6 +233,7 @@ export class TerminalSession {
     // The connection may have ended while the account was made reachable.
     if (this.state !== 'admitting') return;
     this.state = 'open';
+    this.calls.batchSends = admission.version >= 2;
     this.send({
       type: 'welcome',
       version: admission.version,
