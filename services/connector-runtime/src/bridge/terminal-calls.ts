@@ -1,6 +1,6 @@
 import { type AnswerError, type AnswerFrame, bridgeBounds, type RequestFrame } from './frames';
 import { isCommandName, commands } from './commands';
-import { type BatchItemAnswer, maxBatchItems, sendBatchCommand, sendBatchRequest, splitBatchAnswer } from './send-batch';
+import { type BatchItemAnswer, maxBatchItems, sendBatchRequest, splitBatchAnswer } from './send-batch';
 import { BridgeProtocolError } from './wire';
 
 /**
