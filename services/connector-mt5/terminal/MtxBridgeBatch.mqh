@@ -34,6 +34,8 @@ string DoSendBatch(ulong read_at)
    string body = "\tresults=" + IntegerToString(count);
    for(long item = 0; item < count; item++)
      {
+      // A connection that ended takes its requests with it: no further item is started (nothing is sent).
+      if(!(g_socket != INVALID_HANDLE && SocketIsConnected(g_socket))) { g_out = head + body; return ""; }
       // The item's arguments without their prefix stand in for a send's fields.
       string prefix = "legs." + IntegerToString(item) + ".";
       int cut = StringLen(prefix);

@@ -67,6 +67,31 @@ describe('terminal server: send_batch', () => {
     expect((await account).fields.get('login')).toBe('5001234');
   });
 
+  it('sends more sends than a send_batch holds as a full batch and the rest in a slot of their own', async () => {
+    const { server, port } = await startServer();
+    const terminal = await welcomed(port, { v: '2,1' });
+    const sends = Array.from({ length: 70 }, (_, index) =>
+      server.call('acc_one', 'send', [...sendArgs('EURUSD'), ['magic', String(index)]], { deadlineMs: 2_000 }),
+    );
+    const batches = [await terminal.next(), await terminal.next()];
+    expect(batches.map((frame) => [frame.fields.get('cmd'), frame.fields.get('legs')])).toEqual([
+      ['send_batch', '64'],
+      ['send_batch', '6'],
+    ]);
+    expect([batches[0]!.fields.get('legs.63.magic'), batches[1]!.fields.get('legs.0.magic')]).toEqual(['63', '64']);
+    for (const frame of batches) {
+      const count = Number(frame.fields.get('legs'));
+      const fields: Record<string, string | number> = { id: frame.fields.get('id')!, status: 'ok', results: count };
+      for (let index = 0; index < count; index += 1) {
+        fields[`results.${index}.status`] = 'ok';
+        fields[`results.${index}.order`] = Number(frame.fields.get(`legs.${index}.magic`)) + 1000;
+      }
+      terminal.send('res', fields);
+    }
+    const answers = await Promise.all(sends);
+    expect(answers.map((answer) => answer.fields.get('order'))).toEqual(answers.map((_, index) => String(index + 1000)));
+  });
+
   it('sends a lone send as a send, and every send as its own to an EA that offers v1 only', async () => {
     const { server, port } = await startServer();
     const modern = await welcomed(port, { v: '2,1' });

@@ -104,6 +104,7 @@ export class CallTable {
   private readonly refillAt: number;
   /** `send` calls of this turn that will leave as one `send_batch` (it holds one in-flight slot meanwhile). */
   private gathering: Call[] | undefined;
+  private gatherScheduled = false;
   /** Whether the EA speaks `send_batch` (protocol v2), set once the version is agreed. */
   batchSends = false;
 
@@ -228,16 +229,26 @@ export class CallTable {
   }
 
   private dispatch(call: Call): void {
-    if (this.batchSends && call.command === 'send') {
-      this.gathering = [call];
-      setImmediate(() => this.sendGathered());
-      return;
-    }
-    this.sendOne(call);
+    if (!this.batchSends || call.command !== 'send') return this.sendOne(call);
+    // A full batch leaves now, and the next one is gathered in a slot of its own.
+    if (this.gathering) this.writeGathered();
+    this.gathering = [call];
+    if (this.gatherScheduled) return;
+    this.gatherScheduled = true;
+    setImmediate(() => this.endGathering());
   }
 
-  /** This turn's `send` calls as one `send_batch` (a lone one as a `send`), in the turn's check phase. */
-  private sendGathered(): void {
+  /** The turn's end: what was gathered leaves, and the wire is filled again from the queue. */
+  private endGathering(): void {
+    this.gatherScheduled = false;
+    this.writeGathered();
+    this.flush();
+    if (this.queue.length > 0) this.pump();
+    this.notifyDrained();
+  }
+
+  /** The gathered `send` calls as one `send_batch` (a lone one as a `send`). */
+  private writeGathered(): void {
     const gathered = this.gathering;
     this.gathering = undefined;
     if (!gathered || this.closedReason !== undefined) return;
@@ -275,9 +286,6 @@ export class CallTable {
         this.armFor(deadlineAt);
       }
     }
-    this.flush();
-    if (this.queue.length > 0) this.pump();
-    this.notifyDrained();
   }
 
   private settle(entry: Outstanding, call: Call, answer: TerminalAnswer): void {
