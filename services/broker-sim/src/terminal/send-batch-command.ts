@@ -8,7 +8,7 @@ import type { TerminalAccount } from './terminal-account';
  * one at a time, in order, each one `send` with its own trade call, the next started only once the previous one's
  * trade call has returned; an item whose start comes `ttl_ms` or more after the frame was read is `expired`, as a
  * `send` would be. One answer, the list `results`, once every item is done. A frame whose items cannot be read is
- * refused whole, before any item runs; once the connection has ended no further item is started.
+ * refused whole, before any item runs; once the connection has ended (or the EA froze) no further item is started.
  */
 
 export const sendBatchCommand = 'send_batch';
@@ -19,7 +19,8 @@ export async function sendBatchCommandRun(
   fields: Map<string, string>,
   readAtMs: number,
   ttlMs: number,
-  connectionEnded: () => boolean,
+  /** The connection ended, or the terminal froze: no further item is started. */
+  stopped: () => boolean,
 ): Promise<Answer> {
   const count = parseInteger(fields.get('legs'));
   if (count === undefined || count < 1 || count > maxItems) return refusal('bad_request', `send_batch needs legs, 1..${maxItems}`);
@@ -34,8 +35,9 @@ export async function sendBatchCommandRun(
   }
   const results: Array<[string, string]> = [['results', String(count)]];
   for (let index = 0; index < count; index += 1) {
-    // A connection that ended takes its requests with it: no further item is started (its answer has nowhere to go).
-    if (connectionEnded()) break;
+    // A connection that ended takes its requests with it (its answer has nowhere to go), and a frozen EA carries
+    // out nothing more: no further item is started.
+    if (stopped()) break;
     const answer =
       Date.now() - readAtMs >= ttlMs
         ? refusal('expired', 'ttl_ms passed before the trade started')

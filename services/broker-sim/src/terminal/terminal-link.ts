@@ -347,8 +347,9 @@ class Connection {
     const ttlMs = parseInteger(request.fields.get('ttl_ms'));
     if (ttlMs === undefined || ttlMs < 1 || ttlMs > 600_000) return { error: 'bad_request', message: `${request.cmd} needs ttl_ms` };
     if (Date.now() - request.readAtMs >= ttlMs) return { error: 'expired', message: 'ttl_ms passed before the trade started' };
-    if (batch) return sendBatchCommandRun(this.options.terminal, request.fields, request.readAtMs, ttlMs, () => this.ended);
-    return runCommand(this.options.terminal, request.cmd, request.fields);
+    const { terminal } = this.options;
+    if (!batch) return runCommand(terminal, request.cmd, request.fields);
+    return sendBatchCommandRun(terminal, request.fields, request.readAtMs, ttlMs, () => this.ended || this.answers === 'silent');
   }
 
   private answer(id: number, answer: Answer): void {
