@@ -65,8 +65,8 @@ export class ScriptedConnection {
     this.socket.write(`${line}\n`);
   }
 
-  welcome(maxInflight = 8, heartbeatMs = 10_000): void {
-    this.write(`welcome\tv=1\tconnection=c-test\tmax_inflight=${maxInflight}\thb_ms=${heartbeatMs}\tidle_ms=30000`);
+  welcome(maxInflight = 8, heartbeatMs = 10_000, version = 1): void {
+    this.write(`welcome\tv=${version}\tconnection=c-test\tmax_inflight=${maxInflight}\thb_ms=${heartbeatMs}\tidle_ms=30000`);
   }
 
   send(cmd: string, args: Record<string, string | number> = {}): number {

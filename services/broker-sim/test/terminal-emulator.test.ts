@@ -56,7 +56,7 @@ describe('emulated terminal (bridge protocol v1)', () => {
     const { connection } = await started('AlphaFX-Live', '5001234');
     const hello = await connection.next();
     expect(hello.type).toBe('hello');
-    expect(hello.fields).toMatchObject({ v: '1', platform: 'mt5', login: '5001234', server: 'AlphaFX-Live', ea: '1.0.0', token });
+    expect(hello.fields).toMatchObject({ v: '2,1', platform: 'mt5', login: '5001234', server: 'AlphaFX-Live', ea: '1.0.0', token });
     expect(Number(hello.fields.build)).toBeGreaterThan(0);
     expect(Math.abs(Number(hello.fields.server_time) - Date.now() / 1000)).toBeLessThan(5);
     expect(Number(hello.fields.gmt_time)).toBeGreaterThan(0);
@@ -260,7 +260,7 @@ describe('emulated terminal (bridge protocol v1)', () => {
 
     const again = await connector.connection();
     await again.next();
-    again.write('welcome\tv=2\tconnection=c-v2\tmax_inflight=8\thb_ms=10000\tidle_ms=30000');
+    again.write('welcome\tv=3\tconnection=c-v3\tmax_inflight=8\thb_ms=10000\tidle_ms=30000');
     expect(await again.next()).toMatchObject({ type: 'error', fields: { code: 'unexpected_frame' } });
     expect(await again.closedWithin(2000)).toBe(true);
   });

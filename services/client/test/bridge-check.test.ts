@@ -70,8 +70,8 @@ describe('bridge:check against emulated terminals', () => {
   });
 
   /** Runs the command; once it listens, an emulated terminal of `server`/`login` dials it with `terminalToken`. */
-  async function check(args: string[], terminal: { server: string; login: string; token?: string }) {
-    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
+  async function check(args: string[], terminal: { server: string; login: string; token?: string; versions?: number[] }) {
+    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400, versions: terminal.versions ?? [2, 1] });
     const started = fleet;
     const { io, output } = captureIo((port) =>
       started.start({
@@ -117,7 +117,13 @@ describe('bridge:check against emulated terminals', () => {
       'close',
       'history',
       'find',
+      'send_batch',
+      'close (send_batch)',
     ]);
+    expect(rows.find((row) => row.command === 'hello')?.detail).toContain('protocol v2');
+    expect(rows.find((row) => row.command === 'send_batch')?.detail).toMatch(
+      /two buys of 0\.01 in one request, positions \d+, \d+ in order/,
+    );
     expect(rows.find((row) => row.command === 'history')?.detail).toContain('1 in, 2 out');
     expect(rows.find((row) => row.command === 'account')!.latencyMs).toBeGreaterThanOrEqual(0);
     expect(status).toBe(0);
@@ -135,8 +141,23 @@ describe('bridge:check against emulated terminals', () => {
     expect(output.stdout).toMatch(/^COMMAND\s+RESULT\s+DETAIL\s+LATENCY\n/);
     expect(output.stdout).toMatch(/history deals\s+pass\s+error=bad_request as required/);
     expect(output.stdout).toMatch(/close \(partial\)\s+pass\s+closed 0\.01, 0\.01 left, the rest re-ticketed \d+/);
-    expect(output.stdout).toContain('19 passed, 0 failed, 0 skipped');
+    expect(output.stdout).toMatch(/send_batch\s+pass\s+two buys of 0\.01 in one request/);
+    expect(output.stdout).toContain('21 passed, 0 failed, 0 skipped');
     expect(status).toBe(0);
+  });
+
+  it('skips send_batch on an EA that speaks v1 only, and passes the rest', async () => {
+    const { status, output } = await check(
+      ['--trade', '--login', '5203', '--server', 'AlphaFX-Live', '--volume', '0.02', '--json', '--wait-seconds', '10'],
+      { server: 'AlphaFX-Live', login: '5203', versions: [1] },
+    );
+    const rows = rowsOf(output);
+    expect(rows.find((row) => row.command === 'hello')?.detail).toContain('protocol v1');
+    expect(rows.at(-1)).toMatchObject({ command: 'send_batch', result: 'skipped' });
+    expect(rows.filter((row) => row.result === 'fail')).toEqual([]);
+    expect(status).toBe(0);
+    const { account } = await broker.login('AlphaFX-Live', '5203', 'secret');
+    expect(account.positions.size).toBe(0);
   });
 
   it('without --trade runs the reads only and skips the trade, with the minimum volume too small to split', async () => {

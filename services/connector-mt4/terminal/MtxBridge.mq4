@@ -1,5 +1,5 @@
 //+------------------------------------------------------------------+
-//| MtxBridge.mq4: terminal bridge protocol v1, MT4 side.            |
+//| MtxBridge.mq4: terminal bridge protocol v2 and v1, MT4 side.     |
 //| Dials a connector, says hello, then carries out its requests and |
 //| answers each with its id. The protocol is docs/terminal-bridge.md |
 //| in the repository; this EA only translates frames to MQL4 trade  |
@@ -8,14 +8,14 @@
 //| link instead of socket functions, no TLS, a 32-bit tick counter.  |
 //+------------------------------------------------------------------+
 #property copyright "mtx"
-#property version   "1.00"
+#property version   "1.10"
 #property strict
 #property description "Needs Allow DLL imports (ws2_32.dll). Dials loopback only: a local TLS tunnel reaches a remote connector."
 
 input string Connectors = "127.0.0.1:7450"; // loopback host:port list, comma-separated
 input string Token      = "";               // per-terminal token issued by the connector's operator
 
-#define EA_VERSION     "1.0.0"
+#define EA_VERSION     "1.1.0"
 #define MAX_FRAME      1048576
 #define MAX_INFLIGHT   8
 #define HELLO_WAIT_MS  10000
@@ -30,6 +30,7 @@ int      g_next_address = 0, g_failures = 0;
 ulong    g_next_dial = 0, g_hello_at = 0, g_last_in = 0, g_last_out = 0;
 ulong    g_hb_ms = 10000, g_idle_ms = 30000, g_max_inflight = MAX_INFLIGHT;
 long     g_last_id = 0;
+long     g_version = 1;    // agreed in welcome: 2 adds send_batch
 string   g_queue[];          // requests read, not yet answered
 ulong    g_queue_read_at[];
 string   g_keys[], g_values[]; // fields of the frame being handled
@@ -170,7 +171,7 @@ void Dial()
    int port = (int)StringToInteger(StringSubstr(address, colon + 1));
    string why = "";
    if(!LinkOpen(host, port, why)) { Drop("connect to " + address + ": " + why); return; }
-   g_out = "hello"; Put("v", "1"); Put("platform", "mt4");
+   g_out = "hello"; Put("v", "2,1"); Put("platform", "mt4");
    PutL("login", AccountNumber()); Put("server", AccountServer());
    Put("ea", EA_VERSION); PutL("build", TerminalInfoInteger(TERMINAL_BUILD)); Put("token", Token);
    // MQL4 has no TimeTradeServer: TimeCurrent is the server time of the last quote, which the connector
@@ -210,8 +211,8 @@ void HandleLine(string line)
    if(!ParseFrame(line, type)) { CloseWith("error", "code", "malformed", "frame cannot be parsed"); return; }
    if(type == "welcome")
      {
-      if(g_welcomed || Arg("v") != "1") { CloseWith("error", "code", "unexpected_frame", "welcome not expected"); return; }
-      g_welcomed = true; g_failures = 0;
+      if(g_welcomed || (Arg("v") != "1" && Arg("v") != "2")) { CloseWith("error", "code", "unexpected_frame", "welcome not expected"); return; }
+      g_welcomed = true; g_failures = 0; g_version = ArgL("v");
       g_hb_ms = (ulong)ArgL("hb_ms", 10000); g_idle_ms = (ulong)ArgL("idle_ms", 30000); g_max_inflight = (ulong)ArgL("max_inflight", MAX_INFLIGHT);
       return;
      }
@@ -297,7 +298,8 @@ void ExecuteFirst()
    ParseFrame(line, type);
    long id = StringToInteger(Arg("id"));
    string cmd = Arg("cmd");
-   bool trade = cmd == "send" || cmd == "close" || cmd == "delete" || cmd == "modify";
+   bool batch = cmd == "send_batch" && g_version >= 2;
+   bool trade = cmd == "send" || cmd == "close" || cmd == "delete" || cmd == "modify" || batch;
    if(trade && !Has("ttl_ms")) { Refuse(id, "bad_request", cmd + " needs ttl_ms"); return; }
    if(trade && NowMs() - read_at >= (ulong)ArgL("ttl_ms")) { Refuse(id, "expired", "ttl_ms passed before the trade started"); return; }
    g_out = "res"; PutL("id", id); Put("status", "ok");
@@ -315,6 +317,7 @@ void ExecuteFirst()
    else if(cmd == "check") problem = DoCheck();
    else if(cmd == "history") problem = DoHistory();
    else if(cmd == "find") problem = DoFind();
+   else if(batch) problem = DoSendBatch(read_at);
    else problem = "unsupported:command " + cmd + " is not part of protocol v1";
    if(problem == "")
      {
@@ -328,3 +331,4 @@ void ExecuteFirst()
 
 #include "MtxBridgeCommands.mqh"
 #include "MtxBridgeHistory.mqh"
+#include "MtxBridgeBatch.mqh"

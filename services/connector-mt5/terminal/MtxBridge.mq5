@@ -1,12 +1,12 @@
 //+------------------------------------------------------------------+
-//| MtxBridge.mq5: terminal bridge protocol v1, MT5 side.            |
+//| MtxBridge.mq5: terminal bridge protocol v2 and v1, MT5 side.     |
 //| Dials a connector, says hello, then carries out its requests and |
 //| answers each with its id. The protocol is docs/terminal-bridge.md |
 //| in the repository; this EA only translates frames to MQL5 trade  |
 //| functions and back.                                              |
 //+------------------------------------------------------------------+
 #property copyright "mtx"
-#property version   "1.00"
+#property version   "1.10"
 #property strict
 #property description "Allow the connector address in Tools > Options > Expert Advisors > Allow WebRequest for listed URL."
 
@@ -14,7 +14,7 @@ input string Connectors = "127.0.0.1:7450"; // host:port list, comma-separated
 input string Token      = "";               // per-terminal token issued by the connector's operator
 input bool   UseTls     = true;             // must stay on for any address other than loopback
 
-#define EA_VERSION     "1.0.0"
+#define EA_VERSION     "1.1.0"
 #define MAX_FRAME      1048576
 #define MAX_INFLIGHT   8
 #define HELLO_WAIT_MS  10000
@@ -28,6 +28,7 @@ int      g_next_address = 0, g_failures = 0;
 ulong    g_next_dial = 0, g_hello_at = 0, g_last_in = 0, g_last_out = 0;
 ulong    g_hb_ms = 10000, g_idle_ms = 30000, g_max_inflight = MAX_INFLIGHT;
 long     g_last_id = 0;
+long     g_version = 1;    // agreed in welcome: 2 adds send_batch
 string   g_queue[];          // requests read, not yet answered
 ulong    g_queue_read_at[];
 string   g_keys[], g_values[]; // fields of the frame being handled
@@ -160,7 +161,7 @@ void Dial()
    if(!SocketConnect(g_socket, host, port, 3000)) { Drop("connect to " + address + " error " + IntegerToString(GetLastError())); return; }
    g_tls = UseTls;
    if(g_tls && !SocketTlsHandshake(g_socket, host)) { Drop("TLS handshake error " + IntegerToString(GetLastError())); return; }
-   g_out = "hello"; Put("v", "1"); Put("platform", "mt5");
+   g_out = "hello"; Put("v", "2,1"); Put("platform", "mt5");
    PutL("login", AccountInfoInteger(ACCOUNT_LOGIN)); Put("server", AccountInfoString(ACCOUNT_SERVER));
    Put("ea", EA_VERSION); PutL("build", TerminalInfoInteger(TERMINAL_BUILD)); Put("token", Token);
    PutL("server_time", (long)TimeTradeServer()); PutL("gmt_time", (long)TimeGMT());
@@ -204,8 +205,8 @@ void HandleLine(string line)
    if(!ParseFrame(line, type)) { CloseWith("error", "code", "malformed", "frame cannot be parsed"); return; }
    if(type == "welcome")
      {
-      if(g_welcomed || Arg("v") != "1") { CloseWith("error", "code", "unexpected_frame", "welcome not expected"); return; }
-      g_welcomed = true; g_failures = 0;
+      if(g_welcomed || (Arg("v") != "1" && Arg("v") != "2")) { CloseWith("error", "code", "unexpected_frame", "welcome not expected"); return; }
+      g_welcomed = true; g_failures = 0; g_version = ArgL("v");
       g_hb_ms = (ulong)ArgL("hb_ms", 10000); g_idle_ms = (ulong)ArgL("idle_ms", 30000); g_max_inflight = (ulong)ArgL("max_inflight", MAX_INFLIGHT);
       return;
      }
@@ -286,7 +287,8 @@ void ExecuteFirst()
    ParseFrame(line, type);
    long id = StringToInteger(Arg("id"));
    string cmd = Arg("cmd");
-   bool trade = cmd == "send" || cmd == "close" || cmd == "delete" || cmd == "modify";
+   bool batch = cmd == "send_batch" && g_version >= 2;
+   bool trade = cmd == "send" || cmd == "close" || cmd == "delete" || cmd == "modify" || batch;
    if(trade && !Has("ttl_ms")) { Refuse(id, "bad_request", cmd + " needs ttl_ms"); return; }
    if(trade && GetTickCount64() - read_at >= (ulong)ArgL("ttl_ms")) { Refuse(id, "expired", "ttl_ms passed before the trade started"); return; }
    g_out = "res"; PutL("id", id); Put("status", "ok");
@@ -304,6 +306,7 @@ void ExecuteFirst()
    else if(cmd == "check") problem = DoCheck();
    else if(cmd == "history") problem = DoHistory();
    else if(cmd == "find") problem = DoFind();
+   else if(batch) problem = DoSendBatch(read_at);
    else problem = "unsupported:command " + cmd + " is not part of protocol v1";
    if(problem == "")
      {
@@ -318,3 +321,4 @@ void ExecuteFirst()
 #include "MtxBridgeCommands.mqh"
 #include "MtxBridgeTrades.mqh"
 #include "MtxBridgeHistory.mqh"
+#include "MtxBridgeBatch.mqh"

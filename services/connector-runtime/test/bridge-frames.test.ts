@@ -10,6 +10,7 @@ import { FrameReader } from '../src/bridge/frame-reader';
 import { type AnswerFrame, type BridgeFrame, decodeFrame, encodeFrame, type RequestFrame } from '../src/bridge/frames';
 import { decodeList, encodeList } from '../src/bridge/lists';
 import { formatDecimal, parseDecimal } from '../src/bridge/numbers';
+import { sendBatchRequest, splitBatchAnswer } from '../src/bridge/send-batch';
 import { BridgeProtocolError, decodeLine, encodeLine, maxFrameBytes } from '../src/bridge/wire';
 
 /**
@@ -359,6 +360,21 @@ describe('docs/terminal-bridge.md', () => {
       }
     }
     expect([...seen].sort()).toEqual(['bye', 'error', 'hb', 'hello', 'refuse', 'req', 'res', 'welcome']);
+  });
+
+  it('shows a send_batch the call table writes and an answer it splits into its items', () => {
+    const frames = blocks.flatMap((block) => readAll([bytes(block.text)]));
+    const request = frames.find((frame) => frame.type === 'req' && frame.command === 'send_batch') as RequestFrame;
+    const items = [0, 1].map(
+      (index) =>
+        new Map([...request.args].filter(([key]) => key.startsWith(`legs.${index}.`)).map(([key, value]) => [key.slice(7), value])),
+    );
+    expect(encodeFrame(sendBatchRequest(request.id, request.ttlMs!, items))).toEqual(encodeFrame(request));
+    const answer = frames.find((frame) => frame.type === 'res' && frame.id === request.id) as AnswerFrame;
+    const [bought, refused] = splitBatchAnswer(answer, 2);
+    expect([bought!.status, bought!.fields.get('retcode'), bought!.fields.get('order')]).toEqual(['ok', '10009', '91003']);
+    expect([refused!.status, refused!.fields.get('retcode'), refused!.fields.get('comment')]).toEqual(['ok', '10015', 'Invalid price']);
+    expect(protocolError(() => splitBatchAnswer(answer, 3)).code).toBe('malformed');
   });
 
   it('shows the tag of the example client id as the codec computes it', () => {

@@ -33,7 +33,7 @@ describe('terminal server: admission', () => {
     const refuse = await wrongToken.next();
     expect(refuse.type).toBe('refuse');
     expect(refuse.fields.get('reason')).toBe('bad_token');
-    expect(refuse.fields.get('v')).toBe('1');
+    expect(refuse.fields.get('v')).toBe('2,1');
     await wrongToken.closed;
 
     const otherServer = await ScriptedTerminal.connect(port);
@@ -47,9 +47,9 @@ describe('terminal server: admission', () => {
     expect((await unregistered.next()).fields.get('reason')).toBe('bad_token');
 
     const laterVersion = await ScriptedTerminal.connect(port);
-    laterVersion.hello({ v: '2' });
+    laterVersion.hello({ v: '3' });
     const versionRefusal = await laterVersion.next();
-    expect([versionRefusal.fields.get('reason'), versionRefusal.fields.get('v')]).toEqual(['version', '1']);
+    expect([versionRefusal.fields.get('reason'), versionRefusal.fields.get('v')]).toEqual(['version', '2,1']);
 
     expect(server.isAttached('acc_one')).toBe(false);
     expect(logLines.some((line) => line.includes('"reason":"bad_token"'))).toBe(true);

@@ -10,6 +10,8 @@ export interface TerminalLinkOptions {
   terminal: TerminalAccount;
   logger: Logger;
   eaVersion?: string;
+  /** The protocol versions the EA offers in `hello` (default 2,1; [1] emulates an EA that predates `send_batch`). */
+  versions?: number[];
   /** `TerminalInfoInteger(TERMINAL_BUILD)`; by default a current MT5 or MT4 build. */
   build?: number;
   /** TLS for the connection (required for a non-loopback address): the CA to trust and/or the certificate's SHA-256 fingerprint. */

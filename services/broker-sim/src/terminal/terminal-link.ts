@@ -4,6 +4,7 @@ import { TurnTextWriter } from '@mtx/shared/socket-turn-writes';
 import type { Answer } from './answer';
 import { runCommand, tradeCommands } from './command-table';
 import { encodeFrame, type Frame, FrameReader, maxFrameBytes, parseInteger } from './frames';
+import { sendBatchCommand, sendBatchCommandRun } from './send-batch-command';
 import { malformedLine, type TerminalAnswers } from './terminal-behaviour';
 import type { TerminalLinkOptions, TerminalLinkStats } from './terminal-link-options';
 
@@ -117,6 +118,7 @@ class Connection {
   private maxInflight = 8;
   private heartbeatMs = 10_000;
   private idleMs = 30_000;
+  private version = 1;
   private lastInMs = Date.now();
   private lastOutMs = Date.now();
   private readonly helloAtMs = Date.now();
@@ -184,7 +186,7 @@ class Connection {
       .catch((error: Error) => this.options.logger.warn({ err: error.message }, 'terminal: trade server not reachable'));
     const serverSeconds = Math.floor(terminal.broker.market.serverTimeMs() / 1000);
     this.send('hello', [
-      ['v', '1'],
+      ['v', (this.options.versions ?? [2, 1]).join(',')],
       ['platform', platform],
       ['login', login],
       ['server', serverName],
@@ -256,7 +258,8 @@ class Connection {
     const field = (key: string) => frame.fields.get(key) ?? '';
     switch (frame.type) {
       case 'welcome': {
-        if (this.welcomed || field('v') !== '1') {
+        this.version = Number(field('v'));
+        if (this.welcomed || !(this.options.versions ?? [2, 1]).includes(this.version)) {
           this.closeWith('error', 'code', 'unexpected_frame', 'welcome not expected');
           return;
         }
@@ -339,12 +342,14 @@ class Connection {
   }
 
   private async execute(request: QueuedRequest): Promise<Answer> {
-    if (tradeCommands.has(request.cmd)) {
-      const ttlMs = parseInteger(request.fields.get('ttl_ms'));
-      if (ttlMs === undefined || ttlMs < 1 || ttlMs > 600_000) return { error: 'bad_request', message: `${request.cmd} needs ttl_ms` };
-      if (Date.now() - request.readAtMs >= ttlMs) return { error: 'expired', message: 'ttl_ms passed before the trade started' };
-    }
-    return runCommand(this.options.terminal, request.cmd, request.fields);
+    const batch = request.cmd === sendBatchCommand && this.version >= 2;
+    if (!tradeCommands.has(request.cmd) && !batch) return runCommand(this.options.terminal, request.cmd, request.fields);
+    const ttlMs = parseInteger(request.fields.get('ttl_ms'));
+    if (ttlMs === undefined || ttlMs < 1 || ttlMs > 600_000) return { error: 'bad_request', message: `${request.cmd} needs ttl_ms` };
+    if (Date.now() - request.readAtMs >= ttlMs) return { error: 'expired', message: 'ttl_ms passed before the trade started' };
+    const { terminal } = this.options;
+    if (!batch) return runCommand(terminal, request.cmd, request.fields);
+    return sendBatchCommandRun(terminal, request.fields, request.readAtMs, ttlMs, () => this.ended || this.answers === 'silent');
   }
 
   private answer(id: number, answer: Answer): void {

@@ -23,7 +23,7 @@ interface OpenedPosition {
 }
 
 /** The trade function's own outcome: MT5 `retcode=10009`, MT4 `error=0`; anything else fails the row. */
-function expectDone(command: string, answer: AnswerFields, platform: 'mt4' | 'mt5'): void {
+export function expectDone(command: string, answer: AnswerFields, platform: 'mt4' | 'mt5'): void {
   if (platform === 'mt5') {
     const retcode = answer.integer('retcode', { min: 0 });
     if (retcode !== retcodeDone) throw new CheckFailure(`${command}: retcode ${retcode}${retcodeComment(answer)}, expected ${retcodeDone}`);
@@ -37,7 +37,7 @@ function retcodeComment(answer: AnswerFields): string {
   return answer.has('comment') ? ` (${answer.text('comment')})` : '';
 }
 
-function slippage(platform: 'mt4' | 'mt5'): Record<string, number> {
+export function slippage(platform: 'mt4' | 'mt5'): Record<string, number> {
   return platform === 'mt5' ? { deviation: slippagePoints } : { slippage: slippagePoints };
 }
 
@@ -154,7 +154,7 @@ export async function runTrades(run: CheckRun, terminal: TerminalIdentity, reads
 }
 
 /** MT5: the position an order opened, found among the open positions by the comment it was sent with. */
-async function positionOfOrder(call: TerminalCaller, sent: AnswerFields, comment: string): Promise<number> {
+export async function positionOfOrder(call: TerminalCaller, sent: AnswerFields, comment: string): Promise<number> {
   const order = sent.integer('order', { min: 1 });
   sent.integer('deal', { min: 1 });
   const positions = AnswerFields.ok('positions', await call('positions', {})).list('positions');

@@ -14,6 +14,7 @@ import { renderTable } from '../table';
 import { type CliIo, type Flags, numberFlag, UsageError } from './context';
 import { runReads, type TerminalIdentity } from './bridge-check-reads';
 import { CheckRun, type CheckRow } from './bridge-check-steps';
+import { runSendBatch } from './bridge-check-batch';
 import { runTrades } from './bridge-check-trades';
 
 export const bridgeCheckDefaults = { listen: '127.0.0.1:7450', waitSeconds: 300, symbol: 'EURUSD' } as const;
@@ -166,13 +167,17 @@ export async function bridgeCheck(flags: Flags, io: CliIo): Promise<number> {
   const directory = new CheckDirectory(options);
   let admit: (accountId: string) => void = () => undefined;
   const admitted = new Promise<string>((resolve) => (admit = resolve));
+  let version = 1;
   const server = new TerminalServer(serverSettings(options), {
     directory,
     logger: createLogger('bridge-check', { level: 'silent' }),
     events: {
       attached: ({ accountId }) => directory.choose(accountId),
       // Calls reach the terminal once it has its welcome.
-      welcomed: ({ accountId }) => admit(accountId),
+      welcomed: (welcomed) => {
+        version = welcomed.version;
+        admit(welcomed.accountId);
+      },
     },
   });
   let port: number;
@@ -208,10 +213,12 @@ export async function bridgeCheck(flags: Flags, io: CliIo): Promise<number> {
         { deadlineMs: ['send', 'close', 'modify', 'delete'].includes(command) ? tradeDeadlineMs : readDeadlineMs },
       ),
     );
-    run.note('hello', 'pass', `${terminal.platform} login ${terminal.login} on ${terminal.server}, token accepted`);
+    run.note('hello', 'pass', `${terminal.platform} login ${terminal.login} on ${terminal.server}, token accepted, protocol v${version}`);
     const reads = await runReads(run, terminal, options.symbol);
-    if (options.trade) await runTrades(run, terminal, reads, options.volume);
-    else run.note('trade', 'skipped', 'skipped: --trade (on a demo account) sends, modifies and closes a small order');
+    if (options.trade) {
+      await runTrades(run, terminal, reads, options.volume);
+      await runSendBatch(run, terminal, reads, version);
+    } else run.note('trade', 'skipped', 'skipped: --trade (on a demo account) sends, modifies and closes a small order');
     printRows(io, flags, terminal, run.rows);
     return run.failed ? 1 : 0;
   } finally {

@@ -121,6 +121,8 @@ export const commands = {
     }),
   },
   find: { trade: false, args: both({ tags: required('text'), from: required('integer') }) },
+  /** Protocol v2: `send`s carried out in order, each item's arguments under `legs.<index>.` (send-batch.ts). */
+  send_batch: { trade: true, args: both({ legs: required('integer') }) },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof commands;

@@ -7,8 +7,8 @@ import { type HelloFrame, type Platform, protocolVersion, type RefuseReason } fr
  * login and server that are the account's registered ones. The token itself is never kept nor logged.
  */
 
-/** Versions this connector speaks, highest first. */
-export const connectorVersions: readonly number[] = [protocolVersion];
+/** Versions this connector speaks, highest first: v2 is v1 with `send_batch`. */
+export const connectorVersions: readonly number[] = [2, protocolVersion];
 
 /** What the operator registered for one terminal: the account it trades and the SHA-256 of its token. */
 export interface TerminalRegistration {

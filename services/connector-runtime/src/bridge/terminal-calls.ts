@@ -1,5 +1,6 @@
 import { type AnswerError, type AnswerFrame, bridgeBounds, type RequestFrame } from './frames';
 import { isCommandName, commands } from './commands';
+import { type BatchItemAnswer, maxBatchItems, sendBatchRequest, splitBatchAnswer } from './send-batch';
 import { BridgeProtocolError } from './wire';
 
 /**
@@ -19,6 +20,10 @@ import { BridgeProtocolError } from './wire';
  * write (an EA carries them out one by one, so the ones it still holds keep it busy meanwhile). And one timer per
  * table, armed for the earliest deadline, stands for every call's: a busy terminal's calls do not each arm and
  * clear a timer of their own.
+ *
+ * With an EA that speaks v2, the `send` calls made in one event-loop turn (an account's legs) leave as one
+ * `send_batch` request, which holds one in-flight slot and is answered once, and each call is settled with its own
+ * item of the answer. A lone `send` still leaves as a `send`.
  */
 
 /** `unavailable`: never sent. `deadline`: sent, no answer in time. `unknown`: sent, its connection ended. */
@@ -76,7 +81,11 @@ interface Call {
 }
 
 interface Outstanding {
-  call: Call;
+  /** One call, or a `send_batch`'s items in order. */
+  calls: Call[];
+  batch: boolean;
+  /** The earliest deadline of its calls: they share one answer. */
+  deadlineAt: number;
   sentAt: number;
   late: boolean;
 }
@@ -93,11 +102,18 @@ export class CallTable {
   private timerAt = Number.POSITIVE_INFINITY;
   /** A backlog is sent once the wire holds at most this many unanswered requests. */
   private readonly refillAt: number;
+  /** `send` calls of this turn that will leave as one `send_batch` (it holds one in-flight slot meanwhile). */
+  private gathering: Call[] | undefined;
+  private gatherScheduled = false;
+  /** Whether the EA speaks `send_batch` (protocol v2), set once the version is agreed. */
+  batchSends = false;
 
   constructor(
     private readonly settings: CallTableSettings,
     private readonly send: (frame: RequestFrame) => void,
     private readonly onLateAnswer: (late: LateAnswer) => void,
+    /** Writes what was sent at once, for a request sent after the turn's other frames have left. */
+    private readonly flush: () => void = () => {},
   ) {
     this.refillAt = Math.max(1, Math.floor(settings.maxInFlight / 2));
   }
@@ -125,7 +141,8 @@ export class CallTable {
       // A queued trade that reaches its fence can no longer be sent; a read waits until its deadline.
       const sendableUntil = isTrade(command) ? fenceAt : deadlineAt;
       const call: Call = { command, args, deadlineAt, fenceAt, sendableUntil, resolve, reject };
-      if (this.outstanding.size < this.settings.maxInFlight && this.queue.length === 0) return this.dispatch(call);
+      if (this.queue.length === 0 && this.joinGathering(call)) return;
+      if (this.occupied < this.settings.maxInFlight && this.queue.length === 0) return this.dispatch(call);
       if (this.queue.length >= this.settings.maxQueued)
         return reject(new TerminalCallError('unavailable', `${this.queue.length} calls already wait for this terminal`));
       this.queue.push(call);
@@ -140,12 +157,16 @@ export class CallTable {
       if (frame.id <= this.lastId) throw new BridgeProtocolError('duplicate_id', `answer id ${frame.id} was already answered`);
       throw new BridgeProtocolError('unknown_id', `answer id ${frame.id} was never sent`);
     }
+    // A malformed batch answer throws here, with its calls still on the wire: the connection's end fails them.
+    const items = entry.batch ? splitBatchAnswer(frame, entry.calls.length) : undefined;
     this.outstanding.delete(frame.id);
-    const answer: TerminalAnswer = { id: frame.id, status: frame.status, message: frame.message, fields: frame.fields };
-    if (frame.error !== undefined) answer.error = frame.error;
-    if (entry.late) this.onLateAnswer({ command: entry.call.command, args: entry.call.args, sentAt: entry.sentAt, answer });
-    else entry.call.resolve(answer);
-    if (this.queue.length > 0 && this.outstanding.size <= this.refillAt) this.pump();
+    if (items) this.settleBatch(entry, frame.id, items);
+    else {
+      const answer: TerminalAnswer = { id: frame.id, status: frame.status, message: frame.message, fields: frame.fields };
+      if (frame.error !== undefined) answer.error = frame.error;
+      this.settle(entry, entry.calls[0]!, answer);
+    }
+    if (this.queue.length > 0 && this.occupied <= this.refillAt) this.pump();
     this.notifyDrained();
   }
 
@@ -159,10 +180,12 @@ export class CallTable {
     this.disarm();
     for (const entry of this.outstanding.values()) {
       if (entry.late) continue;
-      entry.call.reject(new TerminalCallError('unknown', `${reason} with ${entry.call.command} unanswered`));
+      for (const call of entry.calls) call.reject(new TerminalCallError('unknown', `${reason} with ${call.command} unanswered`));
     }
     this.outstanding.clear();
-    for (const call of this.queue.splice(0)) call.reject(new TerminalCallError('unavailable', reason));
+    const gathered = this.gathering ?? [];
+    this.gathering = undefined;
+    for (const call of [...gathered, ...this.queue.splice(0)]) call.reject(new TerminalCallError('unavailable', reason));
     this.notifyDrained();
   }
 
@@ -177,16 +200,109 @@ export class CallTable {
   }
 
   private notifyDrained(): void {
-    if (this.drainWaiters.length === 0 || this.queue.length > 0) return;
+    if (this.drainWaiters.length === 0 || this.queue.length > 0 || this.gathering) return;
     for (const entry of this.outstanding.values()) if (!entry.late) return;
     for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
+  /** Requests on the wire, and the `send_batch` being gathered: each holds a slot. */
+  private get occupied(): number {
+    return this.outstanding.size + (this.gathering ? 1 : 0);
+  }
+
   private pump(): void {
-    while (this.queue.length > 0 && this.outstanding.size < this.settings.maxInFlight) this.dispatch(this.queue.shift()!);
+    while (this.queue.length > 0) {
+      const call = this.queue[0]!;
+      if (!this.joinGathering(call)) {
+        if (this.occupied >= this.settings.maxInFlight) return;
+        this.dispatch(call);
+      }
+      this.queue.shift();
+    }
+  }
+
+  /** Adds a `send` to this turn's `send_batch` when one is being gathered and has room. */
+  private joinGathering(call: Call): boolean {
+    if (!this.gathering || call.command !== 'send' || this.gathering.length >= maxBatchItems) return false;
+    this.gathering.push(call);
+    return true;
   }
 
   private dispatch(call: Call): void {
+    if (!this.batchSends || call.command !== 'send') return this.sendOne(call);
+    // A full batch leaves now, and the next one is gathered in a slot of its own.
+    if (this.gathering) this.writeGathered();
+    this.gathering = [call];
+    if (this.gatherScheduled) return;
+    this.gatherScheduled = true;
+    setImmediate(() => this.endGathering());
+  }
+
+  /** The turn's end: what was gathered leaves, and the wire is filled again from the queue. */
+  private endGathering(): void {
+    this.gatherScheduled = false;
+    this.writeGathered();
+    this.flush();
+    if (this.queue.length > 0) this.pump();
+    this.notifyDrained();
+  }
+
+  /** The gathered `send` calls as one `send_batch` (a lone one as a `send`). */
+  private writeGathered(): void {
+    const gathered = this.gathering;
+    this.gathering = undefined;
+    if (!gathered || this.closedReason !== undefined) return;
+    const now = Date.now();
+    let ttlMs: number = bridgeBounds.maxTtlMs;
+    let deadlineAt = Number.POSITIVE_INFINITY;
+    const calls: Call[] = [];
+    for (const call of gathered) {
+      const callTtlMs = call.fenceAt - now - this.settings.latencyAllowanceMs;
+      if (call.deadlineAt <= now || callTtlMs < 1) {
+        call.reject(new TerminalCallError('unavailable', `${call.command} had no time left to be sent`));
+        continue;
+      }
+      calls.push(call);
+      ttlMs = Math.min(ttlMs, callTtlMs);
+      deadlineAt = Math.min(deadlineAt, call.deadlineAt);
+    }
+    if (calls.length === 1) this.sendOne(calls[0]!);
+    else if (calls.length > 1) {
+      const id = ++this.lastId;
+      try {
+        this.send(
+          sendBatchRequest(
+            id,
+            ttlMs,
+            calls.map((call) => call.args),
+          ),
+        );
+      } catch (error) {
+        for (const call of calls) call.reject(new TerminalCallError('unavailable', `send not sent: ${(error as Error).message}`));
+        calls.length = 0;
+      }
+      if (calls.length > 0) {
+        this.outstanding.set(id, { calls, batch: true, deadlineAt, sentAt: now, late: false });
+        this.armFor(deadlineAt);
+      }
+    }
+  }
+
+  private settle(entry: Outstanding, call: Call, answer: TerminalAnswer): void {
+    if (entry.late) this.onLateAnswer({ command: call.command, args: call.args, sentAt: entry.sentAt, answer });
+    else call.resolve(answer);
+  }
+
+  private settleBatch(entry: Outstanding, id: number, items: BatchItemAnswer[]): void {
+    for (let index = 0; index < items.length; index += 1) {
+      const item = items[index]!;
+      const answer: TerminalAnswer = { id, status: item.status, message: item.message, fields: item.fields };
+      if (item.error !== undefined) answer.error = item.error;
+      this.settle(entry, entry.calls[index]!, answer);
+    }
+  }
+
+  private sendOne(call: Call): void {
     const now = Date.now();
     const trade = isTrade(call.command);
     const ttlMs = Math.min(call.fenceAt - now - this.settings.latencyAllowanceMs, bridgeBounds.maxTtlMs);
@@ -204,7 +320,7 @@ export class CallTable {
       call.reject(new TerminalCallError('unavailable', `${call.command} not sent: ${(error as Error).message}`));
       return;
     }
-    this.outstanding.set(id, { call, sentAt: now, late: false });
+    this.outstanding.set(id, { calls: [call], batch: false, deadlineAt: call.deadlineAt, sentAt: now, late: false });
     this.armFor(call.deadlineAt);
   }
 
@@ -230,14 +346,15 @@ export class CallTable {
     let expired = false;
     for (const [id, entry] of this.outstanding) {
       if (entry.late) continue;
-      if (entry.call.deadlineAt > now) {
-        next = Math.min(next, entry.call.deadlineAt);
+      if (entry.deadlineAt > now) {
+        next = Math.min(next, entry.deadlineAt);
         continue;
       }
       // Still held by the EA: it keeps its slot until answered, and its answer goes to reconciliation.
       entry.late = true;
       expired = true;
-      entry.call.reject(new TerminalCallError('deadline', `${entry.call.command} (id ${id}) not answered within its deadline`));
+      for (const call of entry.calls)
+        call.reject(new TerminalCallError('deadline', `${call.command} (id ${id}) not answered within its deadline`));
     }
     if (this.queue.some((call) => call.sendableUntil <= now)) {
       const waiting: Call[] = [];

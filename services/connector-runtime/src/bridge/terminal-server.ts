@@ -27,8 +27,8 @@ export interface TerminalServerEvents {
    * routing) is set up here; a failure refuses the terminal `unavailable`.
    */
   attached?(event: { accountId: string; connection: string; replaced: boolean }): void | Promise<void>;
-  /** The account's terminal was sent `welcome`: calls reach it from now on. */
-  welcomed?(event: { accountId: string; connection: string }): void;
+  /** The account's terminal was sent `welcome` in protocol `version`: calls reach it from now on. */
+  welcomed?(event: { accountId: string; connection: string; version: number }): void;
   /** The account has no terminal connected any more. */
   detached?(event: { accountId: string; connection: string }): void;
   /** An answer after its call's deadline: the request's real outcome, for reconciliation. */
@@ -138,7 +138,11 @@ export class TerminalServer {
       admitted: (admitted) => this.attach(admitted),
       welcomed: (welcomed) =>
         this.notify('welcomed', () =>
-          this.dependencies.events?.welcomed?.({ accountId: welcomed.accountId!, connection: welcomed.connection }),
+          this.dependencies.events?.welcomed?.({
+            accountId: welcomed.accountId!,
+            connection: welcomed.connection,
+            version: welcomed.version,
+          }),
         ),
       closed: (closed) => this.detach(closed),
       lateAnswer: (from, late) => {

@@ -51,6 +51,7 @@ export class TerminalSession {
   private readonly reader: FrameReader;
   private readonly calls: CallTable;
   private registration: TerminalRegistration | undefined;
+  private agreedVersion = 0;
   private platform: Platform | undefined;
   private lastServerTime: number | undefined;
   private offsetSeconds: number | undefined;
@@ -78,6 +79,7 @@ export class TerminalSession {
       settings,
       (frame) => this.send(frame),
       (late) => hooks.lateAnswer(this, late),
+      () => this.output.flush(),
     );
     // The deadline runs from the accept, so a TLS handshake that never ends is bounded by it too.
     this.helloTimer = setTimeout(() => {
@@ -115,6 +117,11 @@ export class TerminalSession {
 
   get inFlight(): number {
     return this.calls.inFlight;
+  }
+
+  /** The protocol version agreed in `welcome` (0 before it). */
+  get version(): number {
+    return this.agreedVersion;
   }
 
   call(command: string, args: Map<string, string>, deadlineMs: number, fenceUnixMs?: number): Promise<TerminalAnswer> {
@@ -232,6 +239,8 @@ export class TerminalSession {
     // The connection may have ended while the account was made reachable.
     if (this.state !== 'admitting') return;
     this.state = 'open';
+    this.agreedVersion = admission.version;
+    this.calls.batchSends = admission.version >= 2;
     this.send({
       type: 'welcome',
       version: admission.version,
