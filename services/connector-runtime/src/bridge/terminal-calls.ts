@@ -229,7 +229,10 @@ export class CallTable {
   }
 
   private dispatch(call: Call): void {
-    if (!this.batchSends || call.command !== 'send') return this.sendOne(call);
+    if (!this.batchSends || call.command !== 'send') {
+      this.sendOne(call);
+      return;
+    }
     // A full batch leaves now, and the next one is gathered in a slot of its own.
     if (this.gathering) this.writeGathered();
     this.gathering = [call];
