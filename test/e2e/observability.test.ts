@@ -156,7 +156,9 @@ describe('one trace per request', () => {
       const services = new Set(current.map((span) => span.service));
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'].every((service) => services.has(service));
       const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3;
-      const journalled = ['insert batches', 'insert outcomes'].every((name) => current.some((span) => span.name === name));
+      const journalled = ['insert batches_in_flight', 'insert batches', 'insert outcomes'].every((name) =>
+        current.some((span) => span.name === name),
+      );
       return complete && legsTraced && journalled && parentsArrived(current) ? current : undefined;
     }, 15_000);
     expect(expectConnected(spans).service).toBe('gateway');
@@ -200,10 +202,10 @@ describe('one trace per request', () => {
     expect(byId.get(fanout!.parentSpanId)?.spanId).toBe(served!.spanId);
     const grpcClientSpans = spans.filter((span) => span.kind === 3 && span.name.startsWith('grpc.'));
     expect(grpcClientSpans.map((span) => `${span.service}/${span.name}`)).toEqual([]);
-    // The batch's durable record (write-ahead, outcomes) keeps its database spans; writes derived from it (open
-    // markers, the listing) and the rate limiter's slot make none.
+    // The batch's durable record (its write-ahead in flight, the batch and its outcomes) keeps its database spans;
+    // writes derived from it (the in-flight document's removal, the listing) and the rate limiter's slot make none.
     const names = new Set(spans.map((span) => span.name));
-    for (const untraced of ['insert open_batches', 'insert batch_listing', 'insert rate_limit_slots'])
+    for (const untraced of ['delete batches_in_flight', 'insert batch_listing', 'insert rate_limit_slots'])
       expect(names.has(untraced), `${untraced} is not traced`).toBe(false);
     // Database spans describe the command's shape, never its values (the legs travel packed as one field).
     const batchInsert = spans.find((span) => span.service === 'execution' && span.name === 'insert batches');

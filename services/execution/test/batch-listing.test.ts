@@ -207,7 +207,7 @@ describe('grouped inserts report each document', () => {
 
 describe('grouped deletes that linger', () => {
   it('share one command among the deletes asked within the linger, each caller told when its own is done', async () => {
-    const markers = store.openBatches;
+    const markers = store.openBatches.collection;
     const ids = ['linger:1', 'linger:2', 'linger:3'];
     await markers.insertMany(ids.map((_id) => ({ _id, created_at: new Date(), deadline_at: new Date() })));
     const commands: string[] = [];

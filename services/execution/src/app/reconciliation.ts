@@ -157,7 +157,7 @@ export class Reconciliation {
     entries: Map<string, LookupEntryMessage>,
     pastFence: boolean,
   ): Promise<OrderLegResult | undefined> {
-    const batch = await this.options.store.batches.findOne({ _id: document.batch_id });
+    const batch = await this.journal.findBatch(document.batch_id);
     const leg = batch?.legs?.[document.index];
     if (!leg) return undefined;
     const entry = entries.get(leg.client_id);

@@ -62,11 +62,35 @@ export interface BatchDocument {
   accounts?: StoredCloseAccount[];
 }
 
-/** Marks a batch whose outcomes are not written yet; deleted once they are. Recovery scans it. */
+/**
+ * A batch in flight: its write-ahead, the one document inserted before anything is sent, holding the whole batch
+ * (so the answer waits for one insert, not a batch and a marker). The batch's own document is written with its
+ * outcomes, and this one deleted once they are stored. Recovery scans this collection, which stays small. A
+ * marker a version that wrote the batch apart left has only `_id` and the dates: its batch is in `batches`.
+ */
 export interface OpenBatchDocument {
   _id: string;
   created_at: Date;
   deadline_at: Date;
+  customer_id?: string;
+  kind?: BatchDocument['kind'];
+  legs?: StoredLeg[];
+  accounts?: StoredCloseAccount[];
+}
+
+/** The batch an open marker holds, when it holds one (markers of the version before hold none). */
+export function batchOfMarker(marker: OpenBatchDocument): BatchDocument | undefined {
+  if (marker.customer_id === undefined || marker.kind === undefined) return undefined;
+  const batch: BatchDocument = {
+    _id: marker._id,
+    customer_id: marker.customer_id,
+    kind: marker.kind,
+    created_at: marker.created_at,
+    deadline_at: marker.deadline_at,
+  };
+  if (marker.legs) batch.legs = marker.legs;
+  if (marker.accounts) batch.accounts = marker.accounts;
+  return batch;
 }
 
 /** A leg's (or close account's) outcome as the batch answered it: an OrderLegResult or a CloseAccountResult. */
@@ -145,14 +169,19 @@ export interface ExecutionStore {
   /** Legs and close accounts packed (see PackedDocuments). */
   batches: PackedDocuments<BatchDocument>;
   /**
-   * In a database of its own (`<execution database>_open`): the write-ahead inserts a batch and its marker at once,
-   * and FerretDB on SQLite serialises every write to one database behind one lock, so in one database the two
-   * inserts queue (2.05 ms p50 for two parallel single-document inserts, 1.01 ms in two databases, 0.83 ms for
-   * one). On MongoDB a database is only a namespace.
+   * Batches in flight, each whole (legs and accounts packed): the write-ahead. In a database of its own
+   * (`<execution database>_open`): FerretDB on SQLite serialises every write to one database behind one lock, and
+   * the batches' other writes (outcomes, settlements) go to the execution database. On MongoDB a database is only
+   * a namespace. A collection apart from the markers of the version before, which held no batch: that version's
+   * recovery would take a marker whose batch it cannot find in `batches` for a batch that never started.
    */
-  openBatches: Collection<OpenBatchDocument>;
-  /** Where open markers were kept before: read by recovery, which moves what it finds. */
+  openBatches: PackedDocuments<OpenBatchDocument>;
+  /**
+   * Where open markers without their batch were kept before (beside the batches, then in the `_open` database):
+   * read by recovery, which moves what it finds.
+   */
   formerOpenBatches: Collection<OpenBatchDocument>;
+  formerOpenMarkers: Collection<OpenBatchDocument>;
   /** Results packed (see PackedDocuments). */
   outcomes: PackedDocuments<OutcomeDocument>;
   settlements: Collection<SettlementDocument>;
@@ -189,8 +218,12 @@ export function createExecutionStore(database: Db): ExecutionStore {
     accountKeys: database.collection<AccountKeyDocument>('account_keys'),
     accountSlots: database.collection<AccountSlotDocument>('account_slots'),
     batches: new PackedDocuments<BatchDocument>(database.collection<StoredDocument>('batches'), ['legs', 'accounts']),
-    openBatches: database.client.db(openMarkersDatabaseName(database.databaseName)).collection<OpenBatchDocument>('open_batches'),
+    openBatches: new PackedDocuments<OpenBatchDocument>(
+      database.client.db(openMarkersDatabaseName(database.databaseName)).collection<StoredDocument>('batches_in_flight'),
+      ['legs', 'accounts'],
+    ),
     formerOpenBatches: database.collection<OpenBatchDocument>('open_batches'),
+    formerOpenMarkers: database.client.db(openMarkersDatabaseName(database.databaseName)).collection<OpenBatchDocument>('open_batches'),
     outcomes: new PackedDocuments<OutcomeDocument>(database.collection<StoredDocument>('outcomes'), ['results']),
     settlements: database.collection<SettlementDocument>('settlements'),
     unsettled: database.collection<UnsettledDocument>('unsettled'),
