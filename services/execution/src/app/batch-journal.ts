@@ -12,7 +12,7 @@ import {
   type StoredResult,
   type UnsettledDocument,
 } from '../store/execution-store';
-import { GroupWriter } from '../store/group-writer';
+import { GroupWriter, type InsertOutcome } from '../store/group-writer';
 import type { BatchServiceOptions } from './batch-context';
 import { BatchListing, type BatchListItem, type ListBatchesQuery } from './batch-listing';
 import { insertAll, listingFigures, unsettledRow, type ListingFigures } from './batch-records';
@@ -158,15 +158,14 @@ export class BatchJournal {
     figures: ListingFigures,
   ): Promise<void> {
     const writtenAt = this.options.clock.now();
-    const outcome: OutcomeDocument = { _id: batch._id, results, source: 'reply', written_at: writtenAt };
     try {
-      // Listed at the same time as stored, not after: one round trip on the answer's path instead of two.
-      const [[stored], , , listed] = await Promise.all([
-        this.outcomeWriter.insertEach([outcome]),
-        this.batchWriter.insert([batch]),
+      // Listed at the same time as stored, not after: one round trip instead of two.
+      const [[inserted], , listed] = await Promise.all([
+        this.batchWriter.insertEach([{ ...batch, results, source: 'reply', written_at: writtenAt }]),
         this.unsettledWriter.insert(unsettled),
         this.listing.append(batch, writtenAt, figures),
       ]);
+      const stored = inserted === 'inserted' ? inserted : await this.storeBeside(batch._id, results, writtenAt);
       // Stored before (a retried batch id): listed before too, so this listing is withdrawn.
       if (stored !== 'inserted') await this.listing.retract(listed);
       else if (figures.settled) this.announceSettled(batch, figures);
@@ -181,6 +180,18 @@ export class BatchJournal {
       .catch((error: unknown) =>
         this.options.logger.warn({ err: error, batch_id: batch._id }, 'open-batch marker not removed; recovery will'),
       );
+  }
+
+  /**
+   * The outcomes of a retried batch id whose document was there already: stored with it by an earlier attempt
+   * (`duplicate`), or, by a version that wrote the batch ahead, without them; those are stored apart, as that
+   * version stored them, and whichever attempt stores them first keeps its listing.
+   */
+  private async storeBeside(batchId: string, results: Array<StoredResult>, writtenAt: Date): Promise<InsertOutcome> {
+    const recorded = await this.options.store.batches.findOne({ _id: batchId }, { projection: { _id: 1, results_json: 1 } });
+    if (recorded?.results) return 'duplicate';
+    const [stored] = await this.outcomeWriter.insertEach([{ _id: batchId, results, source: 'reply', written_at: writtenAt }]);
+    return stored!;
   }
 
   /** batch.settled for the customer's webhooks: once no leg (or account, or ticket) of it is unknown. */
@@ -247,7 +258,7 @@ export class BatchJournal {
     const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
     const indexes = Array.from({ length: count }, (_, index) => index);
     const [outcomes, settlements] = await Promise.all([
-      this.storedOutcomes(batchId, indexes),
+      this.storedOutcomes(batchId, indexes, batch),
       Promise.all(indexes.map((index) => this.options.store.settlements.findOne({ _id: `${batchId}:${index}` }))),
     ]);
     const inFlight = this.nowMs() <= batch.deadline_at.getTime();
@@ -292,8 +303,8 @@ export class BatchJournal {
   }
 
   /** A batch's stored outcomes by leg index (undefined where none is stored). */
-  storedOutcomes(batchId: string, indexes: number[]): Promise<Array<StoredResult | undefined>> {
-    return findOutcomes(this.options.store, batchId, indexes);
+  async storedOutcomes(batchId: string, indexes: number[], batch?: BatchDocument | null): Promise<Array<StoredResult | undefined>> {
+    return findOutcomes(this.options.store, batchId, indexes, batch === undefined ? await this.findBatch(batchId) : batch);
   }
 
   /** Batches whose process died before storing outcomes: every leg without one becomes unknown and unsettled. */
@@ -305,16 +316,13 @@ export class BatchJournal {
     for (const marker of open) {
       if (marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS > nowMs) continue;
       // The stored batch wins over the one in flight: a conflicting retry of its id may have left a document here.
-      let batch = await this.options.store.batches.findOne({ _id: marker._id });
-      const inFlight = batch ? undefined : batchOfMarker(marker);
-      if (inFlight) {
-        await insertAll(this.options.store.batches, [inFlight]);
-        batch = inFlight;
-      }
+      const recorded = await this.options.store.batches.findOne({ _id: marker._id });
+      const inFlight = recorded ? undefined : batchOfMarker(marker);
+      const batch = recorded ?? inFlight;
       if (batch) {
         const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
         const indexes = Array.from({ length: count }, (_, index) => index);
-        const stored = await this.storedOutcomes(batch._id, indexes);
+        const stored = await this.storedOutcomes(batch._id, indexes, batch);
         if (stored.some((result) => result === undefined)) {
           const message = 'the execution service stopped before this outcome was recorded; it is being reconciled with the broker';
           const results: Array<StoredResult> = [];
@@ -333,11 +341,15 @@ export class BatchJournal {
             unsettled.push(unsettledRow(batch, index));
           }
           const recordedAt = new Date(nowMs);
-          const [recorded] = await this.outcomeWriter.insertEach([
-            { _id: batch._id, results, source: 'recovery', written_at: recordedAt } satisfies OutcomeDocument,
-          ]);
+          // A batch known only in flight is stored with its outcomes; one stored before without them (a version
+          // that wrote it ahead) gets its outcomes apart, as that version stored them.
+          const [first] = inFlight
+            ? await this.batchWriter.insertEach([{ ...inFlight, results, source: 'recovery', written_at: recordedAt }])
+            : await this.outcomeWriter.insertEach([
+                { _id: batch._id, results, source: 'recovery', written_at: recordedAt } satisfies OutcomeDocument,
+              ]);
           await insertAll(this.options.store.unsettled, unsettled);
-          if (recorded === 'inserted') await this.listing.append(batch, recordedAt, listingFigures(batch.kind, results));
+          if (first === 'inserted') await this.listing.append(batch, recordedAt, listingFigures(batch.kind, results));
           this.options.logger.warn({ batch_id: batch._id, legs: unsettled.length }, 'recovered a batch whose outcomes were never stored');
         } else {
           // Its outcomes were stored but the marker stayed: the process died, or the store failed part of the
@@ -353,8 +365,8 @@ export class BatchJournal {
             this.options.store.unsettled,
             owed.map((index) => unsettledRow(batch, index)),
           );
-          const outcome = await this.options.store.outcomes.findOne({ _id: batch._id });
-          if (outcome) await this.listing.append(batch, outcome.written_at, listingFigures(batch.kind, stored as StoredResult[]));
+          const writtenAt = batch.written_at ?? (await this.options.store.outcomes.findOne({ _id: batch._id }))?.written_at;
+          if (writtenAt) await this.listing.append(batch, writtenAt, listingFigures(batch.kind, stored as StoredResult[]));
         }
       }
       await this.options.store.openBatches.deleteOne({ _id: marker._id });

@@ -51,7 +51,11 @@ export interface StoredCloseAccount {
   client_id_base: string;
 }
 
-/** Written before anything is sent (the batch's intent); never updated. */
+/**
+ * A batch and, once its fan-out is over, its outcomes: one document, inserted once and never updated. Before the
+ * fan-out the batch is written ahead as its document in flight (OpenBatchDocument). Batches stored by the versions
+ * that wrote this document ahead hold no `results`: their outcomes are in `outcomes`.
+ */
 export interface BatchDocument {
   _id: string;
   customer_id: string;
@@ -60,6 +64,10 @@ export interface BatchDocument {
   deadline_at: Date;
   legs?: StoredLeg[];
   accounts?: StoredCloseAccount[];
+  /** Every leg's (or close account's) outcome as the batch answered it, in leg order. */
+  results?: Array<StoredResult>;
+  source?: OutcomeDocument['source'];
+  written_at?: Date;
 }
 
 /**
@@ -98,7 +106,8 @@ export type StoredResult = OrderLegResult | CloseAccountResult;
 
 /**
  * `_id: <batch>`: every leg's (or close account's) outcome as the batch returned it, in leg order, one document
- * per batch (a batch's outcomes are written together, so one insert instead of one per leg).
+ * per batch: how batches were stored before their outcomes went into the batch's own document, and where recovery
+ * and a retried batch id store the outcomes of such a batch.
  */
 export interface OutcomeDocument {
   _id: string;
@@ -217,7 +226,7 @@ export function createExecutionStore(database: Db): ExecutionStore {
     accounts: database.collection<AccountDocument>('accounts'),
     accountKeys: database.collection<AccountKeyDocument>('account_keys'),
     accountSlots: database.collection<AccountSlotDocument>('account_slots'),
-    batches: new PackedDocuments<BatchDocument>(database.collection<StoredDocument>('batches'), ['legs', 'accounts']),
+    batches: new PackedDocuments<BatchDocument>(database.collection<StoredDocument>('batches'), ['legs', 'accounts', 'results']),
     openBatches: new PackedDocuments<OpenBatchDocument>(
       database.client.db(openMarkersDatabaseName(database.databaseName)).collection<StoredDocument>('batches_in_flight'),
       ['legs', 'accounts'],
@@ -232,12 +241,17 @@ export function createExecutionStore(database: Db): ExecutionStore {
   };
 }
 
-/** A batch's stored outcomes by leg index (undefined where none is stored), from either storage layout. */
+/**
+ * A batch's stored outcomes by leg index (undefined where none is stored), from any storage layout: in the
+ * batch's own document (`batch`, when the caller read it), else one document per batch, else one per leg.
+ */
 export async function findOutcomes(
   store: Pick<ExecutionStore, 'outcomes'>,
   batchId: string,
   indexes: number[],
+  batch?: Pick<BatchDocument, 'results'> | null,
 ): Promise<Array<StoredResult | undefined>> {
+  if (batch?.results) return indexes.map((index) => batch.results![index]);
   const outcome = await store.outcomes.findOne({ _id: batchId });
   if (outcome) return indexes.map((index) => outcome.results[index]);
   // Batches stored before outcomes were one document per batch.
