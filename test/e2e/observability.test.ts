@@ -156,7 +156,7 @@ describe('one trace per request', () => {
       const services = new Set(current.map((span) => span.service));
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'].every((service) => services.has(service));
       const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3;
-      const journalled = ['insert batches_in_flight', 'insert batches', 'insert outcomes'].every((name) =>
+      const journalled = ['insert batches_in_flight', 'insert batches'].every((name) =>
         current.some((span) => span.name === name),
       );
       return complete && legsTraced && journalled && parentsArrived(current) ? current : undefined;
