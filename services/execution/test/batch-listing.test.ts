@@ -31,14 +31,22 @@ function replica(): BatchListing {
 }
 
 let sequence = 0;
-/** Records a batch as the journal does: its outcome document, then its listing entries, at one recording time. */
+/**
+ * Records a batch as the journal does: the batch stored with its outcomes (every other one, as batches were stored
+ * before: its outcome document apart), then its listing entries, at one recording time.
+ */
 async function record(listing: BatchListing, customerId: string, kind: 'orders' | 'close', recordedMs: number): Promise<string> {
   sequence += 1;
   const id = `bat_${customerId.slice(-6)}${kind[0]}${String(sequence).padStart(8, '0')}`;
   const recordedAt = new Date(recordedMs);
-  await store.outcomes.insertMany([{ _id: id, results: [], source: 'reply', written_at: recordedAt } as OutcomeDocument], {
-    ordered: true,
-  });
+  if (sequence % 2 === 0) {
+    const batch = { _id: id, customer_id: customerId, kind, created_at: recordedAt, deadline_at: recordedAt };
+    await store.batches.insertMany([{ ...batch, results: [], source: 'reply', written_at: recordedAt }], { ordered: true });
+  } else {
+    await store.outcomes.insertMany([{ _id: id, results: [], source: 'reply', written_at: recordedAt } as OutcomeDocument], {
+      ordered: true,
+    });
+  }
   const figures =
     kind === 'orders'
       ? { settled: true, orders_summary: { requested: 1, filled: 1, placed: 0, failed: 0, unknown: 0 } }
