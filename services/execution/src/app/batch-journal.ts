@@ -101,7 +101,11 @@ export class BatchJournal {
    * answer with the original outcomes. Recorded for another customer or kind, it is refused before anything is sent.
    */
   async assertBatchOwner(batchId: string, customerId: string, kind: BatchDocument['kind']): Promise<void> {
-    const recorded = await this.findBatch(batchId);
+    // The stored batch first: a retry of an id whose batch finished has just written a document in flight of its own.
+    const projection = { projection: { customer_id: 1, kind: 1 } };
+    const recorded =
+      (await this.options.store.batches.findOne({ _id: batchId }, projection)) ??
+      (await this.options.store.openBatches.findOne({ _id: batchId }, projection));
     if (!recorded || recorded.customer_id !== customerId || recorded.kind !== kind) {
       throw new AppError('conflict', `batch id ${batchId} is recorded for another request; nothing was sent`, { param: 'batch_id' });
     }
