@@ -226,9 +226,9 @@ describe('grouped deletes that linger', () => {
         commands.push('deleteOne');
         return markers.deleteOne(filter);
       },
-      deleteMany: (filter: { _id: { $in: string[] } }) => {
-        commands.push(`deleteMany:${filter._id.$in.length}`);
-        return markers.deleteMany(filter);
+      bulkWrite: (operations: Array<{ deleteOne: { filter: { _id: string } } }>, options: { ordered: boolean }) => {
+        commands.push(`delete:${operations.length}`);
+        return markers.bulkWrite(operations, options);
       },
     };
     const lingering = new GroupWriter(counted, { deleteLingerMs: 100 });
@@ -240,7 +240,7 @@ describe('grouped deletes that linger', () => {
     }
     expect(commands).toEqual([]);
     await Promise.all(deleted);
-    expect(commands).toEqual(['deleteMany:3']);
+    expect(commands).toEqual(['delete:3']);
     expect(await markers.countDocuments({ _id: { $in: ids } })).toBe(0);
 
     // Without a linger each turn's delete is a command of its own.
