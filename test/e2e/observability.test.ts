@@ -156,7 +156,7 @@ describe('one trace per request', () => {
       const services = new Set(current.map((span) => span.service));
       const complete = ['gateway', 'execution', 'connector-mt4', 'connector-mt5'].every((service) => services.has(service));
       const legsTraced = current.filter((span) => span.name === 'connector.place').length >= 3;
-      const journalled = ['insert batches', 'insert outcomes'].every((name) => current.some((span) => span.name === name));
+      const journalled = ['insert batches_in_flight', 'insert batches'].every((name) => current.some((span) => span.name === name));
       return complete && legsTraced && journalled && parentsArrived(current) ? current : undefined;
     }, 15_000);
     expect(expectConnected(spans).service).toBe('gateway');
@@ -200,17 +200,18 @@ describe('one trace per request', () => {
     expect(byId.get(fanout!.parentSpanId)?.spanId).toBe(served!.spanId);
     const grpcClientSpans = spans.filter((span) => span.kind === 3 && span.name.startsWith('grpc.'));
     expect(grpcClientSpans.map((span) => `${span.service}/${span.name}`)).toEqual([]);
-    // The batch's durable record (write-ahead, outcomes) is traced by the store's group commits, a span per
-    // caller in the caller's trace (covering its wait for the command it shared); writes derived from it (open
-    // markers, the listing) and the rate limiter's slot make none, and no command is traced a second time.
+    // The batch's durable record (its write-ahead in flight, then the batch stored with its outcomes) is traced by
+    // the store's group commits, a span per caller in the caller's trace (covering its wait for the command it
+    // shared); writes derived from it (the in-flight document's removal, the listing) and the rate limiter's slot
+    // make none, and no command is traced a second time.
     const names = new Set(spans.map((span) => span.name));
-    for (const untraced of ['insert open_batches', 'insert batch_listing', 'insert rate_limit_slots'])
+    for (const untraced of ['delete batches_in_flight', 'insert batch_listing', 'insert rate_limit_slots'])
       expect(names.has(untraced), `${untraced} is not traced`).toBe(false);
-    const batchInserts = spans.filter((span) => span.service === 'execution' && span.name === 'insert batches');
-    const outcomeInserts = spans.filter((span) => span.service === 'execution' && span.name === 'insert outcomes');
+    const batchInserts = spans.filter((span) => span.service === 'execution' && span.name === 'insert batches_in_flight');
+    const outcomeInserts = spans.filter((span) => span.service === 'execution' && span.name === 'insert batches');
     expect([batchInserts.length, outcomeInserts.length]).toEqual([1, 1]);
     expect(batchInserts[0]!.parentSpanId, 'the write-ahead is part of the call, before the fan-out').toBe(served!.spanId);
-    expect(outcomeInserts[0]!.parentSpanId, 'the outcomes are stored inside the fan-out').toBe(fanout!.spanId);
+    expect(outcomeInserts[0]!.parentSpanId, 'the batch and its outcomes are stored inside the fan-out').toBe(fanout!.spanId);
     for (const insert of [...batchInserts, ...outcomeInserts]) {
       expect(insert.kind, `${insert.name} is a client span`).toBe(3);
       expect(insert.attributes).toMatchObject({

@@ -629,7 +629,7 @@ export class FaultStack {
         byId('outcomes'),
         this.mongo
           .db(openMarkersDatabaseName(databaseName(this.prefix, 'execution')))
-          .collection<{ _id: string }>('open_batches')
+          .collection<{ _id: string }>('batches_in_flight')
           .countDocuments({ _id: batchId }),
         byBatch('unsettled'),
         database.collection<{ _id: string }>('settlements').countDocuments({ _id: { $regex: `^${batchId}:` } }),

@@ -31,14 +31,22 @@ function replica(): BatchListing {
 }
 
 let sequence = 0;
-/** Records a batch as the journal does: its outcome document, then its listing entries, at one recording time. */
+/**
+ * Records a batch as the journal does: the batch stored with its outcomes (every other one, as batches were stored
+ * before: its outcome document apart), then its listing entries, at one recording time.
+ */
 async function record(listing: BatchListing, customerId: string, kind: 'orders' | 'close', recordedMs: number): Promise<string> {
   sequence += 1;
   const id = `bat_${customerId.slice(-6)}${kind[0]}${String(sequence).padStart(8, '0')}`;
   const recordedAt = new Date(recordedMs);
-  await store.outcomes.insertMany([{ _id: id, results: [], source: 'reply', written_at: recordedAt } as OutcomeDocument], {
-    ordered: true,
-  });
+  if (sequence % 2 === 0) {
+    const batch = { _id: id, customer_id: customerId, kind, created_at: recordedAt, deadline_at: recordedAt };
+    await store.batches.insertMany([{ ...batch, results: [], source: 'reply', written_at: recordedAt }], { ordered: true });
+  } else {
+    await store.outcomes.insertMany([{ _id: id, results: [], source: 'reply', written_at: recordedAt } as OutcomeDocument], {
+      ordered: true,
+    });
+  }
   const figures =
     kind === 'orders'
       ? { settled: true, orders_summary: { requested: 1, filled: 1, placed: 0, failed: 0, unknown: 0 } }
@@ -207,7 +215,7 @@ describe('grouped inserts report each document', () => {
 
 describe('grouped deletes that linger', () => {
   it('share one command among the deletes asked within the linger, each caller told when its own is done', async () => {
-    const markers = store.openBatches;
+    const markers = store.openBatches.collection;
     const ids = ['linger:1', 'linger:2', 'linger:3'];
     await markers.insertMany(ids.map((_id) => ({ _id, created_at: new Date(), deadline_at: new Date() })));
     const commands: string[] = [];
@@ -218,9 +226,9 @@ describe('grouped deletes that linger', () => {
         commands.push('deleteOne');
         return markers.deleteOne(filter);
       },
-      deleteMany: (filter: { _id: { $in: string[] } }) => {
-        commands.push(`deleteMany:${filter._id.$in.length}`);
-        return markers.deleteMany(filter);
+      bulkWrite: (operations: Array<{ deleteOne: { filter: { _id: string } } }>, options: { ordered: boolean }) => {
+        commands.push(`delete:${operations.length}`);
+        return markers.bulkWrite(operations, options);
       },
     };
     const lingering = new GroupWriter(counted, { deleteLingerMs: 100 });
@@ -232,7 +240,7 @@ describe('grouped deletes that linger', () => {
     }
     expect(commands).toEqual([]);
     await Promise.all(deleted);
-    expect(commands).toEqual(['deleteMany:3']);
+    expect(commands).toEqual(['delete:3']);
     expect(await markers.countDocuments({ _id: { $in: ids } })).toBe(0);
 
     // Without a linger each turn's delete is a command of its own.

@@ -40,6 +40,19 @@ function place(orders: Array<Record<string, unknown>>, defaults?: Record<string,
     .then(plain);
 }
 
+/** Rewrites a stored batch as the versions that wrote it ahead stored it: without its outcomes, kept apart. */
+async function storeWithoutOutcomes(batchId: string): Promise<void> {
+  const { batches } = stack.execution.store;
+  const {
+    results_json: _results,
+    source: _source,
+    written_at: _writtenAt,
+    ...batch
+  } = (await batches.collection.findOne({ _id: batchId }))!;
+  await batches.collection.deleteOne({ _id: batchId });
+  await batches.collection.insertOne(batch);
+}
+
 beforeAll(async () => {
   stack = await startExecutionStack({
     label: 'exec',
@@ -187,15 +200,14 @@ describe('placing orders', () => {
     expect((await rejection(stack.client.call('GetBatch', { customer_id: otherCustomer, batch_id: response.batch_id }))).code).toBe(
       'not_found',
     );
-    // All of a batch's outcomes are one stored document.
-    const outcome = await stack.execution.store.outcomes.findOne({ _id: response.batch_id });
-    expect(outcome?.results).toEqual(JSON.parse(JSON.stringify(response.results)));
-    expect(await stack.execution.store.outcomes.countDocuments({ _id: { $regex: `^${response.batch_id}` } })).toBe(1);
+    // A batch and all of its outcomes are one stored document.
+    const recorded = await stack.execution.store.batches.findOne({ _id: response.batch_id });
+    expect(recorded?.results).toEqual(JSON.parse(JSON.stringify(response.results)));
+    expect(await stack.execution.store.outcomes.countDocuments({ _id: { $regex: `^${response.batch_id}` } })).toBe(0);
     // Stored packed: one JSON field instead of a nested document per leg (FerretDB's cost is per field).
-    const raw = await stack.execution.store.outcomes.collection.findOne({ _id: response.batch_id });
-    expect(typeof raw?.results_json).toBe('string');
-    expect(raw?.results).toBeUndefined();
     const rawBatch = await stack.execution.store.batches.collection.findOne({ _id: response.batch_id });
+    expect(typeof rawBatch?.results_json).toBe('string');
+    expect(rawBatch?.results).toBeUndefined();
     expect(JSON.parse(rawBatch?.legs_json as string)).toHaveLength(7);
   });
 
@@ -203,7 +215,7 @@ describe('placing orders', () => {
     const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
     await eventually(async () => (await stack.execution.store.openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
     // As if the removal had been lost (the process stopped right after answering): the marker is back, long past.
-    await stack.execution.store.openBatches.insertOne({
+    await stack.execution.store.openBatches.collection.insertOne({
       _id: response.batch_id,
       created_at: new Date(Date.now() - 3_600_000),
       deadline_at: new Date(Date.now() - 3_600_000),
@@ -216,26 +228,61 @@ describe('placing orders', () => {
   });
 
   it('keeps open markers in a database of their own, and recovery moves one left where they used to be', async () => {
+    const { openBatches, formerOpenBatches, formerOpenMarkers } = stack.execution.store;
+    expect(openBatches.collection.dbName).not.toBe(formerOpenBatches.dbName);
+    // Markers without their batch, as the versions that wrote the batch apart left them: beside the batches, then
+    // in the markers' database.
+    for (const former of [formerOpenBatches, formerOpenMarkers]) {
+      const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
+      await eventually(async () => (await openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
+      // A batch whose outcomes such a version never stored: its marker is there.
+      await storeWithoutOutcomes(response.batch_id);
+      await former.insertOne({
+        _id: response.batch_id,
+        created_at: new Date(Date.now() - 3_600_000),
+        deadline_at: new Date(Date.now() - 3_600_000),
+      });
+      await stack.client.call('Reconcile', { batch_id: response.batch_id });
+      expect(await former.countDocuments({ _id: response.batch_id })).toBe(0);
+      expect(await openBatches.countDocuments({ _id: response.batch_id })).toBe(0);
+      // Recovered: the leg it never stored became unknown, and reconciliation found its fill at the broker.
+      await eventually(async () => {
+        await stack.client.call('Reconcile', { batch_id: response.batch_id });
+        const batch = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+        return batch.orders[0].status === 'filled' && batch.settled === true;
+      }, 10_000);
+      expect(await stack.execution.store.outcomes.collection.countDocuments({ _id: response.batch_id })).toBe(1);
+    }
+  });
+
+  it('recovers a batch known only by its write-ahead (the process died in the fan-out): stored, its leg reconciled once', async () => {
     const response = await place([{ account_id: accounts.alpha!.id, symbol: 'EURUSD' }], { operation: 'buy', volume: 0.1 });
-    expect(stack.execution.store.openBatches.dbName).not.toBe(stack.execution.store.formerOpenBatches.dbName);
-    await eventually(async () => (await stack.execution.store.openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
-    // A batch whose outcomes a version keeping markers beside the batches never stored: its marker is there.
-    await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
-    await stack.execution.store.formerOpenBatches.insertOne({
-      _id: response.batch_id,
-      created_at: new Date(Date.now() - 3_600_000),
-      deadline_at: new Date(Date.now() - 3_600_000),
-    });
-    await stack.client.call('Reconcile', { batch_id: response.batch_id });
-    expect(await stack.execution.store.formerOpenBatches.countDocuments({ _id: response.batch_id })).toBe(0);
-    expect(await stack.execution.store.openBatches.countDocuments({ _id: response.batch_id })).toBe(0);
-    // Recovered: the leg it never stored became unknown, and reconciliation found its fill at the broker.
+    expect(response.results[0].status).toBe('filled');
+    const { openBatches, batches } = stack.execution.store;
+    await eventually(async () => (await openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
+    // What a process that died after sending leaves: the batch in flight, whole, and nothing stored.
+    const recorded = (await batches.findOne({ _id: response.batch_id }))!;
+    expect(recorded.legs).toHaveLength(1);
+    await batches.deleteOne({ _id: response.batch_id });
+    const past = new Date(Date.now() - 3_600_000);
+    const { _id, customer_id, kind, legs } = recorded;
+    await openBatches.insertMany([{ _id, customer_id, kind, legs, created_at: past, deadline_at: past }], { ordered: false });
+    // Read from its write-ahead meanwhile: its customer's, the leg not yet known.
+    const inFlight = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
+    expect(inFlight.orders[0].status).toBe('unknown');
     await eventually(async () => {
       await stack.client.call('Reconcile', { batch_id: response.batch_id });
       const batch = plain(await stack.client.call('GetBatch', { customer_id: customer, batch_id: response.batch_id }));
       return batch.orders[0].status === 'filled' && batch.settled === true;
     }, 10_000);
-    expect(await stack.execution.store.outcomes.collection.countDocuments({ _id: response.batch_id })).toBe(1);
+    // Stored with its outcomes in one document, as a batch that finished is.
+    const stored = await batches.findOne({ _id: response.batch_id });
+    expect(stored?.legs).toEqual(recorded.legs);
+    expect(stored?.results).toHaveLength(1);
+    expect(await stack.execution.store.outcomes.countDocuments({ _id: response.batch_id })).toBe(0);
+    expect(await openBatches.findOne({ _id: response.batch_id })).toBeNull();
+    expect(await stack.execution.store.settlements.countDocuments({ batch_id: response.batch_id })).toBe(1);
+    expect(await stack.execution.store.unsettled.countDocuments({ batch_id: response.batch_id })).toBe(0);
   });
 
   it('gives an unknown leg stored without its reconciliation row (the store failed mid-write) a row at recovery, and settles it', async () => {
@@ -245,7 +292,7 @@ describe('placing orders', () => {
     // What a store that died between the outcome's insert and its unsettled rows leaves: the leg stored as
     // unknown (old per-leg layout, so the test can write it), no row for reconciliation, the marker still there.
     const unknown = { ...JSON.parse(JSON.stringify(response.results[0])), status: 'unknown' };
-    await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
+    await storeWithoutOutcomes(response.batch_id);
     await stack.execution.store.outcomes.collection.insertOne({
       _id: `${response.batch_id}:0`,
       batch_id: response.batch_id,
@@ -254,7 +301,7 @@ describe('placing orders', () => {
       source: 'reply',
       written_at: new Date(),
     });
-    await stack.execution.store.openBatches.insertOne({
+    await stack.execution.store.openBatches.collection.insertOne({
       _id: response.batch_id,
       created_at: new Date(Date.now() - 3_600_000),
       deadline_at: new Date(Date.now() - 3_600_000),
@@ -282,8 +329,10 @@ describe('placing orders', () => {
       { operation: 'buy', volume: 0.1 },
     );
     const results = JSON.parse(JSON.stringify(response.results)) as Array<Record<string, unknown>>;
+    // Stored behind the answer: the batch and its outcome are in once its document in flight is gone.
+    await eventually(async () => (await stack.execution.store.openBatches.findOne({ _id: response.batch_id })) === null, 3_000);
     // Rewrite the stored outcome in the old layout: `<batch>:<index>` documents.
-    await stack.execution.store.outcomes.deleteOne({ _id: response.batch_id });
+    await storeWithoutOutcomes(response.batch_id);
     await stack.execution.store.outcomes.collection.insertMany(
       results.map((result, index) => ({
         _id: `${response.batch_id}:${index}`,

@@ -1,20 +1,10 @@
 import { customerEvent } from '@mtx/shared/customer-events';
 import { AppError } from '@mtx/shared/errors';
-import { refusedOnlyDuplicates } from '@mtx/shared/bulk-write';
 import { isDuplicateKeyError } from '@mtx/shared/mongo';
-import {
-  closeSummary,
-  placeSummary,
-  plainClose,
-  plainLeg,
-  type BatchView,
-  type CloseAccountResult,
-  type CloseSummary,
-  type OrderLegResult,
-  type PlaceSummary,
-} from '../domain/results';
+import { plainClose, plainLeg, type BatchView, type CloseAccountResult, type OrderLegResult } from '../domain/results';
 import { randomBase62 } from '../domain/secrets';
 import {
+  batchOfMarker,
   findOutcomes,
   type BatchDocument,
   type OpenBatchDocument,
@@ -22,19 +12,23 @@ import {
   type StoredResult,
   type UnsettledDocument,
 } from '../store/execution-store';
-import { GroupWriter } from '../store/group-writer';
+import { GroupWriter, type InsertOutcome } from '../store/group-writer';
 import type { BatchServiceOptions } from './batch-context';
 import { BatchListing, type BatchListItem, type ListBatchesQuery } from './batch-listing';
+import { insertAll, listingFigures, unsettledRow, type ListingFigures } from './batch-records';
+
+export { listingFigures, type ListingFigures } from './batch-records';
 
 const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
 /** How long an open marker's delete waits for others to share its command. */
 const openMarkerDeleteLingerMs = 100;
 /**
- * How long an outcome's (and its listing's) insert waits for others to share its command: nobody waits on them
- * but a read of that batch in this process, and batches that finish a moment apart (a terminal's legs one after
- * another) would otherwise each take commands of their own.
+ * How long a finished batch's insert (and its listing's) waits for others to share its command: nobody waits on
+ * them but a read of that batch in this process, and batches that finish a moment apart (a terminal's legs one
+ * after another) would otherwise each take commands of their own. At 4 accounts × 5 legs and 150–300 batches/s,
+ * 10 ms gathered two or three batches a command.
  */
-const outcomeInsertLingerMs = 10;
+const outcomeInsertLingerMs = 25;
 
 /** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
 export function batchIdFor(requested: string | undefined): string {
@@ -42,58 +36,6 @@ export function batchIdFor(requested: string | undefined): string {
   if (!requestedBatchIdPattern.test(requested))
     throw new AppError('invalid_request', 'batch_id must be bat_ followed by 20 letters or digits', { param: 'batch_id' });
   return requested;
-}
-
-async function insertAll<T extends { _id: string }>(
-  collection: { insertMany(documents: T[], options: { ordered: boolean }): Promise<unknown> },
-  documents: T[],
-): Promise<void> {
-  if (documents.length === 0) return;
-  try {
-    await collection.insertMany(documents, { ordered: false });
-  } catch (error) {
-    // Idempotent inserts: a document whose `_id` is already there was written before.
-    if (!refusedOnlyDuplicates(error, documents.length)) throw error;
-  }
-}
-
-/** The row reconciliation works from for a leg (or close account) whose outcome is unknown. */
-function unsettledRow(batch: BatchDocument, index: number): UnsettledDocument {
-  const leg = batch.legs?.[index];
-  const closeAccount = batch.accounts?.[index];
-  return {
-    _id: `${batch._id}:${index}`,
-    batch_id: batch._id,
-    index,
-    kind: batch.kind,
-    customer_id: batch.customer_id,
-    account_id: leg?.account_id ?? closeAccount!.account_id,
-    platform: leg?.platform ?? closeAccount!.platform,
-    client_ids: leg ? [leg.client_id] : [],
-    client_id_prefix: leg ? '' : `${closeAccount!.client_id_base}-`,
-    deadline_at: batch.deadline_at,
-    created_at: batch.created_at,
-  };
-}
-
-/** What a batch's listing entry keeps of its outcomes. */
-export interface ListingFigures {
-  settled: boolean;
-  orders_summary?: PlaceSummary;
-  close_summary?: CloseSummary;
-}
-
-/** The listing figures of a batch's outcomes. */
-export function listingFigures(kind: BatchDocument['kind'], results: StoredResult[]): ListingFigures {
-  if (kind === 'orders') {
-    const legs = results as OrderLegResult[];
-    return { settled: legs.every((leg) => leg.status !== 'unknown'), orders_summary: placeSummary(legs) };
-  }
-  const accounts = results as CloseAccountResult[];
-  return {
-    settled: accounts.every((account) => account.status !== 'unknown' && account.results.every((ticket) => ticket.status !== 'unknown')),
-    close_summary: closeSummary(accounts),
-  };
 }
 
 /**
@@ -105,6 +47,7 @@ export function listingFigures(kind: BatchDocument['kind'], results: StoredResul
 export class BatchJournal {
   private readonly batchWriter: GroupWriter<BatchDocument>;
   private readonly openWriter: GroupWriter<OpenBatchDocument>;
+  private readonly openDeleter: GroupWriter<OpenBatchDocument>;
   private readonly outcomeWriter: GroupWriter<OutcomeDocument>;
   private readonly unsettledWriter: GroupWriter<UnsettledDocument>;
   private readonly listing: BatchListing;
@@ -115,12 +58,15 @@ export class BatchJournal {
   private readonly storing = new Map<string, { customerId: string; done: Promise<void> }>();
 
   constructor(private readonly options: BatchServiceOptions) {
-    // The write-ahead and the outcomes keep their database spans (a batch's durable record before and after
-    // the fan-out); the open marker's writes, derived from them, make none (GroupCommitOptions.untraced).
-    this.batchWriter = new GroupWriter(options.store.batches);
+    // The write-ahead (the batch in flight, whole) and the stored batch with its outcomes keep their database spans
+    // (a batch's durable record before and after the fan-out); the marker's removal makes none
+    // (GroupCommitOptions.untraced). The stored batch goes behind the answer with the outcomes, and waits for
+    // other batches' as they do.
+    this.batchWriter = new GroupWriter(options.store.batches, { insertLingerMs: outcomeInsertLingerMs });
+    this.openWriter = new GroupWriter(options.store.openBatches);
     // A marker is removed after the answer and nobody waits for it (recovery removes one whose batch has its
     // outcomes), so its delete may wait for others: under light load one command per batch otherwise.
-    this.openWriter = new GroupWriter(options.store.openBatches, { deleteLingerMs: openMarkerDeleteLingerMs, untraced: true });
+    this.openDeleter = new GroupWriter(options.store.openBatches, { deleteLingerMs: openMarkerDeleteLingerMs, untraced: true });
     this.outcomeWriter = new GroupWriter(options.store.outcomes, { insertLingerMs: outcomeInsertLingerMs });
     this.unsettledWriter = new GroupWriter(options.store.unsettled, { insertLingerMs: outcomeInsertLingerMs });
     this.listing = new BatchListing({
@@ -136,12 +82,13 @@ export class BatchJournal {
     return this.options.clock.now().getTime();
   }
 
+  /**
+   * The write-ahead: the batch, whole, as one document in flight (one insert on the answer's path). Idempotent: a
+   * retried batch id still in flight finds its document there (assertBatchOwner then says whose it is).
+   */
   async writeAhead(batch: BatchDocument): Promise<void> {
     try {
-      await Promise.all([
-        this.batchWriter.insert([batch]),
-        this.openWriter.insert([{ _id: batch._id, created_at: batch.created_at, deadline_at: batch.deadline_at }]),
-      ]);
+      await this.openWriter.insert([batch]);
     } catch (error) {
       this.options.logger.error({ err: error, batch_id: batch._id }, 'batch could not be recorded; nothing was sent');
       throw new AppError('unavailable', 'the batch could not be recorded, so nothing was sent; retry shortly');
@@ -154,10 +101,22 @@ export class BatchJournal {
    * answer with the original outcomes. Recorded for another customer or kind, it is refused before anything is sent.
    */
   async assertBatchOwner(batchId: string, customerId: string, kind: BatchDocument['kind']): Promise<void> {
-    const recorded = await this.options.store.batches.findOne({ _id: batchId }, { projection: { customer_id: 1, kind: 1 } });
+    // The stored batch first: a retry of an id whose batch finished has just written a document in flight of its own.
+    const projection = { projection: { customer_id: 1, kind: 1 } };
+    const recorded =
+      (await this.options.store.batches.findOne({ _id: batchId }, projection)) ??
+      (await this.options.store.openBatches.findOne({ _id: batchId }, projection));
     if (!recorded || recorded.customer_id !== customerId || recorded.kind !== kind) {
       throw new AppError('conflict', `batch id ${batchId} is recorded for another request; nothing was sent`, { param: 'batch_id' });
     }
+  }
+
+  /** A batch as recorded: stored with its outcomes, else still in flight (its write-ahead). */
+  async findBatch(batchId: string): Promise<BatchDocument | null> {
+    const stored = await this.options.store.batches.findOne({ _id: batchId });
+    if (stored) return stored;
+    const marker = await this.options.store.openBatches.findOne({ _id: batchId });
+    return (marker && batchOfMarker(marker)) ?? null;
   }
 
   /**
@@ -168,7 +127,7 @@ export class BatchJournal {
    * for the round trip. Bounded: past `BATCHES_IN_FLIGHT_MAX` outcomes being stored, the caller waits for its own.
    */
   async recordOutcomes(
-    batch: Pick<BatchDocument, '_id' | 'customer_id' | 'kind' | 'created_at'>,
+    batch: BatchDocument,
     results: Array<StoredResult>,
     unsettled: UnsettledDocument[],
     figures: ListingFigures,
@@ -194,24 +153,24 @@ export class BatchJournal {
   }
 
   /**
-   * Stores a batch's outcomes and lists it; the open marker goes once both are done. Only the first store of a
-   * batch's outcomes keeps its listing (a retried batch id finds them stored, and is listed already).
+   * Stores the batch with its outcomes and lists it; its document in flight goes once all are done. Only the first
+   * store of a batch's outcomes keeps its listing (a retried batch id finds them stored, and is listed already).
    */
   async persistOutcomes(
-    batch: Pick<BatchDocument, '_id' | 'customer_id' | 'kind' | 'created_at'>,
+    batch: BatchDocument,
     results: Array<StoredResult>,
     unsettled: UnsettledDocument[],
     figures: ListingFigures,
   ): Promise<void> {
     const writtenAt = this.options.clock.now();
-    const outcome: OutcomeDocument = { _id: batch._id, results, source: 'reply', written_at: writtenAt };
     try {
-      // Listed at the same time as stored, not after: one round trip on the answer's path instead of two.
-      const [[stored], , listed] = await Promise.all([
-        this.outcomeWriter.insertEach([outcome]),
+      // Listed at the same time as stored, not after: one round trip instead of two.
+      const [[inserted], , listed] = await Promise.all([
+        this.batchWriter.insertEach([{ ...batch, results, source: 'reply', written_at: writtenAt }]),
         this.unsettledWriter.insert(unsettled),
         this.listing.append(batch, writtenAt, figures),
       ]);
+      const stored = inserted === 'inserted' ? inserted : await this.storeBeside(batch._id, results, writtenAt);
       // Stored before (a retried batch id): listed before too, so this listing is withdrawn.
       if (stored !== 'inserted') await this.listing.retract(listed);
       else if (figures.settled) this.announceSettled(batch, figures);
@@ -221,11 +180,23 @@ export class BatchJournal {
       return;
     }
     // Off the answer's path: a marker whose batch has its outcomes is only removed by recovery if this is lost.
-    this.openWriter
+    this.openDeleter
       .delete(batch._id)
       .catch((error: unknown) =>
         this.options.logger.warn({ err: error, batch_id: batch._id }, 'open-batch marker not removed; recovery will'),
       );
+  }
+
+  /**
+   * The outcomes of a retried batch id whose document was there already: stored with it by an earlier attempt
+   * (`duplicate`), or, by a version that wrote the batch ahead, without them; those are stored apart, as that
+   * version stored them, and whichever attempt stores them first keeps its listing.
+   */
+  private async storeBeside(batchId: string, results: Array<StoredResult>, writtenAt: Date): Promise<InsertOutcome> {
+    const recorded = await this.options.store.batches.findOne({ _id: batchId }, { projection: { _id: 1, results_json: 1 } });
+    if (recorded?.results) return 'duplicate';
+    const [stored] = await this.outcomeWriter.insertEach([{ _id: batchId, results, source: 'reply', written_at: writtenAt }]);
+    return stored!;
   }
 
   /** batch.settled for the customer's webhooks: once no leg (or account, or ticket) of it is unknown. */
@@ -243,7 +214,7 @@ export class BatchJournal {
   /** After a settlement: the batch is announced if that was its last unknown outcome. */
   private async announceIfSettled(batchId: string): Promise<void> {
     if (!this.options.publishEvent) return;
-    const batch = await this.options.store.batches.findOne({ _id: batchId });
+    const batch = await this.findBatch(batchId);
     if (!batch) return;
     const view = await this.view(batch.customer_id, batchId);
     if (view.settled) this.announceSettled(batch, view);
@@ -287,12 +258,12 @@ export class BatchJournal {
   /** The stored batch with every leg's latest outcome (settlements over replies), as the customer reads it. */
   async view(customerId: string, batchId: string): Promise<BatchView> {
     await this.stored({ batchId });
-    const batch = /^bat_[0-9A-Za-z]{1,64}$/.test(batchId) ? await this.options.store.batches.findOne({ _id: batchId }) : null;
+    const batch = /^bat_[0-9A-Za-z]{1,64}$/.test(batchId) ? await this.findBatch(batchId) : null;
     if (!batch || batch.customer_id !== customerId) throw new AppError('not_found', `no batch ${batchId}`, { param: 'batch_id' });
     const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
     const indexes = Array.from({ length: count }, (_, index) => index);
     const [outcomes, settlements] = await Promise.all([
-      this.storedOutcomes(batchId, indexes),
+      this.storedOutcomes(batchId, indexes, batch),
       Promise.all(indexes.map((index) => this.options.store.settlements.findOne({ _id: `${batchId}:${index}` }))),
     ]);
     const inFlight = this.nowMs() <= batch.deadline_at.getTime();
@@ -325,17 +296,20 @@ export class BatchJournal {
    * replica is left to it.
    */
   private async moveFormerMarkers(nowMs: number): Promise<void> {
-    const former = (await this.options.store.formerOpenBatches.find({}).limit(1_000).toArray()).filter(
-      (marker) => marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS <= nowMs,
-    );
-    if (former.length === 0) return;
-    await insertAll(this.options.store.openBatches, former);
-    await this.options.store.formerOpenBatches.deleteMany({ _id: { $in: former.map((marker) => marker._id) } });
+    const { formerOpenBatches, formerOpenMarkers } = this.options.store;
+    for (const collection of [formerOpenBatches, formerOpenMarkers]) {
+      const former = (await collection.find({}).limit(1_000).toArray()).filter(
+        (marker) => marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS <= nowMs,
+      );
+      if (former.length === 0) continue;
+      await insertAll(this.options.store.openBatches, former);
+      await collection.deleteMany({ _id: { $in: former.map((marker) => marker._id) } });
+    }
   }
 
   /** A batch's stored outcomes by leg index (undefined where none is stored). */
-  storedOutcomes(batchId: string, indexes: number[]): Promise<Array<StoredResult | undefined>> {
-    return findOutcomes(this.options.store, batchId, indexes);
+  async storedOutcomes(batchId: string, indexes: number[], batch?: BatchDocument | null): Promise<Array<StoredResult | undefined>> {
+    return findOutcomes(this.options.store, batchId, indexes, batch === undefined ? await this.findBatch(batchId) : batch);
   }
 
   /** Batches whose process died before storing outcomes: every leg without one becomes unknown and unsettled. */
@@ -343,14 +317,17 @@ export class BatchJournal {
     const nowMs = this.nowMs();
     await this.moveFormerMarkers(nowMs);
     await this.listing.moveFormerEntries(1);
-    const open = await this.options.store.openBatches.find({}).limit(1_000).toArray();
+    const open = await this.options.store.openBatches.findMany({}, 1_000);
     for (const marker of open) {
       if (marker.deadline_at.getTime() + this.options.config.RECOVERY_AFTER_MS > nowMs) continue;
-      const batch = await this.options.store.batches.findOne({ _id: marker._id });
+      // The stored batch wins over the one in flight: a conflicting retry of its id may have left a document here.
+      const recorded = await this.options.store.batches.findOne({ _id: marker._id });
+      const inFlight = recorded ? undefined : batchOfMarker(marker);
+      const batch = recorded ?? inFlight;
       if (batch) {
         const count = batch.kind === 'orders' ? (batch.legs ?? []).length : (batch.accounts ?? []).length;
         const indexes = Array.from({ length: count }, (_, index) => index);
-        const stored = await this.storedOutcomes(batch._id, indexes);
+        const stored = await this.storedOutcomes(batch._id, indexes, batch);
         if (stored.some((result) => result === undefined)) {
           const message = 'the execution service stopped before this outcome was recorded; it is being reconciled with the broker';
           const results: Array<StoredResult> = [];
@@ -369,11 +346,15 @@ export class BatchJournal {
             unsettled.push(unsettledRow(batch, index));
           }
           const recordedAt = new Date(nowMs);
-          const [recorded] = await this.outcomeWriter.insertEach([
-            { _id: batch._id, results, source: 'recovery', written_at: recordedAt } satisfies OutcomeDocument,
-          ]);
+          // A batch known only in flight is stored with its outcomes; one stored before without them (a version
+          // that wrote it ahead) gets its outcomes apart, as that version stored them.
+          const [first] = inFlight
+            ? await this.batchWriter.insertEach([{ ...inFlight, results, source: 'recovery', written_at: recordedAt }])
+            : await this.outcomeWriter.insertEach([
+                { _id: batch._id, results, source: 'recovery', written_at: recordedAt } satisfies OutcomeDocument,
+              ]);
           await insertAll(this.options.store.unsettled, unsettled);
-          if (recorded === 'inserted') await this.listing.append(batch, recordedAt, listingFigures(batch.kind, results));
+          if (first === 'inserted') await this.listing.append(batch, recordedAt, listingFigures(batch.kind, results));
           this.options.logger.warn({ batch_id: batch._id, legs: unsettled.length }, 'recovered a batch whose outcomes were never stored');
         } else {
           // Its outcomes were stored but the marker stayed: the process died, or the store failed part of the
@@ -389,8 +370,8 @@ export class BatchJournal {
             this.options.store.unsettled,
             owed.map((index) => unsettledRow(batch, index)),
           );
-          const outcome = await this.options.store.outcomes.findOne({ _id: batch._id });
-          if (outcome) await this.listing.append(batch, outcome.written_at, listingFigures(batch.kind, stored as StoredResult[]));
+          const writtenAt = batch.written_at ?? (await this.options.store.outcomes.findOne({ _id: batch._id }))?.written_at;
+          if (writtenAt) await this.listing.append(batch, writtenAt, listingFigures(batch.kind, stored as StoredResult[]));
         }
       }
       await this.options.store.openBatches.deleteOne({ _id: marker._id });

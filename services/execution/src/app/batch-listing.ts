@@ -23,7 +23,7 @@ export interface BatchListItem {
 }
 
 export interface BatchListingOptions {
-  store: Pick<ExecutionStore, 'batchListing' | 'formerBatchListing' | 'outcomes'>;
+  store: Pick<ExecutionStore, 'batches' | 'batchListing' | 'formerBatchListing' | 'outcomes'>;
   logger: Logger;
   /** The batch as the customer reads it now (for entries not settled when they were listed). */
   view: (customerId: string, batchId: string) => Promise<BatchView>;
@@ -53,7 +53,8 @@ type Scope = 'all' | 'orders' | 'close';
  * entries `<customer>:<scope>:<n>` claimed by insert, so a page is a walk down `_id` lookups whatever the
  * backend, with no secondary index (FerretDB scans on anything but `_id`). A batch is listed when its outcomes
  * are first stored, in that order; its summary is stored with it and a batch not settled then is read afresh.
- * A cursor (`starting_after`) is found by bisecting on the recording time, which the outcome document shares.
+ * A cursor (`starting_after`) is found by bisecting on the recording time, which the stored batch (or, for
+ * batches stored before, the outcome document) shares.
  */
 export class BatchListing {
   private readonly writer: GroupWriter<BatchListingDocument>;
@@ -163,9 +164,11 @@ export class BatchListing {
         param: 'starting_after',
       });
     if (!/^bat_[0-9A-Za-z]{1,64}$/.test(batchId)) throw refuse();
-    const outcome = await this.options.store.outcomes.findOne({ _id: batchId });
-    if (!outcome) throw refuse();
-    const recordedMs = outcome.written_at.getTime();
+    // When its outcomes were stored: with the batch, or (batches stored before) in their own document.
+    const stored = await this.options.store.batches.findOne({ _id: batchId }, { projection: { written_at: 1 } });
+    const writtenAt = stored?.written_at ?? (await this.options.store.outcomes.findOne({ _id: batchId }))?.written_at;
+    if (!writtenAt) throw refuse();
+    const recordedMs = writtenAt.getTime();
     const around = await this.lastRecordedBefore(key, head, recordedMs + 1);
     const numbers: number[] = [];
     for (let offset = 0; offset <= cursorWindow; offset += 1) {

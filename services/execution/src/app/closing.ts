@@ -6,7 +6,7 @@ import { countOutcomes } from './metrics';
 import { closeResultOf, describeFailure, plainClose, type CloseAccountResult, type CloseOrdersResult } from '../domain/results';
 import type { TerminalResponse } from '../clients/terminals';
 import { validateCloseOrders, type CloseOrdersInput, type NormalizedCloseAccount } from '../domain/validation';
-import type { Platform, UnsettledDocument } from '../store/execution-store';
+import type { BatchDocument, Platform, UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions, ResolveOwned } from './batch-context';
 import { batchIdFor, listingFigures, type BatchJournal } from './batch-journal';
 
@@ -74,14 +74,15 @@ export class Closing {
       platform: accounts.get(entry.account_id)!.document.platform,
       client_id_base: `${batchId}-a${entry.index}`,
     }));
-    await this.journal.writeAhead({
+    const batch: BatchDocument = {
       _id: batchId,
       customer_id: customerId,
       kind: 'close',
       created_at: new Date(startedMs),
       deadline_at: new Date(deadlineMs),
       accounts: stored,
-    });
+    };
+    await this.journal.writeAhead(batch);
     if (input.batch_id) await this.journal.assertBatchOwner(batchId, customerId, 'close');
 
     return tracer.startActiveSpan(
@@ -123,12 +124,7 @@ export class Closing {
           });
           // The batch's summary and whether it settled, once: answered, and stored with its listing behind the answer.
           const figures = listingFigures('close', results);
-          await this.journal.recordOutcomes(
-            { _id: batchId, customer_id: customerId, kind: 'close', created_at: new Date(startedMs) },
-            results,
-            unsettled,
-            figures,
-          );
+          await this.journal.recordOutcomes(batch, results, unsettled, figures);
           const summary = figures.close_summary!;
           countOutcomes(
             'close',

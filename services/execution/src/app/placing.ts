@@ -14,7 +14,7 @@ import {
 } from '../domain/results';
 import type { TerminalResponse } from '../clients/terminals';
 import { validatePlaceOrders, type NormalizedLeg, type PlaceOrdersInput } from '../domain/validation';
-import type { StoredLeg, UnsettledDocument } from '../store/execution-store';
+import type { BatchDocument, StoredLeg, UnsettledDocument } from '../store/execution-store';
 import type { BatchServiceOptions, ResolveOwned } from './batch-context';
 import { batchIdFor, listingFigures, type BatchJournal } from './batch-journal';
 import { type LegDecision, PreTrade } from './pre-trade';
@@ -62,14 +62,15 @@ export class Placing {
       operation: leg.operation,
       volume: decisions.get(leg.index)?.volume ?? leg.volume,
     }));
-    await this.journal.writeAhead({
+    const batch: BatchDocument = {
       _id: batchId,
       customer_id: customerId,
       kind: 'orders',
       created_at: new Date(startedMs),
       deadline_at: new Date(deadlineMs),
       legs: storedLegs,
-    });
+    };
+    await this.journal.writeAhead(batch);
     if (input.batch_id) await this.journal.assertBatchOwner(batchId, customerId, 'orders');
 
     return tracer.startActiveSpan(
@@ -109,12 +110,7 @@ export class Placing {
           );
           // The batch's summary and whether it settled, once: answered, and stored with its listing behind the answer.
           const figures = listingFigures('orders', results);
-          await this.journal.recordOutcomes(
-            { _id: batchId, customer_id: customerId, kind: 'orders', created_at: new Date(startedMs) },
-            results,
-            unsettled,
-            figures,
-          );
+          await this.journal.recordOutcomes(batch, results, unsettled, figures);
           const summary = figures.orders_summary!;
           span.setAttributes({
             'mtx.filled': summary.filled,

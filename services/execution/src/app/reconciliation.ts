@@ -157,12 +157,12 @@ export class Reconciliation {
     entries: Map<string, LookupEntryMessage>,
     pastFence: boolean,
   ): Promise<OrderLegResult | undefined> {
-    const batch = await this.options.store.batches.findOne({ _id: document.batch_id });
+    const batch = await this.journal.findBatch(document.batch_id);
     const leg = batch?.legs?.[document.index];
     if (!leg) return undefined;
     const entry = entries.get(leg.client_id);
     // The leg keeps the time its answer took (the unknown one the customer got), not 0.
-    const [original] = await this.journal.storedOutcomes(document.batch_id, [document.index]);
+    const [original] = await this.journal.storedOutcomes(document.batch_id, [document.index], batch);
     const latencyMs = Number((original as OrderLegResult | undefined)?.latency_ms) || 0;
     if (entry?.state === 'done' && entry.leg) {
       const result = legResultOf(leg, entry.leg, latencyMs);

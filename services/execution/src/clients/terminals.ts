@@ -132,7 +132,11 @@ export class TerminalClient {
       this.pending.set(token, entry);
       try {
         // The active span (the batch's execution.fanout) travels in the headers: the connector's span is its child.
-        this.nats.publish(subject, payload, { reply: `${this.inbox}.${token}`, headers: injectTraceHeaders(natsHeaders()) });
+        // With nothing to carry (tracing off) the message goes without headers: an empty header block is still
+        // written, sent and parsed by every hop.
+        const headers = injectTraceHeaders(natsHeaders());
+        const reply = `${this.inbox}.${token}`;
+        this.nats.publish(subject, payload, headers.keys().length > 0 ? { reply, headers } : { reply });
       } catch (error) {
         // The connection is closed or the payload too large: nothing left this process.
         clearTimeout(entry.timer);

@@ -51,7 +51,11 @@ export interface StoredCloseAccount {
   client_id_base: string;
 }
 
-/** Written before anything is sent (the batch's intent); never updated. */
+/**
+ * A batch and, once its fan-out is over, its outcomes: one document, inserted once and never updated. Before the
+ * fan-out the batch is written ahead as its document in flight (OpenBatchDocument). Batches stored by the versions
+ * that wrote this document ahead hold no `results`: their outcomes are in `outcomes`.
+ */
 export interface BatchDocument {
   _id: string;
   customer_id: string;
@@ -60,13 +64,41 @@ export interface BatchDocument {
   deadline_at: Date;
   legs?: StoredLeg[];
   accounts?: StoredCloseAccount[];
+  /** Every leg's (or close account's) outcome as the batch answered it, in leg order. */
+  results?: Array<StoredResult>;
+  source?: OutcomeDocument['source'];
+  written_at?: Date;
 }
 
-/** Marks a batch whose outcomes are not written yet; deleted once they are. Recovery scans it. */
+/**
+ * A batch in flight: its write-ahead, the one document inserted before anything is sent, holding the whole batch
+ * (so the answer waits for one insert, not a batch and a marker). The batch's own document is written with its
+ * outcomes, and this one deleted once they are stored. Recovery scans this collection, which stays small. A
+ * marker a version that wrote the batch apart left has only `_id` and the dates: its batch is in `batches`.
+ */
 export interface OpenBatchDocument {
   _id: string;
   created_at: Date;
   deadline_at: Date;
+  customer_id?: string;
+  kind?: BatchDocument['kind'];
+  legs?: StoredLeg[];
+  accounts?: StoredCloseAccount[];
+}
+
+/** The batch an open marker holds, when it holds one (markers of the version before hold none). */
+export function batchOfMarker(marker: OpenBatchDocument): BatchDocument | undefined {
+  if (marker.customer_id === undefined || marker.kind === undefined) return undefined;
+  const batch: BatchDocument = {
+    _id: marker._id,
+    customer_id: marker.customer_id,
+    kind: marker.kind,
+    created_at: marker.created_at,
+    deadline_at: marker.deadline_at,
+  };
+  if (marker.legs) batch.legs = marker.legs;
+  if (marker.accounts) batch.accounts = marker.accounts;
+  return batch;
 }
 
 /** A leg's (or close account's) outcome as the batch answered it: an OrderLegResult or a CloseAccountResult. */
@@ -74,7 +106,8 @@ export type StoredResult = OrderLegResult | CloseAccountResult;
 
 /**
  * `_id: <batch>`: every leg's (or close account's) outcome as the batch returned it, in leg order, one document
- * per batch (a batch's outcomes are written together, so one insert instead of one per leg).
+ * per batch: how batches were stored before their outcomes went into the batch's own document, and where recovery
+ * and a retried batch id store the outcomes of such a batch.
  */
 export interface OutcomeDocument {
   _id: string;
@@ -145,14 +178,19 @@ export interface ExecutionStore {
   /** Legs and close accounts packed (see PackedDocuments). */
   batches: PackedDocuments<BatchDocument>;
   /**
-   * In a database of its own (`<execution database>_open`): the write-ahead inserts a batch and its marker at once,
-   * and FerretDB on SQLite serialises every write to one database behind one lock, so in one database the two
-   * inserts queue (2.05 ms p50 for two parallel single-document inserts, 1.01 ms in two databases, 0.83 ms for
-   * one). On MongoDB a database is only a namespace.
+   * Batches in flight, each whole (legs and accounts packed): the write-ahead. In a database of its own
+   * (`<execution database>_open`): FerretDB on SQLite serialises every write to one database behind one lock, and
+   * the batches' other writes (outcomes, settlements) go to the execution database. On MongoDB a database is only
+   * a namespace. A collection apart from the markers of the version before, which held no batch: that version's
+   * recovery would take a marker whose batch it cannot find in `batches` for a batch that never started.
    */
-  openBatches: Collection<OpenBatchDocument>;
-  /** Where open markers were kept before: read by recovery, which moves what it finds. */
+  openBatches: PackedDocuments<OpenBatchDocument>;
+  /**
+   * Where open markers without their batch were kept before (beside the batches, then in the `_open` database):
+   * read by recovery, which moves what it finds.
+   */
   formerOpenBatches: Collection<OpenBatchDocument>;
+  formerOpenMarkers: Collection<OpenBatchDocument>;
   /** Results packed (see PackedDocuments). */
   outcomes: PackedDocuments<OutcomeDocument>;
   settlements: Collection<SettlementDocument>;
@@ -188,9 +226,13 @@ export function createExecutionStore(database: Db): ExecutionStore {
     accounts: database.collection<AccountDocument>('accounts'),
     accountKeys: database.collection<AccountKeyDocument>('account_keys'),
     accountSlots: database.collection<AccountSlotDocument>('account_slots'),
-    batches: new PackedDocuments<BatchDocument>(database.collection<StoredDocument>('batches'), ['legs', 'accounts']),
-    openBatches: database.client.db(openMarkersDatabaseName(database.databaseName)).collection<OpenBatchDocument>('open_batches'),
+    batches: new PackedDocuments<BatchDocument>(database.collection<StoredDocument>('batches'), ['legs', 'accounts', 'results']),
+    openBatches: new PackedDocuments<OpenBatchDocument>(
+      database.client.db(openMarkersDatabaseName(database.databaseName)).collection<StoredDocument>('batches_in_flight'),
+      ['legs', 'accounts'],
+    ),
     formerOpenBatches: database.collection<OpenBatchDocument>('open_batches'),
+    formerOpenMarkers: database.client.db(openMarkersDatabaseName(database.databaseName)).collection<OpenBatchDocument>('open_batches'),
     outcomes: new PackedDocuments<OutcomeDocument>(database.collection<StoredDocument>('outcomes'), ['results']),
     settlements: database.collection<SettlementDocument>('settlements'),
     unsettled: database.collection<UnsettledDocument>('unsettled'),
@@ -199,12 +241,17 @@ export function createExecutionStore(database: Db): ExecutionStore {
   };
 }
 
-/** A batch's stored outcomes by leg index (undefined where none is stored), from either storage layout. */
+/**
+ * A batch's stored outcomes by leg index (undefined where none is stored), from any storage layout: in the
+ * batch's own document (`batch`, when the caller read it), else one document per batch, else one per leg.
+ */
 export async function findOutcomes(
   store: Pick<ExecutionStore, 'outcomes'>,
   batchId: string,
   indexes: number[],
+  batch?: Pick<BatchDocument, 'results'> | null,
 ): Promise<Array<StoredResult | undefined>> {
+  if (batch?.results) return indexes.map((index) => batch.results![index]);
   const outcome = await store.outcomes.findOne({ _id: batchId });
   if (outcome) return indexes.map((index) => outcome.results[index]);
   // Batches stored before outcomes were one document per batch.

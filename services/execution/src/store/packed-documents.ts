@@ -10,6 +10,22 @@ export type StoredDocument = Document & { _id: string };
  * batch and its outcomes are read whole, by `_id`), so packing costs nothing on MongoDB either. Documents stored
  * unpacked, before packing, read back as they are. The arrays hold no dates (JSON keeps everything else exactly).
  */
+/**
+ * Each packed array's text, by the array: a batch's legs are packed twice (its document in flight, then the
+ * stored batch), and stringifying them is the largest item of ours in a batch's profile. Packed arrays are
+ * written once and never changed after (a batch's legs, its outcomes), so the text stays theirs.
+ */
+const packedTexts = new WeakMap<object, string>();
+
+function packedText(value: object): string {
+  let text = packedTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    packedTexts.set(value, text);
+  }
+  return text;
+}
+
 export class PackedDocuments<T extends { _id: string }> {
   constructor(
     /** The raw collection, for what reads stored documents as they are (migrations, tests). */
@@ -25,7 +41,7 @@ export class PackedDocuments<T extends { _id: string }> {
     const stored: StoredDocument = { ...document };
     for (const field of this.packedFields) {
       if (stored[field] === undefined) continue;
-      stored[`${field}_json`] = JSON.stringify(stored[field]);
+      stored[`${field}_json`] = packedText(stored[field] as object);
       delete stored[field];
     }
     return stored;
@@ -54,8 +70,19 @@ export class PackedDocuments<T extends { _id: string }> {
     return stored ? this.unpack(stored) : null;
   }
 
+  /** Up to `limit` documents matching `filter`, unpacked. */
+  async findMany(filter: Filter<StoredDocument>, limit: number): Promise<T[]> {
+    const stored = await this.collection.find(filter).limit(limit).toArray();
+    return stored.map((document) => this.unpack(document));
+  }
+
   deleteOne(filter: Filter<StoredDocument>): Promise<unknown> {
     return this.collection.deleteOne(filter);
+  }
+
+  /** Deletes by `_id`, a statement each, in one command (nothing to pack). */
+  bulkWrite(operations: Array<{ deleteOne: { filter: { _id: string } } }>, options: { ordered: boolean }): Promise<unknown> {
+    return this.collection.bulkWrite(operations, options);
   }
 
   deleteMany(filter: Filter<StoredDocument>): Promise<unknown> {

@@ -6,8 +6,11 @@ import type { NotificationsStore } from '../store/notifications-store';
 import type { EventLog } from './event-log';
 import { RecordingGroups, recordingGroupMax } from './recording-groups';
 
-/** The checkpoint is written at most this often (and when the intake stops); events after it are read again. */
-const checkpointEveryMs = 200;
+/**
+ * The checkpoint is written at most this often (and when the intake stops); events after it are read again by a
+ * new leader, and the log records each once. An update of its own on the store each time, so not every group.
+ */
+const checkpointEveryMs = 1_000;
 const streamMaxAgeMs = 7 * 24 * 3_600_000;
 const duplicateWindowMs = 10 * 60_000;
 const restartPauseMs = 1_000;

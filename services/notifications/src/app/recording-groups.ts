@@ -7,9 +7,10 @@ export const recordingGroupMax = 256;
 /**
  * How long a group waits for more events before it is written. Nobody waits on a recording but the webhook it
  * leads to (whose objective is 60 s), and each group costs two store commands whatever its size: under light load
- * every event would otherwise be a group of its own.
+ * every event would otherwise be a group of its own, and at 150 batches/s a 50 ms wait made groups of about 7
+ * events, a 200 ms one groups of about 30.
  */
-export const recordingLingerMs = 50;
+export const recordingLingerMs = 200;
 
 interface Taken {
   message: JsMsg;
