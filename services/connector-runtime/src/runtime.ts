@@ -1,7 +1,6 @@
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, type Context } from '@opentelemetry/api';
 import type { Msg } from 'nats';
 import type { Logger } from '@mtx/shared/logger';
-import { extractTraceContext } from '@mtx/shared/nats';
 import {
   connectorCodecs,
   connectorOps,
@@ -28,6 +27,7 @@ import { connectorMetrics } from './metrics';
 import { claimRetryUntil, MessageClaim } from './message-claim';
 import { Modifying } from './modifying';
 import { Placing } from './placing';
+import { RequestSpans, type RequestRecord } from './request-spans';
 import { Portfolio } from './portfolio';
 import { Records } from './records';
 import { sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runtime-context';
@@ -35,14 +35,6 @@ import { sleep, type ConnectorRuntimeOptions, type RuntimeShared } from './runti
 export type { ConnectorRuntimeOptions } from './runtime-context';
 export { closeAccountStatus, legStatusOf, selectorMatches } from './selection';
 export { startHealthServer } from './health';
-
-const tracer = trace.getTracer('mtx-connector');
-
-/** Every connector span's options, one object. */
-const spanOptions = { kind: SpanKind.SERVER };
-
-/** Each operation's span name, built once rather than per request. */
-const spanNames = Object.fromEntries(connectorOps.map((op) => [op, `connector.${op}`])) as Record<ConnectorOp, string>;
 
 /**
  * The connector: answers `<root>.<platform>.<account_id>.<op>` in a queue group for the accounts whose terminal
@@ -62,6 +54,7 @@ export class ConnectorRuntime {
   private readonly modifying: Modifying;
   private readonly historyReads: HistoryReads;
   private readonly inspecting: Inspecting;
+  private readonly spans = new RequestSpans();
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
     const shared: RuntimeShared = {
@@ -160,23 +153,19 @@ export class ConnectorRuntime {
   private async handle(op: ConnectorOp, message: Msg): Promise<void> {
     const tokens = message.subject.split('.');
     const subjectAccount = tokens[tokens.length - 2] ?? '';
-    const parent = extractTraceContext(message.headers);
-    // One span per account message: the terminal's round trip and every leg's outcome are its attributes (the EA
-    // inside the terminal has no tracer). What a reader needs of the subject is in its name (the operation), its
-    // service (connector-mt4 or -mt5: the platform) and its account attribute; no constant attributes, each of which
-    // every span would carry, copy and serialise.
-    const span = tracer.startSpan(spanNames[op], spanOptions, parent);
-    span.setAttribute('mtx.account_id', subjectAccount);
-    // Carried by hand to every trade server call and log line of this request: the connectors run a synchronous
-    // context manager (instrumentation.ts), which forgets the active span at the first await.
-    const requestContext = trace.setSpan(parent, span);
+    // The account's request is an event on its operation's span, shared with the other accounts of the same
+    // fan-out in flight here (request-spans.ts); the span's context is carried by hand to every terminal call and
+    // log line of this request: the connectors run a synchronous context manager (instrumentation.ts), which
+    // forgets the active span at the first await.
+    const request = this.spans.begin(op, message.headers, subjectAccount);
+    const requestContext = request.context;
     try {
       let reply: Uint8Array;
       try {
-        reply = await this.answer(op, message.data, subjectAccount, span, requestContext);
+        reply = await this.answer(op, message.data, subjectAccount, request.record, requestContext);
       } catch (error) {
         if (error instanceof MalformedRequestError) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+          request.record.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
           this.send(() => respondError(message, 400, error.message));
           return;
         }
@@ -186,11 +175,10 @@ export class ConnectorRuntime {
     } catch (error) {
       // Some orders may have gone out before the failure: "500" tells the requester the outcome is unknown.
       this.logWithin(requestContext, (logger) => logger.error({ err: error, subject: message.subject }, 'connector request failed'));
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: 'internal error' });
+      request.fail(error as Error);
       this.send(() => respondError(message, 500, 'connector failed while handling the request; outcome unknown'));
     } finally {
-      span.end();
+      request.end();
     }
   }
 
@@ -221,7 +209,13 @@ export class ConnectorRuntime {
     return decoded;
   }
 
-  private async answer(op: ConnectorOp, data: Uint8Array, subjectAccount: string, span: Span, traceContext: Context): Promise<Uint8Array> {
+  private async answer(
+    op: ConnectorOp,
+    data: Uint8Array,
+    subjectAccount: string,
+    span: RequestRecord,
+    traceContext: Context,
+  ): Promise<Uint8Array> {
     switch (op) {
       case 'place': {
         const request = this.decode(connectorCodecs.placeRequest, data, subjectAccount);
@@ -322,8 +316,8 @@ export class ConnectorRuntime {
 
 class MalformedRequestError extends Error {}
 
-/** Every leg's index, status and retcode as three parallel array attributes of the account's span, in one pass. */
-function setLegOutcomes(span: Span, results: PlaceReplyMessage['results']): void {
+/** Every leg's index, status and retcode as three parallel array attributes of the account's event, in one pass. */
+function setLegOutcomes(span: RequestRecord, results: PlaceReplyMessage['results']): void {
   if (!span.isRecording()) return;
   const count = results.length;
   const indexes = new Array<number>(count);

@@ -23,6 +23,7 @@ beforeAll(async () => {
   for (const [name, platform, server] of [
     ['alpha', 'mt5', 'AlphaFX-Live'],
     ['gamma', 'mt4', 'GammaTrade-Real'],
+    ['delta', 'mt4', 'GammaTrade-Real'],
   ] as const) {
     const login = String(63_000 + Object.keys(accounts).length);
     accounts[name] = {
@@ -41,7 +42,7 @@ const byName = (spans: ReadableSpan[], name: string) => spans.filter((span) => s
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
 describe('tracing', () => {
-  it('makes execution.fanout the parent of one connector span per account, across NATS', async () => {
+  it('makes execution.fanout the parent of one span per connector, across NATS, with an event per account', async () => {
     exporter.reset();
     const response = plain(
       await stack.client.call('PlaceOrders', {
@@ -51,37 +52,48 @@ describe('tracing', () => {
           { account_id: accounts.alpha!.id, fields: { symbol: 'EURUSD' } },
           { account_id: accounts.gamma!.id, fields: { symbol: 'EURUSDm' } },
           { account_id: accounts.gamma!.id, fields: { symbol: 'EURUSD' } },
+          { account_id: accounts.delta!.id, fields: { symbol: 'EURUSDm' } },
         ],
       }),
     );
     const spans = exporter.getFinishedSpans();
     const [fanout] = byName(spans, 'execution.fanout');
     expect(fanout).toBeDefined();
-    expect(fanout!.attributes).toMatchObject({ 'mtx.customer_id': customer, 'mtx.batch_id': response.batch_id, 'mtx.legs': 3 });
+    expect(fanout!.attributes).toMatchObject({ 'mtx.customer_id': customer, 'mtx.batch_id': response.batch_id, 'mtx.legs': 4 });
     // A request that went well has no execution-side span of its own (execution.terminal.place was merged into
     // the connector span, which carries the same account, legs, statuses and retcodes).
     expect(byName(spans, 'execution.terminal.place')).toHaveLength(0);
+    // The two MT4 accounts' messages of this fan-out share their connector's span; the MT5 account has its own.
     const connectorSpans = byName(spans, 'connector.place');
     expect(connectorSpans).toHaveLength(2);
     for (const span of connectorSpans) {
       expect(span.spanContext().traceId).toBe(fanout!.spanContext().traceId);
       expect(parentOf(span)).toBe(fanout!.spanContext().spanId);
+      // What differs between accounts is on their events, nothing on the span but what they share.
+      expect(span.attributes).toEqual({});
     }
-    expect(new Set(connectorSpans.map((span) => span.attributes['mtx.account_id']))).toEqual(
-      new Set([accounts.alpha!.id, accounts.gamma!.id]),
+    const accountsOf = (span: ReadableSpan) => span.events.map((event) => event.attributes?.['mtx.account_id']);
+    expect(connectorSpans.map(accountsOf).map((ids) => ids.sort())).toEqual(
+      expect.arrayContaining([[accounts.alpha!.id], [accounts.gamma!.id, accounts.delta!.id].sort()]),
     );
-    const gammaSpan = connectorSpans.find((span) => span.attributes['mtx.account_id'] === accounts.gamma!.id)!;
+    const events = connectorSpans.flatMap((span) => span.events);
+    expect(events.map((event) => event.name)).toEqual(['mtx.account', 'mtx.account', 'mtx.account']);
+    const gammaEvent = events.find((event) => event.attributes?.['mtx.account_id'] === accounts.gamma!.id)!;
     // The account, the batch and each leg's outcome; the platform is the connector's service (connector-mt4 or
     // -mt5, the resource every one of its spans shares), not an attribute each span repeats.
-    expect(gammaSpan.attributes).toEqual({
+    expect(gammaEvent.attributes).toEqual({
       'mtx.account_id': accounts.gamma!.id,
       'mtx.batch_id': response.batch_id,
       'mtx.leg_index': [1, 2],
       'mtx.status': ['filled', 'rejected'],
       'mtx.retcode': [10009, 10013],
     });
+    expect(events.find((event) => event.attributes?.['mtx.account_id'] === accounts.delta!.id)!.attributes).toMatchObject({
+      'mtx.leg_index': [3],
+      'mtx.status': ['filled'],
+    });
     // The trace ends at the connector: the EA inside the terminal has no tracer, so the connector's span covers the
-    // terminal's round trip, and broker-sim (standing for the trade server behind the terminal) records no span of it.
+    // terminal's round trips, and broker-sim (standing for the trade server behind the terminal) records no span of it.
     expect(spans.filter((span) => span.name.startsWith('grpc.mtx.brokersim.'))).toHaveLength(0);
   });
 

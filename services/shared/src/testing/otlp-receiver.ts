@@ -16,6 +16,8 @@ export interface ReceivedSpan {
   endTimeUnixNano: string;
   /** Spans this one is linked to (a batch span's items), by trace and span id. */
   links: Array<{ traceId: string; spanId: string }>;
+  /** Its events (a connector span's accounts), by name, with their attributes. */
+  events: Array<{ name: string; timeUnixNano: string; attributes: Record<string, unknown> }>;
 }
 
 export interface ReceivedMetric {
@@ -137,6 +139,11 @@ export async function startOtlpReceiver(options: { discard?: boolean } = {}): Pr
                   links: ((span.links as Array<Record<string, string>> | undefined) ?? []).map((link) => ({
                     traceId: hexId(link.traceId),
                     spanId: hexId(link.spanId),
+                  })),
+                  events: ((span.events as Array<Record<string, any>> | undefined) ?? []).map((event) => ({
+                    name: String(event.name),
+                    timeUnixNano: String(event.timeUnixNano),
+                    attributes: attributesOf(event.attributes),
                   })),
                 });
               }
