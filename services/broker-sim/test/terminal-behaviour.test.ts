@@ -1,16 +1,10 @@
-import { systemClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Broker } from '../src/app/broker';
-import { PriceFeed } from '../src/domain/prices';
 import { buildControlApi, type ControlApi } from '../src/handlers/http';
 import { listeningPort } from '@mtx/shared/lifecycle';
-import { FileJournal } from '../src/store/journal';
 import { parseFrame } from '../src/terminal/frames';
 import { TerminalFleet } from '../src/terminal/terminal-fleet';
+import { useJournalBroker } from './journal-broker';
 import { type ScriptedConnection, ScriptedConnector } from './scripted-connector';
 
 /**
@@ -23,23 +17,17 @@ const token = 'tk_9f3Kq2LmX8vB7nR4tY6wZ1aC5dE0gH2j';
 const server = 'AlphaFX-Live';
 
 describe('switching how an emulated terminal answers', () => {
-  let directory: string;
-  let journal: FileJournal;
-  let broker: Broker;
+  const fixture = useJournalBroker('terminal-behaviour', logger);
   let fleet: TerminalFleet;
   let connector: ScriptedConnector;
   let control: ControlApi;
   let controlUrl: string;
 
   beforeAll(async () => {
-    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'terminal-behaviour-'));
-    journal = await FileJournal.open(path.join(directory, 'journal.ndjson'), logger);
-    broker = new Broker({ journal, clock: systemClock, logger, latencyMs: 0, prices: new PriceFeed(() => 0.5) });
-    broker.load();
     connector = new ScriptedConnector();
     await connector.listen();
-    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
-    control = buildControlApi(broker, logger, async () => true, {
+    fleet = new TerminalFleet(fixture.broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
+    control = buildControlApi(fixture.broker, logger, async () => true, {
       stats: () => ({}),
       disconnect: async () => undefined,
       setAnswers: (name, login, answers) => fleet.behaviours.set(name, login, answers),
@@ -57,8 +45,6 @@ describe('switching how an emulated terminal answers', () => {
   afterAll(async () => {
     await control.close();
     await connector.close();
-    await journal.close();
-    fs.rmSync(directory, { recursive: true, force: true });
   });
 
   const call = async (method: string, pathname: string, body?: unknown) => {
@@ -71,7 +57,7 @@ describe('switching how an emulated terminal answers', () => {
 
   /** A terminal for a new account, welcomed by the scripted connector with `heartbeatMs`. */
   async function welcomed(login: string, heartbeatMs = 10_000): Promise<ScriptedConnection> {
-    await broker.createAccount({ server, login, password: 'secret', balance: 10_000 });
+    await fixture.broker.createAccount({ server, login, password: 'secret', balance: 10_000 });
     fleet.start({ server, login, password: 'secret', addresses: [connector.address], token });
     const connection = await connector.connection();
     expect((await connection.next()).type).toBe('hello');
@@ -90,29 +76,29 @@ describe('switching how an emulated terminal answers', () => {
     // Two heartbeat intervals: neither an answer nor a heartbeat comes, and the connection stays open.
     await expect(connection.next(2_500)).rejects.toThrow('no frame in time');
     expect(connection.closed).toBe(false);
-    expect(broker.requests(server, '6101')).toEqual([]);
-    expect(broker.deals(server, '6101')).toEqual([]);
+    expect(fixture.broker.requests(server, '6101')).toEqual([]);
+    expect(fixture.broker.deals(server, '6101')).toEqual([]);
     expect((await call('DELETE', `/control/accounts/${server}/6101/terminal`)).body.answers).toBe('normal');
     const id = connection.send('account');
     let answer = await connection.next();
     // The EA's heartbeat, overdue while it was frozen, may come first.
     while (answer.type === 'hb') answer = await connection.next();
     expect(answer.fields).toMatchObject({ id: String(id), status: 'ok', login: '6101' });
-    expect(broker.requests(server, '6101')).toEqual([]);
+    expect(fixture.broker.requests(server, '6101')).toEqual([]);
   });
 
   it('silent mid-trade: the trade in hand completes at the broker unanswered, and a request read before is not carried out', async () => {
     const connection = await welcomed('6104');
-    broker.setFaults(server, '6104', { delay_ms: 300 });
+    fixture.broker.setFaults(server, '6104', { delay_ms: 300 });
     const trade = { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' };
     connection.send('send', { ...trade, comment: 'first~b4x4ouvrv6' });
     connection.send('send', { ...trade, comment: 'second~b4x4ouvrv7' });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(broker.requests(server, '6104').map((record) => record.state)).toEqual(['processing']);
+    expect(fixture.broker.requests(server, '6104').map((record) => record.state)).toEqual(['processing']);
     await call('PUT', `/control/accounts/${server}/6104/terminal`, { answers: 'silent' });
     await expect(connection.next(1_000)).rejects.toThrow('no frame in time');
-    expect(broker.requests(server, '6104').map((record) => record.state)).toEqual(['done']);
-    expect(broker.deals(server, '6104')).toHaveLength(1);
+    expect(fixture.broker.requests(server, '6104').map((record) => record.state)).toEqual(['done']);
+    expect(fixture.broker.deals(server, '6104')).toHaveLength(1);
   });
 
   it('garbage: the next frame is a malformed line, the switch goes back to normal, and the EA trades after redialling', async () => {

@@ -1,17 +1,13 @@
-import { systemClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
 import { selfSignedCertificate } from '@mtx/shared/testing';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Broker } from '../src/app/broker';
-import { PriceFeed } from '../src/domain/prices';
-import { FileJournal } from '../src/store/journal';
+import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameReader, formatDecimal, formatPrice, parseFrame, parseInteger } from '../src/terminal/frames';
 import { TerminalFleet } from '../src/terminal/terminal-fleet';
+import { useJournalBroker } from './journal-broker';
 import { type Received, ScriptedConnector } from './scripted-connector';
 
 const logger = createLogger('terminal-emulator-test', { level: 'silent' });
@@ -19,34 +15,19 @@ const token = 'tk_9f3Kq2LmX8vB7nR4tY6wZ1aC5dE0gH2j';
 const tag = '~b4x4ouvrv6';
 
 describe('emulated terminal (bridge protocol v1)', () => {
-  let directory: string;
-  let journal: FileJournal;
-  let broker: Broker;
+  const fixture = useJournalBroker('terminal-emulator', logger);
   let fleet: TerminalFleet;
   let connector: ScriptedConnector;
-
-  beforeAll(async () => {
-    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'terminal-emulator-'));
-    journal = await FileJournal.open(path.join(directory, 'journal.ndjson'), logger);
-    const prices = new PriceFeed(() => 0.5);
-    broker = new Broker({ journal, clock: systemClock, logger, latencyMs: 0, prices });
-    broker.load();
-  });
 
   afterEach(async () => {
     await fleet?.close(500);
     await connector?.close();
   });
 
-  afterAll(async () => {
-    await journal.close();
-    fs.rmSync(directory, { recursive: true, force: true });
-  });
-
   async function started(server: string, login: string, addresses?: string[]) {
     connector = new ScriptedConnector();
     await connector.listen();
-    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
+    fleet = new TerminalFleet(fixture.broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
     const link = fleet.start({ server, login, password: 'secret', addresses: addresses ?? [connector.address], token });
     const connection = await connector.connection();
     return { link, connection };
@@ -158,7 +139,7 @@ describe('emulated terminal (bridge protocol v1)', () => {
       error: '131',
       ticket,
     });
-    broker.setFaults('OmegaCapital-Demo', '7001', { reject_code: 146, remaining: 1 });
+    fixture.broker.setFaults('OmegaCapital-Demo', '7001', { reject_code: 146, remaining: 1 });
     expect(await connection.ask('close', { ttl_ms: 5000, ticket, volume: '0.1' })).toMatchObject({
       status: 'ok',
       error: '146',
@@ -189,7 +170,7 @@ describe('emulated terminal (bridge protocol v1)', () => {
     });
     connector = new ScriptedConnector();
     await connector.listen();
-    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
+    fleet = new TerminalFleet(fixture.broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
     const startedAt = Date.now();
     const link = fleet.start({
       server: 'AlphaFX-Live',
@@ -224,7 +205,7 @@ describe('emulated terminal (bridge protocol v1)', () => {
     const { connection } = await started('AlphaFX-Live', '5004');
     await connection.next();
     connection.welcome(1);
-    broker.setFaults('AlphaFX-Live', '5004', { delay_ms: 300, remaining: 1 });
+    fixture.broker.setFaults('AlphaFX-Live', '5004', { delay_ms: 300, remaining: 1 });
     const slow = connection.send('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' });
     const extra = connection.send('account');
     const answers = [await connection.next(), await connection.next()];
@@ -269,14 +250,14 @@ describe('emulated terminal (bridge protocol v1)', () => {
     const { connection } = await started('AlphaFX-Live', '5006');
     await connection.next();
     connection.welcome();
-    broker.setFaults('AlphaFX-Live', '5006', { delay_ms: 300, remaining: 1 });
+    fixture.broker.setFaults('AlphaFX-Live', '5006', { delay_ms: 300, remaining: 1 });
     connection.send('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' });
     connection.send('send', { ttl_ms: 100, action: 1, type: 0, symbol: 'EURUSD', volume: '0.2' });
     expect((await connection.next()).fields.retcode).toBe('10009');
     expect((await connection.next()).fields).toMatchObject({ status: 'error', error: 'expired' });
     const positions = await connection.ask('positions');
     expect(positions).toMatchObject({ positions: '1', 'positions.0.volume': '0.1' });
-    expect(broker.accountSnapshot('AlphaFX-Live', '5006').trade_requests_received).toBe(1);
+    expect(fixture.broker.accountSnapshot('AlphaFX-Live', '5006').trade_requests_received).toBe(1);
   });
 
   it('closes with frame_too_large once a frame reaches the bound without an LF', async () => {
@@ -309,11 +290,11 @@ describe('emulated terminal (bridge protocol v1)', () => {
   });
 
   it('dials over TLS with a CA or a pinned fingerprint, and never in plain TCP beyond loopback', async () => {
-    const { key, cert } = selfSignedCertificate(directory);
+    const { key, cert } = selfSignedCertificate(fixture.directory);
     const secure = { key, cert };
     connector = new ScriptedConnector(secure);
     await connector.listen();
-    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 200 });
+    fleet = new TerminalFleet(fixture.broker, logger, { backoffInitialMs: 100, backoffMaxMs: 200 });
     fleet.start({
       server: 'AlphaFX-Live',
       login: '5010',
@@ -358,11 +339,11 @@ describe('emulated terminal (bridge protocol v1)', () => {
     const { connection } = await started('AlphaFX-Live', '5014');
     await connection.next();
     connection.welcome();
-    broker.setFaults('AlphaFX-Live', '5014', { disconnect: true });
+    fixture.broker.setFaults('AlphaFX-Live', '5014', { disconnect: true });
     const refused = await connection.ask('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' });
     expect(refused).toMatchObject({ status: 'error', error: 'internal' });
-    expect(broker.accountSnapshot('AlphaFX-Live', '5014').trade_requests_received).toBe(0);
-    broker.setFaults('AlphaFX-Live', '5014', {});
+    expect(fixture.broker.accountSnapshot('AlphaFX-Live', '5014').trade_requests_received).toBe(0);
+    fixture.broker.setFaults('AlphaFX-Live', '5014', {});
     expect((await connection.ask('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' })).retcode).toBe('10009');
   });
 });

@@ -1,13 +1,7 @@
-import { systemClock } from '@mtx/shared/clock';
 import { createLogger } from '@mtx/shared/logger';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Broker } from '../src/app/broker';
-import { PriceFeed } from '../src/domain/prices';
-import { FileJournal } from '../src/store/journal';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TerminalFleet } from '../src/terminal/terminal-fleet';
+import { useJournalBroker } from './journal-broker';
 import { ScriptedConnector } from './scripted-connector';
 
 /**
@@ -21,33 +15,19 @@ const logger = createLogger('terminal-send-batch-test', { level: 'silent' });
 const token = 'tk_9f3Kq2LmX8vB7nR4tY6wZ1aC5dE0gH2j';
 
 describe('emulated terminal: send_batch', () => {
-  let directory: string;
-  let journal: FileJournal;
-  let broker: Broker;
+  const fixture = useJournalBroker('terminal-send-batch', logger);
   let fleet: TerminalFleet;
   let connector: ScriptedConnector;
-
-  beforeAll(async () => {
-    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'terminal-send-batch-'));
-    journal = await FileJournal.open(path.join(directory, 'journal.ndjson'), logger);
-    broker = new Broker({ journal, clock: systemClock, logger, latencyMs: 0, prices: new PriceFeed(() => 0.5) });
-    broker.load();
-  });
 
   afterEach(async () => {
     await fleet?.close(500);
     await connector?.close();
   });
 
-  afterAll(async () => {
-    await journal.close();
-    fs.rmSync(directory, { recursive: true, force: true });
-  });
-
   async function welcomed(login: string, version: number) {
     connector = new ScriptedConnector();
     await connector.listen();
-    fleet = new TerminalFleet(broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
+    fleet = new TerminalFleet(fixture.broker, logger, { backoffInitialMs: 100, backoffMaxMs: 400 });
     fleet.start({ server: 'AlphaFX-Live', login, password: 'secret', addresses: [connector.address], token });
     const connection = await connector.connection();
     const hello = await connection.next();
@@ -88,12 +68,12 @@ describe('emulated terminal: send_batch', () => {
     expect(Number(answer['results.0.order'])).toBeLessThan(Number(answer['results.2.order']));
     const positions = await connection.ask('positions');
     expect(positions).toMatchObject({ positions: '2', 'positions.0.volume': '0.1', 'positions.1.volume': '0.3' });
-    expect(broker.accountSnapshot('AlphaFX-Live', '5101').trade_requests_received).toBe(2);
+    expect(fixture.broker.accountSnapshot('AlphaFX-Live', '5101').trade_requests_received).toBe(2);
   });
 
   it('refuses a frame whose ttl_ms passed before it started, and items it cannot read, with nothing sent', async () => {
     const connection = await welcomed('5102', 2);
-    broker.setFaults('AlphaFX-Live', '5102', { delay_ms: 300, remaining: 1 });
+    fixture.broker.setFaults('AlphaFX-Live', '5102', { delay_ms: 300, remaining: 1 });
     connection.send('send', { ttl_ms: 5000, action: 1, type: 0, symbol: 'EURUSD', volume: '0.1' });
     connection.send('send_batch', { ttl_ms: 100, legs: 2, 'legs.0.action': 1, 'legs.0.symbol': 'EURUSD', 'legs.1.action': 1 });
     expect((await connection.next()).fields.retcode).toBe('10009');
@@ -103,13 +83,13 @@ describe('emulated terminal: send_batch', () => {
       error: 'bad_request',
     });
     expect(await connection.ask('send_batch', { ttl_ms: 5000, legs: 65 })).toMatchObject({ status: 'error', error: 'bad_request' });
-    expect(broker.accountSnapshot('AlphaFX-Live', '5102').trade_requests_received).toBe(1);
+    expect(fixture.broker.accountSnapshot('AlphaFX-Live', '5102').trade_requests_received).toBe(1);
   });
 
   it('answers send_batch unsupported on a connection that agreed v1', async () => {
     const connection = await welcomed('5103', 1);
     const answer = await connection.ask('send_batch', { ttl_ms: 5000, legs: 1, 'legs.0.action': 1, 'legs.0.symbol': 'EURUSD' });
     expect(answer).toMatchObject({ status: 'error', error: 'unsupported' });
-    expect(broker.accountSnapshot('AlphaFX-Live', '5103').trade_requests_received).toBe(0);
+    expect(fixture.broker.accountSnapshot('AlphaFX-Live', '5103').trade_requests_received).toBe(0);
   });
 });
