@@ -32,9 +32,11 @@ const openMarkerDeleteLingerMs = 100;
 /**
  * How long an outcome's (and its listing's) insert waits for others to share its command: nobody waits on them
  * but a read of that batch in this process, and batches that finish a moment apart (a terminal's legs one after
- * another) would otherwise each take commands of their own.
+ * another) would otherwise each take commands of their own. Long enough that one client's batches in a row (c=1,
+ * a batch every 8-10 ms) share them: each store write, and the `batch.settled` it lets out, otherwise lands in the
+ * next batch's fan-out and slows it (docs/performance.md, "A batch alone").
  */
-const outcomeInsertLingerMs = 10;
+const outcomeInsertLingerMs = 50;
 
 /** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
 export function batchIdFor(requested: string | undefined): string {
