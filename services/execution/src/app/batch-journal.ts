@@ -30,11 +30,9 @@ const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
 /** How long an open marker's delete waits for others to share its command. */
 const openMarkerDeleteLingerMs = 100;
 /**
- * How long an outcome's (and its listing's) insert waits for others to share its command: nobody waits on them
- * but a read of that batch in this process, and batches that finish a moment apart (a terminal's legs one after
- * another) would otherwise each take commands of their own. Long enough that one client's batches in a row (c=1,
- * a batch every 8-10 ms) share them: each store write, and the `batch.settled` it lets out, otherwise lands in the
- * next batch's fan-out and slows it (docs/performance.md, "A batch alone").
+ * How long an outcome's (and its listing's) insert waits for others to share its command: nobody waits on them but
+ * a read of that batch in this process. Long enough that one client's batches in a row (a batch every 8-10 ms) share
+ * them: a write (and the `batch.settled` it lets out) otherwise lands in the next batch's fan-out and slows it.
  */
 const outcomeInsertLingerMs = 50;
 
