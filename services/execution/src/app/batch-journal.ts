@@ -24,11 +24,11 @@ const requestedBatchIdPattern = /^bat_[0-9A-Za-z]{20}$/;
 const openMarkerDeleteLingerMs = 100;
 /**
  * How long a finished batch's insert (and its listing's) waits for others to share its command: nobody waits on
- * them but a read of that batch in this process, and batches that finish a moment apart (a terminal's legs one
- * after another) would otherwise each take commands of their own. At 4 accounts × 5 legs and 150–300 batches/s,
- * 10 ms gathered two or three batches a command.
+ * them but a read of that batch in this process. Long enough that one client's batches in a row (one every
+ * 8–10 ms) and batches finishing spread out (a terminal's legs one after another) share commands: a write (and the
+ * `batch.settled` it lets out) otherwise lands in the next batch's fan-out and slows it.
  */
-const outcomeInsertLingerMs = 25;
+const outcomeInsertLingerMs = 50;
 
 /** The caller's batch id, when it chose one (a retry of an Idempotency-Key request reuses it), else a fresh one. */
 export function batchIdFor(requested: string | undefined): string {
