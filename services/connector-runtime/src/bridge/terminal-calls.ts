@@ -1,6 +1,6 @@
 import { type AnswerError, type AnswerFrame, bridgeBounds, type RequestFrame } from './frames';
 import { isCommandName, commands } from './commands';
-import { type BatchItemAnswer, maxBatchItems, sendBatchRequest, splitBatchAnswer } from './send-batch';
+import { type BatchItemAnswer, maxBatchItems, sendBatchCommand, sendBatchRequest, splitBatchAnswer } from './send-batch';
 import { BridgeProtocolError } from './wire';
 
 /**
@@ -260,11 +260,8 @@ export class CallTable {
     let deadlineAt = Number.POSITIVE_INFINITY;
     const calls: Call[] = [];
     for (const call of gathered) {
-      const callTtlMs = call.fenceAt - now - this.settings.latencyAllowanceMs;
-      if (call.deadlineAt <= now || callTtlMs < 1) {
-        call.reject(new TerminalCallError('unavailable', `${call.command} had no time left to be sent`));
-        continue;
-      }
+      const callTtlMs = this.timeLeftMs(call, now);
+      if (callTtlMs === undefined) continue;
       calls.push(call);
       ttlMs = Math.min(ttlMs, callTtlMs);
       deadlineAt = Math.min(deadlineAt, call.deadlineAt);
@@ -272,22 +269,16 @@ export class CallTable {
     if (calls.length === 1) this.sendOne(calls[0]!);
     else if (calls.length > 1) {
       const id = ++this.lastId;
-      try {
-        this.send(
-          sendBatchRequest(
-            id,
-            ttlMs,
-            calls.map((call) => call.args),
-          ),
-        );
-      } catch (error) {
-        for (const call of calls) call.reject(new TerminalCallError('unavailable', `send not sent: ${(error as Error).message}`));
-        calls.length = 0;
-      }
-      if (calls.length > 0) {
-        this.outstanding.set(id, { calls, batch: true, deadlineAt, sentAt: now, late: false });
-        this.armFor(deadlineAt);
-      }
+      this.put(
+        sendBatchRequest(
+          id,
+          ttlMs,
+          calls.map((call) => call.args),
+        ),
+        calls,
+        deadlineAt,
+        now,
+      );
     }
   }
 
@@ -307,24 +298,41 @@ export class CallTable {
 
   private sendOne(call: Call): void {
     const now = Date.now();
-    const trade = isTrade(call.command);
+    const ttlMs = this.timeLeftMs(call, now);
+    if (ttlMs === undefined) return;
+    const frame: RequestFrame = { type: 'req', id: ++this.lastId, command: call.command, args: call.args };
+    if (isTrade(call.command)) frame.ttlMs = ttlMs;
+    this.put(frame, [call], call.deadlineAt, now);
+  }
+
+  /**
+   * The `ttl_ms` a call may still carry (a trade's from its fence, less the latency allowance, at most the bound), or
+   * undefined when it has no time left to be sent, the call then failed `unavailable`.
+   */
+  private timeLeftMs(call: Call, now: number): number | undefined {
     const ttlMs = Math.min(call.fenceAt - now - this.settings.latencyAllowanceMs, bridgeBounds.maxTtlMs);
-    if (call.deadlineAt <= now || (trade && ttlMs < 1)) {
-      call.reject(new TerminalCallError('unavailable', `${call.command} had no time left to be sent`));
-      return;
-    }
-    const id = ++this.lastId;
-    const frame: RequestFrame = { type: 'req', id, command: call.command, args: call.args };
-    if (trade) frame.ttlMs = ttlMs;
+    if (call.deadlineAt > now && (ttlMs >= 1 || !isTrade(call.command))) return ttlMs;
+    call.reject(new TerminalCallError('unavailable', `${call.command} had no time left to be sent`));
+    return undefined;
+  }
+
+  /** Writes `frame` for `calls` (one, or a `send_batch`'s items) and holds them until its answer or `deadlineAt`. */
+  private put(frame: RequestFrame, calls: Call[], deadlineAt: number, now: number): void {
     try {
       this.send(frame);
     } catch (error) {
       // A frame that cannot be written (a bad argument name, past the frame bound) never left: nothing to reconcile.
-      call.reject(new TerminalCallError('unavailable', `${call.command} not sent: ${(error as Error).message}`));
+      for (const call of calls) call.reject(new TerminalCallError('unavailable', `${call.command} not sent: ${(error as Error).message}`));
       return;
     }
-    this.outstanding.set(id, { calls: [call], batch: false, deadlineAt: call.deadlineAt, sentAt: now, late: false });
-    this.armFor(call.deadlineAt);
+    this.outstanding.set(frame.id, {
+      calls,
+      batch: frame.command === sendBatchCommand,
+      deadlineAt,
+      sentAt: now,
+      late: false,
+    });
+    this.armFor(deadlineAt);
   }
 
   /** Arms the table's timer for `at` unless it already fires earlier. */
