@@ -18,7 +18,6 @@ export async function insertAll<T extends { _id: string }>(
   try {
     await collection.insertMany(documents, { ordered: false });
   } catch (error) {
-    // Idempotent inserts: a document whose `_id` is already there was written before.
     if (!refusedOnlyDuplicates(error, documents.length)) throw error;
   }
 }
