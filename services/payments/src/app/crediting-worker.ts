@@ -17,8 +17,11 @@ export interface CreditingStats {
   credited: number;
   /** Records handed back at once because this worker was stopping; the inbox delivers them to another replica. */
   released: number;
-  /** Age of the oldest unsettled record at the last check, 0 when none: what an SRE alerts on. */
-  oldestAgeMs: number;
+  /**
+   * Age of the oldest unsettled record at the last check, 0 when none: what an SRE alerts on. Undefined until
+   * the first check: a replica that has not looked yet reports no sample rather than a 0 that reads as "drained".
+   */
+  oldestAgeMs: number | undefined;
   queued: number;
 }
 
@@ -37,7 +40,7 @@ export class CreditingWorker {
   private lingerTimer: NodeJS.Timeout | undefined;
   /** When the last batch went (performance.now()): the next one waits for more records until lingerMs after it. */
   private lastBatchAtMs = Number.NEGATIVE_INFINITY;
-  readonly stats: CreditingStats = { credited: 0, released: 0, oldestAgeMs: 0, queued: 0 };
+  readonly stats: CreditingStats = { credited: 0, released: 0, oldestAgeMs: undefined, queued: 0 };
 
   constructor(
     private readonly state: TopupsState,

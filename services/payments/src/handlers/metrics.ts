@@ -13,7 +13,7 @@ export function observeCrediting(worker: CreditingWorker): void {
     'payments',
     (observer) => {
       const { stats } = worker;
-      observer.observe(oldestAge, stats.oldestAgeMs);
+      if (stats.oldestAgeMs !== undefined) observer.observe(oldestAge, stats.oldestAgeMs);
       observer.observe(queued, stats.queued);
       observer.observe(records, stats.credited, { 'mtx.outcome': 'credited' });
       observer.observe(records, stats.released, { 'mtx.outcome': 'released' });
