@@ -158,7 +158,7 @@ describe('one trace per request', () => {
       const legsTraced =
         current
           .filter((span) => span.name === 'connector.place')
-          .flatMap((span) => span.events.filter((event) => event.name === 'mtx.account')).length >= 3;
+          .flatMap((span) => (span.attributes['mtx.account_id'] as string[] | undefined) ?? []).length >= 3;
       const journalled = ['insert batches_in_flight', 'insert batches'].every((name) => current.some((span) => span.name === name));
       return complete && legsTraced && journalled && parentsArrived(current) ? current : undefined;
     }, 15_000);
@@ -183,23 +183,26 @@ describe('one trace per request', () => {
     for (const span of connectorSpans)
       expect(byId.get(span.parentSpanId)?.name, `${span.service}/${span.name} parent`).toBe('execution.fanout');
     // The trace ends at the connectors: the EA inside a terminal has no tracer, so each connector span covers its
-    // terminals' round trips, one event per account carrying its legs' statuses and retcodes; nothing below it is
-    // traced. The two MT5 accounts of the fan-out share their connector's span.
+    // terminals' round trips, its accounts as columns (each account, when it was answered, its legs' statuses and
+    // retcodes); nothing below it is traced. The two MT5 accounts of the fan-out share their connector's span.
     expect(connectorSpans).toHaveLength(2);
-    const accountEvents = connectorSpans.flatMap((span) => span.events.filter((event) => event.name === 'mtx.account'));
-    expect(accountEvents.map((event) => event.attributes['mtx.account_id']).sort()).toEqual(
-      [mt4.body.id, mt5a.body.id, mt5b.body.id].sort(),
-    );
+    const tracedAccounts = connectorSpans.flatMap((span) => span.attributes['mtx.account_id'] as string[]);
+    expect(tracedAccounts.sort()).toEqual([mt4.body.id, mt5a.body.id, mt5b.body.id].sort());
     expect(spans.filter((span) => span.service === 'broker-sim')).toEqual([]);
     const connectorSpanIds = new Set(connectorSpans.map((span) => span.spanId));
     expect(spans.filter((span) => connectorSpanIds.has(span.parentSpanId))).toEqual([]);
-    for (const event of accountEvents)
-      expect(event.attributes, `${event.attributes['mtx.account_id']}'s event carries its legs' outcomes`).toMatchObject({
+    for (const span of connectorSpans) {
+      const accountCount = (span.attributes['mtx.account_id'] as string[]).length;
+      expect(span.events, `${span.service}'s span has no event per account`).toEqual([]);
+      expect(span.attributes, `${span.service}'s span carries its legs' outcomes`).toMatchObject({
         'mtx.batch_id': batch.body.batch_id,
+        'mtx.legs': new Array(accountCount).fill(1),
         'mtx.leg_index': expect.any(Array),
-        'mtx.status': ['filled'],
-        'mtx.retcode': [10009],
+        'mtx.status': new Array(accountCount).fill('filled'),
+        'mtx.retcode': new Array(accountCount).fill(10009),
       });
+      expect(span.attributes['mtx.answered_ms']).toHaveLength(accountCount);
+    }
     // The hop from the gateway to execution is one span, the server's, child of the gateway's request span: a
     // call that was answered makes no client span (only one no server answered does).
     const served = spans.find((span) => span.service === 'execution' && span.name === 'grpc.mtx.execution.v1.ExecutionService/PlaceOrders');

@@ -153,7 +153,7 @@ export class ConnectorRuntime {
   private async handle(op: ConnectorOp, message: Msg): Promise<void> {
     const tokens = message.subject.split('.');
     const subjectAccount = tokens[tokens.length - 2] ?? '';
-    // The account's request is an event on its operation's span, shared with the other accounts of the same
+    // The account's request is a row of its operation's span, shared with the other accounts of the same
     // fan-out in flight here (request-spans.ts); the span's context is carried by hand to every terminal call and
     // log line of this request: the connectors run a synchronous context manager (instrumentation.ts), which
     // forgets the active span at the first await.
@@ -219,7 +219,7 @@ export class ConnectorRuntime {
     switch (op) {
       case 'place': {
         const request = this.decode(connectorCodecs.placeRequest, data, subjectAccount);
-        span.setAttribute('mtx.batch_id', request.batch_id);
+        span.setSpanAttribute('mtx.batch_id', request.batch_id);
         const reply = await this.place(request, traceContext);
         setLegOutcomes(span, reply.results);
         const troubled = reply.results.find((result) => result.status === 'unknown' || result.status === 'unavailable');
@@ -228,7 +228,7 @@ export class ConnectorRuntime {
       }
       case 'close': {
         const request = this.decode(connectorCodecs.closeRequest, data, subjectAccount);
-        span.setAttribute('mtx.batch_id', request.batch_id);
+        span.setSpanAttribute('mtx.batch_id', request.batch_id);
         const reply = await this.close(request, traceContext);
         span.setAttribute('mtx.status', reply.status);
         span.setAttribute('mtx.matched', reply.matched);
@@ -239,7 +239,7 @@ export class ConnectorRuntime {
       }
       case 'modify': {
         const request = this.decode(deskCodecs.modifyRequest, data, subjectAccount);
-        span.setAttribute('mtx.batch_id', request.batch_id);
+        span.setSpanAttribute('mtx.batch_id', request.batch_id);
         const reply = await this.modifying.modify(request, traceContext);
         span.setAttribute('mtx.status', reply.status);
         span.setAttribute('mtx.matched', reply.matched);
@@ -316,7 +316,7 @@ export class ConnectorRuntime {
 
 class MalformedRequestError extends Error {}
 
-/** Every leg's index, status and retcode as three parallel array attributes of the account's event, in one pass. */
+/** Every leg's index, status and retcode as three parallel lists of the account's (the span's leg columns), in one pass. */
 function setLegOutcomes(span: RequestRecord, results: PlaceReplyMessage['results']): void {
   if (!span.isRecording()) return;
   const count = results.length;

@@ -42,7 +42,7 @@ const byName = (spans: ReadableSpan[], name: string) => spans.filter((span) => s
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
 describe('tracing', () => {
-  it('makes execution.fanout the parent of one span per connector, across NATS, with an event per account', async () => {
+  it('makes execution.fanout the parent of one span per connector, across NATS, with the accounts as its columns', async () => {
     exporter.reset();
     const response = plain(
       await stack.client.call('PlaceOrders', {
@@ -69,27 +69,37 @@ describe('tracing', () => {
     for (const span of connectorSpans) {
       expect(span.spanContext().traceId).toBe(fanout!.spanContext().traceId);
       expect(parentOf(span)).toBe(fanout!.spanContext().spanId);
-      // What differs between accounts is on their events, nothing on the span but what they share.
-      expect(span.attributes).toEqual({});
+      // No event per account: the accounts are the span's columns.
+      expect(span.events).toEqual([]);
     }
-    const accountsOf = (span: ReadableSpan) => span.events.map((event) => event.attributes?.['mtx.account_id']);
-    expect(connectorSpans.map(accountsOf).map((ids) => ids.sort())).toEqual(
-      expect.arrayContaining([[accounts.alpha!.id], [accounts.gamma!.id, accounts.delta!.id].sort()]),
-    );
-    const events = connectorSpans.flatMap((span) => span.events);
-    expect(events.map((event) => event.name)).toEqual(['mtx.account', 'mtx.account', 'mtx.account']);
-    const gammaEvent = events.find((event) => event.attributes?.['mtx.account_id'] === accounts.gamma!.id)!;
-    // The account, the batch and each leg's outcome; the platform is the connector's service (connector-mt4 or
-    // -mt5, the resource every one of its spans shares), not an attribute each span repeats.
-    expect(gammaEvent.attributes).toEqual({
-      'mtx.account_id': accounts.gamma!.id,
+    const shared = connectorSpans.find((span) => (span.attributes['mtx.account_id'] as string[]).length === 2)!;
+    const alone = connectorSpans.find((span) => span !== shared)!;
+    // The account, when it was answered, and each leg's outcome; the legs one account after the other, in the
+    // accounts' order, `mtx.legs` saying how many each has. The batch is the span's, once. The platform is the
+    // connector's service (connector-mt4 or -mt5, the resource every one of its spans shares), not an attribute.
+    const sharedAccounts = shared.attributes['mtx.account_id'] as string[];
+    expect([...sharedAccounts].sort()).toEqual([accounts.gamma!.id, accounts.delta!.id].sort());
+    const gammaFirst = sharedAccounts[0] === accounts.gamma!.id;
+    expect(shared.attributes).toEqual({
       'mtx.batch_id': response.batch_id,
-      'mtx.leg_index': [1, 2],
-      'mtx.status': ['filled', 'rejected'],
-      'mtx.retcode': [10009, 10013],
+      'mtx.account_id': sharedAccounts,
+      'mtx.answered_ms': [expect.any(Number), expect.any(Number)],
+      'mtx.legs': gammaFirst ? [2, 1] : [1, 2],
+      'mtx.leg_index': gammaFirst ? [1, 2, 3] : [3, 1, 2],
+      'mtx.status': gammaFirst ? ['filled', 'rejected', 'filled'] : ['filled', 'filled', 'rejected'],
+      'mtx.retcode': gammaFirst ? [10009, 10013, 10009] : [10009, 10009, 10013],
     });
-    expect(events.find((event) => event.attributes?.['mtx.account_id'] === accounts.delta!.id)!.attributes).toMatchObject({
-      'mtx.leg_index': [3],
+    const answered = shared.attributes['mtx.answered_ms'] as number[];
+    // Dated from the span's start, in the order answered, within the span.
+    const spanMs = (shared.endTime[0] - shared.startTime[0]) * 1_000 + (shared.endTime[1] - shared.startTime[1]) / 1e6;
+    expect(answered[0]!).toBeGreaterThan(0);
+    expect(answered[1]!).toBeGreaterThanOrEqual(answered[0]!);
+    expect(answered[1]!).toBeLessThanOrEqual(spanMs + 1);
+    expect(alone.attributes).toMatchObject({
+      'mtx.batch_id': response.batch_id,
+      'mtx.account_id': [accounts.alpha!.id],
+      'mtx.legs': [1],
+      'mtx.leg_index': [0],
       'mtx.status': ['filled'],
     });
     // The trace ends at the connector: the EA inside the terminal has no tracer, so the connector's span covers the

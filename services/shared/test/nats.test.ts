@@ -4,7 +4,14 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../src/telemetry/logger';
-import { connectNats, extractTraceContext, injectTraceHeaders, natsHeaders, type NatsConnection } from '../src/messaging/nats';
+import {
+  connectNats,
+  extractTraceContext,
+  injectTraceHeaders,
+  natsHeaders,
+  sharedTraceHeaders,
+  type NatsConnection,
+} from '../src/messaging/nats';
 
 let connection: NatsConnection;
 
@@ -38,6 +45,35 @@ describe('NATS trace context', () => {
     const received = JSON.parse(new TextDecoder().decode(reply.data)) as { traceId: string; spanId: string };
     expect(received.traceId).toBe(span.spanContext().traceId);
     expect(received.spanId).toBe(span.spanContext().spanId);
+    subscription.unsubscribe();
+  });
+
+  it('writes a fan-out’s trace context once and carries it on each of its messages; none without a span', async () => {
+    const subject = `test.shared.${Date.now()}`;
+    const seen: Array<string | undefined> = [];
+    const subscription = connection.subscribe(subject, {
+      callback: (_error, message) => {
+        seen.push(trace.getSpanContext(extractTraceContext(message.headers))?.spanId);
+        message.respond(new Uint8Array());
+      },
+    });
+    expect(sharedTraceHeaders(context.active())).toBeUndefined();
+    const span = trace.getTracer('test').startSpan('execution.fanout');
+    const other = trace.getTracer('test').startSpan('execution.fanout');
+    await context.with(trace.setSpan(context.active(), span), async () => {
+      const headers = sharedTraceHeaders();
+      expect(headers).toBeDefined();
+      expect(sharedTraceHeaders()).toBe(headers);
+      await Promise.all(
+        [1, 2, 3].map(() => connection.request(subject, new Uint8Array(), { timeout: 2_000, headers: sharedTraceHeaders()! })),
+      );
+    });
+    const otherHeaders = sharedTraceHeaders(trace.setSpan(context.active(), other));
+    await connection.request(subject, new Uint8Array(), { timeout: 2_000, headers: otherHeaders! });
+    span.end();
+    other.end();
+    const spanId = span.spanContext().spanId;
+    expect(seen).toEqual([spanId, spanId, spanId, other.spanContext().spanId]);
     subscription.unsubscribe();
   });
 

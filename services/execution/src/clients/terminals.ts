@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes } from '@open
 import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { terminalSubject, type ConnectorOp } from '@mtx/shared/connector/messages';
 import type { Logger } from '@mtx/shared/logger';
-import { injectTraceHeaders, natsHeaders } from '@mtx/shared/nats';
+import { sharedTraceHeaders } from '@mtx/shared/nats';
 import { executionMetrics } from '../app/metrics';
 import type { TerminalResponse } from '../domain/model';
 
@@ -131,12 +131,12 @@ export class TerminalClient {
       );
       this.pending.set(token, entry);
       try {
-        // The active span (the batch's execution.fanout) travels in the headers: the connector's span is its child.
-        // With nothing to carry (tracing off) the message goes without headers: an empty header block is still
-        // written, sent and parsed by every hop.
-        const headers = injectTraceHeaders(natsHeaders());
+        // The active span (the batch's execution.fanout) travels in the headers, one object for the fan-out's
+        // messages: the connector's span is its child. With nothing to carry (tracing off) the message goes
+        // without headers: an empty header block is still written, sent and parsed by every hop.
+        const headers = sharedTraceHeaders();
         const reply = `${this.inbox}.${token}`;
-        this.nats.publish(subject, payload, headers.keys().length > 0 ? { reply, headers } : { reply });
+        this.nats.publish(subject, payload, headers ? { reply, headers } : { reply });
       } catch (error) {
         // The connection is closed or the payload too large: nothing left this process.
         clearTimeout(entry.timer);

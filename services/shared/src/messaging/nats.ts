@@ -61,6 +61,23 @@ export function injectTraceHeaders(headers: MsgHdrs = natsHeaders(), activeConte
   return headers;
 }
 
+const sharedHeaders = new WeakMap<Context, MsgHdrs | null>();
+
+/**
+ * The trace headers of every message sent under `activeContext`, made once per context and shared (a fan-out
+ * sends twenty messages under one span: one W3C context written rather than twenty); undefined when there is no
+ * context to carry (tracing off). The object is shared: never add to it.
+ */
+export function sharedTraceHeaders(activeContext: Context = context.active()): MsgHdrs | undefined {
+  let headers = sharedHeaders.get(activeContext);
+  if (headers === undefined) {
+    const made = injectTraceHeaders(natsHeaders(), activeContext);
+    headers = made.keys().length > 0 ? made : null;
+    sharedHeaders.set(activeContext, headers);
+  }
+  return headers ?? undefined;
+}
+
 /** Reads the W3C trace context a publisher put into NATS headers. */
 export function extractTraceContext(headers: MsgHdrs | undefined): Context {
   if (!headers) return context.active();

@@ -16,7 +16,7 @@ export interface ReceivedSpan {
   endTimeUnixNano: string;
   /** Spans this one is linked to (a batch span's items), by trace and span id. */
   links: Array<{ traceId: string; spanId: string }>;
-  /** Its events (a connector span's accounts), by name, with their attributes. */
+  /** Its events (an exception recorded on it), by name, with their attributes. */
   events: Array<{ name: string; timeUnixNano: string; attributes: Record<string, unknown> }>;
 }
 
