@@ -73,9 +73,9 @@ interface AccountValues {
  *   one after the other, with `mtx.legs` saying how many each account has.
  * Columns rather than an event per account: an event repeats its timestamp, its attributes' keys and their
  * processing for every account. For a span of ten one-leg accounts the events made it 5.3 KB of OTLP JSON and
- * about 49 µs to record and serialise; as columns it is 2.0 KB and about 21 µs, with the same values. The span ends when its last account's request does; a failed
- * account's status marks it failed (the status message names the account's outcome). A message with no trace
- * context is a root of its own, not shared.
+ * about 49 µs to record and serialise; as columns it is 2.0 KB and about 21 µs, with the same values. The span
+ * ends when its last account's request does; a failed account's status marks it failed (the status message names
+ * the account's outcome). A message with no trace context is a root of its own, not shared.
  */
 export class RequestSpans {
   private readonly open = new Map<string, SharedSpan>();
