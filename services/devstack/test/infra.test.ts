@@ -146,6 +146,32 @@ describe('local infrastructure', () => {
       await client.close();
     }
   });
+  it('deletes by _id equality or _id $in exactly as MongoDB does (the patched build deletes those by the index alone)', async () => {
+    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
+    if (!store.running()) await store.start();
+    const client = new MongoClient(store.url);
+    try {
+      const collection = client.db('plan').collection<{ _id: string | number; n: number }>('deleted');
+      await collection.insertMany(Array.from({ length: 100 }, (_, n) => ({ _id: n === 50 ? 50 : `doc:${n}`, n })));
+      // Missing and repeated ids count once for each document removed.
+      const many = await collection.deleteMany({ _id: { $in: ['doc:1', 'doc:2', 'doc:2', 'doc:missing'] } });
+      expect(many.deletedCount).toBe(2);
+      expect(await collection.countDocuments({ _id: { $in: ['doc:1', 'doc:2'] } })).toBe(0);
+      expect((await collection.deleteOne({ _id: 'doc:3' })).deletedCount).toBe(1);
+      expect((await collection.deleteOne({ _id: 'doc:3' })).deletedCount).toBe(0);
+      // Limited to one, an `$in` deletes one document, as before (FerretDB's own path).
+      expect((await collection.deleteOne({ _id: { $in: ['doc:4', 'doc:5'] } })).deletedCount).toBe(1);
+      expect(await collection.countDocuments({ _id: { $in: ['doc:4', 'doc:5'] } })).toBe(1);
+      // Other types and filters go FerretDB's own way and still delete exactly what they match.
+      expect((await collection.deleteMany({ _id: { $in: [50, 'doc:6'] } })).deletedCount).toBe(2);
+      expect((await collection.deleteMany({ _id: 'doc:7', n: 8 })).deletedCount).toBe(0);
+      expect((await collection.deleteMany({ _id: { $in: [] } })).deletedCount).toBe(0);
+      expect(await collection.countDocuments({})).toBe(100 - 2 - 1 - 1 - 2);
+      expect(await collection.findOne({ _id: 'doc:7' })).toEqual({ _id: 'doc:7', n: 7 });
+    } finally {
+      await client.close();
+    }
+  });
   it('answers a string equality on an indexed field from that index, and still filters exactly (the patched build)', async () => {
     store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
     if (!store.running()) await store.start();

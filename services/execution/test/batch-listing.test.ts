@@ -222,13 +222,9 @@ describe('grouped deletes that linger', () => {
     const counted = {
       collectionName: markers.collectionName,
       insertMany: markers.insertMany.bind(markers),
-      deleteOne: (filter: { _id: string }) => {
-        commands.push('deleteOne');
-        return markers.deleteOne(filter);
-      },
-      bulkWrite: (operations: Array<{ deleteOne: { filter: { _id: string } } }>, options: { ordered: boolean }) => {
-        commands.push(`delete:${operations.length}`);
-        return markers.bulkWrite(operations, options);
+      deleteMany: (filter: { _id: { $in: string[] } }) => {
+        commands.push(`delete:${filter._id.$in.length}`);
+        return markers.deleteMany(filter);
       },
     };
     const lingering = new GroupWriter(counted, { deleteLingerMs: 100 });
@@ -247,7 +243,8 @@ describe('grouped deletes that linger', () => {
     await markers.insertMany(ids.map((_id) => ({ _id, created_at: new Date(), deadline_at: new Date() })));
     const prompt = new GroupWriter(counted);
     for (const id of ids) await prompt.delete(id);
-    expect(commands.slice(1)).toEqual(['deleteOne', 'deleteOne', 'deleteOne']);
+    expect(commands.slice(1)).toEqual(['delete:1', 'delete:1', 'delete:1']);
+    expect(await markers.countDocuments({ _id: { $in: ids } })).toBe(0);
   });
 });
 

@@ -35,8 +35,7 @@ type Bounds = Required<GroupWriterOptions>;
 export interface WritableCollection<T> {
   readonly collectionName: string;
   insertMany(documents: T[], options: { ordered: boolean }): Promise<unknown>;
-  deleteOne(filter: { _id: string }): Promise<unknown>;
-  bulkWrite(operations: Array<{ deleteOne: { filter: { _id: string } } }>, options: { ordered: boolean }): Promise<unknown>;
+  deleteMany(filter: { _id: { $in: string[] } }): Promise<unknown>;
 }
 
 function queueFull(collectionName: string, queueMax: number): AppError {
@@ -62,15 +61,9 @@ class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: 
 
   protected async write(batch: Array<{ id: string; waiter: Waiter }>): Promise<void> {
     try {
-      if (batch.length === 1) await this.collection.deleteOne({ _id: batch[0]!.id });
-      // One command of a statement per id rather than one `_id: {$in}` filter: FerretDB answers an `_id` equality
-      // from the index but scans the collection for `$in`, converting every document it holds (a batch in flight
-      // holds its legs). MongoDB serves both from the `_id` index.
-      else
-        await this.collection.bulkWrite(
-          batch.map((entry) => ({ deleteOne: { filter: { _id: entry.id } } })),
-          { ordered: false },
-        );
+      // One statement for the whole group: MongoDB serves an `_id` `$in` from the index, and the project's FerretDB
+      // build deletes it by the index without reading the documents (docs/architecture.md, "Storage rules").
+      await this.collection.deleteMany({ _id: { $in: batch.map((entry) => entry.id) } });
       for (const entry of batch) entry.waiter.resolve();
     } catch (error) {
       for (const entry of batch) entry.waiter.reject(error);
@@ -80,7 +73,7 @@ class DeletesById<T extends Document> extends GroupCommit<{ id: string; waiter: 
 
 /**
  * Group commit for one collection: inserts (the shared InsertBatcher) and deletes by `_id` requested in the same event-loop turn go
- * to the store as one insertMany (one deleteMany), so concurrent batches share round trips instead of
+ * to the store as one insertMany (one deleteMany by `_id`), so concurrent batches share round trips instead of
  * queueing one per document. Each caller still waits for its own write, and learns for each document whether it
  * was inserted or its `_id` was already taken.
  */

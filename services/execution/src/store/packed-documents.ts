@@ -80,11 +80,6 @@ export class PackedDocuments<T extends { _id: string }> {
     return this.collection.deleteOne(filter);
   }
 
-  /** Deletes by `_id`, a statement each, in one command (nothing to pack). */
-  bulkWrite(operations: Array<{ deleteOne: { filter: { _id: string } } }>, options: { ordered: boolean }): Promise<unknown> {
-    return this.collection.bulkWrite(operations, options);
-  }
-
   deleteMany(filter: Filter<StoredDocument>): Promise<unknown> {
     return this.collection.deleteMany(filter);
   }
