@@ -18,6 +18,13 @@ import { repositoryRoot } from '@mtx/shared/infra/paths';
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'mtx-infra-'));
 let store: LocalProcess | undefined;
 
+/** The SQLite store the tests share, started (again) if a test before stopped it. */
+async function runningStore(): Promise<LocalProcess> {
+  store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
+  if (!store.running()) await store.start();
+  return store;
+}
+
 afterAll(async () => {
   await store?.stop();
   fs.rmSync(directory, { recursive: true, force: true });
@@ -75,26 +82,25 @@ describe('local infrastructure', () => {
   });
 
   it('keeps every acknowledged write when the store is killed (SIGKILL) and started again', async () => {
-    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
-    if (!store.running()) await store.start();
+    const killed = await runningStore();
     if (process.platform === 'linux') {
-      const commandLine = fs.readFileSync(`/proc/${store.pid}/cmdline`, 'utf8').split('\0');
+      const commandLine = fs.readFileSync(`/proc/${killed.pid}/cmdline`, 'utf8').split('\0');
       const sqliteUrl = commandLine.find((argument) => argument.startsWith('--sqlite-url='));
       expect(sqliteUrl).toMatch(/_pragma=synchronous\(NORMAL\)/);
       expect(sqliteUrl).toMatch(/_pragma=temp_store\(memory\)/);
-      const environment = fs.readFileSync(`/proc/${store.pid}/environ`, 'utf8').split('\0');
+      const environment = fs.readFileSync(`/proc/${killed.pid}/environ`, 'utf8').split('\0');
       expect(environment.filter((variable) => variable.startsWith('GOGC='))).toEqual([`GOGC=${ferretdbGogcFromEnvironment()}`]);
     }
-    const write = new MongoClient(store.url);
+    const write = new MongoClient(killed.url);
     const collection = write.db('crash').collection<{ _id: string; n: number }>('c');
     // Single inserts and one batch, each its own commit: none of them synced to disk by SQLite at commit time.
     for (let n = 0; n < 20; n++) await collection.insertOne({ _id: `one:${n}`, n });
     await collection.insertMany(Array.from({ length: 50 }, (_, n) => ({ _id: `many:${n}`, n })));
     await write.close();
-    await store.kill();
-    expect(store.running()).toBe(false);
-    await store.start();
-    const read = new MongoClient(store.url);
+    await killed.kill();
+    expect(killed.running()).toBe(false);
+    await killed.start();
+    const read = new MongoClient(killed.url);
     try {
       const stored = await read.db('crash').collection<{ _id: string; n: number }>('c').find({}).toArray();
       expect(stored.map((document) => document._id).sort()).toEqual(
@@ -106,9 +112,7 @@ describe('local infrastructure', () => {
   });
 
   it('undoes only the refused document of a large batch (statement journals kept in memory)', async () => {
-    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
-    if (!store.running()) await store.start();
-    const client = new MongoClient(store.url);
+    const client = new MongoClient((await runningStore()).url);
     try {
       const collection = client.db('journal').collection<{ _id: string; body: string }>('c');
       await collection.insertOne({ _id: 'taken', body: 'first' });
@@ -124,9 +128,7 @@ describe('local infrastructure', () => {
   });
 
   it('answers _id lookups, updates and deletes from the _id index, not by scanning (the patched FerretDB build)', async () => {
-    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
-    if (!store.running()) await store.start();
-    const client = new MongoClient(store.url);
+    const client = new MongoClient((await runningStore()).url);
     try {
       const collection = client.db('plan').collection<{ _id: string; n: number }>('c');
       await collection.insertMany(Array.from({ length: 200 }, (_, n) => ({ _id: `doc:${n}`, n })));
@@ -147,9 +149,7 @@ describe('local infrastructure', () => {
     }
   });
   it('deletes by _id equality or _id $in exactly as MongoDB does (the patched build deletes those by the index alone)', async () => {
-    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
-    if (!store.running()) await store.start();
-    const client = new MongoClient(store.url);
+    const client = new MongoClient((await runningStore()).url);
     try {
       const collection = client.db('plan').collection<{ _id: string | number; n: number }>('deleted');
       await collection.insertMany(Array.from({ length: 100 }, (_, n) => ({ _id: n === 50 ? 50 : `doc:${n}`, n })));
@@ -173,9 +173,7 @@ describe('local infrastructure', () => {
     }
   });
   it('answers a string equality on an indexed field from that index, and still filters exactly (the patched build)', async () => {
-    store ??= await startStore(directory, undefined, directory, { backend: 'sqlite' });
-    if (!store.running()) await store.start();
-    const client = new MongoClient(store.url);
+    const client = new MongoClient((await runningStore()).url);
     try {
       const collection = client.db('plan').collection<{ _id: string; key: string | number; n: number }>('keyed');
       await collection.createIndex({ key: 1 }, { unique: true, name: 'key_unique' });
